@@ -1,0 +1,25 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "Courier",
+    platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierTesting", targets: ["CourierTesting"]),
+        .executable(name: "courier-demo", targets: ["courier-demo"]),
+        .executable(name: "courier-bench", targets: ["courier-bench"]),
+    ],
+    targets: [
+        .target(name: "Courier", swiftSettings: strict),
+        .target(name: "CourierTesting", dependencies: ["Courier"], swiftSettings: strict),
+        .executableTarget(name: "courier-demo", dependencies: ["Courier"], swiftSettings: strict),
+        .executableTarget(name: "courier-bench", dependencies: ["Courier"], swiftSettings: strict),
+        .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"], swiftSettings: strict),
+        .testTarget(name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting"], swiftSettings: strict),
+    ]
+)
