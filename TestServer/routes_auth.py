@@ -1,0 +1,289 @@
+"""OAuth-like auth: /auth/login, /auth/refresh, /auth/config, /auth/revoke and protected routes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from typing import Any
+from urllib.parse import parse_qsl
+
+from aiohttp import web
+
+import jwt_hs256
+import state
+from common import error_response, json_response, namespace_of, state_of
+
+SECRET = secrets.token_bytes(32)  # per server process
+PASSWORD = "secret"
+DEFAULT_TTL = 3600.0
+ISSUER = "courier-test-server"
+JTI_LOG_LIMIT = 500
+
+
+def _num(x: float) -> int | float:
+    x = round(float(x), 3)
+    return int(x) if x.is_integer() else x
+
+
+class AuthState:
+    def __init__(self, ns: state.Namespace) -> None:
+        self.ns_name = ns.name
+        self.access_ttl = DEFAULT_TTL
+        self.refresh_delay = 0.0
+        self.refresh_fails: str | None = None
+        self.refresh_tokens: dict[str, dict[str, Any]] = {}
+        self.access_tokens: dict[str, dict[str, Any]] = {}
+        self.revoked: set[str] = set()
+        self.logins = 0
+        self.login_failures = 0
+        self.refresh_calls = 0
+        self.refresh_successes = 0
+        self.refresh_failures = 0
+        self.authorized = 0
+        self.unauthorized = 0
+        self.jtis_used: list[str] = []
+
+    def config(self) -> dict[str, Any]:
+        return {"accessTtl": _num(self.access_ttl), "refreshDelay": _num(self.refresh_delay),
+                "refreshFails": self.refresh_fails}
+
+    def issue(self, sub: str) -> dict[str, Any]:
+        now = time.time()
+        ttl = self.access_ttl
+        jti = secrets.token_hex(8)
+        claims = {"iss": ISSUER, "sub": sub, "ns": self.ns_name, "iat": _num(now), "exp": _num(now + ttl),
+                  "jti": jti}
+        access = jwt_hs256.encode(claims, SECRET)
+        refresh = secrets.token_urlsafe(32)
+        self.access_tokens[jti] = {"sub": sub, "exp": now + ttl}
+        self.refresh_tokens[refresh] = {"sub": sub, "used": False, "issuedAt": now, "jti": jti}
+        return {"access_token": access, "refresh_token": refresh, "token_type": "Bearer",
+                "expires_in": _num(ttl)}
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "logins": self.logins,
+            "refreshCalls": self.refresh_calls,
+            "auth": {
+                "logins": self.logins,
+                "loginFailures": self.login_failures,
+                "refreshCalls": self.refresh_calls,
+                "refreshSuccesses": self.refresh_successes,
+                "refreshFailures": self.refresh_failures,
+                "authorized": self.authorized,
+                "unauthorized": self.unauthorized,
+                "jtisUsed": list(self.jtis_used),
+                "config": self.config(),
+            },
+        }
+
+
+state.register_bucket("auth", AuthState)
+
+
+async def _read_params(request: web.Request) -> dict[str, Any]:
+    """JSON object or application/x-www-form-urlencoded body -> dict (empty when neither)."""
+    raw = await request.read()
+    if not raw:
+        return {}
+    ctype = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    text = raw.decode("utf-8", "replace")
+    if ctype == "application/x-www-form-urlencoded":
+        return dict(parse_qsl(text, keep_blank_values=True))
+    try:
+        body = json.loads(text)
+    except ValueError:
+        if "=" in text and "{" not in text:
+            return dict(parse_qsl(text, keep_blank_values=True))
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _oauth_error(status: int, error: str, description: str, headers: dict[str, str] | None = None) -> web.Response:
+    return json_response({"error": error, "error_description": description}, status=status, headers=headers)
+
+
+def _ttl_value(raw: Any, name: str = "accessTtl") -> float | None:
+    if raw is None or raw == "":
+        return None
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{name} must be finite")
+    return value
+
+
+async def login(request: web.Request) -> web.Response:
+    auth = state_of(request).bucket("auth")
+    params = await _read_params(request)
+    try:
+        ttl = _ttl_value(params.get("accessTtl", request.query.get("accessTtl")))
+    except ValueError as exc:
+        return _oauth_error(400, "invalid_request", str(exc))
+    username = params.get("username")
+    if not isinstance(username, str) or params.get("password") != PASSWORD:
+        auth.login_failures += 1
+        return _oauth_error(401, "invalid_grant", "Invalid username or password")
+    if ttl is not None:
+        auth.access_ttl = ttl
+    auth.logins += 1
+    return json_response(auth.issue(username))
+
+
+async def refresh(request: web.Request) -> web.Response:
+    auth = state_of(request).bucket("auth")
+    auth.refresh_calls += 1
+    params = await _read_params(request)
+    if auth.refresh_delay > 0:
+        await asyncio.sleep(auth.refresh_delay)
+    if auth.refresh_fails == "503":
+        auth.refresh_failures += 1
+        return _oauth_error(503, "temporarily_unavailable", "Forced refresh failure (503)")
+    if auth.refresh_fails == "invalid_grant":
+        auth.refresh_failures += 1
+        return _oauth_error(400, "invalid_grant", "Forced refresh failure")
+    grant = params.get("grant_type")
+    if grant not in (None, "refresh_token"):
+        auth.refresh_failures += 1
+        return _oauth_error(400, "unsupported_grant_type", f"grant_type {grant!r} not supported")
+    token = params.get("refresh_token")
+    if not isinstance(token, str) or not token:
+        auth.refresh_failures += 1
+        return _oauth_error(400, "invalid_request", "refresh_token is required")
+    record = auth.refresh_tokens.get(token)
+    if record is None or record["used"]:
+        auth.refresh_failures += 1
+        why = "Refresh token already used" if record else "Unknown refresh token"
+        return _oauth_error(400, "invalid_grant", why)
+    record["used"] = True
+    auth.refresh_successes += 1
+    return json_response(auth.issue(record["sub"]))
+
+
+async def get_config(request: web.Request) -> web.Response:
+    return json_response(state_of(request).bucket("auth").config())
+
+
+async def set_config(request: web.Request) -> web.Response:
+    auth = state_of(request).bucket("auth")
+    params = await _read_params(request)
+    try:
+        if "accessTtl" in params:
+            ttl = _ttl_value(params["accessTtl"])
+            auth.access_ttl = DEFAULT_TTL if ttl is None else ttl
+        if "refreshDelay" in params:
+            delay = _ttl_value(params["refreshDelay"], "refreshDelay")
+            auth.refresh_delay = max(0.0, delay or 0.0)
+    except ValueError as exc:
+        return _oauth_error(400, "invalid_request", str(exc))
+    if "refreshFails" in params:
+        fails = params["refreshFails"]
+        if fails is not None:
+            fails = str(fails)
+        if fails not in (None, "", "invalid_grant", "503"):
+            return _oauth_error(400, "invalid_request", 'refreshFails must be "invalid_grant", "503" or null')
+        auth.refresh_fails = fails or None
+    return json_response(auth.config())
+
+
+async def revoke(request: web.Request) -> web.Response:
+    auth = state_of(request).bucket("auth")
+    params = await _read_params(request)
+    jti = params.get("jti")
+    if jti:
+        auth.revoked.add(str(jti))
+        revoked = [str(jti)]
+    else:
+        revoked = sorted(auth.access_tokens)
+        auth.revoked.update(revoked)
+    return json_response({"revoked": revoked})
+
+
+# --------------------------------------------------------------------------- protected resources
+
+def authenticate(request: web.Request) -> tuple[dict[str, Any] | None, web.Response | None]:
+    """Validate ``Authorization: Bearer <jwt>``; returns (claims, None) or (None, 401 response)."""
+    auth = state_of(request).bucket("auth")
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        auth.unauthorized += 1
+        return None, _oauth_error(401, "unauthorized", "Missing bearer token",
+                                  headers={"WWW-Authenticate": "Bearer"})
+
+    def invalid(why: str) -> tuple[None, web.Response]:
+        auth.unauthorized += 1
+        return None, _oauth_error(401, "invalid_token", why,
+                                  headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+
+    try:
+        claims = jwt_hs256.decode(token, SECRET)
+    except jwt_hs256.InvalidToken as exc:
+        return invalid(f"Invalid token: {exc}")
+    if claims.get("ns") != namespace_of(request):
+        return invalid("Token was issued for another namespace")
+    exp = claims.get("exp")
+    if not isinstance(exp, (int, float)) or time.time() >= exp:
+        return invalid("The access token expired")
+    if claims.get("jti") in auth.revoked:
+        return invalid("The access token was revoked")
+    auth.authorized += 1
+    auth.jtis_used.append(str(claims.get("jti")))
+    del auth.jtis_used[:-JTI_LOG_LIMIT]
+    return claims, None
+
+
+def _auth_info(claims: dict[str, Any]) -> dict[str, Any]:
+    return {"sub": claims.get("sub"), "jti": claims.get("jti"), "exp": claims.get("exp"), "iat": claims.get("iat")}
+
+
+def _auth_headers(claims: dict[str, Any]) -> dict[str, str]:
+    return {"X-Auth-Sub": str(claims.get("sub")), "X-Auth-Jti": str(claims.get("jti"))}
+
+
+async def me(request: web.Request) -> web.Response:
+    claims, err = authenticate(request)
+    if err:
+        return err
+    return json_response({"username": claims.get("sub"), **_auth_info(claims), "namespace": claims.get("ns")},
+                         headers=_auth_headers(claims))
+
+
+async def protected_items(request: web.Request) -> web.Response:
+    claims, err = authenticate(request)
+    if err:
+        return err
+    items = sorted(state_of(request).bucket("items").items.values(), key=lambda it: it["id"])
+    return json_response({"items": items, "total": len(items), "limit": len(items), "offset": 0,
+                          "auth": _auth_info(claims)}, headers=_auth_headers(claims))
+
+
+async def protected_item(request: web.Request) -> web.Response:
+    claims, err = authenticate(request)
+    if err:
+        return err
+    items = state_of(request).bucket("items").items
+    try:
+        item = items.get(int(request.match_info["id"]))
+    except ValueError:
+        item = None
+    if item is None:
+        return error_response(404, "not_found", f"Item {request.match_info['id']} not found",
+                              headers=_auth_headers(claims))
+    return json_response({**item, "auth": _auth_info(claims)}, headers=_auth_headers(claims))
+
+
+def setup(routes) -> None:
+    routes.post("/auth/login", login)
+    routes.post("/auth/refresh", refresh)
+    routes.get("/auth/config", get_config)
+    routes.post("/auth/config", set_config)
+    routes.post("/auth/revoke", revoke)
+    routes.get("/me", me)
+    routes.get("/protected/items", protected_items)
+    routes.get("/protected/items/{id}", protected_item)
