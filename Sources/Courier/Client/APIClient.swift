@@ -1,0 +1,209 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends endpoints: builds the `URLRequest`, runs the interceptor pipeline under the call's total
+/// deadline, validates the status and the body, and decodes the response.
+///
+/// One client per API (and per signed-in account); keep it for the app's lifetime — it owns one
+/// `URLSession`. Every error it throws is a ``NetworkError``.
+///
+/// ```swift
+/// let client = APIClient(environment: .init(name: "production", baseURL: URL(string: "https://api.example.com")!))
+/// let item = try await client.send(GetItem(id: 42))
+/// let items: [Item] = try await client.get("/items", query: ["status": "active"])
+/// ```
+public final class APIClient: Sendable {
+    /// Everything a client is made of. Build one, adjust fields, pass it to ``APIClient/init(configuration:)``.
+    public struct Configuration: Sendable {
+        /// Where requests go; switchable later with ``APIClient/switchEnvironment(to:)``.
+        public var environment: APIEnvironment
+        /// What sends the bytes; a ``URLSessionTransport`` by default.
+        public var transport: any Transport
+        /// The pipeline, outermost first (see ``Pipeline``). Default: `[RequestIDInterceptor()]`.
+        public var interceptors: [any Interceptor]
+        /// The shared decoder: ``JSONDecoder/DateDecodingStrategy/flexibleISO8601`` dates.
+        public var decoder: JSONDecoder
+        /// The shared encoder: ISO 8601 dates with fractional seconds, sorted keys.
+        public var encoder: JSONEncoder
+        /// Encodes `Encodable` queries and form bodies.
+        public var queryEncoder: URLQueryEncoder
+        /// Checks run on every accepted, non-raw response before decoding.
+        public var validators: [any ResponseValidator]
+        /// Header fields sent with every request (the endpoint's own headers win).
+        public var headers: HTTPHeaders
+        /// The clock that measures deadlines; injectable for tests.
+        public var clock: any Clock<Duration>
+
+        /// A configuration with Courier's defaults for `environment`.
+        public init(environment: APIEnvironment) {
+            self.environment = environment
+            self.transport = URLSessionTransport()
+            self.interceptors = [RequestIDInterceptor()]
+            self.decoder = APIClient.makeDecoder()
+            self.encoder = APIClient.makeEncoder()
+            self.queryEncoder = URLQueryEncoder()
+            self.validators = []
+            self.headers = HTTPHeaders()
+            self.clock = ContinuousClock()
+        }
+    }
+
+    /// The configuration the client was created with (the environment may since have changed).
+    public let configuration: Configuration
+    private let pipeline: Pipeline
+    private let builder: RequestBuilder
+    private let currentEnvironment: Locked<APIEnvironment>
+
+    /// Creates a client.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        self.pipeline = Pipeline(interceptors: configuration.interceptors, transport: configuration.transport)
+        self.builder = RequestBuilder(
+            encoder: configuration.encoder, queryEncoder: configuration.queryEncoder,
+            defaultHeaders: configuration.headers)
+        self.currentEnvironment = Locked(configuration.environment)
+    }
+
+    /// Creates a client with default configuration for `environment`, optionally adjusted by `configure`.
+    public convenience init(environment: APIEnvironment, configure: (inout Configuration) -> Void = { _ in }) {
+        var configuration = Configuration(environment: environment)
+        configure(&configuration)
+        self.init(configuration: configuration)
+    }
+
+    /// The environment requests currently go to.
+    public var environment: APIEnvironment { currentEnvironment.current }
+
+    /// Points every later request at `environment`. Calls already running keep their URL.
+    public func switchEnvironment(to environment: APIEnvironment) { currentEnvironment.set(environment) }
+
+    /// The transport's `URLSession`, when it is a ``URLSessionTransport``.
+    public var session: URLSession? { (configuration.transport as? URLSessionTransport)?.session }
+
+    // MARK: Sending
+
+    /// Sends `endpoint` and returns its decoded response.
+    ///
+    /// - Throws: ``NetworkError``: the case for the status when it is not accepted; ``NetworkError/timedOut(_:)``
+    ///   when ``EndpointPolicy/timeout`` passes; ``NetworkError/cancelled`` when the task is cancelled;
+    ///   ``NetworkError/decoding(_:)`` when the body does not fit `E.Response`.
+    public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Response {
+        try await response(for: endpoint).value
+    }
+
+    /// Sends a ``Request`` value; allows `client.send(.get("/items"))`.
+    public func send<Value>(_ request: Request<Value>) async throws -> Value {
+        try await response(for: request).value
+    }
+
+    /// Sends `endpoint` and returns the decoded value together with the HTTP response and the call's context.
+    /// - Throws: See ``send(_:)-(E)``.
+    public func response<E: Endpoint>(for endpoint: E) async throws -> Response<E.Response> {
+        let context = RequestContext(
+            policy: endpoint.policy, method: endpoint.method,
+            pathTemplate: endpoint.pathTemplate ?? endpoint.path)
+        return try await response(for: endpoint, context: context)
+    }
+
+    /// Sends `endpoint` with a context the caller created (to read its slots afterwards, or to run
+    /// a call on behalf of another one).
+    /// - Throws: See ``send(_:)-(E)``.
+    public func response<E: Endpoint>(for endpoint: E, context: RequestContext) async throws -> Response<E.Response> {
+        do {
+            let request = try builder.makeRequest(for: endpoint, environment: environment)
+            let http = try await withDeadline(endpoint.policy.timeout) { [pipeline] in
+                try await pipeline.send(request, context: context)
+            }
+            let value = try accept(http, for: endpoint, context: context)
+            return Response(value: value, response: http, context: context)
+        } catch {
+            throw NetworkError(error)
+        }
+    }
+
+    /// Runs `operation` and fails with ``NetworkError/timedOut(_:)`` when `timeout` passes first.
+    /// The loser is cancelled, which cancels its `URLSessionTask`.
+    private func withDeadline<T: Sendable>(
+        _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let clock = configuration.clock
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await clock.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                try Task.checkCancellation()
+                throw NetworkError.timedOut(nil)
+            }
+            return value
+        }
+    }
+
+    private func accept<E: Endpoint>(_ http: HTTPResponse, for endpoint: E, context: RequestContext) throws -> E.Response {
+        guard endpoint.statusValidation.accepts(http.statusCode) else {
+            throw NetworkError(response: http, knownErrors: endpoint.knownErrors)
+        }
+        if endpoint.statusValidation != .none {
+            for validator in configuration.validators {
+                do {
+                    try validator.validate(http, context: context)
+                } catch let error as NetworkError {
+                    throw error
+                } catch {
+                    throw NetworkError.decoding(DecodingFailure(
+                        underlying: error, codingPath: "<root>", typeName: "\(E.Response.self)",
+                        statusCode: http.statusCode, bodySnippet: http.bodySnippet(limit: 256)))
+                }
+            }
+        }
+        let decodingContext = ResponseDecodingContext(
+            method: endpoint.method, decoder: endpoint.options.decoder ?? configuration.decoder)
+        do {
+            return try endpoint.decode(http, context: decodingContext)
+        } catch let error as NetworkError {
+            throw error
+        } catch {
+            let path = (error as? DecodingError)?.codingPathDescription ?? "<root>"
+            throw NetworkError.decoding(DecodingFailure(
+                underlying: error, codingPath: path, typeName: "\(E.Response.self)",
+                statusCode: http.statusCode, bodySnippet: http.bodySnippet(limit: 256)))
+        }
+    }
+
+    // MARK: Coders
+
+    /// The decoder Courier configures by default: flexible ISO 8601 dates (fractional seconds,
+    /// offsets, date-only), keys as sent.
+    public static func makeDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .flexibleISO8601
+        return decoder
+    }
+
+    /// The encoder Courier configures by default: ISO 8601 dates with fractional seconds in UTC,
+    /// sorted keys (stable bodies for signatures, caches and tests).
+    public static func makeEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601WithFractionalSeconds
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+}
+
+/// A decoded value together with the response it came from and the call's context.
+public struct Response<Value: Sendable>: Sendable {
+    /// The decoded value.
+    public let value: Value
+    /// The HTTP response (status, headers, body).
+    public let response: HTTPResponse
+    /// The call's context: request ID, attempts, and the slots interceptors filled.
+    public let context: RequestContext
+
+    /// The status code.
+    public var statusCode: Int { response.statusCode }
+}

@@ -1,0 +1,131 @@
+/// What an endpoint needs from the pipeline: authentication, retries, a deadline, caching, logging
+/// and idempotency — declared by the endpoint so the client never guesses from a path or method.
+///
+/// Start from a preset and adjust one field:
+/// ```swift
+/// var policy: EndpointPolicy { .authorizedRead.with(\.timeout, .seconds(5)) }
+/// ```
+public struct EndpointPolicy: Sendable, Hashable {
+    /// Whether the request carries the user's access token (RFC 6750).
+    public var auth: AuthRequirement
+    /// Which failures are retried, how often and with what delay.
+    public var retry: RetryPolicy
+    /// Total deadline for the whole logical call — every attempt and every backoff wait included —
+    /// enforced by Courier itself (URLSession on Linux ignores `timeoutIntervalForResource`).
+    /// Expiry throws ``NetworkError/timedOut(_:)``.
+    public var timeout: Duration
+    /// How the HTTP cache may answer this request (RFC 9111).
+    public var cache: CachePolicy
+    /// How much of the request and response may be logged.
+    public var logging: LoggingPolicy
+    /// Whether an `Idempotency-Key` header is sent, and with which key.
+    public var idempotency: IdempotencyPolicy
+
+    /// Creates a policy; every parameter has the default of ``standard``.
+    public init(
+        auth: AuthRequirement = .none,
+        retry: RetryPolicy = .default,
+        timeout: Duration = .seconds(60),
+        cache: CachePolicy = .useProtocolPolicy,
+        logging: LoggingPolicy = .safe,
+        idempotency: IdempotencyPolicy = .none
+    ) {
+        self.auth = auth
+        self.retry = retry
+        self.timeout = timeout
+        self.cache = cache
+        self.logging = logging
+        self.idempotency = idempotency
+    }
+
+    /// Returns a copy with one field changed: `.authorizedRead.with(\.timeout, .seconds(5))`.
+    public func with<Value>(_ keyPath: WritableKeyPath<EndpointPolicy, Value>, _ value: Value) -> EndpointPolicy {
+        var copy = self
+        copy[keyPath: keyPath] = value
+        return copy
+    }
+}
+
+extension EndpointPolicy {
+    /// Public, read-only, obeys cache headers, default retries, 60 s deadline. The default for
+    /// endpoints that declare no policy.
+    public static let standard = EndpointPolicy()
+
+    /// A signed-in read (GET of the user's data): bearer token, default retries (idempotent),
+    /// HTTP caching by response headers, 30 s deadline, metadata-only logging.
+    public static let authorizedRead = EndpointPolicy(
+        auth: .required, retry: .default, timeout: .seconds(30),
+        cache: .useProtocolPolicy, logging: .safe, idempotency: .none)
+
+    /// A signed-in mutation (POST/PUT/PATCH/DELETE): bearer token, an automatic `Idempotency-Key`
+    /// that stays the same on every retry — which is what makes retrying a POST safe — never
+    /// cached, 30 s deadline.
+    public static let authorizedWrite = EndpointPolicy(
+        auth: .required, retry: .default, timeout: .seconds(30),
+        cache: .noStore, logging: .safe, idempotency: .automatic)
+
+    /// A signed-in upload: bearer token, the upload retry preset (few, slow retries), a 5-minute
+    /// deadline, never cached, metadata-only logging (bodies are large and private), and an
+    /// automatic idempotency key.
+    public static let authorizedUpload = EndpointPolicy(
+        auth: .required, retry: .upload, timeout: .seconds(300),
+        cache: .noStore, logging: .safe, idempotency: .automatic)
+
+    /// A public endpoint polled on a timer: no token, the polling retry preset (respects the
+    /// server's `Retry-After`), 15 s deadline, conditional requests through the cache.
+    public static let publicPolling = EndpointPolicy(
+        auth: .none, retry: .polling, timeout: .seconds(15),
+        cache: .useProtocolPolicy, logging: .safe, idempotency: .none)
+
+    /// The token refresh call itself: no bearer token (it carries the refresh token in its body),
+    /// the refresh retry preset (transport failures only), 15 s deadline, never cached, and
+    /// metadata-only logging so the refresh token never reaches a log.
+    public static let authRefresh = EndpointPolicy(
+        auth: .none, retry: .refresh, timeout: .seconds(15),
+        cache: .noStore, logging: .safe, idempotency: .none)
+}
+
+/// Whether a request carries the user's access token as `Authorization: Bearer …` (RFC 6750 §2.1).
+public enum AuthRequirement: Sendable, Hashable {
+    /// Never send a token (public endpoints, the login and refresh calls).
+    case none
+    /// Send the token; without one the call fails with ``NetworkError/unauthorized(_:)`` locally.
+    case required
+    /// Send the token when the user is signed in, and go anonymous otherwise.
+    case optional
+}
+
+/// How the HTTP cache may answer a request (RFC 9111). Mirrors `URLRequest.CachePolicy` names.
+public enum CachePolicy: Sendable, Hashable {
+    /// Obey the response's caching headers: serve fresh entries, revalidate stale ones (default).
+    case useProtocolPolicy
+    /// Skip the cache for this call and store the new response (pull-to-refresh).
+    case reloadIgnoringCache
+    /// Serve any stored entry, however stale, and only go to the network on a miss.
+    case returnCacheElseLoad
+    /// Serve only from the cache; a miss fails instead of touching the network (offline screens).
+    case onlyIfCached
+    /// Neither read nor write the cache (private or one-shot data).
+    case noStore
+}
+
+/// How much of a call may be written to the log. Whatever is logged is redacted first.
+public enum LoggingPolicy: Sendable, Hashable {
+    /// Log nothing for this endpoint.
+    case disabled
+    /// Metadata only: method, redacted URL, status, duration, sizes, redacted headers.
+    case safe
+    /// Metadata plus redacted, truncated body previews; for debug builds.
+    case debugSafe
+}
+
+/// Whether the request carries an `Idempotency-Key` header
+/// (IETF draft-ietf-httpapi-idempotency-key-header).
+public enum IdempotencyPolicy: Sendable, Hashable {
+    /// No key.
+    case none
+    /// A random key (UUID) generated once per logical call and sent unchanged on every retry.
+    case automatic
+    /// A key the caller chose, such as a client-assigned order id.
+    case key(String)
+}

@@ -1,0 +1,175 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An endpoint as a plain value, for one-off calls that do not deserve a type of their own.
+///
+/// ```swift
+/// let items: [Item] = try await client.send(.get("/items", query: ["status": "active"]))
+/// try await client.send(Request<Void>.delete("/items/42"))
+/// let created: Item = try await client.send(.post("/items", body: NewItem(name: "Lamp")))
+/// ```
+public struct Request<Response: Sendable>: Endpoint {
+    public var path: String
+    public var method: HTTPMethod
+    public var query: Query
+    public var headers: HTTPHeaders
+    public var body: RequestBody
+    public var policy: EndpointPolicy
+    public var statusValidation: StatusValidation
+    public var knownErrors: [Int: String]
+    public var pathTemplate: String?
+    public var options: RequestOptions
+    private let decodeBody: @Sendable (HTTPResponse, ResponseDecodingContext) throws -> Response
+
+    /// Creates a request with an explicit decoding function (for non-JSON formats).
+    public init(
+        method: HTTPMethod = .get,
+        path: String,
+        query: Query = Query(),
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: RequestBody = .none,
+        policy: EndpointPolicy = .standard,
+        decode: @escaping @Sendable (HTTPResponse, ResponseDecodingContext) throws -> Response
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.policy = policy
+        self.statusValidation = .successful
+        self.knownErrors = [:]
+        self.pathTemplate = nil
+        self.options = .none
+        self.decodeBody = decode
+    }
+
+    public func decode(_ response: HTTPResponse, context: ResponseDecodingContext) throws -> Response {
+        try decodeBody(response, context)
+    }
+
+    /// A copy that shows `message` for responses with `status` (see ``Endpoint/knownErrors``).
+    public func addKnownError(_ status: Int, _ message: String) -> Request {
+        var copy = self
+        copy.knownErrors[status] = message
+        return copy
+    }
+
+    /// A copy with another policy.
+    public func policy(_ policy: EndpointPolicy) -> Request {
+        var copy = self
+        copy.policy = policy
+        return copy
+    }
+
+    /// A copy with one more header field (replacing one of the same name).
+    public func header(_ name: String, _ value: String) -> Request {
+        var copy = self
+        copy.headers.replace(name, with: value)
+        return copy
+    }
+
+    /// A copy whose built `URLRequest` is passed through `modify` (seed: per-request tuner).
+    public func modifyRequest(_ modify: @escaping @Sendable (inout URLRequest) -> Void) -> Request {
+        var copy = self
+        copy.options.modifyRequest = modify
+        return copy
+    }
+
+    /// A copy decoded with `decoder` instead of the client's.
+    public func decoder(_ decoder: JSONDecoder) -> Request {
+        var copy = self
+        copy.options.decoder = decoder
+        return copy
+    }
+
+    /// A copy whose JSON body is encoded with `encoder` instead of the client's.
+    public func encoder(_ encoder: JSONEncoder) -> Request {
+        var copy = self
+        copy.options.encoder = encoder
+        return copy
+    }
+}
+
+extension Request where Response: Decodable {
+    /// A request whose JSON response decodes into `Response`.
+    public init(
+        method: HTTPMethod = .get, path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        body: RequestBody = .none, policy: EndpointPolicy = .standard
+    ) {
+        self.init(method: method, path: path, query: query, headers: headers, body: body, policy: policy) {
+            try $1.decodeJSON(Response.self, from: $0)
+        }
+    }
+
+    /// `GET path`.
+    public static func get(_ path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders()) -> Request {
+        Request(method: .get, path: path, query: query, headers: headers)
+    }
+    /// `POST path` with a JSON body.
+    public static func post(_ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query()) -> Request {
+        Request(method: .post, path: path, query: query, body: body.map { .json($0) } ?? .none)
+    }
+    /// `PUT path` with a JSON body.
+    public static func put(_ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query()) -> Request {
+        Request(method: .put, path: path, query: query, body: body.map { .json($0) } ?? .none)
+    }
+    /// `PATCH path` with a JSON body.
+    public static func patch(_ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query()) -> Request {
+        Request(method: .patch, path: path, query: query, body: body.map { .json($0) } ?? .none)
+    }
+    /// `DELETE path`.
+    public static func delete(_ path: String, query: Query = Query()) -> Request {
+        Request(method: .delete, path: path, query: query)
+    }
+}
+
+extension Request where Response == Void {
+    /// A request whose response body is ignored (any accepted status succeeds, 204 included).
+    public init(
+        method: HTTPMethod = .get, path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        body: RequestBody = .none, policy: EndpointPolicy = .standard
+    ) {
+        self.init(method: method, path: path, query: query, headers: headers, body: body, policy: policy) { _, _ in }
+    }
+
+    /// `GET path`, body ignored.
+    public static func get(_ path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders()) -> Request {
+        Request(method: .get, path: path, query: query, headers: headers)
+    }
+    /// `HEAD path`.
+    public static func head(_ path: String, query: Query = Query()) -> Request {
+        Request(method: .head, path: path, query: query)
+    }
+    /// `POST path` with a JSON body, response body ignored.
+    public static func post(_ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query()) -> Request {
+        Request(method: .post, path: path, query: query, body: body.map { .json($0) } ?? .none)
+    }
+    /// `PUT path` with a JSON body, response body ignored.
+    public static func put(_ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query()) -> Request {
+        Request(method: .put, path: path, query: query, body: body.map { .json($0) } ?? .none)
+    }
+    /// `PATCH path` with a JSON body, response body ignored.
+    public static func patch(_ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query()) -> Request {
+        Request(method: .patch, path: path, query: query, body: body.map { .json($0) } ?? .none)
+    }
+    /// `DELETE path`, response body ignored.
+    public static func delete(_ path: String, query: Query = Query()) -> Request {
+        Request(method: .delete, path: path, query: query)
+    }
+}
+
+extension Request where Response == HTTPResponse {
+    /// A raw-status request: every status is returned as an ``HTTPResponse`` (see
+    /// ``StatusValidation/none``).
+    public static func raw(
+        _ method: HTTPMethod, _ path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        body: RequestBody = .none
+    ) -> Request {
+        var request = Request(method: method, path: path, query: query, headers: headers, body: body) { r, _ in r }
+        request.statusValidation = .none
+        return request
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a request sends as its body. The client encodes it when building the `URLRequest` and sets
+/// `Content-Type` unless the endpoint already did.
+public enum RequestBody: Sendable {
+    /// No body.
+    case none
+    /// JSON from the client's `JSONEncoder` (or the request's override); `application/json`.
+    case json(any Encodable & Sendable)
+    /// `application/x-www-form-urlencoded` fields, in order (RFC 1866 / WHATWG URL).
+    case form([URLQueryItem])
+    /// `application/x-www-form-urlencoded` from an `Encodable`, keys sorted.
+    case formEncodable(any Encodable & Sendable)
+    /// Raw bytes with the given content type, e.g. `image/jpeg`.
+    case data(Data, contentType: String)
+
+    /// `true` for ``none``.
+    public var isEmpty: Bool {
+        if case .none = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Which failed attempts are tried again, how many times, and how long to wait in between.
+///
+/// Retries belong in exactly one layer. If the client retries 3 times, a repository around it
+/// retries 3 times and the UI offers "try again" that repeats the whole thing, one tap becomes
+/// 3 × 3 × n requests against a server that is already struggling. Courier retries inside the
+/// pipeline, per endpoint, bounded by the call's total deadline; layers above should not.
+public struct RetryPolicy: Sendable, Hashable {
+    /// How the computed backoff is randomised so that many clients do not retry in lockstep.
+    public enum Jitter: Sendable, Hashable {
+        /// No randomness: exactly the exponential delay.
+        case none
+        /// "Full jitter": a uniform random delay in `0...backoff`.
+        case full
+        /// "Equal jitter": `backoff/2` plus a uniform random delay in `0...backoff/2`.
+        case equal
+    }
+
+    /// Retries after the first attempt; `0` runs the request once.
+    public var maxRetries: Int
+    /// Delay before the first retry, before jitter; doubles for each further retry.
+    public var baseDelay: Duration
+    /// Upper bound of the exponential backoff, before jitter.
+    public var maxDelay: Duration
+    /// How the backoff is randomised.
+    public var jitter: Jitter
+    /// Response statuses that are retried. Default: 408, 429, 500, 502, 503, 504.
+    public var retryableStatusCodes: Set<Int>
+    /// Transport failures a new attempt can fix: timed out, connection lost, cannot connect,
+    /// DNS failure.
+    public var retryableErrorCodes: Set<URLError.Code>
+    /// Whether a `Retry-After` header (RFC 9110 §10.2.3) replaces the computed backoff.
+    public var honorsRetryAfter: Bool
+    /// Largest `Retry-After` wait honoured; a longer one is clamped to this value.
+    public var maxRetryAfter: Duration
+    /// Whether POST and PATCH may be retried when the request carries an `Idempotency-Key`.
+    /// Requests with non-idempotent methods and no key are never retried (RFC 9110 §9.2.2).
+    public var retriesKeyedNonIdempotentRequests: Bool
+
+    /// Creates a policy. The defaults are those of ``default``.
+    public init(
+        maxRetries: Int = 2,
+        baseDelay: Duration = .milliseconds(500),
+        maxDelay: Duration = .seconds(8),
+        jitter: Jitter = .full,
+        retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
+        retryableErrorCodes: Set<URLError.Code> = RetryPolicy.transientErrorCodes,
+        honorsRetryAfter: Bool = true,
+        maxRetryAfter: Duration = .seconds(60),
+        retriesKeyedNonIdempotentRequests: Bool = true
+    ) {
+        self.maxRetries = max(0, maxRetries)
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.jitter = jitter
+        self.retryableStatusCodes = retryableStatusCodes
+        self.retryableErrorCodes = retryableErrorCodes
+        self.honorsRetryAfter = honorsRetryAfter
+        self.maxRetryAfter = maxRetryAfter
+        self.retriesKeyedNonIdempotentRequests = retriesKeyedNonIdempotentRequests
+    }
+
+    /// Transport failures that a new attempt can plausibly fix.
+    public static let transientErrorCodes: Set<URLError.Code> = [
+        .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
+    ]
+
+    /// Never retry.
+    public static let none = RetryPolicy(maxRetries: 0)
+    /// Two retries, 0.5 s base, 8 s cap, full jitter, `Retry-After` honoured up to 60 s.
+    public static let `default` = RetryPolicy()
+    /// For endpoints polled on a timer: one retry, and the server's `Retry-After` (its requested
+    /// polling interval) is honoured up to 5 minutes.
+    public static let polling = RetryPolicy(
+        maxRetries: 1, baseDelay: .seconds(2), maxDelay: .seconds(30), maxRetryAfter: .seconds(300))
+    /// For uploads: two retries with long waits (2 s base, 30 s cap), equal jitter.
+    public static let upload = RetryPolicy(
+        maxRetries: 2, baseDelay: .seconds(2), maxDelay: .seconds(30), jitter: .equal)
+    /// For the token refresh call: one retry of transport failures only — a 4xx from the token
+    /// endpoint is an answer (the session is over), not a glitch.
+    public static let refresh = RetryPolicy(
+        maxRetries: 1, baseDelay: .milliseconds(300), maxDelay: .seconds(2),
+        retryableStatusCodes: [502, 503, 504])
+}

@@ -1,0 +1,60 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension NetworkError {
+    /// Maps any error thrown while sending to the case the UI acts on.
+    ///
+    /// `CancellationError` and `URLError.cancelled` (how URLSession reports a cancelled task, on
+    /// Linux always) both become ``cancelled``; a ``NetworkError`` passes through unchanged.
+    public init(_ error: any Error) {
+        switch error {
+        case let error as NetworkError:
+            self = error
+        case is CancellationError:
+            self = .cancelled
+        case let error as URLError:
+            self = NetworkError(urlError: error)
+        case let error as EncodingError:
+            self = .invalidRequest("could not encode the request: \(error)")
+        default:
+            self = .transport(URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: String(describing: error)]))
+        }
+    }
+
+    /// Maps a `URLError` by what the user can do about it.
+    public init(urlError: URLError) {
+        switch urlError.code {
+        case .cancelled:
+            self = .cancelled
+        case .timedOut:
+            self = .timedOut(urlError)
+        case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff, .callIsActive:
+            self = .offline(urlError)
+        case .badURL, .unsupportedURL:
+            self = .invalidRequest("bad URL: \(urlError.failingURL?.absoluteString ?? urlError.localizedDescription)")
+        default:
+            self = .transport(urlError)
+        }
+    }
+
+    /// The error for a response whose status the endpoint does not accept.
+    ///
+    /// - Parameters:
+    ///   - response: The response.
+    ///   - knownErrors: The endpoint's messages by status (see ``Endpoint/knownErrors``).
+    public init(response: HTTPResponse, knownErrors: [Int: String] = [:]) {
+        let failed = FailedResponse(response, knownMessage: knownErrors[response.statusCode])
+        switch response.statusCode {
+        case 401: self = .unauthorized(failed)
+        case 403: self = .forbidden(failed)
+        case 404, 410: self = .notFound(failed)
+        case 409: self = .conflict(failed)
+        case 422: self = .unprocessable(ValidationProblem(failed))
+        case 429: self = .rateLimited(retryAfter: RetryAfter(response: response), response: failed)
+        case 400..<500: self = .client(failed)
+        default: self = .server(failed)
+        }
+    }
+}

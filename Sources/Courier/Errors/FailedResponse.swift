@@ -1,0 +1,95 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A summary of an HTTP response whose status was not accepted: enough for the UI and for logs,
+/// bounded in size.
+public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
+    /// The status code.
+    public var statusCode: Int
+    /// The media type of `Content-Type`, e.g. `text/html`, lower-cased, without parameters.
+    public var contentType: String?
+    /// The response header fields.
+    public var headers: HTTPHeaders
+    /// The first ``bodyLimit`` bytes of the body.
+    public var body: Data
+    /// The first 512 bytes of the body as text (UTF-8, invalid bytes replaced), whitespace collapsed.
+    public var snippet: String
+    /// The message to show: the endpoint's known-error message for this status, else a message the
+    /// server put in a JSON body (`error.message`, `message`, `detail`, `error_description`, or a
+    /// string `error`), else `nil`.
+    public var message: String?
+    /// The server's machine-readable error code from a JSON body (`error.code`, `code`, or a string
+    /// `error`), when present.
+    public var code: String?
+
+    /// Largest number of body bytes kept, in bytes (64 KiB).
+    public static let bodyLimit = 64 * 1024
+
+    /// Summarises `response`.
+    ///
+    /// - Parameter knownMessage: The endpoint's declared message for this status, which wins over
+    ///   the server's.
+    public init(_ response: HTTPResponse, knownMessage: String? = nil) {
+        statusCode = response.statusCode
+        contentType = response.mediaType
+        headers = response.headers
+        body = response.body.prefix(Self.bodyLimit)
+        snippet = response.bodySnippet(limit: 512)
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let details = ErrorBodyParser.parse(response)
+        message = knownMessage ?? details.message
+        code = details.code
+    }
+
+    public var description: String {
+        var text = "HTTP \(statusCode)"
+        if let contentType { text += " (\(contentType))" }
+        if let code { text += " code=\(code)" }
+        if let message { text += " \"\(message)\"" } else if !snippet.isEmpty { text += " body: \(snippet.prefix(120))" }
+        return text
+    }
+}
+
+/// A 422 response's validation details.
+public struct ValidationProblem: Sendable, Hashable, CustomStringConvertible {
+    /// The overall message (the endpoint's known-error message, the server's, or a generic one).
+    public var message: String
+    /// Messages per field, e.g. `["name": ["must not be empty"]]`, read from `error.fields`,
+    /// `fields` or `errors` objects in the JSON body.
+    public var fieldErrors: [String: [String]]
+    /// The response summary.
+    public var response: FailedResponse
+
+    /// Builds the problem from a 422 response.
+    public init(_ response: FailedResponse) {
+        self.response = response
+        self.message = response.message ?? "The request was not valid."
+        self.fieldErrors = ErrorBodyParser.fieldErrors(in: response.body)
+    }
+
+    public var description: String {
+        let fields = fieldErrors.keys.sorted().map { "\($0): \(fieldErrors[$0]?.joined(separator: "; ") ?? "")" }
+        return fields.isEmpty ? message : "\(message) (\(fields.joined(separator: ", ")))"
+    }
+}
+
+/// An application-level error the server reported inside a 2xx body.
+public struct APIProblem: Sendable, Hashable, CustomStringConvertible {
+    /// The server's error code, e.g. `insufficient_funds`.
+    public var code: String?
+    /// The server's message.
+    public var message: String
+    /// The response that carried it.
+    public var response: FailedResponse
+
+    /// Creates a problem.
+    public init(code: String?, message: String, response: FailedResponse) {
+        self.code = code
+        self.message = message
+        self.response = response
+    }
+
+    public var description: String { "\(code ?? "error"): \(message) (HTTP \(response.statusCode))" }
+}

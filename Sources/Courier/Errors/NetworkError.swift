@@ -1,0 +1,130 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Every way a Courier call can fail, one case per thing the UI does next.
+///
+/// | case | what the UI typically does |
+/// |---|---|
+/// | ``offline(_:)`` | show "you are offline", offer retry when connectivity returns |
+/// | ``timedOut(_:)`` | "this is taking too long", offer retry |
+/// | ``cancelled`` | nothing — the user or the system walked away; never show as a failure |
+/// | ``unauthorized(_:)`` | refresh or ask to sign in |
+/// | ``sessionExpired`` | the refresh token is gone: route to sign-in |
+/// | ``forbidden(_:)`` | "you don't have access" |
+/// | ``notFound(_:)`` | empty/removed state |
+/// | ``conflict(_:)`` | reload and let the user resolve |
+/// | ``unprocessable(_:)`` | show the server's field messages next to the fields |
+/// | ``rateLimited(retryAfter:response:)`` | back off; tell the user when to try again |
+/// | ``server(_:)`` | "something went wrong on our side" |
+/// | ``client(_:)`` | a bug or an unsupported request: report it |
+/// | ``rejected(_:)`` | the server said no inside a 2xx body (error envelope): show its message |
+/// | ``decoding(_:)`` | a contract mismatch: report it, show a generic error |
+/// | ``invalidRequest(_:)`` | a programming error building the request |
+/// | ``transport(_:)`` | other network failure (TLS, connection reset, truncated body) |
+///
+/// Each case keeps what is needed for logs: the response summary, the `URLError` or the
+/// underlying decoding error.
+public enum NetworkError: Error, Sendable, CustomStringConvertible {
+    /// No network path: `URLError.notConnectedToInternet`, `.dataNotAllowed`, `.internationalRoamingOff`.
+    case offline(URLError)
+    /// The call's total deadline (``EndpointPolicy/timeout``) passed, or the transport reported
+    /// `URLError.timedOut` (idle timeout). The `URLError` is `nil` for Courier's own deadline.
+    case timedOut(URLError?)
+    /// The calling task was cancelled (`CancellationError` or `URLError.cancelled`). Not a failure.
+    case cancelled
+    /// 401 (RFC 9110 §15.5.2), after any token refresh the pipeline attempted.
+    case unauthorized(FailedResponse)
+    /// The refresh token was rejected (`invalid_grant`): the user must sign in again.
+    case sessionExpired
+    /// 403 (RFC 9110 §15.5.4).
+    case forbidden(FailedResponse)
+    /// 404 or 410 (RFC 9110 §15.5.5, §15.5.11).
+    case notFound(FailedResponse)
+    /// 409 (RFC 9110 §15.5.10).
+    case conflict(FailedResponse)
+    /// 422 (RFC 9110 §15.5.21) with the server's validation messages.
+    case unprocessable(ValidationProblem)
+    /// 429 (RFC 6585 §4), with the parsed `Retry-After` when the server sent one.
+    case rateLimited(retryAfter: RetryAfter?, response: FailedResponse)
+    /// 5xx, or any other status outside the accepted set that is not a 4xx.
+    case server(FailedResponse)
+    /// Any other 4xx.
+    case client(FailedResponse)
+    /// A 2xx response whose body is an application error envelope (see ``ErrorEnvelopeValidator``).
+    case rejected(APIProblem)
+    /// The body could not be decoded into the response type.
+    case decoding(DecodingFailure)
+    /// The request could not be built (bad URL, unencodable body or query). A programming error.
+    case invalidRequest(String)
+    /// Any other transport failure: cannot connect, connection lost, TLS, truncated body.
+    case transport(URLError)
+
+    /// The HTTP status behind the error, when there was a response.
+    public var statusCode: Int? { failedResponse?.statusCode }
+
+    /// The response summary for HTTP-status cases.
+    public var failedResponse: FailedResponse? {
+        switch self {
+        case .unauthorized(let r), .forbidden(let r), .notFound(let r), .conflict(let r),
+             .server(let r), .client(let r), .rateLimited(_, let r):
+            return r
+        case .unprocessable(let problem): return problem.response
+        case .rejected(let problem): return problem.response
+        default: return nil
+        }
+    }
+
+    /// `true` only for ``cancelled``: lets UI code skip error presentation in one check.
+    public var isCancellation: Bool {
+        if case .cancelled = self { return true }
+        return false
+    }
+
+    /// A short message suitable for an alert: the endpoint's known-error message for this status
+    /// when one was declared, else the server's message, else a generic sentence per case.
+    public var userMessage: String {
+        if let message = failedResponse?.message { return message }
+        switch self {
+        case .offline: return "You appear to be offline."
+        case .timedOut: return "The request took too long."
+        case .cancelled: return "Cancelled."
+        case .unauthorized: return "Please sign in."
+        case .sessionExpired: return "Your session has expired. Please sign in again."
+        case .forbidden: return "You don't have access to this."
+        case .notFound: return "Not found."
+        case .conflict: return "This was changed elsewhere. Reload and try again."
+        case .unprocessable(let p): return p.message
+        case .rateLimited: return "Too many requests. Try again later."
+        case .server: return "Something went wrong on our side."
+        case .client: return "The request was not accepted."
+        case .rejected(let p): return p.message
+        case .decoding: return "The server sent something unexpected."
+        case .invalidRequest: return "The request could not be built."
+        case .transport: return "A network error occurred."
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .offline(let e): return "offline (URLError \(e.code.rawValue))"
+        case .timedOut(let e): return e.map { "timed out (URLError \($0.code.rawValue))" } ?? "timed out (deadline)"
+        case .cancelled: return "cancelled"
+        case .unauthorized(let r): return "unauthorized: \(r)"
+        case .sessionExpired: return "session expired"
+        case .forbidden(let r): return "forbidden: \(r)"
+        case .notFound(let r): return "not found: \(r)"
+        case .conflict(let r): return "conflict: \(r)"
+        case .unprocessable(let p): return "unprocessable: \(p)"
+        case .rateLimited(let after, let r):
+            return "rate limited (Retry-After: \(after.map(\.description) ?? "none")): \(r)"
+        case .server(let r): return "server error: \(r)"
+        case .client(let r): return "client error: \(r)"
+        case .rejected(let p): return "rejected: \(p)"
+        case .decoding(let f): return "decoding failed: \(f)"
+        case .invalidRequest(let reason): return "invalid request: \(reason)"
+        case .transport(let e): return "transport error (URLError \(e.code.rawValue)): \(e.localizedDescription)"
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One step of the request pipeline: it may change the request, call ``Next`` zero, one or several
+/// times, and change or replace the response.
+///
+/// Every built-in feature (request IDs, auth, retries, caching, logging) is an interceptor, so the
+/// pipeline array reads top to bottom as what happens to a request. Interceptors see every HTTP
+/// status as a response value; errors thrown are transport failures (`URLError`), cancellation, or
+/// a ``NetworkError`` an interceptor decided on.
+///
+/// ```swift
+/// struct UserAgentInterceptor: Interceptor {
+///     func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+///         var request = request
+///         request.setValue("MyApp/1.0", forHTTPHeaderField: "User-Agent")
+///         return try await next(request)
+///     }
+/// }
+/// ```
+public protocol Interceptor: Sendable {
+    /// Handles `request` for the call described by `context`.
+    ///
+    /// - Parameters:
+    ///   - request: The request as the outer interceptors left it.
+    ///   - context: The call's shared state (one per logical call, not per attempt).
+    ///   - next: The rest of the pipeline, ending at the transport.
+    /// - Returns: The response to hand back to the outer interceptors.
+    /// - Throws: Whatever `next` throws, or an error of the interceptor's own.
+    func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse
+}
+
+/// The rest of the pipeline after the current interceptor. Call it like a function:
+/// `try await next(request)`. It may be called more than once (retries).
+public struct Next: Sendable {
+    private let proceed: @Sendable (URLRequest) async throws -> HTTPResponse
+
+    /// Wraps a closure as the rest of the pipeline (useful in tests of a single interceptor).
+    public init(_ proceed: @escaping @Sendable (URLRequest) async throws -> HTTPResponse) {
+        self.proceed = proceed
+    }
+
+    /// Sends `request` through the remaining interceptors and the transport.
+    public func callAsFunction(_ request: URLRequest) async throws -> HTTPResponse {
+        try await proceed(request)
+    }
+}

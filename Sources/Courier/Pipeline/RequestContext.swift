@@ -1,0 +1,103 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A typed slot in a ``RequestContext`` that interceptors use to hand data to each other or to the
+/// caller (snapshots, metrics, cache outcome) without the context knowing every feature.
+///
+/// ```swift
+/// enum CacheOutcomeKey: RequestContextKey { typealias Value = CacheOutcome }
+/// context[CacheOutcomeKey.self] = .hit
+/// ```
+public protocol RequestContextKey {
+    /// The type stored in the slot.
+    associatedtype Value: Sendable
+}
+
+/// The state of one logical call — shared by every attempt, retry and interceptor of that call.
+///
+/// Created by the client once per `send`, never per attempt: the request ID and idempotency key
+/// stay the same on every retry, so server logs and deduplication see one operation. Thread-safe:
+/// mutable parts sit behind a lock, so interceptors running on different tasks may read and write.
+public final class RequestContext: Sendable {
+    /// Correlates the call across client logs, metrics and the server (`X-Request-ID`).
+    public let id: UUID
+    /// The policy of the endpoint being called.
+    public let policy: EndpointPolicy
+    /// The HTTP method of the logical call.
+    public let method: HTTPMethod
+    /// The endpoint's path template for metrics, e.g. `/items/{id}`; the raw path when it has none.
+    public let pathTemplate: String
+    /// The `Idempotency-Key` of this call: generated once for ``IdempotencyPolicy/automatic``, the
+    /// caller's key for ``IdempotencyPolicy/key(_:)``, `nil` otherwise.
+    public let idempotencyKey: String?
+    /// When the call started, on `ContinuousClock` (monotonic).
+    public let startedAt: ContinuousClock.Instant
+
+    private let state = Locked(State())
+
+    private struct State: Sendable {
+        var attempt = 0
+        var values: [ObjectIdentifier: any Sendable] = [:]
+    }
+
+    /// Creates the context of one call.
+    ///
+    /// - Parameters:
+    ///   - id: The request ID; a fresh UUID by default.
+    ///   - policy: The endpoint's policy.
+    ///   - method: The request method.
+    ///   - pathTemplate: The path template used for metrics.
+    ///   - startedAt: The start instant; now by default.
+    public init(
+        id: UUID = UUID(),
+        policy: EndpointPolicy = .standard,
+        method: HTTPMethod = .get,
+        pathTemplate: String = "",
+        startedAt: ContinuousClock.Instant = .now
+    ) {
+        self.id = id
+        self.policy = policy
+        self.method = method
+        self.pathTemplate = pathTemplate
+        self.startedAt = startedAt
+        switch policy.idempotency {
+        case .none: idempotencyKey = nil
+        case .automatic: idempotencyKey = UUID().uuidString
+        case .key(let key): idempotencyKey = key
+        }
+    }
+
+    /// Number of attempts started so far: 0 before the transport is first reached, 1 during the
+    /// first attempt, 2 during the first retry, and so on.
+    public var attempt: Int { state.withLock { $0.attempt } }
+
+    /// Records the start of a new attempt and returns its number (1 for the first).
+    /// Called by the innermost layer that sends — see ``Pipeline``.
+    @discardableResult
+    public func beginAttempt() -> Int { state.withLock { $0.attempt += 1; return $0.attempt } }
+
+    /// Retries performed so far (`attempt - 1`, never negative).
+    public var retryCount: Int { max(0, attempt - 1) }
+
+    /// Time elapsed since ``startedAt``.
+    public var elapsed: Duration { ContinuousClock.now - startedAt }
+
+    /// Reads or writes the slot `key`; `nil` when nothing was stored.
+    public subscript<Key: RequestContextKey>(key: Key.Type) -> Key.Value? {
+        get { state.withLock { $0.values[ObjectIdentifier(key)] as? Key.Value } }
+        set { state.withLock { $0.values[ObjectIdentifier(key)] = newValue } }
+    }
+
+    /// Atomically updates the slot `key`, starting from `initial` when it is empty.
+    public func update<Key: RequestContextKey>(
+        _ key: Key.Type, default initial: Key.Value, _ body: (inout Key.Value) -> Void
+    ) {
+        state.withLock { state in
+            var value = state.values[ObjectIdentifier(key)] as? Key.Value ?? initial
+            body(&value)
+            state.values[ObjectIdentifier(key)] = value
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An ordered collection of HTTP header fields with case-insensitive lookup (RFC 9110 §5.1).
+///
+/// Names keep the spelling they were given; lookups ignore case. Repeated fields are kept as
+/// separate entries; ``subscript(_:)`` joins them with `", "` as RFC 9110 §5.3 allows.
+public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// One header field: its name as spelled by the sender and its value.
+    public struct Field: Sendable, Hashable {
+        /// The field name, e.g. `Content-Type`.
+        public var name: String
+        /// The field value, without surrounding whitespace.
+        public var value: String
+        /// Creates a field.
+        public init(name: String, value: String) { self.name = name; self.value = value }
+    }
+
+    /// The fields in the order they were added.
+    public private(set) var fields: [Field]
+
+    /// Creates an empty set of headers.
+    public init() { fields = [] }
+    /// Creates headers from fields, keeping their order.
+    public init(_ fields: [Field]) { self.fields = fields }
+    /// Creates headers from a dictionary; order follows the sorted names so the result is stable.
+    public init(_ dictionary: [String: String]) {
+        fields = dictionary.sorted { $0.key < $1.key }.map { Field(name: $0.key, value: $0.value) }
+    }
+    /// Creates headers from a dictionary literal, keeping the literal's order.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// All values of `name` joined with `", "`, or `nil` when absent. Setting replaces every field
+    /// of that name; setting `nil` removes them.
+    public subscript(_ name: String) -> String? {
+        get {
+            let values = self.values(for: name)
+            return values.isEmpty ? nil : values.joined(separator: ", ")
+        }
+        set {
+            if let newValue { replace(name, with: newValue) } else { remove(name) }
+        }
+    }
+
+    /// Every value of the field `name`, in order (case-insensitive match).
+    public func values(for name: String) -> [String] {
+        fields.compactMap { $0.name.caseInsensitiveCompare(name) == .orderedSame ? $0.value : nil }
+    }
+
+    /// `true` when at least one field is named `name` (case-insensitive).
+    public func contains(_ name: String) -> Bool {
+        fields.contains { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// Appends a field, keeping existing fields of the same name.
+    public mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
+
+    /// Removes every field named `name` and appends one with `value`.
+    public mutating func replace(_ name: String, with value: String) {
+        remove(name)
+        add(name, value)
+    }
+
+    /// Removes every field named `name` (case-insensitive).
+    public mutating func remove(_ name: String) {
+        fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// The fields as a dictionary with repeated names joined by `", "` (first spelling wins).
+    public var dictionary: [String: String] {
+        var result: [String: String] = [:]
+        for field in fields {
+            if let key = result.keys.first(where: { $0.caseInsensitiveCompare(field.name) == .orderedSame }) {
+                result[key] = (result[key] ?? "") + ", " + field.value
+            } else {
+                result[field.name] = field.value
+            }
+        }
+        return result
+    }
+
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+    public var description: String { fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n") }
+}
+
+extension HTTPHeaders {
+    /// Reads the header fields of an `HTTPURLResponse`, sorted by name so the order is stable.
+    public init(_ response: HTTPURLResponse) {
+        var fields: [Field] = []
+        for (key, value) in response.allHeaderFields {
+            guard let name = key as? String else { continue }
+            fields.append(Field(name: name, value: "\(value)"))
+        }
+        self.init(fields.sorted { $0.name.lowercased() < $1.name.lowercased() })
+    }
+
+    /// Reads the header fields of a `URLRequest`, sorted by name so the order is stable.
+    public init(_ request: URLRequest) {
+        self.init(request.allHTTPHeaderFields ?? [:])
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A complete HTTP response as the transport received it: status, header fields and body bytes.
+///
+/// This is also the response type of raw-status endpoints (see ``StatusValidation/none``), where
+/// statuses such as 409, 429 or 503 are steps of a flow and the caller reads them directly.
+public struct HTTPResponse: Sendable, Hashable {
+    /// The status code, e.g. `200` (RFC 9110 §15).
+    public var statusCode: Int
+    /// The response header fields.
+    public var headers: HTTPHeaders
+    /// The body bytes after content decoding (gzip/br are undone by URLSession); empty when there is none.
+    public var body: Data
+    /// The final URL after redirects, when the transport knows it.
+    public var url: URL?
+
+    /// Creates a response.
+    public init(statusCode: Int, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data(), url: URL? = nil) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    /// The media type of `Content-Type` without parameters, lower-cased, e.g. `application/json`.
+    public var mediaType: String? {
+        guard let value = headers["Content-Type"] else { return nil }
+        let type = value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? value
+        return type.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
+    /// `true` for 2xx statuses.
+    public var isSuccess: Bool { (200..<300).contains(statusCode) }
+
+    /// The body decoded as UTF-8 (invalid sequences replaced), at most `limit` bytes of it.
+    /// - Parameter limit: Maximum number of body bytes to read, in bytes.
+    public func bodySnippet(limit: Int = 512) -> String {
+        String(decoding: body.prefix(max(0, limit)), as: UTF8.self)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A ``Transport`` backed by one long-lived `URLSession`.
+///
+/// Create one per client and keep it: a session owns the connection pool, so a session per request
+/// throws away keep-alive and TLS resumption. By default the session uses an `.ephemeral`
+/// configuration with `urlCache = nil` (Courier does HTTP caching itself — on Linux `URLCache`
+/// stores nothing) and the configuration's own cookie storage, so no cookie of this client ever
+/// reaches `HTTPCookieStorage.shared` or another client.
+///
+/// Cancelling the calling task cancels the underlying `URLSessionTask` (surfacing as
+/// `URLError(.cancelled)`). Total deadlines are not delegated to URLSession — on Linux
+/// `timeoutIntervalForResource` is ignored — the client enforces them (see ``EndpointPolicy/timeout``).
+public final class URLSessionTransport: Transport {
+    /// The session every request goes through.
+    public let session: URLSession
+
+    /// Creates a transport with a fresh session.
+    ///
+    /// - Parameter configuration: The session configuration; defaults to ``defaultConfiguration()``.
+    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
+        self.session = URLSession(configuration: configuration)
+    }
+
+    /// Wraps an existing session (for example one whose configuration installs a `URLProtocol` stub).
+    public init(session: URLSession) {
+        self.session = session
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// The configuration Courier uses unless told otherwise: `.ephemeral`, `urlCache = nil`,
+    /// `requestCachePolicy = .reloadIgnoringLocalCacheData`, cookies accepted into the
+    /// configuration's private storage, 60 s idle timeout per request.
+    public static func defaultConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieAcceptPolicy = .always
+        configuration.httpShouldSetCookies = true
+        configuration.timeoutIntervalForRequest = 60
+        return configuration
+    }
+
+    /// The cookie store private to this transport's session, if the configuration has one.
+    public var cookieStorage: HTTPCookieStorage? { session.configuration.httpCookieStorage }
+
+    /// Sends `request` with `URLSession.data(for:)`.
+    ///
+    /// - Throws: `URLError` for network failures, including `.cancelled` when the calling task is
+    ///   cancelled; `URLError(.badServerResponse)` when the response is not HTTP.
+    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        let (data, response) = try await session.data(for: request)
+        guard let http = response as? HTTPURLResponse else {
+            throw URLError(.badServerResponse)
+        }
+        return HTTPResponse(statusCode: http.statusCode, headers: HTTPHeaders(http), body: data, url: http.url)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+
+/// Addresses of the real local servers that `scripts/test` starts, and per-test namespaces.
+///
+/// `COURIER_API_URL` is the reference API (TestServer/), `HTTPBIN_URL` is httpbin under gunicorn.
+/// Tests must not run without them: a missing variable fails the test with a clear message rather
+/// than skipping it (a skipped integration suite would look green without testing anything).
+enum TestServers {
+    struct Missing: Error, CustomStringConvertible {
+        let variable: String
+        var description: String { "\(variable) is not set: run the suite through scripts/test, which starts the servers" }
+    }
+
+    /// The reference API's root URL, e.g. `http://127.0.0.1:54321`.
+    static func apiURL() throws -> URL { try url(from: "COURIER_API_URL") }
+
+    /// httpbin's root URL.
+    static func httpbinURL() throws -> URL { try url(from: "HTTPBIN_URL") }
+
+    private static func url(from variable: String) throws -> URL {
+        guard let text = ProcessInfo.processInfo.environment[variable], let url = URL(string: text) else {
+            throw Missing(variable: variable)
+        }
+        return url
+    }
+
+    /// A fresh namespace name; the reference server scopes all state under `/ns/{name}`.
+    static func makeNamespace(_ prefix: String = "t") -> String {
+        "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())"
+    }
+
+    /// An environment pointing at the reference API inside `namespace`.
+    static func apiEnvironment(namespace: String) throws -> APIEnvironment {
+        APIEnvironment(name: "test-\(namespace)", baseURL: try apiURL().appendingPathComponent("ns").appendingPathComponent(namespace))
+    }
+
+    /// An environment pointing at httpbin.
+    static func httpbinEnvironment() throws -> APIEnvironment {
+        APIEnvironment(name: "httpbin", baseURL: try httpbinURL())
+    }
+
+    /// A client for the reference API in a fresh (or given) namespace.
+    static func apiClient(
+        namespace: String = makeNamespace(),
+        configure: (inout APIClient.Configuration) -> Void = { _ in }
+    ) throws -> (APIClient, String) {
+        let client = APIClient(environment: try apiEnvironment(namespace: namespace), configure: configure)
+        return (client, namespace)
+    }
+
+    /// The namespace's server-side counters (`GET /ns/{ns}/_stats`) as a JSON object.
+    static func stats(namespace: String) async throws -> [String: Any] {
+        let url = try apiURL().appendingPathComponent("ns").appendingPathComponent(namespace).appendingPathComponent("_stats")
+        let (data, _) = try await URLSession.shared.data(from: url)
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
+    /// Sends a raw JSON control request (faults, config) to the reference server in `namespace`.
+    @discardableResult
+    static func control(_ method: String, _ path: String, namespace: String, json: Any? = nil) async throws -> (Int, Data) {
+        var url = try apiURL().appendingPathComponent("ns").appendingPathComponent(namespace)
+        for part in path.split(separator: "/") { url.appendPathComponent(String(part)) }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        if let json {
+            request.httpBody = try JSONSerialization.data(withJSONObject: json)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+}
