@@ -1,1 +1,28 @@
-print("demo")
+import Foundation
+import Courier
+
+// courier-demo: an app-shaped tour of Courier against the bundled reference server.
+// Run it with scripts/demo (which starts the server); or pass --base-url http://127.0.0.1:PORT.
+
+func serverURL() -> URL? {
+    let arguments = CommandLine.arguments
+    if let index = arguments.firstIndex(of: "--base-url"), index + 1 < arguments.count {
+        return URL(string: arguments[index + 1])
+    }
+    return ProcessInfo.processInfo.environment["COURIER_API_URL"].flatMap(URL.init(string:))
+}
+
+guard let url = serverURL() else {
+    FileHandle.standardError.write(Data("courier-demo: pass --base-url or set COURIER_API_URL (scripts/demo does this)\n".utf8))
+    exit(2)
+}
+
+let demo = Demo(serverURL: url, namespace: "demo-\(UUID().uuidString.prefix(8).lowercased())")
+print("Courier demo against \(url.absoluteString) (namespace \(demo.namespace))")
+do {
+    try await runCoreChapters(demo)
+    print("\nDemo finished.")
+} catch {
+    print("\nDemo failed: \(error)")
+    exit(1)
+}

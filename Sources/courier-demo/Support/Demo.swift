@@ -1,0 +1,34 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Courier
+
+/// Shared state of a demo run: where the reference server is, which namespace the run uses, and
+/// how chapters print. Each chapter is a function `run…Chapter(_ demo: Demo) async throws`.
+struct Demo: Sendable {
+    /// The reference server root, e.g. `http://127.0.0.1:8080`.
+    let serverURL: URL
+    /// A namespace private to this run, so reruns start from the seeded state.
+    let namespace: String
+
+    /// The environment for this run: `serverURL/ns/<namespace>`.
+    var environment: APIEnvironment {
+        APIEnvironment(name: "local", baseURL: serverURL.appendingPathComponent("ns").appendingPathComponent(namespace))
+    }
+
+    /// A client for this run's environment.
+    func makeClient(configure: (inout APIClient.Configuration) -> Void = { _ in }) -> APIClient {
+        APIClient(environment: environment, configure: configure)
+    }
+
+    /// Prints a chapter heading.
+    func chapter(_ title: String) {
+        print("\n== \(title) ==")
+    }
+
+    /// Prints one line of what the "screen" shows.
+    func say(_ line: String) {
+        print("  \(line)")
+    }
+}
