@@ -1,1 +1,26 @@
-print("bench")
+import Foundation
+
+// courier-bench: speed goals measured against raw URLSession in the same run.
+// Run with scripts/bench (starts the reference server), or:
+//   swift run -c release courier-bench --base-url http://127.0.0.1:PORT [--requests N] [--rounds R]
+
+func argument(_ name: String) -> String? {
+    let arguments = CommandLine.arguments
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+guard let serverURL = (argument("--base-url") ?? ProcessInfo.processInfo.environment["COURIER_API_URL"])
+    .flatMap(URL.init(string:)) else {
+    FileHandle.standardError.write(Data("courier-bench: pass --base-url or set COURIER_API_URL (scripts/bench does this)\n".utf8))
+    exit(2)
+}
+let requests = argument("--requests").flatMap(Int.init) ?? 2000
+let rounds = argument("--rounds").flatMap(Int.init) ?? 3
+
+do {
+    try await runCoreBench(serverURL: serverURL, requests: requests, rounds: rounds)
+} catch {
+    FileHandle.standardError.write(Data("courier-bench failed: \(error)\n".utf8))
+    exit(1)
+}
