@@ -111,12 +111,11 @@ def create_app() -> web.Application:
 async def serve(host: str, port: int, port_file: str | None, access_log: bool) -> None:
     app = create_app()
     runner = web.AppRunner(app, access_log=logging.getLogger("aiohttp.access") if access_log else None,
-                           handle_signals=False)
+                           handle_signals=False, shutdown_timeout=2.0)
     await runner.setup()
     site = web.TCPSite(runner, host, port, reuse_address=True, backlog=1024)
     await site.start()
-    server = site._server  # noqa: SLF001 - only way to learn the port chosen for port 0
-    real_port = server.sockets[0].getsockname()[1]
+    real_port = runner.addresses[0][1]  # the real port when --port 0 was given
     url = f"http://{host}:{real_port}"
     if port_file:
         tmp = f"{port_file}.tmp{os.getpid()}"
