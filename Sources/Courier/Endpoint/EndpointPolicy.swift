@@ -20,6 +20,11 @@ public struct EndpointPolicy: Sendable, Hashable {
     public var logging: LoggingPolicy
     /// Whether an `Idempotency-Key` header is sent, and with which key.
     public var idempotency: IdempotencyPolicy
+    /// Whether the HTTP cache may store and reuse responses to this endpoint's authorized requests
+    /// even when the response does not explicitly allow it. `false` by default: an authorized
+    /// response is then stored only when it carries `public`, `private`, `must-revalidate` or
+    /// `s-maxage` (RFC 9111 §3.5). Entries are always partitioned per account.
+    public var cachesAuthorizedResponses: Bool
 
     /// Creates a policy; every parameter has the default of ``standard``.
     public init(
@@ -28,7 +33,8 @@ public struct EndpointPolicy: Sendable, Hashable {
         timeout: Duration = .seconds(60),
         cache: CachePolicy = .useProtocolPolicy,
         logging: LoggingPolicy = .safe,
-        idempotency: IdempotencyPolicy = .none
+        idempotency: IdempotencyPolicy = .none,
+        cachesAuthorizedResponses: Bool = false
     ) {
         self.auth = auth
         self.retry = retry
@@ -36,6 +42,7 @@ public struct EndpointPolicy: Sendable, Hashable {
         self.cache = cache
         self.logging = logging
         self.idempotency = idempotency
+        self.cachesAuthorizedResponses = cachesAuthorizedResponses
     }
 
     /// Returns a copy with one field changed: `.authorizedRead.with(\.timeout, .seconds(5))`.

@@ -23,6 +23,7 @@ import FoundationNetworking
 /// | ``decoding(_:)`` | a contract mismatch: report it, show a generic error |
 /// | ``invalidRequest(_:)`` | a programming error building the request |
 /// | ``transport(_:)`` | other network failure (TLS, connection reset, truncated body) |
+/// | ``notCached`` | `onlyIfCached` found nothing stored: show the "not available offline" state |
 ///
 /// Each case keeps what is needed for logs: the response summary, the `URLError` or the
 /// underlying decoding error.
@@ -60,6 +61,11 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     case invalidRequest(String)
     /// Any other transport failure: cannot connect, connection lost, TLS, truncated body.
     case transport(URLError)
+    /// The endpoint's cache policy is ``CachePolicy/onlyIfCached`` and the HTTP cache holds no
+    /// usable response, so the network was not contacted (RFC 9111 §5.2.1.7 describes the same
+    /// situation as a 504 from the cache; Courier reports it as its own case so the UI can show an
+    /// offline/empty state instead of a server error).
+    case notCached
 
     /// The HTTP status behind the error, when there was a response.
     public var statusCode: Int? { failedResponse?.statusCode }
@@ -103,6 +109,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         case .decoding: return "The server sent something unexpected."
         case .invalidRequest: return "The request could not be built."
         case .transport: return "A network error occurred."
+        case .notCached: return "This isn't available offline yet."
         }
     }
 
@@ -125,6 +132,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         case .decoding(let f): return "decoding failed: \(f)"
         case .invalidRequest(let reason): return "invalid request: \(reason)"
         case .transport(let e): return "transport error (URLError \(e.code.rawValue)): \(e.localizedDescription)"
+        case .notCached: return "not cached (only-if-cached miss)"
         }
     }
 }
