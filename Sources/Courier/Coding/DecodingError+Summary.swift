@@ -1,0 +1,68 @@
+extension DecodingError {
+    /// The coding path of the failure formatted by
+    /// ``CodingPathFormatter/string(_:)``.
+    ///
+    /// For `.keyNotFound` the missing key is appended to the context path, so
+    /// a missing `name` in the second element of `items` reads
+    /// `items[1].name`. Other cases use the context's path as is. Returns
+    /// `<root>` for an error at the top level.
+    public var codingPathDescription: String {
+        CodingPathFormatter.string(fullCodingPath)
+    }
+
+    /// A one-line human-readable summary naming the kind of failure, the
+    /// formatted path and the decoder's explanation, e.g.
+    /// `Key not found at items[1].name: No value associated with key …`.
+    ///
+    /// Shapes:
+    /// - `Type mismatch at <path>: expected <Type>. <description>`
+    /// - `Value not found at <path>: expected <Type>. <description>`
+    /// - `Key not found at <path>: <description>`
+    /// - `Data corrupted at <path>: <description>`
+    ///
+    /// An underlying error, when present, is appended as
+    /// `(underlying: …)`. Line breaks in any part are replaced by spaces.
+    public var debugSummary: String {
+        let (kind, expectedType, context): (String, Any.Type?, Context?) = {
+            switch self {
+            case let .typeMismatch(type, context): return ("Type mismatch", type, context)
+            case let .valueNotFound(type, context): return ("Value not found", type, context)
+            case let .keyNotFound(_, context): return ("Key not found", nil, context)
+            case let .dataCorrupted(context): return ("Data corrupted", nil, context)
+            @unknown default: return ("Decoding failed", nil, nil)
+            }
+        }()
+        var summary = "\(kind) at \(codingPathDescription)"
+        var details: [String] = []
+        if let expectedType {
+            details.append("expected \(expectedType).")
+        }
+        if let context, !context.debugDescription.isEmpty {
+            details.append(context.debugDescription)
+        }
+        if context == nil {
+            details.append(String(describing: self))
+        }
+        if !details.isEmpty {
+            summary += ": " + details.joined(separator: " ")
+        }
+        if let underlying = context?.underlyingError {
+            summary += " (underlying: \(underlying))"
+        }
+        return Self.singleLine(summary)
+    }
+
+    /// The context path, plus the missing key for `.keyNotFound`.
+    var fullCodingPath: [any CodingKey] {
+        switch self {
+        case let .keyNotFound(key, context): return context.codingPath + [key]
+        case let .typeMismatch(_, context), let .valueNotFound(_, context): return context.codingPath
+        case let .dataCorrupted(context): return context.codingPath
+        @unknown default: return []
+        }
+    }
+
+    private static func singleLine(_ text: String) -> String {
+        String(text.map { $0.isNewline ? " " : $0 })
+    }
+}
