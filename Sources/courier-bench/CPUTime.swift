@@ -9,7 +9,11 @@ import Darwin
 /// The servers run in other processes, so this counts only the client's work.
 func processCPUSeconds() -> Double {
     var usage = rusage()
+    #if os(Linux)
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    #else
     getrusage(RUSAGE_SELF, &usage)
+    #endif
     func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1_000_000 }
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
