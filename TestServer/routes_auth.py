@@ -84,21 +84,22 @@ state.register_bucket("auth", AuthState)
 
 
 async def _read_params(request: web.Request) -> dict[str, Any]:
-    """JSON object or application/x-www-form-urlencoded body -> dict (empty when neither)."""
+    """JSON object or application/x-www-form-urlencoded body -> dict (empty when neither).
+
+    A body that starts with "{" is read as JSON whatever its Content-Type (curl -d sends
+    form content type by default); anything else is read as a form.
+    """
     raw = await request.read()
-    if not raw:
+    text = raw.decode("utf-8", "replace").strip()
+    if not text:
         return {}
-    ctype = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
-    text = raw.decode("utf-8", "replace")
-    if ctype == "application/x-www-form-urlencoded":
-        return dict(parse_qsl(text, keep_blank_values=True))
-    try:
-        body = json.loads(text)
-    except ValueError:
-        if "=" in text and "{" not in text:
-            return dict(parse_qsl(text, keep_blank_values=True))
-        return {}
-    return body if isinstance(body, dict) else {}
+    if text.startswith("{"):
+        try:
+            body = json.loads(text)
+        except ValueError:
+            return {}
+        return body if isinstance(body, dict) else {}
+    return dict(parse_qsl(text, keep_blank_values=True))
 
 
 def _oauth_error(status: int, error: str, description: str, headers: dict[str, str] | None = None) -> web.Response:

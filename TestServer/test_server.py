@@ -401,6 +401,34 @@ def fault_503_retry_after_then_success() -> None:
     eq(len(log), 4, "request log")
 
 
+@case
+def other_fault_actions() -> None:
+    p = ns()
+    host, port = BASE.split("//")[1].split(":")
+    call("POST", p + "/_faults", [{"path": "/echo*", "faults": [{"action": "truncate", "bytes": 5}]},
+                                  {"path": "/status/{code}", "method": "GET", "faults": [{"action": "reset"}]}])
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn.request("GET", p + "/echo/x")
+    resp = conn.getresponse()
+    try:
+        resp.read()
+        raise AssertionError("expected a truncated body")
+    except http.client.IncompleteRead as exc:
+        eq(len(exc.partial), 5, "truncated bytes")
+    conn.close()
+    try:
+        call("GET", p + "/status/200")
+        raise AssertionError("expected a reset")
+    except (ConnectionError, urllib.error.URLError, http.client.HTTPException):
+        pass
+    eq(call("GET", p + "/status/200").status, 200, "after faults")
+    eq(call("GET", p + "/_faults").json()["remaining"], 0, "consumed")
+    r = call("GET", "/status/418")
+    eq((r.status, r.json()), (418, {"status": 418, "reason": "I'm a Teapot"}), "teapot")
+    r = call("GET", "/cookies/delete?session")
+    check("session=" in (r.header("Set-Cookie") or ""), "delete cookie")
+
+
 # --------------------------------------------------------------------------- cache
 
 @case
