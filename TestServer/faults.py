@@ -33,6 +33,11 @@ from common import (error_response, json_response, read_json, retry_after_value,
                     state_of, unprefixed_path)
 
 ACTIONS = {"delay", "drop", "drop_after_store", "reset", "truncate"}
+# While one of these is pending in a namespace, every response of that namespace carries
+# "Connection: close". libcurl (and so URLSession on Linux) silently re-sends a request when a
+# *reused* connection dies before any response byte - and for POSTs it re-sends without the
+# body, then hangs until its timeout. A fresh connection per request makes the drop visible.
+CLOSING_ACTIONS = {"drop", "drop_after_store", "reset"}
 
 
 class FaultPlan:
@@ -73,6 +78,9 @@ class FaultsState:
                 self.served.append({"method": method, "path": path, "fault": fault, "at": time.time()})
                 return fault
         return None
+
+    def has_pending_drops(self) -> bool:
+        return any(f.get("action") in CLOSING_ACTIONS for p in self.plans for f in p.queue)
 
     def remaining(self) -> int:
         return sum(len(p.queue) for p in self.plans)
@@ -193,6 +201,13 @@ def _status_response(fault: dict[str, Any]) -> web.Response:
 
 @web.middleware
 async def fault_middleware(request: web.Request, handler):
+    resp = await _apply_faults(request, handler)
+    if not request.get("fault_dropped") and state_of(request).bucket("faults").has_pending_drops():
+        resp.force_close()
+    return resp
+
+
+async def _apply_faults(request: web.Request, handler):
     path = unprefixed_path(request)
     if path.startswith("/_"):
         return await handler(request)
