@@ -351,9 +351,13 @@ def drop_after_store_creates_order_without_response() -> None:
     p = ns()
     r = call("POST", p + "/_faults", {"path": "/orders", "method": "POST", "faults": [{"action": "drop_after_store"}]})
     eq(r.json()["remaining"], 1, "plan stored")
-    eq(r.header("Connection"), "close", "Connection: close while a drop is pending")
-    eq(call("GET", p + "/items").header("Connection"), "close", "every response of the namespace closes")
     host, port = BASE.split("//")[1].split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)  # urllib always asks for close
+    conn.request("GET", p + "/items")
+    resp = conn.getresponse()
+    resp.read()
+    eq(resp.getheader("Connection"), "close", "Connection: close while a drop is pending")
+    conn.close()
     conn = http.client.HTTPConnection(host, int(port), timeout=10)
     conn.request("POST", p + "/orders", body=json.dumps({"sku": "Z"}),
                  headers={"Content-Type": "application/json", "Idempotency-Key": "drop-1"})
