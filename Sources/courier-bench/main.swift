@@ -19,6 +19,7 @@ let requests = argument("--requests").flatMap(Int.init) ?? 2000
 let rounds = argument("--rounds").flatMap(Int.init) ?? 3
 
 do {
+    try await runOverheadBench(calls: 20_000)
     try await runCoreBench(serverURL: serverURL, requests: requests, rounds: rounds)
 } catch {
     FileHandle.standardError.write(Data("courier-bench failed: \(error)\n".utf8))

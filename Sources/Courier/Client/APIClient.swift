@@ -55,6 +55,7 @@ public final class APIClient: Sendable {
     private let pipeline: Pipeline
     private let builder: RequestBuilder
     private let currentEnvironment: Locked<APIEnvironment>
+    private let deadlines: any DeadlineScheduling
 
     /// Creates a client.
     public init(configuration: Configuration) {
@@ -64,6 +65,7 @@ public final class APIClient: Sendable {
             encoder: configuration.encoder, queryEncoder: configuration.queryEncoder,
             defaultHeaders: configuration.headers)
         self.currentEnvironment = Locked(configuration.environment)
+        self.deadlines = makeDeadlineScheduler(clock: configuration.clock)
     }
 
     /// Creates a client with default configuration for `environment`, optionally adjusted by `configure`.
@@ -123,24 +125,28 @@ public final class APIClient: Sendable {
         }
     }
 
-    /// Runs `operation` and fails with ``NetworkError/timedOut(_:)`` when `timeout` passes first.
-    /// The loser is cancelled, which cancels its `URLSessionTask`.
+    /// Runs `operation` in a child task and fails with ``NetworkError/timedOut(_:)`` when `timeout`
+    /// passes first: the deadline cancels the task, which cancels its `URLSessionTask`. Cancelling
+    /// the caller cancels the task too.
     private func withDeadline<T: Sendable>(
         _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        let clock = configuration.clock
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await clock.sleep(for: timeout)
-                return nil
+        let expired = Locked(false)
+        let task = Task { try await operation() }
+        let token = deadlines.schedule(after: timeout) {
+            expired.set(true)
+            task.cancel()
+        }
+        defer { deadlines.cancel(token) }
+        do {
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else {
-                try Task.checkCancellation()
-                throw NetworkError.timedOut(nil)
-            }
-            return value
+        } catch {
+            if expired.current && !Task.isCancelled { throw NetworkError.timedOut(nil) }
+            throw error
         }
     }
 

@@ -23,6 +23,8 @@ public protocol RequestContextKey {
 public final class RequestContext: Sendable {
     /// Correlates the call across client logs, metrics and the server (`X-Request-ID`).
     public let id: UUID
+    /// ``id`` as a lower-case string, as sent in `X-Request-ID` and written to logs.
+    public let requestID: String
     /// The policy of the endpoint being called.
     public let policy: EndpointPolicy
     /// The HTTP method of the logical call.
@@ -58,6 +60,7 @@ public final class RequestContext: Sendable {
         startedAt: ContinuousClock.Instant = .now
     ) {
         self.id = id
+        self.requestID = id.uuidString.lowercased()
         self.policy = policy
         self.method = method
         self.pathTemplate = pathTemplate

@@ -88,14 +88,17 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 }
 
 extension HTTPHeaders {
-    /// Reads the header fields of an `HTTPURLResponse`, sorted by name so the order is stable.
+    /// Reads the header fields of an `HTTPURLResponse` (order as Foundation reports them; lookups
+    /// are case-insensitive, so order only matters for display).
     public init(_ response: HTTPURLResponse) {
         var fields: [Field] = []
-        for (key, value) in response.allHeaderFields {
+        let all = response.allHeaderFields
+        fields.reserveCapacity(all.count)
+        for (key, value) in all {
             guard let name = key as? String else { continue }
-            fields.append(Field(name: name, value: "\(value)"))
+            fields.append(Field(name: name, value: value as? String ?? "\(value)"))
         }
-        self.init(fields.sorted { $0.name.lowercased() < $1.name.lowercased() })
+        self.init(fields)
     }
 
     /// Reads the header fields of a `URLRequest`, sorted by name so the order is stable.

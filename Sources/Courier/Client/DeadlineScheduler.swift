@@ -1,0 +1,99 @@
+import Foundation
+
+/// Enforces the total deadlines of many calls with one sleeping task, instead of a timer (and a
+/// task group) per call — measured at ~65 µs of CPU per call on Linux, more than everything else
+/// the client does.
+///
+/// Each call registers its deadline and an expiry action; the scheduler sleeps until the earliest
+/// registered deadline, runs the actions of every entry that has expired, and sleeps again until
+/// the next one. A call that finishes first removes its entry. Registration is a lock and a
+/// dictionary insert; the sleeper is only restarted when a new deadline is earlier than the one it
+/// sleeps towards.
+protocol DeadlineScheduling: Sendable {
+    /// Registers `expire` to run once `timeout` from now has passed; returns a token for ``cancel(_:)``.
+    func schedule(after timeout: Duration, expire: @escaping @Sendable () -> Void) -> UInt64
+    /// Removes a registration; its action will not run.
+    func cancel(_ token: UInt64)
+}
+
+/// Builds a scheduler on any `Duration`-based clock (opens the client's `any Clock<Duration>`).
+func makeDeadlineScheduler<C: Clock>(clock: C) -> any DeadlineScheduling where C.Duration == Duration {
+    DeadlineScheduler(clock: clock)
+}
+
+final class DeadlineScheduler<C: Clock>: DeadlineScheduling where C.Duration == Duration {
+    private struct Entry {
+        let deadline: C.Instant
+        let expire: @Sendable () -> Void
+    }
+
+    private struct State: @unchecked Sendable {
+        // `@unchecked`: `C.Instant` is Sendable by `InstantProtocol`'s requirements; the closure and
+        // task are Sendable. The compiler cannot see the generic instant's conformance through
+        // the dictionary; every access goes through `Locked`.
+        var entries: [UInt64: Entry] = [:]
+        var nextToken: UInt64 = 0
+        var wakeAt: C.Instant?
+        var sleeper: Task<Void, Never>?
+    }
+
+    private let clock: C
+    private let state = Locked(State())
+
+    init(clock: C) { self.clock = clock }
+
+    deinit {
+        state.withLock { $0.sleeper?.cancel() }
+    }
+
+    func schedule(after timeout: Duration, expire: @escaping @Sendable () -> Void) -> UInt64 {
+        let deadline = clock.now.advanced(by: timeout)
+        return state.withLock { state in
+            let token = state.nextToken
+            state.nextToken &+= 1
+            state.entries[token] = Entry(deadline: deadline, expire: expire)
+            if state.wakeAt.map({ deadline < $0 }) ?? true {
+                state.sleeper?.cancel()
+                state.wakeAt = deadline
+                state.sleeper = makeSleeper(until: deadline)
+            }
+            return token
+        }
+    }
+
+    func cancel(_ token: UInt64) {
+        state.withLock { _ = $0.entries.removeValue(forKey: token) }
+    }
+
+    private func makeSleeper(until deadline: C.Instant) -> Task<Void, Never> {
+        let clock = self.clock
+        return Task { [weak self] in
+            do {
+                try await clock.sleep(until: deadline, tolerance: nil)
+            } catch {
+                return  // replaced by an earlier deadline, or the scheduler is gone
+            }
+            self?.fireExpired()
+        }
+    }
+
+    private func fireExpired() {
+        let now = clock.now
+        let expired: [@Sendable () -> Void] = state.withLock { state in
+            var due: [@Sendable () -> Void] = []
+            for (token, entry) in state.entries where entry.deadline <= now {
+                due.append(entry.expire)
+                state.entries[token] = nil
+            }
+            if let next = state.entries.values.map(\.deadline).min() {
+                state.wakeAt = next
+                state.sleeper = makeSleeper(until: next)
+            } else {
+                state.wakeAt = nil
+                state.sleeper = nil
+            }
+            return due
+        }
+        for action in expired { action() }
+    }
+}
