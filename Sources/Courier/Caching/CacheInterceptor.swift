@@ -1,0 +1,66 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Answers requests from an ``HTTPCache`` as a private cache per RFC 9111 (and RFC 5861's
+/// `stale-while-revalidate` / `stale-if-error`), driven by the endpoint's ``CachePolicy``.
+///
+/// Put it outside the retry interceptor — usually via ``HTTPCache/interceptors()`` — so a hit
+/// costs no retries and `stale-if-error` applies only once retries are spent:
+/// `RequestID → Logging → Metrics → Cache → Deduplication → Retry → Auth → Idempotency → Transport`.
+///
+/// What it does per request (RFC sections in brackets):
+/// - GET (and HEAD, answered from a stored GET response) with ``CachePolicy/useProtocolPolicy``:
+///   a fresh stored response is served without the network [§4.2] (outcome ``CacheOutcome/hit``);
+///   a stale or `no-cache` one is validated with `If-None-Match` / `If-Modified-Since` [§4.3.1],
+///   and a 304 freshens it [§4.3.4] (``CacheOutcome/revalidated``); within `stale-while-revalidate`
+///   the stale response is served at once and one background revalidation updates it
+///   (``CacheOutcome/staleServed(_:)``); within `stale-if-error`, a 500/502/503/504 or a transport
+///   failure serves the stale response instead of the error.
+/// - ``CachePolicy/reloadIgnoringCache``: always the network; the response is stored.
+/// - ``CachePolicy/returnCacheElseLoad``: any stored response, however stale, else the network.
+/// - ``CachePolicy/onlyIfCached``: any stored response, else ``NetworkError/notCached`` without
+///   touching the network [§5.2.1.7].
+/// - ``CachePolicy/noStore``: neither reads nor writes (``CacheOutcome/bypassed``).
+/// - Unsafe methods (POST, PUT, PATCH, DELETE…) pass through; a 2xx/3xx answer invalidates the
+///   stored responses of the target URI and of same-origin `Location` / `Content-Location` [§4.4].
+/// - Requests with their own conditional or `Range` headers pass through untouched.
+///
+/// The outcome is written to ``RequestContext/cacheOutcome`` for the caller and for metrics.
+public struct CacheInterceptor: Interceptor {
+    /// The cache this interceptor reads and writes.
+    public let cache: HTTPCache
+
+    /// Creates the interceptor for `cache`.
+    public init(cache: HTTPCache) { self.cache = cache }
+
+    public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        let method = (request.httpMethod ?? "GET").uppercased()
+        guard let url = request.url else {
+            context.cacheOutcome = .bypassed
+            return try await next(request)
+        }
+        if Invalidation.isUnsafe(method) {
+            context.cacheOutcome = .bypassed
+            let response = try await next(request)
+            for target in Invalidation.urls(for: request, response: response) {
+                await cache.invalidate(target)
+            }
+            return response
+        }
+        let isConditional = Validation.conditionalFields.contains { request.value(forHTTPHeaderField: $0) != nil }
+        guard method == "GET" || method == "HEAD", context.policy.cache != .noStore, !isConditional,
+              request.value(forHTTPHeaderField: "Range") == nil
+        else {
+            context.cacheOutcome = .bypassed
+            return try await next(request)
+        }
+        let partition = cache.currentPartition
+        let transaction = CacheTransaction(
+            cache: cache, request: request, context: context, next: next,
+            key: CacheKey(partition: partition, url: url), generation: cache.generation(of: partition),
+            isHead: method == "HEAD")
+        return try await transaction.run()
+    }
+}

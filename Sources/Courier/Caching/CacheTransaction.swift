@@ -1,0 +1,235 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One GET or HEAD through the cache: lookup, freshness decision, validation, storage.
+/// See ``CacheInterceptor`` for the rules; this type only carries them out.
+struct CacheTransaction: Sendable {
+    let cache: HTTPCache
+    let request: URLRequest
+    let context: RequestContext
+    let next: Next
+    let key: CacheKey
+    let generation: HTTPCache.Generation
+    let isHead: Bool
+
+    /// The request's own directives (RFC 9111 §5.2.1); `Pragma: no-cache` counts as `no-cache`
+    /// when there is no `Cache-Control` (§5.4).
+    private var requestControl: CacheControl {
+        let headers = HTTPHeaders(request)
+        var control = CacheControl(headers)
+        if !headers.contains("Cache-Control"),
+           headers["Pragma"]?.lowercased().contains("no-cache") == true {
+            control = CacheControl("no-cache")
+        }
+        return control
+    }
+
+    private var now: Date { cache.configuration.now() }
+
+    func run() async throws -> HTTPResponse {
+        let policy = context.policy.cache
+        if policy == .reloadIgnoringCache { return try await fetch(known: nil) }
+
+        let entries = await cache.storage.responses(for: key)
+        let entry = entries.first { Vary.matches($0, request) }
+        let requestControl = self.requestControl
+
+        if policy == .returnCacheElseLoad || policy == .onlyIfCached {
+            if let entry { return serve(entry, .hit) }
+            if policy == .onlyIfCached { throw NetworkError.notCached }
+            return try await fetch(known: entries)
+        }
+
+        guard let entry else {
+            if requestControl.onlyIfCached { throw NetworkError.notCached }
+            return try await fetch(known: entries)
+        }
+        let freshness = cache.freshness(of: entry, at: now)
+        let control = CacheControl(entry.headers)
+        let mustValidate = control.noCache || requestControl.noCache
+        // §4.2.4: no-cache and must-revalidate forbid serving a stale response.
+        let staleAllowed = !mustValidate && !control.mustRevalidate
+
+        if !mustValidate && Self.satisfies(freshness, requestControl) { return serve(entry, .hit) }
+        if staleAllowed, let maxStale = requestControl.maxStale,
+           freshness.staleness <= TimeInterval(maxStale ?? Int.max) {
+            // §5.2.1.2: the client accepts a stale response.
+            return serve(entry, .hit)
+        }
+        if requestControl.onlyIfCached { throw NetworkError.notCached }
+        if staleAllowed, !isHead, let window = control.staleWhileRevalidate,
+           freshness.staleness <= TimeInterval(window) {
+            revalidateInBackground(entry)
+            return serve(entry, .staleServed(.whileRevalidating))
+        }
+        if isHead { return try await forwardHead(freshening: entry) }
+        return try await validate(entry, known: entries, staleAllowed: staleAllowed && !requestControl.noCache)
+    }
+
+    // MARK: Decisions
+
+    /// Fresh, and within the request's `max-age` and `min-fresh` (§5.2.1.1, §5.2.1.3).
+    static func satisfies(_ freshness: Freshness, _ requestControl: CacheControl) -> Bool {
+        guard freshness.isFresh else { return false }
+        if requestControl.has("max-age"), freshness.age > TimeInterval(requestControl.maxAge ?? 0) { return false }
+        if let minFresh = requestControl.minFresh, freshness.remaining < TimeInterval(minFresh) { return false }
+        return true
+    }
+
+    /// The `stale-if-error` window (RFC 5861 §4) of the request or the response, whichever is
+    /// larger, covers how stale `entry` is now.
+    private func staleIfErrorCovers(_ entry: CachedResponse) -> Bool {
+        let window = [CacheControl(entry.headers).staleIfError, requestControl.staleIfError].compactMap { $0 }.max()
+        guard let window else { return false }
+        return cache.freshness(of: entry, at: now).staleness <= TimeInterval(window)
+    }
+
+    /// RFC 5861 §4: "an error is any situation that would result in a 500, 502, 503, or 504".
+    static func isOriginError(_ status: Int) -> Bool { [500, 502, 503, 504].contains(status) }
+
+    // MARK: Serving
+
+    private func serve(_ entry: CachedResponse, _ outcome: CacheOutcome) -> HTTPResponse {
+        context.cacheOutcome = outcome
+        return entry.response(age: cache.freshness(of: entry, at: now).age, includeBody: !isHead)
+    }
+
+    // MARK: Network
+
+    /// Sends the request unconditionally and stores what may be stored. A 304 to it (no stored
+    /// response to apply it to) is answered by one more unconditional request, never decoded.
+    private func fetch(known entries: [CachedResponse]?, refetchOnNotModified: Bool = true) async throws -> HTTPResponse {
+        var requestTime = now
+        var response = try await next(request)
+        if response.statusCode == 304, refetchOnNotModified {
+            requestTime = now
+            response = try await next(request)
+        }
+        await record(response, requestTime: requestTime, responseTime: now, known: entries)
+        context.cacheOutcome = .miss
+        return response
+    }
+
+    /// Validates `entry` with a conditional request (§4.3.1) and applies the answer (§4.3.3).
+    private func validate(_ entry: CachedResponse, known entries: [CachedResponse], staleAllowed: Bool) async throws -> HTTPResponse {
+        let hasValidator = Validation.hasValidator(entry)
+        let conditional = hasValidator ? Validation.conditionalRequest(request, validating: entry) : request
+        let requestTime = now
+        let response: HTTPResponse
+        do {
+            response = try await next(conditional)
+        } catch {
+            if staleAllowed, !Self.isCancellation(error), staleIfErrorCovers(entry) {
+                return serve(entry, .staleServed(.error))
+            }
+            throw error
+        }
+        let responseTime = now
+        if response.statusCode == 304 {
+            guard hasValidator, Validation.notModified(response, matches: entry) else {
+                // A 304 that matches nothing stored: one unconditional re-fetch (§4.3.4).
+                return try await fetch(known: entries, refetchOnNotModified: false)
+            }
+            let updated = Validation.freshen(entry, with: response, requestTime: requestTime, responseTime: responseTime)
+            if shouldWrite { await cache.store(updated, for: key, generation: generation) }
+            return serve(updated, .revalidated)
+        }
+        if staleAllowed, Self.isOriginError(response.statusCode), staleIfErrorCovers(entry) {
+            return serve(entry, .staleServed(.error))
+        }
+        await record(response, requestTime: requestTime, responseTime: responseTime, known: entries)
+        context.cacheOutcome = .miss
+        return response
+    }
+
+    /// HEAD with no fresh stored GET response: forwarded as is; its header fields freshen the
+    /// stored GET response when the validators agree, and invalidate it when they do not (§4.3.5).
+    private func forwardHead(freshening entry: CachedResponse) async throws -> HTTPResponse {
+        let requestTime = now
+        let response = try await next(request)
+        context.cacheOutcome = .miss
+        guard shouldWrite, (200..<300).contains(response.statusCode) else { return response }
+        if Validation.headResponse(response, agreesWith: entry) {
+            let updated = Validation.freshen(entry, with: response, requestTime: requestTime, responseTime: now)
+            await cache.store(updated, for: key, generation: generation)
+        } else {
+            await cache.storage.removeResponses(for: key)
+        }
+        return response
+    }
+
+    /// Stores a full response when allowed (§3); a newer non-storable, non-error answer removes
+    /// the stored ones it supersedes. 5xx answers leave stored responses alone (they may still be
+    /// served by `stale-if-error`).
+    private func record(_ response: HTTPResponse, requestTime: Date, responseTime: Date, known: [CachedResponse]?) async {
+        guard shouldWrite, !isHead else { return }
+        let refusal = Storability.refusal(
+            request: request, response: response,
+            isAuthorized: Storability.isAuthorized(request, policy: context.policy),
+            cachesAuthorizedResponses: context.policy.cachesAuthorizedResponses,
+            maxEntryBytes: cache.configuration.maxEntryBytes)
+        guard refusal == nil else {
+            if response.statusCode < 500, response.statusCode != 304 {
+                await cache.storage.removeResponses(for: key)
+            }
+            return
+        }
+        let names = Vary.fieldNames(in: response.headers)
+        let stored = CachedResponse(
+            statusCode: response.statusCode, headers: response.headers, body: response.body,
+            url: response.url ?? request.url, requestTime: requestTime, responseTime: responseTime,
+            varyingRequestHeaders: Vary.requestValues(names, of: request))
+        // §4.1: when the origin changed the fields it varies on, older variants no longer apply.
+        let existing: [CachedResponse]
+        if let known { existing = known } else { existing = await cache.storage.responses(for: key) }
+        if existing.contains(where: { Set(Vary.fieldNames(in: $0.headers)) != Set(names) }) {
+            await cache.storage.removeResponses(for: key)
+        }
+        await cache.store(stored, for: key, generation: generation)
+    }
+
+    /// `false` for calls that only joined another call's network request (that call stores it)
+    /// and for requests with `Cache-Control: no-store` (§5.2.1.5).
+    private var shouldWrite: Bool {
+        context[DeduplicationRoleKey.self] != .joined && !requestControl.noStore
+    }
+
+    // MARK: stale-while-revalidate
+
+    /// Starts one background revalidation of `entry` unless one is already running (RFC 5861 §3).
+    /// It runs the rest of the pipeline (retries, auth) with this call's context, stores a 304's
+    /// freshened headers or a new full response, and gives up silently on errors.
+    private func revalidateInBackground(_ entry: CachedResponse) {
+        let id = "\(key.partition)\u{0}\(key.url)\u{0}\(entry.variantID)"
+        let background = CacheTransaction(
+            cache: cache, request: request, context: context, next: next,
+            key: key, generation: generation, isHead: false)
+        cache.revalidations.start(id: id, partition: key.partition, timeout: cache.configuration.backgroundRevalidationTimeout) {
+            await background.revalidate(entry)
+        }
+    }
+
+    private func revalidate(_ entry: CachedResponse) async {
+        let conditional = Validation.hasValidator(entry) ? Validation.conditionalRequest(request, validating: entry) : request
+        let requestTime = now
+        guard let response = try? await next(conditional), !Task.isCancelled else { return }
+        let responseTime = now
+        if response.statusCode == 304 {
+            guard Validation.hasValidator(entry), Validation.notModified(response, matches: entry) else { return }
+            let updated = Validation.freshen(entry, with: response, requestTime: requestTime, responseTime: responseTime)
+            await cache.store(updated, for: key, generation: generation)
+            return
+        }
+        guard !Self.isOriginError(response.statusCode) else { return }
+        await record(response, requestTime: requestTime, responseTime: responseTime, known: nil)
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let error = error as? URLError, error.code == .cancelled { return true }
+        if let error = error as? NetworkError, error.isCancellation { return true }
+        return Task.isCancelled
+    }
+}

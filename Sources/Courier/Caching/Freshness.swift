@@ -1,0 +1,81 @@
+import Foundation
+
+/// Age and freshness of a stored response at a given instant (RFC 9111 §4.2), plus the stale
+/// windows of RFC 5861. All durations are in seconds.
+struct Freshness: Sendable, Equatable {
+    /// `current_age` (§4.2.3).
+    let age: TimeInterval
+    /// `freshness_lifetime` (§4.2.1).
+    let lifetime: TimeInterval
+    /// `true` when the lifetime came from the heuristic of §4.2.2 rather than from the server.
+    let isHeuristic: Bool
+
+    /// Seconds the response stays fresh; negative once stale.
+    var remaining: TimeInterval { lifetime - age }
+    /// `response_is_fresh = freshness_lifetime > current_age` (§4.2).
+    var isFresh: Bool { lifetime > age }
+    /// How long the response has been stale (0 while fresh).
+    var staleness: TimeInterval { max(0, age - lifetime) }
+
+    /// Computes the freshness of `entry` at `now`.
+    ///
+    /// - Parameters:
+    ///   - entry: The stored response.
+    ///   - now: The cache's current time.
+    ///   - heuristicFraction: Fraction of the `Last-Modified` age used as heuristic lifetime
+    ///     (§4.2.2 suggests 10 %).
+    ///   - maxHeuristicLifetime: Cap on a heuristic lifetime, in seconds.
+    init(of entry: CachedResponse, at now: Date, heuristicFraction: Double, maxHeuristicLifetime: TimeInterval) {
+        let headers = entry.headers
+        let control = CacheControl(headers)
+        let date = headers["Date"].flatMap(HTTPDate.parse)
+        // The time the response was generated; without a Date, the time it was received (§4.2.3 uses
+        // `date_value`; a recipient must add one if missing, RFC 9110 §6.6.1).
+        let dateValue = date ?? entry.responseTime
+
+        // §4.2.3 age calculation.
+        let ageValue = headers["Age"].flatMap { TimeInterval(Self.deltaSeconds($0) ?? 0) } ?? 0
+        let apparentAge = max(0, entry.responseTime.timeIntervalSince(dateValue))
+        let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
+        let correctedAgeValue = ageValue + responseDelay
+        let correctedInitialAge = max(apparentAge, correctedAgeValue)
+        let residentTime = max(0, now.timeIntervalSince(entry.responseTime))
+        age = correctedInitialAge + residentTime
+
+        // §4.2.1 freshness lifetime; s-maxage applies to shared caches only.
+        if control.has("max-age") {
+            lifetime = TimeInterval(control.maxAge ?? 0)
+            isHeuristic = false
+        } else if let expiresText = headers["Expires"] {
+            // An invalid Expires (e.g. "0") means already expired (§5.3).
+            let expires = HTTPDate.parse(expiresText)
+            lifetime = expires.map { max(0, $0.timeIntervalSince(dateValue)) } ?? 0
+            isHeuristic = false
+        } else if Self.allowsHeuristic(entry, control),
+                  let lastModified = headers["Last-Modified"].flatMap(HTTPDate.parse) {
+            // §4.2.2: a fraction of the interval since Last-Modified, capped.
+            let sinceModified = max(0, dateValue.timeIntervalSince(lastModified))
+            lifetime = min(sinceModified * heuristicFraction, maxHeuristicLifetime)
+            isHeuristic = true
+        } else {
+            lifetime = 0
+            isHeuristic = false
+        }
+    }
+
+    /// Statuses "heuristically cacheable" by default (RFC 9110 §15.1): a cache may assign them a
+    /// heuristic lifetime when the response has no explicit one.
+    static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// §4.2.2: heuristics only for heuristically cacheable statuses or responses marked `public`.
+    static func allowsHeuristic(_ entry: CachedResponse, _ control: CacheControl) -> Bool {
+        heuristicallyCacheableStatuses.contains(entry.statusCode) || control.isPublic
+    }
+
+    /// Parses a delta-seconds field value such as `Age: 30`; `nil` when invalid.
+    static func deltaSeconds(_ text: String) -> Int? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(trimmed) ?? 2_147_483_648
+    }
+}

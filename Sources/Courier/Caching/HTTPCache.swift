@@ -1,0 +1,154 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Courier's private HTTP cache (RFC 9111, with RFC 5861's stale extensions): the storage, the
+/// account partition, the clock, and the background revalidations. The app keeps one per client
+/// and puts ``interceptors()`` into the pipeline, outside the retry interceptor:
+///
+/// ```swift
+/// let cache = HTTPCache(
+///     storage: DiskCacheStorage(directory: cachesDirectory.appendingPathComponent("http")),
+///     partition: { session.userID ?? "anonymous" })
+/// let client = APIClient(environment: .production) { config in
+///     config.interceptors = [RequestIDInterceptor()] + cache.interceptors() + [RetryInterceptor(), …]
+/// }
+/// // at logout:
+/// await cache.removeAll(partition: userID)
+/// ```
+///
+/// URLSession's own `URLCache` is not used: on Linux it never stores anything, and on Apple
+/// platforms it can be neither partitioned per account nor told to serve stale-while-revalidate.
+public final class HTTPCache: Sendable {
+    /// Tunables of the cache. Defaults follow RFC 9111's suggestions.
+    public struct Configuration: Sendable {
+        /// Fraction of the time since `Last-Modified` used as heuristic freshness lifetime when the
+        /// response gives none (RFC 9111 §4.2.2 suggests 10 %). `0.1` by default.
+        public var heuristicFraction: Double = 0.1
+        /// Upper bound of a heuristic freshness lifetime, in seconds; 24 hours by default.
+        public var maxHeuristicLifetime: TimeInterval = 24 * 60 * 60
+        /// Responses with larger bodies are not stored, in bytes; 5 MiB by default.
+        public var maxEntryBytes: Int = 5 * 1024 * 1024
+        /// A background revalidation (`stale-while-revalidate`) is cancelled after this long.
+        /// 30 seconds by default.
+        public var backgroundRevalidationTimeout: Duration = .seconds(30)
+        /// The account whose entries the current request reads and writes, e.g. the signed-in
+        /// user's ID. `"shared"` by default (a single-account app needs nothing else).
+        public var partition: @Sendable () -> String = { "shared" }
+        /// The cache's notion of "now" for age and freshness (RFC 9111 §4.2.3); the wall clock by
+        /// default, injectable for tests.
+        public var now: @Sendable () -> Date = { Date() }
+
+        /// The default configuration.
+        public init() {}
+    }
+
+    /// Where responses are kept.
+    public let storage: any CacheStorage
+    /// The configuration the cache was created with.
+    public let configuration: Configuration
+
+    let revalidations = BackgroundRevalidations()
+    /// Bumped by ``removeAll(partition:)`` so responses of requests that started before a clear
+    /// are not written back into the cleared partition.
+    private let generations = Locked<[String: Int]>([:])
+
+    /// Creates a cache.
+    /// - Parameters:
+    ///   - storage: Where responses are kept; a 20 MiB ``MemoryCacheStorage`` by default.
+    ///   - configuration: Tunables; see ``Configuration``.
+    public init(storage: any CacheStorage = MemoryCacheStorage(), configuration: Configuration = Configuration()) {
+        self.storage = storage
+        self.configuration = configuration
+    }
+
+    /// Creates a cache whose entries are partitioned by `partition` (called once per request).
+    public convenience init(storage: any CacheStorage = MemoryCacheStorage(), partition: @escaping @Sendable () -> String) {
+        var configuration = Configuration()
+        configuration.partition = partition
+        self.init(storage: storage, configuration: configuration)
+    }
+
+    deinit {
+        revalidations.cancelAll()
+    }
+
+    /// The interceptors to put in the pipeline, in order: the ``CacheInterceptor`` and, inside it,
+    /// a ``DeduplicationInterceptor`` using the same partition, so concurrent identical misses and
+    /// revalidations share one network call.
+    public func interceptors() -> [any Interceptor] {
+        [CacheInterceptor(cache: self), DeduplicationInterceptor(partition: configuration.partition)]
+    }
+
+    /// The partition of the current request (see ``Configuration/partition``).
+    public var currentPartition: String { configuration.partition() }
+
+    // MARK: Clearing
+
+    /// Removes every entry of `partition` — call it at logout — and nothing else. Background
+    /// revalidations of that partition are cancelled and awaited first, and responses of requests
+    /// already running are not stored afterwards, so nothing of the account reappears.
+    public func removeAll(partition: String) async {
+        generations.withLock { $0[partition, default: 0] += 1 }
+        await revalidations.cancel(partition: partition)
+        await storage.removeAll(partition: partition)
+    }
+
+    /// Removes every entry of every partition and cancels all background revalidations.
+    public func removeAll() async {
+        generations.withLock { $0[Self.everyPartition, default: 0] += 1 }
+        await revalidations.cancelAllAndWait()
+        await storage.removeAll()
+    }
+
+    /// Removes the stored responses for `url` in every partition (what a successful unsafe request
+    /// does automatically, RFC 9111 §4.4).
+    public func invalidate(_ url: URL) async {
+        await storage.removeResponses(forURL: CacheKey.normalize(url))
+    }
+
+    // MARK: Background revalidation
+
+    /// Waits until every background revalidation running now (and any they lead to) has finished.
+    /// For tests and orderly shutdown; returns at once when none is running.
+    public func waitForBackgroundRevalidations() async {
+        await revalidations.waitForAll()
+    }
+
+    /// Number of background revalidations currently running.
+    public var backgroundRevalidationCount: Int { revalidations.count }
+
+    /// Cancels every background revalidation (they store nothing once cancelled).
+    public func cancelBackgroundRevalidations() {
+        revalidations.cancelAll()
+    }
+
+    // MARK: Internal
+
+    /// The generations key that counts clears of the whole cache.
+    private static let everyPartition = "\u{0}*"
+
+    /// A token that changes whenever `partition` (or the whole cache) is cleared.
+    struct Generation: Equatable, Sendable {
+        var partition: Int
+        var all: Int
+    }
+
+    /// The current ``Generation`` of `partition`.
+    func generation(of partition: String) -> Generation {
+        generations.withLock { Generation(partition: $0[partition] ?? 0, all: $0[Self.everyPartition] ?? 0) }
+    }
+
+    /// Stores `response` under `key` unless the partition was cleared since `generation` was taken.
+    func store(_ response: CachedResponse, for key: CacheKey, generation: Generation) async {
+        guard self.generation(of: key.partition) == generation else { return }
+        await storage.store(response, for: key)
+    }
+
+    /// Freshness of `entry` now.
+    func freshness(of entry: CachedResponse, at now: Date) -> Freshness {
+        Freshness(of: entry, at: now, heuristicFraction: configuration.heuristicFraction,
+                  maxHeuristicLifetime: configuration.maxHeuristicLifetime)
+    }
+}

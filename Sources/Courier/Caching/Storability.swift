@@ -1,0 +1,62 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Whether a response may be stored (RFC 9111 §3, §3.5), decided once per response.
+enum Storability {
+    /// Statuses a cache may store without explicit freshness (RFC 9110 §15.1). 206 is left out:
+    /// Courier does not store partial content.
+    static let cacheableByDefault: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Why a response was not stored; `nil` from ``reason(...)`` means it may be stored.
+    enum Refusal: Equatable {
+        case method, status, noStore, varyWildcard, noFreshnessInformation, authorization, tooLarge
+    }
+
+    /// Decides whether `response` to `request` may be stored.
+    ///
+    /// - Parameters:
+    ///   - request: The request as it reached the cache.
+    ///   - response: The final response.
+    ///   - isAuthorized: The request carries (or the pipeline will add) `Authorization`.
+    ///   - cachesAuthorizedResponses: The endpoint opted in to storing authorized responses.
+    ///   - maxEntryBytes: Responses whose ``CachedResponse/byteCount`` exceeds this are not stored.
+    /// - Returns: `nil` when storable, else the first rule that forbids it.
+    static func refusal(
+        request: URLRequest, response: HTTPResponse, isAuthorized: Bool,
+        cachesAuthorizedResponses: Bool, maxEntryBytes: Int
+    ) -> Refusal? {
+        // §3: the request method is understood and cacheable — Courier stores GET only; a HEAD
+        // response only freshens a stored GET response (§4.3.5).
+        guard (request.httpMethod ?? "GET").uppercased() == "GET" else { return .method }
+        let status = response.statusCode
+        // A final status the cache understands; 206 (partial) and 304 are never stored as such.
+        guard (200..<600).contains(status), status != 206, status != 304 else { return .status }
+        let responseControl = CacheControl(response.headers)
+        let requestControl = CacheControl(HTTPHeaders(request))
+        // §3: no-store in the request or the response.
+        if responseControl.noStore || requestControl.noStore { return .noStore }
+        // §4.1: a Vary of * never matches; storing it would only waste space.
+        if Vary.isWildcard(response.headers) { return .varyWildcard }
+        // §3.5: an authorized request is stored only when the response explicitly allows it.
+        // `private` counts as explicit for a private cache; the endpoint may also opt in.
+        if isAuthorized && !cachesAuthorizedResponses {
+            let explicit = responseControl.isPublic || responseControl.isPrivate
+                || responseControl.mustRevalidate || responseControl.sharedMaxAge != nil
+            if !explicit { return .authorization }
+        }
+        // §3: explicit freshness, public/private, or a status cacheable by default.
+        let explicitFreshness = responseControl.has("max-age") || response.headers.contains("Expires")
+            || responseControl.isPublic || responseControl.isPrivate
+        if !explicitFreshness && !cacheableByDefault.contains(status) { return .noFreshnessInformation }
+        if response.body.count > maxEntryBytes { return .tooLarge }
+        return nil
+    }
+
+    /// `true` when `request` carries `Authorization`, or its endpoint policy makes the pipeline add
+    /// one after the cache (the auth interceptor runs inside the cache).
+    static func isAuthorized(_ request: URLRequest, policy: EndpointPolicy) -> Bool {
+        request.value(forHTTPHeaderField: "Authorization") != nil || policy.auth != .none
+    }
+}

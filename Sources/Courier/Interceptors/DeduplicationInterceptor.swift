@@ -1,0 +1,86 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Makes concurrent identical GET and HEAD requests share one network call: the first one is
+/// sent, the others wait for its response, and every caller gets it.
+///
+/// Requests are identical when the method, the URL, every header field (except per-call ones
+/// such as `X-Request-ID`, see ``defaultIgnoredHeaders``) and the account partition are equal —
+/// so variants negotiated by headers, and different accounts, are never mixed.
+///
+/// Cancelling one caller does not cancel the shared request while other callers still wait; when
+/// the last one leaves, the shared request is cancelled. The shared request runs the rest of the
+/// pipeline with the context of the caller that started it (retries, auth), so only that context
+/// counts attempts; each caller's context records its ``DeduplicationRole``.
+///
+/// Place it right inside the ``CacheInterceptor`` (``HTTPCache/interceptors()`` does), so that
+/// concurrent misses and revalidations of one resource reach the server once.
+public struct DeduplicationInterceptor: Interceptor {
+    /// Header fields that differ per call without changing the response, lower-cased:
+    /// `x-request-id`, `x-correlation-id`, `traceparent`, `tracestate`, `idempotency-key`.
+    public static let defaultIgnoredHeaders: Set<String> = [
+        "x-request-id", "x-correlation-id", "traceparent", "tracestate", "idempotency-key",
+    ]
+
+    /// The account of the current request, part of the identity of a request.
+    public let partition: @Sendable () -> String
+    /// Header fields (lower-cased) left out when comparing requests.
+    public let ignoredHeaders: Set<String>
+    private let flights = InFlightRequests()
+
+    /// Creates the interceptor.
+    /// - Parameters:
+    ///   - partition: The account of the current request; `"shared"` by default.
+    ///   - ignoredHeaders: Fields (any case) left out when comparing requests.
+    public init(
+        partition: @escaping @Sendable () -> String = { "shared" },
+        ignoredHeaders: Set<String> = DeduplicationInterceptor.defaultIgnoredHeaders
+    ) {
+        self.partition = partition
+        self.ignoredHeaders = Set(ignoredHeaders.map { $0.lowercased() })
+    }
+
+    /// Number of distinct requests in flight now (for tests and diagnostics).
+    public var inFlightCount: Int { flights.count }
+
+    /// Number of calls waiting for a request in flight, their own included.
+    public var waitingCount: Int { flights.waiterCount }
+
+    public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        let method = (request.httpMethod ?? "GET").uppercased()
+        guard method == "GET" || method == "HEAD", request.httpBody == nil, request.httpBodyStream == nil,
+              let key = key(for: request, method: method)
+        else { return try await next(request) }
+        let delivery = try await flights.response(for: key) { try await next(request) }
+        context[DeduplicationRoleKey.self] = delivery.role
+        return delivery.response
+    }
+
+    private func key(for request: URLRequest, method: String) -> InFlightRequests.Key? {
+        guard let url = request.url else { return nil }
+        let headers = (request.allHTTPHeaderFields ?? [:])
+            .map { (name: $0.key.lowercased(), value: $0.value) }
+            .filter { !ignoredHeaders.contains($0.name) }
+            .sorted { $0.name < $1.name }
+            .map { "\($0.name):\($0.value)" }
+        return InFlightRequests.Key(partition: partition(), method: method, url: url.absoluteString, headers: headers)
+    }
+}
+
+/// How a call took part in request de-duplication.
+public enum DeduplicationRole: Sendable, Hashable {
+    /// The call's own request went to the network — or it took over a shared request whose
+    /// starter left. It is the one that stores the response in the cache.
+    case primary
+    /// The call joined an identical request already in flight and received its response.
+    case joined
+}
+
+/// The ``RequestContext`` slot holding the call's ``DeduplicationRole``; empty when the call was
+/// not eligible (not GET/HEAD, or a body).
+public enum DeduplicationRoleKey: RequestContextKey {
+    /// The stored type.
+    public typealias Value = DeduplicationRole
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// Saves `Codable` values as files so screens can show the last known data at once — the app's
+/// source of truth between launches, independent of the HTTP cache.
+///
+/// Each key is one file (`<hash>.snapshot`, JSON with the key, `savedAt` and the value), written
+/// atomically (temporary file, then rename). Use one store per account — e.g.
+/// `SnapshotStore(directory: base.appendingPathComponent(userID))` — and call ``removeAll()`` at
+/// logout.
+///
+/// ## Invalidation rules
+/// - A successful fetch replaces the snapshot (``save(_:key:)``), always.
+/// - A failed fetch never touches the snapshot: the screen keeps what it showed.
+/// - A snapshot older than the reader's `maxAge` is not returned (and is deleted), so very old
+///   data never flashes on screen.
+/// - A snapshot that no longer decodes (the model changed) is deleted and treated as absent.
+/// - After a mutation the app knows makes a snapshot wrong, it calls ``remove(key:)`` — or saves
+///   the mutation's result.
+/// - At logout, ``removeAll()`` deletes every snapshot of the store.
+public actor SnapshotStore {
+    /// The directory holding the snapshot files.
+    public nonisolated let directory: URL
+    private let now: @Sendable () -> Date
+
+    static let fileExtension = "snapshot"
+
+    /// Creates a store; nothing is read until the first load.
+    /// - Parameters:
+    ///   - directory: Where snapshot files live; created on the first save.
+    ///   - now: The clock for ``Snapshot/savedAt`` and ages; the wall clock by default.
+    public init(directory: URL, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.directory = directory
+        self.now = now
+    }
+
+    private struct Envelope<Value: Codable>: Codable {
+        var key: String
+        var savedAt: Date
+        var value: Value
+    }
+
+    /// The snapshot saved under `key`, or `nil` when there is none, it no longer decodes as
+    /// `Value`, or it is older than `maxAge` seconds (the last two are deleted).
+    public func load<Value: Codable & Sendable>(_ type: Value.Type, key: String, maxAge: TimeInterval? = nil) -> Snapshot<Value>? {
+        let url = fileURL(for: key)
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        guard let envelope = try? Self.decoder().decode(Envelope<Value>.self, from: data), envelope.key == key else {
+            try? FileManager.default.removeItem(at: url)
+            return nil
+        }
+        let snapshot = Snapshot(value: envelope.value, savedAt: envelope.savedAt)
+        if let maxAge, snapshot.age(at: now()) > maxAge {
+            try? FileManager.default.removeItem(at: url)
+            return nil
+        }
+        return snapshot
+    }
+
+    /// Saves `value` under `key`, replacing any previous snapshot atomically.
+    /// - Returns: The saved snapshot, stamped with the store's current time.
+    /// - Throws: `EncodingError` when `value` cannot be encoded, or the file system's error.
+    @discardableResult
+    public func save<Value: Codable & Sendable>(_ value: Value, key: String) throws -> Snapshot<Value> {
+        let savedAt = now()
+        let data = try Self.encoder().encode(Envelope(key: key, savedAt: savedAt, value: value))
+        try AtomicFile.write(data, to: fileURL(for: key))
+        return Snapshot(value: value, savedAt: savedAt)
+    }
+
+    /// Deletes the snapshot saved under `key`, if any.
+    public func remove(key: String) {
+        try? FileManager.default.removeItem(at: fileURL(for: key))
+    }
+
+    /// Deletes every snapshot of this store (logout).
+    public func removeAll() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names where name.hasSuffix("." + Self.fileExtension) || name.hasPrefix(AtomicFile.temporaryPrefix) {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
+    }
+
+    /// The store's current time.
+    public func currentDate() -> Date { now() }
+
+    /// The file of `key`.
+    public nonisolated func fileURL(for key: String) -> URL {
+        directory.appendingPathComponent(StableHash.hex128(key) + "." + Self.fileExtension)
+    }
+
+    private static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+
+    private static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        return decoder
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+
+extension CachingTests {
+    @Suite struct Deduplication {
+        let clock = ManualDate()
+
+        /// Waits (bounded, without timers) until `condition` holds.
+        private func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
+            for _ in 0..<20_000 {
+                if await condition() { return true }
+                await Task.yield()
+            }
+            return await condition()
+        }
+
+        @Test func concurrentIdenticalGetsShareOneTransportCall() async throws {
+            let clock = self.clock
+            let gate = Gate()
+            let stub = StubTransport { _ in
+                await gate.wait()
+                return CacheFixture.item(clock: clock, headers: ["Cache-Control": "no-cache"])
+            }
+            let cache = CacheFixture.cache(clock: clock)
+            let dedup = DeduplicationInterceptor()
+            let client = APIClient(environment: CacheFixture.environment) {
+                $0.transport = stub
+                $0.interceptors = [CacheInterceptor(cache: cache), dedup]
+            }
+
+            let results = try await withThrowingTaskGroup(of: Response<CacheFixture.Item>.self) { group in
+                for _ in 0..<20 { group.addTask { try await client.response(for: CacheFixture.getItem()) } }
+                // Release the shared request only once all twenty wait for it.
+                #expect(await eventually { dedup.waitingCount == 20 })
+                await gate.open()
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(stub.requestCount == 1)
+            #expect(results.count == 20)
+            #expect(results.allSatisfy { $0.value == CacheFixture.Item(name: "lamp", version: 1) })
+            let roles = results.compactMap { $0.context[DeduplicationRoleKey.self] }
+            #expect(roles.filter { $0 == .primary }.count == 1)
+            #expect(roles.filter { $0 == .joined }.count == 19)
+        }
+
+        @Test func cancellingOneCallerKeepsTheSharedRequestForTheOthers() async throws {
+            let gate = Gate()
+            let stub = StubTransport { _ in
+                await gate.wait()
+                try Task.checkCancellation()
+                return .json(#"{"name":"lamp","version":1}"#)
+            }
+            let dedup = DeduplicationInterceptor()
+            let client = APIClient(environment: CacheFixture.environment) {
+                $0.transport = stub
+                $0.interceptors = [dedup]
+            }
+            let first = Task { try await client.send(CacheFixture.getItem()) }
+            #expect(await eventually { await gate.arrivals == 1 })
+            let second = Task { try await client.send(CacheFixture.getItem()) }
+            let third = Task { try await client.send(CacheFixture.getItem()) }
+            #expect(await eventually { dedup.waitingCount == 3 })
+            first.cancel()
+            let firstResult = await first.result
+            await gate.open()
+            let secondValue = try await second.value
+            let thirdValue = try await third.value
+
+            #expect(throws: NetworkError.self) { try firstResult.get() }
+            #expect(secondValue.name == "lamp" && thirdValue.name == "lamp")
+            #expect(stub.requestCount == 1)
+            #expect(dedup.inFlightCount == 0)
+        }
+
+        @Test func sharedRequestIsCancelledWhenTheLastCallerLeaves() async throws {
+            let gate = Gate()
+            let cancelled = Locked(false)
+            let stub = StubTransport { _ in
+                await gate.wait()
+                cancelled.set(Task.isCancelled)
+                try Task.checkCancellation()
+                return .json(#"{"name":"lamp","version":1}"#)
+            }
+            let dedup = DeduplicationInterceptor()
+            let client = APIClient(environment: CacheFixture.environment) {
+                $0.transport = stub
+                $0.interceptors = [dedup]
+            }
+            let calls = (0..<3).map { _ in Task { try await client.send(CacheFixture.getItem()) } }
+            #expect(await eventually { await gate.arrivals == 1 })
+            for call in calls { call.cancel() }
+            for call in calls { _ = await call.result }
+            #expect(dedup.inFlightCount == 0)
+            await gate.open()
+            #expect(await eventually { cancelled.current })
+        }
+
+        @Test func differentAccountsOrHeadersAreNotShared() async throws {
+            let gate = Gate()
+            let stub = StubTransport { _ in
+                await gate.wait()
+                return .json(#"{"name":"lamp","version":1}"#)
+            }
+            let partition = Locked("alice")
+            let client = APIClient(environment: CacheFixture.environment) {
+                $0.transport = stub
+                $0.interceptors = [DeduplicationInterceptor(partition: { partition.current })]
+            }
+            let alice = Task { try await client.send(CacheFixture.getItem()) }
+            #expect(await eventually { await gate.arrivals == 1 })
+            partition.set("bob")
+            let bob = Task { try await client.send(CacheFixture.getItem()) }
+            let german = Task { try await client.send(CacheFixture.getItem(headers: ["Accept-Language": "de"])) }
+            #expect(await eventually { await gate.arrivals == 3 })
+            await gate.open()
+            _ = try await (alice.value, bob.value, german.value)
+            #expect(stub.requestCount == 3)
+        }
+
+        @Test func unsafeMethodsAreNeverShared() async throws {
+            let stub = StubTransport { _ in .json("{}") }
+            let client = APIClient(environment: CacheFixture.environment) {
+                $0.transport = stub
+                $0.interceptors = [DeduplicationInterceptor()]
+            }
+            async let a: Void = client.send(Request<Void>(method: .post, path: "/items"))
+            async let b: Void = client.send(Request<Void>(method: .post, path: "/items"))
+            _ = try await (a, b)
+            #expect(stub.requestCount == 2)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+@testable import Courier
+
+extension CachingTests {
+    @Suite struct Snapshots {
+        struct Catalog: Codable, Equatable, Sendable {
+            var items: [String]
+        }
+
+        struct Failure: Error {}
+
+        let clock = ManualDate()
+
+        private func store() -> (SnapshotStore, URL) {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-snapshots-\(UUID().uuidString)")
+            return (SnapshotStore(directory: directory, now: clock.provider), directory)
+        }
+
+        private func collect(_ stream: AsyncThrowingStream<SnapshotState<Catalog>, any Error>) async -> ([SnapshotState<Catalog>], (any Error)?) {
+            var states: [SnapshotState<Catalog>] = []
+            do {
+                for try await state in stream { states.append(state) }
+                return (states, nil)
+            } catch {
+                return (states, error)
+            }
+        }
+
+        @Test func saveAndLoadRoundTripWithSavedAt() async throws {
+            let (store, directory) = store()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try await store.save(Catalog(items: ["a"]), key: "catalog")
+            clock.advance(by: 90)
+            let loaded = try #require(await store.load(Catalog.self, key: "catalog"))
+            #expect(loaded.value == Catalog(items: ["a"]))
+            #expect(loaded.age(at: clock.now) == 90)
+        }
+
+        @Test func snapshotFirstYieldsSnapshotThenFreshAndSavesIt() async throws {
+            let (store, directory) = store()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try await store.save(Catalog(items: ["old"]), key: "catalog")
+            clock.advance(by: 60)
+            let (states, error) = await collect(store.snapshotFirst(key: "catalog") { Catalog(items: ["new"]) })
+
+            #expect(error == nil)
+            #expect(states.count == 2)
+            if case .snapshot(let snapshot, let age)? = states.first {
+                #expect(snapshot.value.items == ["old"])
+                #expect(age == 60)
+            } else {
+                Issue.record("first state should be the snapshot: \(states)")
+            }
+            #expect(states.last?.isFresh == true)
+            #expect(states.last?.value.items == ["new"])
+            #expect(await store.load(Catalog.self, key: "catalog")?.value.items == ["new"])
+        }
+
+        @Test func failedFetchYieldsSnapshotThenErrorAndKeepsSnapshot() async throws {
+            let (store, directory) = store()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try await store.save(Catalog(items: ["old"]), key: "catalog")
+            let (states, error) = await collect(store.snapshotFirst(key: "catalog") { () throws -> Catalog in throw Failure() })
+
+            #expect(states.map(\.value) == [Catalog(items: ["old"])])
+            #expect(states.first?.isFresh == false)
+            #expect(error is Failure)
+            #expect(await store.load(Catalog.self, key: "catalog")?.value.items == ["old"])
+        }
+
+        @Test func withoutSnapshotOnlyTheFreshValueOrTheErrorArrives() async throws {
+            let (store, directory) = store()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let (failed, failure) = await collect(store.snapshotFirst(key: "none") { () throws -> Catalog in throw Failure() })
+            #expect(failed.isEmpty && failure is Failure)
+            let (fresh, noError) = await collect(store.snapshotFirst(key: "none") { Catalog(items: ["x"]) })
+            #expect(fresh.count == 1 && fresh.first?.isFresh == true && noError == nil)
+        }
+
+        @Test func snapshotsOlderThanMaxAgeAreNotShown() async throws {
+            let (store, directory) = store()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try await store.save(Catalog(items: ["old"]), key: "catalog")
+            clock.advance(by: 3600)
+            let (states, _) = await collect(store.snapshotFirst(key: "catalog", maxSnapshotAge: 600) { Catalog(items: ["new"]) })
+            #expect(states.count == 1)
+            #expect(states.first?.isFresh == true)
+        }
+
+        @Test func undecodableSnapshotIsDroppedAndRemoveAllClears() async throws {
+            let (store, directory) = store()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try await store.save(["not": "a catalog"], key: "catalog")
+            #expect(await store.load(Catalog.self, key: "catalog") == nil)
+            #expect(!FileManager.default.fileExists(atPath: store.fileURL(for: "catalog").path))
+
+            try await store.save(Catalog(items: ["a"]), key: "one")
+            try await store.save(Catalog(items: ["b"]), key: "two")
+            await store.removeAll()
+            #expect(await store.load(Catalog.self, key: "one") == nil)
+            #expect(await store.load(Catalog.self, key: "two") == nil)
+        }
+    }
+}
