@@ -1,0 +1,80 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension RetryPolicy {
+    /// The exponential backoff before jitter: `baseDelay × 2^retry`, capped at ``maxDelay``.
+    ///
+    /// - Parameter retry: Index of the retry about to happen, starting at 0 for the first retry;
+    ///   negative values count as 0.
+    /// - Returns: A delay in `0...maxDelay` (never more, however large `retry` is).
+    public func backoff(forRetry retry: Int) -> Duration {
+        let cap = max(.zero, maxDelay)
+        var delay = max(.zero, baseDelay)
+        guard delay < cap else { return cap }
+        // Doubling step by step cannot overflow: it stops at the cap.
+        for _ in 0..<max(0, retry) {
+            delay = delay * 2
+            if delay >= cap { return cap }
+        }
+        return delay
+    }
+
+    /// The backoff for `retry` with ``jitter`` applied, so that many clients failing together do
+    /// not retry in lockstep ("full" and "equal" jitter as described in the AWS Architecture Blog,
+    /// "Exponential Backoff And Jitter", 2015).
+    ///
+    /// - Parameters:
+    ///   - retry: Index of the retry about to happen, starting at 0 for the first retry.
+    ///   - random: A uniform random number in `0...1` (clamped); injected so tests are exact.
+    /// - Returns: With ``Jitter/none`` the backoff; ``Jitter/full`` `backoff × random`;
+    ///   ``Jitter/equal`` `backoff/2 + backoff/2 × random`. Never negative, at most ``maxDelay``.
+    public func jitteredBackoff(forRetry retry: Int, random: Double) -> Duration {
+        let backoff = backoff(forRetry: retry)
+        let unit = random.isFinite ? min(1, max(0, random)) : 0
+        switch jitter {
+        case .none:
+            return backoff
+        case .full:
+            return backoff * unit
+        case .equal:
+            let half = backoff / 2
+            return half + half * unit
+        }
+    }
+
+    /// The wait a `Retry-After` value asks for (RFC 9110 §10.2.3), bounded by ``maxRetryAfter``.
+    ///
+    /// - Parameters:
+    ///   - retryAfter: The parsed header (delta-seconds or an HTTP-date in any of the three
+    ///     RFC 9110 §5.6.7 formats), or `nil` when the response had none or it did not parse.
+    ///   - now: The current wall-clock time, for the HTTP-date form.
+    /// - Returns: `nil` when there is no usable hint — no header, ``honorsRetryAfter`` is off, or
+    ///   the value is zero or a date not in the future. Callers then use the normal backoff rather
+    ///   than retrying at once in a tight loop. Otherwise the wait, at most ``maxRetryAfter``.
+    public func retryAfterDelay(_ retryAfter: RetryAfter?, now: Date = Date()) -> Duration? {
+        guard honorsRetryAfter, let retryAfter, let wait = retryAfter.delay(from: now), wait > .zero else {
+            return nil
+        }
+        return min(wait, max(.zero, maxRetryAfter))
+    }
+
+    /// Delay before the next attempt, honouring `Retry-After` when the server sent one.
+    ///
+    /// - Parameters:
+    ///   - retry: Index of the retry about to happen, starting at 0 for the first retry.
+    ///   - retryAfter: The response's `Retry-After` value, already parsed (RFC 9110 §10.2.3).
+    ///   - now: The current wall-clock time, for an HTTP-date `Retry-After`.
+    ///   - random: A uniform random number in `0...1` for the jitter; random by default.
+    /// - Returns: ``retryAfterDelay(_:now:)`` when it gives a usable wait, else
+    ///   ``jitteredBackoff(forRetry:random:)``. Never negative.
+    public func delay(
+        forRetry retry: Int,
+        retryAfter: RetryAfter?,
+        now: Date = Date(),
+        random: Double = Double.random(in: 0...1)
+    ) -> Duration {
+        retryAfterDelay(retryAfter, now: now) ?? jitteredBackoff(forRetry: retry, random: random)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One retry that ``RetryInterceptor`` decided on: why, how long it waited and where the wait
+/// came from. Stored in the call's ``RequestContext`` under ``RetryRecordsKey`` so metrics, logs
+/// and tests can read the delays without timing anything.
+public struct RetryRecord: Sendable, Hashable, CustomStringConvertible {
+    /// What made the previous attempt worth repeating.
+    public enum Reason: Sendable, Hashable, CustomStringConvertible {
+        /// A response with a retryable status, e.g. 503.
+        case status(Int)
+        /// A transport failure, e.g. `URLError.networkConnectionLost`.
+        case transport(URLError.Code)
+
+        public var description: String {
+            switch self {
+            case .status(let code): return "HTTP \(code)"
+            case .transport(let code): return "URLError \(code.rawValue)"
+            }
+        }
+    }
+
+    /// Where the delay came from.
+    public enum DelaySource: Sendable, Hashable {
+        /// The server's `Retry-After` header (RFC 9110 §10.2.3), bounded by ``RetryPolicy/maxRetryAfter``.
+        case retryAfter
+        /// The policy's exponential backoff with jitter.
+        case backoff
+    }
+
+    /// Index of this retry: 0 for the first retry (the second attempt).
+    public var retry: Int
+    /// Why the previous attempt is repeated.
+    public var reason: Reason
+    /// The wait before the retry.
+    public var delay: Duration
+    /// Whether ``delay`` came from `Retry-After` or from the backoff.
+    public var delaySource: DelaySource
+
+    /// Creates a record.
+    public init(retry: Int, reason: Reason, delay: Duration, delaySource: DelaySource) {
+        self.retry = retry
+        self.reason = reason
+        self.delay = delay
+        self.delaySource = delaySource
+    }
+
+    public var description: String {
+        "retry \(retry + 1) after \(reason), waiting \(delay) (\(delaySource == .retryAfter ? "Retry-After" : "backoff"))"
+    }
+}
+
+/// The context slot holding the call's ``RetryRecord``s in order, written by ``RetryInterceptor``
+/// when each wait starts.
+public enum RetryRecordsKey: RequestContextKey {
+    public typealias Value = [RetryRecord]
+}
+
+extension RequestContext {
+    /// The retries performed (or being waited for) so far, in order; empty when none.
+    public var retryRecords: [RetryRecord] { self[RetryRecordsKey.self] ?? [] }
+
+    /// The delays of ``retryRecords``, in order.
+    public var retryDelays: [Duration] { retryRecords.map(\.delay) }
+}
