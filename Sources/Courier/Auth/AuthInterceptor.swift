@@ -1,0 +1,73 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Adds `Authorization: Bearer <access token>` (RFC 6750 §2.1) as the endpoint's
+/// ``EndpointPolicy/auth`` asks, and recovers once from a 401 by refreshing the token.
+///
+/// - ``AuthRequirement/none``: the request passes untouched.
+/// - ``AuthRequirement/required``: the token from ``TokenManager/validAccessToken()`` is added.
+///   Without one (nobody signed in) the call fails locally with ``NetworkError/unauthorized(_:)``
+///   — a synthesised 401 whose ``FailedResponse/code`` is `not_signed_in` — and nothing is sent.
+/// - ``AuthRequirement/optional``: the token is added when there is one (and the session is not
+///   expired); otherwise the request goes out anonymously.
+///
+/// On a 401 the token the request carried is handed to ``TokenManager/refresh(failedToken:)``
+/// (which does not refresh again when someone else already did) and the request is sent once
+/// more with the new token. A call is auth-retried at most once, however many times the outer
+/// ``RetryInterceptor`` runs it; a second 401 is returned as is. Re-sending after a 401 is safe
+/// for every method: the server refused the request without applying it.
+///
+/// Position: inside ``RetryInterceptor`` so each retry carries the current token.
+public struct AuthInterceptor: Interceptor {
+    /// The session the tokens come from.
+    public let tokenManager: TokenManager
+
+    /// Creates the interceptor.
+    public init(tokenManager: TokenManager) {
+        self.tokenManager = tokenManager
+    }
+
+    /// The context slot marking that the call already spent its one auth retry.
+    private enum AuthRetriedKey: RequestContextKey { typealias Value = Bool }
+
+    /// - Throws: ``NetworkError/unauthorized(_:)`` (code `not_signed_in`) when the endpoint requires
+    ///   a token and nobody is signed in; ``NetworkError/sessionExpired`` when the refresh token was
+    ///   refused; the refresh's ``NetworkError`` when it failed transiently; whatever `next` throws.
+    public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        let requirement = context.policy.auth
+        guard requirement != .none else { return try await next(request) }
+
+        let token: String?
+        do {
+            token = try await tokenManager.validAccessToken()
+        } catch NetworkError.sessionExpired where requirement == .optional {
+            token = nil
+        }
+        guard let token else {
+            if requirement == .required { throw Self.notSignedIn() }
+            return try await next(request)
+        }
+
+        var request = request
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let response = try await next(request)
+        guard response.statusCode == 401, context[AuthRetriedKey.self] != true else { return response }
+
+        context[AuthRetriedKey.self] = true
+        let refreshed = try await tokenManager.refresh(failedToken: token)
+        try Task.checkCancellation()
+        request.setValue("Bearer \(refreshed)", forHTTPHeaderField: "Authorization")
+        return try await next(request)
+    }
+
+    /// The local failure for a required token when nobody is signed in: a 401 summary that was
+    /// never on the wire, marked with the code `not_signed_in`.
+    static func notSignedIn() -> NetworkError {
+        let body = #"{"error":"not_signed_in","error_description":"Sign in first: no access token is stored, so the request was not sent."}"#
+        let response = HTTPResponse(
+            statusCode: 401, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+        return .unauthorized(FailedResponse(response))
+    }
+}

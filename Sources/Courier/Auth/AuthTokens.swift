@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The user's OAuth 2.0 credentials: a short-lived access token sent as `Authorization: Bearer`
+/// (RFC 6750 §2.1) and the refresh token that buys the next one (RFC 6749 §1.5).
+///
+/// Secrets never leave through text: `description`, `debugDescription` and the mirror (what
+/// `print`, `dump`, string interpolation and the debugger show) print `<redacted>`, so tokens do
+/// not reach a log by accident. Store them only in a ``TokenStore`` — never in `UserDefaults` or a
+/// URL query (RFC 6750 §5.3).
+public struct AuthTokens: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The access token, usually a JWT (RFC 7519).
+    public var accessToken: String
+    /// The refresh token, `nil` when the server issued none (then the session ends when the
+    /// access token expires).
+    public var refreshToken: String?
+    /// When the access token expires, from the token response's `expires_in` (RFC 6749 §5.1);
+    /// `nil` when unknown. The JWT's own `exp` claim, when present, takes precedence — see
+    /// ``accessTokenExpiry``.
+    public var expiresAt: Date?
+
+    /// Creates a credential pair.
+    public init(accessToken: String, refreshToken: String?, expiresAt: Date? = nil) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresAt = expiresAt
+    }
+
+    /// When the access token stops being accepted: its JWT `exp` claim (RFC 7519 §4.1.4) when it
+    /// is a readable JWT, else ``expiresAt``, else `nil` (unknown: only a 401 will tell).
+    public var accessTokenExpiry: Date? {
+        JSONWebToken.claims(of: accessToken)?.expiration ?? expiresAt
+    }
+
+    public var description: String {
+        let expiry = accessTokenExpiry.map { " expiring \(HTTPDate.string(from: $0))" } ?? ""
+        return "AuthTokens(access: <redacted>, refresh: \(refreshToken == nil ? "none" : "<redacted>")\(expiry))"
+    }
+
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: ["accessToken": "<redacted>", "refreshToken": refreshToken == nil ? "nil" : "<redacted>",
+                                "expiresAt": expiresAt as Any], displayStyle: .struct)
+    }
+}
+
+extension AuthTokens {
+    /// The stored form used by ``FileTokenStore`` and the Keychain store: a small JSON object with
+    /// `access_token`, `refresh_token` and `expires_at` (seconds since 1970).
+    private struct Stored: Codable {
+        var access_token: String
+        var refresh_token: String?
+        var expires_at: Double?
+    }
+
+    /// Encodes the tokens for a ``TokenStore``.
+    func storedRepresentation() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(Stored(
+            access_token: accessToken, refresh_token: refreshToken, expires_at: expiresAt?.timeIntervalSince1970))
+    }
+
+    /// Decodes tokens written by ``storedRepresentation()``.
+    ///
+    /// - Throws: ``TokenStoreError/corrupted(_:)`` when `data` is not that shape.
+    init(storedRepresentation data: Data) throws {
+        guard let stored = try? JSONDecoder().decode(Stored.self, from: data), !stored.access_token.isEmpty else {
+            throw TokenStoreError.corrupted("the stored credentials are not a token object")
+        }
+        self.init(accessToken: stored.access_token, refreshToken: stored.refresh_token,
+                  expiresAt: stored.expires_at.map { Date(timeIntervalSince1970: $0) })
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// A successful OAuth 2.0 access-token response (RFC 6749 §5.1), as returned by a sign-in
+/// (password, authorization-code) or refresh grant.
+///
+/// ```swift
+/// let response: OAuthTokenResponse = try await client.send(.post("/auth/login", body: credentials))
+/// try await tokenManager.signIn(response.tokens())
+/// ```
+public struct OAuthTokenResponse: Decodable, Sendable, Hashable, CustomStringConvertible {
+    /// `access_token`.
+    public var accessToken: String
+    /// `token_type`, e.g. `Bearer` (RFC 6750); `nil` when the server omitted it.
+    public var tokenType: String?
+    /// `expires_in`: lifetime of the access token in seconds, when sent.
+    public var expiresIn: Double?
+    /// `refresh_token`, when the server issued one. A refresh response without one means "keep
+    /// using the current refresh token" (RFC 6749 §6).
+    public var refreshToken: String?
+    /// `scope`, when sent.
+    public var scope: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case expiresIn = "expires_in"
+        case refreshToken = "refresh_token"
+        case scope
+    }
+
+    /// Creates a response value.
+    public init(accessToken: String, tokenType: String? = "Bearer", expiresIn: Double? = nil,
+                refreshToken: String? = nil, scope: String? = nil) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresIn = expiresIn
+        self.refreshToken = refreshToken
+        self.scope = scope
+    }
+
+    /// Decodes the JSON object; `expires_in` may be a number or a numeric string.
+    ///
+    /// - Throws: `DecodingError` when `access_token` is missing or empty, or a field has the
+    ///   wrong type.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        accessToken = try container.decode(String.self, forKey: .accessToken)
+        guard !accessToken.isEmpty else {
+            throw DecodingError.dataCorruptedError(forKey: .accessToken, in: container, debugDescription: "empty access_token")
+        }
+        tokenType = try container.decodeIfPresent(String.self, forKey: .tokenType)
+        if let seconds = try? container.decodeIfPresent(Double.self, forKey: .expiresIn) {
+            expiresIn = seconds
+        } else {
+            expiresIn = try container.decodeIfPresent(String.self, forKey: .expiresIn).flatMap(Double.init)
+        }
+        refreshToken = try container.decodeIfPresent(String.self, forKey: .refreshToken).flatMap { $0.isEmpty ? nil : $0 }
+        scope = try container.decodeIfPresent(String.self, forKey: .scope)
+    }
+
+    /// The tokens to store.
+    ///
+    /// - Parameters:
+    ///   - receivedAt: When the response arrived; `expires_in` counts from here.
+    ///   - currentRefreshToken: The refresh token to keep when the response carries none.
+    public func tokens(receivedAt: Date = Date(), keeping currentRefreshToken: String? = nil) -> AuthTokens {
+        AuthTokens(
+            accessToken: accessToken,
+            refreshToken: refreshToken ?? currentRefreshToken,
+            expiresAt: expiresIn.flatMap { $0.isFinite ? receivedAt.addingTimeInterval($0) : nil })
+    }
+
+    public var description: String {
+        "OAuthTokenResponse(access: <redacted>, refresh: \(refreshToken == nil ? "none" : "<redacted>"), expires_in: \(expiresIn.map { "\($0)" } ?? "none"))"
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How ``TokenManager`` exchanges a refresh token for new tokens: how the request is built and
+/// how the token endpoint's answer is read. The request goes straight to the transport — never
+/// through the pipeline — so a 401 from it cannot trigger another refresh.
+///
+/// Use ``oauth2(tokenURL:encoding:clientID:scope:additionalParameters:timeout:)`` for a standard
+/// OAuth 2.0 server (RFC 6749 §6), or supply both closures for another shape:
+/// ```swift
+/// let grant = RefreshTokenGrant(
+///     makeRequest: { refreshToken in
+///         var request = URLRequest(url: URL(string: "https://api.example.com/session/renew")!)
+///         request.httpMethod = "POST"
+///         request.setValue(refreshToken, forHTTPHeaderField: "X-Refresh-Token")
+///         return request
+///     },
+///     parseResponse: { response, current in
+///         try RefreshTokenGrant.parseOAuth2Response(response, current: current, receivedAt: Date())
+///     })
+/// ```
+public struct RefreshTokenGrant: Sendable {
+    /// Builds the refresh request from the stored refresh token.
+    public typealias RequestBuilder = @Sendable (_ refreshToken: String) throws -> URLRequest
+    /// Reads the token endpoint's response into the tokens to store. `current` is what is stored
+    /// now (to keep its refresh token when the server did not rotate it). Throw
+    /// ``TokenRefreshRejection`` when the refresh token was refused — that ends the session;
+    /// any other error is a transient failure.
+    public typealias ResponseParser = @Sendable (_ response: HTTPResponse, _ current: AuthTokens) throws -> AuthTokens
+
+    /// Builds the request.
+    public var makeRequest: RequestBuilder
+    /// Reads the response.
+    public var parseResponse: ResponseParser
+
+    /// Creates a grant from both closures.
+    public init(makeRequest: @escaping RequestBuilder, parseResponse: @escaping ResponseParser) {
+        self.makeRequest = makeRequest
+        self.parseResponse = parseResponse
+    }
+
+    /// The body format of the refresh request.
+    public enum BodyEncoding: Sendable, Hashable {
+        private static func decodingPath(of error: any Error) -> String {
+        let codingPath: [any CodingKey]
+        switch error as? DecodingError {
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?,
+             .keyNotFound(_, let context)?, .dataCorrupted(let context)?:
+            codingPath = context.codingPath
+        default:
+            codingPath = []
+        }
+        return codingPath.isEmpty ? "<root>" : codingPath.map(\.stringValue).joined(separator: ".")
+    }
+
+    /// `application/x-www-form-urlencoded`, as RFC 6749 §6 specifies.
+        case form
+        /// `application/json`, which many non-standard token endpoints expect.
+        case json
+    }
+
+    /// The OAuth 2.0 refresh-token grant (RFC 6749 §6):
+    /// `POST tokenURL` with `grant_type=refresh_token&refresh_token=…` (plus `client_id`, `scope`
+    /// and any extra parameters), `Accept: application/json`, `Cache-Control: no-store`; the
+    /// answer is read by ``parseOAuth2Response(_:current:receivedAt:)``.
+    ///
+    /// - Parameters:
+    ///   - tokenURL: The token endpoint.
+    ///   - encoding: The body format; form-encoded by default.
+    ///   - clientID: `client_id` for public clients (RFC 6749 §2.3.1), when the server needs it.
+    ///   - scope: `scope` to request, when narrower than the original grant.
+    ///   - additionalParameters: More body parameters (sorted by name so the body is stable).
+    ///   - timeout: The request's idle timeout in seconds-as-`Duration`; 15 s by default.
+    public static func oauth2(
+        tokenURL: URL,
+        encoding: BodyEncoding = .form,
+        clientID: String? = nil,
+        scope: String? = nil,
+        additionalParameters: [String: String] = [:],
+        timeout: Duration = .seconds(15)
+    ) -> RefreshTokenGrant {
+        RefreshTokenGrant(
+            makeRequest: { refreshToken in
+                var parameters: [(String, String)] = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
+                if let clientID { parameters.append(("client_id", clientID)) }
+                if let scope { parameters.append(("scope", scope)) }
+                parameters += additionalParameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+
+                var request = URLRequest(url: tokenURL)
+                request.httpMethod = "POST"
+                request.timeoutInterval = max(1, Double(timeout.components.seconds)
+                                              + Double(timeout.components.attoseconds) / 1e18)
+                request.setValue("application/json", forHTTPHeaderField: "Accept")
+                request.setValue("no-store", forHTTPHeaderField: "Cache-Control")
+                switch encoding {
+                case .form:
+                    request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+                    request.httpBody = Data(formEncoded(parameters).utf8)
+                case .json:
+                    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                    request.httpBody = try JSONSerialization.data(
+                        withJSONObject: Dictionary(parameters, uniquingKeysWith: { first, _ in first }),
+                        options: [.sortedKeys])
+                }
+                return request
+            },
+            parseResponse: { response, current in
+                try parseOAuth2Response(response, current: current, receivedAt: Date())
+            })
+    }
+
+    /// Reads a token endpoint's answer the OAuth 2.0 way.
+    ///
+    /// - 2xx with an access-token body (RFC 6749 §5.1): the new tokens; when the body has no
+    ///   `refresh_token`, the current one is kept (RFC 6749 §6); `expires_in` counts from `receivedAt`.
+    /// - 400 or 401 (RFC 6749 §5.2: `invalid_grant`, `invalid_client`, …), or any response whose
+    ///   JSON `error` is `invalid_grant`: throws ``TokenRefreshRejection`` — the session is over.
+    /// - Anything else (5xx, 429, a malformed 2xx body): throws the ``NetworkError`` for it — a
+    ///   transient failure; the user stays signed in.
+    ///
+    /// - Throws: ``TokenRefreshRejection`` or ``NetworkError`` as above.
+    public static func parseOAuth2Response(
+        _ response: HTTPResponse, current: AuthTokens, receivedAt: Date
+    ) throws -> AuthTokens {
+        let details = ErrorBodyParser.parse(response)
+        let oauthError = details.code
+        if response.statusCode == 400 || response.statusCode == 401 || oauthError == "invalid_grant" {
+            throw TokenRefreshRejection(statusCode: response.statusCode, error: oauthError,
+                                        errorDescription: details.message)
+        }
+        guard response.isSuccess else {
+            throw NetworkError(response: response)
+        }
+        do {
+            let body = try JSONDecoder().decode(OAuthTokenResponse.self, from: response.body)
+            return body.tokens(receivedAt: receivedAt, keeping: current.refreshToken)
+        } catch {
+            let path = decodingPath(of: error)
+            // Only the status and size go into the error: the body may hold tokens.
+            throw NetworkError.decoding(DecodingFailure(
+                underlying: error, codingPath: path, typeName: "\(OAuthTokenResponse.self)",
+                statusCode: response.statusCode, bodySnippet: "<\(response.body.count) bytes, not shown>"))
+        }
+    }
+
+    private static func decodingPath(of error: any Error) -> String {
+        let codingPath: [any CodingKey]
+        switch error as? DecodingError {
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?,
+             .keyNotFound(_, let context)?, .dataCorrupted(let context)?:
+            codingPath = context.codingPath
+        default:
+            codingPath = []
+        }
+        return codingPath.isEmpty ? "<root>" : codingPath.map(\.stringValue).joined(separator: ".")
+    }
+
+    /// `application/x-www-form-urlencoded` (WHATWG URL §5.2, RFC 6749 Appendix B): unreserved
+    /// characters kept, space as `+`, every other byte percent-encoded.
+    static func formEncoded(_ parameters: [(String, String)]) -> String {
+        func encode(_ text: String) -> String {
+            var result = ""
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                     UInt8(ascii: "0")...UInt8(ascii: "9"),
+                     UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "*"):
+                    result.unicodeScalars.append(Unicode.Scalar(byte))
+                case UInt8(ascii: " "):
+                    result.append("+")
+                default:
+                    let hex = Array("0123456789ABCDEF".utf8)
+                    result.append("%")
+                    result.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
+                    result.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0x0F)]))
+                }
+            }
+            return result
+        }
+        return parameters.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
+    }
+}

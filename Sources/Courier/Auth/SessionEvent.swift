@@ -1,0 +1,70 @@
+import Foundation
+
+/// What happened to the signed-in session, published by ``TokenManager/events()``.
+///
+/// ```swift
+/// for await event in tokenManager.events() {
+///     if case .sessionExpired = event { router.showSignIn() }
+/// }
+/// ```
+/// Events carry no token values.
+public enum SessionEvent: Sendable, Hashable, CustomStringConvertible {
+    /// New tokens were stored by ``TokenManager/signIn(_:)``.
+    case signedIn
+    /// A refresh succeeded and the new tokens are in use.
+    case refreshed
+    /// The refresh token was refused (or none was stored): the tokens were cleared and every
+    /// waiting request failed with ``NetworkError/sessionExpired``. Route the user to sign-in.
+    case sessionExpired(TokenRefreshRejection)
+    /// ``TokenManager/signOut()`` cleared the tokens.
+    case signedOut
+    /// Refreshed tokens could not be saved to the ``TokenStore``; they are used from memory for
+    /// this process, but the next launch will find the previous (possibly already rotated) ones.
+    case storeFailed(TokenStoreError)
+
+    public var description: String {
+        switch self {
+        case .signedIn: return "signed in"
+        case .refreshed: return "tokens refreshed"
+        case .sessionExpired(let rejection): return "session expired (\(rejection))"
+        case .signedOut: return "signed out"
+        case .storeFailed(let error): return "token store failed: \(error)"
+        }
+    }
+}
+
+/// Fans events out to any number of `AsyncStream` subscribers. Each subscriber keeps the newest
+/// `bufferSize` events it has not consumed yet; a finished or cancelled stream unsubscribes itself.
+final class EventBroadcaster<Event: Sendable>: Sendable {
+    private let subscribers = Locked<[UUID: AsyncStream<Event>.Continuation]>([:])
+    private let bufferSize: Int
+
+    init(bufferSize: Int = 32) {
+        self.bufferSize = bufferSize
+    }
+
+    /// A new stream receiving every event published from now on.
+    func subscribe() -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
+        let id = UUID()
+        subscribers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            self?.subscribers.withLock { _ = $0.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Delivers `event` to every current subscriber.
+    func publish(_ event: Event) {
+        for continuation in subscribers.withLock({ Array($0.values) }) {
+            continuation.yield(event)
+        }
+    }
+
+    /// Ends every stream.
+    func finish() {
+        for continuation in subscribers.withLock({ state in defer { state.removeAll() }; return Array(state.values) }) {
+            continuation.finish()
+        }
+    }
+}

@@ -1,0 +1,316 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Owns the signed-in session: hands out a valid access token, refreshes it — once, however many
+/// requests need it at the same moment — and ends the session when the refresh token is refused.
+///
+/// **Proactive refresh.** ``validAccessToken()`` refreshes before sending when the token expires
+/// within ``leeway`` (read from the JWT `exp` claim, RFC 7519 §4.1.4, or the token response's
+/// `expires_in`; the client never verifies the token — the server does). If that refresh fails
+/// transiently while the token is still valid, the current token is used.
+///
+/// **Single flight.** At most one refresh runs at a time; every caller that needs a token
+/// meanwhile waits for that one. A caller whose request came back 401 passes the token it sent
+/// to ``refresh(failedToken:)``: if the stored token already differs, someone refreshed in
+/// between and the stored token is returned without another refresh. Waiting is cancellable per
+/// caller; the refresh itself keeps running for the others.
+///
+/// **Straight to the transport.** The refresh request (built by ``RefreshTokenGrant``) is sent
+/// with the transport directly, never through the pipeline, so a 401 from the token endpoint
+/// cannot start another refresh. It is not retried here: a waiting call's own retry policy
+/// decides whether to try again (which refreshes again) — one retry layer, not two.
+///
+/// **Outcomes.** A refused refresh token (``TokenRefreshRejection``: `invalid_grant`, or a
+/// 400/401 from the token endpoint) clears the store, publishes ``SessionEvent/sessionExpired(_:)``
+/// and fails every waiter with ``NetworkError/sessionExpired``. A transient failure (offline,
+/// timeout, 5xx) fails the waiters with the matching ``NetworkError`` and keeps the user signed in.
+///
+/// Tokens are cached in memory after the first read; the ``TokenStore`` is written on every
+/// change. Call ``reloadFromStore()`` if another process (an app extension) may have changed it.
+public actor TokenManager {
+    private let store: any TokenStore
+    private let transport: any Transport
+    private let grant: RefreshTokenGrant
+    /// How long before expiry the access token is refreshed proactively.
+    public let leeway: Duration
+    private let now: @Sendable () -> Date
+    private let broadcaster = EventBroadcaster<SessionEvent>()
+
+    /// `nil` until the store was read; then the cached tokens (`.some(nil)` when signed out).
+    private var cache: AuthTokens??
+    /// Bumped by sign-in, sign-out and session expiry: a refresh started in an older generation
+    /// must not store its result.
+    private var generation = 0
+    private var inFlight: Task<Void, Never>?
+    private var waiters: [UUID: CheckedContinuation<String, any Error>] = [:]
+
+    /// Number of refresh requests this manager has sent (for metrics, demos and benchmarks).
+    public private(set) var refreshCount = 0
+
+    /// Creates a manager.
+    ///
+    /// - Parameters:
+    ///   - store: Where the tokens persist.
+    ///   - transport: Sends the refresh request — normally the client's own transport, so it
+    ///     shares the connection pool.
+    ///   - grant: How the refresh request is built and its answer read.
+    ///   - leeway: Refresh proactively when the access token expires within this time; 30 s by
+    ///     default (covers clock skew and the request's own travel time). Zero refreshes only
+    ///     tokens already expired by the local clock.
+    ///   - now: The wall clock compared with token expiry; injectable for tests.
+    public init(
+        store: any TokenStore,
+        transport: any Transport,
+        grant: RefreshTokenGrant,
+        leeway: Duration = .seconds(30),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.transport = transport
+        self.grant = grant
+        self.leeway = leeway
+        self.now = now
+    }
+
+    deinit {
+        inFlight?.cancel()
+        broadcaster.finish()
+    }
+
+    // MARK: Observing
+
+    /// A stream of session events from now on. Any number of observers may subscribe; each
+    /// stream keeps its newest 32 unconsumed events and ends when the manager is released.
+    public nonisolated func events() -> AsyncStream<SessionEvent> {
+        broadcaster.subscribe()
+    }
+
+    /// Whether tokens are stored.
+    ///
+    /// - Throws: ``TokenStoreError`` when the store cannot be read.
+    public func isSignedIn() throws -> Bool {
+        try cachedTokens() != nil
+    }
+
+    // MARK: Session lifecycle
+
+    /// Stores the tokens of a new sign-in and publishes ``SessionEvent/signedIn``. Requests waiting
+    /// for a refresh get the new access token.
+    ///
+    /// - Throws: ``TokenStoreError`` when the store cannot be written (the tokens are still used
+    ///   from memory for this process).
+    public func signIn(_ tokens: AuthTokens) throws {
+        generation += 1
+        inFlight?.cancel()
+        inFlight = nil
+        cache = .some(tokens)
+        resumeWaiters(with: .success(tokens.accessToken))
+        broadcaster.publish(.signedIn)
+        try store.write(tokens)
+    }
+
+    /// Forgets the tokens and publishes ``SessionEvent/signedOut``. Requests waiting for a refresh
+    /// end with ``NetworkError/cancelled`` (the user chose to leave; nothing to show).
+    ///
+    /// - Throws: ``TokenStoreError`` when the store cannot be cleared (the tokens are forgotten in
+    ///   memory regardless).
+    public func signOut() throws {
+        generation += 1
+        inFlight?.cancel()
+        inFlight = nil
+        cache = .some(nil)
+        resumeWaiters(with: .failure(NetworkError.cancelled))
+        broadcaster.publish(.signedOut)
+        try store.clear()
+    }
+
+    /// Drops the in-memory copy so the next call reads the ``TokenStore`` again.
+    public func reloadFromStore() {
+        cache = nil
+    }
+
+    // MARK: Tokens
+
+    /// The access token to send now, refreshed first when it expires within ``leeway``.
+    ///
+    /// - Returns: The token, or `nil` when nobody is signed in.
+    /// - Throws: ``NetworkError/sessionExpired`` when the needed refresh was refused; the
+    ///   refresh's ``NetworkError`` when it failed transiently and the current token has already
+    ///   expired; `CancellationError` when the calling task is cancelled while waiting;
+    ///   ``TokenStoreError`` when the store cannot be read.
+    public func validAccessToken() async throws -> String? {
+        if inFlight == nil {
+            guard let tokens = try cachedTokens() else { return nil }
+            guard needsRefresh(tokens), let refreshToken = tokens.refreshToken else { return tokens.accessToken }
+            startRefresh(current: tokens, refreshToken: refreshToken)
+        }
+        do {
+            return try await waitForRefresh()
+        } catch NetworkError.sessionExpired {
+            throw NetworkError.sessionExpired
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // A transient failure: the current token still works until it actually expires.
+            if let tokens = try cachedTokens(), !isExpired(tokens) { return tokens.accessToken }
+            throw error
+        }
+    }
+
+    /// A new access token after a request carrying `failedToken` was answered 401.
+    ///
+    /// - Parameter failedToken: The access token the rejected request carried. When the stored
+    ///   token already differs, it is returned without refreshing (another caller refreshed in
+    ///   between). `nil` forces a refresh.
+    /// - Returns: The access token to retry with.
+    /// - Throws: ``NetworkError/sessionExpired`` when nobody is signed in or the refresh token was
+    ///   refused; the refresh's ``NetworkError`` when it failed transiently; `CancellationError`
+    ///   when the calling task is cancelled while waiting.
+    public func refresh(failedToken: String?) async throws -> String {
+        if inFlight == nil {
+            guard let tokens = try cachedTokens() else { throw NetworkError.sessionExpired }
+            if let failedToken, tokens.accessToken != failedToken { return tokens.accessToken }
+            guard let refreshToken = tokens.refreshToken else {
+                expireSession(.noRefreshToken)
+                throw NetworkError.sessionExpired
+            }
+            startRefresh(current: tokens, refreshToken: refreshToken)
+        }
+        return try await waitForRefresh()
+    }
+
+    // MARK: Refresh machinery
+
+    private enum Outcome: Sendable {
+        case refreshed(AuthTokens)
+        case rejected(TokenRefreshRejection)
+        case failed(NetworkError)
+    }
+
+    private func cachedTokens() throws -> AuthTokens? {
+        if let cache { return cache }
+        let tokens = try store.read()
+        cache = .some(tokens)
+        return tokens
+    }
+
+    private func needsRefresh(_ tokens: AuthTokens) -> Bool {
+        guard let expiry = tokens.accessTokenExpiry else { return false }
+        return now().addingTimeInterval(Self.seconds(leeway)) >= expiry
+    }
+
+    private func isExpired(_ tokens: AuthTokens) -> Bool {
+        guard let expiry = tokens.accessTokenExpiry else { return false }
+        return now() >= expiry
+    }
+
+    private func startRefresh(current: AuthTokens, refreshToken: String) {
+        refreshCount += 1
+        let generation = self.generation
+        let grant = self.grant
+        let transport = self.transport
+        inFlight = Task {
+            let outcome = await Self.exchange(refreshToken: refreshToken, current: current, grant: grant, transport: transport)
+            self.finishRefresh(outcome, generation: generation)
+        }
+    }
+
+    /// Sends the refresh request and classifies the answer. Runs off the actor.
+    private static func exchange(
+        refreshToken: String, current: AuthTokens, grant: RefreshTokenGrant, transport: any Transport
+    ) async -> Outcome {
+        do {
+            let request = try grant.makeRequest(refreshToken)
+            let response = try await transport.send(request)
+            return .refreshed(try grant.parseResponse(response, current))
+        } catch let rejection as TokenRefreshRejection {
+            return .rejected(rejection)
+        } catch {
+            return .failed(NetworkError(error))
+        }
+    }
+
+    private func finishRefresh(_ outcome: Outcome, generation: Int) {
+        // Signed in or out meanwhile: those already answered the waiters.
+        guard generation == self.generation else { return }
+        inFlight = nil
+        switch outcome {
+        case .refreshed(let tokens):
+            cache = .some(tokens)
+            resumeWaiters(with: .success(tokens.accessToken))
+            broadcaster.publish(.refreshed)
+            do {
+                try store.write(tokens)
+            } catch {
+                let storeError = error as? TokenStoreError ?? .corrupted(String(describing: error))
+                broadcaster.publish(.storeFailed(storeError))
+            }
+        case .rejected(let rejection):
+            expireSession(rejection)
+        case .failed(let error):
+            resumeWaiters(with: .failure(error))
+        }
+    }
+
+    private func expireSession(_ rejection: TokenRefreshRejection) {
+        generation += 1
+        inFlight?.cancel()
+        inFlight = nil
+        cache = .some(nil)
+        do {
+            try store.clear()
+        } catch {
+            broadcaster.publish(.storeFailed(error as? TokenStoreError ?? .corrupted(String(describing: error))))
+        }
+        resumeWaiters(with: .failure(NetworkError.sessionExpired))
+        broadcaster.publish(.sessionExpired(rejection))
+    }
+
+    /// Waits for the in-flight refresh; cancelling the calling task ends only this wait.
+    private func waitForRefresh() async throws -> String {
+        let id = UUID()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+                // Runs on the actor, synchronously: either cancellation was already requested
+                // (the handler below may have run before this registration and found nothing),
+                // or the handler's removal is queued behind this registration.
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else if inFlight == nil {
+                    // Nothing to wait for (callers start a refresh first without leaving the
+                    // actor, so this is defensive): answer from the cache, never strand a waiter.
+                    if let tokens = cache ?? nil {
+                        continuation.resume(returning: tokens.accessToken)
+                    } else {
+                        continuation.resume(throwing: NetworkError.sessionExpired)
+                    }
+                } else {
+                    waiters[id] = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelWaiter(id) }
+        }
+    }
+
+    /// Number of callers currently waiting for the in-flight refresh (for tests).
+    var pendingRefreshWaiters: Int { waiters.count }
+
+    private func cancelWaiter(_ id: UUID) {
+        waiters.removeValue(forKey: id)?.resume(throwing: CancellationError())
+    }
+
+    private func resumeWaiters(with result: Result<String, any Error>) {
+        let pending = waiters
+        waiters.removeAll()
+        for continuation in pending.values {
+            continuation.resume(with: result)
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+
+extension AuthTests {
+    /// `AuthInterceptor` in a pipeline over the fake auth server.
+    @Suite(.timeLimit(.minutes(1))) struct AuthInterceptorTests {
+        struct Me: Decodable, Sendable { var jti: String }
+
+        /// Records the paths of the requests that pass through the pipeline below Auth.
+        final class PathRecorder: Interceptor {
+            let paths = Locked<[String]>([])
+            func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+                paths.withLock { $0.append(request.url?.path ?? "") }
+                return try await next(request)
+            }
+        }
+
+        static func client(
+            _ transport: StubTransport, manager: TokenManager, recorder: PathRecorder = PathRecorder(), clock: TestClock = TestClock()
+        ) -> APIClient {
+            APIClient(environment: AuthFixture.environment) {
+                $0.transport = transport
+                $0.interceptors = [
+                    RetryInterceptor(clock: clock, random: { 0 }),
+                    AuthInterceptor(tokenManager: manager),
+                    recorder,
+                    IdempotencyInterceptor(),
+                ]
+            }
+        }
+
+        static func me(_ auth: AuthRequirement = .required) -> Request<Me> {
+            Request<Me>.get("/me").policy(EndpointPolicy.authorizedRead.with(\.auth, auth))
+        }
+
+        @Test func requiredAddsTheBearerToken() async throws {
+            let server = FakeAuthServer()
+            let transport = server.makeTransport()
+            let tokens = server.signIn()
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(tokens))
+            let me = try await Self.client(transport, manager: manager).send(Self.me())
+            #expect(me.jti == "jti-1")
+            #expect(transport.requests.first?.value(forHTTPHeaderField: "Authorization") == "Bearer \(tokens.accessToken)")
+        }
+
+        @Test func requiredWithoutSignInFailsLocallyWithoutSending() async throws {
+            let transport = FakeAuthServer().makeTransport()
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore())
+            do {
+                _ = try await Self.client(transport, manager: manager).send(Self.me())
+                Issue.record("expected unauthorized")
+            } catch NetworkError.unauthorized(let failed) {
+                #expect(failed.statusCode == 401)
+                #expect(failed.code == "not_signed_in")
+            }
+            #expect(transport.requestCount == 0)
+        }
+
+        @Test func optionalGoesAnonymousWhenSignedOutAndAuthorizedWhenSignedIn() async throws {
+            let server = FakeAuthServer()
+            let transport = server.makeTransport()
+            let store = InMemoryTokenStore()
+            let manager = FakeAuthServer.tokenManager(transport, store: store)
+            let client = Self.client(transport, manager: manager)
+            let anonymous = Request<HTTPResponse>(method: .get, path: "/feed", policy: EndpointPolicy.standard.with(\.auth, .optional)) { r, _ in r }
+            _ = try? await client.send(anonymous)
+            #expect(transport.requests.last?.value(forHTTPHeaderField: "Authorization") == nil)
+            let tokens = server.signIn()
+            try await manager.signIn(tokens)
+            _ = try await client.send(anonymous)
+            #expect(transport.requests.last?.value(forHTTPHeaderField: "Authorization") == "Bearer \(tokens.accessToken)")
+        }
+
+        @Test func noneNeverSendsTheToken() async throws {
+            let server = FakeAuthServer()
+            let transport = server.makeTransport()
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(server.signIn()))
+            let request = Request<HTTPResponse>(method: .get, path: "/public", policy: .standard) { r, _ in r }
+            _ = try? await Self.client(transport, manager: manager).send(request)
+            #expect(transport.requestCount == 1)
+            #expect(transport.requests.first?.value(forHTTPHeaderField: "Authorization") == nil)
+        }
+
+        @Test func unauthorizedIsRefreshedOnceAndRetriedWithTheNewToken() async throws {
+            let server = FakeAuthServer()
+            let transport = server.makeTransport()
+            let initial = server.signIn()
+            let store = InMemoryTokenStore(initial)
+            let manager = FakeAuthServer.tokenManager(transport, store: store)
+            server.expireAllAccessTokens()
+            let recorder = PathRecorder()
+            let me = try await Self.client(transport, manager: manager, recorder: recorder).send(Self.me())
+            #expect(me.jti == "jti-2")
+            #expect(transport.requests.map { $0.url?.path ?? "" } == ["/v1/me", "/v1/auth/refresh", "/v1/me"])
+            // The refresh went straight to the transport: nothing below Auth saw it.
+            #expect(recorder.paths.current == ["/v1/me", "/v1/me"])
+            let authorizations = transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") }
+            #expect(authorizations == ["Bearer \(initial.accessToken)", nil, "Bearer \(store.read()?.accessToken ?? "")"])
+        }
+
+        @Test func secondUnauthorizedIsReturnedWithoutAnotherRefresh() async throws {
+            let server = FakeAuthServer()
+            let transport = server.makeTransport()
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(server.signIn()))
+            server.enqueueResourceStatuses(401, 401, 401)
+            do {
+                _ = try await Self.client(transport, manager: manager).send(Self.me())
+                Issue.record("expected unauthorized")
+            } catch NetworkError.unauthorized(let failed) {
+                #expect(failed.statusCode == 401)
+            }
+            #expect(server.refreshCalls == 1)
+            #expect(transport.requestCount == 3) // GET, refresh, GET
+        }
+
+        @Test func authRetryHappensOncePerCallAcrossRetries() async throws {
+            // 401 → refresh → 503 → (retry) → 401: the call already spent its auth retry.
+            let server = FakeAuthServer()
+            let transport = server.makeTransport()
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(server.signIn()))
+            server.enqueueResourceStatuses(401, 503, 401)
+            do {
+                _ = try await Self.client(transport, manager: manager).send(Self.me())
+                Issue.record("expected unauthorized")
+            } catch NetworkError.unauthorized {}
+            #expect(server.refreshCalls == 1)
+            #expect(transport.requests.map { $0.url?.path ?? "" } == ["/v1/me", "/v1/auth/refresh", "/v1/me", "/v1/me"])
+        }
+
+        @Test func refusedRefreshSurfacesAsSessionExpired() async throws {
+            let server = FakeAuthServer()
+            let transport = server.makeTransport()
+            let store = InMemoryTokenStore(server.signIn())
+            let manager = FakeAuthServer.tokenManager(transport, store: store)
+            server.expireAllAccessTokens()
+            server.setRefreshMode(.status(400, body: #"{"error":"invalid_grant"}"#))
+            do {
+                _ = try await Self.client(transport, manager: manager).send(Self.me())
+                Issue.record("expected sessionExpired")
+            } catch NetworkError.sessionExpired {}
+            #expect(store.read() == nil)
+            // Signed out now: the next required call fails locally.
+            do {
+                _ = try await Self.client(transport, manager: manager).send(Self.me())
+            } catch NetworkError.unauthorized(let failed) {
+                #expect(failed.code == "not_signed_in")
+            }
+            #expect(transport.requestCount == 2)
+        }
+
+        /// Every call is in flight with the old token before any 401 comes back: all of them are
+        /// refused, one refresh serves them all, each retries once with the new token.
+        @Test(arguments: [5, 50])
+        func parallelUnauthorizedCallsShareOneRefresh(_ count: Int) async throws {
+            let refreshGate = AsyncGate()
+            let resourceGate = AsyncGate()
+            let server = FakeAuthServer(refreshGate: refreshGate, resourceGate: resourceGate)
+            let transport = server.makeTransport()
+            let initial = server.signIn()
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(initial))
+            server.expireAllAccessTokens()
+            let client = Self.client(transport, manager: manager)
+            let calls = (0..<count).map { _ in Task { try await client.send(Self.me()) } }
+            await AuthFixture.eventually { transport.requestCount == count }
+            await resourceGate.open()
+            await AuthFixture.eventually { await manager.pendingRefreshWaiters == count }
+            await refreshGate.open()
+            for call in calls { #expect(try await call.value.jti == "jti-2") }
+            #expect(server.refreshCalls == 1)
+            let paths = transport.requests.map { $0.url?.path ?? "" }
+            #expect(paths.filter { $0 == "/v1/me" }.count == 2 * count)
+            #expect(paths.filter { $0 == "/v1/auth/refresh" }.count == 1)
+        }
+
+        /// Calls that ask for a token while a refresh is running wait for it instead of sending
+        /// the old token: no extra 401s.
+        @Test func callsStartedDuringARefreshWaitForIt() async throws {
+            let refreshGate = AsyncGate()
+            let server = FakeAuthServer(refreshGate: refreshGate)
+            let transport = server.makeTransport()
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(server.signIn()))
+            server.expireAllAccessTokens()
+            let client = Self.client(transport, manager: manager)
+            let first = Task { try await client.send(Self.me()) }
+            await AuthFixture.eventually { await manager.pendingRefreshWaiters == 1 }
+            let later = (0..<10).map { _ in Task { try await client.send(Self.me()) } }
+            await AuthFixture.eventually { await manager.pendingRefreshWaiters == 11 }
+            await refreshGate.open()
+            #expect(try await first.value.jti == "jti-2")
+            for call in later { #expect(try await call.value.jti == "jti-2") }
+            let paths = transport.requests.map { $0.url?.path ?? "" }
+            #expect(paths.filter { $0 == "/v1/me" }.count == 12) // 1 refused + 1 retry + 10 sent once
+            #expect(server.refreshCalls == 1)
+        }
+    }
+}

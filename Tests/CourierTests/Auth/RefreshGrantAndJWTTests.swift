@@ -1,0 +1,123 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+
+extension AuthTests {
+    /// `RefreshTokenGrant.oauth2` request shape and response parsing (RFC 6749 §5, §6).
+    @Suite struct RefreshTokenGrantTests {
+        static let current = AuthTokens(accessToken: "old-access", refreshToken: "old-refresh")
+        static let receivedAt = Date(timeIntervalSince1970: 1_800_000_000)
+
+        @Test func formRequest() throws {
+            let grant = RefreshTokenGrant.oauth2(
+                tokenURL: AuthFixture.tokenURL, clientID: "ios app", scope: "read write", additionalParameters: ["b": "2", "a": "&="])
+            let request = try grant.makeRequest("r/1+2 3")
+            #expect(request.httpMethod == "POST")
+            #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded")
+            #expect(request.value(forHTTPHeaderField: "Accept") == "application/json")
+            #expect(request.timeoutInterval == 15)
+            let body = String(decoding: request.httpBody ?? Data(), as: UTF8.self)
+            #expect(body == "grant_type=refresh_token&refresh_token=r%2F1%2B2+3&client_id=ios+app&scope=read+write&a=%26%3D&b=2")
+        }
+
+        @Test func jsonRequest() throws {
+            let request = try RefreshTokenGrant.oauth2(tokenURL: AuthFixture.tokenURL, encoding: .json).makeRequest("r1")
+            #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
+            let object = try JSONSerialization.jsonObject(with: request.httpBody ?? Data()) as? [String: String]
+            #expect(object == ["grant_type": "refresh_token", "refresh_token": "r1"])
+        }
+
+        @Test func successWithRotation() throws {
+            let response = HTTPResponse.json(#"{"access_token":"new-access","refresh_token":"new-refresh","token_type":"Bearer","expires_in":60}"#)
+            let tokens = try RefreshTokenGrant.parseOAuth2Response(response, current: Self.current, receivedAt: Self.receivedAt)
+            #expect(tokens == AuthTokens(accessToken: "new-access", refreshToken: "new-refresh", expiresAt: Self.receivedAt.addingTimeInterval(60)))
+        }
+
+        @Test func successWithoutRotationKeepsTheRefreshToken() throws {
+            let response = HTTPResponse.json(#"{"access_token":"new-access","token_type":"bearer","expires_in":"90.5"}"#)
+            let tokens = try RefreshTokenGrant.parseOAuth2Response(response, current: Self.current, receivedAt: Self.receivedAt)
+            #expect(tokens.refreshToken == "old-refresh")
+            #expect(tokens.expiresAt == Self.receivedAt.addingTimeInterval(90.5))
+        }
+
+        @Test(arguments: [
+            (400, #"{"error":"invalid_grant","error_description":"expired"}"#),
+            (401, #"{"error":"invalid_client"}"#),
+            (400, ""),
+            (200, #"{"error":"invalid_grant"}"#),
+        ])
+        func refusalsAreRejections(status: Int, body: String) {
+            #expect(throws: TokenRefreshRejection.self) {
+                try RefreshTokenGrant.parseOAuth2Response(.json(body, status: status), current: Self.current, receivedAt: Self.receivedAt)
+            }
+        }
+
+        @Test(arguments: [500, 502, 503, 429, 403, 404])
+        func otherFailuresAreTransientNetworkErrors(_ status: Int) {
+            do {
+                _ = try RefreshTokenGrant.parseOAuth2Response(.json("{}", status: status), current: Self.current, receivedAt: Self.receivedAt)
+                Issue.record("expected an error")
+            } catch let error as NetworkError {
+                #expect(error.statusCode == status)
+            } catch {
+                Issue.record("expected a NetworkError, got \(error)")
+            }
+        }
+
+        @Test(arguments: [#"{"token_type":"Bearer"}"#, #"{"access_token":""}"#, "<html>", #"{"access_token":42}"#])
+        func malformedSuccessIsADecodingErrorThatHidesTheBody(_ body: String) {
+            do {
+                _ = try RefreshTokenGrant.parseOAuth2Response(.json(body), current: Self.current, receivedAt: Self.receivedAt)
+                Issue.record("expected an error")
+            } catch NetworkError.decoding(let failure) {
+                #expect(!failure.bodySnippet.contains("access_token"))
+            } catch {
+                Issue.record("expected a decoding error, got \(error)")
+            }
+        }
+    }
+
+    /// `JSONWebToken`: reading registered claims without verification.
+    @Suite struct JSONWebTokenTests {
+        @Test func readsRegisteredClaimsIncludingFractionalDates() throws {
+            // {"iss":"courier-test-server","sub":"alice","ns":"t1","iat":1795953116.252,"exp":1795953176.252,"jti":"6b6f44ed47a2e1c5"}
+            let payload = #"{"iss":"courier-test-server","sub":"alice","ns":"t1","iat":1795953116.252,"exp":1795953176.252,"jti":"6b6f44ed47a2e1c5"}"#
+            let token = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + Self.base64URL(payload) + ".sig"
+            let claims = try #require(JSONWebToken.claims(of: token))
+            #expect(claims.subject == "alice")
+            #expect(claims.issuer == "courier-test-server")
+            #expect(claims.id == "6b6f44ed47a2e1c5")
+            #expect(claims.expiration == Date(timeIntervalSince1970: 1795953176.252))
+            #expect(claims.issuedAt == Date(timeIntervalSince1970: 1795953116.252))
+            #expect(JSONWebToken.expirationDate(of: token) == claims.expiration)
+            #expect(AuthTokens(accessToken: token, refreshToken: nil).accessTokenExpiry == claims.expiration)
+        }
+
+        @Test func payloadNeedingPaddingAndURLAlphabet() throws {
+            // "?>?" in JSON strings produce '-' / '_' in base64url, and odd lengths need padding.
+            let payload = #"{"exp":1,"sub":"??>>~~"}"#
+            let token = "h." + Self.base64URL(payload) + ".s"
+            #expect(JSONWebToken.claims(of: token)?.subject == "??>>~~")
+        }
+
+        @Test(arguments: ["", "opaque-token", "a.b", "a.b.c.d", "h.!!!.s", "h.e30x.s", "h." + base64URL(#"{"exp":"soon"}"#) + ".s", "h." + base64URL("[1]") + ".s"])
+        func unreadableTokensHaveNoClaims(_ token: String) {
+            #expect(JSONWebToken.claims(of: token) == nil)
+        }
+
+        @Test func expiresAtIsTheFallbackForOpaqueTokens() {
+            let date = Date(timeIntervalSince1970: 42)
+            #expect(AuthTokens(accessToken: "opaque", refreshToken: nil, expiresAt: date).accessTokenExpiry == date)
+        }
+
+        static func base64URL(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+    }
+}

@@ -1,0 +1,312 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+
+extension AuthTests {
+    /// `TokenManager` against an in-process fake token endpoint.
+    @Suite(.timeLimit(.minutes(1))) struct TokenManagerTests {
+        @Test(arguments: [5, 50])
+        func concurrentRefreshesShareOneRequest(_ callers: Int) async throws {
+            let gate = AsyncGate()
+            let server = FakeAuthServer(refreshGate: gate)
+            let transport = server.makeTransport()
+            let initial = server.signIn()
+            let store = InMemoryTokenStore(initial)
+            let manager = FakeAuthServer.tokenManager(transport, store: store)
+
+            let tasks = (0..<callers).map { _ in
+                Task { try await manager.refresh(failedToken: initial.accessToken) }
+            }
+            await AuthFixture.eventually { await manager.pendingRefreshWaiters == callers }
+            await gate.open()
+            var tokens: Set<String> = []
+            for task in tasks { tokens.insert(try await task.value) }
+
+            #expect(server.refreshCalls == 1)
+            #expect(transport.requestCount == 1)
+            #expect(await manager.refreshCount == 1)
+            let stored = try #require(store.read())
+            #expect(tokens == [stored.accessToken])
+            #expect(stored.accessToken != initial.accessToken)
+            #expect(stored.refreshToken == "refresh-2") // the rotated one…
+            #expect(server.isLive(refreshToken: "refresh-2"))
+            #expect(!server.isLive(refreshToken: "refresh-1")) // …and the old one is spent
+        }
+
+        @Test func lateFailureWithAnOldTokenDoesNotRefreshAgain() async throws {
+            let server = FakeAuthServer()
+            let transport = server.makeTransport()
+            let initial = server.signIn()
+            let store = InMemoryTokenStore(initial)
+            let manager = FakeAuthServer.tokenManager(transport, store: store)
+            let fresh = try await manager.refresh(failedToken: initial.accessToken)
+            let late = try await manager.refresh(failedToken: initial.accessToken)
+            #expect(late == fresh)
+            #expect(server.refreshCalls == 1)
+        }
+
+        @Test func nilFailedTokenForcesARefresh() async throws {
+            let server = FakeAuthServer()
+            let transport = server.makeTransport()
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(server.signIn()))
+            _ = try await manager.refresh(failedToken: nil)
+            _ = try await manager.refresh(failedToken: nil)
+            #expect(server.refreshCalls == 2)
+        }
+
+        @Test func refreshRequestIsAnOAuthRefreshGrantSentStraightToTheTransport() async throws {
+            let server = FakeAuthServer()
+            let transport = server.makeTransport()
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(server.signIn()))
+            _ = try await manager.refresh(failedToken: nil)
+            let request = try #require(transport.requests.first)
+            #expect(request.httpMethod == "POST")
+            #expect(request.url == AuthFixture.tokenURL)
+            #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded")
+            #expect(request.value(forHTTPHeaderField: "Authorization") == nil)
+            #expect(String(decoding: request.httpBody ?? Data(), as: UTF8.self) == "grant_type=refresh_token&refresh_token=refresh-1")
+        }
+
+        // MARK: Proactive refresh
+
+        @Test func tokenExpiringWithinTheLeewayIsRefreshedBeforeUse() async throws {
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let server = FakeAuthServer(now: now)
+            let transport = server.makeTransport()
+            let initial = server.signIn(accessExpiresAt: now.addingTimeInterval(20))
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(initial), leeway: .seconds(30), now: { now })
+            let token = try await manager.validAccessToken()
+            #expect(token != nil)
+            #expect(token != initial.accessToken)
+            #expect(server.refreshCalls == 1)
+        }
+
+        @Test func tokenOutsideTheLeewayIsUsedAsIs() async throws {
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let server = FakeAuthServer(now: now)
+            let transport = server.makeTransport()
+            let initial = server.signIn(accessExpiresAt: now.addingTimeInterval(31))
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(initial), leeway: .seconds(30), now: { now })
+            #expect(try await manager.validAccessToken() == initial.accessToken)
+            #expect(server.refreshCalls == 0)
+        }
+
+        @Test func opaqueTokenUsesExpiresAtOrNothing() async throws {
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let server = FakeAuthServer(now: now)
+            let transport = server.makeTransport()
+            _ = server.signIn()
+            let opaque = AuthTokens(accessToken: "opaque", refreshToken: "refresh-1")
+            let unknownExpiry = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(opaque), now: { now })
+            #expect(try await unknownExpiry.validAccessToken() == "opaque")
+            #expect(server.refreshCalls == 0)
+
+            var expiring = opaque
+            expiring.expiresAt = now.addingTimeInterval(5)
+            let known = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(expiring), now: { now })
+            #expect(try await known.validAccessToken() != "opaque")
+            #expect(server.refreshCalls == 1)
+        }
+
+        @Test func transientProactiveFailureFallsBackToTheStillValidToken() async throws {
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let server = FakeAuthServer(now: now)
+            server.setRefreshMode(.status(503, body: #"{"error":"temporarily_unavailable"}"#))
+            let transport = server.makeTransport()
+            let initial = server.signIn(accessExpiresAt: now.addingTimeInterval(10))
+            let store = InMemoryTokenStore(initial)
+            let manager = FakeAuthServer.tokenManager(transport, store: store, now: { now })
+            #expect(try await manager.validAccessToken() == initial.accessToken)
+            #expect(store.read() == initial)
+        }
+
+        @Test(arguments: [
+            FakeAuthServer.RefreshMode.status(503, body: #"{"error":"temporarily_unavailable"}"#),
+            .status(500, body: "oops"),
+            .transportError(.notConnectedToInternet),
+            .transportError(.timedOut),
+        ])
+        func transientFailureWithAnExpiredTokenFailsWithoutSigningOut(_ mode: FakeAuthServer.RefreshMode) async throws {
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let server = FakeAuthServer(now: now)
+            server.setRefreshMode(mode)
+            let transport = server.makeTransport()
+            let initial = server.signIn(accessExpiresAt: now.addingTimeInterval(-1))
+            let store = InMemoryTokenStore(initial)
+            let manager = FakeAuthServer.tokenManager(transport, store: store, now: { now })
+            let events = manager.events()
+            do {
+                _ = try await manager.validAccessToken()
+                Issue.record("expected the refresh failure")
+            } catch let error as NetworkError {
+                switch (mode, error) {
+                case (.status(let status, _), _): #expect(error.statusCode == status)
+                case (.transportError(.notConnectedToInternet), .offline): break
+                case (.transportError(.timedOut), .timedOut): break
+                default: Issue.record("unexpected error \(error)")
+                }
+            }
+            #expect(store.read() == initial)
+            #expect(try await manager.isSignedIn())
+            try await manager.signOut()
+            var iterator = events.makeAsyncIterator()
+            #expect(await iterator.next() == .signedOut) // no sessionExpired before it
+        }
+
+        // MARK: Session expiry
+
+        @Test(arguments: [
+            (400, #"{"error":"invalid_grant","error_description":"Refresh token already used"}"#, "invalid_grant"),
+            (401, #"{"error":"invalid_client"}"#, "invalid_client"),
+            (400, "not json", nil),
+        ])
+        func refusedRefreshEndsTheSessionForEveryWaiter(status: Int, body: String, code: String?) async throws {
+            let gate = AsyncGate()
+            let server = FakeAuthServer(refreshGate: gate)
+            server.setRefreshMode(.status(status, body: body))
+            let transport = server.makeTransport()
+            let initial = server.signIn()
+            let store = InMemoryTokenStore(initial)
+            let manager = FakeAuthServer.tokenManager(transport, store: store)
+            let first = manager.events()
+            let second = manager.events()
+
+            let tasks = (0..<10).map { _ in Task { try await manager.refresh(failedToken: initial.accessToken) } }
+            await AuthFixture.eventually { await manager.pendingRefreshWaiters == 10 }
+            await gate.open()
+            for task in tasks {
+                let result = await task.result
+                guard case .failure(NetworkError.sessionExpired) = result else {
+                    Issue.record("expected sessionExpired, got \(result)")
+                    continue
+                }
+            }
+            #expect(store.read() == nil)
+            #expect(server.refreshCalls == 1)
+            #expect(try await manager.validAccessToken() == nil)
+            let expected = SessionEvent.sessionExpired(TokenRefreshRejection(
+                statusCode: status, error: code,
+                errorDescription: code == "invalid_grant" ? "Refresh token already used" : nil))
+            var firstIterator = first.makeAsyncIterator()
+            var secondIterator = second.makeAsyncIterator()
+            #expect(await firstIterator.next() == expected)
+            #expect(await secondIterator.next() == expected)
+        }
+
+        @Test func missingRefreshTokenEndsTheSession() async throws {
+            let server = FakeAuthServer()
+            let transport = server.makeTransport()
+            let store = InMemoryTokenStore(AuthTokens(accessToken: "a", refreshToken: nil))
+            let manager = FakeAuthServer.tokenManager(transport, store: store)
+            let events = manager.events()
+            await #expect(throws: NetworkError.self) { try await manager.refresh(failedToken: "a") }
+            #expect(store.read() == nil)
+            #expect(transport.requestCount == 0)
+            var iterator = events.makeAsyncIterator()
+            #expect(await iterator.next() == .sessionExpired(.noRefreshToken))
+        }
+
+        @Test func signedOutRefreshIsSessionExpired() async throws {
+            let transport = FakeAuthServer().makeTransport()
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore())
+            #expect(try await manager.validAccessToken() == nil)
+            await #expect(throws: NetworkError.self) { try await manager.refresh(failedToken: nil) }
+            #expect(transport.requestCount == 0)
+        }
+
+        // MARK: Cancellation and lifecycle
+
+        @Test func cancellingOneWaiterLeavesTheOthersAndTheRefresh() async throws {
+            let gate = AsyncGate()
+            let server = FakeAuthServer(refreshGate: gate)
+            let transport = server.makeTransport()
+            let initial = server.signIn()
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(initial))
+            let tasks = (0..<3).map { _ in Task { try await manager.refresh(failedToken: initial.accessToken) } }
+            await AuthFixture.eventually { await manager.pendingRefreshWaiters == 3 }
+            tasks[0].cancel()
+            // The cancelled waiter ends while the refresh is still held at the gate.
+            await #expect(throws: CancellationError.self) { try await tasks[0].value }
+            #expect(await manager.pendingRefreshWaiters == 2)
+            await gate.open()
+            let a = try await tasks[1].value
+            let b = try await tasks[2].value
+            #expect(a == b)
+            #expect(a != initial.accessToken)
+            #expect(server.refreshCalls == 1)
+        }
+
+        @Test func signOutDuringARefreshCancelsWaitersAndDropsTheResult() async throws {
+            let gate = AsyncGate()
+            let server = FakeAuthServer(refreshGate: gate)
+            let transport = server.makeTransport()
+            let initial = server.signIn()
+            let store = InMemoryTokenStore(initial)
+            let manager = FakeAuthServer.tokenManager(transport, store: store)
+            let events = manager.events()
+            let waiter = Task { try await manager.refresh(failedToken: initial.accessToken) }
+            await AuthFixture.eventually { await manager.pendingRefreshWaiters == 1 }
+            try await manager.signOut()
+            let result = await waiter.result
+            guard case .failure(NetworkError.cancelled) = result else {
+                Issue.record("expected cancelled, got \(result)")
+                return
+            }
+            await gate.open()
+            #expect(store.read() == nil)
+            #expect(try await manager.validAccessToken() == nil)
+            var iterator = events.makeAsyncIterator()
+            #expect(await iterator.next() == .signedOut)
+        }
+
+        @Test func signInDuringARefreshAnswersWaitersWithTheNewToken() async throws {
+            let gate = AsyncGate()
+            let server = FakeAuthServer(refreshGate: gate)
+            let transport = server.makeTransport()
+            let initial = server.signIn()
+            let store = InMemoryTokenStore(initial)
+            let manager = FakeAuthServer.tokenManager(transport, store: store)
+            let waiter = Task { try await manager.refresh(failedToken: initial.accessToken) }
+            await AuthFixture.eventually { await manager.pendingRefreshWaiters == 1 }
+            let other = server.signIn()
+            try await manager.signIn(other)
+            #expect(try await waiter.value == other.accessToken)
+            await gate.open()
+            #expect(store.read() == other)
+        }
+
+        @Test func storeWriteFailureKeepsTheSessionInMemoryAndIsReported() async throws {
+            struct FailingWrites: TokenStore {
+                let initial: AuthTokens
+                func read() throws -> AuthTokens? { initial }
+                func write(_ tokens: AuthTokens) throws {
+                    throw TokenStoreError.fileSystem(operation: "rename", path: "/x", errno: 28)
+                }
+                func clear() throws {}
+            }
+            let server = FakeAuthServer()
+            let transport = server.makeTransport()
+            let initial = server.signIn()
+            let manager = FakeAuthServer.tokenManager(transport, store: FailingWrites(initial: initial))
+            let events = manager.events()
+            let fresh = try await manager.refresh(failedToken: initial.accessToken)
+            #expect(fresh != initial.accessToken)
+            #expect(try await manager.validAccessToken() == fresh)
+            var iterator = events.makeAsyncIterator()
+            #expect(await iterator.next() == .refreshed)
+            #expect(await iterator.next() == .storeFailed(.fileSystem(operation: "rename", path: "/x", errno: 28)))
+        }
+
+        @Test func eventStreamsEndWhenTheManagerIsReleased() async throws {
+            var manager: TokenManager? = FakeAuthServer.tokenManager(FakeAuthServer().makeTransport(), store: InMemoryTokenStore())
+            let events = try #require(manager).events()
+            manager = nil
+            var iterator = events.makeAsyncIterator()
+            #expect(await iterator.next() == nil)
+        }
+    }
+}
