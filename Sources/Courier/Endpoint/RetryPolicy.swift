@@ -5,10 +5,21 @@ import FoundationNetworking
 
 /// Which failed attempts are tried again, how many times, and how long to wait in between.
 ///
-/// Retries belong in exactly one layer. If the client retries 3 times, a repository around it
-/// retries 3 times and the UI offers "try again" that repeats the whole thing, one tap becomes
-/// 3 × 3 × n requests against a server that is already struggling. Courier retries inside the
-/// pipeline, per endpoint, bounded by the call's total deadline; layers above should not.
+/// Retries belong in exactly one layer. Layers multiply: if the client makes 3 attempts, a
+/// repository around it makes 3 attempts of that call, and the UI's "try again" repeats the whole
+/// thing, one tap becomes 3 × 3 = 9 requests (× every tap) against a server that is already
+/// struggling — and the backoff waits stack the same way, so the user waits far past any
+/// deadline, and `Retry-After` is honoured by one layer while the others ignore it. Courier
+/// retries in one place, ``RetryInterceptor`` in the pipeline, per endpoint, bounded by the
+/// call's total deadline (``EndpointPolicy/timeout``). Layers above should not retry; a UI
+/// "try again" is a new call started by the user. For the same reason ``TokenManager`` does not
+/// retry the token refresh itself: a failed refresh fails the waiting call, whose own policy
+/// decides whether another attempt (and so another refresh) happens.
+///
+/// `maxRetries` counts retries after the first attempt (0 = run once). The delay before a retry
+/// is `Retry-After` when the server sent a usable one, else exponential backoff with jitter — see
+/// ``delay(forRetry:retryAfter:now:random:)``; which requests and failures are retried, see
+/// ``allowsRetry(method:hasIdempotencyKey:)`` and ``isRetryable(_:)``.
 public struct RetryPolicy: Sendable, Hashable {
     /// How the computed backoff is randomised so that many clients do not retry in lockstep.
     public enum Jitter: Sendable, Hashable {
@@ -31,7 +42,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Response statuses that are retried. Default: 408, 429, 500, 502, 503, 504.
     public var retryableStatusCodes: Set<Int>
     /// Transport failures a new attempt can fix: timed out, connection lost, cannot connect,
-    /// DNS failure.
+    /// DNS failure (see ``transientErrorCodes``).
     public var retryableErrorCodes: Set<URLError.Code>
     /// Whether a `Retry-After` header (RFC 9110 §10.2.3) replaces the computed backoff.
     public var honorsRetryAfter: Bool
@@ -64,10 +75,20 @@ public struct RetryPolicy: Sendable, Hashable {
         self.retriesKeyedNonIdempotentRequests = retriesKeyedNonIdempotentRequests
     }
 
-    /// Transport failures that a new attempt can plausibly fix.
-    public static let transientErrorCodes: Set<URLError.Code> = [
-        .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
-    ]
+    /// Transport failures that a new attempt can plausibly fix: timed out, connection lost,
+    /// cannot connect, DNS failure. On Linux also `badServerResponse`, which is how URLSession
+    /// there (libcurl) reports a connection the server closed before sending any response byte
+    /// ("Empty reply from server") — the connection-lost case Apple platforms report as
+    /// `networkConnectionLost`.
+    public static let transientErrorCodes: Set<URLError.Code> = {
+        var codes: Set<URLError.Code> = [
+            .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
+        ]
+        #if canImport(FoundationNetworking)
+        codes.insert(.badServerResponse)
+        #endif
+        return codes
+    }()
 
     /// Never retry.
     public static let none = RetryPolicy(maxRetries: 0)

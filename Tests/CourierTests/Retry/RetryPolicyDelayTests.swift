@@ -107,9 +107,19 @@ extension RetryTests {
             #expect(RetryPolicy.default.isRetryable(NetworkError(URLError(code))))
         }
 
-        @Test(arguments: [URLError.Code.cancelled, .badURL, .secureConnectionFailed, .notConnectedToInternet, .badServerResponse, .unknown])
+        @Test(arguments: [URLError.Code.cancelled, .badURL, .secureConnectionFailed, .notConnectedToInternet, .cannotDecodeContentData, .unknown])
         func otherTransportFailuresAreFinal(_ code: URLError.Code) {
             #expect(!RetryPolicy.default.isRetryable(URLError(code)))
+        }
+
+        /// libcurl reports a connection closed before any response byte as `badServerResponse`
+        /// ("Empty reply from server"); on Apple platforms that is `networkConnectionLost`.
+        @Test func emptyReplyIsConnectionLostOnLinux() {
+            #if canImport(FoundationNetworking)
+            #expect(RetryPolicy.default.isRetryable(URLError(.badServerResponse)))
+            #else
+            #expect(!RetryPolicy.default.isRetryable(URLError(.badServerResponse)))
+            #endif
         }
 
         @Test func cancellationAndDeadlineAreNeverRetried() {
