@@ -56,7 +56,13 @@ public final class URLSessionTransport: Transport {
     ///   cancelled; `URLError(.badServerResponse)` when the response is not HTTP.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
+        #if canImport(Darwin)
+        // Apple platforms deliver URLSessionTaskMetrics to a per-task delegate; install one only
+        // when an interceptor measures this call (see TaskTimingsReporter). Linux never delivers them.
+        let (data, response) = try await session.data(for: request, delegate: TaskMetricsDelegate.forCurrentCall())
+        #else
         let (data, response) = try await session.data(for: request)
+        #endif
         guard let http = response as? HTTPURLResponse else {
             throw URLError(.badServerResponse)
         }

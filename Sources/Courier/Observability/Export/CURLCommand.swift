@@ -1,0 +1,142 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A `curl` command line that reproduces a request — method, URL, header fields and body — for
+/// pasting into a terminal or a bug report. Redacted by default: secrets become the redaction
+/// marker, so the command shows the request's shape and must be given real credentials to run.
+///
+/// ```swift
+/// print(CURLCommand(request))
+/// // curl -X POST 'https://api.example.com/login' \
+/// //   -H 'Authorization: Bearer <redacted>' \
+/// //   -H 'Content-Type: application/json' \
+/// //   --data-binary '{"user":"ann","password":"<redacted>"}'
+/// ```
+///
+/// Every argument is single-quoted for POSIX shells (`'` is written `'\''`); a non-text body of
+/// an unredacted command uses Bash/Zsh `$'…'` quoting with `\xHH` escapes. Cookies the session
+/// adds from its cookie storage and headers from the session configuration are not part of a
+/// `URLRequest` and so are not in the command.
+public struct CURLCommand: Sendable, Hashable, CustomStringConvertible {
+    /// The command text, one option per line joined with ` \` continuations.
+    public let text: String
+
+    /// Builds the command for `request`.
+    ///
+    /// - Parameters:
+    ///   - request: The request to reproduce.
+    ///   - redactor: Removes secrets (the default). Pass `nil` only to get a runnable command with
+    ///     real credentials on a developer machine — never log that output.
+    public init(_ request: URLRequest, redactor: Redactor? = Redactor()) {
+        let method = request.httpMethod ?? "GET"
+        let headers = HTTPHeaders(request)
+        guard let redactor else {
+            self.text = Self.render(
+                method: method, url: request.url?.absoluteString ?? "", headers: headers,
+                body: request.httpBody.map { .raw($0) }, note: nil)
+            return
+        }
+        var secrets = SecretValues()
+        redactor.learn(headers: headers, into: &secrets)
+        let url = redactor.redact(url: request.url?.absoluteString ?? "", learning: &secrets)
+        let contentType = headers["Content-Type"]
+        var body: Body?
+        var note: String?
+        if let data = request.httpBody {
+            redactor.learn(body: data, contentType: contentType, into: &secrets)
+            switch redactor.preview(of: data, contentType: contentType, limit: Int.max, secrets: &secrets) {
+            case .text(let text, _)?: body = .text(text)
+            case .binary(let size, let type)?: note = "binary body of \(size) bytes\(type.map { " (\($0))" } ?? "") omitted"
+            case nil: break
+            }
+        } else if request.httpBodyStream != nil {
+            note = "streamed body omitted"
+        }
+        self.text = Self.render(
+            method: method, url: redactor.scrub(url, secrets: secrets),
+            headers: redactor.redact(headers, secrets: secrets), body: body, note: note)
+    }
+
+    /// Builds the command from a snapshot, which is already redacted. A body is included only
+    /// when the snapshot has a complete text preview (policy ``LoggingPolicy/debugSafe`` and a body
+    /// within the preview limit); otherwise a comment line says what was left out.
+    public init(_ snapshot: RequestSnapshot) {
+        var body: Body?
+        var note: String?
+        switch snapshot.body {
+        case .text(let text, false)?:
+            body = .text(text)
+        case .text(_, true)?:
+            note = "body of \(snapshot.bodySize ?? 0) bytes truncated in the snapshot; omitted"
+        case .binary(let size, let type)?:
+            note = "binary body of \(size) bytes\(type.map { " (\($0))" } ?? "") omitted"
+        case nil:
+            if let size = snapshot.bodySize, size > 0 { note = "body of \(size) bytes not recorded (logging policy)" }
+        }
+        self.text = Self.render(method: snapshot.method, url: snapshot.url, headers: snapshot.headers, body: body, note: note)
+    }
+
+    public var description: String { text }
+
+    private enum Body {
+        case text(String)
+        case raw(Data)
+    }
+
+    private static func render(method: String, url: String, headers: HTTPHeaders, body: Body?, note: String?) -> String {
+        var lines: [String] = []
+        var first = "curl"
+        switch method.uppercased() {
+        case "GET": break
+        case "HEAD": first += " --head"
+        default: first += " -X " + quote(method)
+        }
+        first += " " + quote(url)
+        lines.append(first)
+        for field in headers {
+            lines.append("-H " + quote("\(field.name): \(field.value)"))
+        }
+        switch body {
+        case .text(let text)?:
+            lines.append("--data-binary " + quote(text))
+        case .raw(let data)?:
+            if let text = String(data: data, encoding: .utf8), UTF8Text.isValid(data) {
+                lines.append("--data-binary " + quote(text))
+            } else {
+                lines.append("--data-binary " + ansiCQuote(data))
+            }
+        case nil:
+            break
+        }
+        let command = lines.joined(separator: " \\\n  ")
+        return note.map { "# \($0)\n" + command } ?? command
+    }
+
+    /// POSIX single-quoting: everything literal, `'` closed, escaped and reopened.
+    static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// Bash/Zsh ANSI-C quoting, every byte outside printable ASCII as `\xHH`.
+    static func ansiCQuote(_ data: Data) -> String {
+        var result = "$'"
+        for byte in data {
+            switch byte {
+            case UInt8(ascii: "'"): result += "\\'"
+            case UInt8(ascii: "\\"): result += "\\\\"
+            case 0x20...0x7E: result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                result += "\\x" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return result + "'"
+    }
+}
+
+extension URLRequest {
+    /// A redacted `curl` command reproducing this request; see ``CURLCommand``.
+    public var cURLCommand: String { CURLCommand(self).text }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Keeps the most recent exchanges a ``LoggingInterceptor`` records and exports them as a HAR 1.2
+/// file (``HARLog``) — attach it to a bug report, or open it in a browser's network panel or a HAR
+/// viewer.
+///
+/// ```swift
+/// let har = HARRecorder()
+/// let client = APIClient(environment: env) {
+///     $0.interceptors = [RequestIDInterceptor(), LoggingInterceptor(logger: nil, recorders: [har])]
+/// }
+/// …
+/// try har.write(to: URL(fileURLWithPath: "session.har"))
+/// ```
+///
+/// Memory is bounded: beyond ``maximumEntries`` the oldest exchanges are dropped. Everything
+/// stored is already redacted.
+public final class HARRecorder: NetworkExchangeRecorder {
+    /// Most exchanges kept; older ones are dropped first.
+    public let maximumEntries: Int
+    /// Written into the file's `creator`.
+    public let creator: HARLog.Creator
+    private let storage = Locked<[NetworkExchange]>([])
+
+    /// Creates a recorder.
+    ///
+    /// - Parameters:
+    ///   - maximumEntries: Most exchanges kept (at least 1); 1000 by default.
+    ///   - creator: The `creator` written to the file; Courier by default.
+    public init(maximumEntries: Int = 1000, creator: HARLog.Creator = .courier) {
+        self.maximumEntries = max(1, maximumEntries)
+        self.creator = creator
+    }
+
+    public func record(_ exchange: NetworkExchange) {
+        storage.withLock { exchanges in
+            exchanges.append(exchange)
+            if exchanges.count > maximumEntries { exchanges.removeFirst(exchanges.count - maximumEntries) }
+        }
+    }
+
+    /// The exchanges kept, in the order recorded.
+    public var exchanges: [NetworkExchange] { storage.current }
+
+    /// Forgets every exchange (e.g. at logout).
+    public func removeAll() { storage.set([]) }
+
+    /// The archive of the exchanges kept.
+    public func archive() -> HARLog { HARLog(exchanges: exchanges, creator: creator) }
+
+    /// The archive as JSON.
+    /// - Throws: `EncodingError` (not expected).
+    public func jsonData() throws -> Data { try archive().jsonData() }
+
+    /// Writes the archive to `url` atomically, replacing any file there.
+    /// - Throws: The file system's error when the file cannot be written.
+    public func write(to url: URL) throws {
+        try jsonData().write(to: url, options: .atomic)
+    }
+}
+
+extension HARRecorder: SessionResettable {
+    /// Forgets every exchange, so one account's traffic never ends up in another's HAR file.
+    public func resetSession() async { removeAll() }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Writes log entries as text lines to standard error (default) or standard output — the backend
+/// for Linux, command-line tools and the demo, where there is no unified logging.
+///
+/// Each entry becomes one summary line with a timestamp and level, followed by its indented detail
+/// lines; an entry is written with one `write` call under a lock, so entries from concurrent
+/// calls never interleave.
+///
+/// ```
+/// 2026-05-25T22:46:27.580Z info   ← 200 GET /items/{id} 12.4 ms 512 B [3f2a9c1e]
+///     GET http://127.0.0.1:8080/items/42?token=<redacted>
+/// ```
+public struct ConsoleNetworkLogger: NetworkLogger {
+    /// The stream to write to.
+    public enum Stream: Sendable, Hashable {
+        /// Standard error: logs stay out of a program's regular output.
+        case standardError
+        /// Standard output.
+        case standardOutput
+    }
+
+    public let minimumLevel: NetworkLogLevel
+    /// The stream entries go to.
+    public let stream: Stream
+    /// Whether each summary line starts with an ISO 8601 timestamp.
+    public let includesTimestamps: Bool
+    private let lock = Locked(())
+
+    /// Creates a console logger.
+    ///
+    /// - Parameters:
+    ///   - stream: Where to write; standard error by default.
+    ///   - minimumLevel: Lowest level written; ``NetworkLogLevel/info`` by default.
+    ///   - includesTimestamps: Whether lines start with a timestamp; `true` by default.
+    public init(stream: Stream = .standardError, minimumLevel: NetworkLogLevel = .info, includesTimestamps: Bool = true) {
+        self.stream = stream
+        self.minimumLevel = minimumLevel
+        self.includesTimestamps = includesTimestamps
+    }
+
+    public func log(_ entry: NetworkLogEntry) {
+        guard entry.level >= minimumLevel else { return }
+        let level = entry.level.description.padding(toLength: 6, withPad: " ", startingAt: 0)
+        var line = includesTimestamps ? Self.timestamp(Date()) + " " : ""
+        line += level + " " + entry.text + "\n"
+        let data = Data(line.utf8)
+        lock.withLock { _ in
+            switch stream {
+            case .standardError: FileHandle.standardError.write(data)
+            case .standardOutput: FileHandle.standardOutput.write(data)
+            }
+        }
+    }
+
+    /// `2026-05-25T22:46:27.580Z`: UTC with milliseconds.
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+}

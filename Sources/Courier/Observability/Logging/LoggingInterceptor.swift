@@ -1,0 +1,127 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Records redacted snapshots of each request and its response or error in the
+/// ``RequestContext``, writes them to a ``NetworkLogger``, and hands them to recorders such as
+/// ``HARRecorder``.
+///
+/// **Per call or per attempt is decided by position** — the interceptor logs each pass through it:
+/// - Outside ``RetryInterceptor`` (the default place, right after ``RequestIDInterceptor``): one
+///   request line and one response/error line per logical call; the response line says how many
+///   retries it took. Headers added further in (`Authorization` by the auth interceptor,
+///   `Idempotency-Key`) are not in this view.
+/// - Innermost, just before the transport: one pair of lines per attempt, with exactly the headers
+///   that were sent (redacted). Both placements can be used at once; they share what was redacted.
+///
+/// What is logged follows the endpoint's ``LoggingPolicy``, capped by ``maximumDetail``:
+/// ``LoggingPolicy/disabled`` logs and records nothing; ``LoggingPolicy/safe`` gives method, redacted
+/// URL, status, duration, sizes and redacted headers; ``LoggingPolicy/debugSafe`` adds redacted,
+/// truncated body previews. Header and body lines are written only when the logger's
+/// ``NetworkLogger/minimumLevel`` is ``NetworkLogLevel/debug``; snapshots and recorders get them
+/// regardless.
+///
+/// ```swift
+/// interceptors: [
+///     RequestIDInterceptor(),
+///     LoggingInterceptor(logger: OSLogNetworkLogger(subsystem: "com.example.app"), recorders: [har]),
+///     MetricsInterceptor(sink: metrics),
+///     RetryInterceptor(),
+///     AuthInterceptor(...),
+/// ]
+/// ```
+public struct LoggingInterceptor: Interceptor {
+    /// Where entries go; `nil` records snapshots (and feeds recorders) without logging.
+    public let logger: (any NetworkLogger)?
+    /// How secrets are removed.
+    public let redactor: Redactor
+    /// The most any endpoint may log, whatever its policy says — e.g. ``LoggingPolicy/safe`` in
+    /// release builds to keep bodies out of logs altogether. ``LoggingPolicy/debugSafe`` by default.
+    public let maximumDetail: LoggingPolicy
+    /// Receivers of every recorded exchange (HAR export, an in-app inspector).
+    public let recorders: [any NetworkExchangeRecorder]
+
+    /// Creates the interceptor.
+    ///
+    /// - Parameters:
+    ///   - logger: Where entries go; `nil` to record without logging.
+    ///   - redactor: How secrets are removed; the default ``Redactor``.
+    ///   - maximumDetail: Cap on every endpoint's ``LoggingPolicy``; `.debugSafe` by default.
+    ///   - recorders: Receivers of each exchange, e.g. a ``HARRecorder``.
+    public init(
+        logger: (any NetworkLogger)?,
+        redactor: Redactor = Redactor(),
+        maximumDetail: LoggingPolicy = .debugSafe,
+        recorders: [any NetworkExchangeRecorder] = []
+    ) {
+        self.logger = logger
+        self.redactor = redactor
+        self.maximumDetail = maximumDetail
+        self.recorders = recorders
+    }
+
+    public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        let policy = Self.lesser(context.policy.logging, maximumDetail)
+        guard policy != .disabled else { return try await next(request) }
+
+        let builder = SnapshotBuilder(redactor: redactor, includesBodies: policy == .debugSafe)
+        let requestSnapshot = builder.request(request, context: context)
+        context.requestSnapshot = requestSnapshot
+        let verbose = logger.map { $0.minimumLevel <= .debug } ?? false
+        if let logger, verbose {
+            logger.log(LogFormatting.requestEntry(requestSnapshot, includesDetails: true))
+        }
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            let response = try await TaskTimingsReporter.withReporting(to: context) { try await next(request) }
+            let snapshot = builder.response(response, context: context, duration: clock.now - start)
+            context.responseSnapshot = snapshot
+            let cacheOutcome = context.cacheOutcome
+            if let logger {
+                let entry = LogFormatting.responseEntry(
+                    snapshot, request: requestSnapshot, cacheOutcome: cacheOutcome, includesDetails: verbose)
+                if entry.level >= logger.minimumLevel { logger.log(entry) }
+            }
+            record(NetworkExchange(
+                request: requestSnapshot, outcome: .response(snapshot), timings: context.taskTimings, cacheOutcome: cacheOutcome))
+            return response
+        } catch {
+            let snapshot = builder.error(error, context: context, duration: clock.now - start)
+            context.errorSnapshot = snapshot
+            if let logger {
+                let entry = LogFormatting.failureEntry(snapshot, request: requestSnapshot)
+                if entry.level >= logger.minimumLevel { logger.log(entry) }
+            }
+            record(NetworkExchange(
+                request: requestSnapshot, outcome: .failure(snapshot), timings: context.taskTimings, cacheOutcome: context.cacheOutcome))
+            throw error
+        }
+    }
+
+    private func record(_ exchange: NetworkExchange) {
+        for recorder in recorders { recorder.record(exchange) }
+    }
+
+    /// The less detailed of two policies (disabled < safe < debugSafe).
+    static func lesser(_ lhs: LoggingPolicy, _ rhs: LoggingPolicy) -> LoggingPolicy {
+        func rank(_ policy: LoggingPolicy) -> Int {
+            switch policy {
+            case .disabled: return 0
+            case .safe: return 1
+            case .debugSafe: return 2
+            }
+        }
+        return rank(lhs) <= rank(rhs) ? lhs : rhs
+    }
+}
+
+extension LoggingInterceptor: SessionResettable {
+    /// Resets every recorder that keeps state (such as ``HARRecorder``).
+    /// - Throws: ``SessionResetError`` when a recorder fails to reset.
+    public func resetSession() async throws {
+        try await Courier.resetSession(of: recorders.compactMap { $0 as? any SessionResettable })
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Emits one ``NetworkMetricsEvent`` per pass through it to a ``NetworkMetricsSink``: request ID,
+/// method, path template, status, duration, retry count, body sizes, error kind, cache outcome and
+/// — where the platform measures them — phase timings.
+///
+/// Place it **outside** ``RetryInterceptor`` (and outside the cache interceptor if you want cache
+/// hits counted) so it sees the whole call: one event per call, with ``RequestContext/retryCount``
+/// telling how many retries it took. Placed innermost it would emit one event per attempt.
+///
+/// Durations are measured with the given clock, `ContinuousClock` by default (monotonic: wall-clock
+/// changes don't distort them).
+public struct MetricsInterceptor: Interceptor {
+    /// Where events go.
+    public let sink: any NetworkMetricsSink
+    /// Starts a measurement; the returned closure gives the time elapsed since.
+    private let startStopwatch: @Sendable () -> @Sendable () -> Duration
+
+    /// Creates the interceptor, measuring with `ContinuousClock`.
+    ///
+    /// - Parameter sink: Receives one event per call.
+    public init(sink: any NetworkMetricsSink) {
+        self.init(sink: sink, clock: ContinuousClock())
+    }
+
+    /// Creates the interceptor, measuring with `clock` (inject a test clock in tests).
+    ///
+    /// - Parameters:
+    ///   - sink: Receives one event per call.
+    ///   - clock: Measures durations.
+    public init<C: Clock>(sink: any NetworkMetricsSink, clock: C) where C.Duration == Duration {
+        self.sink = sink
+        self.startStopwatch = {
+            let start = clock.now
+            return { start.duration(to: clock.now) }
+        }
+    }
+
+    public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        let elapsed = startStopwatch()
+        let startedAt = Date()
+        let requestBytes: Int? = request.httpBody?.count ?? (request.httpBodyStream == nil ? 0 : nil)
+        do {
+            let response = try await TaskTimingsReporter.withReporting(to: context) { try await next(request) }
+            sink.record(event(context, startedAt, elapsed(), requestBytes, status: response.statusCode,
+                              responseBytes: response.body.count, errorKind: nil))
+            return response
+        } catch {
+            sink.record(event(context, startedAt, elapsed(), requestBytes, status: nil,
+                              responseBytes: nil, errorKind: ErrorSnapshot.kind(of: error)))
+            throw error
+        }
+    }
+
+    private func event(
+        _ context: RequestContext, _ startedAt: Date, _ duration: Duration, _ requestBytes: Int?,
+        status: Int?, responseBytes: Int?, errorKind: String?
+    ) -> NetworkMetricsEvent {
+        NetworkMetricsEvent(
+            requestID: context.id, method: context.method, pathTemplate: context.pathTemplate,
+            statusCode: status, startedAt: startedAt, duration: duration, attempts: context.attempt,
+            retryCount: context.retryCount, requestBodyBytes: requestBytes, responseBodyBytes: responseBytes,
+            errorKind: errorKind, cacheOutcome: context.cacheOutcome, taskTimings: context.taskTimings)
+    }
+}

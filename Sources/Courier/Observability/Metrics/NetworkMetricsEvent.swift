@@ -1,0 +1,84 @@
+import Foundation
+
+/// One logical call, measured: what a ``MetricsInterceptor`` sends to a ``NetworkMetricsSink``.
+///
+/// Dimensions are low-cardinality on purpose — the path *template* (`/items/{id}`), never the raw
+/// path with ids — so events can be aggregated into dashboards without leaking identifiers.
+public struct NetworkMetricsEvent: Sendable, Hashable {
+    /// The call's request ID, to join the event with logs.
+    public var requestID: UUID
+    /// The HTTP method.
+    public var method: HTTPMethod
+    /// The endpoint's path template, e.g. `/items/{id}` (``RequestContext/pathTemplate``).
+    public var pathTemplate: String
+    /// The final status code; `nil` when the call ended without a response.
+    public var statusCode: Int?
+    /// Wall-clock start of the call.
+    public var startedAt: Date
+    /// Time the call spent inside the interceptor — all attempts and backoff waits inside it —
+    /// measured on `ContinuousClock` (monotonic).
+    public var duration: Duration
+    /// Attempts that reached the transport (0 for a cache hit).
+    public var attempts: Int
+    /// Retries performed: `attempts - 1`, never negative (``RequestContext/retryCount``).
+    public var retryCount: Int
+    /// Request body size in bytes as the interceptor saw it; `nil` when the body is a stream.
+    public var requestBodyBytes: Int?
+    /// Response body size in bytes after content decoding; `nil` without a response.
+    public var responseBodyBytes: Int?
+    /// The error label (``ErrorSnapshot/kind(of:)``) when the call ended without a response:
+    /// `offline`, `timedOut`, `cancelled`, `transport`, `pinning`…; `nil` when a response arrived
+    /// (whatever its status).
+    public var errorKind: String?
+    /// How the HTTP cache answered, when a cache interceptor sits inside the metrics interceptor.
+    public var cacheOutcome: CacheOutcome?
+    /// Phase timings of the last attempt where the platform delivers them (Apple); `nil` on Linux.
+    public var taskTimings: TaskTimings?
+
+    /// Creates an event.
+    public init(
+        requestID: UUID, method: HTTPMethod, pathTemplate: String, statusCode: Int?, startedAt: Date,
+        duration: Duration, attempts: Int, retryCount: Int, requestBodyBytes: Int?, responseBodyBytes: Int?,
+        errorKind: String?, cacheOutcome: CacheOutcome?, taskTimings: TaskTimings?
+    ) {
+        self.requestID = requestID
+        self.method = method
+        self.pathTemplate = pathTemplate
+        self.statusCode = statusCode
+        self.startedAt = startedAt
+        self.duration = duration
+        self.attempts = attempts
+        self.retryCount = retryCount
+        self.requestBodyBytes = requestBodyBytes
+        self.responseBodyBytes = responseBodyBytes
+        self.errorKind = errorKind
+        self.cacheOutcome = cacheOutcome
+        self.taskTimings = taskTimings
+    }
+}
+
+/// Receives one ``NetworkMetricsEvent`` per call: forward it to your analytics or APM backend,
+/// aggregate it, or collect it in a test (`CapturingMetricsSink` in CourierTesting).
+///
+/// Called synchronously on the request's task when the call ends; keep it quick and thread-safe
+/// (hand heavy work to a queue or actor).
+public protocol NetworkMetricsSink: Sendable {
+    /// Takes one event.
+    func record(_ event: NetworkMetricsEvent)
+}
+
+/// A ``NetworkMetricsSink`` made from a closure.
+///
+/// ```swift
+/// MetricsInterceptor(sink: ClosureMetricsSink { event in analytics.track(event) })
+/// ```
+public struct ClosureMetricsSink: NetworkMetricsSink {
+    private let handler: @Sendable (NetworkMetricsEvent) -> Void
+
+    /// Wraps `handler`.
+    public init(_ handler: @escaping @Sendable (NetworkMetricsEvent) -> Void) {
+        self.handler = handler
+    }
+
+    public func record(_ event: NetworkMetricsEvent) { handler(event) }
+}

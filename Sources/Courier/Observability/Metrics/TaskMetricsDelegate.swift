@@ -1,0 +1,44 @@
+#if canImport(Darwin)
+import Foundation
+
+extension TaskTimings {
+    /// The timings of the task's last transaction (the one that produced the response, after any
+    /// redirects), from Apple's `URLSessionTaskMetrics`.
+    init(_ metrics: URLSessionTaskMetrics) {
+        let last = metrics.transactionMetrics.last
+        let instants = Instants(
+            fetchStart: last?.fetchStartDate,
+            domainLookupStart: last?.domainLookupStartDate, domainLookupEnd: last?.domainLookupEndDate,
+            connectStart: last?.connectStartDate, connectEnd: last?.connectEndDate,
+            secureConnectionStart: last?.secureConnectionStartDate, secureConnectionEnd: last?.secureConnectionEndDate,
+            requestStart: last?.requestStartDate, requestEnd: last?.requestEndDate,
+            responseStart: last?.responseStartDate, responseEnd: last?.responseEndDate)
+        self.init(
+            instants: instants,
+            total: .seconds(metrics.taskInterval.duration),
+            isReusedConnection: last?.isReusedConnection,
+            networkProtocol: last?.networkProtocolName,
+            redirectCount: metrics.redirectCount)
+    }
+}
+
+/// A per-task URLSession delegate that forwards `URLSessionTaskMetrics` to the call's
+/// ``TaskTimingsReporter`` (Apple platforms; Linux never delivers task metrics).
+final class TaskMetricsDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    private let reporter: TaskTimingsReporter
+
+    private init(reporter: TaskTimingsReporter) {
+        self.reporter = reporter
+    }
+
+    /// A delegate for the call the current task is sending, or `nil` when no interceptor wants
+    /// timings (then no delegate is installed at all).
+    static func forCurrentCall() -> TaskMetricsDelegate? {
+        TaskTimingsReporter.current.map { TaskMetricsDelegate(reporter: $0) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        reporter.report(TaskTimings(metrics))
+    }
+}
+#endif

@@ -1,0 +1,137 @@
+import Foundation
+
+/// Phase timings of one HTTP transaction as the platform measured them — on Apple platforms from
+/// `URLSessionTaskMetrics` (the last transaction of the task, i.e. after redirects).
+///
+/// A phase that did not happen or was not measured is `nil`, never zero: a reused connection has
+/// no DNS, connect or TLS phase, and on Linux (where URLSession never delivers task metrics) the
+/// whole value is absent. Durations come from wall-clock dates the system recorded.
+public struct TaskTimings: Sendable, Hashable {
+    /// DNS resolution (`domainLookupStart` → `domainLookupEnd`).
+    public var domainLookup: Duration?
+    /// Connection set-up including TLS (`connectStart` → `connectEnd`), as URLSession and HAR 1.2
+    /// count it.
+    public var connect: Duration?
+    /// The TLS handshake (`secureConnectionStart` → `secureConnectionEnd`), part of ``connect``.
+    public var secureConnection: Duration?
+    /// Writing the request (`requestStart` → `requestEnd`).
+    public var requestSend: Duration?
+    /// Waiting for the first response byte after the request was sent (`requestEnd` →
+    /// `responseStart`): server time plus one round trip. HAR's `wait`.
+    public var waiting: Duration?
+    /// From the start of the fetch to the first response byte (`fetchStart` → `responseStart`):
+    /// time to first byte, including any DNS, connect and TLS.
+    public var timeToFirstByte: Duration?
+    /// Reading the response (`responseStart` → `responseEnd`).
+    public var responseReceive: Duration?
+    /// The whole task (`taskInterval`), redirects included.
+    public var total: Duration?
+    /// Whether an existing connection was reused (then DNS/connect/TLS are `nil`).
+    public var isReusedConnection: Bool?
+    /// The ALPN protocol, e.g. `h2`, `http/1.1`, `h3`, when known.
+    public var networkProtocol: String?
+    /// Redirects followed by the task.
+    public var redirectCount: Int
+
+    /// Creates timings from phase durations.
+    public init(
+        domainLookup: Duration? = nil, connect: Duration? = nil, secureConnection: Duration? = nil,
+        requestSend: Duration? = nil, waiting: Duration? = nil, timeToFirstByte: Duration? = nil,
+        responseReceive: Duration? = nil, total: Duration? = nil, isReusedConnection: Bool? = nil,
+        networkProtocol: String? = nil, redirectCount: Int = 0
+    ) {
+        self.domainLookup = domainLookup
+        self.connect = connect
+        self.secureConnection = secureConnection
+        self.requestSend = requestSend
+        self.waiting = waiting
+        self.timeToFirstByte = timeToFirstByte
+        self.responseReceive = responseReceive
+        self.total = total
+        self.isReusedConnection = isReusedConnection
+        self.networkProtocol = networkProtocol
+        self.redirectCount = redirectCount
+    }
+
+    /// The instants of one transaction, as `URLSessionTaskTransactionMetrics` reports them; any
+    /// may be missing.
+    public struct Instants: Sendable, Hashable {
+        public var fetchStart: Date?
+        public var domainLookupStart: Date?
+        public var domainLookupEnd: Date?
+        public var connectStart: Date?
+        public var connectEnd: Date?
+        public var secureConnectionStart: Date?
+        public var secureConnectionEnd: Date?
+        public var requestStart: Date?
+        public var requestEnd: Date?
+        public var responseStart: Date?
+        public var responseEnd: Date?
+
+        /// Creates a set of instants; all `nil` by default.
+        public init(
+            fetchStart: Date? = nil, domainLookupStart: Date? = nil, domainLookupEnd: Date? = nil,
+            connectStart: Date? = nil, connectEnd: Date? = nil, secureConnectionStart: Date? = nil,
+            secureConnectionEnd: Date? = nil, requestStart: Date? = nil, requestEnd: Date? = nil,
+            responseStart: Date? = nil, responseEnd: Date? = nil
+        ) {
+            self.fetchStart = fetchStart
+            self.domainLookupStart = domainLookupStart
+            self.domainLookupEnd = domainLookupEnd
+            self.connectStart = connectStart
+            self.connectEnd = connectEnd
+            self.secureConnectionStart = secureConnectionStart
+            self.secureConnectionEnd = secureConnectionEnd
+            self.requestStart = requestStart
+            self.requestEnd = requestEnd
+            self.responseStart = responseStart
+            self.responseEnd = responseEnd
+        }
+    }
+
+    /// Derives the phases from a transaction's instants. A phase is `nil` when either end is
+    /// missing or the end precedes the start.
+    ///
+    /// - Parameters:
+    ///   - instants: The transaction's instants.
+    ///   - total: The task's whole duration, when known.
+    ///   - isReusedConnection: Whether the connection was reused.
+    ///   - networkProtocol: The ALPN protocol name.
+    ///   - redirectCount: Redirects followed.
+    public init(
+        instants: Instants, total: Duration? = nil, isReusedConnection: Bool? = nil,
+        networkProtocol: String? = nil, redirectCount: Int = 0
+    ) {
+        func span(_ start: Date?, _ end: Date?) -> Duration? {
+            guard let start, let end, end >= start else { return nil }
+            return .seconds(end.timeIntervalSince(start))
+        }
+        self.init(
+            domainLookup: span(instants.domainLookupStart, instants.domainLookupEnd),
+            connect: span(instants.connectStart, instants.connectEnd),
+            secureConnection: span(instants.secureConnectionStart, instants.secureConnectionEnd),
+            requestSend: span(instants.requestStart, instants.requestEnd),
+            waiting: span(instants.requestEnd, instants.responseStart),
+            timeToFirstByte: span(instants.fetchStart, instants.responseStart),
+            responseReceive: span(instants.responseStart, instants.responseEnd),
+            total: total,
+            isReusedConnection: isReusedConnection,
+            networkProtocol: networkProtocol,
+            redirectCount: redirectCount)
+    }
+}
+
+/// The ``RequestContext`` slot holding the ``TaskTimings`` of the call's last attempt.
+public enum TaskTimingsKey: RequestContextKey {
+    /// The stored type.
+    public typealias Value = TaskTimings
+}
+
+extension RequestContext {
+    /// Phase timings of the last attempt, when the transport measured them (Apple platforms);
+    /// `nil` on Linux or when no ``MetricsInterceptor``/``LoggingInterceptor`` asked for them.
+    public var taskTimings: TaskTimings? {
+        get { self[TaskTimingsKey.self] }
+        set { self[TaskTimingsKey.self] = newValue }
+    }
+}

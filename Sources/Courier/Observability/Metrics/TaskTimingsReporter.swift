@@ -1,0 +1,42 @@
+/// How a transport hands phase timings (``TaskTimings``) to the call it is sending, without the
+/// ``Transport`` protocol knowing about contexts.
+///
+/// ``MetricsInterceptor`` and ``LoggingInterceptor`` run the rest of the pipeline inside
+/// ``withReporting(to:_:)``, which binds a reporter for the call in a task-local value. A transport
+/// reads ``current`` on the sending task — before handing work to a delegate queue, where
+/// task-locals are not visible — and calls ``report(_:)`` once the platform has measured the task.
+/// ``URLSessionTransport`` does this on Apple platforms with a per-task delegate receiving
+/// `urlSession(_:task:didFinishCollecting:)`; on Linux URLSession never delivers task metrics, so
+/// nothing is reported and ``RequestContext/taskTimings`` stays `nil`.
+///
+/// ```swift
+/// // inside a custom transport
+/// let reporter = TaskTimingsReporter.current
+/// let (data, response) = try await send(...)
+/// reporter?.report(TaskTimings(instants: measured))
+/// ```
+public struct TaskTimingsReporter: Sendable {
+    @TaskLocal static var bound: TaskTimingsReporter?
+
+    private let context: RequestContext
+
+    /// The reporter of the call the current task is sending, or `nil` when no interceptor asked for
+    /// timings.
+    public static var current: TaskTimingsReporter? { bound }
+
+    /// Stores `timings` in the call's ``RequestContext/taskTimings`` (replacing an earlier attempt's).
+    /// Safe to call from any thread. Timings reported after the interceptors have finished with the
+    /// call are kept in the context but miss that call's metrics event.
+    public func report(_ timings: TaskTimings) {
+        context.taskTimings = timings
+    }
+
+    /// Runs `operation` with a reporter for `context` bound to the task. Nested calls for the same
+    /// context keep the outer binding.
+    public static func withReporting<T: Sendable>(
+        to context: RequestContext, _ operation: () async throws -> T
+    ) async rethrows -> T {
+        if let bound, bound.context === context { return try await operation() }
+        return try await $bound.withValue(TaskTimingsReporter(context: context)) { try await operation() }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Removes secrets from everything Courier writes about a request: logs, snapshots, metrics,
+/// cURL commands and HAR files. On by default everywhere; configure it, don't bypass it.
+///
+/// What it hides (names stay visible, values become ``marker``):
+/// - **Headers** in ``headers`` — `Authorization: Bearer <redacted>` (the scheme stays, RFC 9110
+///   §11.4), `Cookie: sid=<redacted>; lang=<redacted>` (names stay, RFC 6265 §4.2),
+///   `Set-Cookie: sid=<redacted>; Path=/; HttpOnly` (attributes stay), `X-API-Key: <redacted>`.
+/// - **Query parameters** in ``queryParameters`` and the password of a `user:password@` URL.
+/// - **JSON body keys** in ``bodyFields`` at any depth — the whole value, even an object — and
+///   `application/x-www-form-urlencoded` fields by the same list.
+/// - **Secret values wherever else they appear**: every value hidden by name is remembered for the
+///   call and also removed from other headers, the URL and body previews — so a server that echoes
+///   the request back, or a token copied into an error message, does not leak it either.
+///
+/// Body previews are cut to ``bodyPreviewLimit`` bytes; bodies that are not text (images,
+/// protobuf, multipart, invalid UTF-8) are summarised as size and content type. Input that is not
+/// valid JSON or UTF-8 never traps: it is redacted as far as it can be read, or summarised.
+///
+/// ```swift
+/// var redactor = Redactor()
+/// redactor.headers.insert("X-Device-Token")
+/// redactor.bodyFields.insert("date_of_birth")
+/// let logging = LoggingInterceptor(logger: ConsoleNetworkLogger(), redactor: redactor)
+/// ```
+public struct Redactor: Sendable, Hashable {
+    /// What replaces a hidden value; `<redacted>` by default.
+    public var marker: String
+    /// Header names whose values are hidden; ``RedactionList/defaultHeaders`` by default.
+    public var headers: RedactionList
+    /// Query parameter names whose values are hidden; ``RedactionList/defaultQueryParameters``.
+    public var queryParameters: RedactionList
+    /// JSON keys (any depth) and form field names whose values are hidden;
+    /// ``RedactionList/defaultBodyFields``.
+    public var bodyFields: RedactionList
+    /// Largest body preview, in bytes of the original body; 2048 by default.
+    public var bodyPreviewLimit: Int
+    /// Shortest remembered secret value, in characters, that is scrubbed wherever it appears;
+    /// 4 by default. Shorter values are still hidden by name, just not searched for elsewhere.
+    public var minimumSecretLength: Int
+
+    /// Largest number of body bytes scanned to learn secret values that lie beyond the preview
+    /// (1 MiB).
+    static let learningLimit = 1 << 20
+
+    /// Creates a redactor; every parameter has the default described on its property.
+    public init(
+        marker: String = "<redacted>",
+        headers: RedactionList = .defaultHeaders,
+        queryParameters: RedactionList = .defaultQueryParameters,
+        bodyFields: RedactionList = .defaultBodyFields,
+        bodyPreviewLimit: Int = 2048,
+        minimumSecretLength: Int = 4
+    ) {
+        self.marker = marker
+        self.headers = headers
+        self.queryParameters = queryParameters
+        self.bodyFields = bodyFields
+        self.bodyPreviewLimit = max(0, bodyPreviewLimit)
+        self.minimumSecretLength = max(1, minimumSecretLength)
+    }
+
+    // MARK: Public one-shot API
+
+    /// Redacts header fields: sensitive values replaced, other values scrubbed of the secrets
+    /// found in the sensitive ones.
+    public func redact(_ headers: HTTPHeaders) -> HTTPHeaders {
+        var secrets = SecretValues()
+        learn(headers: headers, into: &secrets)
+        return redact(headers, secrets: secrets)
+    }
+
+    /// The URL as text with sensitive query and fragment parameters and any password replaced.
+    public func redact(url: URL) -> String {
+        var secrets = SecretValues()
+        return redact(url: url.absoluteString, learning: &secrets)
+    }
+
+    /// A redacted preview of `body`.
+    ///
+    /// - Parameters:
+    ///   - body: The body bytes.
+    ///   - contentType: The `Content-Type` header value (parameters allowed), or `nil`.
+    ///   - limit: Largest preview in bytes; ``bodyPreviewLimit`` when `nil`.
+    /// - Returns: `nil` for an empty body.
+    public func preview(of body: Data, contentType: String?, limit: Int? = nil) -> BodyPreview? {
+        var secrets = SecretValues()
+        return preview(of: body, contentType: contentType, limit: limit ?? bodyPreviewLimit, secrets: &secrets)
+    }
+
+    // MARK: Learning
+
+    /// Remembers the values of sensitive headers.
+    func learn(headers: HTTPHeaders, into secrets: inout SecretValues) {
+        for field in headers where self.headers.matches(field.name) {
+            secrets.learnHeader(name: field.name, value: field.value, minimumLength: minimumSecretLength)
+        }
+    }
+
+    /// Remembers the values of sensitive JSON keys or form fields in (up to 1 MiB of) `body`.
+    func learn(body: Data, contentType: String?, into secrets: inout SecretValues) {
+        guard !body.isEmpty else { return }
+        let bytes = Array(body.prefix(Self.learningLimit))
+        let mediaType = Self.mediaType(of: contentType)
+        var found: [String] = []
+        switch BodyKind.classify(mediaType: mediaType, bytes: bytes.prefix(512)) {
+        case .json:
+            found = jsonRedaction.redact(bytes).secrets
+        case .form:
+            _ = FormRedaction.redact(String(decoding: bytes, as: UTF8.self), names: bodyFields, marker: marker, secrets: &found)
+        case .text, .binary:
+            return
+        }
+        for value in found { secrets.insert(value, minimumLength: minimumSecretLength) }
+    }
+
+    // MARK: Redaction with learned secrets
+
+    /// Redacts header fields, scrubbing non-sensitive values of `secrets`.
+    func redact(_ headers: HTTPHeaders, secrets: SecretValues) -> HTTPHeaders {
+        HTTPHeaders(headers.map { field in
+            if self.headers.matches(field.name) {
+                return HTTPHeaders.Field(name: field.name, value: redactedValue(ofHeader: field.name, value: field.value))
+            }
+            return HTTPHeaders.Field(name: field.name, value: secrets.scrub(field.value, marker: marker))
+        })
+    }
+
+    /// What a sensitive header shows: its structure without its secrets.
+    func redactedValue(ofHeader name: String, value: String) -> String {
+        switch name.lowercased() {
+        case "cookie":
+            let names = value.split(separator: ";").compactMap { pair -> String? in
+                let name = pair.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) }
+                guard let name, !name.isEmpty else { return nil }
+                return "\(name)=\(marker)"
+            }
+            return names.isEmpty ? marker : names.joined(separator: "; ")
+        case "set-cookie":
+            let parts = value.split(separator: ";", omittingEmptySubsequences: false)
+            guard let first = parts.first, let equals = first.firstIndex(of: "=") else { return marker }
+            let name = first[..<equals].trimmingCharacters(in: .whitespaces)
+            return ([name + "=" + marker] + parts.dropFirst().map(String.init)).joined(separator: ";")
+        default:
+            // Keep an auth scheme such as `Bearer` or `Basic` (RFC 9110 §11.4): it is not secret
+            // and tells which kind of credential was sent.
+            let parts = value.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].count <= 20, parts[0].allSatisfy({ $0.isLetter || $0 == "-" }) {
+                return "\(parts[0]) \(marker)"
+            }
+            return marker
+        }
+    }
+
+    /// Redacts a URL's text, learning the hidden values, then scrubs it of every learned value.
+    func redact(url: String, learning secrets: inout SecretValues) -> String {
+        var found: [String] = []
+        let redacted = FormRedaction.redactURL(url, names: queryParameters, marker: marker, secrets: &found)
+        for value in found { secrets.insert(value, minimumLength: minimumSecretLength) }
+        return secrets.scrub(redacted, marker: marker)
+    }
+
+    /// Scrubs free text (an error message, a URL) of learned secrets.
+    func scrub(_ text: String, secrets: SecretValues) -> String {
+        secrets.scrub(text, marker: marker)
+    }
+
+    /// The redacted preview of `body`: structural redaction of the first `limit` bytes, then
+    /// scrubbing of learned secrets, then removal of a secret cut in half at the end.
+    func preview(of body: Data, contentType: String?, limit: Int, secrets: inout SecretValues) -> BodyPreview? {
+        guard !body.isEmpty else { return nil }
+        let mediaType = Self.mediaType(of: contentType)
+        let kind = BodyKind.classify(mediaType: mediaType, bytes: body.prefix(512))
+        guard kind != .binary else { return .binary(size: body.count, contentType: contentType) }
+
+        if body.count > limit { learn(body: body, contentType: contentType, into: &secrets) }
+        // One byte past the limit lets the prefix see whether the cut splits a character.
+        let head = Array(body.prefix(limit < body.count ? limit + 1 : body.count))
+        let prefix = UTF8Text.prefix(head, limit: limit)
+        guard UTF8Text.isValid(prefix) else { return .binary(size: body.count, contentType: contentType) }
+        let truncated = prefix.count < body.count
+
+        var found: [String] = []
+        var text: String
+        switch kind {
+        case .json:
+            let result = jsonRedaction.redact(Array(prefix))
+            found = result.secrets
+            text = String(decoding: result.output, as: UTF8.self)
+        case .form:
+            text = FormRedaction.redact(String(decoding: prefix, as: UTF8.self), names: bodyFields, marker: marker, secrets: &found)
+        case .text, .binary:
+            text = String(decoding: prefix, as: UTF8.self)
+        }
+        for value in found { secrets.insert(value, minimumLength: minimumSecretLength) }
+        text = secrets.scrub(text, marker: marker)
+        if truncated { text = secrets.trimTrailingPartial(text) }
+        return .text(text, truncated: truncated)
+    }
+
+    private var jsonRedaction: JSONRedaction {
+        JSONRedaction(isSensitive: { [bodyFields] in bodyFields.matches($0) }, marker: marker)
+    }
+
+    /// The media type of a `Content-Type` value: before any `;`, trimmed, lower-cased.
+    static func mediaType(of contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        let type = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? contentType
+        let trimmed = type.trimmingCharacters(in: .whitespaces).lowercased()
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}

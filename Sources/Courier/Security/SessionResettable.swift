@@ -1,0 +1,75 @@
+/// Something that keeps state belonging to the signed-in account — cookies, tokens, cached
+/// responses, recorded traffic — and can forget it, so the next account never sees the previous
+/// one's data.
+///
+/// ``APIClient/resetSession(also:)`` calls every participant it knows of: the client's transport
+/// and interceptors when they conform, plus the ones passed in (a token store, a cache partition,
+/// an app database). Conform your own stores, or wrap a call in ``SessionResetAction``.
+///
+/// Conformers in Courier: ``URLSessionTransport`` (cookies, credentials, connections),
+/// ``PinningTransport`` (its base transport), ``HARRecorder`` and ``LoggingInterceptor`` (recorded
+/// exchanges).
+public protocol SessionResettable: Sendable {
+    /// Forgets everything this participant holds for the current account.
+    /// - Throws: When the state could not be removed (e.g. a Keychain error); the reset still goes
+    ///   on with the other participants.
+    func resetSession() async throws
+}
+
+/// A ``SessionResettable`` made from a closure, for stores that don't conform themselves.
+///
+/// ```swift
+/// try await client.resetSession(also: [
+///     SessionResetAction("tokens") { try await tokenManager.signOut() },
+///     SessionResetAction("cache") { await cache.removeAll(partition: account.id) },
+/// ])
+/// ```
+public struct SessionResetAction: SessionResettable, CustomStringConvertible {
+    /// A name for error reports.
+    public let name: String
+    private let action: @Sendable () async throws -> Void
+
+    /// Wraps `action` under `name`.
+    public init(_ name: String, _ action: @escaping @Sendable () async throws -> Void) {
+        self.name = name
+        self.action = action
+    }
+
+    public func resetSession() async throws { try await action() }
+
+    /// The name.
+    public var description: String { name }
+}
+
+/// Some participants of a session reset failed; the others were reset.
+public struct SessionResetError: Error, CustomStringConvertible {
+    /// One participant's failure.
+    public struct Failure: Sendable {
+        /// The participant, as described by `String(describing:)` (or ``SessionResetAction/name``).
+        public let participant: String
+        /// What it threw.
+        public let error: any Error
+    }
+
+    /// Every failure, in the order participants were reset.
+    public let failures: [Failure]
+
+    public var description: String {
+        "session reset incomplete: " + failures.map { "\($0.participant): \($0.error)" }.joined(separator: "; ")
+    }
+}
+
+/// Resets `participants` in order; every one is attempted even when an earlier one fails.
+///
+/// - Throws: ``SessionResetError`` listing the participants that failed.
+func resetSession(of participants: [any SessionResettable]) async throws {
+    var failures: [SessionResetError.Failure] = []
+    for participant in participants {
+        do {
+            try await participant.resetSession()
+        } catch {
+            failures.append(.init(participant: String(describing: participant), error: error))
+        }
+    }
+    if !failures.isEmpty { throw SessionResetError(failures: failures) }
+}

@@ -1,0 +1,20 @@
+import Foundation
+import Courier
+
+/// A ``NetworkMetricsSink`` that keeps every event in memory, for tests.
+public final class CapturingMetricsSink: NetworkMetricsSink {
+    private let storage = Locked<[NetworkMetricsEvent]>([])
+
+    /// Creates an empty sink.
+    public init() {}
+
+    public func record(_ event: NetworkMetricsEvent) {
+        storage.withLock { $0.append(event) }
+    }
+
+    /// Every event, in the order recorded.
+    public var events: [NetworkMetricsEvent] { storage.current }
+
+    /// Forgets every event.
+    public func removeAll() { storage.set([]) }
+}

@@ -1,0 +1,214 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+
+@Suite("Redactor")
+struct RedactorTests {
+    let redactor = Redactor()
+
+    @Test(arguments: [
+        ("Authorization", "Bearer SECRET-TOKEN", "Bearer <redacted>"),
+        ("Proxy-Authorization", "Basic U0VDUkVULVVTRVI6U0VDUkVULVBX", "Basic <redacted>"),
+        ("Cookie", "sid=SECRET-SID; lang=en", "sid=<redacted>; lang=<redacted>"),
+        ("Set-Cookie", "sid=SECRET-SID; Path=/; HttpOnly", "sid=<redacted>; Path=/; HttpOnly"),
+        ("X-API-Key", "SECRET-KEY", "<redacted>"),
+        ("x-refresh-token", "SECRET-REFRESH", "<redacted>"),
+        ("X-Amz-Security-Token", "SECRET-AMZ", "<redacted>"),
+    ])
+    func sensitiveHeadersKeepTheirNameAndLoseTheirValue(name: String, value: String, expected: String) {
+        let redacted = redactor.redact(HTTPHeaders([.init(name: name, value: value)]))
+        #expect(redacted.fields == [.init(name: name, value: expected)])
+        #expect(!redacted.description.contains("SECRET"))
+    }
+
+    @Test(arguments: ["Idempotency-Key", "X-Request-ID", "Content-Type", "Accept", "User-Agent"])
+    func identifiersAndMetadataStayVisible(name: String) {
+        let redacted = redactor.redact(HTTPHeaders([.init(name: name, value: "value-123")]))
+        #expect(redacted[name] == "value-123")
+    }
+
+    @Test func applicationExtendsTheHeaderList() {
+        var custom = Redactor()
+        custom.headers.insert("X-Device-Fingerprint")
+        let redacted = custom.redact(HTTPHeaders(["X-Device-Fingerprint": "abc-123", "X-Device": "phone"]))
+        #expect(redacted["X-Device-Fingerprint"] == "<redacted>")
+        #expect(redacted["X-Device"] == "phone")
+    }
+
+    @Test func aSecretRepeatedInAnotherHeaderIsScrubbedToo() {
+        let redacted = redactor.redact(HTTPHeaders([
+            .init(name: "Authorization", value: "Bearer SECRET-TOKEN"),
+            .init(name: "X-Debug", value: "forwarded SECRET-TOKEN to upstream"),
+        ]))
+        #expect(redacted["X-Debug"] == "forwarded <redacted> to upstream")
+    }
+
+    @Test func basicCredentialsAreLearnedDecoded() {
+        // "SECRET-USER:SECRET-PW" base64
+        let redacted = redactor.redact(HTTPHeaders([
+            .init(name: "Authorization", value: "Basic U0VDUkVULVVTRVI6U0VDUkVULVBX"),
+            .init(name: "X-Note", value: "pw=SECRET-PW"),
+        ]))
+        #expect(redacted["X-Note"] == "pw=<redacted>")
+    }
+
+    @Test(arguments: [
+        ("https://api.example.com/items?access_token=SECRET-1&page=2",
+         "https://api.example.com/items?access_token=<redacted>&page=2"),
+        ("https://api.example.com/x?api_key=SECRET-2&refresh_token=SECRET-3&q=lamp",
+         "https://api.example.com/x?api_key=<redacted>&refresh_token=<redacted>&q=lamp"),
+        ("https://api.example.com/cb?code=SECRET-4&state=xyz#access_token=SECRET-5&token_type=bearer",
+         "https://api.example.com/cb?code=<redacted>&state=xyz#access_token=<redacted>&token_type=<redacted>"),
+        ("https://ann:SECRET-6@api.example.com/path?flag", "https://ann:<redacted>@api.example.com/path?flag"),
+        ("https://api.example.com/plain", "https://api.example.com/plain"),
+    ])
+    func queryParametersAreRedactedByName(url: String, expected: String) throws {
+        #expect(redactor.redact(url: try #require(URL(string: url))) == expected)
+    }
+
+    @Test func jsonKeysAreRedactedAtAnyDepthKeepingLayout() throws {
+        let body = #"{"user": {"name": "Ann", "password": "SECRET-PW"}, "items": [{"token": "SECRET-T", "id": 7}], "card_number": 4111111111111111, "ok": true}"#
+        let preview = try #require(redactor.preview(of: Data(body.utf8), contentType: "application/json"))
+        #expect(preview == .text(#"{"user": {"name": "Ann", "password": "<redacted>"}, "items": [{"token": "<redacted>", "id": 7}], "card_number": "<redacted>", "ok": true}"#, truncated: false))
+    }
+
+    @Test func aSensitiveKeyHidesAWholeObjectOrArray() throws {
+        let body = #"{"credentials":{"username":"SECRET-USER","password":"SECRET-PW"},"phone":["+1 555 0100"],"next":1}"#
+        let preview = try #require(redactor.preview(of: Data(body.utf8), contentType: "application/json; charset=utf-8"))
+        #expect(preview.text == #"{"credentials":"<redacted>","phone":"<redacted>","next":1}"#)
+    }
+
+    @Test(arguments: ["access_token", "refreshToken", "client_secret", "newPassword", "cardNumber", "CVV", "pin", "otp", "id_token", "apiKey"])
+    func defaultBodyFieldsCoverCommonSpellings(key: String) throws {
+        let body = "{\"\(key)\":\"SECRET-VALUE\"}"
+        let preview = try #require(redactor.preview(of: Data(body.utf8), contentType: "application/json"))
+        #expect(preview.text == "{\"\(key)\":\"<redacted>\"}")
+    }
+
+    @Test(arguments: ["shipping", "footprint", "description", "spinner", "keyboard"])
+    func ordinaryFieldsAreNotRedacted(key: String) throws {
+        let body = "{\"\(key)\":\"visible\"}"
+        let preview = try #require(redactor.preview(of: Data(body.utf8), contentType: "application/json"))
+        #expect(preview.text == body)
+    }
+
+    @Test func escapedKeysAreRecognised() throws {
+        let body = #"{"pass\u0077ord":"SECRET-PW","a\"b":"x"}"#
+        let preview = try #require(redactor.preview(of: Data(body.utf8), contentType: "application/json"))
+        #expect(preview.text == #"{"pass\u0077ord":"<redacted>","a\"b":"x"}"#)
+    }
+
+    @Test func formFieldsAreRedactedByName() throws {
+        let body = "username=ann&password=SECRET%2DPW&remember=1&client_secret=SECRET-C"
+        let preview = try #require(redactor.preview(of: Data(body.utf8), contentType: "application/x-www-form-urlencoded"))
+        #expect(preview.text == "username=ann&password=<redacted>&remember=1&client_secret=<redacted>")
+    }
+
+    @Test func longBodiesAreTruncatedToTheLimit() throws {
+        var small = Redactor()
+        small.bodyPreviewLimit = 16
+        let preview = try #require(small.preview(of: Data(String(repeating: "a", count: 100).utf8), contentType: "text/plain"))
+        #expect(preview == .text(String(repeating: "a", count: 16), truncated: true))
+        #expect(preview.description.hasSuffix("…(truncated)"))
+    }
+
+    @Test func truncationNeverSplitsACharacter() throws {
+        var small = Redactor()
+        small.bodyPreviewLimit = 5
+        // "aaaa" + "é" (2 bytes): a 5-byte cut would fall inside "é".
+        let preview = try #require(small.preview(of: Data("aaaaéb".utf8), contentType: "text/plain"))
+        #expect(preview == .text("aaaa", truncated: true))
+    }
+
+    @Test func aSecretBeyondThePreviewIsStillLearnedFromTheWholeBody() throws {
+        var small = Redactor()
+        small.bodyPreviewLimit = 40
+        let body = #"{"note":"see SECRET-LATE below","padding":"xxxxxxxxxxxxxxxxxxxxxxxx","password":"SECRET-LATE"}"#
+        let preview = try #require(small.preview(of: Data(body.utf8), contentType: "application/json"))
+        #expect(preview.text == #"{"note":"see <redacted> below","padding"#)
+    }
+
+    @Test(arguments: [
+        ("image/png", [UInt8]([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])),
+        ("application/octet-stream", [UInt8]([1, 2, 3])),
+        ("multipart/form-data; boundary=x", Array("--x\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nSECRET\r\n--x--".utf8)),
+        ("application/json", [UInt8]([0x7B, 0xFF, 0xFE, 0x7D])),
+    ])
+    func binaryAndInvalidBodiesAreSummarised(contentType: String, bytes: [UInt8]) {
+        #expect(redactor.preview(of: Data(bytes), contentType: contentType) == .binary(size: bytes.count, contentType: contentType))
+    }
+
+    @Test func bodiesWithoutAContentTypeAreSniffed() throws {
+        #expect(redactor.preview(of: Data(#"{"token":"SECRET-X"}"#.utf8), contentType: nil)?.text == #"{"token":"<redacted>"}"#)
+        #expect(redactor.preview(of: Data("hello".utf8), contentType: nil)?.text == "hello")
+        #expect(redactor.preview(of: Data([0, 1, 2, 0xFF]), contentType: nil) == .binary(size: 4, contentType: nil))
+        #expect(redactor.preview(of: Data(), contentType: "application/json") == nil)
+    }
+
+    @Test(arguments: [
+        #"{"password":"SECRET-PW"#,          // cut inside the secret
+        #"{"password":"#,                     // cut before the value
+        #"{"a":{"token":{"x":["SECRET-PW","#,  // cut inside a swallowed container
+        #"]]]}}}"password":"SECRET-PW"}"#,    // unbalanced garbage
+        #"{"password" "SECRET-PW"}"#,         // missing colon: not an object member
+        #"{"password":,"x":"SECRET-PW"}"#,    // missing value
+        "{\"password\":\"SECRET\\",          // dangling escape
+    ])
+    func brokenJSONNeverCrashesAndNeverShowsTheSensitiveValue(body: String) throws {
+        let preview = try #require(redactor.preview(of: Data(body.utf8), contentType: "application/json"))
+        let text = try #require(preview.text)
+        if body.contains(#""password":"#) && !body.contains(#""password":,"#) {
+            #expect(!text.contains("SECRET"))
+        }
+    }
+
+    @Test func deepNestingIsHandledWithoutRecursion() throws {
+        let body = String(repeating: "[", count: 100_000) + #"{"token":"SECRET-DEEP"}"# + String(repeating: "]", count: 100_000)
+        var large = Redactor()
+        large.bodyPreviewLimit = Int.max
+        let text = try #require(large.preview(of: Data(body.utf8), contentType: "application/json")?.text)
+        #expect(!text.contains("SECRET"))
+        #expect(text.contains(#"{"token":"<redacted>"}"#))
+    }
+
+    @Test func randomBytesNeverCrash() {
+        var generator = RedactorTests.SeededGenerator(seed: 0x5EED)
+        let alphabet = Array(#"{}[]:,"\ a1-.tokenpassword"#.utf8) + [0xC3, 0xA9, 0xFF, 0x00, 0x0A]
+        for length in 0..<400 {
+            let bytes = (0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+            for type in ["application/json", "application/x-www-form-urlencoded", "text/plain", nil] {
+                _ = redactor.preview(of: Data(bytes), contentType: type)
+            }
+        }
+    }
+
+    @Test func normalisationMatchesAnySpelling() {
+        let list = RedactionList(exactNames: ["X-Device-Id"], fragments: ["secret"])
+        #expect(list.matches("x_device_id"))
+        #expect(list.matches("xDeviceId"))
+        #expect(list.matches("ClientSecretV2"))
+        #expect(!list.matches("device"))
+        var adjusted = RedactionList.defaultBodyFields
+        #expect(adjusted.matches("token_type"))
+        adjusted.remove("token")
+        #expect(!adjusted.matches("token_type"))
+    }
+}
+
+extension RedactorTests {
+    /// A small deterministic generator (SplitMix64) for reproducible fuzz inputs.
+    struct SeededGenerator: RandomNumberGenerator {
+        private var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+}
