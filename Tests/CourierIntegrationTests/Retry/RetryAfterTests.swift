@@ -1,0 +1,86 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+
+extension RetryIntegrationTests {
+    /// `Retry-After` from the reference server, and cancellation during the wait.
+    @Suite(.timeLimit(.minutes(2))) struct RetryAfterTests {
+        @Test func twoUnavailableWithRetryAfterThenSuccess() async throws {
+            let clock = TestClock()
+            let session = try RetrySession.start(clock: clock)
+            try await session.inject("GET", "/items", [["status": 503, "retryAfter": "1"], ["status": 503, "retryAfter": "1"]])
+            let response = try await session.client.response(for: RetrySession.items)
+            #expect(response.statusCode == 200)
+            #expect(response.context.attempt == 3)
+            #expect(clock.sleeps == [.seconds(1), .seconds(1)])       // the delays taken…
+            #expect(response.context.retryDelays == [.seconds(1), .seconds(1)])
+            #expect(response.context.retryRecords.map(\.delaySource) == [.retryAfter, .retryAfter])
+            let stats = try await session.stats()
+            #expect(stats.requests("GET /items") == 3)                  // …and what the server saw
+            #expect(stats.int("faults", "served") == 2)
+        }
+
+        @Test func tooManyRequestsWithRetryAfter() async throws {
+            let clock = TestClock()
+            let session = try RetrySession.start(clock: clock)
+            try await session.inject("GET", "/items", [["status": 429, "retryAfter": "2"]])
+            #expect(try await session.client.response(for: RetrySession.items).statusCode == 200)
+            #expect(clock.sleeps == [.seconds(2)])
+            #expect(try await session.stats().requests("GET /items") == 2)
+        }
+
+        /// The HTTP-date forms on the wire: IMF-fixdate and the two obsolete ones. The server
+        /// rounds the date up to a whole second, so the wait is between 2 and 4 s.
+        @Test(arguments: ["date+3", "rfc850+3", "asctime+3"])
+        func retryAfterHTTPDates(_ spec: String) async throws {
+            let clock = TestClock()
+            let session = try RetrySession.start(clock: clock)
+            try await session.inject("GET", "/items", [["status": 503, "retryAfter": spec]])
+            let response = try await session.client.response(for: RetrySession.items)
+            #expect(response.statusCode == 200)
+            let record = try #require(response.context.retryRecords.first)
+            #expect(record.delaySource == .retryAfter)
+            #expect(record.delay > .seconds(2) && record.delay <= .seconds(4), "\(record.delay)")
+            #expect(clock.sleeps == [record.delay])
+        }
+
+        /// A past date or a malformed value gives no hint: the normal backoff (0.5 s × jitter 0.5),
+        /// not an immediate retry.
+        @Test(arguments: ["date-30", "soon"])
+        func unusableRetryAfterUsesBackoff(_ spec: String) async throws {
+            let clock = TestClock()
+            let session = try RetrySession.start(clock: clock, random: 0.5)
+            try await session.inject("GET", "/items", [["status": 503, "retryAfter": spec]])
+            let response = try await session.client.response(for: RetrySession.items)
+            #expect(response.statusCode == 200)
+            #expect(response.context.retryRecords.map(\.delaySource) == [.backoff])
+            #expect(clock.sleeps == [.milliseconds(250)])
+        }
+
+        /// Real time: the server asks for 2 s, the task is cancelled after 0.5 s; the call ends at
+        /// once with the cancelled case and nothing more is sent.
+        @Test func cancellationDuringRetryAfterEndsPromptly() async throws {
+            let session = try RetrySession.start(clock: ContinuousClock())
+            try await session.inject("GET", "/items", [["status": 503, "retryAfter": "2"]])
+            let context = RequestContext(policy: RetrySession.items.policy, method: .get, pathTemplate: "/items")
+            let call = Task { try await session.client.response(for: RetrySession.items, context: context) }
+            try await Task.sleep(for: .milliseconds(500)) // only schedules the cancel
+            let cancelledAt = ContinuousClock.now
+            call.cancel()
+            let result = await call.result
+            let elapsed = ContinuousClock.now - cancelledAt
+            guard case .failure(let error as NetworkError) = result, error.isCancellation else {
+                Issue.record("expected NetworkError.cancelled, got \(result)")
+                return
+            }
+            #expect(elapsed < .seconds(1), "took \(elapsed) after the cancel")
+            #expect(context.retryDelays == [.seconds(2)]) // it was waiting out the Retry-After
+            #expect(context.attempt == 1)
+            #expect(try await session.stats().requests("GET /items") == 1)
+        }
+    }
+}
