@@ -12,7 +12,7 @@ struct CacheControl: Sendable, Hashable {
 
     /// Parses every `Cache-Control` field of `headers` (repeated fields are combined, §5.2).
     init(_ headers: HTTPHeaders) {
-        for value in headers.values(for: "Cache-Control") { parse(value) }
+        for value in headers.cacheValues("cache-control") { parse(value) }
     }
 
     /// Parses one field value, e.g. `max-age=60, must-revalidate`.
@@ -21,11 +21,11 @@ struct CacheControl: Sendable, Hashable {
     private mutating func parse(_ value: String) {
         for item in Self.split(value) {
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
+            let name = HeaderScanning.trim(parts[0]).lowercased()
             guard !name.isEmpty, directives[name] == nil else { continue }
             var argument: String?
             if parts.count == 2 {
-                var text = parts[1].trimmingCharacters(in: .whitespaces)
+                var text = String(HeaderScanning.trim(parts[1]))
                 if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
                     text = String(text.dropFirst().dropLast())
                 }
@@ -51,7 +51,7 @@ struct CacheControl: Sendable, Hashable {
             }
         }
         items.append(current)
-        return items.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return items.map { String(HeaderScanning.trim($0)) }.filter { !$0.isEmpty }
     }
 
     /// `true` when the directive `name` (lower-case) is present, with or without an argument.

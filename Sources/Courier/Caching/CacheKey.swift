@@ -29,6 +29,8 @@ public struct CacheKey: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// The normalised form of `url` used in keys (see the type's documentation).
     public static func normalize(_ url: URL) -> String {
+        let text = url.absoluteString
+        if isNormalized(text) { return text }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
             return url.absoluteString
         }
@@ -41,6 +43,21 @@ public struct CacheKey: Sendable, Hashable, Codable, CustomStringConvertible {
         }
         if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }
         return components.string ?? url.absoluteString
+    }
+
+    /// `true` when `text` is already in normal form, checked byte-wise (the common case; avoids
+    /// `URLComponents`): lower-case scheme and authority, a path, no fragment, no default port.
+    private static func isNormalized(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard !bytes.contains(0x23) else { return false }   // '#'
+        let isHTTP = text.hasPrefix("http://"), isHTTPS = text.hasPrefix("https://")
+        guard isHTTP || isHTTPS else { return false }
+        let authority = bytes.dropFirst(isHTTPS ? 8 : 7).prefix { $0 != 0x2F && $0 != 0x3F }   // up to '/' or '?'
+        guard !authority.isEmpty, !authority.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return false }
+        let afterAuthority = bytes.dropFirst((isHTTPS ? 8 : 7) + authority.count)
+        guard afterAuthority.first == 0x2F else { return false }   // a path must follow
+        let port = isHTTPS ? ":443" : ":80"
+        return !String(decoding: authority, as: UTF8.self).hasSuffix(port)
     }
 
     /// The origin (scheme, host, port) of a normalised URL string, for the same-origin rule of

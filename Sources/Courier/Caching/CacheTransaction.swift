@@ -13,17 +13,28 @@ struct CacheTransaction: Sendable {
     let key: CacheKey
     let generation: HTTPCache.Generation
     let isHead: Bool
-
     /// The request's own directives (RFC 9111 §5.2.1); `Pragma: no-cache` counts as `no-cache`
     /// when there is no `Cache-Control` (§5.4).
-    private var requestControl: CacheControl {
-        let headers = HTTPHeaders(request)
-        var control = CacheControl(headers)
-        if !headers.contains("Cache-Control"),
-           headers["Pragma"]?.lowercased().contains("no-cache") == true {
-            control = CacheControl("no-cache")
+    let requestControl: CacheControl
+
+    init(
+        cache: HTTPCache, request: URLRequest, context: RequestContext, next: Next,
+        key: CacheKey, generation: HTTPCache.Generation, isHead: Bool
+    ) {
+        self.cache = cache
+        self.request = request
+        self.context = context
+        self.next = next
+        self.key = key
+        self.generation = generation
+        self.isHead = isHead
+        if let value = request.value(forHTTPHeaderField: "Cache-Control") {
+            requestControl = CacheControl(value)
+        } else if request.value(forHTTPHeaderField: "Pragma")?.lowercased().contains("no-cache") == true {
+            requestControl = CacheControl("no-cache")
+        } else {
+            requestControl = CacheControl("")
         }
-        return control
     }
 
     private var now: Date { cache.configuration.now() }
@@ -34,7 +45,6 @@ struct CacheTransaction: Sendable {
 
         let entries = await cache.storage.responses(for: key)
         let entry = entries.first { Vary.matches($0, request) }
-        let requestControl = self.requestControl
 
         if policy == .returnCacheElseLoad || policy == .onlyIfCached {
             if let entry { return serve(entry, .hit) }
@@ -52,17 +62,17 @@ struct CacheTransaction: Sendable {
         // §4.2.4: no-cache and must-revalidate forbid serving a stale response.
         let staleAllowed = !mustValidate && !control.mustRevalidate
 
-        if !mustValidate && Self.satisfies(freshness, requestControl) { return serve(entry, .hit) }
+        if !mustValidate && Self.satisfies(freshness, requestControl) { return serve(entry, .hit, freshness) }
         if staleAllowed, let maxStale = requestControl.maxStale,
            freshness.staleness <= TimeInterval(maxStale ?? Int.max) {
             // §5.2.1.2: the client accepts a stale response.
-            return serve(entry, .hit)
+            return serve(entry, .hit, freshness)
         }
         if requestControl.onlyIfCached { throw NetworkError.notCached }
         if staleAllowed, !isHead, let window = control.staleWhileRevalidate,
            freshness.staleness <= TimeInterval(window) {
             revalidateInBackground(entry)
-            return serve(entry, .staleServed(.whileRevalidating))
+            return serve(entry, .staleServed(.whileRevalidating), freshness)
         }
         if isHead { return try await forwardHead(freshening: entry) }
         return try await validate(entry, known: entries, staleAllowed: staleAllowed && !requestControl.noCache)
@@ -91,9 +101,11 @@ struct CacheTransaction: Sendable {
 
     // MARK: Serving
 
-    private func serve(_ entry: CachedResponse, _ outcome: CacheOutcome) -> HTTPResponse {
+    /// `entry` as the response, with its current age; `freshness` when already computed.
+    private func serve(_ entry: CachedResponse, _ outcome: CacheOutcome, _ freshness: Freshness? = nil) -> HTTPResponse {
         context.cacheOutcome = outcome
-        return entry.response(age: cache.freshness(of: entry, at: now).age, includeBody: !isHead)
+        let age = (freshness ?? cache.freshness(of: entry, at: now)).age
+        return entry.response(age: age, includeBody: !isHead)
     }
 
     // MARK: Network

@@ -52,8 +52,7 @@ public struct CachedResponse: Sendable, Hashable {
     /// The entry as an `HTTPResponse`, with an `Age` header giving `age` in whole seconds
     /// (RFC 9111 §5.1) and, when `includeBody` is `false`, no body (answers to HEAD).
     func response(age: TimeInterval, includeBody: Bool = true) -> HTTPResponse {
-        var headers = self.headers
-        headers.replace("Age", with: String(Int(max(0, age).rounded(.down))))
+        let headers = self.headers.cacheReplacing("age", name: "Age", with: String(Int(max(0, age).rounded(.down))))
         return HTTPResponse(statusCode: statusCode, headers: headers, body: includeBody ? body : Data(), url: url)
     }
 }

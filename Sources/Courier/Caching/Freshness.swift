@@ -28,13 +28,13 @@ struct Freshness: Sendable, Equatable {
     init(of entry: CachedResponse, at now: Date, heuristicFraction: Double, maxHeuristicLifetime: TimeInterval) {
         let headers = entry.headers
         let control = CacheControl(headers)
-        let date = headers["Date"].flatMap(HTTPDate.parse)
+        let date = headers.cacheValue("date").flatMap(HeaderScanning.date)
         // The time the response was generated; without a Date, the time it was received (§4.2.3 uses
         // `date_value`; a recipient must add one if missing, RFC 9110 §6.6.1).
         let dateValue = date ?? entry.responseTime
 
         // §4.2.3 age calculation.
-        let ageValue = headers["Age"].flatMap { TimeInterval(Self.deltaSeconds($0) ?? 0) } ?? 0
+        let ageValue = headers.cacheValue("age").flatMap { TimeInterval(Self.deltaSeconds($0) ?? 0) } ?? 0
         let apparentAge = max(0, entry.responseTime.timeIntervalSince(dateValue))
         let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
         let correctedAgeValue = ageValue + responseDelay
@@ -46,13 +46,13 @@ struct Freshness: Sendable, Equatable {
         if control.has("max-age") {
             lifetime = TimeInterval(control.maxAge ?? 0)
             isHeuristic = false
-        } else if let expiresText = headers["Expires"] {
+        } else if let expiresText = headers.cacheValue("expires") {
             // An invalid Expires (e.g. "0") means already expired (§5.3).
-            let expires = HTTPDate.parse(expiresText)
+            let expires = HeaderScanning.date(expiresText)
             lifetime = expires.map { max(0, $0.timeIntervalSince(dateValue)) } ?? 0
             isHeuristic = false
         } else if Self.allowsHeuristic(entry, control),
-                  let lastModified = headers["Last-Modified"].flatMap(HTTPDate.parse) {
+                  let lastModified = headers.cacheValue("last-modified").flatMap(HeaderScanning.date) {
             // §4.2.2: a fraction of the interval since Last-Modified, capped.
             let sinceModified = max(0, dateValue.timeIntervalSince(lastModified))
             lifetime = min(sinceModified * heuristicFraction, maxHeuristicLifetime)
@@ -74,7 +74,7 @@ struct Freshness: Sendable, Equatable {
 
     /// Parses a delta-seconds field value such as `Age: 30`; `nil` when invalid.
     static func deltaSeconds(_ text: String) -> Int? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = HeaderScanning.trim(text)
         guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         return Int(trimmed) ?? 2_147_483_648
     }

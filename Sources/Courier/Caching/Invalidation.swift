@@ -19,8 +19,8 @@ enum Invalidation {
         var urls = [target]
         let targetOrigin = CacheKey.origin(of: target)
         for field in ["Location", "Content-Location"] {
-            guard let value = response.headers[field],
-                  let resolved = URL(string: value.trimmingCharacters(in: .whitespaces), relativeTo: target)?.absoluteURL,
+            guard let value = response.headers.cacheValue(field.lowercased()),
+                  let resolved = URL(string: String(HeaderScanning.trim(value)), relativeTo: target)?.absoluteURL,
                   CacheKey.origin(of: resolved) == targetOrigin
             else { continue }
             urls.append(resolved)

@@ -47,7 +47,7 @@ enum Storability {
             if !explicit { return .authorization }
         }
         // §3: explicit freshness, public/private, or a status cacheable by default.
-        let explicitFreshness = responseControl.has("max-age") || response.headers.contains("Expires")
+        let explicitFreshness = responseControl.has("max-age") || response.headers.cacheValue("expires") != nil
             || responseControl.isPublic || responseControl.isPrivate
         if !explicitFreshness && !cacheableByDefault.contains(status) { return .noFreshnessInformation }
         if response.body.count > maxEntryBytes { return .tooLarge }

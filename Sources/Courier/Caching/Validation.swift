@@ -17,7 +17,7 @@ enum Validation {
 
     /// `true` when the stored response has a validator the origin can check (§4.3.1).
     static func hasValidator(_ entry: CachedResponse) -> Bool {
-        entry.headers["ETag"] != nil || entry.headers["Last-Modified"] != nil
+        entry.headers.cacheValue("etag") != nil || entry.headers.cacheValue("last-modified") != nil
     }
 
     /// `request` made conditional on `entry` (§4.3.1): `If-None-Match` with the stored entity tag
@@ -25,10 +25,10 @@ enum Validation {
     /// `Last-Modified`. Unchanged when the entry has no validator.
     static func conditionalRequest(_ request: URLRequest, validating entry: CachedResponse) -> URLRequest {
         var conditional = request
-        if let etag = entry.headers["ETag"] {
+        if let etag = entry.headers.cacheValue("etag") {
             conditional.setValue(etag, forHTTPHeaderField: "If-None-Match")
         }
-        if let lastModified = entry.headers["Last-Modified"] {
+        if let lastModified = entry.headers.cacheValue("last-modified") {
             conditional.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
         }
         return conditional
@@ -39,12 +39,13 @@ enum Validation {
     /// `Last-Modified`, that must equal the stored one; a 304 with neither selects the entry that
     /// was validated.
     static func notModified(_ notModified: HTTPResponse, matches entry: CachedResponse) -> Bool {
-        if let tag = notModified.headers["ETag"] {
-            guard let stored = entry.headers["ETag"] else { return false }
+        if let tag = notModified.headers.cacheValue("etag") {
+            guard let stored = entry.headers.cacheValue("etag") else { return false }
             return weakTag(tag) == weakTag(stored)
         }
-        if let lastModified = notModified.headers["Last-Modified"], let stored = entry.headers["Last-Modified"] {
-            return HTTPDate.parse(lastModified) == HTTPDate.parse(stored)
+        if let lastModified = notModified.headers.cacheValue("last-modified"),
+           let stored = entry.headers.cacheValue("last-modified") {
+            return HeaderScanning.date(lastModified) == HeaderScanning.date(stored)
         }
         return true
     }
@@ -57,15 +58,9 @@ enum Validation {
         _ entry: CachedResponse, with notModified: HTTPResponse, requestTime: Date, responseTime: Date
     ) -> CachedResponse {
         var updated = entry
-        updated.headers.remove("Date")
-        updated.headers.remove("Age")
-        var replaced = Set<String>()
-        for field in notModified.headers {
-            let name = field.name.lowercased()
-            guard !protectedFields.contains(name) else { continue }
-            if replaced.insert(name).inserted { updated.headers.remove(field.name) }
-            updated.headers.add(field.name, field.value)
-        }
+        let incoming = notModified.headers.fields.filter { !protectedFields.contains($0.name.lowercased()) }
+        let replaced = Set(incoming.map { $0.name.lowercased() }).union(["date", "age"])
+        updated.headers = HTTPHeaders(entry.headers.fields.filter { !replaced.contains($0.name.lowercased()) } + incoming)
         updated.requestTime = requestTime
         updated.responseTime = responseTime
         return updated
@@ -74,19 +69,19 @@ enum Validation {
     /// `true` when a HEAD response's validators agree with the stored GET response, so its header
     /// fields may freshen it (§4.3.5).
     static func headResponse(_ head: HTTPResponse, agreesWith entry: CachedResponse) -> Bool {
-        let tag = head.headers["ETag"], storedTag = entry.headers["ETag"]
+        let tag = head.headers.cacheValue("etag"), storedTag = entry.headers.cacheValue("etag")
         if tag != nil || storedTag != nil {
             guard let tag, let storedTag else { return false }
             return weakTag(tag) == weakTag(storedTag)
         }
-        let modified = head.headers["Last-Modified"], storedModified = entry.headers["Last-Modified"]
+        let modified = head.headers.cacheValue("last-modified"), storedModified = entry.headers.cacheValue("last-modified")
         if modified != nil || storedModified != nil { return modified == storedModified }
         return true
     }
 
     /// The opaque tag without the weakness marker, for weak comparison.
     static func weakTag(_ tag: String) -> String {
-        let trimmed = tag.trimmingCharacters(in: .whitespaces)
+        let trimmed = String(HeaderScanning.trim(tag))
         return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
     }
 }

@@ -7,9 +7,9 @@ import FoundationNetworking
 enum Vary {
     /// The lower-cased field names `headers`' `Vary` lists; `["*"]` for `Vary: *`.
     static func fieldNames(in headers: HTTPHeaders) -> [String] {
-        headers.values(for: "Vary")
+        headers.cacheValues("vary")
             .flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .map { HeaderScanning.trim($0).lowercased() }
             .filter { !$0.isEmpty }
     }
 
@@ -48,7 +48,7 @@ enum Vary {
 
     private static func normalize(_ value: String) -> String {
         value.split(separator: ",")
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { HeaderScanning.trim($0) }
             .joined(separator: ", ")
     }
 }

@@ -157,3 +157,25 @@ extension CachingTests {
         }
     }
 }
+
+extension CachingTests {
+    @Suite struct SessionReset {
+        @Test func clientResetSessionClearsTheCurrentAccountsPartition() async throws {
+            let clock = ManualDate()
+            let partition = Locked("alice")
+            let stub = StubTransport { _ in CacheFixture.item(clock: clock, headers: ["Cache-Control": "max-age=600"]) }
+            let cache = CacheFixture.cache(clock: clock, partition: partition)
+            let client = CacheFixture.client(stub, cache: cache)
+            _ = try await client.send(CacheFixture.getItem())
+            partition.set("bob")
+            _ = try await client.send(CacheFixture.getItem())
+            partition.set("alice")
+
+            try await client.resetSession()
+
+            #expect(try await client.response(for: CacheFixture.getItem()).context.cacheOutcome == .miss)
+            partition.set("bob")
+            #expect(try await client.response(for: CacheFixture.getItem()).context.cacheOutcome == .hit)
+        }
+    }
+}

@@ -105,6 +105,30 @@ extension CachingTests {
         }
 
         @Test(arguments: [
+            "Sun, 06 Nov 1994 08:49:37 GMT", "Thu, 29 Feb 2024 23:59:59 GMT", "Sat, 01 Jan 2000 00:00:00 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Mon, 31 Feb 2024 00:00:00 GMT", "garbage",
+        ])
+        func fastDateParsingAgreesWithHTTPDate(_ text: String) {
+            #expect(HeaderScanning.date(text) == HTTPDate.parse(text))
+        }
+
+        @Test func headerLookupIgnoresASCIICase() {
+            let headers: HTTPHeaders = ["CACHE-control": "max-age=1", "Cache-Control": "public", "ETag": #""x""#]
+            #expect(headers.cacheValues("cache-control") == ["max-age=1", "public"])
+            #expect(headers.cacheValue("etag") == #""x""#)
+            #expect(headers.cacheValue("age") == nil)
+            #expect(headers.cacheReplacing("etag", name: "ETag", with: nil).cacheValue("etag") == nil)
+        }
+
+        @Test(arguments: [
+            "https://api.example.test/v1/items?b=2&a=1", "http://127.0.0.1:8080/ns/x/cache/resource/r1?cc=max-age%3D60",
+            "https://a.test/", "http://a.test:8443/x",
+        ])
+        func alreadyNormalURLsAreKeptVerbatim(_ text: String) throws {
+            #expect(CacheKey.normalize(try #require(URL(string: text))) == text)
+        }
+
+        @Test(arguments: [
             ("HTTPS://API.Example.test:443/a?b=1#frag", "https://api.example.test/a?b=1"),
             ("http://a.test:80", "http://a.test/"),
             ("http://a.test:8080/x", "http://a.test:8080/x"),

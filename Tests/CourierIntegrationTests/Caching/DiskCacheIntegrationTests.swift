@@ -1,0 +1,85 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+
+extension CachingIntegrationTests {
+    /// The on-disk storage across client instances, damage and account partitions.
+    @Suite struct DiskCache {
+        private func entryFiles(in directory: URL) throws -> [URL] {
+            try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                .filter { $0.hasSuffix(".entry") }
+                .map { directory.appendingPathComponent($0) }
+        }
+
+        @Test func diskCacheSurvivesANewClientInstance() async throws {
+            let namespace = TestServers.makeNamespace("disk")
+            let directory = CacheIntegration.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let request = CacheIntegration.resource("r1", ["cc": "max-age=600"])
+
+            let first = try await CacheIntegration.client(
+                namespace: namespace, cache: CacheIntegration.cache(storage: DiskCacheStorage(directory: directory))
+            ).send(request)
+            // A new storage and client over the same directory, as after an app restart.
+            let restarted = try CacheIntegration.client(
+                namespace: namespace, cache: CacheIntegration.cache(storage: DiskCacheStorage(directory: directory)))
+            let second = try await restarted.response(for: request)
+
+            #expect(second.context.cacheOutcome == .hit)
+            #expect(second.value == first)
+            #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 1)
+        }
+
+        @Test func truncatedEntryIsDroppedNotCrashedOn() async throws {
+            let namespace = TestServers.makeNamespace("disk")
+            let directory = CacheIntegration.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let request = CacheIntegration.resource("r1", ["cc": "max-age=600"])
+            _ = try await CacheIntegration.client(
+                namespace: namespace, cache: CacheIntegration.cache(storage: DiskCacheStorage(directory: directory))
+            ).send(request)
+
+            let file = try #require(try entryFiles(in: directory).first)
+            let data = try Data(contentsOf: file)
+            try data.prefix(data.count / 2).write(to: file)
+
+            let restarted = try CacheIntegration.client(
+                namespace: namespace, cache: CacheIntegration.cache(storage: DiskCacheStorage(directory: directory)))
+            let response = try await restarted.response(for: request)
+
+            #expect(response.context.cacheOutcome == .miss)
+            #expect(response.value.serial == 2)
+            #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 2)
+            let rewritten = try #require(try entryFiles(in: directory).first)
+            #expect(try Data(contentsOf: rewritten).count > data.count / 2, "the fresh response was stored whole")
+        }
+
+        @Test func clearingOnePartitionRemovesOnlyThatAccount() async throws {
+            let namespace = TestServers.makeNamespace("disk")
+            let directory = CacheIntegration.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let partition = Locked("alice")
+            let cache = CacheIntegration.cache(storage: DiskCacheStorage(directory: directory), partition: partition)
+            let client = try CacheIntegration.client(namespace: namespace, cache: cache)
+            let request = CacheIntegration.resource("r1", ["cc": "private, max-age=600"])
+
+            _ = try await client.send(request)
+            partition.set("bob")
+            _ = try await client.send(request)
+            #expect(try entryFiles(in: directory).count == 2)
+
+            await cache.removeAll(partition: "alice")   // alice logs out
+            #expect(try entryFiles(in: directory).count == 1)
+            let bob = try await client.response(for: request)
+            partition.set("alice")
+            let alice = try await client.response(for: request)
+
+            #expect(bob.context.cacheOutcome == .hit)
+            #expect(alice.context.cacheOutcome == .miss)
+            #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 3)
+        }
+    }
+}

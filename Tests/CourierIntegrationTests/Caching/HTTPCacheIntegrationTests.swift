@@ -1,0 +1,174 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+
+extension CachingIntegrationTests {
+    /// The cache against the reference server, asserting on its per-resource counters.
+    @Suite struct ReferenceServer {
+        @Test func maxAgeServesSecondCallWithoutReachingTheServer() async throws {
+            let namespace = TestServers.makeNamespace("cache")
+            let client = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache())
+            let request = CacheIntegration.resource("r1", ["cc": "max-age=60"])
+
+            let first = try await client.response(for: request)
+            let second = try await client.response(for: request)
+
+            #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 1)
+            #expect(first.context.cacheOutcome == .miss)
+            #expect(second.context.cacheOutcome == .hit)
+            #expect(second.value == first.value)
+        }
+
+        @Test func staleEntryIsRevalidatedWithExactlyItsETag() async throws {
+            let namespace = TestServers.makeNamespace("cache")
+            let client = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache())
+            let request = CacheIntegration.resource("r1", ["cc": "max-age=0", "etag": "1"])
+
+            let first = try await client.response(for: request)
+            let second = try await client.response(for: request)
+
+            let stats = try await CacheIntegration.resourceStats("r1", namespace: namespace)
+            #expect(stats["requests"] as? Int == 2)
+            #expect(stats["conditionalRequests"] as? Int == 1)
+            #expect(stats["notModified"] as? Int == 1)
+            #expect(stats["fullResponses"] as? Int == 1)
+            #expect(stats["lastIfNoneMatch"] as? String == #""v1""#)
+            #expect(second.context.cacheOutcome == .revalidated)
+            #expect(second.statusCode == 200)
+            #expect(second.value == first.value, "the decoded body is the stored one (serial 1)")
+            #expect(second.value.serial == 1)
+        }
+
+        @Test func lastModifiedAloneValidatesWithIfModifiedSince() async throws {
+            let namespace = TestServers.makeNamespace("cache")
+            let client = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache())
+            let request = CacheIntegration.resource("r1", ["cc": "no-cache", "lastModified": "1"])
+            _ = try await client.send(request)
+            let second = try await client.response(for: request)
+            let stats = try await CacheIntegration.resourceStats("r1", namespace: namespace)
+            #expect(stats["notModified"] as? Int == 1)
+            #expect(stats["lastIfNoneMatch"] is NSNull)
+            #expect(stats["lastIfModifiedSince"] as? String != nil)
+            #expect(second.context.cacheOutcome == .revalidated)
+        }
+
+        @Test func noStoreIsNeverStored() async throws {
+            let namespace = TestServers.makeNamespace("cache")
+            let cache = CacheIntegration.cache()
+            let client = try CacheIntegration.client(namespace: namespace, cache: cache)
+            let request = CacheIntegration.resource("r1", ["cc": "no-store"])
+            _ = try await client.send(request)
+            let second = try await client.response(for: request)
+            #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 2)
+            #expect(second.value.serial == 2)
+            #expect(await cache.storage.totalByteCount() == 0)
+        }
+
+        @Test func varyKeepsOneEntryPerLanguage() async throws {
+            let namespace = TestServers.makeNamespace("cache")
+            let client = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache())
+            func get(_ language: String) async throws -> Response<CachedResource> {
+                try await client.response(for: CacheIntegration.resource(
+                    "r1", ["cc": "max-age=60", "vary": "Accept-Language"], headers: ["Accept-Language": language]))
+            }
+            let de = try await get("de")
+            let fr = try await get("fr")
+            let deAgain = try await get("de")
+            let frAgain = try await get("fr")
+
+            #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 2)
+            #expect(de.value.lang == "de" && fr.value.lang == "fr")
+            #expect(deAgain.value == de.value && frAgain.value == fr.value)
+            #expect(deAgain.context.cacheOutcome == .hit && frAgain.context.cacheOutcome == .hit)
+        }
+
+        @Test func postToTheCollectionInvalidatesItsCachedGet() async throws {
+            struct Collection: Decodable, Sendable { var count: Int; var serial: Int }
+            let namespace = TestServers.makeNamespace("cache")
+            let client = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache())
+            let list = Request<Collection>.get("/cache/collection")
+
+            _ = try await client.send(list)
+            let cached = try await client.response(for: list)
+            try await client.send(Request<Void>.post("/cache/collection", body: ["name": "new"]))
+            let reloaded = try await client.response(for: list)
+
+            let stats = try await TestServers.stats(namespace: namespace)
+            let collection = stats["cacheCollection"] as? [String: Any]
+            #expect(cached.context.cacheOutcome == .hit)
+            #expect(reloaded.context.cacheOutcome == .miss)
+            #expect(reloaded.value.count == 1)
+            #expect(collection?["gets"] as? Int == 2)
+        }
+
+        @Test func staleIfErrorServesStoredBodyWhenTheServerAnswers503() async throws {
+            let namespace = TestServers.makeNamespace("cache")
+            let clock = ShiftedClock()
+            let client = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache(clock: clock))
+            let request = CacheIntegration.resource("r1", ["cc": "max-age=5, stale-if-error=60"])
+
+            let first = try await client.send(request)
+            #expect(try await CacheIntegration.post("/cache/resource/r1/fail", query: ["status": "503", "count": "1"], namespace: namespace) == 200)
+            clock.advance(by: 20)
+            let stale = try await client.response(for: request)
+
+            #expect(stale.context.cacheOutcome == .staleServed(.error))
+            #expect(stale.value == first)
+            #expect(try await CacheIntegration.counter("failures", of: "r1", namespace: namespace) == 1)
+        }
+
+        @Test func staleWhileRevalidateServesAtOnceThenOneBackgroundRevalidation() async throws {
+            let namespace = TestServers.makeNamespace("cache")
+            let clock = ShiftedClock()
+            let cache = CacheIntegration.cache(clock: clock)
+            let client = try CacheIntegration.client(namespace: namespace, cache: cache)
+            let request = CacheIntegration.resource("r1", ["cc": "max-age=10, stale-while-revalidate=60", "etag": "1"])
+
+            _ = try await client.send(request)
+            #expect(try await CacheIntegration.post("/cache/resource/r1/bump", namespace: namespace) == 200)
+            clock.advance(by: 20)
+            let stale = try await client.response(for: request)
+            #expect(stale.context.cacheOutcome == .staleServed(.whileRevalidating))
+            #expect(stale.value.version == 1)
+
+            await cache.waitForBackgroundRevalidations()
+            let stats = try await CacheIntegration.resourceStats("r1", namespace: namespace)
+            #expect(stats["requests"] as? Int == 2, "exactly one background revalidation")
+            #expect(stats["conditionalRequests"] as? Int == 1)
+
+            let next = try await client.response(for: request)
+            #expect(next.value.version == 2)
+            #expect(next.context.cacheOutcome == .hit)
+            #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 2)
+        }
+
+        @Test func twentyConcurrentIdenticalGetsReachTheServerOnce() async throws {
+            let namespace = TestServers.makeNamespace("dedup")
+            let cache = CacheIntegration.cache()
+            let dedup = DeduplicationInterceptor(partition: { cache.currentPartition })
+            let (client, _) = try TestServers.apiClient(namespace: namespace) {
+                $0.interceptors = [CacheInterceptor(cache: cache), dedup]
+            }
+            // no-store: every call is a miss, so only de-duplication can keep the count at one.
+            let request = Request<CachedResource>.get("/cache/held/g1/r1", query: ["cc": "no-store"])
+            let results = try await withThrowingTaskGroup(of: CachedResource.self) { group in
+                for _ in 0..<20 { group.addTask { try await client.send(request) } }
+                var waiting = 0
+                for _ in 0..<100_000 where waiting < 20 {
+                    waiting = dedup.waitingCount
+                    await Task.yield()
+                }
+                #expect(waiting == 20, "all twenty callers wait for the one request held at the gate")
+                #expect(try await CacheIntegration.post("/_gates/g1/open", namespace: namespace) == 200)
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 20)
+            #expect(Set(results.map(\.serial)) == [1])
+            #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 1)
+            #expect(try await CacheIntegration.routeCount("GET /cache/held/{gate}/{name}", namespace: namespace) == 1)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+
+extension CachingIntegrationTests {
+    /// Snapshot-first reads over the real server, and with the server unreachable.
+    @Suite struct SnapshotFirst {
+        struct Catalog: Codable, Equatable, Sendable {
+            var items: [Item]
+            struct Item: Codable, Equatable, Sendable { var id: Int; var name: String }
+        }
+
+        private func collect(_ stream: AsyncThrowingStream<SnapshotState<Catalog>, any Error>) async -> ([SnapshotState<Catalog>], (any Error)?) {
+            var states: [SnapshotState<Catalog>] = []
+            do {
+                for try await state in stream { states.append(state) }
+                return (states, nil)
+            } catch {
+                return (states, error)
+            }
+        }
+
+        /// A port on loopback where nothing listens: bound, then closed.
+        private func closedPortURL() throws -> URL {
+            #if canImport(Glibc)
+            let streamType = Int32(SOCK_STREAM.rawValue)
+            #else
+            let streamType = SOCK_STREAM
+            #endif
+            let listener = socket(AF_INET, streamType, 0)
+            defer { close(listener) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = 0
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let port: UInt16 = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                    _ = bind(listener, raw, length)
+                    _ = getsockname(listener, raw, &length)
+                    return UInt16(bigEndian: pointer.pointee.sin_port)
+                }
+            }
+            return try #require(URL(string: "http://127.0.0.1:\(port)"))
+        }
+
+        @Test func yieldsSnapshotThenFreshValueAndWithServerDownSnapshotThenError() async throws {
+            let namespace = TestServers.makeNamespace("snap")
+            let directory = CacheIntegration.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let store = SnapshotStore(directory: directory)
+            let (client, _) = try TestServers.apiClient(namespace: namespace)
+            let load: @Sendable () async throws -> Catalog = { try await client.send(Request<Catalog>.get("/items")) }
+
+            // First launch: nothing saved, the network value arrives and is saved.
+            let (firstLaunch, firstError) = await collect(store.snapshotFirst(key: "catalog", fetch: load))
+            #expect(firstError == nil)
+            #expect(firstLaunch.count == 1 && firstLaunch.first?.isFresh == true)
+            let seeded = try #require(firstLaunch.first?.value)
+            #expect(seeded.items.count == 3)
+
+            // The server changes; the next read shows the snapshot first, then the new value.
+            try await client.send(Request<Void>.delete("/items/1"))
+            let (secondLaunch, secondError) = await collect(store.snapshotFirst(key: "catalog", fetch: load))
+            #expect(secondError == nil)
+            #expect(secondLaunch.map(\.isFresh) == [false, true])
+            #expect(secondLaunch.first?.value == seeded)
+            #expect(secondLaunch.last?.value.items.count == 2)
+
+            // The server is down: the snapshot, then the error; the snapshot stays saved.
+            let down = APIClient(environment: APIEnvironment(name: "down", baseURL: try closedPortURL()))
+            let (offline, offlineError) = await collect(store.snapshotFirst(key: "catalog") {
+                try await down.send(Request<Catalog>.get("/items"))
+            })
+            #expect(offline.count == 1 && offline.first?.isFresh == false)
+            #expect(offline.first?.value.items.count == 2)
+            #expect(offlineError is NetworkError)
+            #expect(await store.load(Catalog.self, key: "catalog")?.value.items.count == 2)
+            #expect(try await CacheIntegration.routeCount("GET /items", namespace: namespace) == 2)
+        }
+    }
+}
