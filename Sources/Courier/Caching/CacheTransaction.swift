@@ -133,7 +133,7 @@ struct CacheTransaction: Sendable {
         do {
             response = try await next(conditional)
         } catch {
-            if staleAllowed, !Self.isCancellation(error), staleIfErrorCovers(entry) {
+            if staleAllowed, Self.isOriginFailure(error), staleIfErrorCovers(entry) {
                 return serve(entry, .staleServed(.error))
             }
             throw error
@@ -238,10 +238,22 @@ struct CacheTransaction: Sendable {
         await record(response, requestTime: requestTime, responseTime: responseTime, known: nil)
     }
 
-    private static func isCancellation(_ error: any Error) -> Bool {
-        if error is CancellationError { return true }
-        if let error = error as? URLError, error.code == .cancelled { return true }
-        if let error = error as? NetworkError, error.isCancellation { return true }
-        return Task.isCancelled
+    /// RFC 5861 §4's errors when thrown rather than returned: the origin could not be reached
+    /// (a `URLError` other than cancellation), or an inner interceptor turned a 500/502/503/504
+    /// into an error. Cancellation, auth failures and other errors are never masked by stale data.
+    static func isOriginFailure(_ error: any Error) -> Bool {
+        if Task.isCancelled { return false }
+        switch error {
+        case let error as URLError:
+            return error.code != .cancelled
+        case let error as NetworkError:
+            switch error {
+            case .offline, .transport, .timedOut(.some): return true
+            case .server(let failed): return isOriginError(failed.statusCode)
+            default: return false
+            }
+        default:
+            return false
+        }
     }
 }

@@ -148,3 +148,50 @@ extension CachingTests {
         }
     }
 }
+
+extension CachingTests {
+    /// The cache in the documented pipeline position, outside the real retry interceptor.
+    @Suite struct PipelinePosition {
+        @Test func hitSkipsRetriesAndStaleIfErrorAppliesAfterRetriesAreSpent() async throws {
+            let clock = ManualDate()
+            let count = Locked(0)
+            let stub = StubTransport { _ in
+                let n = count.withLock { $0 += 1; return $0 }
+                return n == 1
+                    ? CacheFixture.item(clock: clock, headers: ["Cache-Control": "max-age=10, stale-if-error=600"])
+                    : .json(#"{"error":"down"}"#, status: 503)
+            }
+            let cache = CacheFixture.cache(clock: clock)
+            let retryClock = TestClock()
+            let client = APIClient(environment: CacheFixture.environment) {
+                $0.transport = stub
+                $0.interceptors = cache.interceptors() + [RetryInterceptor(clock: retryClock, random: { 0.5 })]
+            }
+            _ = try await client.send(CacheFixture.getItem())
+            let hit = try await client.response(for: CacheFixture.getItem())
+            #expect(hit.context.cacheOutcome == .hit)
+            #expect(hit.context.attempt == 0, "a hit never reaches the retry layer")
+
+            clock.advance(by: 60)
+            let stale = try await client.response(for: CacheFixture.getItem())
+            let retries = RetryPolicy.default.maxRetries
+            #expect(stub.requestCount == 2 + retries, "the revalidation was retried first")
+            #expect(stale.context.cacheOutcome == .staleServed(.error))
+            #expect(stale.value.version == 1)
+        }
+
+        @Test(arguments: [
+            NetworkError.transport(URLError(.cannotConnectToHost)), .offline(URLError(.notConnectedToInternet)),
+        ])
+        func thrownOriginFailuresAreServedStale(_ failure: NetworkError) {
+            #expect(CacheTransaction.isOriginFailure(failure))
+        }
+
+        @Test func cancellationAndAuthFailuresAreNeverMasked() {
+            #expect(!CacheTransaction.isOriginFailure(CancellationError()))
+            #expect(!CacheTransaction.isOriginFailure(URLError(.cancelled)))
+            #expect(!CacheTransaction.isOriginFailure(NetworkError.sessionExpired))
+            #expect(!CacheTransaction.isOriginFailure(NetworkError.cancelled))
+        }
+    }
+}
