@@ -69,13 +69,14 @@ struct CacheTransaction: Sendable {
             return serve(entry, .hit, freshness)
         }
         if requestControl.onlyIfCached { throw NetworkError.notCached }
-        if staleAllowed, !isHead, let window = control.staleWhileRevalidate,
-           freshness.staleness <= TimeInterval(window) {
+        // RFC 5861 §3, unless the request itself asked for a younger response (max-age, min-fresh).
+        if staleAllowed, !isHead, !requestControl.has("max-age"), !requestControl.has("min-fresh"),
+           let window = control.staleWhileRevalidate, freshness.staleness <= TimeInterval(window) {
             revalidateInBackground(entry)
             return serve(entry, .staleServed(.whileRevalidating), freshness)
         }
         if isHead { return try await forwardHead(freshening: entry) }
-        return try await validate(entry, known: entries, staleAllowed: staleAllowed && !requestControl.noCache)
+        return try await validate(entry, known: entries, staleAllowed: staleAllowed)
     }
 
     // MARK: Decisions
