@@ -244,7 +244,7 @@ public actor TokenManager {
             do {
                 try store.write(tokens)
             } catch {
-                let storeError = error as? TokenStoreError ?? .corrupted(String(describing: error))
+                let storeError = error as? TokenStoreError ?? .failed(String(describing: error))
                 broadcaster.publish(.storeFailed(storeError))
             }
         case .rejected(let rejection):
@@ -262,7 +262,7 @@ public actor TokenManager {
         do {
             try store.clear()
         } catch {
-            broadcaster.publish(.storeFailed(error as? TokenStoreError ?? .corrupted(String(describing: error))))
+            broadcaster.publish(.storeFailed(error as? TokenStoreError ?? .failed(String(describing: error))))
         }
         resumeWaiters(with: .failure(NetworkError.sessionExpired))
         broadcaster.publish(.sessionExpired(rejection))

@@ -43,6 +43,8 @@ public enum TokenStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case fileSystem(operation: String, path: String, errno: Int32)
     /// A Keychain call failed with this `OSStatus`.
     case keychain(operation: String, status: Int32)
+    /// Any other failure of a custom store, described without token values.
+    case failed(String)
 
     public var description: String {
         switch self {
@@ -52,6 +54,8 @@ public enum TokenStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             return "token file \(operation) failed for \(path): \(String(cString: strerror(code))) (errno \(code))"
         case .keychain(let operation, let status):
             return "keychain \(operation) failed (OSStatus \(status))"
+        case .failed(let reason):
+            return "token store failed: \(reason)"
         }
     }
 }

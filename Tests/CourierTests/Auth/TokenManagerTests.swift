@@ -301,6 +301,19 @@ extension AuthTests {
             #expect(await iterator.next() == .storeFailed(.fileSystem(operation: "rename", path: "/x", errno: 28)))
         }
 
+        @Test func tokensAreCachedUntilReloadedFromTheStore() async throws {
+            let server = FakeAuthServer()
+            let first = server.signIn()
+            let store = InMemoryTokenStore(first)
+            let manager = FakeAuthServer.tokenManager(server.makeTransport(), store: store)
+            #expect(try await manager.validAccessToken() == first.accessToken)
+            let second = server.signIn()
+            store.write(second) // another process (an app extension) signed in again
+            #expect(try await manager.validAccessToken() == first.accessToken)
+            await manager.reloadFromStore()
+            #expect(try await manager.validAccessToken() == second.accessToken)
+        }
+
         @Test func eventStreamsEndWhenTheManagerIsReleased() async throws {
             var manager: TokenManager? = FakeAuthServer.tokenManager(FakeAuthServer().makeTransport(), store: InMemoryTokenStore())
             let events = try #require(manager).events()
