@@ -42,7 +42,9 @@ public final class HARRecorder: NetworkExchangeRecorder {
     /// The exchanges kept, in the order recorded.
     public var exchanges: [NetworkExchange] { storage.current }
 
-    /// Forgets every exchange (e.g. at logout).
+    /// Forgets every exchange. Not part of ``APIClient/resetSession(also:)`` by default — a HAR
+    /// file is a developer's record of the whole run — add
+    /// `SessionResetAction("network log") { har.removeAll() }` to clear it at logout.
     public func removeAll() { storage.set([]) }
 
     /// The archive of the exchanges kept.
@@ -57,9 +59,4 @@ public final class HARRecorder: NetworkExchangeRecorder {
     public func write(to url: URL) throws {
         try jsonData().write(to: url, options: .atomic)
     }
-}
-
-extension HARRecorder: SessionResettable {
-    /// Forgets every exchange, so one account's traffic never ends up in another's HAR file.
-    public func resetSession() async { removeAll() }
 }

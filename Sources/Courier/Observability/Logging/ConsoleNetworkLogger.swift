@@ -47,8 +47,13 @@ public struct ConsoleNetworkLogger: NetworkLogger {
         let data = Data(line.utf8)
         lock.withLock { _ in
             switch stream {
-            case .standardError: FileHandle.standardError.write(data)
-            case .standardOutput: FileHandle.standardOutput.write(data)
+            case .standardError:
+                FileHandle.standardError.write(data)
+            case .standardOutput:
+                // Flush what `print` has buffered first, so log entries and the program's own
+                // output appear in the order they were produced, also when stdout is a pipe.
+                fflush(nil)
+                FileHandle.standardOutput.write(data)
             }
         }
     }

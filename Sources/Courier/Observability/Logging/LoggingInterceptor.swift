@@ -117,11 +117,3 @@ public struct LoggingInterceptor: Interceptor {
         return rank(lhs) <= rank(rhs) ? lhs : rhs
     }
 }
-
-extension LoggingInterceptor: SessionResettable {
-    /// Resets every recorder that keeps state (such as ``HARRecorder``).
-    /// - Throws: ``SessionResetError`` when a recorder fails to reset.
-    public func resetSession() async throws {
-        try await Courier.resetSession(of: recorders.compactMap { $0 as? any SessionResettable })
-    }
-}
