@@ -22,8 +22,11 @@ print("Courier demo against \(url.absoluteString) (namespace \(demo.namespace))"
 do {
     try await runCoreChapters(demo)
     try await runSessionChapter(demo)
+    try await runObservabilityChapter(demo)
+    try DemoObservability.shared.finish()
     print("\nDemo finished.")
 } catch {
+    try? DemoObservability.shared.finish()
     print("\nDemo failed: \(error)")
     exit(1)
 }

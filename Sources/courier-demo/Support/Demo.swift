@@ -17,9 +17,13 @@ struct Demo: Sendable {
         APIEnvironment(name: "local", baseURL: serverURL.appendingPathComponent("ns").appendingPathComponent(namespace))
     }
 
-    /// A client for this run's environment.
+    /// A client for this run's environment. Every client logs through the redacting console
+    /// logger and records into the run's HAR file (see ``DemoObservability``).
     func makeClient(configure: (inout APIClient.Configuration) -> Void = { _ in }) -> APIClient {
-        APIClient(environment: environment, configure: configure)
+        APIClient(environment: environment) { configuration in
+            configure(&configuration)
+            DemoObservability.shared.install(into: &configuration)
+        }
     }
 
     /// Prints a chapter heading.
