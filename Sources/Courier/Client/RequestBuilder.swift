@@ -18,9 +18,12 @@ struct RequestBuilder: Sendable {
         request.httpMethod = endpoint.method.rawValue
         request.timeoutInterval = Self.idleTimeout(for: endpoint.policy.timeout)
 
+        // Each layer replaces the fields it names; a name repeated within one layer keeps every value.
         var headers = defaultHeaders
-        for field in environment.headers { headers.replace(field.name, with: field.value) }
-        for field in endpoint.headers { headers.replace(field.name, with: field.value) }
+        for layer in [environment.headers, endpoint.headers] {
+            for field in layer { headers.remove(field.name) }
+            for field in layer { headers.add(field.name, field.value) }
+        }
         if !headers.contains("Accept") { headers.replace("Accept", with: "application/json") }
 
         if let (data, contentType) = try encodeBody(endpoint.body, encoder: endpoint.options.encoder ?? encoder) {
@@ -44,7 +47,7 @@ struct RequestBuilder: Sendable {
         let lowered = path.lowercased()
         let components: URLComponents
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
-            guard let absolute = URLComponents(string: path), absolute.host != nil else {
+            guard let absolute = URLComponents(string: path), let host = absolute.host, !host.isEmpty else {
                 throw NetworkError.invalidRequest("'\(path)' is not a valid absolute URL")
             }
             components = absolute

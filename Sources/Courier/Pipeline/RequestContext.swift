@@ -94,6 +94,9 @@ public final class RequestContext: Sendable {
     }
 
     /// Atomically updates the slot `key`, starting from `initial` when it is empty.
+    ///
+    /// `body` runs while the context's lock is held: it must not read or write this context
+    /// (read ``attempt`` or other slots before calling `update`), or it deadlocks.
     public func update<Key: RequestContextKey>(
         _ key: Key.Type, default initial: Key.Value, _ body: (inout Key.Value) -> Void
     ) {
