@@ -75,3 +75,78 @@ enum TestServers {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 }
+
+// MARK: - Echo and request log (added for the core integration tests)
+
+/// What the reference server's `/echo` received, as it reports it: method, paths, query (raw and
+/// decoded), headers and body.
+struct Echo: Decodable, Sendable {
+    /// The request method.
+    var method: String
+    /// The decoded path, namespace prefix included.
+    var path: String
+    /// The path exactly as sent (percent-encoded).
+    var rawPath: String
+    /// The decoded path without the `/ns/{ns}` prefix.
+    var routePath: String
+    /// The namespace the request landed in.
+    var namespace: String
+    /// The query exactly as sent, without `?`.
+    var rawQuery: String
+    /// The query decoded by the server (`parse_qsl`), values per name in order.
+    var query: [String: [String]]
+    /// The headers as received (repeated fields joined with ", "), names as sent.
+    var headers: [String: String]
+    /// The body as UTF-8 text, when it is valid UTF-8.
+    var body: String?
+    /// The body bytes, Base64.
+    var bodyBase64: String
+    /// The body size in bytes.
+    var bodySize: Int
+    /// The form fields, for `application/x-www-form-urlencoded` bodies.
+    var form: [String: [String]]?
+
+    /// The header `name`, case-insensitively.
+    func header(_ name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// The body bytes.
+    var bodyData: Data { Data(base64Encoded: bodyBase64) ?? Data() }
+}
+
+/// One entry of the reference server's request log (`GET /ns/{ns}/_requests`).
+struct LoggedRequest: Decodable, Sendable {
+    var seq: Int
+    var method: String
+    var path: String
+    var route: String?
+    var rawQuery: String
+    var headers: [String: String]
+
+    /// The header `name`, case-insensitively.
+    func header(_ name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+extension TestServers {
+    /// The requests the reference server saw in `namespace`, oldest first, optionally only those
+    /// whose path or route template is `path`.
+    static func requestLog(namespace: String, path: String? = nil) async throws -> [LoggedRequest] {
+        var components = URLComponents(
+            url: try apiURL().appendingPathComponent("ns").appendingPathComponent(namespace).appendingPathComponent("_requests"),
+            resolvingAgainstBaseURL: false)
+        if let path { components?.queryItems = [URLQueryItem(name: "path", value: path)] }
+        guard let url = components?.url else { throw URLError(.badURL) }
+        let (data, _) = try await URLSession.shared.data(from: url)
+        struct Log: Decodable { var requests: [LoggedRequest] }
+        return try JSONDecoder().decode(Log.self, from: data).requests
+    }
+
+    /// The namespace's counter for `key` under `requests` in `_stats` (e.g. `"GET /items/{id}"`), 0 when absent.
+    static func requestCount(_ key: String, namespace: String) async throws -> Int {
+        let stats = try await stats(namespace: namespace)
+        return ((stats["requests"] as? [String: Any])?[key] as? Int) ?? 0
+    }
+}

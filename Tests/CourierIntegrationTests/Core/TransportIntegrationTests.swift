@@ -1,0 +1,109 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+
+extension CoreIntegrationTests {
+    /// Cancellation, deadlines, sessions and cookies over real sockets (issue 2, item 5).
+    @Suite struct Transport {
+        @Test("cancelling a call to /slow after 100 ms ends it promptly with .cancelled")
+        func cancelSlow() async throws {
+            let (client, namespace) = try TestServers.apiClient()
+            let clock = ContinuousClock()
+            let start = clock.now
+            let call = Task { try await client.send(Request<Void>.get("/slow", query: ["seconds": "5"])) }
+            try await CoreLive.waitUntilServerSaw("/slow", namespace: namespace)
+            try await Task.sleep(until: start.advanced(by: .milliseconds(100)), clock: clock)
+            let cancelledAt = clock.now
+            call.cancel()
+            let result = await call.result
+            let ended = clock.now - cancelledAt
+            guard case .failure(let error as NetworkError) = result else {
+                Issue.record("expected a NetworkError, got \(result)")
+                return
+            }
+            #expect(error.isCancellation)
+            #expect(ended < .seconds(1), "ended \(ended) after cancel")
+        }
+
+        @Test("cancellation reaches the URLSession task: the transport throws URLError.cancelled promptly")
+        func cancellationPropagatesToURLSession() async throws {
+            let namespace = TestServers.makeNamespace()
+            let base = try TestServers.apiURL().appendingPathComponent("ns").appendingPathComponent(namespace)
+            let request = URLRequest(url: try #require(URL(string: base.absoluteString + "/slow?seconds=5")))
+            let transport = URLSessionTransport()
+            let clock = ContinuousClock()
+            let task = Task { try await transport.send(request) }
+            try await CoreLive.waitUntilServerSaw("/slow", namespace: namespace)
+            let cancelledAt = clock.now
+            task.cancel()
+            let result = await task.result
+            #expect(clock.now - cancelledAt < .seconds(1))
+            guard case .failure(let error as URLError) = result else {
+                Issue.record("expected URLError.cancelled from URLSession, got \(result)")
+                return
+            }
+            #expect(error.code == .cancelled)
+        }
+
+        @Test("a 0.3 s policy deadline on /slow?seconds=3 gives .timedOut(nil) promptly")
+        func deadline() async throws {
+            let (client, _) = try TestServers.apiClient()
+            let clock = ContinuousClock()
+            let start = clock.now
+            let error = await CoreLive.networkError {
+                try await client.send(Request<Void>.get("/slow", query: ["seconds": "3"])
+                    .policy(.standard.with(\.timeout, .milliseconds(300))))
+            }
+            let elapsed = clock.now - start
+            guard case .timedOut(let underlying)? = error else {
+                Issue.record("expected timedOut, got \(String(describing: error))")
+                return
+            }
+            #expect(underlying == nil, "the deadline is Courier's own, not URLSession's idle timeout")
+            #expect(elapsed >= .milliseconds(290))
+            #expect(elapsed < .milliseconds(1500), "took \(elapsed)")
+        }
+
+        @Test("one URLSession per client, reused by every call")
+        func oneSession() async throws {
+            let (client, namespace) = try TestServers.apiClient()
+            let session = try #require(client.session)
+            for _ in 0..<3 { _ = try await client.send(Request<Echo>.get("/echo/session")) }
+            #expect(client.session === session)
+            #expect(session.configuration.urlCache == nil)
+            let log = try await TestServers.requestLog(namespace: namespace, path: "/echo/session")
+            #expect(log.count == 3)
+        }
+
+        struct CookieEcho: Decodable, Sendable {
+            var cookie: String?
+            var cookies: [String: String]
+        }
+
+        @Test("cookies stay in the client that received them: not in another client, not in the shared jar")
+        func cookieIsolation() async throws {
+            let name = "courier_\(UUID().uuidString.prefix(8).lowercased())"
+            let namespace = TestServers.makeNamespace()
+            let (clientA, _) = try TestServers.apiClient(namespace: namespace)
+            let (clientB, _) = try TestServers.apiClient(namespace: namespace)
+            _ = try await clientA.send(Request<HTTPResponse>.raw(.get, "/cookies/set", query: [name: "secret"]))
+
+            let seenByA = try await clientA.send(Request<CookieEcho>.get("/cookies"))
+            #expect(seenByA.cookies[name] == "secret", "the client keeps its own cookies")
+            let seenByB = try await clientB.send(Request<CookieEcho>.get("/cookies"))
+            #expect(seenByB.cookies[name] == nil)
+            #expect(seenByB.cookie == nil)
+
+            let shared = HTTPCookieStorage.shared.cookies ?? []
+            #expect(!shared.contains { $0.name == name })
+            let storageA = (clientA.configuration.transport as? URLSessionTransport)?.cookieStorage
+            #expect(storageA?.cookies?.contains { $0.name == name } == true)
+            let storageB = (clientB.configuration.transport as? URLSessionTransport)?.cookieStorage
+            #expect(storageB?.cookies?.contains { $0.name == name } != true)
+        }
+    }
+}
