@@ -13,6 +13,7 @@ import Courier
 /// #expect(!logger.text.contains("SECRET-"))
 /// ```
 public final class CapturingNetworkLogger: NetworkLogger {
+    /// Entries below this level are dropped.
     public let minimumLevel: NetworkLogLevel
     private let storage = Locked<[NetworkLogEntry]>([])
 

@@ -54,7 +54,7 @@ enum ServerTrustEvaluation {
         SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString))
         var error: CFError?
         guard SecTrustEvaluateWithError(trust, &error) else {
-            let reason = error.map { CFErrorCopyDescription($0) as String } ?? "trust evaluation failed"
+            let reason = error.map { ($0 as Error).localizedDescription } ?? "trust evaluation failed"
             return .systemTrustFailed(host: HostPins.normalise(host), reason: reason)
         }
         // 2. Pins: some key in the evaluated chain must be pinned (RFC 7469 §2.6).

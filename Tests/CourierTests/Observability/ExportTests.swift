@@ -134,7 +134,7 @@ struct HARExportTests {
     @Test func entriesCarryRedactedDetails() throws {
         let har = HARLog(exchanges: exchanges())
         #expect(har.log.entries.map(\.response.status) == [201, 0], "ordered by start time")
-        #expect(har.log.entries.last?.response._error == "offline (-1009): URLError -1009: offline")
+        #expect(har.log.entries.last?.response.error == "offline (-1009): URLError -1009: offline")
         let entry = try #require(har.log.entries.first)
         #expect(entry.startedDateTime == "2026-05-28T20:26:40.250Z")
         #expect(entry.time == 42)
@@ -148,8 +148,8 @@ struct HARExportTests {
         #expect(entry.response.cookies.first?.httpOnly == true && entry.response.cookies.first?.secure == true)
         #expect(entry.response.content.text == #"{"ok":true}"#)
         #expect(entry.response.bodySize == 11)
-        #expect(entry._attempts == 2)
-        #expect(entry._cacheOutcome == "miss")
+        #expect(entry.attempts == 2)
+        #expect(entry.cacheOutcome == "miss")
         #expect(entry.timings.wait == 42 && entry.timings.dns == -1 && entry.timings.send == 0)
     }
 

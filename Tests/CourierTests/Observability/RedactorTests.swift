@@ -46,6 +46,15 @@ struct RedactorTests {
         #expect(redacted["X-Debug"] == "forwarded <redacted> to upstream")
     }
 
+    @Test func urlValuedHeadersHaveTheirQueryRedacted() {
+        let redacted = redactor.redact(HTTPHeaders([
+            .init(name: "Location", value: "https://app.example.com/callback?code=SECRET-CODE&state=abc"),
+            .init(name: "Referer", value: "https://app.example.com/reset?token=SECRET-T"),
+        ]))
+        #expect(redacted["Location"] == "https://app.example.com/callback?code=<redacted>&state=abc")
+        #expect(redacted["Referer"] == "https://app.example.com/reset?token=<redacted>")
+    }
+
     @Test func basicCredentialsAreLearnedDecoded() {
         // "SECRET-USER:SECRET-PW" base64
         let redacted = redactor.redact(HTTPHeaders([

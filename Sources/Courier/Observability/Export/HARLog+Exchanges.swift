@@ -46,9 +46,9 @@ extension HARLog {
             cache: Cache(),
             timings: timings,
             comment: nil,
-            _requestID: request.requestID.uuidString.lowercased(),
-            _attempts: exchange.response?.attempt ?? exchange.error?.attempt,
-            _cacheOutcome: exchange.cacheOutcome?.description)
+            requestID: request.requestID.uuidString.lowercased(),
+            attempts: exchange.response?.attempt ?? exchange.error?.attempt,
+            cacheOutcome: exchange.cacheOutcome?.description)
     }
 
     private static func response(for exchange: NetworkExchange, httpVersion: String) -> Response {
@@ -78,14 +78,14 @@ extension HARLog {
                 headersSize: -1,
                 bodySize: encoded ? -1 : response.bodySize,
                 comment: nil,
-                _error: nil)
+                error: nil)
         case .failure(let error):
             let code = error.code.map { " (\($0))" } ?? ""
             return Response(
                 status: 0, statusText: "", httpVersion: "", cookies: [], headers: [],
                 content: Content(size: 0, mimeType: "x-unknown", text: nil, comment: nil),
                 redirectURL: "", headersSize: -1, bodySize: -1,
-                comment: nil, _error: "\(error.kind)\(code): \(error.message)")
+                comment: nil, error: "\(error.kind)\(code): \(error.message)")
         }
     }
 

@@ -20,6 +20,7 @@ public struct ConsoleNetworkLogger: NetworkLogger {
         case standardOutput
     }
 
+    /// Entries below this level are dropped.
     public let minimumLevel: NetworkLogLevel
     /// The stream entries go to.
     public let stream: Stream
@@ -60,6 +61,6 @@ public struct ConsoleNetworkLogger: NetworkLogger {
 
     /// `2026-05-25T22:46:27.580Z`: UTC with milliseconds.
     static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        ISO8601Parsing.string(from: date, fractionalDigits: 3) ?? "-"
     }
 }

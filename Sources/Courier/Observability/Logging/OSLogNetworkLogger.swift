@@ -14,6 +14,7 @@ import OSLog
 /// Levels map to `OSLogType`: debug → `.debug`, info → `.info`, notice → `.default`,
 /// error → `.error`.
 public struct OSLogNetworkLogger: NetworkLogger {
+    /// Entries below this level are dropped.
     public let minimumLevel: NetworkLogLevel
     private let logger: Logger
 

@@ -56,16 +56,27 @@ public struct TaskTimings: Sendable, Hashable {
     /// The instants of one transaction, as `URLSessionTaskTransactionMetrics` reports them; any
     /// may be missing.
     public struct Instants: Sendable, Hashable {
+        /// The task began fetching the resource.
         public var fetchStart: Date?
+        /// DNS lookup began.
         public var domainLookupStart: Date?
+        /// DNS lookup ended.
         public var domainLookupEnd: Date?
+        /// Connection set-up began.
         public var connectStart: Date?
+        /// The connection (including TLS) was established.
         public var connectEnd: Date?
+        /// The TLS handshake began.
         public var secureConnectionStart: Date?
+        /// The TLS handshake ended.
         public var secureConnectionEnd: Date?
+        /// Writing the request began.
         public var requestStart: Date?
+        /// The last request byte was written.
         public var requestEnd: Date?
+        /// The first response byte arrived.
         public var responseStart: Date?
+        /// The last response byte arrived.
         public var responseEnd: Date?
 
         /// Creates a set of instants; all `nil` by default.

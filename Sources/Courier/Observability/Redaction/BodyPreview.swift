@@ -60,7 +60,7 @@ enum BodyKind: Equatable {
     private static func sniff(_ bytes: some Collection<UInt8>) -> BodyKind {
         let first = bytes.first { !(($0 == 0x20) || ($0 == 0x09) || ($0 == 0x0A) || ($0 == 0x0D)) }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return .json }
-        let printable = !bytes.contains { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D || $0 == 0x7F }
+        let printable = !bytes.contains { ($0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D) || $0 == 0x7F }
         return printable && UTF8Text.isValid(bytes) ? .text : .binary
     }
 }

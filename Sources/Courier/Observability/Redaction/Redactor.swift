@@ -120,13 +120,22 @@ public struct Redactor: Sendable, Hashable {
 
     // MARK: Redaction with learned secrets
 
+    /// Header fields whose value is a URL, redacted like one (an OAuth redirect's `Location`
+    /// carries `code` or `access_token` in its query).
+    static let urlValuedHeaders: Set<String> = ["location", "content-location", "referer"]
+
     /// Redacts header fields, scrubbing non-sensitive values of `secrets`.
     func redact(_ headers: HTTPHeaders, secrets: SecretValues) -> HTTPHeaders {
         HTTPHeaders(headers.map { field in
             if self.headers.matches(field.name) {
                 return HTTPHeaders.Field(name: field.name, value: redactedValue(ofHeader: field.name, value: field.value))
             }
-            return HTTPHeaders.Field(name: field.name, value: secrets.scrub(field.value, marker: marker))
+            var value = field.value
+            if Self.urlValuedHeaders.contains(field.name.lowercased()) {
+                var ignored: [String] = []
+                value = FormRedaction.redactURL(value, names: queryParameters, marker: marker, secrets: &ignored)
+            }
+            return HTTPHeaders.Field(name: field.name, value: secrets.scrub(value, marker: marker))
         })
     }
 
