@@ -1,4 +1,4 @@
-#if canImport(Darwin) && canImport(Security)
+#if canImport(Darwin)
 import Foundation
 import Security
 
