@@ -21,6 +21,10 @@ let rounds = argument("--rounds").flatMap(Int.init) ?? 3
 do {
     try await runOverheadBench(calls: 20_000)
     try await runCoreBench(serverURL: serverURL, requests: requests, rounds: rounds)
+    print("")
+    try await runCacheBench(serverURL: serverURL, requests: requests, rounds: rounds)
+    print("")
+    try await runRefreshStormBench(serverURL: serverURL, requests: 1000)
 } catch {
     FileHandle.standardError.write(Data("courier-bench failed: \(error)\n".utf8))
     exit(1)

@@ -21,6 +21,7 @@ let demo = Demo(serverURL: url, namespace: "demo-\(UUID().uuidString.prefix(8).l
 print("Courier demo against \(url.absoluteString) (namespace \(demo.namespace))")
 do {
     try await runCoreChapters(demo)
+    try await runCatalogChapter(demo)
     try await runSessionChapter(demo)
     try await runObservabilityChapter(demo)
     try DemoObservability.shared.finish()

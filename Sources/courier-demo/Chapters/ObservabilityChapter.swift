@@ -4,6 +4,15 @@ import FoundationNetworking
 #endif
 import Courier
 
+/// Sends every entry to several loggers (inline summary lines and the full file log).
+struct FanOutLogger: NetworkLogger {
+    let loggers: [any NetworkLogger]
+    var minimumLevel: NetworkLogLevel { loggers.map(\.minimumLevel).min() ?? .debug }
+    func log(_ entry: NetworkLogEntry) {
+        for logger in loggers where entry.level >= logger.minimumLevel { logger.log(entry) }
+    }
+}
+
 /// The demo's observability wiring: every client logs through the redacting console logger at
 /// debug level (standard output, so the log reads inline with the chapters), records a HAR file of
 /// the whole run, and counts one metrics event per call.
@@ -21,8 +30,29 @@ final class DemoObservability: Sendable {
     /// The one instance of the run.
     static let shared = DemoObservability()
 
-    /// The redacting log: standard output, debug level (request lines, headers, body previews).
-    let logger = ConsoleNetworkLogger(stream: .standardOutput, minimumLevel: .debug, includesTimestamps: false)
+    /// The redacting log at debug level: one line per request and response inline on standard
+    /// output, and the full entries (redacted URL, headers, body previews) in ``logURL``.
+    let logger: any NetworkLogger
+
+    /// Where the full debug log goes: `.build/courier-demo.log` under the current directory.
+    static var logURL: URL {
+        URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            .appendingPathComponent(".build").appendingPathComponent("courier-demo.log")
+    }
+
+    private init() {
+        let inline = ConsoleNetworkLogger(
+            stream: .standardOutput, minimumLevel: .debug, includesTimestamps: false, includesDetails: false)
+        let url = Self.logURL
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if FileManager.default.createFile(atPath: url.path, contents: nil),
+           let handle = try? FileHandle(forWritingTo: url) {
+            let full = ConsoleNetworkLogger(stream: .file(handle), minimumLevel: .debug)
+            logger = FanOutLogger(loggers: [inline, full])
+        } else {
+            logger = inline
+        }
+    }
     /// Every exchange of the run, for the HAR file.
     let har = HARRecorder()
     /// One event per call.
@@ -56,7 +86,8 @@ final class DemoObservability: Sendable {
         let url = harURL
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try har.write(to: url)
-        print("\nNetwork log: \(har.exchanges.count) exchanges written to \(url.path) (HAR 1.2, redacted)")
+        print("\nNetwork log: \(har.exchanges.count) exchanges written to \(url.path) (HAR 1.2, redacted);")
+        print("  full debug log (redacted headers and body previews) in \(Self.logURL.path)")
         for line in metrics.summary() { print("  \(line)") }
     }
 }

@@ -18,6 +18,8 @@ public struct ConsoleNetworkLogger: NetworkLogger {
         case standardError
         /// Standard output.
         case standardOutput
+        /// An open file, e.g. from `FileHandle(forWritingTo:)`; the caller owns and closes it.
+        case file(FileHandle)
     }
 
     /// Entries below this level are dropped.
@@ -26,6 +28,9 @@ public struct ConsoleNetworkLogger: NetworkLogger {
     public let stream: Stream
     /// Whether each summary line starts with an ISO 8601 timestamp.
     public let includesTimestamps: Bool
+    /// Whether the indented detail lines (redacted URL, headers, body preview) follow each summary
+    /// line; `false` writes one line per entry.
+    public let includesDetails: Bool
     private let lock = Locked(())
 
     /// Creates a console logger.
@@ -34,17 +39,22 @@ public struct ConsoleNetworkLogger: NetworkLogger {
     ///   - stream: Where to write; standard error by default.
     ///   - minimumLevel: Lowest level written; ``NetworkLogLevel/info`` by default.
     ///   - includesTimestamps: Whether lines start with a timestamp; `true` by default.
-    public init(stream: Stream = .standardError, minimumLevel: NetworkLogLevel = .info, includesTimestamps: Bool = true) {
+    ///   - includesDetails: Whether detail lines follow each summary; `true` by default.
+    public init(
+        stream: Stream = .standardError, minimumLevel: NetworkLogLevel = .info,
+        includesTimestamps: Bool = true, includesDetails: Bool = true
+    ) {
         self.stream = stream
         self.minimumLevel = minimumLevel
         self.includesTimestamps = includesTimestamps
+        self.includesDetails = includesDetails
     }
 
     public func log(_ entry: NetworkLogEntry) {
         guard entry.level >= minimumLevel else { return }
         let level = entry.level.description.padding(toLength: 6, withPad: " ", startingAt: 0)
         var line = includesTimestamps ? Self.timestamp(Date()) + " " : ""
-        line += level + " " + entry.text + "\n"
+        line += level + " " + (includesDetails ? entry.text : entry.summary) + "\n"
         let data = Data(line.utf8)
         lock.withLock { _ in
             switch stream {
@@ -55,6 +65,8 @@ public struct ConsoleNetworkLogger: NetworkLogger {
                 // output appear in the order they were produced, also when stdout is a pipe.
                 fflush(nil)
                 FileHandle.standardOutput.write(data)
+            case .file(let handle):
+                handle.write(data)
             }
         }
     }
