@@ -1,0 +1,53 @@
+import Foundation
+
+extension Array where Element == any Interceptor {
+    /// Courier's recommended pipeline, in the recommended order, with the parts you pass:
+    ///
+    /// ```
+    /// RequestID → Logging → Metrics → Cache → Deduplication → Retry → Auth → Idempotency → Transport
+    /// ```
+    /// - RequestID first: one ID for the whole call, on every attempt and in every log line.
+    /// - Logging and Metrics outside Retry: one log entry and one metrics event per call, with the
+    ///   retry count (put a second `LoggingInterceptor` innermost to also log each attempt).
+    /// - Cache outside Retry: a hit skips retries entirely, and stale-if-error applies only once
+    ///   retries are spent; de-duplication inside the cache so concurrent misses share one call.
+    /// - Retry outside Auth: every attempt goes through Auth again and carries the current token.
+    /// - Idempotency innermost: the key comes from the call's context, so it is the same on every
+    ///   attempt.
+    ///
+    /// ```swift
+    /// let client = APIClient(environment: .production) {
+    ///     $0.interceptors = .standard(tokenManager: tokens, cache: HTTPCache(),
+    ///                                 logger: OSLogNetworkLogger(subsystem: "com.example.app"))
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - tokenManager: Adds ``AuthInterceptor`` (bearer tokens, single-flight refresh on 401).
+    ///   - cache: Adds the HTTP cache and in-flight de-duplication (``HTTPCache/interceptors()``).
+    ///   - logger: Adds a redacting ``LoggingInterceptor`` writing to this logger.
+    ///   - recorders: Exchange recorders for the logging interceptor, e.g. a ``HARRecorder``
+    ///     (a logging interceptor is added for them even without a logger).
+    ///   - metrics: Adds a ``MetricsInterceptor`` emitting one event per call to this sink.
+    ///   - retry: The retry interceptor; the default uses `ContinuousClock` and real jitter.
+    /// - Returns: The interceptors, outermost first, for ``APIClient/Configuration/interceptors``.
+    public static func standard(
+        tokenManager: TokenManager? = nil,
+        cache: HTTPCache? = nil,
+        logger: (any NetworkLogger)? = nil,
+        recorders: [any NetworkExchangeRecorder] = [],
+        metrics: (any NetworkMetricsSink)? = nil,
+        retry: RetryInterceptor = RetryInterceptor()
+    ) -> [any Interceptor] {
+        var pipeline: [any Interceptor] = [RequestIDInterceptor()]
+        if logger != nil || !recorders.isEmpty {
+            pipeline.append(LoggingInterceptor(logger: logger, recorders: recorders))
+        }
+        if let metrics { pipeline.append(MetricsInterceptor(sink: metrics)) }
+        if let cache { pipeline.append(contentsOf: cache.interceptors()) }
+        pipeline.append(retry)
+        if let tokenManager { pipeline.append(AuthInterceptor(tokenManager: tokenManager)) }
+        pipeline.append(IdempotencyInterceptor())
+        return pipeline
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+
+@Suite("Standard pipeline")
+struct StandardPipelineTests {
+    @Test("the full pipeline is in the documented order")
+    func fullOrder() throws {
+        let store = InMemoryTokenStore()
+        let grant = RefreshTokenGrant.oauth2(tokenURL: try #require(URL(string: "http://127.0.0.1:9/auth/refresh")))
+        let tokens = TokenManager(store: store, transport: StubTransport(responses: [HTTPResponse]()), grant: grant)
+        let pipeline: [any Interceptor] = .standard(
+            tokenManager: tokens, cache: HTTPCache(), logger: ConsoleNetworkLogger(),
+            metrics: ClosureMetricsSink { _ in })
+        let names = pipeline.map { String(describing: type(of: $0)) }
+        #expect(names == [
+            "RequestIDInterceptor", "LoggingInterceptor", "MetricsInterceptor", "CacheInterceptor",
+            "DeduplicationInterceptor", "RetryInterceptor", "AuthInterceptor", "IdempotencyInterceptor",
+        ])
+    }
+
+    @Test("without optional parts only request ID, retry and idempotency remain")
+    func minimal() {
+        let names = [any Interceptor].standard().map { String(describing: type(of: $0)) }
+        #expect(names == ["RequestIDInterceptor", "RetryInterceptor", "IdempotencyInterceptor"])
+    }
+
+    @Test("a standard client retries a 503 for GET and sends one idempotency key on every attempt of a keyed POST")
+    func behaviour() async throws {
+        let stub = StubTransport(responses: [.status(503), .json("{}"), .status(503), .json("{}")])
+        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test")))) {
+            $0.transport = stub
+            $0.interceptors = .standard(retry: RetryInterceptor(clock: TestClock(), random: { 0 }))
+        }
+        let _: EmptyResponse = try await client.send(.get("/a"))
+        let post = Request<EmptyResponse>.post("/orders", body: ["sku": "x"]).policy(.standard.with(\.idempotency, .automatic))
+        _ = try await client.send(post)
+        let requests = stub.requests
+        #expect(requests.count == 4)
+        let keys = requests[2...].map { $0.value(forHTTPHeaderField: "Idempotency-Key") }
+        #expect(keys[0] != nil && keys[0] == keys[1])
+        #expect(requests[0].value(forHTTPHeaderField: "X-Request-ID") == requests[1].value(forHTTPHeaderField: "X-Request-ID"))
+    }
+}
