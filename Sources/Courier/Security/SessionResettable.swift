@@ -7,8 +7,8 @@
 /// an app database). Conform your own stores, or wrap a call in ``SessionResetAction``.
 ///
 /// Conformers in Courier: ``URLSessionTransport`` (cookies, credentials, connections),
-/// ``PinningTransport`` (its base transport), ``CacheInterceptor`` (the account's cache partition)
-/// and ``SnapshotStore``.
+/// ``PinningTransport`` (its base transport), ``CacheInterceptor`` (the account's cache partition),
+/// ``AuthInterceptor`` (signs out of its ``TokenManager``) and ``SnapshotStore``.
 public protocol SessionResettable: Sendable {
     /// Forgets everything this participant holds for the current account.
     /// - Throws: When the state could not be removed (e.g. a Keychain error); the reset still goes

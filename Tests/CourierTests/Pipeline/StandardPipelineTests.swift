@@ -46,3 +46,22 @@ struct StandardPipelineTests {
         #expect(requests[0].value(forHTTPHeaderField: "X-Request-ID") == requests[1].value(forHTTPHeaderField: "X-Request-ID"))
     }
 }
+
+@Suite("Logout through the standard pipeline")
+struct StandardPipelineLogoutTests {
+    @Test("resetSession signs out of the token manager held by the AuthInterceptor")
+    func resetSessionClearsTokens() async throws {
+        let store = InMemoryTokenStore()
+        let grant = RefreshTokenGrant.oauth2(tokenURL: try #require(URL(string: "http://127.0.0.1:9/auth/refresh")))
+        let tokens = TokenManager(store: store, transport: StubTransport(responses: [HTTPResponse]()), grant: grant)
+        try await tokens.signIn(AuthTokens(accessToken: "A", refreshToken: "R"))
+        #expect(try await tokens.isSignedIn())
+        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test")))) {
+            $0.transport = StubTransport(responses: [HTTPResponse]())
+            $0.interceptors = .standard(tokenManager: tokens)
+        }
+        try await client.resetSession()
+        #expect(try await tokens.isSignedIn() == false)
+        #expect(store.read() == nil)
+    }
+}
