@@ -49,13 +49,14 @@ extension CoreIntegrationTests {
             #expect(error.code == .cancelled)
         }
 
-        @Test("a 0.3 s policy deadline on /slow?seconds=3 gives .timedOut(nil) promptly")
+        @Test("a 0.3 s policy deadline on /slow?seconds=10 gives .timedOut(nil) long before the server answers")
         func deadline() async throws {
             let (client, _) = try TestServers.apiClient()
+            _ = try await client.send(Request<Echo>.get("/echo/warm-up"))
             let clock = ContinuousClock()
             let start = clock.now
             let error = await CoreLive.networkError {
-                try await client.send(Request<Void>.get("/slow", query: ["seconds": "3"])
+                try await client.send(Request<Void>.get("/slow", query: ["seconds": "10"])
                     .policy(.standard.with(\.timeout, .milliseconds(300))))
             }
             let elapsed = clock.now - start
@@ -65,7 +66,10 @@ extension CoreIntegrationTests {
             }
             #expect(underlying == nil, "the deadline is Courier's own, not URLSession's idle timeout")
             #expect(elapsed >= .milliseconds(290))
-            #expect(elapsed < .milliseconds(1500), "took \(elapsed)")
+            // Exact deadline arithmetic is unit-tested on a manual clock; here the bound only has to
+            // prove the call was cut by Courier (the server answers after 10 s), with room for a
+            // loaded 2-core CI machine running the whole suite in parallel.
+            #expect(elapsed < .seconds(3), "took \(elapsed)")
         }
 
         @Test("one URLSession per client, reused by every call")
