@@ -131,8 +131,17 @@ public final class APIClient: Sendable {
     private func withDeadline<T: Sendable>(
         _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
+        // The operation runs in a new task, which does not inherit the caller's cancellation.
+        try Task.checkCancellation()
         let expired = Locked(false)
-        let task = Task { try await operation() }
+        let task: Task<T, any Error>
+        if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+            // Starts on the caller's thread and runs until its first suspension (the network
+            // wait), saving a thread hop per call — measurable CPU on small requests.
+            task = Task.immediate { try await operation() }
+        } else {
+            task = Task { try await operation() }
+        }
         let token = deadlines.schedule(after: timeout) {
             expired.set(true)
             task.cancel()

@@ -30,7 +30,7 @@ struct RequestBuilder: Sendable {
             request.httpBody = data
             if !headers.contains("Content-Type") { headers.replace("Content-Type", with: contentType) }
         }
-        for (name, value) in headers.dictionary { request.setValue(value, forHTTPHeaderField: name) }
+        request.allHTTPHeaderFields = headers.dictionary  // one bridge to NSMutableURLRequest, not one per field
         endpoint.options.modifyRequest?(&request)
         return request
     }

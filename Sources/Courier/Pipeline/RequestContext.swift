@@ -47,18 +47,19 @@ public final class RequestContext: Sendable {
     /// Creates the context of one call.
     ///
     /// - Parameters:
-    ///   - id: The request ID; a fresh UUID by default.
+    ///   - id: The request ID; a fresh random (version 4) UUID when `nil`.
     ///   - policy: The endpoint's policy.
     ///   - method: The request method.
     ///   - pathTemplate: The path template used for metrics.
     ///   - startedAt: The start instant; now by default.
     public init(
-        id: UUID = UUID(),
+        id: UUID? = nil,
         policy: EndpointPolicy = .standard,
         method: HTTPMethod = .get,
         pathTemplate: String = "",
         startedAt: ContinuousClock.Instant = .now
     ) {
+        let id = id ?? UUID.random()
         self.id = id
         self.requestID = id.uuidString.lowercased()
         self.policy = policy
@@ -67,7 +68,7 @@ public final class RequestContext: Sendable {
         self.startedAt = startedAt
         switch policy.idempotency {
         case .none: idempotencyKey = nil
-        case .automatic: idempotencyKey = UUID().uuidString
+        case .automatic: idempotencyKey = UUID.random().uuidString
         case .key(let key): idempotencyKey = key
         }
     }
