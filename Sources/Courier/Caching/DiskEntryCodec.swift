@@ -63,7 +63,9 @@ enum DiskEntryCodec {
         guard length > 0, length <= maxMetadataLength,
               let json = try handle.read(upToCount: length), json.count == length else { throw Failure.corrupt }
         let metadata = try decodeJSON(json)
-        guard fileSize == prefixLength + length + metadata.bodyLength else { throw Failure.corrupt }
+        // Bound bodyLength by the file size first: a corrupt value near Int.max must not overflow.
+        guard metadata.bodyLength >= 0, metadata.bodyLength <= fileSize,
+              fileSize == prefixLength + length + metadata.bodyLength else { throw Failure.corrupt }
         return metadata
     }
 
@@ -76,7 +78,8 @@ enum DiskEntryCodec {
         guard length > 0, length <= maxMetadataLength, data.count >= prefixLength + length else { throw Failure.corrupt }
         let metadata = try decodeJSON(data[(start + 8)..<(start + 8 + length)])
         let bodyStart = start + prefixLength + length
-        guard metadata.bodyLength >= 0, data.count == prefixLength + length + metadata.bodyLength else { throw Failure.corrupt }
+        guard metadata.bodyLength >= 0, metadata.bodyLength <= data.count,
+              data.count == prefixLength + length + metadata.bodyLength else { throw Failure.corrupt }
         let body = Data(data[bodyStart...])
         guard StableHash.fnv1a64(body) == metadata.bodyChecksum else { throw Failure.corrupt }
         var headers = HTTPHeaders()

@@ -129,6 +129,35 @@ extension CachingTests {
             #expect(await storage.count == 0)
         }
 
+        /// A metadata `bodyLength` near `Int.max` (corruption or tampering) is rejected and the file
+        /// deleted; adding it to the header size used to trap with an arithmetic overflow on every
+        /// launch, in the index scan and in `decode`.
+        @Test(arguments: [Int.max, Int.max - 7, -1])
+        func diskStorageDropsEntriesWithAbsurdBodyLength(_ bodyLength: Int) async throws {
+            let directory = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            await DiskCacheStorage(directory: directory).store(response("body"), for: key("x"))
+            let file = DiskCacheStorage(directory: directory).fileURL(for: key("x"))
+            let data = try Data(contentsOf: file)
+            let length = data[4..<8].reduce(0) { $0 << 8 | Int($1) }
+            let json = String(decoding: data[8..<(8 + length)], as: UTF8.self).replacingOccurrences(
+                of: #""bodyLength":\d+"#, with: "\"bodyLength\":\(bodyLength)", options: .regularExpression)
+            #expect(json.contains("\"bodyLength\":\(bodyLength)"))
+            let metadata = Data(json.utf8)
+            let count = UInt32(metadata.count)
+            var tampered = Data(DiskEntryCodec.magic)
+            tampered.append(contentsOf: [UInt8(count >> 24), UInt8(count >> 16 & 0xff), UInt8(count >> 8 & 0xff), UInt8(count & 0xff)])
+            tampered.append(metadata)
+            tampered.append(data[(8 + length)...])
+
+            #expect(throws: (any Error).self) { try DiskEntryCodec.decode(tampered) }
+            try tampered.write(to: file)
+            let reopened = DiskCacheStorage(directory: directory)
+            #expect(await reopened.count == 0)
+            #expect(await reopened.responses(for: key("x")).isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: file.path), "the damaged file is deleted")
+        }
+
         @Test func diskStorageIgnoresStrayFiles() async throws {
             let directory = temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
