@@ -16,7 +16,9 @@ import FoundationNetworking
 /// On a 401 the token the request carried is handed to ``TokenManager/refresh(failedToken:)``
 /// (which does not refresh again when someone else already did) and the request is sent once
 /// more with the new token. A call is auth-retried at most once, however many times the outer
-/// ``RetryInterceptor`` runs it; a second 401 is returned as is. Re-sending after a 401 is safe
+/// ``RetryInterceptor`` runs it; a second 401 is returned as is. A refresh that fails
+/// transiently does not use that retry up: its error goes to the ``RetryInterceptor``, whose next
+/// attempt may refresh again. Re-sending after a 401 is safe
 /// for every method: the server refused the request without applying it.
 ///
 /// Position: inside ``RetryInterceptor`` so each retry carries the current token.
@@ -55,8 +57,11 @@ public struct AuthInterceptor: Interceptor {
         let response = try await next(request)
         guard response.statusCode == 401, context[AuthRetriedKey.self] != true else { return response }
 
-        context[AuthRetriedKey.self] = true
+        // Marked only once a new token is in hand: a refresh that failed transiently (token
+        // endpoint timed out or answered 5xx) throws, and the retry layer's next attempt may
+        // refresh again instead of resending the rejected token and returning its 401.
         let refreshed = try await tokenManager.refresh(failedToken: token)
+        context[AuthRetriedKey.self] = true
         try Task.checkCancellation()
         request.setValue("Bearer \(refreshed)", forHTTPHeaderField: "Authorization")
         return try await next(request)

@@ -132,6 +132,28 @@ extension AuthTests {
             #expect(transport.requests.map { $0.url?.path ?? "" } == ["/v1/me", "/v1/auth/refresh", "/v1/me", "/v1/me"])
         }
 
+        @Test func transientRefreshFailureDoesNotUseUpTheAuthRetry() async throws {
+            // 401 → refresh answered 503 (transient) → (retry) → 401 → refresh → 200. The failed
+            // refresh used to spend the call's one auth retry, so the retry resent the rejected
+            // token and the caller got its 401 while still signed in.
+            let server = FakeAuthServer()
+            let failedOnce = Locked(false)
+            let transport = StubTransport { request in
+                if request.url?.path.hasSuffix("/auth/refresh") == true, !failedOnce.current {
+                    failedOnce.set(true)
+                    return .json(#"{"error":"temporarily_unavailable"}"#, status: 503)
+                }
+                return try await server.handle(request)
+            }
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(server.signIn()), leeway: .zero)
+            server.expireAllAccessTokens()
+            let me = try await Self.client(transport, manager: manager).send(Self.me())
+            #expect(me.jti == "jti-2")
+            #expect(transport.requests.map { $0.url?.path ?? "" }
+                    == ["/v1/me", "/v1/auth/refresh", "/v1/me", "/v1/auth/refresh", "/v1/me"])
+            #expect(try await manager.isSignedIn())
+        }
+
         @Test func refusedRefreshSurfacesAsSessionExpired() async throws {
             let server = FakeAuthServer()
             let transport = server.makeTransport()
