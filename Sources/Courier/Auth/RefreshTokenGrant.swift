@@ -72,7 +72,8 @@ public struct RefreshTokenGrant: Sendable {
     ///   - clientID: `client_id` for public clients (RFC 6749 §2.3.1), when the server needs it.
     ///   - scope: `scope` to request, when narrower than the original grant.
     ///   - additionalParameters: More body parameters (sorted by name so the body is stable).
-    ///   - timeout: The request's idle timeout in seconds-as-`Duration`; 15 s by default.
+    ///   - timeout: The request's idle timeout in seconds-as-`Duration` (rounded up to whole
+    ///     seconds, at least 1 s); 15 s by default.
     public static func oauth2(
         tokenURL: URL,
         encoding: BodyEncoding = .form,
@@ -90,8 +91,7 @@ public struct RefreshTokenGrant: Sendable {
 
                 var request = URLRequest(url: tokenURL)
                 request.httpMethod = "POST"
-                request.timeoutInterval = max(1, Double(timeout.components.seconds)
-                                              + Double(timeout.components.attoseconds) / 1e18)
+                request.timeoutInterval = Courier.RequestBuilder.idleTimeout(for: timeout)
                 request.setValue("application/json", forHTTPHeaderField: "Accept")
                 request.setValue("no-store", forHTTPHeaderField: "Cache-Control")
                 switch encoding {

@@ -46,8 +46,13 @@ final class DeadlineScheduler<C: Clock>: DeadlineScheduling where C.Duration == 
         state.withLock { $0.sleeper?.cancel() }
     }
 
+    /// The longest wait scheduled, about 68 years: `clock.now` advanced by much more (a deadline of
+    /// `.seconds(Int64.max)` meaning "none") makes `Clock.sleep(until:)` trap converting the
+    /// instant; a clamped deadline never fires in practice.
+    static var maxTimeout: Duration { .seconds(Int64(Int32.max)) }
+
     func schedule(after timeout: Duration, expire: @escaping @Sendable () -> Void) -> UInt64 {
-        let deadline = clock.now.advanced(by: timeout)
+        let deadline = clock.now.advanced(by: min(max(.zero, timeout), Self.maxTimeout))
         return state.withLock { state in
             let token = state.nextToken
             state.nextToken &+= 1

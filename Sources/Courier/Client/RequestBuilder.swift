@@ -11,7 +11,8 @@ struct RequestBuilder: Sendable {
     let queryEncoder: URLQueryEncoder
     let defaultHeaders: HTTPHeaders
 
-    /// - Throws: ``NetworkError/invalidRequest(_:)`` for a bad URL or an unencodable body/query.
+    /// - Throws: ``NetworkError/invalidRequest(_:)`` for a bad URL, an unencodable body/query, or a
+    ///   header field that is not valid HTTP (see ``validate(_:)``).
     func makeRequest<E: Endpoint>(for endpoint: E, environment: APIEnvironment) throws -> URLRequest {
         let url = try makeURL(for: endpoint, environment: environment)
         var request = URLRequest(url: url)
@@ -30,6 +31,7 @@ struct RequestBuilder: Sendable {
             request.httpBody = data
             if !headers.contains("Content-Type") { headers.replace("Content-Type", with: contentType) }
         }
+        for field in headers { try Self.validate(field) }
         request.allHTTPHeaderFields = headers.dictionary  // one bridge to NSMutableURLRequest, not one per field
         endpoint.options.modifyRequest?(&request)
         return request
@@ -37,24 +39,91 @@ struct RequestBuilder: Sendable {
 
     /// URLSession's per-request timeout is an idle timeout; Courier enforces the total deadline
     /// itself, so the idle timeout only needs to be no shorter than the deadline.
+    ///
+    /// Whole seconds, rounded up, in `1...maxIdleTimeout`: URLSession on Linux truncates
+    /// `timeoutInterval` to whole seconds (`Int(timeoutInterval) * 1000` ms), so a 1.5 s deadline
+    /// would otherwise be cut by a 1 s transport timeout, and it traps on a value too large for
+    /// that arithmetic (e.g. a deadline of `.seconds(Int64.max)` meaning "no deadline").
     static func idleTimeout(for deadline: Duration) -> TimeInterval {
-        let seconds = Double(deadline.components.seconds) + Double(deadline.components.attoseconds) / 1e18
-        return max(1, seconds)
+        // `Duration / Duration`, not `components`, which traps beyond Int64.max seconds.
+        let seconds = deadline / .seconds(1)
+        guard seconds.isFinite else { return maxIdleTimeout }
+        return min(maxIdleTimeout, max(1, seconds.rounded(.up)))
+    }
+
+    /// The largest idle timeout set on a request, in seconds (one year); longer deadlines are
+    /// still enforced by Courier itself.
+    static let maxIdleTimeout: TimeInterval = 365 * 24 * 3600
+
+    /// Rejects a field the transport would send as something else: a name that is not an RFC 9110
+    /// §5.1 token (a space, a colon, non-ASCII), or a value containing CR, LF or NUL (§5.5) — which
+    /// URLSession on Linux writes to the wire as is, so `"a\r\nX-Other: 1"` would inject a field.
+    /// The message names the field but never repeats its value (it may be a secret).
+    static func validate(_ field: HTTPHeaders.Field) throws {
+        guard !field.name.isEmpty, field.name.utf8.allSatisfy(isTokenByte) else {
+            throw NetworkError.invalidRequest("header name \(field.name.debugDescription) is not a valid field name")
+        }
+        guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
+            throw NetworkError.invalidRequest("the value of header '\(field.name)' contains CR, LF or NUL")
+        }
+    }
+
+    /// RFC 9110 §5.6.2 `tchar`: ALPHA, DIGIT and ``!#$%&'*+-.^_`|~``.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    /// The lower-cased scheme when `path` starts with `scheme://` (RFC 3986 §3.1), else `nil`.
+    /// A relative path such as `/v1/items:batchGet` or `items:search` has no `://` after its
+    /// first characters and is not taken for a URL.
+    static func absoluteScheme(of path: String) -> String? {
+        var scheme: [UInt8] = []
+        var bytes = path.utf8.makeIterator()
+        while let byte = bytes.next() {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                scheme.append(byte | 0x20)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                guard !scheme.isEmpty else { return nil }
+                scheme.append(byte)
+            case UInt8(ascii: ":"):
+                guard !scheme.isEmpty, bytes.next() == UInt8(ascii: "/"), bytes.next() == UInt8(ascii: "/") else {
+                    return nil
+                }
+                return String(decoding: scheme, as: UTF8.self)
+            default:
+                return nil
+            }
+        }
+        return nil
     }
 
     func makeURL<E: Endpoint>(for endpoint: E, environment: APIEnvironment) throws -> URL {
         let path = endpoint.path
-        let lowered = path.lowercased()
         let components: URLComponents
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
-            guard let absolute = URLComponents(string: path), let host = absolute.host, !host.isEmpty else {
+        if let scheme = Self.absoluteScheme(of: path) {
+            guard scheme == "http" || scheme == "https" else {
+                throw NetworkError.invalidRequest("'\(path)' is not an http(s) URL")
+            }
+            guard var absolute = URLComponents(string: path), let host = absolute.host, !host.isEmpty else {
                 throw NetworkError.invalidRequest("'\(path)' is not a valid absolute URL")
             }
+            absolute.scheme = scheme  // schemes are case-insensitive; URLSession on Linux rejects `HTTP://`
             components = absolute
         } else {
             guard var base = URLComponents(url: environment.baseURL, resolvingAgainstBaseURL: true) else {
                 throw NetworkError.invalidRequest("base URL '\(environment.baseURL)' cannot be parsed")
             }
+            guard let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw NetworkError.invalidRequest("base URL '\(environment.baseURL)' is not an absolute http(s) URL")
+            }
+            base.scheme = scheme
             let basePath = base.percentEncodedPath.hasSuffix("/")
                 ? String(base.percentEncodedPath.dropLast()) : base.percentEncodedPath
             let segments = path.split(separator: "/", omittingEmptySubsequences: true)

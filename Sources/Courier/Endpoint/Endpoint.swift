@@ -26,7 +26,9 @@ public protocol Endpoint: Sendable {
     associatedtype Response: Sendable
 
     /// The path relative to the environment's base URL, unencoded, e.g. `/items/42`. Each segment
-    /// is percent-encoded by the client (RFC 3986 §3.3). An absolute `http(s)://` URL is used as is.
+    /// is percent-encoded by the client (RFC 3986 §3.3), so a `?` or `#` here is sent as `%3F`/`%23`:
+    /// put parameters in ``query``. An absolute `http(s)://` URL is used as is; any other
+    /// `scheme://` is a ``NetworkError/invalidRequest(_:)``.
     var path: String { get }
     /// The request method; `GET` by default.
     var method: HTTPMethod { get }

@@ -72,6 +72,24 @@ extension CoreIntegrationTests {
             #expect(elapsed < .seconds(3), "took \(elapsed)")
         }
 
+        @Test("a fractional deadline is not cut short by URLSession: 1.5 s covers a 1.2 s answer")
+        func fractionalDeadline() async throws {
+            // URLSession on Linux truncates timeoutInterval to whole seconds; a 1.5 s idle timeout
+            // used to fire at 1 s with URLError.timedOut before the server answered.
+            let (client, _) = try TestServers.apiClient()
+            let slept: [String: Double] = try await client.send(Request<[String: Double]>.get("/slow", query: ["seconds": "1.2"])
+                .policy(.standard.with(\.timeout, .milliseconds(1500)).with(\.retry, .none)))
+            #expect(slept["slept"] == 1.2)
+        }
+
+        @Test("a deadline too large for URLSession's timeout arithmetic (\".seconds(Int64.max)\") does not crash")
+        func hugeDeadline() async throws {
+            let (client, _) = try TestServers.apiClient()
+            let echo = try await client.send(Request<Echo>.get("/echo/huge")
+                .policy(.standard.with(\.timeout, .seconds(Int64.max))))
+            #expect(echo.routePath == "/echo/huge")
+        }
+
         @Test("one URLSession per client, reused by every call")
         func oneSession() async throws {
             let (client, namespace) = try TestServers.apiClient()

@@ -115,6 +115,28 @@ extension CoreTests {
             #expect(sawCancellation.current)
         }
 
+        @Test("a deadline too large for the clock (\"no deadline\") neither traps nor fires", arguments: [
+            Duration.seconds(Int64.max), .seconds(1e20), .seconds(-Int64.max),
+        ])
+        func hugeDeadline(timeout: Duration) async throws {
+            let stub = StubTransport { _ in
+                try await Task.sleep(for: .milliseconds(50))  // the deadline's sleeper starts meanwhile
+                return .status(204)
+            }
+            let client = CoreFixture.client(stub)  // ContinuousClock: the real conversion that trapped
+            let result = await Task { try await client.send(Request<Void>.get("/x").policy(.standard.with(\.timeout, timeout))) }.result
+            if timeout > .zero {
+                #expect(throws: Never.self) { try result.get() }
+            } else if case .failure(let error) = result {
+                // An already-expired deadline races the 50 ms answer; either outcome is fine, a trap is not.
+                guard case NetworkError.timedOut(nil) = error else {
+                    Issue.record("expected success or .timedOut(nil), got \(error)")
+                    return
+                }
+            }
+            try await Task.sleep(for: .milliseconds(20))  // let a sleeper reach Clock.sleep(until:)
+        }
+
         @Test("a call cancelled before it starts sends nothing")
         func cancelledBeforeStart() async throws {
             let stub = StubTransport { _ in .status(204) }

@@ -145,6 +145,33 @@ extension CoreTests {
             #expect(first.context.id != second.context.id)
         }
 
+        @Test("a header value with CR, LF or NUL, or a name that is not a token, is an invalidRequest and nothing is sent",
+              arguments: [
+                  ("X-Evil", "a\r\nX-Injected: 1"), ("X-Evil", "a\nb"), ("X-Evil", "a\u{0}b"),
+                  ("Bad Name", "v"), ("X-Colon:", "v"), ("", "v"), ("X-Evil\r\nX-Injected", "1"), ("Nämé", "v"),
+              ])
+        func invalidHeaderFields(name: String, value: String) async throws {
+            let stub = StubTransport(responses: [.status(204)])
+            let error = await CoreFixture.networkError {
+                try await CoreFixture.client(stub).send(Request<Void>.get("/h").header(name, value))
+            }
+            guard case .invalidRequest(let reason)? = error else {
+                Issue.record("expected invalidRequest, got \(String(describing: error))")
+                return
+            }
+            #expect(!reason.contains("Injected: 1"), "the message must not repeat the value")
+            #expect(stub.requestCount == 0)
+        }
+
+        @Test("odd-cased names, tokens with punctuation, non-ASCII values and empty values are sent")
+        func validHeaderFields() async throws {
+            let request = try await sent(Request<Void>.get("/h")
+                .header("x-CUSTOM", "1").header("X-a.b_c~!#$%&'*+^`|", "tab\tinside").header("X-U", "héllo").header("X-Empty", ""))
+            #expect(request.value(forHTTPHeaderField: "X-Custom") == "1")
+            #expect(request.value(forHTTPHeaderField: "X-U") == "héllo")
+            #expect(request.value(forHTTPHeaderField: "X-a.b_c~!#$%&'*+^`|") == "tab\tinside")
+        }
+
         @Test("the method is sent as given, including extension methods")
         func methods() async throws {
             for method: HTTPMethod in [.get, .post, .put, .patch, .delete, .options, "query"] {
@@ -154,8 +181,12 @@ extension CoreTests {
             #expect(HTTPMethod(rawValue: "query").rawValue == "QUERY")
         }
 
-        @Test("the URLRequest idle timeout is never shorter than the deadline (and at least 1 s)", arguments: [
-            (Duration.milliseconds(300), 1.0), (.seconds(30), 30.0), (.milliseconds(2500), 2.5),
+        // Whole seconds rounded up: URLSession on Linux truncates timeoutInterval to whole seconds
+        // (a 2.5 s interval fires at 2 s, before the deadline) and traps on huge values.
+        @Test("the URLRequest idle timeout is whole seconds, never shorter than the deadline, in 1 s...1 year", arguments: [
+            (Duration.milliseconds(300), 1.0), (.seconds(30), 30.0), (.milliseconds(2500), 3.0),
+            (.milliseconds(1200), 2.0), (.zero, 1.0), (.seconds(-5), 1.0),
+            (.seconds(Int64.max), 31_536_000.0), (.seconds(1e16), 31_536_000.0),
         ])
         func idleTimeout(deadline: Duration, expected: TimeInterval) async throws {
             let request = try await sent(Request<Void>.get("/t").policy(.standard.with(\.timeout, deadline)))

@@ -137,6 +137,40 @@ extension CoreTests {
             #expect(stub.requestCount == 0)
         }
 
+        @Test("a non-http(s) scheme — in the path, the base URL or a URL convenience — is an invalidRequest and sends nothing")
+        func nonHTTPSchemes() async throws {
+            let stub = StubTransport(responses: [.status(204), .status(204), .status(204)])
+            let client = CoreFixture.client(stub)
+            let ftpBase = CoreFixture.client(
+                stub, environment: APIEnvironment(name: "ftp", baseURL: URL(string: "ftp://files.example.test/pub")!))
+            let calls: [(String, @Sendable () async throws -> Void)] = [
+                ("ftp:// path", { try await client.send(Request<Void>.get("ftp://files.example.test/x")) }),
+                ("file:// path", { try await client.send(Request<Void>.get("file:///etc/passwd")) }),
+                ("ftp base URL", { try await ftpBase.send(Request<Void>.get("/x")) }),
+                ("get(URL) ftp", { try await client.delete(URL(string: "ftp://files.example.test/x")!) }),
+                ("get(URL) mailto", { try await client.delete(URL(string: "mailto:someone@example.test")!) }),
+                ("get(URL) relative", { try await client.delete(URL(string: "relative/path")!) }),
+            ]
+            for (name, call) in calls {
+                let error = await CoreFixture.networkError { try await call() }
+                guard case .invalidRequest? = error else {
+                    Issue.record("\(name): expected invalidRequest, got \(String(describing: error))")
+                    continue
+                }
+            }
+            #expect(stub.requestCount == 0)
+            // A relative path with a colon is still a path, not a scheme.
+            #expect(try await sentURL(.get("/v1/items:batchGet")) == "https://api.example.test/v1/v1/items:batchGet")
+            #expect(try await sentURL(.get("items:search")) == "https://api.example.test/v1/items:search")
+        }
+
+        @Test("an upper-case scheme is sent lower-cased (URLSession on Linux rejects HTTP://)")
+        func upperCaseScheme() async throws {
+            #expect(try await sentURL(.get("HTTPS://Other.example.test/p")).hasPrefix("https://"))
+            let environment = APIEnvironment(name: "upper", baseURL: URL(string: "HTTP://api.example.test")!)
+            #expect(try await sentURL(.get("/items"), environment: environment) == "http://api.example.test/items")
+        }
+
         @Test("APIEnvironment(baseURL: String) accepts only absolute http(s) URLs", arguments: [
             ("https://api.example.test/v1", true),
             ("http://127.0.0.1:9000", true),
