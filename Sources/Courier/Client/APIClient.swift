@@ -115,7 +115,7 @@ public final class APIClient: Sendable {
     public func response<E: Endpoint>(for endpoint: E, context: RequestContext) async throws -> Response<E.Response> {
         do {
             let request = try builder.makeRequest(for: endpoint, environment: environment)
-            let http = try await withDeadline(endpoint.policy.timeout) { [pipeline] in
+            let http = try await withDeadline(endpoint.policy.timeout, context: context) { [pipeline] in
                 try await pipeline.send(request, context: context)
             }
             let value = try accept(http, for: endpoint, context: context)
@@ -129,7 +129,7 @@ public final class APIClient: Sendable {
     /// passes first: the deadline cancels the task, which cancels its `URLSessionTask`. Cancelling
     /// the caller cancels the task too.
     private func withDeadline<T: Sendable>(
-        _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> T
+        _ timeout: Duration, context: RequestContext, _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         // The operation runs in a new task, which does not inherit the caller's cancellation.
         try Task.checkCancellation()
@@ -144,6 +144,7 @@ public final class APIClient: Sendable {
         }
         let token = deadlines.schedule(after: timeout) {
             expired.set(true)
+            context.markDeadlineExpired()
             task.cancel()
         }
         defer { deadlines.cancel(token) }

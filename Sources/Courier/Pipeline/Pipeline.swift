@@ -37,12 +37,18 @@ public struct Pipeline: Sendable {
     }
 
     private func run(from index: Int, _ request: URLRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        guard index < interceptors.count else {
-            try Task.checkCancellation()
-            context.beginAttempt()
-            return try await transport.send(request)
+        do {
+            guard index < interceptors.count else {
+                try Task.checkCancellation()
+                context.beginAttempt()
+                return try await transport.send(request)
+            }
+            let next = Next { [self] request in try await self.run(from: index + 1, request, context) }
+            return try await interceptors[index].intercept(request, context: context, next: next)
+        } catch where context.isDeadlineExpired && NetworkError(error).isCancellation {
+            // The client cancelled the call because its deadline passed: every layer above sees
+            // a timeout (logged and counted as one), not a cancellation.
+            throw NetworkError.timedOut(nil)
         }
-        let next = Next { [self] request in try await self.run(from: index + 1, request, context) }
-        return try await interceptors[index].intercept(request, context: context, next: next)
     }
 }

@@ -41,6 +41,7 @@ public final class RequestContext: Sendable {
 
     private struct State: Sendable {
         var attempt = 0
+        var deadlineExpired = false
         var values: [ObjectIdentifier: any Sendable] = [:]
     }
 
@@ -81,6 +82,15 @@ public final class RequestContext: Sendable {
     /// Called by the innermost layer that sends — see ``Pipeline``.
     @discardableResult
     public func beginAttempt() -> Int { state.withLock { $0.attempt += 1; return $0.attempt } }
+
+    /// `true` once the call's total deadline (``EndpointPolicy/timeout``) has passed. The client
+    /// then cancels the call's task; the ``Pipeline`` reports the resulting cancellation to every
+    /// interceptor as ``NetworkError/timedOut(_:)``, so logs and metrics count a timeout, not a
+    /// cancellation.
+    public var isDeadlineExpired: Bool { state.withLock { $0.deadlineExpired } }
+
+    /// Marks the deadline as passed (called by the client's deadline scheduler).
+    public func markDeadlineExpired() { state.withLock { $0.deadlineExpired = true } }
 
     /// Retries performed so far (`attempt - 1`, never negative).
     public var retryCount: Int { max(0, attempt - 1) }

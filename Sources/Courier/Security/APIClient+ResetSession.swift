@@ -2,11 +2,13 @@ extension APIClient {
     /// Logs the account out of the network layer: clears everything the client and the given
     /// participants hold for it, so the next account starts clean.
     ///
-    /// Resets, in order: the client's transport (for ``URLSessionTransport``: every cookie in its
-    /// private cookie storage, its credentials, and its connections), every interceptor of the
-    /// pipeline that conforms to ``SessionResettable`` (a cache, a token-holding auth interceptor,
-    /// a logging interceptor's recorders), then `participants` (token stores, cache partitions,
-    /// your own stores). Every participant is attempted even when one fails.
+    /// Resets, in order: every ``AuthInterceptor`` of the pipeline first (signing out, so no request
+    /// started during the reset still carries the old token and refills what is cleared next),
+    /// then the client's transport (for ``URLSessionTransport``: every cookie in its private cookie
+    /// storage, its credentials, and its connections), the other interceptors that conform to
+    /// ``SessionResettable`` (a cache's partition of this account), then `participants` (token
+    /// stores, snapshot stores, a ``HARRecorder`` via ``SessionResetAction``, your own stores).
+    /// Every participant is attempted even when one fails.
     ///
     /// Call it before signing the next user in; requests still running may finish with the old
     /// state.
@@ -14,9 +16,9 @@ extension APIClient {
     /// - Parameter participants: Additional state to clear, e.g. the token store.
     /// - Throws: ``SessionResetError`` naming the participants that could not be reset.
     public func resetSession(also participants: [any SessionResettable] = []) async throws {
-        var all: [any SessionResettable] = []
+        var all: [any SessionResettable] = configuration.interceptors.compactMap { $0 as? AuthInterceptor }
         if let transport = configuration.transport as? any SessionResettable { all.append(transport) }
-        all += configuration.interceptors.compactMap { $0 as? any SessionResettable }
+        all += configuration.interceptors.filter { !($0 is AuthInterceptor) }.compactMap { $0 as? any SessionResettable }
         all += participants
         try await Courier.resetSession(of: all)
     }

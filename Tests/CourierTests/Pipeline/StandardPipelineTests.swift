@@ -65,3 +65,31 @@ struct StandardPipelineLogoutTests {
         #expect(store.read() == nil)
     }
 }
+
+@Suite("Deadline seen by interceptors")
+struct DeadlineReportingTests {
+    @Test("a call cut by its deadline is logged and counted as a timeout, not a cancellation")
+    func deadlineIsTimedOutForLoggingAndMetrics() async throws {
+        let stub = StubTransport { _ in
+            try await Task.sleep(for: .seconds(30))  // never answers within the deadline; cancelled by it
+            return .status(200)
+        }
+        let metrics = CapturingMetricsSink()
+        let logger = CapturingNetworkLogger(minimumLevel: .debug)
+        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test")))) {
+            $0.transport = stub
+            $0.interceptors = .standard(logger: logger, metrics: metrics)
+        }
+        let request = Request<Void>.get("/slow").policy(.standard.with(\.timeout, .milliseconds(50)).with(\.retry, .none))
+        await #expect(throws: NetworkError.self) { try await client.send(request) }
+        do {
+            try await client.send(request)
+        } catch let error as NetworkError {
+            guard case .timedOut(nil) = error else { Issue.record("expected timedOut(nil), got \(error)"); return }
+        }
+        let kinds = metrics.events.map(\.errorKind)
+        #expect(kinds == ["timedOut", "timedOut"], "metrics: \(kinds)")
+        let text = logger.entries.map(\.text).joined(separator: "\n")
+        #expect(!text.contains("cancelled"), "log: \(text)")
+    }
+}
