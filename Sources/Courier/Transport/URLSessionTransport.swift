@@ -21,11 +21,16 @@ public final class URLSessionTransport: Transport {
     /// Creates a transport with a fresh session.
     ///
     /// - Parameter configuration: The session configuration; defaults to ``defaultConfiguration()``.
+    ///
+    /// The session gets Courier's delegate, which strips `Authorization`, `Proxy-Authorization`
+    /// and `Cookie` from redirects that leave the origin (see `RedirectSafety`).
     public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
-        self.session = URLSession(configuration: configuration)
+        self.session = URLSession(configuration: configuration, delegate: TransportSessionDelegate(), delegateQueue: nil)
     }
 
     /// Wraps an existing session (for example one whose configuration installs a `URLProtocol` stub).
+    /// Its delegate is the caller's: give it a redirect policy that keeps credentials on their
+    /// origin, as the configuration initializer does.
     public init(session: URLSession) {
         self.session = session
     }
