@@ -27,6 +27,11 @@ struct RequestBuilder: Sendable {
         }
         if !headers.contains("Accept") { headers.replace("Accept", with: "application/json") }
 
+        if !endpoint.body.isEmpty, endpoint.method == .get || endpoint.method == .head {
+            // RFC 9110 §9.3.1: a GET body has no defined semantics; URLSession on Linux fails such a
+            // request with an unrelated -1103 "resource exceeds maximum size".
+            throw NetworkError.invalidRequest("\(endpoint.method) \(endpoint.path) must not have a body; send the data as query parameters")
+        }
         if let (data, contentType) = try encodeBody(endpoint.body, encoder: endpoint.options.encoder ?? encoder) {
             request.httpBody = data
             if !headers.contains("Content-Type") { headers.replace("Content-Type", with: contentType) }

@@ -49,7 +49,7 @@ func runCoreChapters(_ demo: Demo) async throws {
     slow.cancel()
     switch await slow.result {
     case .failure(let error as NetworkError) where error.isCancellation:
-        demo.say("leaving the screen cancels the load → .cancelled after \(milliseconds(ContinuousClock.now - cancelledAt)) ms (nothing shown)")
+        demo.say("leaving the screen cancels the load → .cancelled, \(milliseconds(ContinuousClock.now - cancelledAt)) ms after the cancel (nothing shown)")
     case .failure(let error): demo.say("unexpected: \(error)")
     case .success: demo.say("unexpected: the slow call finished")
     }

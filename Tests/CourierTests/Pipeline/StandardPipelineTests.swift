@@ -93,3 +93,23 @@ struct DeadlineReportingTests {
         #expect(!text.contains("cancelled"), "log: \(text)")
     }
 }
+
+@Suite("Request building edge cases")
+struct RequestBuildingEdgeCaseTests {
+    @Test("a GET or HEAD with a body is an invalid request and sends nothing", arguments: [HTTPMethod.get, .head])
+    func bodyOnGet(method: HTTPMethod) async throws {
+        let stub = StubTransport { _ in .status(200) }
+        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test")))) {
+            $0.transport = stub
+        }
+        let request = Request<Void>(method: method, path: "/search", body: .json(["q": "lamp"]))
+        do {
+            try await client.send(request)
+            Issue.record("expected invalidRequest")
+        } catch let error as NetworkError {
+            guard case .invalidRequest(let reason) = error else { Issue.record("got \(error)"); return }
+            #expect(reason.contains("must not have a body"))
+        }
+        #expect(stub.requestCount == 0)
+    }
+}
