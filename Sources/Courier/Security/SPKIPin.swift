@@ -17,7 +17,7 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``PinningConfigurationError/invalidPin(host:pin:)`` (with an empty host) when it is
     ///   not base64 of exactly 32 bytes.
     public init(base64 text: String) throws {
-        var value = text.trimmingCharacters(in: .whitespaces)
+        var value = text.trimmingCharacters(in: .whitespacesAndNewlines)  // `openssl … | base64` ends with a newline
         if value.lowercased().hasPrefix("sha256/") { value.removeFirst("sha256/".count) }
         guard let data = Data(base64Encoded: value), data.count == SHA256.digestLength else {
             throw PinningConfigurationError.invalidPin(host: "", pin: text)

@@ -50,7 +50,9 @@ enum BodyKind: Equatable {
         if mediaType.hasPrefix("text/") || mediaType.hasSuffix("+xml") || mediaType == "application/xml"
             || mediaType == "application/javascript" || mediaType == "application/graphql"
             || mediaType == "application/yaml" || mediaType == "application/x-yaml" {
-            return .text
+            // Servers and clients often label JSON `text/plain`: a body that looks like JSON is
+            // redacted as JSON (the scanner tolerates anything that turns out not to be).
+            return sniff(bytes) == .json ? .json : .text
         }
         return .binary
     }
