@@ -32,6 +32,7 @@ extension SnapshotStore {
     ) -> AsyncThrowingStream<SnapshotState<Value>, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
+                let generation = await self.currentGeneration()
                 if let snapshot = await self.load(Value.self, key: key, maxAge: maxSnapshotAge) {
                     let age = snapshot.age(at: await self.currentDate())
                     continuation.yield(.snapshot(snapshot, age: age))
@@ -40,7 +41,7 @@ extension SnapshotStore {
                     let value = try await fetch()
                     try Task.checkCancellation()
                     let saved: Snapshot<Value>
-                    if let stored = try? await self.save(value, key: key) {
+                    if let stored = try? await self.save(value, key: key, ifGeneration: generation) {
                         saved = stored
                     } else {
                         saved = Snapshot(value: value, savedAt: await self.currentDate())

@@ -21,6 +21,9 @@ public actor SnapshotStore {
     /// The directory holding the snapshot files.
     public nonisolated let directory: URL
     private let now: @Sendable () -> Date
+    /// Bumped by ``removeAll()``: a fetch that started before a logout must not save the previous
+    /// account's data after it.
+    private var generation = 0
 
     static let fileExtension = "snapshot"
 
@@ -72,8 +75,20 @@ public actor SnapshotStore {
         try? FileManager.default.removeItem(at: fileURL(for: key))
     }
 
-    /// Deletes every snapshot of this store (logout).
+    /// Saves like ``save(_:key:)`` unless ``removeAll()`` ran since `generation` was read.
+    /// - Returns: The saved snapshot, or `nil` when the store was cleared meanwhile.
+    func save<Value: Codable & Sendable>(_ value: Value, key: String, ifGeneration expected: Int) throws -> Snapshot<Value>? {
+        guard generation == expected else { return nil }
+        return try save(value, key: key)
+    }
+
+    /// The current generation (see ``removeAll()``).
+    func currentGeneration() -> Int { generation }
+
+    /// Deletes every snapshot of this store (logout). A ``snapshotFirst(key:as:maxSnapshotAge:fetch:)``
+    /// fetch that is still running does not save its value afterwards.
     public func removeAll() {
+        generation += 1
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names where name.hasSuffix("." + Self.fileExtension) || name.hasPrefix(AtomicFile.temporaryPrefix) {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))

@@ -103,3 +103,23 @@ extension CachingTests {
         }
     }
 }
+
+@Suite("Snapshot store and logout")
+struct SnapshotStoreLogoutTests {
+    @Test("a fetch that finishes after removeAll() shows its value but does not save it")
+    func logoutDuringFetch() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapshots-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = SnapshotStore(directory: directory)
+        try await store.save("account-A-old", key: "profile")
+        var states: [String] = []
+        for try await state in store.snapshotFirst(key: "profile", as: String.self, fetch: {
+            await store.removeAll()          // the user logs out while the request is in flight
+            return "account-A-new"
+        }) {
+            states.append(state.value)
+        }
+        #expect(states == ["account-A-old", "account-A-new"])
+        #expect(await store.load(String.self, key: "profile") == nil)
+    }
+}
