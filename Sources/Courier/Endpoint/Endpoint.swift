@@ -58,6 +58,9 @@ public protocol Endpoint: Sendable {
     func decode(_ response: HTTPResponse, context: ResponseDecodingContext) throws -> Response
 }
 
+/// Defaults, so an endpoint declares only what differs: GET, no query, headers or body, the
+/// ``EndpointPolicy/standard`` policy, 2xx accepted, no known-error messages, no path template,
+/// no per-request options.
 extension Endpoint {
     public var method: HTTPMethod { .get }
     public var query: Query { Query() }

@@ -11,15 +11,25 @@ import FoundationNetworking
 /// let created: Item = try await client.send(.post("/items", body: NewItem(name: "Lamp")))
 /// ```
 public struct Request<Response: Sendable>: Endpoint {
+    /// The path relative to the environment's base URL, or an absolute http(s) URL (see ``Endpoint/path``).
     public var path: String
+    /// The request method.
     public var method: HTTPMethod
+    /// Query parameters (see ``Query``).
     public var query: Query
+    /// Extra header fields; they override the client's.
     public var headers: HTTPHeaders
+    /// The request body.
     public var body: RequestBody
+    /// Auth, retry, deadline, cache, logging and idempotency for this call.
     public var policy: EndpointPolicy
+    /// Which statuses count as success; 2xx by default, every status for ``raw(_:_:query:headers:body:)``.
     public var statusValidation: StatusValidation
+    /// Messages to show per status (see ``addKnownError(_:_:)``).
     public var knownErrors: [Int: String]
+    /// The path with placeholders for metrics and logs; `nil` uses ``path``.
     public var pathTemplate: String?
+    /// Per-request tuning: request modifier, decoder or encoder override.
     public var options: RequestOptions
     private let decodeBody: @Sendable (HTTPResponse, ResponseDecodingContext) throws -> Response
 
