@@ -113,3 +113,32 @@ struct RequestBuildingEdgeCaseTests {
         #expect(stub.requestCount == 0)
     }
 }
+
+@Suite("Dot-segments in endpoint paths")
+struct DotSegmentTests {
+    @Test("a '.' or '..' segment is an invalid request and nothing is sent", arguments: ["/items/../admin", "/items/./1", "/.."])
+    func dotSegmentsAreRefused(path: String) async throws {
+        let stub = StubTransport { _ in .status(200) }
+        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test/v1")))) {
+            $0.transport = stub
+        }
+        do {
+            try await client.send(Request<Void>.get(path))
+            Issue.record("expected invalidRequest for \(path)")
+        } catch let error as NetworkError {
+            guard case .invalidRequest(let reason) = error else { Issue.record("got \(error)"); return }
+            #expect(reason.contains("segment"))
+        }
+        #expect(stub.requestCount == 0)
+    }
+
+    @Test("dots inside a segment are ordinary characters")
+    func dotsInsideSegments() async throws {
+        let stub = StubTransport { _ in .status(204) }
+        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test/v1")))) {
+            $0.transport = stub
+        }
+        try await client.send(Request<Void>.get("/files/report..v2.pdf/.well-known"))
+        #expect(stub.requests.first?.url?.path == "/v1/files/report..v2.pdf/.well-known")
+    }
+}
