@@ -28,7 +28,7 @@ func runCacheBench(serverURL: URL, requests: Int = 2000, rounds: Int = 3) async 
     let base = serverURL.appendingPathComponent("ns").appendingPathComponent(namespace)
     let environment = APIEnvironment(name: "bench", baseURL: base)
     let resource = Request<CacheBenchResource>.get("/cache/resource/bench", query: ["cc": "max-age=3600"])
-    let network = resource.policy(.standard.with(\.cache, .reloadIgnoringCache))
+    let network = resource.policy(.standard.with(\.cache, .reloadIgnoringCacheData))
 
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-cache-\(namespace)")
     defer { try? FileManager.default.removeItem(at: directory) }

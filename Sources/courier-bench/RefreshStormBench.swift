@@ -81,7 +81,7 @@ private func refreshStorm(serverURL: URL, requests: Int, proactive: Bool) async 
     config.httpBody = Data(#"{"accessTtl": 3600}"#.utf8)
     _ = try await URLSession.shared.data(for: config)
 
-    let me = Request<StormMe>.get("/me").policy(EndpointPolicy.authorizedRead.with(\.timeout, .seconds(120)))
+    let me = Request<StormMe>.get("/me").policy(EndpointPolicy.authorizedRead.with(\.deadline, .seconds(120)))
     let started = ContinuousClock.now
     let succeeded = try await withThrowingTaskGroup(of: Void.self) { group in
         for _ in 0..<requests {

@@ -18,11 +18,13 @@ import FoundationNetworking
 ///   the stale response is served at once and one background revalidation updates it
 ///   (``CacheOutcome/staleServed(_:)``); within `stale-if-error`, a 500/502/503/504 or a transport
 ///   failure serves the stale response instead of the error.
-/// - ``CachePolicy/reloadIgnoringCache``: always the network; the response is stored.
-/// - ``CachePolicy/returnCacheElseLoad``: any stored response, however stale, else the network.
+/// - ``CachePolicy/reloadIgnoringCacheData``: always the network; the response is stored.
+/// - ``CachePolicy/returnCacheDataElseLoad``: any stored response, however stale, else the network.
 /// - ``CachePolicy/onlyIfCached``: any stored response, else ``NetworkError/notCached`` without
 ///   touching the network [§5.2.1.7].
-/// - ``CachePolicy/noStore``: neither reads nor writes (``CacheOutcome/bypassed``).
+/// - ``CachePolicy/noStore``: answered like ``CachePolicy/useProtocolPolicy`` but nothing is stored
+///   (RFC 9111 §5.2.1.5).
+/// - ``CachePolicy/bypassCache``: neither reads nor writes (``CacheOutcome/bypassed``).
 /// - Unsafe methods (POST, PUT, PATCH, DELETE…) pass through; a 2xx/3xx answer invalidates the
 ///   stored responses of the target URI and of same-origin `Location` / `Content-Location` [§4.4].
 /// - Requests with their own conditional or `Range` headers pass through untouched.
@@ -50,7 +52,7 @@ public struct CacheInterceptor: Interceptor {
             return response
         }
         let isConditional = Validation.conditionalFields.contains { request.value(forHTTPHeaderField: $0) != nil }
-        guard method == "GET" || method == "HEAD", context.policy.cache != .noStore, !isConditional,
+        guard method == "GET" || method == "HEAD", context.policy.cache != .bypassCache, !isConditional,
               request.value(forHTTPHeaderField: "Range") == nil
         else {
             context.cacheOutcome = .bypassed

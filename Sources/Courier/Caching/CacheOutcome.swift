@@ -5,7 +5,7 @@
 ///
 /// | outcome | network? | body from |
 /// |---|---|---|
-/// | ``hit`` | no | cache (fresh entry, or any entry for `returnCacheElseLoad` / `onlyIfCached`) |
+/// | ``hit`` | no | cache (fresh entry, or any entry for `returnCacheDataElseLoad` / `onlyIfCached`) |
 /// | ``revalidated`` | yes, a conditional request answered 304 (RFC 9111 §4.3.4) | cache |
 /// | ``miss`` | yes, full response (stored when cacheable) | network |
 /// | ``staleServed(_:)`` | background revalidation or failed origin (RFC 5861) | cache, stale |
@@ -20,7 +20,7 @@ public enum CacheOutcome: Sendable, Hashable, CustomStringConvertible {
     case miss
     /// A stale stored response was served on purpose (RFC 5861); the reason says why.
     case staleServed(StaleReason)
-    /// The cache was not consulted for this call: an unsafe method, `CachePolicy.noStore`, or a
+    /// The cache was not consulted for this call: an unsafe method, `CachePolicy.bypassCache`, or a
     /// request the cache cannot answer. Unsafe methods may still invalidate entries (RFC 9111 §4.4).
     case bypassed
 

@@ -41,12 +41,12 @@ struct CacheTransaction: Sendable {
 
     func run() async throws -> HTTPResponse {
         let policy = context.policy.cache
-        if policy == .reloadIgnoringCache { return try await fetch(known: nil) }
+        if policy == .reloadIgnoringCacheData { return try await fetch(known: nil) }
 
         let entries = await cache.storage.responses(for: key)
         let entry = entries.first { Vary.matches($0, request) }
 
-        if policy == .returnCacheElseLoad || policy == .onlyIfCached {
+        if policy == .returnCacheDataElseLoad || policy == .onlyIfCached {
             if let entry { return serve(entry, .hit) }
             if policy == .onlyIfCached { throw NetworkError.notCached }
             return try await fetch(known: entries)
@@ -206,7 +206,7 @@ struct CacheTransaction: Sendable {
     /// `false` for calls that only joined another call's network request (that call stores it)
     /// and for requests with `Cache-Control: no-store` (§5.2.1.5).
     private var shouldWrite: Bool {
-        context[DeduplicationRoleKey.self] != .joined && !requestControl.noStore
+        context[DeduplicationRoleKey.self] != .joined && !requestControl.noStore && context.policy.cache != .noStore
     }
 
     // MARK: stale-while-revalidate

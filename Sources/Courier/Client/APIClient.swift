@@ -89,7 +89,7 @@ public final class APIClient: Sendable {
     /// Sends `endpoint` and returns its decoded response.
     ///
     /// - Throws: ``NetworkError``: the case for the status when it is not accepted; ``NetworkError/timedOut(_:)``
-    ///   when ``EndpointPolicy/timeout`` passes; ``NetworkError/cancelled`` when the task is cancelled;
+    ///   when ``EndpointPolicy/deadline`` passes; ``NetworkError/cancelled`` when the task is cancelled;
     ///   ``NetworkError/decoding(_:)`` when the body does not fit `E.Response`.
     public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Response {
         try await response(for: endpoint).value
@@ -115,7 +115,7 @@ public final class APIClient: Sendable {
     public func response<E: Endpoint>(for endpoint: E, context: RequestContext) async throws -> Response<E.Response> {
         do {
             let request = try builder.makeRequest(for: endpoint, environment: environment)
-            let http = try await withDeadline(endpoint.policy.timeout, context: context) { [pipeline] in
+            let http = try await withDeadline(endpoint.policy.deadline, context: context) { [pipeline] in
                 try await pipeline.send(request, context: context)
             }
             let value = try accept(http, for: endpoint, context: context)

@@ -17,7 +17,7 @@ struct RequestBuilder: Sendable {
         let url = try makeURL(for: endpoint, environment: environment)
         var request = URLRequest(url: url)
         request.httpMethod = endpoint.method.rawValue
-        request.timeoutInterval = Self.idleTimeout(for: endpoint.policy.timeout)
+        request.timeoutInterval = Self.idleTimeout(for: endpoint.policy.deadline)
 
         // Each layer replaces the fields it names; a name repeated within one layer keeps every value.
         var headers = defaultHeaders

@@ -3,7 +3,7 @@
 ///
 /// Start from a preset and adjust one field:
 /// ```swift
-/// var policy: EndpointPolicy { .authorizedRead.with(\.timeout, .seconds(5)) }
+/// var policy: EndpointPolicy { .authorizedRead.with(\.deadline, .seconds(5)) }
 /// ```
 public struct EndpointPolicy: Sendable, Hashable {
     /// Whether the request carries the user's access token (RFC 6750).
@@ -12,8 +12,9 @@ public struct EndpointPolicy: Sendable, Hashable {
     public var retry: RetryPolicy
     /// Total deadline for the whole logical call — every attempt and every backoff wait included —
     /// enforced by Courier itself (URLSession on Linux ignores `timeoutIntervalForResource`).
-    /// Expiry throws ``NetworkError/timedOut(_:)``.
-    public var timeout: Duration
+    /// Expiry throws ``NetworkError/timedOut(_:)``. (URLSession's "timeout" is an idle timeout
+    /// between bytes; Courier sets it no shorter than this deadline.)
+    public var deadline: Duration
     /// How the HTTP cache may answer this request (RFC 9111).
     public var cache: CachePolicy
     /// How much of the request and response may be logged.
@@ -30,7 +31,7 @@ public struct EndpointPolicy: Sendable, Hashable {
     public init(
         auth: AuthRequirement = .none,
         retry: RetryPolicy = .default,
-        timeout: Duration = .seconds(60),
+        deadline: Duration = .seconds(60),
         cache: CachePolicy = .useProtocolPolicy,
         logging: LoggingPolicy = .safe,
         idempotency: IdempotencyPolicy = .none,
@@ -38,14 +39,14 @@ public struct EndpointPolicy: Sendable, Hashable {
     ) {
         self.auth = auth
         self.retry = retry
-        self.timeout = timeout
+        self.deadline = deadline
         self.cache = cache
         self.logging = logging
         self.idempotency = idempotency
         self.cachesAuthorizedResponses = cachesAuthorizedResponses
     }
 
-    /// Returns a copy with one field changed: `.authorizedRead.with(\.timeout, .seconds(5))`.
+    /// Returns a copy with one field changed: `.authorizedRead.with(\.deadline, .seconds(5))`.
     public func with<Value>(_ keyPath: WritableKeyPath<EndpointPolicy, Value>, _ value: Value) -> EndpointPolicy {
         var copy = self
         copy[keyPath: keyPath] = value
@@ -61,35 +62,35 @@ extension EndpointPolicy {
     /// A signed-in read (GET of the user's data): bearer token, default retries (idempotent),
     /// HTTP caching by response headers, 30 s deadline, metadata-only logging.
     public static let authorizedRead = EndpointPolicy(
-        auth: .required, retry: .default, timeout: .seconds(30),
+        auth: .required, retry: .default, deadline: .seconds(30),
         cache: .useProtocolPolicy, logging: .safe, idempotency: .none)
 
     /// A signed-in mutation (POST/PUT/PATCH/DELETE): bearer token, an automatic `Idempotency-Key`
     /// that stays the same on every retry — which is what makes retrying a POST safe — never
     /// cached, 30 s deadline.
     public static let authorizedWrite = EndpointPolicy(
-        auth: .required, retry: .default, timeout: .seconds(30),
-        cache: .noStore, logging: .safe, idempotency: .automatic)
+        auth: .required, retry: .default, deadline: .seconds(30),
+        cache: .bypassCache, logging: .safe, idempotency: .automatic)
 
     /// A signed-in upload: bearer token, the upload retry preset (few, slow retries), a 5-minute
     /// deadline, never cached, metadata-only logging (bodies are large and private), and an
     /// automatic idempotency key.
     public static let authorizedUpload = EndpointPolicy(
-        auth: .required, retry: .upload, timeout: .seconds(300),
-        cache: .noStore, logging: .safe, idempotency: .automatic)
+        auth: .required, retry: .upload, deadline: .seconds(300),
+        cache: .bypassCache, logging: .safe, idempotency: .automatic)
 
     /// A public endpoint polled on a timer: no token, the polling retry preset (respects the
     /// server's `Retry-After`), 15 s deadline, conditional requests through the cache.
     public static let publicPolling = EndpointPolicy(
-        auth: .none, retry: .polling, timeout: .seconds(15),
+        auth: .none, retry: .polling, deadline: .seconds(15),
         cache: .useProtocolPolicy, logging: .safe, idempotency: .none)
 
     /// The token refresh call itself: no bearer token (it carries the refresh token in its body),
     /// the refresh retry preset (transport failures only), 15 s deadline, never cached, and
     /// metadata-only logging so the refresh token never reaches a log.
     public static let authRefresh = EndpointPolicy(
-        auth: .none, retry: .refresh, timeout: .seconds(15),
-        cache: .noStore, logging: .safe, idempotency: .none)
+        auth: .none, retry: .refresh, deadline: .seconds(15),
+        cache: .bypassCache, logging: .safe, idempotency: .none)
 }
 
 /// Whether a request carries the user's access token as `Authorization: Bearer …` (RFC 6750 §2.1).
@@ -104,18 +105,25 @@ public enum AuthRequirement: Sendable, Hashable {
     case optional
 }
 
-/// How the HTTP cache may answer a request (RFC 9111). Mirrors `URLRequest.CachePolicy` names.
+/// How the HTTP cache may answer a request and whether it may store the response (RFC 9111).
+/// The names follow `URLRequest.CachePolicy` where one exists and RFC 9111's directives otherwise.
 public enum CachePolicy: Sendable, Hashable {
-    /// Obey the response's caching headers: serve fresh entries, revalidate stale ones (default).
+    /// Obey the response's caching headers: serve fresh entries, revalidate stale ones, store what
+    /// may be stored (RFC 9111 §4). The default.
     case useProtocolPolicy
-    /// Skip the cache for this call and store the new response (pull-to-refresh).
-    case reloadIgnoringCache
+    /// Do not read the cache; send the request and store the new response (pull-to-refresh).
+    case reloadIgnoringCacheData
     /// Serve any stored entry, however stale, and only go to the network on a miss.
-    case returnCacheElseLoad
-    /// Serve only from the cache; a miss fails instead of touching the network (offline screens).
+    case returnCacheDataElseLoad
+    /// Serve only from the cache; a miss throws ``NetworkError/notCached`` without touching the
+    /// network (RFC 9111 §5.2.1.7 `only-if-cached`; offline screens).
     case onlyIfCached
-    /// Neither read nor write the cache (private or one-shot data).
+    /// RFC 9111 §5.2.1.5 `no-store`: never store the response. Reading is unaffected — a fresh
+    /// stored response may still answer the request.
     case noStore
+    /// Neither read nor write the cache (private or one-shot data); the outcome is
+    /// ``CacheOutcome/bypassed``.
+    case bypassCache
 }
 
 /// How much of a call may be written to the log. Whatever is logged is redacted first.

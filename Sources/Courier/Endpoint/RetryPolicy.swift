@@ -11,7 +11,7 @@ import FoundationNetworking
 /// struggling — and the backoff waits stack the same way, so the user waits far past any
 /// deadline, and `Retry-After` is honoured by one layer while the others ignore it. Courier
 /// retries in one place, ``RetryInterceptor`` in the pipeline, per endpoint, bounded by the
-/// call's total deadline (``EndpointPolicy/timeout``). Layers above should not retry; a UI
+/// call's total deadline (``EndpointPolicy/deadline``). Layers above should not retry; a UI
 /// "try again" is a new call started by the user. For the same reason ``TokenManager`` does not
 /// retry the token refresh itself: a failed refresh fails the waiting call, whose own policy
 /// decides whether another attempt (and so another refresh) happens.

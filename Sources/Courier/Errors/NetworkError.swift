@@ -30,7 +30,7 @@ import FoundationNetworking
 public enum NetworkError: Error, Sendable, CustomStringConvertible {
     /// No network path: `URLError.notConnectedToInternet`, `.dataNotAllowed`, `.internationalRoamingOff`.
     case offline(URLError)
-    /// The call's total deadline (``EndpointPolicy/timeout``) passed, or the transport reported
+    /// The call's total deadline (``EndpointPolicy/deadline``) passed, or the transport reported
     /// `URLError.timedOut` (idle timeout). The `URLError` is `nil` for Courier's own deadline.
     case timedOut(URLError?)
     /// The calling task was cancelled (`CancellationError` or `URLError.cancelled`). Not a failure.

@@ -21,10 +21,8 @@ public protocol RequestContextKey {
 /// stay the same on every retry, so server logs and deduplication see one operation. Thread-safe:
 /// mutable parts sit behind a lock, so interceptors running on different tasks may read and write.
 public final class RequestContext: Sendable {
-    /// Correlates the call across client logs, metrics and the server (`X-Request-ID`).
-    public let id: UUID
-    /// ``id`` as a lower-case string, as sent in `X-Request-ID` and written to logs.
-    public let requestID: String
+    /// Correlates the call across client logs, records, metrics and the server (`X-Request-ID`).
+    public let requestID: RequestID
     /// The policy of the endpoint being called.
     public let policy: EndpointPolicy
     /// The HTTP method of the logical call.
@@ -48,21 +46,19 @@ public final class RequestContext: Sendable {
     /// Creates the context of one call.
     ///
     /// - Parameters:
-    ///   - id: The request ID; a fresh random (version 4) UUID when `nil`.
+    ///   - requestID: The request ID; a fresh random one by default.
     ///   - policy: The endpoint's policy.
     ///   - method: The request method.
     ///   - pathTemplate: The path template used for metrics.
     ///   - startedAt: The start instant; now by default.
     public init(
-        id: UUID? = nil,
+        requestID: RequestID = RequestID(),
         policy: EndpointPolicy = .standard,
         method: HTTPMethod = .get,
         pathTemplate: String = "",
         startedAt: ContinuousClock.Instant = .now
     ) {
-        let id = id ?? UUID.random()
-        self.id = id
-        self.requestID = id.uuidString.lowercased()
+        self.requestID = requestID
         self.policy = policy
         self.method = method
         self.pathTemplate = pathTemplate
@@ -83,7 +79,7 @@ public final class RequestContext: Sendable {
     @discardableResult
     public func beginAttempt() -> Int { state.withLock { $0.attempt += 1; return $0.attempt } }
 
-    /// `true` once the call's total deadline (``EndpointPolicy/timeout``) has passed. The client
+    /// `true` once the call's total deadline (``EndpointPolicy/deadline``) has passed. The client
     /// then cancels the call's task; the ``Pipeline`` reports the resulting cancellation to every
     /// interceptor as ``NetworkError/timedOut(_:)``, so logs and metrics count a timeout, not a
     /// cancellation.

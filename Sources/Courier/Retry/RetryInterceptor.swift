@@ -17,7 +17,7 @@ import FoundationNetworking
 /// - **Delay**: the server's `Retry-After` (both forms, at most ``RetryPolicy/maxRetryAfter``),
 ///   else exponential backoff with jitter — see ``RetryPolicy/delay(forRetry:retryAfter:now:random:)``.
 /// - **Deadline**: a wait that would end after the call's deadline
-///   (``RequestContext/startedAt`` + ``EndpointPolicy/timeout``) is not started; the last
+///   (``RequestContext/startedAt`` + ``EndpointPolicy/deadline``) is not started; the last
 ///   response is returned (or the last error thrown) at once instead of timing out later.
 /// - **Cancellation** is checked before every attempt, and the wait itself ends the moment the
 ///   task is cancelled (`CancellationError`, which the client reports as ``NetworkError/cancelled``);
@@ -65,7 +65,7 @@ public struct RetryInterceptor: Interceptor {
         let keyed = context.idempotencyKey != nil || request.value(forHTTPHeaderField: "Idempotency-Key") != nil
         let repeatable = policy.maxRetries > 0 && policy.allowsRetry(method: method, hasIdempotencyKey: keyed)
         // The remaining budget of the call, on this interceptor's clock.
-        let deadline = clock.elapsed() + (context.policy.timeout - context.elapsed)
+        let deadline = clock.elapsed() + (context.policy.deadline - context.elapsed)
 
         var retry = 0
         while true {

@@ -13,7 +13,7 @@ import FoundationNetworking
 ///
 /// Cancelling the calling task cancels the underlying `URLSessionTask` (surfacing as
 /// `URLError(.cancelled)`). Total deadlines are not delegated to URLSession — on Linux
-/// `timeoutIntervalForResource` is ignored — the client enforces them (see ``EndpointPolicy/timeout``).
+/// `timeoutIntervalForResource` is ignored — the client enforces them (see ``EndpointPolicy/deadline``).
 public final class URLSessionTransport: Transport {
     /// The session every request goes through.
     public let session: URLSession

@@ -69,7 +69,7 @@ func runCatalogChapter(_ demo: Demo) async throws {
     try await snapshots.save(CatalogPage(name: "catalog", version: 0, serial: 0), key: "catalog-screen")
     snapshotClock.advance(by: 45 * 60)
     demo.say("(the app was last opened 45 min ago)")
-    let fresh = CatalogPage.request("catalog", cacheControl: "max-age=60").policy(.standard.with(\.cache, .reloadIgnoringCache))
+    let fresh = CatalogPage.request("catalog", cacheControl: "max-age=60").policy(.standard.with(\.cache, .reloadIgnoringCacheData))
     for try await state in snapshots.snapshotFirst(key: "catalog-screen", fetch: { try await client.send(fresh) }) {
         switch state {
         case .snapshot(let snapshot, let age):

@@ -142,7 +142,7 @@ func runObservabilityChapter(_ demo: Demo) async throws {
     let sent = try await client.response(for: login)
     demo.say("server received the real token: \(sent.value.headers.first { $0.key.lowercased() == "authorization" }?.value == "Bearer \(token)")"
         + "; the log, the snapshot and the HAR file show only `Bearer <redacted>`")
-    if let snapshot = sent.context.requestSnapshot {
+    if let snapshot = sent.context.requestRecord {
         demo.say("reproduce it (redacted):")
         for line in CURLCommand(snapshot).text.split(separator: "\n") { demo.say("  \(line)") }
     }
@@ -150,7 +150,7 @@ func runObservabilityChapter(_ demo: Demo) async throws {
     // 2. Metrics: one event per call, even when a 503 makes the retry interceptor try twice.
     try await ObservabilityDemo.queueFault(demo, path: "/items", method: "GET", status: 503)
     let response = try await client.response(for: Request<HTTPResponse>.raw(.get, "/items"))
-    if let event = observability.metrics.all.last(where: { $0.requestID == response.context.id }) {
+    if let event = observability.metrics.all.last(where: { $0.requestID == response.context.requestID }) {
         demo.say("GET /items after one 503 → metrics event: status \(event.statusCode.map(String.init) ?? "none"), "
             + "\(event.retryCount) retry, \(event.responseBodyBytes ?? 0) bytes, "
             + "phase timings \(event.taskTimings == nil ? "absent (Linux URLSession delivers none)" : "present")")

@@ -57,7 +57,7 @@ extension CoreIntegrationTests {
             let start = clock.now
             let error = await CoreLive.networkError {
                 try await client.send(Request<Void>.get("/slow", query: ["seconds": "10"])
-                    .policy(.standard.with(\.timeout, .milliseconds(300))))
+                    .policy(.standard.with(\.deadline, .milliseconds(300))))
             }
             let elapsed = clock.now - start
             guard case .timedOut(let underlying)? = error else {
@@ -78,7 +78,7 @@ extension CoreIntegrationTests {
             // used to fire at 1 s with URLError.timedOut before the server answered.
             let (client, _) = try TestServers.apiClient()
             let slept: [String: Double] = try await client.send(Request<[String: Double]>.get("/slow", query: ["seconds": "1.2"])
-                .policy(.standard.with(\.timeout, .milliseconds(1500)).with(\.retry, .none)))
+                .policy(.standard.with(\.deadline, .milliseconds(1500)).with(\.retry, .none)))
             #expect(slept["slept"] == 1.2)
         }
 
@@ -86,7 +86,7 @@ extension CoreIntegrationTests {
         func hugeDeadline() async throws {
             let (client, _) = try TestServers.apiClient()
             let echo = try await client.send(Request<Echo>.get("/echo/huge")
-                .policy(.standard.with(\.timeout, .seconds(Int64.max))))
+                .policy(.standard.with(\.deadline, .seconds(Int64.max))))
             #expect(echo.routePath == "/echo/huge")
         }
 

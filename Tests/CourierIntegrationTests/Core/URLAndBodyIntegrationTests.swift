@@ -140,7 +140,7 @@ extension CoreIntegrationTests {
                 $0.interceptors = [RequestIDInterceptor(), Twice()]
             }
             let response = try await client.response(for: Request<Echo>.get("/echo/rid"))
-            let id = response.context.id.uuidString.lowercased()
+            let id = response.context.requestID.description
             #expect(response.value.header("X-Request-ID") == id)
             #expect(response.context.attempt == 2)
             let log = try await TestServers.requestLog(namespace: namespace, path: "/echo/rid")

@@ -168,7 +168,7 @@ struct SecretGuardSelfTests {
     @Test func aLeakedSecretIsReported() {
         let guardian = SecretGuard()
         let logger = CapturingNetworkLogger()
-        logger.log(NetworkLogEntry(level: .info, event: .response, requestID: UUID(), summary: "Authorization: Bearer SECRET-TOKEN"))
+        logger.log(NetworkLogEntry(level: .info, event: .response, requestID: RequestID(), summary: "Authorization: Bearer SECRET-TOKEN"))
         guardian.watch(logger: logger, har: HARRecorder(), metrics: CapturingMetricsSink())
         withKnownIssue { guardian.verify(sourceLocation: #_sourceLocation) }
     }
@@ -180,7 +180,7 @@ struct SecretGuardSelfTests {
     @Test func cleanOutputPasses() {
         let guardian = SecretGuard()
         let logger = CapturingNetworkLogger()
-        logger.log(NetworkLogEntry(level: .info, event: .response, requestID: UUID(), summary: "Authorization: Bearer <redacted>"))
+        logger.log(NetworkLogEntry(level: .info, event: .response, requestID: RequestID(), summary: "Authorization: Bearer <redacted>"))
         guardian.watch(logger: logger, har: HARRecorder(), metrics: CapturingMetricsSink())
         guardian.verify(sourceLocation: #_sourceLocation)
     }

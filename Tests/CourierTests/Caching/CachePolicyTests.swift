@@ -25,7 +25,7 @@ extension CachingTests {
 
         @Test func reloadIgnoringCacheGoesToNetworkAndStores() async throws {
             let (stub, client, _) = try await primed()
-            let reloaded = try await client.response(for: CacheFixture.getItem(.standard.with(\.cache, .reloadIgnoringCache)))
+            let reloaded = try await client.response(for: CacheFixture.getItem(.standard.with(\.cache, .reloadIgnoringCacheData)))
             let next = try await client.response(for: CacheFixture.getItem())
             #expect(stub.requestCount == 2)
             #expect(reloaded.context.cacheOutcome == .miss)
@@ -36,7 +36,7 @@ extension CachingTests {
         @Test func returnCacheElseLoadServesStaleEntries() async throws {
             let (stub, client, _) = try await primed()
             clock.advance(by: 3600)
-            let response = try await client.response(for: CacheFixture.getItem(.standard.with(\.cache, .returnCacheElseLoad)))
+            let response = try await client.response(for: CacheFixture.getItem(.standard.with(\.cache, .returnCacheDataElseLoad)))
             #expect(stub.requestCount == 1)
             #expect(response.context.cacheOutcome == .hit)
             #expect(response.value.version == 1)
@@ -58,11 +58,25 @@ extension CachingTests {
             }
         }
 
-        @Test func noStorePolicyBypassesTheCache() async throws {
+        @Test func bypassCachePolicyNeitherReadsNorWrites() async throws {
             let (stub, client, _) = try await primed()
-            let response = try await client.response(for: CacheFixture.getItem(.standard.with(\.cache, .noStore)))
+            let response = try await client.response(for: CacheFixture.getItem(.standard.with(\.cache, .bypassCache)))
             #expect(stub.requestCount == 2)
             #expect(response.context.cacheOutcome == .bypassed)
+            let next = try await client.response(for: CacheFixture.getItem())
+            #expect(next.value.version == 1, "the bypassing call's response was not stored")
+        }
+
+        @Test func noStorePolicyReadsTheCacheButNeverStores() async throws {
+            let (stub, client, cache) = try await primed()
+            let served = try await client.response(for: CacheFixture.getItem(.standard.with(\.cache, .noStore)))
+            #expect(stub.requestCount == 1, "RFC 9111 §5.2.1.5: no-store may be answered from a stored response")
+            #expect(served.context.cacheOutcome == .hit)
+            await cache.removeAll()
+            let fetched = try await client.response(for: CacheFixture.getItem(.standard.with(\.cache, .noStore)))
+            let again = try await client.response(for: CacheFixture.getItem(.standard.with(\.cache, .noStore)))
+            #expect(fetched.context.cacheOutcome == .miss && again.context.cacheOutcome == .miss)
+            #expect(stub.requestCount == 3, "a no-store response is never stored")
         }
 
         @Test(arguments: ["no-cache", "max-age=0"])

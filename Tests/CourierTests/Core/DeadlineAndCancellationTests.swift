@@ -27,7 +27,7 @@ extension CoreTests {
             let sawCancellation = Locked(false)
             let stub = Self.hangingTransport(sawCancellation: sawCancellation)
             let client = CoreFixture.client(stub) { $0.clock = clock }
-            let request = Request<Void>.get("/slow").policy(.standard.with(\.timeout, .seconds(5)))
+            let request = Request<Void>.get("/slow").policy(.standard.with(\.deadline, .seconds(5)))
             let call = Task { try await client.send(request) }
 
             try await clock.waitForSleepers(1)
@@ -71,7 +71,7 @@ extension CoreTests {
             func start(_ name: String, timeout: Duration) -> Task<Void, Never> {
                 Task {
                     do {
-                        try await client.send(Request<Void>.get("/\(name)").policy(.standard.with(\.timeout, timeout)))
+                        try await client.send(Request<Void>.get("/\(name)").policy(.standard.with(\.deadline, timeout)))
                         finished.withLock { $0.append("\(name): value") }
                     } catch NetworkError.timedOut(nil) {
                         finished.withLock { $0.append("\(name): timedOut") }
@@ -124,7 +124,7 @@ extension CoreTests {
                 return .status(204)
             }
             let client = CoreFixture.client(stub)  // ContinuousClock: the real conversion that trapped
-            let result = await Task { try await client.send(Request<Void>.get("/x").policy(.standard.with(\.timeout, timeout))) }.result
+            let result = await Task { try await client.send(Request<Void>.get("/x").policy(.standard.with(\.deadline, timeout))) }.result
             if timeout > .zero {
                 #expect(throws: Never.self) { try result.get() }
             } else if case .failure(let error) = result {
@@ -172,7 +172,7 @@ extension CoreTests {
                 return try await CoreFixture.suspendUntilCancelled()
             }
             let client = CoreFixture.client(stub) { $0.clock = clock; $0.interceptors = [RetryForever()] }
-            let call = Task { try await client.send(Request<Void>.get("/x").policy(.standard.with(\.timeout, .seconds(2)))) }
+            let call = Task { try await client.send(Request<Void>.get("/x").policy(.standard.with(\.deadline, .seconds(2)))) }
             try await clock.waitForSleepers(1)
             try await CoreFixture.waitUntil("the third attempt") { stub.requestCount == 3 }
             clock.advance(by: .seconds(2))

@@ -90,7 +90,7 @@ extension CoreTests {
             #expect(response.context.retryCount == 1)
             #expect(response.context[SeenAttempts.self] == [1, 2])
             let ids = Set(stub.requests.compactMap { $0.value(forHTTPHeaderField: "X-Request-ID") })
-            #expect(ids == [response.context.id.uuidString.lowercased()])
+            #expect(ids == [response.context.requestID.description])
         }
 
         @Test("the retry-like interceptor stops at its limit and the last status is mapped")
@@ -224,14 +224,14 @@ extension CoreTests {
     @Suite struct PolicyPresets {
         @Test("presets")
         func presets() {
-            #expect(EndpointPolicy.standard.auth == .none && EndpointPolicy.standard.timeout == .seconds(60))
+            #expect(EndpointPolicy.standard.auth == .none && EndpointPolicy.standard.deadline == .seconds(60))
             #expect(EndpointPolicy.authorizedRead.auth == .required && EndpointPolicy.authorizedRead.idempotency == .none)
-            #expect(EndpointPolicy.authorizedWrite.idempotency == .automatic && EndpointPolicy.authorizedWrite.cache == .noStore)
-            #expect(EndpointPolicy.authorizedUpload.timeout == .seconds(300) && EndpointPolicy.authorizedUpload.auth == .required)
+            #expect(EndpointPolicy.authorizedWrite.idempotency == .automatic && EndpointPolicy.authorizedWrite.cache == .bypassCache)
+            #expect(EndpointPolicy.authorizedUpload.deadline == .seconds(300) && EndpointPolicy.authorizedUpload.auth == .required)
             #expect(EndpointPolicy.publicPolling.auth == .none && EndpointPolicy.publicPolling.retry == .polling)
-            #expect(EndpointPolicy.authRefresh.auth == .none && EndpointPolicy.authRefresh.cache == .noStore)
-            let tuned = EndpointPolicy.authorizedRead.with(\.timeout, .seconds(5))
-            #expect(tuned.timeout == .seconds(5) && tuned.auth == .required)
+            #expect(EndpointPolicy.authRefresh.auth == .none && EndpointPolicy.authRefresh.cache == .bypassCache)
+            let tuned = EndpointPolicy.authorizedRead.with(\.deadline, .seconds(5))
+            #expect(tuned.deadline == .seconds(5) && tuned.auth == .required)
         }
 
         @Test("HTTPMethod safety and idempotency (RFC 9110 §9.2)")

@@ -53,9 +53,9 @@ struct CURLCommandTests {
         #expect(!redacted.contains("--data-binary"))
     }
 
-    @Test func aSnapshotBecomesACommand() throws {
-        let snapshot = RequestSnapshot(
-            requestID: UUID(), method: "PATCH", pathTemplate: "/items/{id}", url: "https://api.example.com/items/1",
+    @Test func aRecordBecomesACommand() throws {
+        let snapshot = RequestRecord(
+            requestID: RequestID(), method: "PATCH", pathTemplate: "/items/{id}", url: "https://api.example.com/items/1",
             headers: ["Authorization": "Bearer <redacted>"], body: .text(#"{"name":"Lamp"}"#, truncated: false),
             bodySize: 15, contentType: "application/json", attempt: 1, timestamp: Date())
         #expect(CURLCommand(snapshot).text == """
@@ -65,7 +65,7 @@ struct CURLCommandTests {
             """)
         var truncated = snapshot
         truncated.body = .text("{", truncated: true)
-        #expect(CURLCommand(truncated).text.hasPrefix("# body of 15 bytes truncated in the snapshot; omitted\n"))
+        #expect(CURLCommand(truncated).text.hasPrefix("# body of 15 bytes truncated in the record; omitted\n"))
     }
 }
 
@@ -73,23 +73,23 @@ struct CURLCommandTests {
 struct HARExportTests {
     func exchanges() -> [NetworkExchange] {
         let start = Date(timeIntervalSince1970: 1_780_000_000.25)
-        let id = UUID()
-        let request = RequestSnapshot(
+        let id = RequestID()
+        let request = RequestRecord(
             requestID: id, method: "POST", pathTemplate: "/login",
             url: "https://api.example.com/login?access_token=<redacted>&lang=en%20GB",
             headers: [("Cookie", "sid=<redacted>; theme=<redacted>"), ("Content-Type", "application/json")].reduce(into: HTTPHeaders()) { $0.add($1.0, $1.1) },
             body: .text(#"{"password":"<redacted>"}"#, truncated: false), bodySize: 24,
             contentType: "application/json", attempt: 1, timestamp: start)
-        let response = ResponseSnapshot(
+        let response = ResponseRecord(
             requestID: id, statusCode: 201, url: nil,
             headers: HTTPHeaders([.init(name: "Set-Cookie", value: "sid=<redacted>; Path=/; HttpOnly; Secure"),
                                   .init(name: "Content-Type", value: "application/json")]),
             body: .text(#"{"ok":true}"#, truncated: false), bodySize: 11, contentType: "application/json",
             duration: .milliseconds(42), attempt: 2)
-        let failedRequest = RequestSnapshot(
-            requestID: UUID(), method: "GET", pathTemplate: "/items", url: "https://api.example.com/items",
+        let failedRequest = RequestRecord(
+            requestID: RequestID(), method: "GET", pathTemplate: "/items", url: "https://api.example.com/items",
             headers: HTTPHeaders(), body: nil, bodySize: 0, contentType: nil, attempt: 1, timestamp: start.addingTimeInterval(1))
-        let failure = ErrorSnapshot(
+        let failure = ErrorRecord(
             requestID: failedRequest.requestID, kind: "offline", domain: NSURLErrorDomain, code: -1009,
             message: "URLError -1009: offline", duration: .milliseconds(3), attempt: 1)
         return [

@@ -69,7 +69,7 @@ enum ObservabilityFixtures {
 
 @Suite("LoggingInterceptor")
 struct LoggingInterceptorTests {
-    @Test func noSecretReachesTheLogSnapshotsCURLOrHAR() async throws {
+    @Test func noSecretReachesTheLogRecordsCURLOrHAR() async throws {
         let logger = CapturingNetworkLogger()
         let har = HARRecorder()
         let stub = ObservabilityFixtures.echoingStub()
@@ -80,8 +80,8 @@ struct LoggingInterceptorTests {
         let response = try await client.response(for: ObservabilityFixtures.secretRequest())
         #expect(response.statusCode == 200)
 
-        let request = try #require(response.context.requestSnapshot)
-        let snapshotResponse = try #require(response.context.responseSnapshot)
+        let request = try #require(response.context.requestRecord)
+        let snapshotResponse = try #require(response.context.responseRecord)
         let outputs = [
             logger.text,
             String(describing: request), String(describing: snapshotResponse),
@@ -103,32 +103,32 @@ struct LoggingInterceptorTests {
         #expect(String(decoding: sent.httpBody ?? Data(), as: UTF8.self).contains("SECRET-PW"))
     }
 
-    @Test func snapshotsDescribeTheCall() async throws {
+    @Test func recordsDescribeTheCall() async throws {
         let stub = StubTransport { _ in .json(#"{"id":42}"#, status: 201) }
         let client = try ObservabilityFixtures.makeClient(transport: stub, interceptors: [LoggingInterceptor(logger: nil)])
         let response = try await client.response(for: ObservabilityFixtures.secretRequest(policy: .safe))
-        let request = try #require(response.context.requestSnapshot)
-        #expect(request.requestID == response.context.id)
+        let request = try #require(response.context.requestRecord)
+        #expect(request.requestID == response.context.requestID)
         #expect(request.method == "POST")
         #expect(request.pathTemplate == "/users/{id}/login")
         #expect(request.url == "https://api.example.com/users/42/login?access_token=<redacted>&page=1")
         #expect(request.body == nil, "safe policy: metadata only")
         #expect(request.bodySize == 46)
         #expect(request.attempt == 1)
-        let snapshot = try #require(response.context.responseSnapshot)
+        let snapshot = try #require(response.context.responseRecord)
         #expect(snapshot.statusCode == 201)
         #expect(snapshot.bodySize == 9)
         #expect(snapshot.body == nil)
         #expect(snapshot.duration >= .zero)
-        #expect(response.context.errorSnapshot == nil)
+        #expect(response.context.errorRecord == nil)
     }
 
     @Test func debugSafeAddsRedactedBodies() async throws {
         let stub = StubTransport { _ in .json(#"{"access_token":"SECRET-NEW","expires_in":3600}"#) }
         let client = try ObservabilityFixtures.makeClient(transport: stub, interceptors: [LoggingInterceptor(logger: nil)])
         let response = try await client.response(for: ObservabilityFixtures.secretRequest(policy: .debugSafe))
-        #expect(response.context.requestSnapshot?.body?.text == #"{"user":{"name":"ann","password":"<redacted>"}}"#)
-        #expect(response.context.responseSnapshot?.body?.text == #"{"access_token":"<redacted>","expires_in":3600}"#)
+        #expect(response.context.requestRecord?.body?.text == #"{"user":{"name":"ann","password":"<redacted>"}}"#)
+        #expect(response.context.responseRecord?.body?.text == #"{"access_token":"<redacted>","expires_in":3600}"#)
     }
 
     @Test(arguments: [
@@ -145,7 +145,7 @@ struct LoggingInterceptorTests {
         let response = try await client.response(for: ObservabilityFixtures.secretRequest(policy: policy))
         #expect(logger.entries.count == entries)
         #expect(logger.lines.contains { $0.hasPrefix("body: {") } == bodies)
-        #expect((response.context.requestSnapshot == nil) == (entries == 0))
+        #expect((response.context.requestRecord == nil) == (entries == 0))
         #expect(!logger.text.contains("SECRET-"))
     }
 
@@ -172,14 +172,14 @@ struct LoggingInterceptorTests {
         #expect(logger.entries.last?.level == level)
     }
 
-    @Test func failuresAreLoggedAndSnapshotted() async throws {
+    @Test func failuresAreLoggedAndRecorded() async throws {
         let logger = CapturingNetworkLogger()
         let har = HARRecorder()
         let stub = StubTransport(responses: [.failure(URLError(.notConnectedToInternet))])
         let client = try ObservabilityFixtures.makeClient(transport: stub, interceptors: [LoggingInterceptor(logger: logger, recorders: [har])])
         let context = RequestContext(method: .post, pathTemplate: "/users/{id}/login")
         await #expect(throws: NetworkError.self) { try await client.response(for: ObservabilityFixtures.secretRequest(), context: context) }
-        let error = try #require(context.errorSnapshot)
+        let error = try #require(context.errorRecord)
         #expect(error.kind == "offline")
         #expect(error.code == URLError.Code.notConnectedToInternet.rawValue)
         #expect(error.domain == NSURLErrorDomain)

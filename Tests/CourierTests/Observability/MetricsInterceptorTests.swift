@@ -49,7 +49,7 @@ struct MetricsInterceptorTests {
 
         let event = try #require(sink.events.first)
         #expect(sink.events.count == 1)
-        #expect(event.requestID == response.context.id)
+        #expect(event.requestID == response.context.requestID)
         #expect(event.method == .put)
         #expect(event.pathTemplate == "/items/{id}")
         #expect(event.statusCode == 200)

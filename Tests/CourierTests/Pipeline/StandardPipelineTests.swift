@@ -80,7 +80,7 @@ struct DeadlineReportingTests {
             $0.transport = stub
             $0.interceptors = .standard(logger: logger, metrics: metrics)
         }
-        let request = Request<Void>.get("/slow").policy(.standard.with(\.timeout, .milliseconds(50)).with(\.retry, .none))
+        let request = Request<Void>.get("/slow").policy(.standard.with(\.deadline, .milliseconds(50)).with(\.retry, .none))
         await #expect(throws: NetworkError.self) { try await client.send(request) }
         do {
             try await client.send(request)

@@ -169,7 +169,7 @@ extension RetryTests {
         @Test func waitPastTheDeadlineIsNotStarted() async throws {
             let stub = StubTransport(responses: [RetryFixture.status(503, retryAfter: "5"), .status(200)])
             let clock = TestClock()
-            let policy = EndpointPolicy.standard.with(\.timeout, .seconds(2))
+            let policy = EndpointPolicy.standard.with(\.deadline, .seconds(2))
             let error = await RetryFixture.networkError { try await RetryFixture.client(stub, clock: clock).send(RetryFixture.get(policy: policy)) }
             #expect(error?.statusCode == 503)
             #expect(stub.requestCount == 1)
@@ -182,7 +182,7 @@ extension RetryTests {
                 RetryFixture.status(503, retryAfter: "1"), RetryFixture.status(503, retryAfter: "2"), .status(200),
             ])
             let clock = TestClock()
-            let policy = EndpointPolicy.standard.with(\.timeout, .milliseconds(2500))
+            let policy = EndpointPolicy.standard.with(\.deadline, .milliseconds(2500))
             let error = await RetryFixture.networkError { try await RetryFixture.client(stub, clock: clock).send(RetryFixture.get(policy: policy)) }
             #expect(error?.statusCode == 503)
             #expect(stub.requestCount == 2)

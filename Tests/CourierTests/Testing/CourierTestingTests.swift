@@ -105,7 +105,7 @@ extension CoreTests {
             #expect(request.httpMethod == "POST")
             #expect(request.url?.absoluteString == "https://api.example.test/v1/items")
             #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
-            #expect(request.value(forHTTPHeaderField: "X-Request-ID") == response.context.id.uuidString.lowercased())
+            #expect(request.value(forHTTPHeaderField: "X-Request-ID") == response.context.requestID.description)
             #expect(request.httpBody.map { String(decoding: $0, as: UTF8.self) } == #"{"name":"E"}"#)
         }
 

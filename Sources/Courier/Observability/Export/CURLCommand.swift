@@ -59,23 +59,23 @@ public struct CURLCommand: Sendable, Hashable, CustomStringConvertible {
             headers: redactor.redact(headers, secrets: secrets), body: body, note: note)
     }
 
-    /// Builds the command from a snapshot, which is already redacted. A body is included only
-    /// when the snapshot has a complete text preview (policy ``LoggingPolicy/debugSafe`` and a body
+    /// Builds the command from a record, which is already redacted. A body is included only
+    /// when the record has a complete text preview (policy ``LoggingPolicy/debugSafe`` and a body
     /// within the preview limit); otherwise a comment line says what was left out.
-    public init(_ snapshot: RequestSnapshot) {
+    public init(_ record: RequestRecord) {
         var body: Body?
         var note: String?
-        switch snapshot.body {
+        switch record.body {
         case .text(let text, false)?:
             body = .text(text)
         case .text(_, true)?:
-            note = "body of \(snapshot.bodySize ?? 0) bytes truncated in the snapshot; omitted"
+            note = "body of \(record.bodySize ?? 0) bytes truncated in the record; omitted"
         case .binary(let size, let type)?:
             note = "binary body of \(size) bytes\(type.map { " (\($0))" } ?? "") omitted"
         case nil:
-            if let size = snapshot.bodySize, size > 0 { note = "body of \(size) bytes not recorded (logging policy)" }
+            if let size = record.bodySize, size > 0 { note = "body of \(size) bytes not recorded (logging policy)" }
         }
-        self.text = Self.render(method: snapshot.method, url: snapshot.url, headers: snapshot.headers, body: body, note: note)
+        self.text = Self.render(method: record.method.rawValue, url: record.url, headers: record.headers, body: body, note: note)
     }
 
     public var description: String { text }

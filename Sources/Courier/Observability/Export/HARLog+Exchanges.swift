@@ -4,7 +4,7 @@ extension HARLog {
     /// Builds an archive of `exchanges`, oldest first.
     ///
     /// Bodies appear only for exchanges recorded under ``LoggingPolicy/debugSafe``; header values,
-    /// query values and cookies are the redacted ones from the snapshots. When phase timings are
+    /// query values and cookies are the redacted ones from the records. When phase timings are
     /// known (Apple) they fill `dns`, `connect`, `ssl`, `send` and `receive`; `wait` is the rest of
     /// the measured duration. Without them (Linux) the whole duration is `wait`.
     public init(exchanges: [NetworkExchange], creator: Creator = .courier) {
@@ -32,7 +32,7 @@ extension HARLog {
             time: [timings.blocked, timings.dns, timings.connect, timings.send, timings.wait, timings.receive]
                 .filter { $0 >= 0 }.reduce(0, +),
             request: Request(
-                method: request.method,
+                method: request.method.rawValue,
                 url: request.url,
                 httpVersion: httpVersion,
                 cookies: requestCookies(request.headers),
@@ -46,7 +46,7 @@ extension HARLog {
             cache: Cache(),
             timings: timings,
             comment: nil,
-            requestID: request.requestID.uuidString.lowercased(),
+            requestID: request.requestID.description,
             attempts: exchange.response?.attempt ?? exchange.error?.attempt,
             cacheOutcome: exchange.cacheOutcome?.description)
     }
@@ -89,7 +89,7 @@ extension HARLog {
         }
     }
 
-    private static func postData(_ request: RequestSnapshot) -> PostData? {
+    private static func postData(_ request: RequestRecord) -> PostData? {
         let mimeType = request.contentType ?? "application/octet-stream"
         switch request.body {
         case .text(let text, let truncated)?:

@@ -3,7 +3,7 @@
 /// Proxyman and HAR viewers open.
 ///
 /// Build one from recorded exchanges with ``init(exchanges:creator:)`` or let a ``HARRecorder``
-/// do it. Every text in it comes from redacted snapshots. Fields named with a leading underscore
+/// do it. Every text in it comes from redacted records. Fields named with a leading underscore
 /// are custom fields, which HAR 1.2 allows.
 public struct HARLog: Codable, Sendable, Hashable {
     /// The root object.

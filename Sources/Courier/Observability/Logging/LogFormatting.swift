@@ -1,51 +1,51 @@
 import Foundation
 
-/// Turns snapshots into log entries. Summaries carry only Courier's metadata; everything derived
+/// Turns records into log entries. Summaries carry only Courier's metadata; everything derived
 /// from the request or response goes into details.
 enum LogFormatting {
-    static func requestEntry(_ snapshot: RequestSnapshot, includesDetails: Bool) -> NetworkLogEntry {
-        var summary = "→ \(snapshot.method) \(snapshot.pathTemplate)"
-        if snapshot.attempt > 1 { summary += " attempt \(snapshot.attempt)" }
-        summary += " [\(shortID(snapshot.requestID))]"
-        var details = ["\(snapshot.method) \(snapshot.url)"]
+    static func requestEntry(_ record: RequestRecord, includesDetails: Bool) -> NetworkLogEntry {
+        var summary = "→ \(record.method) \(record.pathTemplate)"
+        if record.attempt > 1 { summary += " attempt \(record.attempt)" }
+        summary += " [\(shortID(record.requestID))]"
+        var details = ["\(record.method) \(record.url)"]
         if includesDetails {
-            details += snapshot.headers.map { "\($0.name): \($0.value)" }
-            details += bodyLines(snapshot.body, size: snapshot.bodySize)
+            details += record.headers.map { "\($0.name): \($0.value)" }
+            details += bodyLines(record.body, size: record.bodySize)
         }
-        return NetworkLogEntry(level: .debug, event: .request, requestID: snapshot.requestID, summary: summary, details: details)
+        return NetworkLogEntry(level: .debug, event: .request, requestID: record.requestID, summary: summary, details: details)
     }
 
     static func responseEntry(
-        _ snapshot: ResponseSnapshot, request: RequestSnapshot, cacheOutcome: CacheOutcome?, includesDetails: Bool
+        _ record: ResponseRecord, request: RequestRecord, cacheOutcome: CacheOutcome?, includesDetails: Bool
     ) -> NetworkLogEntry {
-        var summary = "← \(snapshot.statusCode) \(request.method) \(request.pathTemplate)"
-        summary += " \(milliseconds(snapshot.duration)) \(bytes(snapshot.bodySize))"
-        if snapshot.attempt > 1 { summary += " after \(snapshot.attempt - 1) \(snapshot.attempt == 2 ? "retry" : "retries")" }
+        var summary = "← \(record.statusCode) \(request.method) \(request.pathTemplate)"
+        summary += " \(milliseconds(record.duration)) \(bytes(record.bodySize))"
+        if record.attempt > 1 { summary += " after \(record.attempt - 1) \(record.attempt == 2 ? "retry" : "retries")" }
         if let cacheOutcome { summary += " cache=\(cacheOutcome)" }
-        summary += " [\(shortID(snapshot.requestID))]"
-        var details = ["\(request.method) \(snapshot.url ?? request.url)"]
+        summary += " [\(shortID(record.requestID))]"
+        var details = ["\(request.method) \(record.url ?? request.url)"]
         if includesDetails {
-            details += snapshot.headers.map { "\($0.name): \($0.value)" }
-            details += bodyLines(snapshot.body, size: snapshot.bodySize)
+            details += record.headers.map { "\($0.name): \($0.value)" }
+            details += bodyLines(record.body, size: record.bodySize)
         }
         let level: NetworkLogLevel
-        switch snapshot.statusCode {
+        switch record.statusCode {
         case 500...: level = .error
         case 400..<500: level = .notice
         default: level = .info
         }
-        return NetworkLogEntry(level: level, event: .response, requestID: snapshot.requestID, summary: summary, details: details)
+        return NetworkLogEntry(level: level, event: .response, requestID: record.requestID, summary: summary, details: details)
     }
 
-    static func failureEntry(_ snapshot: ErrorSnapshot, request: RequestSnapshot) -> NetworkLogEntry {
-        var summary = "✗ \(request.method) \(request.pathTemplate) \(snapshot.kind)"
-        if let code = snapshot.code { summary += " (\(code))" }
-        summary += " after \(milliseconds(snapshot.duration))"
-        if snapshot.attempt > 1 { summary += ", \(snapshot.attempt) attempts" }
-        summary += " [\(shortID(snapshot.requestID))]"
-        let details = ["\(request.method) \(request.url)", snapshot.message]
-        let level: NetworkLogLevel = snapshot.kind == "cancelled" ? .notice : .error
-        return NetworkLogEntry(level: level, event: .failure, requestID: snapshot.requestID, summary: summary, details: details)
+    static func failureEntry(_ record: ErrorRecord, request: RequestRecord) -> NetworkLogEntry {
+        var summary = "✗ \(request.method) \(request.pathTemplate) \(record.kind)"
+        if let code = record.code { summary += " (\(code))" }
+        summary += " after \(milliseconds(record.duration))"
+        if record.attempt > 1 { summary += ", \(record.attempt) attempts" }
+        summary += " [\(shortID(record.requestID))]"
+        let details = ["\(request.method) \(request.url)", record.message]
+        let level: NetworkLogLevel = record.kind == "cancelled" ? .notice : .error
+        return NetworkLogEntry(level: level, event: .failure, requestID: record.requestID, summary: summary, details: details)
     }
 
     private static func bodyLines(_ preview: BodyPreview?, size: Int?) -> [String] {
@@ -55,8 +55,8 @@ enum LogFormatting {
     }
 
     /// The first 8 hex digits of the request ID — enough to grep for, short enough to read.
-    static func shortID(_ id: UUID) -> String {
-        String(id.uuidString.lowercased().prefix(8))
+    static func shortID(_ id: RequestID) -> String {
+        String(id.description.prefix(8))
     }
 
     /// `12.4 ms`, `1.52 s`.

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Records redacted snapshots of each request and its response or error in the
+/// Records redacted records of each request and its response or error in the
 /// ``RequestContext``, writes them to a ``NetworkLogger``, and hands them to recorders such as
 /// ``HARRecorder``.
 ///
@@ -19,7 +19,7 @@ import FoundationNetworking
 /// ``LoggingPolicy/disabled`` logs and records nothing; ``LoggingPolicy/safe`` gives method, redacted
 /// URL, status, duration, sizes and redacted headers; ``LoggingPolicy/debugSafe`` adds redacted,
 /// truncated body previews. Header and body lines are written only when the logger's
-/// ``NetworkLogger/minimumLevel`` is ``NetworkLogLevel/debug``; snapshots and recorders get them
+/// ``NetworkLogger/minimumLevel`` is ``NetworkLogLevel/debug``; records and recorders get them
 /// regardless.
 ///
 /// ```swift
@@ -32,7 +32,7 @@ import FoundationNetworking
 /// ]
 /// ```
 public struct LoggingInterceptor: Interceptor {
-    /// Where entries go; `nil` records snapshots (and feeds recorders) without logging.
+    /// Where entries go; `nil` records records (and feeds recorders) without logging.
     public let logger: (any NetworkLogger)?
     /// How secrets are removed.
     public let redactor: Redactor
@@ -65,38 +65,38 @@ public struct LoggingInterceptor: Interceptor {
         let policy = Self.lesser(context.policy.logging, maximumDetail)
         guard policy != .disabled else { return try await next(request) }
 
-        let builder = SnapshotBuilder(redactor: redactor, includesBodies: policy == .debugSafe)
-        let requestSnapshot = builder.request(request, context: context)
-        context.requestSnapshot = requestSnapshot
+        let builder = RecordBuilder(redactor: redactor, includesBodies: policy == .debugSafe)
+        let requestRecord = builder.request(request, context: context)
+        context.requestRecord = requestRecord
         let verbose = logger.map { $0.minimumLevel <= .debug } ?? false
         if let logger, verbose {
-            logger.log(LogFormatting.requestEntry(requestSnapshot, includesDetails: true))
+            logger.log(LogFormatting.requestEntry(requestRecord, includesDetails: true))
         }
 
         let clock = ContinuousClock()
         let start = clock.now
         do {
             let response = try await TaskTimingsReporter.withReporting(to: context) { try await next(request) }
-            let snapshot = builder.response(response, context: context, duration: clock.now - start)
-            context.responseSnapshot = snapshot
+            let responseRecord = builder.response(response, context: context, duration: clock.now - start)
+            context.responseRecord = responseRecord
             let cacheOutcome = context.cacheOutcome
             if let logger {
                 let entry = LogFormatting.responseEntry(
-                    snapshot, request: requestSnapshot, cacheOutcome: cacheOutcome, includesDetails: verbose)
+                    responseRecord, request: requestRecord, cacheOutcome: cacheOutcome, includesDetails: verbose)
                 if entry.level >= logger.minimumLevel { logger.log(entry) }
             }
             record(NetworkExchange(
-                request: requestSnapshot, outcome: .response(snapshot), timings: context.taskTimings, cacheOutcome: cacheOutcome))
+                request: requestRecord, outcome: .response(responseRecord), timings: context.taskTimings, cacheOutcome: cacheOutcome))
             return response
         } catch {
-            let snapshot = builder.error(error, context: context, duration: clock.now - start)
-            context.errorSnapshot = snapshot
+            let errorRecord = builder.error(error, context: context, duration: clock.now - start)
+            context.errorRecord = errorRecord
             if let logger {
-                let entry = LogFormatting.failureEntry(snapshot, request: requestSnapshot)
+                let entry = LogFormatting.failureEntry(errorRecord, request: requestRecord)
                 if entry.level >= logger.minimumLevel { logger.log(entry) }
             }
             record(NetworkExchange(
-                request: requestSnapshot, outcome: .failure(snapshot), timings: context.taskTimings, cacheOutcome: context.cacheOutcome))
+                request: requestRecord, outcome: .failure(errorRecord), timings: context.taskTimings, cacheOutcome: context.cacheOutcome))
             throw error
         }
     }

@@ -46,14 +46,14 @@ public struct NetworkLogEntry: Sendable, Hashable {
     /// What happened.
     public var event: Event
     /// The call's request ID.
-    public var requestID: UUID
+    public var requestID: RequestID
     /// One line of metadata, e.g. `← 200 GET /items/{id} 12.4 ms 512 B [3f2a9c1e]`.
     public var summary: String
     /// Redacted detail lines: the URL, then header fields and the body preview at debug level.
     public var details: [String]
 
     /// Creates an entry.
-    public init(level: NetworkLogLevel, event: Event, requestID: UUID, summary: String, details: [String] = []) {
+    public init(level: NetworkLogLevel, event: Event, requestID: RequestID, summary: String, details: [String] = []) {
         self.level = level
         self.event = event
         self.requestID = requestID

@@ -50,7 +50,7 @@ public struct MetricsInterceptor: Interceptor {
             return response
         } catch {
             sink.record(event(context, startedAt, elapsed(), requestBytes, status: nil,
-                              responseBytes: nil, errorKind: ErrorSnapshot.kind(of: error)))
+                              responseBytes: nil, errorKind: ErrorRecord.kind(of: error)))
             throw error
         }
     }
@@ -60,7 +60,7 @@ public struct MetricsInterceptor: Interceptor {
         status: Int?, responseBytes: Int?, errorKind: String?
     ) -> NetworkMetricsEvent {
         NetworkMetricsEvent(
-            requestID: context.id, method: context.method, pathTemplate: context.pathTemplate,
+            requestID: context.requestID, method: context.method, pathTemplate: context.pathTemplate,
             statusCode: status, startedAt: startedAt, duration: duration, attempts: context.attempt,
             retryCount: context.retryCount, requestBodyBytes: requestBytes, responseBodyBytes: responseBytes,
             errorKind: errorKind, cacheOutcome: context.cacheOutcome, taskTimings: context.taskTimings)

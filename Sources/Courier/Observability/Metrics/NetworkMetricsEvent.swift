@@ -6,7 +6,7 @@ import Foundation
 /// path with ids — so events can be aggregated into dashboards without leaking identifiers.
 public struct NetworkMetricsEvent: Sendable, Hashable {
     /// The call's request ID, to join the event with logs.
-    public var requestID: UUID
+    public var requestID: RequestID
     /// The HTTP method.
     public var method: HTTPMethod
     /// The endpoint's path template, e.g. `/items/{id}` (``RequestContext/pathTemplate``).
@@ -26,7 +26,7 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
     public var requestBodyBytes: Int?
     /// Response body size in bytes after content decoding; `nil` without a response.
     public var responseBodyBytes: Int?
-    /// The error label (``ErrorSnapshot/kind(of:)``) when the call ended without a response:
+    /// The error label (``ErrorRecord/kind(of:)``) when the call ended without a response:
     /// `offline`, `timedOut`, `cancelled`, `transport`, `pinning`…; `nil` when a response arrived
     /// (whatever its status).
     public var errorKind: String?
@@ -37,7 +37,7 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
 
     /// Creates an event.
     public init(
-        requestID: UUID, method: HTTPMethod, pathTemplate: String, statusCode: Int?, startedAt: Date,
+        requestID: RequestID, method: HTTPMethod, pathTemplate: String, statusCode: Int?, startedAt: Date,
         duration: Duration, attempts: Int, retryCount: Int, requestBodyBytes: Int?, responseBodyBytes: Int?,
         errorKind: String?, cacheOutcome: CacheOutcome?, taskTimings: TaskTimings?
     ) {

@@ -1,4 +1,4 @@
-/// What a log, snapshot or HAR file shows of a body: redacted text cut to a byte limit, or — for
+/// What a log, record or HAR file shows of a body: redacted text cut to a byte limit, or — for
 /// bodies that are not text — only their size and type.
 public enum BodyPreview: Sendable, Hashable, CustomStringConvertible {
     /// Redacted text of at most ``Redactor/bodyPreviewLimit`` bytes of the body (UTF-8);

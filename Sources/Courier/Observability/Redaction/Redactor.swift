@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Removes secrets from everything Courier writes about a request: logs, snapshots, metrics,
+/// Removes secrets from everything Courier writes about a request: logs, records, metrics,
 /// cURL commands and HAR files. On by default everywhere; configure it, don't bypass it.
 ///
 /// What it hides (names stay visible, values become ``marker``):

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-extension ErrorSnapshot {
+extension ErrorRecord {
     /// A stable, low-cardinality label for `error`, for logs and metrics: the ``NetworkError`` case
     /// name the client would map it to (`offline`, `timedOut`, `cancelled`, `transport`,
     /// `unauthorized`, `sessionExpired`, `decoding`…), `pinning` for a certificate-pinning

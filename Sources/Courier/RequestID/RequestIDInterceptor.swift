@@ -15,7 +15,7 @@ public struct RequestIDInterceptor: Interceptor {
     public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         var request = request
         if request.value(forHTTPHeaderField: headerName) == nil {
-            request.setValue(context.requestID, forHTTPHeaderField: headerName)
+            request.setValue(context.requestID.description, forHTTPHeaderField: headerName)
         }
         return try await next(request)
     }

@@ -6,13 +6,13 @@ public struct NetworkExchange: Sendable, Hashable {
     /// How the exchange ended.
     public enum Outcome: Sendable, Hashable {
         /// A response arrived (any status).
-        case response(ResponseSnapshot)
+        case response(ResponseRecord)
         /// No response: transport failure, cancellation or an interceptor's error.
-        case failure(ErrorSnapshot)
+        case failure(ErrorRecord)
     }
 
     /// The request as the interceptor saw it.
-    public var request: RequestSnapshot
+    public var request: RequestRecord
     /// The response or the error.
     public var outcome: Outcome
     /// Phase timings of the last attempt where the platform measures them (Apple
@@ -22,21 +22,21 @@ public struct NetworkExchange: Sendable, Hashable {
     public var cacheOutcome: CacheOutcome?
 
     /// Creates an exchange.
-    public init(request: RequestSnapshot, outcome: Outcome, timings: TaskTimings? = nil, cacheOutcome: CacheOutcome? = nil) {
+    public init(request: RequestRecord, outcome: Outcome, timings: TaskTimings? = nil, cacheOutcome: CacheOutcome? = nil) {
         self.request = request
         self.outcome = outcome
         self.timings = timings
         self.cacheOutcome = cacheOutcome
     }
 
-    /// The response snapshot, when there was one.
-    public var response: ResponseSnapshot? {
+    /// The response record, when there was one.
+    public var response: ResponseRecord? {
         if case .response(let response) = outcome { return response }
         return nil
     }
 
-    /// The error snapshot, when the exchange failed.
-    public var error: ErrorSnapshot? {
+    /// The error record, when the exchange failed.
+    public var error: ErrorRecord? {
         if case .failure(let error) = outcome { return error }
         return nil
     }

@@ -2,12 +2,12 @@ import Foundation
 
 /// A redacted record of one request as an interceptor saw it — what logs, HAR files and cURL
 /// commands are made of. Holds no secret: URL, headers and body preview went through a
-/// ``Redactor`` before the snapshot existed.
-public struct RequestSnapshot: Sendable, Hashable {
+/// ``Redactor`` before the record existed.
+public struct RequestRecord: Sendable, Hashable {
     /// The call's request ID (``RequestContext/id``).
-    public var requestID: UUID
+    public var requestID: RequestID
     /// The HTTP method, e.g. `GET`.
-    public var method: String
+    public var method: HTTPMethod
     /// The endpoint's path template, e.g. `/items/{id}` (``RequestContext/pathTemplate``).
     public var pathTemplate: String
     /// The full URL with sensitive query parameters replaced by the redaction marker.
@@ -23,12 +23,12 @@ public struct RequestSnapshot: Sendable, Hashable {
     public var contentType: String?
     /// The attempt this request is about to make, from 1 (see ``RequestContext/attempt``).
     public var attempt: Int
-    /// Wall-clock time the snapshot was taken (for HAR `startedDateTime`).
+    /// Wall-clock time the record was taken (for HAR `startedDateTime`).
     public var timestamp: Date
 
-    /// Creates a snapshot from parts that are already redacted.
+    /// Creates a record from parts that are already redacted.
     public init(
-        requestID: UUID, method: String, pathTemplate: String, url: String, headers: HTTPHeaders,
+        requestID: RequestID, method: HTTPMethod, pathTemplate: String, url: String, headers: HTTPHeaders,
         body: BodyPreview?, bodySize: Int?, contentType: String?, attempt: Int, timestamp: Date
     ) {
         self.requestID = requestID
@@ -46,9 +46,9 @@ public struct RequestSnapshot: Sendable, Hashable {
 
 /// A redacted record of the response that ended a call (or an attempt, depending on where the
 /// ``LoggingInterceptor`` sits).
-public struct ResponseSnapshot: Sendable, Hashable {
+public struct ResponseRecord: Sendable, Hashable {
     /// The call's request ID.
-    public var requestID: UUID
+    public var requestID: RequestID
     /// The status code (RFC 9110 §15).
     public var statusCode: Int
     /// The final URL after redirects, redacted, when the transport reported it.
@@ -61,14 +61,14 @@ public struct ResponseSnapshot: Sendable, Hashable {
     public var bodySize: Int
     /// The `Content-Type` header value, when present.
     public var contentType: String?
-    /// Time from the request snapshot to the response, measured on `ContinuousClock`.
+    /// Time from the request record to the response, measured on `ContinuousClock`.
     public var duration: Duration
     /// The number of attempts made when the response arrived (1 when there was no retry).
     public var attempt: Int
 
-    /// Creates a snapshot from parts that are already redacted.
+    /// Creates a record from parts that are already redacted.
     public init(
-        requestID: UUID, statusCode: Int, url: String?, headers: HTTPHeaders, body: BodyPreview?,
+        requestID: RequestID, statusCode: Int, url: String?, headers: HTTPHeaders, body: BodyPreview?,
         bodySize: Int, contentType: String?, duration: Duration, attempt: Int
     ) {
         self.requestID = requestID
@@ -85,9 +85,9 @@ public struct ResponseSnapshot: Sendable, Hashable {
 
 /// A redacted record of a call that ended without a response: a transport failure,
 /// cancellation, or an error an inner interceptor threw.
-public struct ErrorSnapshot: Sendable, Hashable {
+public struct ErrorRecord: Sendable, Hashable {
     /// The call's request ID.
-    public var requestID: UUID
+    public var requestID: RequestID
     /// A stable, low-cardinality label: `offline`, `timedOut`, `cancelled`, `transport`,
     /// `pinning`, `sessionExpired`… (see ``kind(of:)``).
     public var kind: String
@@ -97,14 +97,14 @@ public struct ErrorSnapshot: Sendable, Hashable {
     public var code: Int?
     /// A human-readable description, scrubbed of the call's secrets.
     public var message: String
-    /// Time from the request snapshot to the failure, measured on `ContinuousClock`.
+    /// Time from the request record to the failure, measured on `ContinuousClock`.
     public var duration: Duration
     /// The number of attempts made when the call failed.
     public var attempt: Int
 
-    /// Creates a snapshot from parts that are already redacted.
+    /// Creates a record from parts that are already redacted.
     public init(
-        requestID: UUID, kind: String, domain: String, code: Int?, message: String, duration: Duration, attempt: Int
+        requestID: RequestID, kind: String, domain: String, code: Int?, message: String, duration: Duration, attempt: Int
     ) {
         self.requestID = requestID
         self.kind = kind

@@ -3,15 +3,15 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Makes redacted snapshots for one call, sharing the secret values learned so far through the
+/// Makes redacted records for one call, sharing the secret values learned so far through the
 /// call's ``RequestContext`` (``LearnedSecretsKey``), so a value hidden in the request is also
 /// hidden in the response and in error messages.
-struct SnapshotBuilder {
+struct RecordBuilder {
     let redactor: Redactor
     /// Whether body previews are made (``LoggingPolicy/debugSafe``).
     let includesBodies: Bool
 
-    func request(_ request: URLRequest, context: RequestContext, timestamp: Date = Date()) -> RequestSnapshot {
+    func request(_ request: URLRequest, context: RequestContext, timestamp: Date = Date()) -> RequestRecord {
         var secrets = context[LearnedSecretsKey.self] ?? SecretValues()
         let headers = HTTPHeaders(request)
         let contentType = headers["Content-Type"]
@@ -24,9 +24,9 @@ struct SnapshotBuilder {
         }
         remember(secrets, in: context)
         let bodySize: Int? = request.httpBody?.count ?? (request.httpBodyStream == nil ? 0 : nil)
-        return RequestSnapshot(
-            requestID: context.id,
-            method: request.httpMethod ?? context.method.rawValue,
+        return RequestRecord(
+            requestID: context.requestID,
+            method: request.httpMethod.map(HTTPMethod.init(rawValue:)) ?? context.method,
             pathTemplate: context.pathTemplate,
             url: redactor.scrub(url, secrets: secrets),
             headers: redactor.redact(headers, secrets: secrets),
@@ -37,7 +37,7 @@ struct SnapshotBuilder {
             timestamp: timestamp)
     }
 
-    func response(_ response: HTTPResponse, context: RequestContext, duration: Duration) -> ResponseSnapshot {
+    func response(_ response: HTTPResponse, context: RequestContext, duration: Duration) -> ResponseRecord {
         var secrets = context[LearnedSecretsKey.self] ?? SecretValues()
         redactor.learn(headers: response.headers, into: &secrets)
         let url = response.url.map { redactor.redact(url: $0.absoluteString, learning: &secrets) }
@@ -47,8 +47,8 @@ struct SnapshotBuilder {
             preview = redactor.preview(of: response.body, contentType: contentType, limit: redactor.bodyPreviewLimit, secrets: &secrets)
         }
         remember(secrets, in: context)
-        return ResponseSnapshot(
-            requestID: context.id,
+        return ResponseRecord(
+            requestID: context.requestID,
             statusCode: response.statusCode,
             url: url,
             headers: redactor.redact(response.headers, secrets: secrets),
@@ -59,12 +59,12 @@ struct SnapshotBuilder {
             attempt: max(1, context.attempt))
     }
 
-    func error(_ error: any Error, context: RequestContext, duration: Duration) -> ErrorSnapshot {
+    func error(_ error: any Error, context: RequestContext, duration: Duration) -> ErrorRecord {
         let secrets = context[LearnedSecretsKey.self] ?? SecretValues()
-        let description = ErrorSnapshot.describe(error)
-        return ErrorSnapshot(
-            requestID: context.id,
-            kind: ErrorSnapshot.kind(of: error),
+        let description = ErrorRecord.describe(error)
+        return ErrorRecord(
+            requestID: context.requestID,
+            kind: ErrorRecord.kind(of: error),
             domain: description.domain,
             code: description.code,
             message: redactor.scrub(description.message, secrets: secrets),
