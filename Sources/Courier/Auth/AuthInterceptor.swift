@@ -8,8 +8,8 @@ import FoundationNetworking
 ///
 /// - ``AuthRequirement/none``: the request passes untouched.
 /// - ``AuthRequirement/required``: the token from ``TokenManager/validAccessToken()`` is added.
-///   Without one (nobody signed in) the call fails locally with ``NetworkError/unauthorized(_:)``
-///   — a synthesised 401 whose ``FailedResponse/code`` is `not_signed_in` — and nothing is sent.
+///   Without one (nobody signed in) the call fails locally with ``NetworkError/signedOut`` and
+///   nothing is sent.
 /// - ``AuthRequirement/optional``: the token is added when there is one (and the session is not
 ///   expired); otherwise the request goes out anonymously.
 ///
@@ -23,6 +23,9 @@ import FoundationNetworking
 ///
 /// Position: inside ``RetryInterceptor`` so each retry carries the current token.
 public struct AuthInterceptor: Interceptor {
+    /// ``PipelineCapabilities/authentication``.
+    public var capabilities: PipelineCapabilities { .authentication }
+
     /// The session the tokens come from.
     public let tokenManager: TokenManager
 
@@ -34,7 +37,7 @@ public struct AuthInterceptor: Interceptor {
     /// The context slot marking that the call already spent its one auth retry.
     private enum AuthRetriedKey: RequestContextKey { typealias Value = Bool }
 
-    /// - Throws: ``NetworkError/unauthorized(_:)`` (code `not_signed_in`) when the endpoint requires
+    /// - Throws: ``NetworkError/signedOut`` when the endpoint requires
     ///   a token and nobody is signed in; ``NetworkError/sessionExpired`` when the refresh token was
     ///   refused; the refresh's ``NetworkError`` when it failed transiently; whatever `next` throws.
     public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
@@ -48,7 +51,7 @@ public struct AuthInterceptor: Interceptor {
             token = nil
         }
         guard let token else {
-            if requirement == .required { throw Self.notSignedIn() }
+            if requirement == .required { throw NetworkError.signedOut }
             return try await next(request)
         }
 
@@ -67,12 +70,4 @@ public struct AuthInterceptor: Interceptor {
         return try await next(request)
     }
 
-    /// The local failure for a required token when nobody is signed in: a 401 summary that was
-    /// never on the wire, marked with the code `not_signed_in`.
-    static func notSignedIn() -> NetworkError {
-        let body = #"{"error":"not_signed_in","error_description":"Sign in first: no access token is stored, so the request was not sent."}"#
-        let response = HTTPResponse(
-            statusCode: 401, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
-        return .unauthorized(FailedResponse(response))
-    }
 }

@@ -139,9 +139,10 @@ public struct RefreshTokenGrant: Sendable {
         } catch {
             let path = decodingPath(of: error)
             // Only the status and size go into the error: the body may hold tokens.
-            throw NetworkError.decoding(DecodingFailure(
-                underlying: error, codingPath: path, typeName: "\(OAuthTokenResponse.self)",
-                statusCode: response.statusCode, bodySnippet: "<\(response.body.count) bytes, not shown>"))
+            var failure = DecodingFailure(
+                underlying: error, codingPath: path, typeName: "\(OAuthTokenResponse.self)", response: response)
+            failure.bodySnippet = "<\(response.body.count) bytes, not shown>"
+            throw NetworkError.decoding(failure)
         }
     }
 

@@ -31,7 +31,9 @@ import FoundationNetworking
 /// change. Call ``reloadFromStore()`` if another process (an app extension) may have changed it.
 public actor TokenManager {
     private let store: any TokenStore
-    private let transport: any Transport
+    /// The transport the refresh goes through: the one given to `init`, else the transport of the
+    /// first client whose pipeline holds this manager's ``AuthInterceptor``.
+    private nonisolated let transport: Locked<(any Transport)?>
     private let grant: RefreshTokenGrant
     /// How long before expiry the access token is refreshed proactively.
     public let leeway: Duration
@@ -53,8 +55,9 @@ public actor TokenManager {
     ///
     /// - Parameters:
     ///   - store: Where the tokens persist.
-    ///   - transport: Sends the refresh request — normally the client's own transport, so it
-    ///     shares the connection pool.
+    ///   - transport: Sends the refresh request. `nil` (the default) uses the transport of the
+    ///     client whose pipeline holds this manager's ``AuthInterceptor`` — one connection pool and
+    ///     one cookie jar, wired once. Pass one only to refresh through a different transport.
     ///   - grant: How the refresh request is built and its answer read.
     ///   - leeway: Refresh proactively when the access token expires within this time; 30 s by
     ///     default (covers clock skew and the request's own travel time). Zero refreshes only
@@ -62,16 +65,23 @@ public actor TokenManager {
     ///   - now: The wall clock compared with token expiry; injectable for tests.
     public init(
         store: any TokenStore,
-        transport: any Transport,
+        transport: (any Transport)? = nil,
         grant: RefreshTokenGrant,
         leeway: Duration = .seconds(30),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
-        self.transport = transport
+        self.transport = Locked(transport)
         self.grant = grant
         self.leeway = leeway
         self.now = now
+    }
+
+    /// Uses `transport` for refreshes unless one was given to `init` or adopted before.
+    nonisolated func adoptTransport(_ transport: any Transport) {
+        self.transport.withLock { current in
+            if current == nil { current = transport }
+        }
     }
 
     deinit {
@@ -210,9 +220,15 @@ public actor TokenManager {
         refreshCount += 1
         let generation = self.generation
         let grant = self.grant
-        let transport = self.transport
+        let transport = self.transport.current
         inFlight = Task {
-            let outcome = await Self.exchange(refreshToken: refreshToken, current: current, grant: grant, transport: transport)
+            let outcome: Outcome
+            if let transport {
+                outcome = await Self.exchange(refreshToken: refreshToken, current: current, grant: grant, transport: transport)
+            } else {
+                outcome = .failed(.missingInterceptor(
+                    "the TokenManager has no transport: pass one to init or put its AuthInterceptor in a client's pipeline"))
+            }
             self.finishRefresh(outcome, generation: generation)
         }
     }

@@ -31,6 +31,9 @@ import FoundationNetworking
 ///
 /// The outcome is written to ``RequestContext/cacheOutcome`` for the caller and for metrics.
 public struct CacheInterceptor: Interceptor {
+    /// ``PipelineCapabilities/caching``.
+    public var capabilities: PipelineCapabilities { .caching }
+
     /// The cache this interceptor reads and writes.
     public let cache: HTTPCache
 

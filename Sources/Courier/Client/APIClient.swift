@@ -21,7 +21,9 @@ public final class APIClient: Sendable {
         public var environment: APIEnvironment
         /// What sends the bytes; a ``URLSessionTransport`` by default.
         public var transport: any Transport
-        /// The pipeline, outermost first (see ``Pipeline``). Default: `[RequestIDInterceptor()]`.
+        /// The pipeline, outermost first (see ``Pipeline``). Default: ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``
+        /// with no arguments — request IDs, retries and idempotency keys. A call whose policy needs
+        /// an interceptor this array lacks fails with ``NetworkError/missingInterceptor(_:)``.
         public var interceptors: [any Interceptor]
         /// The shared decoder: ``JSONDecoder/DateDecodingStrategy/flexibleISO8601`` dates.
         public var decoder: JSONDecoder
@@ -29,7 +31,8 @@ public final class APIClient: Sendable {
         public var encoder: JSONEncoder
         /// Encodes `Encodable` queries and form bodies.
         public var queryEncoder: URLQueryEncoder
-        /// Checks run on every accepted, non-raw response before decoding.
+        /// Checks run on every accepted, non-raw response as it arrives from the transport, inside
+        /// the pipeline (so a ``RetryableError`` is retried and a rejected response is never cached).
         public var validators: [any ResponseValidator]
         /// Header fields sent with every request (the endpoint's own headers win).
         public var headers: HTTPHeaders
@@ -40,7 +43,7 @@ public final class APIClient: Sendable {
         public init(environment: APIEnvironment) {
             self.environment = environment
             self.transport = URLSessionTransport()
-            self.interceptors = [RequestIDInterceptor()]
+            self.interceptors = .standard()
             self.decoder = APIClient.makeDecoder()
             self.encoder = APIClient.makeEncoder()
             self.queryEncoder = URLQueryEncoder()
@@ -56,11 +59,18 @@ public final class APIClient: Sendable {
     private let builder: RequestBuilder
     private let currentEnvironment: Locked<APIEnvironment>
     private let deadlines: any DeadlineScheduling
+    private let capabilities: PipelineCapabilities
 
     /// Creates a client.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        self.pipeline = Pipeline(interceptors: configuration.interceptors, transport: configuration.transport)
+        self.pipeline = Pipeline(
+            interceptors: configuration.interceptors, transport: configuration.transport,
+            validators: configuration.validators)
+        self.capabilities = configuration.interceptors.reduce(into: []) { $0.formUnion($1.capabilities) }
+        for case let auth as AuthInterceptor in configuration.interceptors {
+            auth.tokenManager.adoptTransport(configuration.transport)
+        }
         self.builder = RequestBuilder(
             encoder: configuration.encoder, queryEncoder: configuration.queryEncoder,
             defaultHeaders: configuration.headers)
@@ -104,25 +114,51 @@ public final class APIClient: Sendable {
     /// - Throws: See ``send(_:)-(E)``.
     public func response<E: Endpoint>(for endpoint: E) async throws -> Response<E.Response> {
         let context = RequestContext(
-            policy: endpoint.policy, method: endpoint.method,
-            pathTemplate: endpoint.pathTemplate ?? endpoint.path)
+            requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
+            pathTemplate: endpoint.pathTemplate ?? endpoint.path, statusValidation: endpoint.statusValidation,
+            startedAt: .now, onStart: endpoint.options.onStart)
         return try await response(for: endpoint, context: context)
     }
 
     /// Sends `endpoint` with a context the caller created (to read its slots afterwards, or to run
-    /// a call on behalf of another one).
-    /// - Throws: See ``send(_:)-(E)``.
+    /// a call on behalf of another one). The endpoint's ``Endpoint/statusValidation`` decides
+    /// which statuses succeed; the context's decides which statuses retries and validators skip.
+    /// - Throws: See ``send(_:)-(E)``; ``NetworkError/missingInterceptor(_:)`` before anything is
+    ///   sent when the endpoint's policy needs an interceptor the pipeline lacks.
     public func response<E: Endpoint>(for endpoint: E, context: RequestContext) async throws -> Response<E.Response> {
         do {
+            if let missing = endpoint.policy.missingCapability(in: capabilities) {
+                throw NetworkError.missingInterceptor(missing)
+            }
             let request = try builder.makeRequest(for: endpoint, environment: environment)
             let http = try await withDeadline(endpoint.policy.deadline, context: context) { [pipeline] in
                 try await pipeline.send(request, context: context)
             }
             let value = try accept(http, for: endpoint, context: context)
+            try await holdForMinimumDuration(endpoint.policy, context: context)
             return Response(value: value, response: http, context: context)
         } catch {
-            throw NetworkError(error)
+            let failure = Self.networkError(error, decoding: E.Response.self)
+            if !failure.isCancellation { try? await holdForMinimumDuration(endpoint.policy, context: context) }
+            throw failure
         }
+    }
+
+    /// Maps what the pipeline threw; a validator's own error becomes a decoding failure.
+    private static func networkError<T>(_ error: any Error, decoding type: T.Type) -> NetworkError {
+        if let failure = error as? ValidationFailure {
+            if let error = failure.underlying as? NetworkError { return error }
+            return .decoding(DecodingFailure(
+                underlying: failure.underlying, codingPath: "<root>", typeName: "\(T.self)", response: failure.response))
+        }
+        return NetworkError(error)
+    }
+
+    /// Waits until the call has taken at least ``EndpointPolicy/minimumDuration``.
+    private func holdForMinimumDuration(_ policy: EndpointPolicy, context: RequestContext) async throws {
+        guard let minimum = policy.minimumDuration else { return }
+        let remaining = minimum - context.elapsed
+        if remaining > .zero { try await configuration.clock.sleep(for: remaining) }
     }
 
     /// Runs `operation` in a child task and fails with ``NetworkError/timedOut(_:)`` when `timeout`
@@ -164,19 +200,6 @@ public final class APIClient: Sendable {
         guard endpoint.statusValidation.accepts(http.statusCode) else {
             throw NetworkError(response: http, knownErrors: endpoint.knownErrors)
         }
-        if endpoint.statusValidation != .none {
-            for validator in configuration.validators {
-                do {
-                    try validator.validate(http, context: context)
-                } catch let error as NetworkError {
-                    throw error
-                } catch {
-                    throw NetworkError.decoding(DecodingFailure(
-                        underlying: error, codingPath: "<root>", typeName: "\(E.Response.self)",
-                        statusCode: http.statusCode, bodySnippet: http.bodySnippet(limit: 256)))
-                }
-            }
-        }
         let decodingContext = ResponseDecodingContext(
             method: endpoint.method, decoder: endpoint.options.decoder ?? configuration.decoder)
         do {
@@ -186,8 +209,7 @@ public final class APIClient: Sendable {
         } catch {
             let path = (error as? DecodingError)?.codingPathDescription ?? "<root>"
             throw NetworkError.decoding(DecodingFailure(
-                underlying: error, codingPath: path, typeName: "\(E.Response.self)",
-                statusCode: http.statusCode, bodySnippet: http.bodySnippet(limit: 256)))
+                underlying: error, codingPath: path, typeName: "\(E.Response.self)", response: http))
         }
     }
 

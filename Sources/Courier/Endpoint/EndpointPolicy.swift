@@ -26,6 +26,11 @@ public struct EndpointPolicy: Sendable, Hashable {
     /// response is then stored only when it carries `public`, `private`, `must-revalidate` or
     /// `s-maxage` (RFC 9111 §3.5). Entries are always partitioned per account.
     public var cachesAuthorizedResponses: Bool
+    /// The least time a call takes, success or failure: a faster answer is held back until this
+    /// much time has passed since the call started. For flows that must not look instant — a
+    /// sign-in that returns in 50 ms reads as fake. `nil` (the default) never holds a result back;
+    /// a cancelled call is never held.
+    public var minimumDuration: Duration?
 
     /// Creates a policy; every parameter has the default of ``standard``.
     public init(
@@ -35,7 +40,8 @@ public struct EndpointPolicy: Sendable, Hashable {
         cache: CachePolicy = .useProtocolPolicy,
         logging: LoggingPolicy = .safe,
         idempotency: IdempotencyPolicy = .none,
-        cachesAuthorizedResponses: Bool = false
+        cachesAuthorizedResponses: Bool = false,
+        minimumDuration: Duration? = nil
     ) {
         self.auth = auth
         self.retry = retry
@@ -44,6 +50,7 @@ public struct EndpointPolicy: Sendable, Hashable {
         self.logging = logging
         self.idempotency = idempotency
         self.cachesAuthorizedResponses = cachesAuthorizedResponses
+        self.minimumDuration = minimumDuration
     }
 
     /// Returns a copy with one field changed: `.authorizedRead.with(\.deadline, .seconds(5))`.

@@ -14,16 +14,22 @@ public struct RequestOptions: Sendable {
     public var decoder: JSONDecoder?
     /// Encoder for this call's JSON body instead of the client's.
     public var encoder: JSONEncoder?
+    /// Called once when the call's first attempt actually reaches the transport — not for a cache
+    /// hit or a call that fails locally — e.g. to show a spinner only for real network work.
+    /// Runs on the pipeline's task: keep it short and hop to the main actor yourself.
+    public var onStart: (@Sendable () -> Void)?
 
     /// Creates options; everything defaults to "use the client's".
     public init(
         modifyRequest: (@Sendable (inout URLRequest) -> Void)? = nil,
         decoder: JSONDecoder? = nil,
-        encoder: JSONEncoder? = nil
+        encoder: JSONEncoder? = nil,
+        onStart: (@Sendable () -> Void)? = nil
     ) {
         self.modifyRequest = modifyRequest
         self.decoder = decoder
         self.encoder = encoder
+        self.onStart = onStart
     }
 
     /// Options that change nothing.

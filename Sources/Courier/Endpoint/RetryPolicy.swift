@@ -44,9 +44,11 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Transport failures a new attempt can fix: timed out, connection lost, cannot connect,
     /// DNS failure (see ``transientErrorCodes``).
     public var retryableErrorCodes: Set<URLError.Code>
-    /// Whether a `Retry-After` header (RFC 9110 §10.2.3) replaces the computed backoff.
-    public var honorsRetryAfter: Bool
-    /// Largest `Retry-After` wait honoured; a longer one is clamped to this value.
+    /// Longest server-requested wait this endpoint accepts before a retry. `Retry-After`
+    /// (RFC 9110 §10.2.3) is an instruction, not a hint: Courier never sends the next attempt
+    /// earlier than the server asked. When the server asks for longer than this, or for longer
+    /// than the call's remaining deadline, retrying stops at once and the error carries the
+    /// server's wait (``FailedResponse/retryAfter``), so the UI can say when to try again.
     public var maxRetryAfter: Duration
     /// Whether POST and PATCH may be retried when the request carries an `Idempotency-Key`.
     /// Requests with non-idempotent methods and no key are never retried (RFC 9110 §9.2.2).
@@ -60,7 +62,6 @@ public struct RetryPolicy: Sendable, Hashable {
         jitter: Jitter = .full,
         retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
         retryableErrorCodes: Set<URLError.Code> = RetryPolicy.transientErrorCodes,
-        honorsRetryAfter: Bool = true,
         maxRetryAfter: Duration = .seconds(60),
         retriesKeyedNonIdempotentRequests: Bool = true
     ) {
@@ -70,7 +71,6 @@ public struct RetryPolicy: Sendable, Hashable {
         self.jitter = jitter
         self.retryableStatusCodes = retryableStatusCodes
         self.retryableErrorCodes = retryableErrorCodes
-        self.honorsRetryAfter = honorsRetryAfter
         self.maxRetryAfter = maxRetryAfter
         self.retriesKeyedNonIdempotentRequests = retriesKeyedNonIdempotentRequests
     }
@@ -92,10 +92,10 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// Never retry.
     public static let none = RetryPolicy(maxRetries: 0)
-    /// Two retries, 0.5 s base, 8 s cap, full jitter, `Retry-After` honoured up to 60 s.
+    /// Two retries, 0.5 s base, 8 s cap, full jitter; a `Retry-After` of up to 60 s is waited for.
     public static let `default` = RetryPolicy()
-    /// For endpoints polled on a timer: one retry, and the server's `Retry-After` (its requested
-    /// polling interval) is honoured up to 5 minutes.
+    /// For endpoints polled on a timer: one retry, and a server's `Retry-After` (its requested
+    /// polling interval) of up to 5 minutes is waited for.
     public static let polling = RetryPolicy(
         maxRetries: 1, baseDelay: .seconds(2), maxDelay: .seconds(30), maxRetryAfter: .seconds(300))
     /// For uploads: two retries with long waits (2 s base, 30 s cap), equal jitter.

@@ -3,8 +3,24 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Why a response body could not become the endpoint's response type.
+/// Why a response body could not become the endpoint's response type, with what the server
+/// actually sent — so a captive portal's HTML page is told apart from malformed JSON or a
+/// contract change, by the UI (``kind``) and in logs.
 public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, by what the app does about it.
+    public enum Kind: String, Sendable, Hashable {
+        /// The body was empty but the response type needs a value.
+        case emptyBody
+        /// The body is not the expected format at all — e.g. a `text/html` page from a captive
+        /// portal, a proxy or a load balancer: check connectivity rather than report a bug.
+        case unexpectedContentType
+        /// The body claims to be JSON (or has no type) but does not parse.
+        case malformedBody
+        /// Valid JSON that does not fit the type: a missing key, a wrong type, a value out of
+        /// range — a contract mismatch between app and server.
+        case typeMismatch
+    }
+
     /// The error the decoder threw (usually a `DecodingError`); for an empty body, an
     /// ``EmptyBodyError``.
     public var underlying: any Error
@@ -14,25 +30,58 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
     public var typeName: String
     /// The status of the response.
     public var statusCode: Int
-    /// The first 256 bytes of the body as text, for logs.
+    /// The media type of the response's `Content-Type`, lower-cased, without parameters.
+    public var contentType: String?
+    /// The body's length in bytes.
+    public var bodyLength: Int
+    /// The first 256 bytes of the body as text, redacted like a log (secret JSON fields, tokens).
     public var bodySnippet: String
+    /// What went wrong; see ``Kind``.
+    public var kind: Kind
 
     /// `true` when the body was empty but the response type needs a value.
-    public var isEmptyBody: Bool { underlying is EmptyBodyError }
+    public var isEmptyBody: Bool { kind == .emptyBody }
 
-    /// Creates a failure.
-    public init(underlying: any Error, codingPath: String, typeName: String, statusCode: Int, bodySnippet: String) {
+    /// Creates a failure; ``kind`` is derived from the error, the media type and the body.
+    public init(underlying: any Error, codingPath: String, typeName: String, response: HTTPResponse) {
         self.underlying = underlying
         self.codingPath = codingPath
         self.typeName = typeName
-        self.statusCode = statusCode
-        self.bodySnippet = bodySnippet
+        self.statusCode = response.statusCode
+        self.contentType = response.mediaType
+        self.bodyLength = response.body.count
+        self.bodySnippet = Self.redactedSnippet(of: response)
+        self.kind = Self.classify(underlying, mediaType: response.mediaType, body: response.body)
+    }
+
+    static func classify(_ error: any Error, mediaType: String?, body: Data) -> Kind {
+        if error is EmptyBodyError { return .emptyBody }
+        let parses = (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) != nil
+        if parses { return .typeMismatch }
+        if let mediaType, !mediaType.contains("json") { return .unexpectedContentType }
+        let head = body.prefix(64).drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        if head.first == UInt8(ascii: "<") { return .unexpectedContentType }
+        return .malformedBody
+    }
+
+    private static func redactedSnippet(of response: HTTPResponse) -> String {
+        let preview = Redactor().preview(of: response.body, contentType: response.headers["Content-Type"], limit: 256)
+        return preview.map(String.init(describing:)) ?? ""
     }
 
     public var description: String {
-        if isEmptyBody { return "\(typeName): empty body (HTTP \(statusCode)); use an Optional or EmptyResponse type if no content is expected" }
-        let detail = (underlying as? DecodingError)?.debugSummary ?? String(describing: underlying)
-        return "\(typeName) at \(codingPath): \(detail)"
+        let sent = "HTTP \(statusCode), \(contentType ?? "no Content-Type"), \(bodyLength) bytes"
+        switch kind {
+        case .emptyBody:
+            return "\(typeName): empty body (\(sent)); use an Optional or EmptyResponse type if no content is expected"
+        case .unexpectedContentType:
+            return "\(typeName): the server sent \(sent), not JSON: \(bodySnippet.prefix(120))"
+        case .malformedBody:
+            return "\(typeName): the body is not valid JSON (\(sent)): \(bodySnippet.prefix(120))"
+        case .typeMismatch:
+            let detail = (underlying as? DecodingError)?.debugSummary ?? String(describing: underlying)
+            return "\(typeName) at \(codingPath): \(detail) (\(sent))"
+        }
     }
 }
 

@@ -23,6 +23,9 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
     /// The server's machine-readable error code from a JSON body (`error.code`, `code`, or a string
     /// `error`), when present.
     public var code: String?
+    /// The server's `Retry-After` (RFC 9110 §10.2.3) — how long it asked the client to wait,
+    /// typically on a 429 or 503 — when the response carried a valid one.
+    public var retryAfter: RetryAfter?
 
     /// Largest number of body bytes kept, in bytes (64 KiB).
     public static let bodyLimit = 64 * 1024
@@ -41,6 +44,7 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
         let details = ErrorBodyParser.parse(response)
         message = knownMessage ?? details.message
         code = details.code
+        retryAfter = RetryAfter(response: response)
     }
 
     public var description: String {

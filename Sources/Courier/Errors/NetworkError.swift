@@ -11,6 +11,7 @@ import FoundationNetworking
 /// | ``timedOut(_:)`` | "this is taking too long", offer retry |
 /// | ``cancelled`` | nothing — the user or the system walked away; never show as a failure |
 /// | ``unauthorized(_:)`` | refresh or ask to sign in |
+/// | ``signedOut`` | the endpoint needs a signed-in user and nobody is: route to sign-in |
 /// | ``sessionExpired`` | the refresh token is gone: route to sign-in |
 /// | ``forbidden(_:)`` | "you don't have access" |
 /// | ``notFound(_:)`` | empty/removed state |
@@ -22,11 +23,14 @@ import FoundationNetworking
 /// | ``rejected(_:)`` | the server said no inside a 2xx body (error envelope): show its message |
 /// | ``decoding(_:)`` | a contract mismatch: report it, show a generic error |
 /// | ``invalidRequest(_:)`` | a programming error building the request |
+/// | ``missingInterceptor(_:)`` | a programming error: the client's pipeline cannot keep the endpoint's policy |
 /// | ``transport(_:)`` | other network failure (TLS, connection reset, truncated body) |
 /// | ``notCached`` | `onlyIfCached` found nothing stored: show the "not available offline" state |
 ///
 /// Each case keeps what is needed for logs: the response summary, the `URLError` or the
-/// underlying decoding error.
+/// underlying decoding error. Compare errors by ``kind`` (`error.kind == .notFound`) or with `==`.
+/// ``userMessage`` (also `localizedDescription`) is English by default; an app replaces the
+/// messages with ``messages``.
 public enum NetworkError: Error, Sendable, CustomStringConvertible {
     /// No network path: `URLError.notConnectedToInternet`, `.dataNotAllowed`, `.internationalRoamingOff`.
     case offline(URLError)
@@ -37,6 +41,9 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     case cancelled
     /// 401 (RFC 9110 §15.5.2), after any token refresh the pipeline attempted.
     case unauthorized(FailedResponse)
+    /// The endpoint requires a signed-in user (``AuthRequirement/required``) and no token is
+    /// stored: the call failed locally and nothing was sent.
+    case signedOut
     /// The refresh token was rejected (`invalid_grant`): the user must sign in again.
     case sessionExpired
     /// 403 (RFC 9110 §15.5.4).
@@ -47,7 +54,8 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     case conflict(FailedResponse)
     /// 422 (RFC 9110 §15.5.21) with the server's validation messages.
     case unprocessable(ValidationProblem)
-    /// 429 (RFC 6585 §4), with the parsed `Retry-After` when the server sent one.
+    /// 429 (RFC 6585 §4), with the parsed `Retry-After` when the server sent one (also on the
+    /// response as ``FailedResponse/retryAfter``).
     case rateLimited(retryAfter: RetryAfter?, response: FailedResponse)
     /// 5xx, or any other status outside the accepted set that is not a 4xx.
     case server(FailedResponse)
@@ -59,6 +67,11 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     case decoding(DecodingFailure)
     /// The request could not be built (bad URL, unencodable body or query). A programming error.
     case invalidRequest(String)
+    /// The endpoint's policy needs an interceptor the client's pipeline does not have (auth
+    /// required without an ``AuthInterceptor``, an idempotency key without the
+    /// ``IdempotencyInterceptor``, `onlyIfCached` without a cache). The call failed locally and
+    /// nothing was sent; the text names what is missing. A programming error.
+    case missingInterceptor(String)
     /// Any other transport failure: cannot connect, connection lost, TLS, truncated body.
     case transport(URLError)
     /// The endpoint's cache policy is ``CachePolicy/onlyIfCached`` and the HTTP cache holds no
@@ -88,29 +101,20 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         return false
     }
 
-    /// A short message suitable for an alert: the endpoint's known-error message for this status
-    /// when one was declared, else the server's message, else a generic sentence per case.
+    /// The server's requested wait before trying again (RFC 9110 §10.2.3), from a 429 or a 503
+    /// (or any response that carried `Retry-After`); `nil` when it sent none.
+    public var retryAfter: RetryAfter? {
+        if case .rateLimited(let retryAfter?, _) = self { return retryAfter }
+        return failedResponse?.retryAfter
+    }
+
+    /// A short message suitable for an alert: the app's message for this error when
+    /// ``messages`` gives one, else the endpoint's known-error message for this status or the
+    /// server's message, else an English sentence per case (``ErrorMessages/english``).
     public var userMessage: String {
+        if let message = Self.messages.message(for: self) { return message }
         if let message = failedResponse?.message { return message }
-        switch self {
-        case .offline: return "You appear to be offline."
-        case .timedOut: return "The request took too long."
-        case .cancelled: return "Cancelled."
-        case .unauthorized: return "Please sign in."
-        case .sessionExpired: return "Your session has expired. Please sign in again."
-        case .forbidden: return "You don't have access to this."
-        case .notFound: return "Not found."
-        case .conflict: return "This was changed elsewhere. Reload and try again."
-        case .unprocessable(let p): return p.message
-        case .rateLimited: return "Too many requests. Try again later."
-        case .server: return "Something went wrong on our side."
-        case .client: return "The request was not accepted."
-        case .rejected(let p): return p.message
-        case .decoding: return "The server sent something unexpected."
-        case .invalidRequest: return "The request could not be built."
-        case .transport: return "A network error occurred."
-        case .notCached: return "This isn't available offline yet."
-        }
+        return ErrorMessages.english.message(for: self) ?? "A network error occurred."
     }
 
     public var description: String {
@@ -119,6 +123,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         case .timedOut(let e): return e.map { "timed out (URLError \($0.code.rawValue))" } ?? "timed out (deadline)"
         case .cancelled: return "cancelled"
         case .unauthorized(let r): return "unauthorized: \(r)"
+        case .signedOut: return "signed out (no access token stored; nothing sent)"
         case .sessionExpired: return "session expired"
         case .forbidden(let r): return "forbidden: \(r)"
         case .notFound(let r): return "not found: \(r)"
@@ -131,6 +136,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         case .rejected(let p): return "rejected: \(p)"
         case .decoding(let f): return "decoding failed: \(f)"
         case .invalidRequest(let reason): return "invalid request: \(reason)"
+        case .missingInterceptor(let reason): return "missing interceptor: \(reason)"
         case .transport(let e): return "transport error (URLError \(e.code.rawValue)): \(e.localizedDescription)"
         case .notCached: return "not cached (only-if-cached miss)"
         }

@@ -15,6 +15,9 @@ import FoundationNetworking
 /// Position: inside ``RetryInterceptor`` (any position works, since the key never changes; inside
 /// keeps the header out of the retry layer's way).
 public struct IdempotencyInterceptor: Interceptor {
+    /// ``PipelineCapabilities/idempotencyKeys``.
+    public var capabilities: PipelineCapabilities { .idempotencyKeys }
+
     /// How the key is written into the header field.
     public enum Encoding: Sendable, Hashable {
         /// The key as is: `Idempotency-Key: 8e03978e-40d5-43e8-bc93-6894a57f9324` — what most

@@ -30,6 +30,9 @@ public protocol Interceptor: Sendable {
     /// - Returns: The response to hand back to the outer interceptors.
     /// - Throws: Whatever `next` throws, or an error of the interceptor's own.
     func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse
+
+    /// The policy promises this interceptor keeps (see ``PipelineCapabilities``); none by default.
+    var capabilities: PipelineCapabilities { get }
 }
 
 /// The rest of the pipeline after the current interceptor. Call it like a function:

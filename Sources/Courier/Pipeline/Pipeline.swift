@@ -4,34 +4,35 @@ import FoundationNetworking
 #endif
 
 /// An ordered array of interceptors folded over a transport. Index 0 is outermost: it sees the
-/// request first and the response last.
+/// request first and the response last. The recommended order, and the reason for each position,
+/// is documented once, on ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``.
 ///
-/// A sensible order, and why:
-/// ```swift
-/// [RequestIDInterceptor(),   // one ID for the whole call
-///  LoggingInterceptor(...),  // outside retries: one log line per call
-///  MetricsInterceptor(...),  // one event per call, with the retry count
-///  CacheInterceptor(...),    // a hit skips retries; stale-if-error applies after retries are spent
-///  RetryInterceptor(),       // each attempt goes through auth again…
-///  AuthInterceptor(...),     // …so it carries the current token
-///  IdempotencyInterceptor()] // the key comes from the context: the same on every attempt
-/// ```
-/// The pipeline marks each time the transport is reached with ``RequestContext/beginAttempt()``.
+/// The pipeline marks each time the transport is reached as a new attempt of the call
+/// (``RequestContext/attempt``) and runs the client's ``ResponseValidator``s on each response the
+/// caller accepts, so a validator's error is seen by the retry interceptor (see ``RetryableError``)
+/// and a rejected response is never stored by the cache.
 public struct Pipeline: Sendable {
     /// The interceptors, outermost first.
     public let interceptors: [any Interceptor]
     /// Where the innermost interceptor's `next` goes.
     public let transport: any Transport
+    /// Checks run on every response whose status the caller accepts (never in raw-status mode).
+    let validators: [any ResponseValidator]
 
     /// Creates a pipeline.
     public init(interceptors: [any Interceptor], transport: any Transport) {
+        self.init(interceptors: interceptors, transport: transport, validators: [])
+    }
+
+    init(interceptors: [any Interceptor], transport: any Transport, validators: [any ResponseValidator]) {
         self.interceptors = interceptors
         self.transport = transport
+        self.validators = validators
     }
 
     /// Runs `request` through every interceptor and the transport.
     ///
-    /// - Throws: Whatever an interceptor or the transport throws.
+    /// - Throws: Whatever an interceptor, a validator or the transport throws.
     public func send(_ request: URLRequest, context: RequestContext) async throws -> HTTPResponse {
         try await run(from: 0, request, context)
     }
@@ -40,8 +41,10 @@ public struct Pipeline: Sendable {
         do {
             guard index < interceptors.count else {
                 try Task.checkCancellation()
-                context.beginAttempt()
-                return try await transport.send(request)
+                if context.beginAttempt() == 1 { context.onStart?() }
+                let response = try await transport.send(request)
+                try validate(response, context: context)
+                return response
             }
             let next = Next { [self] request in try await self.run(from: index + 1, request, context) }
             return try await interceptors[index].intercept(request, context: context, next: next)
@@ -51,4 +54,27 @@ public struct Pipeline: Sendable {
             throw NetworkError.timedOut(nil)
         }
     }
+
+    private func validate(_ response: HTTPResponse, context: RequestContext) throws {
+        guard !validators.isEmpty, context.statusValidation != .none,
+              context.statusValidation.accepts(response.statusCode)
+        else { return }
+        for validator in validators {
+            do {
+                try validator.validate(response, context: context)
+            } catch let error as NetworkError {
+                throw error
+            } catch {
+                throw ValidationFailure(underlying: error, response: response)
+            }
+        }
+    }
+}
+
+/// A validator's own (non-``NetworkError``) error on its way out of the pipeline; the client
+/// reports it as ``NetworkError/decoding(_:)``. Retryable when the underlying error says so.
+struct ValidationFailure: RetryableError, Sendable {
+    let underlying: any Error
+    let response: HTTPResponse
+    var isRetryable: Bool { (underlying as? any RetryableError)?.isRetryable ?? false }
 }

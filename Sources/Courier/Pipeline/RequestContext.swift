@@ -34,6 +34,11 @@ public final class RequestContext: Sendable {
     public let idempotencyKey: String?
     /// When the call started, on `ContinuousClock` (monotonic).
     public let startedAt: ContinuousClock.Instant
+    /// The statuses the caller accepts (the endpoint's ``Endpoint/statusValidation``). A status the
+    /// caller asked to handle itself is never retried and never fails validation.
+    public let statusValidation: StatusValidation
+    /// Called once, when the first attempt actually reaches the transport (not for cache hits).
+    let onStart: (@Sendable () -> Void)?
 
     private let state = Locked(State())
 
@@ -50,14 +55,26 @@ public final class RequestContext: Sendable {
     ///   - policy: The endpoint's policy.
     ///   - method: The request method.
     ///   - pathTemplate: The path template used for metrics.
+    ///   - statusValidation: The statuses the caller accepts; 2xx by default.
     ///   - startedAt: The start instant; now by default.
-    public init(
+    public convenience init(
         requestID: RequestID = RequestID(),
         policy: EndpointPolicy = .standard,
         method: HTTPMethod = .get,
         pathTemplate: String = "",
+        statusValidation: StatusValidation = .successful,
         startedAt: ContinuousClock.Instant = .now
     ) {
+        self.init(requestID: requestID, policy: policy, method: method, pathTemplate: pathTemplate,
+                  statusValidation: statusValidation, startedAt: startedAt, onStart: nil)
+    }
+
+    init(
+        requestID: RequestID, policy: EndpointPolicy, method: HTTPMethod, pathTemplate: String,
+        statusValidation: StatusValidation, startedAt: ContinuousClock.Instant, onStart: (@Sendable () -> Void)?
+    ) {
+        self.statusValidation = statusValidation
+        self.onStart = onStart
         self.requestID = requestID
         self.policy = policy
         self.method = method
@@ -77,7 +94,7 @@ public final class RequestContext: Sendable {
     /// Records the start of a new attempt and returns its number (1 for the first).
     /// Called by the innermost layer that sends — see ``Pipeline``.
     @discardableResult
-    public func beginAttempt() -> Int { state.withLock { $0.attempt += 1; return $0.attempt } }
+    package func beginAttempt() -> Int { state.withLock { $0.attempt += 1; return $0.attempt } }
 
     /// `true` once the call's total deadline (``EndpointPolicy/deadline``) has passed. The client
     /// then cancels the call's task; the ``Pipeline`` reports the resulting cancellation to every
@@ -86,7 +103,7 @@ public final class RequestContext: Sendable {
     public var isDeadlineExpired: Bool { state.withLock { $0.deadlineExpired } }
 
     /// Marks the deadline as passed (called by the client's deadline scheduler).
-    public func markDeadlineExpired() { state.withLock { $0.deadlineExpired = true } }
+    package func markDeadlineExpired() { state.withLock { $0.deadlineExpired = true } }
 
     /// Retries performed so far (`attempt - 1`, never negative).
     public var retryCount: Int { max(0, attempt - 1) }

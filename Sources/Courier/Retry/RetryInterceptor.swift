@@ -12,23 +12,23 @@ import FoundationNetworking
 ///   (RFC 9110 §9.2.2): if the connection drops after the server stored it, the caller gets the
 ///   transport error rather than a duplicate.
 /// - **Only failures a new attempt can fix**: ``RetryPolicy/retryableStatusCodes`` (default 408,
-///   429, 500, 502, 503, 504) and ``RetryPolicy/retryableErrorCodes``; never another 4xx, never a
-///   cancellation. At most ``RetryPolicy/maxRetries`` retries.
-/// - **Delay**: the server's `Retry-After` (both forms, at most ``RetryPolicy/maxRetryAfter``),
-///   else exponential backoff with jitter — see ``RetryPolicy/delay(forRetry:retryAfter:now:random:)``.
+///   429, 500, 502, 503, 504) unless the caller accepts that status itself (raw-status endpoints,
+///   ``RequestContext/statusValidation``), ``RetryPolicy/retryableErrorCodes``, and a
+///   ``RetryableError`` that says so; never another 4xx, never a cancellation. At most
+///   ``RetryPolicy/maxRetries`` retries.
+/// - **`Retry-After` is an instruction** (RFC 9110 §10.2.3): the next attempt is never sent earlier
+///   than the server asked. A wait longer than ``RetryPolicy/maxRetryAfter`` stops the retries at
+///   once, and the caller gets the response (its error carries the wait, ``NetworkError/retryAfter``).
+///   Without one, exponential backoff with jitter (``RetryPolicy/jitteredBackoff(forRetry:random:)``).
+/// - **A ``RetryDecider``**, when given, has the last word on each failure within these limits.
 /// - **Deadline**: a wait that would end after the call's deadline
 ///   (``RequestContext/startedAt`` + ``EndpointPolicy/deadline``) is not started; the last
 ///   response is returned (or the last error thrown) at once instead of timing out later.
 /// - **Cancellation** is checked before every attempt, and the wait itself ends the moment the
-///   task is cancelled (`CancellationError`, which the client reports as ``NetworkError/cancelled``);
-///   nothing more is sent.
+///   task is cancelled; nothing more is sent.
 ///
 /// Each retry is recorded in the context (``RequestContext/retryRecords``) when its wait starts.
-///
-/// Position: after the cache and before ``AuthInterceptor``, so every attempt goes through auth
-/// again and carries the current token, and before ``IdempotencyInterceptor``, whose key comes
-/// from the context and so is the same on every attempt. Keep this the only retry layer — see
-/// ``RetryPolicy`` for why layered retries multiply.
+/// Its position in the pipeline is explained on the standard pipeline builder.
 ///
 /// ```swift
 /// RetryInterceptor()                                      // production
@@ -41,6 +41,7 @@ public struct RetryInterceptor: Interceptor {
     private let clock: ElapsedClock
     private let random: RandomSource
     private let now: @Sendable () -> Date
+    private let decider: RetryDecider?
 
     /// Creates the interceptor.
     ///
@@ -49,14 +50,17 @@ public struct RetryInterceptor: Interceptor {
     ///     Inject a test clock to check delays exactly without sleeping.
     ///   - random: The jitter's random source, returning values in `0...1`.
     ///   - now: The wall-clock time used to resolve an HTTP-date `Retry-After`.
+    ///   - decider: The app's own decision per failure; `nil` follows the policy alone.
     public init(
         clock: some Clock<Duration> = ContinuousClock(),
         random: @escaping RandomSource = { Double.random(in: 0...1) },
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        decider: RetryDecider? = nil
     ) {
         self.clock = ElapsedClock(clock)
         self.random = random
         self.now = now
+        self.decider = decider
     }
 
     public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
@@ -76,48 +80,85 @@ public struct RetryInterceptor: Interceptor {
             } catch {
                 outcome = .failure(error)
             }
-            guard repeatable, retry < policy.maxRetries, let failure = retryableFailure(outcome, policy: policy) else {
+            guard repeatable, retry < policy.maxRetries, let failure = failure(of: outcome, context: context) else {
                 return try outcome.get()
             }
             // A cancelled call is never retried, whatever the last attempt returned.
             try Task.checkCancellation()
-            let hinted = policy.retryAfterDelay(failure.retryAfter, now: now())
-            let delay = hinted ?? policy.jitteredBackoff(forRetry: retry, random: random())
-            guard clock.elapsed() + delay <= deadline else {
-                return try outcome.get()
-            }
+            guard let (delay, source) = await plan(failure, retry: retry, policy: policy, context: context),
+                  clock.elapsed() + delay <= deadline
+            else { return try outcome.get() }
             context.update(RetryRecordsKey.self, default: []) {
-                $0.append(RetryRecord(retry: retry, reason: failure.reason, delay: delay,
-                                      delaySource: hinted == nil ? .backoff : .retryAfter))
+                $0.append(RetryRecord(retry: retry, reason: failure.reason, delay: delay, delaySource: source))
             }
             try await clock.sleep(delay)
             retry += 1
         }
     }
 
-    private struct RetryableFailure {
-        var reason: RetryRecord.Reason
-        var retryAfter: RetryAfter?
+    /// The wait before the next attempt and where it came from, or `nil` to stop.
+    private func plan(
+        _ failure: AttemptFailure, retry: Int, policy: RetryPolicy, context: RequestContext
+    ) async -> (Duration, RetryRecord.DelaySource)? {
+        // The server's wait is a lower bound nobody may undercut (RFC 9110 §10.2.3).
+        let serverWait = policy.retryAfterDelay(failure.retryAfter, now: now())
+        var proposal = RetryDecision.doNotRetry
+        var source = RetryRecord.DelaySource.backoff
+        if failure.retryableByPolicy {
+            if let serverWait {
+                if serverWait <= policy.maxRetryAfter { proposal = .retry(after: serverWait) }
+                source = .retryAfter
+            } else {
+                proposal = .retry(after: policy.jitteredBackoff(forRetry: retry, random: random()))
+            }
+        }
+        var decision = proposal
+        if let decider {
+            decision = await decider.decision(
+                for: RetryFailure(response: failure.response, error: failure.error, retry: retry, proposal: proposal),
+                context: context)
+            if decision != proposal { source = .decider }
+        }
+        guard case .retry(let wait) = decision, !Task.isCancelled else { return nil }
+        let delay = max(wait, serverWait ?? .zero, .zero)
+        if let serverWait, delay == serverWait { source = .retryAfter }
+        return (delay, source)
     }
 
-    /// The reason to retry `outcome`, or `nil` when it is a success or a final failure.
-    private func retryableFailure(_ outcome: Result<HTTPResponse, any Error>, policy: RetryPolicy) -> RetryableFailure? {
+    private struct AttemptFailure {
+        var reason: RetryRecord.Reason
+        var retryAfter: RetryAfter?
+        var retryableByPolicy: Bool
+        var response: HTTPResponse?
+        var error: (any Error)?
+    }
+
+    /// The failure in `outcome`, or `nil` for a response the caller accepts or a cancellation.
+    private func failure(of outcome: Result<HTTPResponse, any Error>, context: RequestContext) -> AttemptFailure? {
+        let policy = context.policy.retry
         switch outcome {
         case .success(let response):
-            guard policy.isRetryable(statusCode: response.statusCode) else { return nil }
-            return RetryableFailure(reason: .status(response.statusCode), retryAfter: RetryAfter(response: response))
+            // A status the caller asked to handle itself (raw-status mode) is its answer, not a failure.
+            guard !context.statusValidation.accepts(response.statusCode) else { return nil }
+            return AttemptFailure(
+                reason: .status(response.statusCode), retryAfter: RetryAfter(response: response),
+                retryableByPolicy: policy.isRetryable(statusCode: response.statusCode), response: response)
         case .failure(let error):
-            guard policy.isRetryable(error) else { return nil }
+            guard !NetworkError(error).isCancellation else { return nil }
+            let retryable = policy.isRetryable(error)
             if let failed = (error as? NetworkError)?.failedResponse {
-                return RetryableFailure(
-                    reason: .status(failed.statusCode),
-                    retryAfter: failed.headers["Retry-After"].flatMap(RetryAfter.init(headerValue:)))
+                return AttemptFailure(
+                    reason: .status(failed.statusCode), retryAfter: failed.retryAfter,
+                    retryableByPolicy: retryable, error: error)
             }
-            return RetryableFailure(reason: .transport(Self.urlErrorCode(of: error)), retryAfter: nil)
+            if let code = Self.urlErrorCode(of: error) {
+                return AttemptFailure(reason: .transport(code), retryableByPolicy: retryable, error: error)
+            }
+            return AttemptFailure(reason: .other(String(describing: error)), retryableByPolicy: retryable, error: error)
         }
     }
 
-    private static func urlErrorCode(of error: any Error) -> URLError.Code {
+    private static func urlErrorCode(of error: any Error) -> URLError.Code? {
         switch error {
         case let error as URLError:
             return error.code
@@ -125,7 +166,7 @@ public struct RetryInterceptor: Interceptor {
              NetworkError.timedOut(let underlying?):
             return underlying.code
         default:
-            return .unknown
+            return nil
         }
     }
 }

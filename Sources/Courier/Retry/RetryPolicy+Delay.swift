@@ -44,20 +44,19 @@ extension RetryPolicy {
         }
     }
 
-    /// The wait a `Retry-After` value asks for (RFC 9110 §10.2.3), bounded by ``maxRetryAfter``.
+    /// The wait a `Retry-After` value asks for (RFC 9110 §10.2.3), exactly as the server asked.
     ///
     /// - Parameters:
     ///   - retryAfter: The parsed header (delta-seconds or an HTTP-date in any of the three
     ///     RFC 9110 §5.6.7 formats), or `nil` when the response had none or it did not parse.
     ///   - now: The current wall-clock time, for the HTTP-date form.
-    /// - Returns: `nil` when there is no usable hint — no header, ``honorsRetryAfter`` is off, or
-    ///   the value is zero or a date not in the future. Callers then use the normal backoff rather
-    ///   than retrying at once in a tight loop. Otherwise the wait, at most ``maxRetryAfter``.
+    /// - Returns: `nil` when there is no usable hint — no header, or a value of zero or a date not
+    ///   in the future; callers then use the normal backoff rather than retrying in a tight loop.
+    ///   Otherwise the server's wait, unbounded: compare it with ``maxRetryAfter`` to decide
+    ///   whether to wait at all.
     public func retryAfterDelay(_ retryAfter: RetryAfter?, now: Date = Date()) -> Duration? {
-        guard honorsRetryAfter, let retryAfter, let wait = retryAfter.delay(from: now), wait > .zero else {
-            return nil
-        }
-        return min(wait, max(.zero, maxRetryAfter))
+        guard let retryAfter, let wait = retryAfter.delay(from: now), wait > .zero else { return nil }
+        return wait
     }
 
     /// Delay before the next attempt, honouring `Retry-After` when the server sent one.
@@ -67,7 +66,8 @@ extension RetryPolicy {
     ///   - retryAfter: The response's `Retry-After` value, already parsed (RFC 9110 §10.2.3).
     ///   - now: The current wall-clock time, for an HTTP-date `Retry-After`.
     ///   - random: A uniform random number in `0...1` for the jitter; random by default.
-    /// - Returns: ``retryAfterDelay(_:now:)`` when it gives a usable wait, else
+    /// - Returns: ``retryAfterDelay(_:now:)`` when it gives a usable wait (possibly longer than
+    ///   ``maxRetryAfter``: the caller decides whether to wait that long), else
     ///   ``jitteredBackoff(forRetry:random:)``. Never negative.
     public func delay(
         forRetry retry: Int,

@@ -32,7 +32,8 @@ extension RetryPolicy {
     ///   ``NetworkError/timedOut(_:)`` or ``NetworkError/transport(_:)`` — whose code is in
     ///   ``retryableErrorCodes``, and for a ``NetworkError`` carrying a response whose status is in
     ///   ``retryableStatusCodes`` (an inner interceptor's failure, such as a token refresh answered
-    ///   with 503). Everything else is `false`.
+    ///   with 503), and a ``RetryableError`` (for example a validator's) that says so. Everything
+    ///   else is `false`.
     public func isRetryable(_ error: any Error) -> Bool {
         switch error {
         case is CancellationError:
@@ -43,11 +44,14 @@ extension RetryPolicy {
             switch error {
             case .offline(let underlying), .transport(let underlying), .timedOut(let underlying?):
                 return isRetryable(underlying)
-            case .cancelled, .timedOut(nil), .sessionExpired, .invalidRequest, .decoding, .rejected:
+            case .cancelled, .timedOut(nil), .sessionExpired, .signedOut, .invalidRequest, .missingInterceptor,
+                 .decoding, .rejected, .notCached:
                 return false
             default:
                 return error.statusCode.map(isRetryable(statusCode:)) ?? false
             }
+        case let error as any RetryableError:
+            return error.isRetryable
         default:
             return false
         }

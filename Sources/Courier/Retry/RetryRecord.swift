@@ -13,21 +13,27 @@ public struct RetryRecord: Sendable, Hashable, CustomStringConvertible {
         case status(Int)
         /// A transport failure, e.g. `URLError.networkConnectionLost`.
         case transport(URLError.Code)
+        /// Any other failure: a ``RetryableError`` (e.g. from a validator), or one a
+        /// ``RetryDecider`` chose to retry.
+        case other(String)
 
         public var description: String {
             switch self {
             case .status(let code): return "HTTP \(code)"
             case .transport(let code): return "URLError \(code.rawValue)"
+            case .other(let text): return text
             }
         }
     }
 
     /// Where the delay came from.
     public enum DelaySource: Sendable, Hashable {
-        /// The server's `Retry-After` header (RFC 9110 §10.2.3), bounded by ``RetryPolicy/maxRetryAfter``.
+        /// The server's `Retry-After` header (RFC 9110 §10.2.3), at most ``RetryPolicy/maxRetryAfter``.
         case retryAfter
         /// The policy's exponential backoff with jitter.
         case backoff
+        /// A ``RetryDecider``'s own wait (never shorter than the server's `Retry-After`).
+        case decider
     }
 
     /// Index of this retry: 0 for the first retry (the second attempt).
@@ -48,7 +54,13 @@ public struct RetryRecord: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "retry \(retry + 1) after \(reason), waiting \(delay) (\(delaySource == .retryAfter ? "Retry-After" : "backoff"))"
+        let source: String
+        switch delaySource {
+        case .retryAfter: source = "Retry-After"
+        case .backoff: source = "backoff"
+        case .decider: source = "decider"
+        }
+        return "retry \(retry + 1) after \(reason), waiting \(delay) (\(source))"
     }
 }
 

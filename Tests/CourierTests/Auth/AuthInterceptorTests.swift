@@ -53,10 +53,9 @@ extension AuthTests {
             let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore())
             do {
                 _ = try await Self.client(transport, manager: manager).send(Self.me())
-                Issue.record("expected unauthorized")
-            } catch NetworkError.unauthorized(let failed) {
-                #expect(failed.statusCode == 401)
-                #expect(failed.code == "not_signed_in")
+                Issue.record("expected signedOut")
+            } catch let error as NetworkError {
+                #expect(error == .signedOut)
             }
             #expect(transport.requestCount == 0)
         }
@@ -169,8 +168,8 @@ extension AuthTests {
             // Signed out now: the next required call fails locally.
             do {
                 _ = try await Self.client(transport, manager: manager).send(Self.me())
-            } catch NetworkError.unauthorized(let failed) {
-                #expect(failed.code == "not_signed_in")
+            } catch let error as NetworkError {
+                #expect(error.kind == .signedOut)
             }
             #expect(transport.requestCount == 2)
         }

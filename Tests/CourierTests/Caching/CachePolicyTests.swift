@@ -110,7 +110,8 @@ extension CachingTests {
                 return CacheFixture.item(clock: clock, headers: ["Cache-Control": cc])
             }
             let client = CacheFixture.client(stub, cache: CacheFixture.cache(clock: clock))
-            let authorized = EndpointPolicy.authorizedRead
+            // `.optional` so no AuthInterceptor is needed: the cache treats any auth policy as authorized.
+            let authorized = EndpointPolicy.authorizedRead.with(\.auth, .optional)
             func get(_ path: String, _ policy: EndpointPolicy) async throws -> CacheOutcome? {
                 try await client.response(for: Request<CacheFixture.Item>.get(path).policy(policy)).context.cacheOutcome
             }

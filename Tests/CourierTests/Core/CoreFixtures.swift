@@ -24,7 +24,8 @@ enum CoreFixture {
         var items: [Item]
     }
 
-    /// A client on `transport` with Courier's defaults, adjusted by `configure`.
+    /// A client on `transport` with only a request-ID interceptor (no retries, so each test sees
+    /// exactly one attempt's mapping), adjusted by `configure`.
     static func client(
         _ transport: StubTransport,
         environment: APIEnvironment = environment,
@@ -32,6 +33,7 @@ enum CoreFixture {
     ) -> APIClient {
         APIClient(environment: environment) { configuration in
             configuration.transport = transport
+            configuration.interceptors = [RequestIDInterceptor()]
             configure(&configuration)
         }
     }

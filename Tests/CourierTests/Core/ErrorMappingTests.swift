@@ -101,8 +101,9 @@ extension CoreTests {
                 .unprocessable(ValidationProblem(failed)), .rateLimited(retryAfter: .seconds(1), response: failed),
                 .server(failed), .client(failed), .rejected(APIProblem(code: "c", message: "m", response: failed)),
                 .decoding(DecodingFailure(underlying: EmptyBodyError(), codingPath: "<root>", typeName: "T",
-                                          statusCode: 200, bodySnippet: "")),
-                .invalidRequest("x"), .transport(URLError(.cannotConnectToHost)),
+                                          response: HTTPResponse(statusCode: 200))),
+                .invalidRequest("x"), .transport(URLError(.cannotConnectToHost)), .signedOut,
+                .missingInterceptor("AuthInterceptor"), .notCached,
             ]
             for error in cases {
                 #expect(!error.userMessage.isEmpty)

@@ -121,11 +121,13 @@ extension CoreTests {
             #expect(correlation == correlation.lowercased())
         }
 
-        @Test("the default pipeline is [RequestIDInterceptor]")
+        @Test("the default pipeline is the standard one: request ID, retries, idempotency keys")
         func defaultPipeline() {
             let configuration = APIClient.Configuration(environment: CoreFixture.environment)
-            #expect(configuration.interceptors.count == 1)
-            #expect(configuration.interceptors.first is RequestIDInterceptor)
+            #expect(configuration.interceptors.count == 3)
+            #expect(configuration.interceptors[0] is RequestIDInterceptor)
+            #expect(configuration.interceptors[1] is RetryInterceptor)
+            #expect(configuration.interceptors[2] is IdempotencyInterceptor)
         }
 
         @Test("Pipeline can be used on its own; an interceptor can change the request it passes on")
@@ -208,13 +210,14 @@ extension CoreTests {
         @Test("the client builds one context per call, from the endpoint")
         func perCall() async throws {
             let stub = StubTransport { _ in .status(204) }
-            let client = CoreFixture.client(stub)
-            let request = Request<Void>.post("/orders").policy(.authorizedWrite)
+            let client = CoreFixture.client(stub) { $0.interceptors = [RequestIDInterceptor(), IdempotencyInterceptor()] }
+            let policy = EndpointPolicy.authorizedWrite.with(\.auth, .none)
+            let request = Request<Void>.post("/orders").policy(policy)
             let a = try await client.response(for: request)
             let b = try await client.response(for: request)
             #expect(a.context !== b.context)
             #expect(a.context.idempotencyKey != nil && a.context.idempotencyKey != b.context.idempotencyKey)
-            #expect(a.context.policy == .authorizedWrite)
+            #expect(a.context.policy == policy)
             #expect(a.context.method == .post)
             #expect(a.context.startedAt <= b.context.startedAt)
         }

@@ -190,7 +190,7 @@ extension CoreTests {
             let id: Int
             var path: String { "/items/\(id)" }
             var pathTemplate: String? { "/items/{id}" }
-            var policy: EndpointPolicy { .authorizedRead }
+            var policy: EndpointPolicy { .authorizedRead.with(\.auth, .optional) }
         }
 
         @Test("an Endpoint type: path, template and policy reach the context")
@@ -199,7 +199,7 @@ extension CoreTests {
             let response = try await CoreFixture.client(stub).response(for: GetItem(id: 42))
             #expect(response.value == Item(id: 42, name: "Lamp"))
             #expect(response.context.pathTemplate == "/items/{id}")
-            #expect(response.context.policy == .authorizedRead)
+            #expect(response.context.policy == .authorizedRead.with(\.auth, .optional))
             #expect(CoreFixture.urlString(stub.requests.first) == "https://api.example.test/v1/items/42")
         }
 

@@ -62,16 +62,13 @@ extension RetryTests {
             #expect(policy.delay(forRetry: 1, retryAfter: retryAfter, now: Self.now, random: 0.5) == .seconds(1))
         }
 
-        @Test func retryAfterIsBoundedByMaxRetryAfter() {
+        /// `Retry-After` is the server's instruction: the wait is reported as asked, never cut to
+        /// `maxRetryAfter` (the interceptor stops retrying instead of retrying early).
+        @Test func retryAfterIsNeverShortened() {
             let policy = RetryPolicy(maxRetryAfter: .seconds(30))
-            #expect(policy.retryAfterDelay(RetryAfter(headerValue: "3600"), now: Self.now) == .seconds(30))
+            #expect(policy.retryAfterDelay(RetryAfter(headerValue: "3600"), now: Self.now) == .seconds(3600))
             let date = RetryAfter(headerValue: "Fri, 15 Jan 2027 09:00:00 GMT")
-            #expect(policy.retryAfterDelay(date, now: Self.now) == .seconds(30))
-        }
-
-        @Test func retryAfterIgnoredWhenThePolicySaysSo() {
-            let policy = RetryPolicy(baseDelay: .seconds(1), jitter: .none, honorsRetryAfter: false)
-            #expect(policy.delay(forRetry: 0, retryAfter: .seconds(30), now: Self.now, random: 0) == .seconds(1))
+            #expect(policy.retryAfterDelay(date, now: Self.now) == .seconds(3600))
         }
     }
 

@@ -22,27 +22,7 @@ extension ErrorRecord {
         }
     }
 
-    private static func label(of error: NetworkError) -> String {
-        switch error {
-        case .offline: return "offline"
-        case .timedOut: return "timedOut"
-        case .cancelled: return "cancelled"
-        case .unauthorized: return "unauthorized"
-        case .sessionExpired: return "sessionExpired"
-        case .forbidden: return "forbidden"
-        case .notFound: return "notFound"
-        case .conflict: return "conflict"
-        case .unprocessable: return "unprocessable"
-        case .rateLimited: return "rateLimited"
-        case .server: return "server"
-        case .client: return "client"
-        case .rejected: return "rejected"
-        case .decoding: return "decoding"
-        case .invalidRequest: return "invalidRequest"
-        case .transport: return "transport"
-        case .notCached: return "notCached"
-        }
-    }
+    private static func label(of error: NetworkError) -> String { error.kind.rawValue }
 
     /// Domain, code and a description of `error` that carries no response body: bodies of failed
     /// responses may hold anything, so only their status and error code are described.

@@ -1,0 +1,66 @@
+import Foundation
+
+/// The user-facing messages of ``NetworkError``, replaceable by the app — for its own wording or
+/// its localisation. English by default (``english``).
+///
+/// ```swift
+/// NetworkError.messages = ErrorMessages([
+///     .offline: String(localized: "error.offline"),
+///     .timedOut: String(localized: "error.timedOut"),
+/// ])
+/// // or, with full access to the error:
+/// NetworkError.messages = ErrorMessages { error in
+///     error.kind == .rateLimited ? retryText(error.retryAfter) : nil
+/// }
+/// ```
+/// A message the app returns `nil` for falls back to the endpoint's known-error message or the
+/// server's message, then to ``english``.
+public struct ErrorMessages: Sendable {
+    private let lookup: @Sendable (NetworkError) -> String?
+
+    /// Messages from a closure; return `nil` to fall back.
+    public init(_ lookup: @escaping @Sendable (NetworkError) -> String?) { self.lookup = lookup }
+
+    /// Messages from a table keyed by the error's ``NetworkError/kind``; missing kinds fall back.
+    public init(_ table: [NetworkError.Kind: String]) { self.lookup = { table[$0.kind] } }
+
+    /// The message for `error`, or `nil` to fall back.
+    public func message(for error: NetworkError) -> String? { lookup(error) }
+
+    /// No messages of the app's own: every error falls back.
+    public static let none = ErrorMessages { _ in nil }
+
+    /// Courier's English sentence per case.
+    public static let english = ErrorMessages([
+        .offline: "You appear to be offline.",
+        .timedOut: "The request took too long.",
+        .cancelled: "Cancelled.",
+        .unauthorized: "Please sign in.",
+        .signedOut: "Please sign in.",
+        .sessionExpired: "Your session has expired. Please sign in again.",
+        .forbidden: "You don't have access to this.",
+        .notFound: "Not found.",
+        .conflict: "This was changed elsewhere. Reload and try again.",
+        .unprocessable: "The request was not valid.",
+        .rateLimited: "Too many requests. Try again later.",
+        .server: "Something went wrong on our side.",
+        .client: "The request was not accepted.",
+        .rejected: "The server rejected the request.",
+        .decoding: "The server sent something unexpected.",
+        .invalidRequest: "The request could not be built.",
+        .missingInterceptor: "The request could not be built.",
+        .transport: "A network error occurred.",
+        .notCached: "This isn't available offline yet.",
+    ])
+}
+
+extension NetworkError {
+    private static let currentMessages = Locked(ErrorMessages.none)
+
+    /// The app's messages for ``userMessage``, process-wide; ``ErrorMessages/none`` (Courier's
+    /// English) until the app sets them, typically once at launch. Thread-safe.
+    public static var messages: ErrorMessages {
+        get { currentMessages.current }
+        set { currentMessages.set(newValue) }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension NetworkError {
+    /// The case of a ``NetworkError`` without its payload: a plain value to compare, switch on,
+    /// count in analytics or key a message table with.
+    ///
+    /// ```swift
+    /// #expect(error.kind == .notFound)
+    /// ```
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// ``NetworkError/offline(_:)``.
+        case offline
+        /// ``NetworkError/timedOut(_:)``.
+        case timedOut
+        /// ``NetworkError/cancelled``.
+        case cancelled
+        /// ``NetworkError/unauthorized(_:)``.
+        case unauthorized
+        /// ``NetworkError/signedOut``.
+        case signedOut
+        /// ``NetworkError/sessionExpired``.
+        case sessionExpired
+        /// ``NetworkError/forbidden(_:)``.
+        case forbidden
+        /// ``NetworkError/notFound(_:)``.
+        case notFound
+        /// ``NetworkError/conflict(_:)``.
+        case conflict
+        /// ``NetworkError/unprocessable(_:)``.
+        case unprocessable
+        /// ``NetworkError/rateLimited(retryAfter:response:)``.
+        case rateLimited
+        /// ``NetworkError/server(_:)``.
+        case server
+        /// ``NetworkError/client(_:)``.
+        case client
+        /// ``NetworkError/rejected(_:)``.
+        case rejected
+        /// ``NetworkError/decoding(_:)``.
+        case decoding
+        /// ``NetworkError/invalidRequest(_:)``.
+        case invalidRequest
+        /// ``NetworkError/missingInterceptor(_:)``.
+        case missingInterceptor
+        /// ``NetworkError/transport(_:)``.
+        case transport
+        /// ``NetworkError/notCached``.
+        case notCached
+    }
+
+    /// This error's case without its payload.
+    public var kind: Kind {
+        switch self {
+        case .offline: return .offline
+        case .timedOut: return .timedOut
+        case .cancelled: return .cancelled
+        case .unauthorized: return .unauthorized
+        case .signedOut: return .signedOut
+        case .sessionExpired: return .sessionExpired
+        case .forbidden: return .forbidden
+        case .notFound: return .notFound
+        case .conflict: return .conflict
+        case .unprocessable: return .unprocessable
+        case .rateLimited: return .rateLimited
+        case .server: return .server
+        case .client: return .client
+        case .rejected: return .rejected
+        case .decoding: return .decoding
+        case .invalidRequest: return .invalidRequest
+        case .missingInterceptor: return .missingInterceptor
+        case .transport: return .transport
+        case .notCached: return .notCached
+        }
+    }
+}
+
+extension NetworkError: Equatable {
+    /// Two errors are equal when they are the same case with the same identifying payload: the
+    /// response's status, code and body for HTTP cases, the `URLError` code for network cases,
+    /// the coding path and type for decoding failures, the text for programming errors.
+    public static func == (lhs: NetworkError, rhs: NetworkError) -> Bool {
+        guard lhs.kind == rhs.kind else { return false }
+        switch (lhs, rhs) {
+        case (.offline(let a), .offline(let b)), (.transport(let a), .transport(let b)):
+            return a.code == b.code
+        case (.timedOut(let a), .timedOut(let b)):
+            return a?.code == b?.code
+        case (.decoding(let a), .decoding(let b)):
+            return a.codingPath == b.codingPath && a.typeName == b.typeName && a.kind == b.kind
+        case (.invalidRequest(let a), .invalidRequest(let b)), (.missingInterceptor(let a), .missingInterceptor(let b)):
+            return a == b
+        case (.rateLimited(let a, let r), .rateLimited(let b, let s)):
+            return a == b && r == s
+        default:
+            return lhs.failedResponse == rhs.failedResponse
+        }
+    }
+}
+
+extension NetworkError: LocalizedError {
+    /// ``userMessage``, so `error.localizedDescription` shows the same text.
+    public var errorDescription: String? { userMessage }
+    /// Details for logs (``description``); never shown to users by Courier.
+    public var failureReason: String? { description }
+}
