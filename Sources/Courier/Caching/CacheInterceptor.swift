@@ -7,8 +7,8 @@ import FoundationNetworking
 /// `stale-while-revalidate` / `stale-if-error`), driven by the endpoint's ``CachePolicy``.
 ///
 /// Put it outside the retry interceptor — usually via ``HTTPCache/interceptors()`` — so a hit
-/// costs no retries and `stale-if-error` applies only once retries are spent:
-/// `RequestID → Logging → Metrics → Cache → Deduplication → Retry → Auth → Idempotency → Transport`.
+/// costs no retries and `stale-if-error` applies only once retries are spent (the recommended
+/// order is on ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``).
 ///
 /// What it does per request (RFC sections in brackets):
 /// - GET (and HEAD, answered from a stored GET response) with ``CachePolicy/useProtocolPolicy``:

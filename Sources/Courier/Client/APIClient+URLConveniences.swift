@@ -6,40 +6,85 @@ import Foundation
 /// Every one throws ``NetworkError/invalidRequest(_:)`` without sending anything when `url` is not
 /// an absolute `http`/`https` URL with a host (`ftp:`, `file:`, `mailto:`, a relative URL).
 extension APIClient {
-    /// `GET url` decoded as `T`.
-    /// - Throws: ``NetworkError``; ``NetworkError/invalidRequest(_:)`` for a non-http(s) URL.
-    public func get<T: Decodable & Sendable>(_ url: URL, query: Query = Query(), policy: EndpointPolicy = .standard) async throws -> T {
-        try await get(try Self.absoluteHTTPString(url), query: query, policy: policy)
+    /// `GET`, decoded as `T`.
+    /// - Throws: ``NetworkError``; ``NetworkError/invalidRequest(_:)`` for a URL that is not absolute http(s).
+    public func get<T: Decodable & Sendable>(
+        _ url: URL, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        policy: EndpointPolicy = .standard
+    ) async throws -> T {
+        try await get(try Self.absoluteHTTPString(url), query: query, headers: headers, policy: policy)
     }
 
-    /// `POST url` with an optional JSON body, decoded as `T`.
-    /// - Throws: ``NetworkError``.
-    public func post<T: Decodable & Sendable>(_ url: URL, body: (any Encodable & Sendable)? = nil, policy: EndpointPolicy = .standard) async throws -> T {
-        try await post(try Self.absoluteHTTPString(url), body: body, policy: policy)
+    /// `POST` with an optional JSON body, decoded as `T`.
+    /// - Throws: ``NetworkError``; ``NetworkError/invalidRequest(_:)`` for a URL that is not absolute http(s).
+    public func post<T: Decodable & Sendable>(
+        _ url: URL, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        policy: EndpointPolicy = .standard
+    ) async throws -> T {
+        try await post(try Self.absoluteHTTPString(url), body: body, query: query, headers: headers, policy: policy)
     }
 
-    /// `POST url` with an optional JSON body; the response body is ignored.
-    /// - Throws: ``NetworkError``.
-    public func post(_ url: URL, body: (any Encodable & Sendable)? = nil, policy: EndpointPolicy = .standard) async throws {
-        try await post(try Self.absoluteHTTPString(url), body: body, policy: policy)
+    /// `POST` with an optional JSON body; the response body is ignored (204 succeeds).
+    /// - Throws: ``NetworkError``; ``NetworkError/invalidRequest(_:)`` for a URL that is not absolute http(s).
+    public func post(
+        _ url: URL, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        policy: EndpointPolicy = .standard
+    ) async throws {
+        try await post(try Self.absoluteHTTPString(url), body: body, query: query, headers: headers, policy: policy)
     }
 
-    /// `PUT url` with an optional JSON body, decoded as `T`.
-    /// - Throws: ``NetworkError``.
-    public func put<T: Decodable & Sendable>(_ url: URL, body: (any Encodable & Sendable)? = nil, policy: EndpointPolicy = .standard) async throws -> T {
-        try await put(try Self.absoluteHTTPString(url), body: body, policy: policy)
+    /// `PUT` with an optional JSON body, decoded as `T`.
+    /// - Throws: ``NetworkError``; ``NetworkError/invalidRequest(_:)`` for a URL that is not absolute http(s).
+    public func put<T: Decodable & Sendable>(
+        _ url: URL, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        policy: EndpointPolicy = .standard
+    ) async throws -> T {
+        try await put(try Self.absoluteHTTPString(url), body: body, query: query, headers: headers, policy: policy)
     }
 
-    /// `PATCH url` with an optional JSON body, decoded as `T`.
-    /// - Throws: ``NetworkError``.
-    public func patch<T: Decodable & Sendable>(_ url: URL, body: (any Encodable & Sendable)? = nil, policy: EndpointPolicy = .standard) async throws -> T {
-        try await patch(try Self.absoluteHTTPString(url), body: body, policy: policy)
+    /// `PUT` with an optional JSON body; the response body is ignored (204 succeeds).
+    /// - Throws: ``NetworkError``; ``NetworkError/invalidRequest(_:)`` for a URL that is not absolute http(s).
+    public func put(
+        _ url: URL, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        policy: EndpointPolicy = .standard
+    ) async throws {
+        try await put(try Self.absoluteHTTPString(url), body: body, query: query, headers: headers, policy: policy)
     }
 
-    /// `DELETE url`; the response body is ignored.
-    /// - Throws: ``NetworkError``.
-    public func delete(_ url: URL, policy: EndpointPolicy = .standard) async throws {
-        try await delete(try Self.absoluteHTTPString(url), policy: policy)
+    /// `PATCH` with an optional JSON body, decoded as `T`.
+    /// - Throws: ``NetworkError``; ``NetworkError/invalidRequest(_:)`` for a URL that is not absolute http(s).
+    public func patch<T: Decodable & Sendable>(
+        _ url: URL, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        policy: EndpointPolicy = .standard
+    ) async throws -> T {
+        try await patch(try Self.absoluteHTTPString(url), body: body, query: query, headers: headers, policy: policy)
+    }
+
+    /// `PATCH` with an optional JSON body; the response body is ignored (204 succeeds).
+    /// - Throws: ``NetworkError``; ``NetworkError/invalidRequest(_:)`` for a URL that is not absolute http(s).
+    public func patch(
+        _ url: URL, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        policy: EndpointPolicy = .standard
+    ) async throws {
+        try await patch(try Self.absoluteHTTPString(url), body: body, query: query, headers: headers, policy: policy)
+    }
+
+    /// `DELETE`, decoded as `T`.
+    /// - Throws: ``NetworkError``; ``NetworkError/invalidRequest(_:)`` for a URL that is not absolute http(s).
+    public func delete<T: Decodable & Sendable>(
+        _ url: URL, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        policy: EndpointPolicy = .standard
+    ) async throws -> T {
+        try await delete(try Self.absoluteHTTPString(url), query: query, headers: headers, policy: policy)
+    }
+
+    /// `DELETE`; the response body is ignored (204 succeeds).
+    /// - Throws: ``NetworkError``; ``NetworkError/invalidRequest(_:)`` for a URL that is not absolute http(s).
+    public func delete(
+        _ url: URL, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
+        policy: EndpointPolicy = .standard
+    ) async throws {
+        try await delete(try Self.absoluteHTTPString(url), query: query, headers: headers, policy: policy)
     }
 
     /// `url` as the string an endpoint path takes for an absolute URL.

@@ -11,12 +11,14 @@ extension ByteScanner {
     /// Scans `full-date [ ("T" / "t" / " ") partial-time time-offset ]`
     /// (RFC 3339 §5.6), validating field ranges. Does not check for trailing
     /// input; callers check ``isAtEnd``.
-    mutating func scanTimestamp() -> ParsedTimestamp? {
+    /// - Parameter zonelessOffset: The offset east of UTC, in seconds, for a time without a zone
+    ///   designator; `nil` rejects such a time.
+    mutating func scanTimestamp(zonelessOffset: Int? = nil) -> ParsedTimestamp? {
         guard var result = scanFullDate() else { return nil }
         if isAtEnd { return result }
         guard consume(anyOf: Self.dateTimeSeparators) != nil,
               scanPartialTime(into: &result),
-              let offset = scanTimeOffset()
+              let offset = isAtEnd ? zonelessOffset : scanTimeOffset()
         else { return nil }
         result.offsetSeconds = offset
         return result

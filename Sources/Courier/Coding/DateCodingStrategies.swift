@@ -12,11 +12,20 @@ extension JSONDecoder.DateDecodingStrategy {
     /// - Throws: `DecodingError.typeMismatch` if the value is not a string, and
     ///   `DecodingError.dataCorrupted` (naming the accepted formats) if the
     ///   string is not a valid timestamp.
-    public static var flexibleISO8601: Self {
+    public static var flexibleISO8601: Self { flexibleISO8601(zonelessOffset: nil) }
+
+    /// ``flexibleISO8601``, and a date-time without a zone designator (`2026-05-25T22:46:27`,
+    /// which RFC 3339 does not allow) is read as UTC — for servers the app knows to send UTC
+    /// without saying so. Everything else is as for ``flexibleISO8601``.
+    ///
+    /// - Throws: As ``flexibleISO8601``.
+    public static var flexibleISO8601AssumingUTC: Self { flexibleISO8601(zonelessOffset: 0) }
+
+    private static func flexibleISO8601(zonelessOffset: Int?) -> Self {
         .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
-            guard let date = ISO8601Parsing.date(from: text) else {
+            guard let date = ISO8601Parsing.date(from: text, zonelessOffset: zonelessOffset) else {
                 throw DecodingError.dataCorruptedError(
                     in: container,
                     debugDescription: "Invalid ISO 8601 date \"\(text)\"; expected "

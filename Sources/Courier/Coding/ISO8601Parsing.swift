@@ -44,8 +44,14 @@ public enum ISO8601Parsing {
     /// - Returns: The instant, or `nil` if `string` is not in an accepted
     ///   shape or names an impossible date or time (e.g. `2026-02-30`).
     public static func date(from string: String) -> Date? {
+        date(from: string, zonelessOffset: nil)
+    }
+
+    /// ``date(from:)``, but a date-time without a zone designator is read at `zonelessOffset`
+    /// seconds east of UTC (0 for UTC) instead of being rejected.
+    static func date(from string: String, zonelessOffset: Int?) -> Date? {
         var scanner = ByteScanner(string)
-        guard let parsed = scanner.scanTimestamp(), scanner.isAtEnd else { return nil }
+        guard let parsed = scanner.scanTimestamp(zonelessOffset: zonelessOffset), scanner.isAtEnd else { return nil }
         let dayNumber = CivilCalendar.dayNumber(year: parsed.year, month: parsed.month, day: parsed.day)
         let unixSeconds = dayNumber * CivilCalendar.secondsPerDay
             + parsed.hour * 3_600 + parsed.minute * 60 + parsed.second

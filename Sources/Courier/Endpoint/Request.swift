@@ -67,6 +67,22 @@ public struct Request<Response: Sendable>: Endpoint {
         return copy
     }
 
+    /// A copy that accepts exactly `statuses` as success (others become a ``NetworkError``):
+    /// `.post("/jobs").expecting(201, 202)`.
+    public func expecting(_ statuses: Int...) -> Request {
+        var copy = self
+        copy.statusValidation = .codes(Set(statuses))
+        return copy
+    }
+
+    /// A copy that calls `hook` once when the call's first attempt actually reaches the transport
+    /// (see ``RequestOptions/onStart``).
+    public func onStart(_ hook: @escaping @Sendable () -> Void) -> Request {
+        var copy = self
+        copy.options.onStart = hook
+        return copy
+    }
+
     /// A copy with another policy.
     public func policy(_ policy: EndpointPolicy) -> Request {
         var copy = self
@@ -104,7 +120,7 @@ public struct Request<Response: Sendable>: Endpoint {
 }
 
 extension Request where Response: Decodable {
-    /// A request whose JSON response decodes into `Response`.
+    /// A request whose JSON response decodes into `Response` (`Data`: the raw body bytes).
     public init(
         method: HTTPMethod = .get, path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         body: RequestBody = .none, policy: EndpointPolicy = .standard
@@ -114,25 +130,44 @@ extension Request where Response: Decodable {
         }
     }
 
-    /// `GET path`.
-    public static func get(_ path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders()) -> Request {
-        Request(method: .get, path: path, query: query, headers: headers)
+    /// `GET path`, decoded as `Response`.
+    public static func get(
+        _ path: String, query: Query = Query(),
+        headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
+    ) -> Request {
+        Request(method: .get, path: path, query: query, headers: headers, body: .none, policy: policy)
     }
-    /// `POST path` with a JSON body.
-    public static func post(_ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query()) -> Request {
-        Request(method: .post, path: path, query: query, body: body.map { .json($0) } ?? .none)
+
+    /// `POST path` with an optional JSON body, decoded as `Response`.
+    public static func post(
+        _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(),
+        headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
+    ) -> Request {
+        Request(method: .post, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
     }
-    /// `PUT path` with a JSON body.
-    public static func put(_ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query()) -> Request {
-        Request(method: .put, path: path, query: query, body: body.map { .json($0) } ?? .none)
+
+    /// `PUT path` with an optional JSON body, decoded as `Response`.
+    public static func put(
+        _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(),
+        headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
+    ) -> Request {
+        Request(method: .put, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
     }
-    /// `PATCH path` with a JSON body.
-    public static func patch(_ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query()) -> Request {
-        Request(method: .patch, path: path, query: query, body: body.map { .json($0) } ?? .none)
+
+    /// `PATCH path` with an optional JSON body, decoded as `Response`.
+    public static func patch(
+        _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(),
+        headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
+    ) -> Request {
+        Request(method: .patch, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
     }
-    /// `DELETE path`.
-    public static func delete(_ path: String, query: Query = Query()) -> Request {
-        Request(method: .delete, path: path, query: query)
+
+    /// `DELETE path`, decoded as `Response`.
+    public static func delete(
+        _ path: String, query: Query = Query(),
+        headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
+    ) -> Request {
+        Request(method: .delete, path: path, query: query, headers: headers, body: .none, policy: policy)
     }
 }
 
@@ -145,29 +180,52 @@ extension Request where Response == Void {
         self.init(method: method, path: path, query: query, headers: headers, body: body, policy: policy) { _, _ in }
     }
 
-    /// `GET path`, body ignored.
-    public static func get(_ path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders()) -> Request {
-        Request(method: .get, path: path, query: query, headers: headers)
+    /// `GET path`, response body ignored.
+    public static func get(
+        _ path: String, query: Query = Query(),
+        headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
+    ) -> Request {
+        Request(method: .get, path: path, query: query, headers: headers, body: .none, policy: policy)
     }
-    /// `HEAD path`.
-    public static func head(_ path: String, query: Query = Query()) -> Request {
-        Request(method: .head, path: path, query: query)
+
+    /// `POST path` with an optional JSON body, response body ignored.
+    public static func post(
+        _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(),
+        headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
+    ) -> Request {
+        Request(method: .post, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
     }
-    /// `POST path` with a JSON body, response body ignored.
-    public static func post(_ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query()) -> Request {
-        Request(method: .post, path: path, query: query, body: body.map { .json($0) } ?? .none)
+
+    /// `PUT path` with an optional JSON body, response body ignored.
+    public static func put(
+        _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(),
+        headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
+    ) -> Request {
+        Request(method: .put, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
     }
-    /// `PUT path` with a JSON body, response body ignored.
-    public static func put(_ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query()) -> Request {
-        Request(method: .put, path: path, query: query, body: body.map { .json($0) } ?? .none)
+
+    /// `PATCH path` with an optional JSON body, response body ignored.
+    public static func patch(
+        _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(),
+        headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
+    ) -> Request {
+        Request(method: .patch, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
     }
-    /// `PATCH path` with a JSON body, response body ignored.
-    public static func patch(_ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query()) -> Request {
-        Request(method: .patch, path: path, query: query, body: body.map { .json($0) } ?? .none)
-    }
+
     /// `DELETE path`, response body ignored.
-    public static func delete(_ path: String, query: Query = Query()) -> Request {
-        Request(method: .delete, path: path, query: query)
+    public static func delete(
+        _ path: String, query: Query = Query(),
+        headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
+    ) -> Request {
+        Request(method: .delete, path: path, query: query, headers: headers, body: .none, policy: policy)
+    }
+
+    /// `HEAD path`, response body ignored.
+    public static func head(
+        _ path: String, query: Query = Query(),
+        headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
+    ) -> Request {
+        Request(method: .head, path: path, query: query, headers: headers, body: .none, policy: policy)
     }
 }
 
@@ -176,9 +234,9 @@ extension Request where Response == HTTPResponse {
     /// ``StatusValidation/none``).
     public static func raw(
         _ method: HTTPMethod, _ path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
-        body: RequestBody = .none
+        body: RequestBody = .none, policy: EndpointPolicy = .standard
     ) -> Request {
-        var request = Request(method: method, path: path, query: query, headers: headers, body: body) { r, _ in r }
+        var request = Request(method: method, path: path, query: query, headers: headers, body: body, policy: policy) { r, _ in r }
         request.statusValidation = .none
         return request
     }

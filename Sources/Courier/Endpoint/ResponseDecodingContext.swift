@@ -25,11 +25,12 @@ public struct ResponseDecodingContext: Sendable {
 
     /// Decodes `type` from the JSON body of `response`.
     ///
-    /// An empty body (see ``hasNoContent(_:)``) yields `nil` for an `Optional` type and
+    /// `Data` is the raw body bytes, never JSON-decoded. An empty body (see ``hasNoContent(_:)``) yields `nil` for an `Optional` type and
     /// ``EmptyResponse`` for that type; any other type throws ``EmptyBodyError`` — a clear message
     /// instead of a JSON syntax error.
     /// - Throws: ``EmptyBodyError``, or the decoder's `DecodingError`.
     public func decodeJSON<T: Decodable>(_ type: T.Type, from response: HTTPResponse) throws -> T {
+        if let bytes = response.body as? T { return bytes }
         if hasNoContent(response) {
             if let optional = T.self as? any OptionalMarker.Type, let none = optional.noneValue as? T { return none }
             if let empty = EmptyResponse() as? T { return empty }

@@ -66,11 +66,34 @@ public final class URLSessionTransport: Transport {
         // when an interceptor measures this call (see TaskTimingsReporter). Linux never delivers them.
         let (data, response) = try await session.data(for: request, delegate: TaskMetricsDelegate.forCurrentCall())
         #else
-        let (data, response) = try await session.data(for: request)
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch let error as URLError {
+            throw Self.connectionLostMidResponse(error) ?? error
+        }
         #endif
         guard let http = response as? HTTPURLResponse else {
             throw URLError(.badServerResponse)
         }
         return HTTPResponse(statusCode: http.statusCode, headers: HTTPHeaders(http), body: data, url: http.url)
     }
+
+    #if canImport(FoundationNetworking)
+    /// URLSession on Linux reports a connection that died mid-response as `URLError(.unknown)`
+    /// (-1, the code it also uses for TLS failures) carrying libcurl's message: "transfer closed
+    /// with N bytes remaining to read" (CURLE_PARTIAL_FILE) or "Recv failure: Connection reset by
+    /// peer" (CURLE_RECV_ERROR). FoundationNetworking exposes no libcurl code, so these two message
+    /// prefixes are the only signal; both become `.networkConnectionLost`, the code Apple
+    /// platforms use for the same event, so retries and the UI treat it the same everywhere.
+    static func connectionLostMidResponse(_ error: URLError) -> URLError? {
+        guard error.code == .unknown else { return nil }
+        let message = error.localizedDescription
+        guard message.hasPrefix("transfer closed with") || message.hasPrefix("Recv failure") else { return nil }
+        var userInfo = error.userInfo
+        userInfo[NSUnderlyingErrorKey] = error as NSError
+        return URLError(.networkConnectionLost, userInfo: userInfo)
+    }
+    #endif
 }

@@ -46,9 +46,9 @@ extension AuthIntegrationTests {
             let before = try await session.stats().int("totalRequests")
             do {
                 _ = try await session.client.send(AuthSession.me)
-                Issue.record("expected unauthorized")
-            } catch NetworkError.unauthorized(let failed) {
-                #expect(failed.code == "not_signed_in")
+                Issue.record("expected signedOut")
+            } catch let error as NetworkError {
+                #expect(error == .signedOut)
             }
             #expect(try await session.stats().int("totalRequests") == before)
         }

@@ -160,3 +160,26 @@ extension CodingTests {
         }
     }
 }
+
+@Suite("Zone-less timestamps declared UTC")
+struct ZonelessTimestampTests {
+    struct Stamp: Decodable { var at: Date }
+
+    @Test func assumingUTCReadsAZonelessTimeAsUTC() throws {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .flexibleISO8601AssumingUTC
+        let zoneless = try decoder.decode(Stamp.self, from: Data(#"{"at":"2026-05-25T22:46:27.5"}"#.utf8))
+        let explicit = try decoder.decode(Stamp.self, from: Data(#"{"at":"2026-05-25T22:46:27.5Z"}"#.utf8))
+        #expect(zoneless.at == explicit.at)
+        let offset = try decoder.decode(Stamp.self, from: Data(#"{"at":"2026-05-25T22:46:27+02:00"}"#.utf8))
+        #expect(offset.at.timeIntervalSince(explicit.at) == -7200.5)
+    }
+
+    @Test func theDefaultStrategyStillRejectsAZonelessTime() {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .flexibleISO8601
+        #expect(throws: DecodingError.self) {
+            try decoder.decode(Stamp.self, from: Data(#"{"at":"2026-05-25T22:46:27"}"#.utf8))
+        }
+    }
+}
