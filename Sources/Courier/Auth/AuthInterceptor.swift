@@ -27,7 +27,7 @@ public struct AuthInterceptor: Interceptor {
     public var capabilities: PipelineCapabilities { .authentication }
 
     /// The session the tokens come from.
-    public let tokenManager: TokenManager
+    package let tokenManager: TokenManager
 
     /// Creates the interceptor.
     public init(tokenManager: TokenManager) {

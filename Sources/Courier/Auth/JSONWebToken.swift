@@ -5,21 +5,21 @@ import Foundation
 /// The client only needs `exp` to refresh a little before expiry; it cannot verify the signature
 /// (it does not hold the key) and must not trust the claims for anything else — the server
 /// verifies every token it receives.
-public enum JSONWebToken {
+package enum JSONWebToken {
     /// The registered claims Courier reads (RFC 7519 §4.1). Every field is optional.
-    public struct Claims: Sendable, Hashable {
+    package struct Claims: Sendable, Hashable {
         /// `iss`: who issued the token.
-        public var issuer: String?
+        package var issuer: String?
         /// `sub`: whom the token is about (usually the user id).
-        public var subject: String?
+        package var subject: String?
         /// `exp`: when the token expires (NumericDate, seconds since 1970, RFC 7519 §4.1.4).
-        public var expiration: Date?
+        package var expiration: Date?
         /// `nbf`: not valid before.
-        public var notBefore: Date?
+        package var notBefore: Date?
         /// `iat`: when it was issued.
-        public var issuedAt: Date?
+        package var issuedAt: Date?
         /// `jti`: the token's unique id.
-        public var id: String?
+        package var id: String?
     }
 
     private struct Payload: Decodable {
@@ -36,7 +36,7 @@ public enum JSONWebToken {
     /// - Parameter token: The token text.
     /// - Returns: `nil` when `token` is not three dot-separated parts whose middle part is
     ///   base64url (RFC 4648 §5, unpadded) JSON with well-typed registered claims.
-    public static func claims(of token: String) -> Claims? {
+    package static func claims(of token: String) -> Claims? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let json = base64URLDecoded(parts[1]),
               let payload = try? JSONDecoder().decode(Payload.self, from: json) else { return nil }
@@ -48,7 +48,7 @@ public enum JSONWebToken {
     }
 
     /// The token's `exp` claim, or `nil` when it has none or is not a readable JWT.
-    public static func expirationDate(of token: String) -> Date? {
+    package static func expirationDate(of token: String) -> Date? {
         claims(of: token)?.expiration
     }
 

@@ -29,7 +29,7 @@ public struct OAuthTokenResponse: Decodable, Sendable, Hashable, CustomStringCon
     }
 
     /// Creates a response value.
-    public init(accessToken: String, tokenType: String? = "Bearer", expiresIn: Double? = nil,
+    package init(accessToken: String, tokenType: String? = "Bearer", expiresIn: Double? = nil,
                 refreshToken: String? = nil, scope: String? = nil) {
         self.accessToken = accessToken
         self.tokenType = tokenType

@@ -49,7 +49,7 @@ public actor TokenManager {
     private var waiters: [UUID: CheckedContinuation<String, any Error>] = [:]
 
     /// Number of refresh requests this manager has sent (for metrics, demos and benchmarks).
-    public private(set) var refreshCount = 0
+    package private(set) var refreshCount = 0
 
     /// Creates a manager.
     ///
@@ -178,7 +178,7 @@ public actor TokenManager {
     /// - Throws: ``NetworkError/sessionExpired`` when nobody is signed in or the refresh token was
     ///   refused; the refresh's ``NetworkError`` when it failed transiently; `CancellationError`
     ///   when the calling task is cancelled while waiting.
-    public func refresh(failedToken: String?) async throws -> String {
+    package func refresh(failedToken: String?) async throws -> String {
         if inFlight == nil {
             guard let tokens = try cachedTokens() else { throw NetworkError.sessionExpired }
             if let failedToken, tokens.accessToken != failedToken { return tokens.accessToken }

@@ -35,7 +35,7 @@ public struct CacheInterceptor: Interceptor {
     public var capabilities: PipelineCapabilities { .caching }
 
     /// The cache this interceptor reads and writes.
-    public let cache: HTTPCache
+    package let cache: HTTPCache
 
     /// Creates the interceptor for `cache`.
     public init(cache: HTTPCache) { self.cache = cache }

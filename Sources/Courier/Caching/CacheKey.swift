@@ -20,7 +20,7 @@ public struct CacheKey: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// Creates a key for `url` in `partition`, normalising the URL.
-    public init(partition: String, url: URL) {
+    package init(partition: String, url: URL) {
         self.init(partition: partition, url: CacheKey.normalize(url))
     }
 
@@ -28,7 +28,7 @@ public struct CacheKey: Sendable, Hashable, Codable, CustomStringConvertible {
     public var description: String { "\(partition)|\(url)" }
 
     /// The normalised form of `url` used in keys (see the type's documentation).
-    public static func normalize(_ url: URL) -> String {
+    package static func normalize(_ url: URL) -> String {
         let text = url.absoluteString
         if isNormalized(text) { return text }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {

@@ -64,9 +64,9 @@ public enum CacheOutcome: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The ``RequestContext`` slot holding the call's ``CacheOutcome``.
-public enum CacheOutcomeKey: RequestContextKey {
+package enum CacheOutcomeKey: RequestContextKey {
     /// The stored type.
-    public typealias Value = CacheOutcome
+    package typealias Value = CacheOutcome
 }
 
 extension RequestContext {

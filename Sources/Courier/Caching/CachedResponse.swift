@@ -39,10 +39,10 @@ public struct CachedResponse: Sendable, Hashable {
     /// Identifies the variant within its key: the `Vary`-named request fields and their values,
     /// e.g. `accept-language=de`; empty for a response without `Vary`. A newer response with the
     /// same ID replaces the stored one (RFC 9111 §4.1).
-    public var variantID: String { Vary.variantID(varyingRequestHeaders) }
+    package var variantID: String { Vary.variantID(varyingRequestHeaders) }
 
     /// Approximate memory/disk cost in bytes: body, header text, URL, and a fixed overhead.
-    public var byteCount: Int {
+    package var byteCount: Int {
         var count = body.count + 128 + (url?.absoluteString.utf8.count ?? 0)
         for field in headers { count += field.name.utf8.count + field.value.utf8.count + 4 }
         for (name, value) in varyingRequestHeaders { count += name.utf8.count + (value?.utf8.count ?? 0) + 4 }

@@ -107,13 +107,13 @@ public actor DiskCacheStorage: CacheStorage {
     }
 
     /// Number of stored variants across all keys.
-    public var count: Int {
+    package var count: Int {
         loadIfNeeded()
         return lru.count
     }
 
     /// The file that holds (or would hold) `key`'s variant `variantID`; for tests and tools.
-    public nonisolated func fileURL(for key: CacheKey, variantID: String = "") -> URL {
+    package nonisolated func fileURL(for key: CacheKey, variantID: String = "") -> URL {
         directory.appendingPathComponent(Self.fileName(for: EntryID(key: key, variant: variantID)))
     }
 

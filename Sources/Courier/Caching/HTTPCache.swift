@@ -45,9 +45,9 @@ public final class HTTPCache: Sendable {
     }
 
     /// Where responses are kept.
-    public let storage: any CacheStorage
+    package let storage: any CacheStorage
     /// The configuration the cache was created with.
-    public let configuration: Configuration
+    package let configuration: Configuration
 
     let revalidations = BackgroundRevalidations()
     /// Bumped by ``removeAll(partition:)`` so responses of requests that started before a clear
@@ -82,7 +82,7 @@ public final class HTTPCache: Sendable {
     }
 
     /// The partition of the current request (see ``Configuration/partition``).
-    public var currentPartition: String { configuration.partition() }
+    package var currentPartition: String { configuration.partition() }
 
     // MARK: Clearing
 
@@ -112,15 +112,15 @@ public final class HTTPCache: Sendable {
 
     /// Waits until every background revalidation running now (and any they lead to) has finished.
     /// For tests and orderly shutdown; returns at once when none is running.
-    public func waitForBackgroundRevalidations() async {
+    package func waitForBackgroundRevalidations() async {
         await revalidations.waitForAll()
     }
 
     /// Number of background revalidations currently running.
-    public var backgroundRevalidationCount: Int { revalidations.count }
+    package var backgroundRevalidationCount: Int { revalidations.count }
 
     /// Cancels every background revalidation (they store nothing once cancelled).
-    public func cancelBackgroundRevalidations() {
+    package func cancelBackgroundRevalidations() {
         revalidations.cancelAll()
     }
 

@@ -60,7 +60,7 @@ public actor MemoryCacheStorage: CacheStorage {
     public func totalByteCount() -> Int { lru.totalCost }
 
     /// Number of stored variants across all keys.
-    public var count: Int { lru.count }
+    package var count: Int { lru.count }
 
     private func remove(_ id: EntryID) {
         lru.remove(id)

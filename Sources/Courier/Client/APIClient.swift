@@ -92,7 +92,7 @@ public final class APIClient: Sendable {
     public func switchEnvironment(to environment: APIEnvironment) { currentEnvironment.set(environment) }
 
     /// The transport's `URLSession`, when it is a ``URLSessionTransport``.
-    public var session: URLSession? { (configuration.transport as? URLSessionTransport)?.session }
+    package var session: URLSession? { (configuration.transport as? URLSessionTransport)?.session }
 
     // MARK: Sending
 

@@ -13,16 +13,16 @@ import Foundation
 ///
 /// The output is intended for humans and logs; it is not a standardised
 /// syntax (it resembles, but is not, RFC 9535 JSONPath without the `$`).
-public enum CodingPathFormatter {
+package enum CodingPathFormatter {
     /// The text shown for an empty coding path (the top-level value).
-    public static let rootDescription = "<root>"
+    package static let rootDescription = "<root>"
 
     /// Formats `path` according to the rules above.
     ///
     /// - Parameter path: Keys from outermost to innermost, as found in
     ///   `DecodingError.Context.codingPath` or `Encoder.codingPath`.
     /// - Returns: For example `items[1].name`, `[0].id`, or `<root>`.
-    public static func string(_ path: [any CodingKey]) -> String {
+    package static func string(_ path: [any CodingKey]) -> String {
         guard !path.isEmpty else { return rootDescription }
         var result = ""
         for key in path {

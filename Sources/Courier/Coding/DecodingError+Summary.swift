@@ -6,7 +6,7 @@ extension DecodingError {
     /// a missing `name` in the second element of `items` reads
     /// `items[1].name`. Other cases use the context's path as is. Returns
     /// `<root>` for an error at the top level.
-    public var codingPathDescription: String {
+    package var codingPathDescription: String {
         CodingPathFormatter.string(fullCodingPath)
     }
 
@@ -22,7 +22,7 @@ extension DecodingError {
     ///
     /// An underlying error, when present, is appended as
     /// `(underlying: …)`. Line breaks in any part are replaced by spaces.
-    public var debugSummary: String {
+    package var debugSummary: String {
         let (kind, expectedType, context): (String, Any.Type?, Context?) = {
             switch self {
             case let .typeMismatch(type, context): return ("Type mismatch", type, context)

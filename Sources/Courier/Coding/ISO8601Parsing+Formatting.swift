@@ -22,7 +22,7 @@ extension ISO8601Parsing {
     /// - Returns: The timestamp text, or `nil` when the instant is not finite
     ///   or falls outside years 0000–9999 (not representable in the
     ///   four-digit RFC 3339 profile).
-    public static func string(from date: Date, fractionalDigits: Int = 3) -> String? {
+    package static func string(from date: Date, fractionalDigits: Int = 3) -> String? {
         let digits = min(max(fractionalDigits, 0), 9)
         let reference = date.timeIntervalSinceReferenceDate
         // ±4e11 s comfortably covers years 0000–9999 and keeps Int conversion safe.

@@ -13,10 +13,10 @@ import Foundation
 /// This type handles the profile used by JSON APIs (RFC 3339 §5.6 plus a few
 /// common relaxations, listed on ``date(from:)``). It is not meant for
 /// HTTP-date header values (RFC 9110 §5.6.7), which use a different format.
-public enum ISO8601Parsing {
+package enum ISO8601Parsing {
     /// A human-readable list of the formats accepted by ``date(from:)``,
     /// used in error messages.
-    public static let acceptedFormatsDescription =
+    package static let acceptedFormatsDescription =
         "yyyy-MM-dd'T'HH:mm:ss[.fraction](Z|±HH:mm|±HHmm|±HH) or yyyy-MM-dd"
 
     /// Parses an ISO 8601 / RFC 3339 timestamp.
@@ -43,7 +43,7 @@ public enum ISO8601Parsing {
     /// - Parameter string: The timestamp text.
     /// - Returns: The instant, or `nil` if `string` is not in an accepted
     ///   shape or names an impossible date or time (e.g. `2026-02-30`).
-    public static func date(from string: String) -> Date? {
+    package static func date(from string: String) -> Date? {
         date(from: string, zonelessOffset: nil)
     }
 

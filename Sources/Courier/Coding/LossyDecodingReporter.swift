@@ -26,7 +26,7 @@ public final class LossyDecodingReporter: @unchecked Sendable {
     private var storage: [LossySkip] = []
 
     /// Creates an empty reporter.
-    public init() {}
+    package init() {}
 
     /// All skips reported so far, oldest first.
     public var skips: [LossySkip] {
@@ -36,7 +36,7 @@ public final class LossyDecodingReporter: @unchecked Sendable {
     }
 
     /// Number of skips reported so far.
-    public var count: Int {
+    package var count: Int {
         lock.lock()
         defer { lock.unlock() }
         return storage.count
@@ -44,7 +44,7 @@ public final class LossyDecodingReporter: @unchecked Sendable {
 
     /// Appends a skip. Called by ``LossyArray``; may be called by custom
     /// lossy containers too.
-    public func report(_ skip: LossySkip) {
+    package func report(_ skip: LossySkip) {
         lock.lock()
         defer { lock.unlock() }
         storage.append(skip)
@@ -52,7 +52,7 @@ public final class LossyDecodingReporter: @unchecked Sendable {
 
     /// Returns all skips reported so far and clears the reporter.
     @discardableResult
-    public func drain() -> [LossySkip] {
+    package func drain() -> [LossySkip] {
         lock.lock()
         defer { lock.unlock() }
         let drained = storage

@@ -29,7 +29,7 @@ public struct LossySkip: Sendable, Equatable, CustomStringConvertible {
     ///   - codingPath: Formatted path of the failure.
     ///   - message: One-line explanation.
     ///   - error: The underlying error.
-    public init(index: Int, arrayPath: String, codingPath: String, message: String, error: any Error) {
+    package init(index: Int, arrayPath: String, codingPath: String, message: String, error: any Error) {
         self.index = index
         self.arrayPath = arrayPath
         self.codingPath = codingPath

@@ -7,7 +7,7 @@ import Foundation
 /// uppercase hexadecimal digits (RFC 3986 §2.1 recommends uppercase). The
 /// output for a given input is always byte-identical. Input is never
 /// decoded first: an existing `%` is itself encoded as `%25`.
-public enum PercentEncoding {
+package enum PercentEncoding {
     /// Encodes a query name or value, leaving only the RFC 3986 §2.3
     /// unreserved characters (`A–Z a–z 0–9 - . _ ~`) unescaped.
     ///
@@ -19,7 +19,7 @@ public enum PercentEncoding {
     ///
     /// - Parameter component: Unencoded text.
     /// - Returns: Text safe to place on either side of `=` in a query.
-    public static func encodeQueryComponent(_ component: String) -> String {
+    package static func encodeQueryComponent(_ component: String) -> String {
         encode(component, keeping: unreserved)
     }
 
@@ -37,7 +37,7 @@ public enum PercentEncoding {
     /// - Parameter segment: Unencoded text of a single segment (it may
     ///   contain `/`, which is escaped rather than treated as a separator).
     /// - Returns: Text safe to place between two `/` in a path.
-    public static func encodePathSegment(_ segment: String) -> String {
+    package static func encodePathSegment(_ segment: String) -> String {
         encode(segment, keeping: pathSegmentSafe)
     }
 
@@ -50,7 +50,7 @@ public enum PercentEncoding {
     /// - Parameter items: The items, in the order they should appear.
     /// - Returns: For example `email=user%2Btag%40example.com&flag`; the
     ///   empty string for no items.
-    public static func query(from items: [URLQueryItem]) -> String {
+    package static func query(from items: [URLQueryItem]) -> String {
         items.map { item in
             let name = encodeQueryComponent(item.name)
             guard let value = item.value else { return name }

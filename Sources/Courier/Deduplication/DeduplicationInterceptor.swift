@@ -17,24 +17,24 @@ import FoundationNetworking
 ///
 /// Place it right inside the ``CacheInterceptor`` (``HTTPCache/interceptors()`` does), so that
 /// concurrent misses and revalidations of one resource reach the server once.
-public struct DeduplicationInterceptor: Interceptor {
+package struct DeduplicationInterceptor: Interceptor {
     /// Header fields that differ per call without changing the response, lower-cased:
     /// `x-request-id`, `x-correlation-id`, `traceparent`, `tracestate`, `idempotency-key`.
-    public static let defaultIgnoredHeaders: Set<String> = [
+    package static let defaultIgnoredHeaders: Set<String> = [
         "x-request-id", "x-correlation-id", "traceparent", "tracestate", "idempotency-key",
     ]
 
     /// The account of the current request, part of the identity of a request.
-    public let partition: @Sendable () -> String
+    package let partition: @Sendable () -> String
     /// Header fields (lower-cased) left out when comparing requests.
-    public let ignoredHeaders: Set<String>
+    package let ignoredHeaders: Set<String>
     private let flights = InFlightRequests()
 
     /// Creates the interceptor.
     /// - Parameters:
     ///   - partition: The account of the current request; `"shared"` by default.
     ///   - ignoredHeaders: Fields (any case) left out when comparing requests.
-    public init(
+    package init(
         partition: @escaping @Sendable () -> String = { "shared" },
         ignoredHeaders: Set<String> = DeduplicationInterceptor.defaultIgnoredHeaders
     ) {
@@ -43,12 +43,12 @@ public struct DeduplicationInterceptor: Interceptor {
     }
 
     /// Number of distinct requests in flight now (for tests and diagnostics).
-    public var inFlightCount: Int { flights.count }
+    package var inFlightCount: Int { flights.count }
 
     /// Number of calls waiting for a request in flight, their own included.
-    public var waitingCount: Int { flights.waiterCount }
+    package var waitingCount: Int { flights.waiterCount }
 
-    public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+    package func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         let method = (request.httpMethod ?? "GET").uppercased()
         guard method == "GET" || method == "HEAD", request.httpBody == nil, request.httpBodyStream == nil,
               let key = key(for: request, method: method)
@@ -70,7 +70,7 @@ public struct DeduplicationInterceptor: Interceptor {
 }
 
 /// How a call took part in request de-duplication.
-public enum DeduplicationRole: Sendable, Hashable {
+package enum DeduplicationRole: Sendable, Hashable {
     /// The call's own request went to the network — or it took over a shared request whose
     /// starter left. It is the one that stores the response in the cache.
     case primary
@@ -80,7 +80,7 @@ public enum DeduplicationRole: Sendable, Hashable {
 
 /// The ``RequestContext`` slot holding the call's ``DeduplicationRole``; empty when the call was
 /// not eligible (not GET/HEAD, or a body).
-public enum DeduplicationRoleKey: RequestContextKey {
+package enum DeduplicationRoleKey: RequestContextKey {
     /// The stored type.
-    public typealias Value = DeduplicationRole
+    package typealias Value = DeduplicationRole
 }

@@ -40,10 +40,10 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
     public var kind: Kind
 
     /// `true` when the body was empty but the response type needs a value.
-    public var isEmptyBody: Bool { kind == .emptyBody }
+    package var isEmptyBody: Bool { kind == .emptyBody }
 
     /// Creates a failure; ``kind`` is derived from the error, the media type and the body.
-    public init(underlying: any Error, codingPath: String, typeName: String, response: HTTPResponse) {
+    package init(underlying: any Error, codingPath: String, typeName: String, response: HTTPResponse) {
         self.underlying = underlying
         self.codingPath = codingPath
         self.typeName = typeName

@@ -24,7 +24,7 @@ extension NetworkError {
     }
 
     /// Maps a `URLError` by what the user can do about it.
-    public init(urlError: URLError) {
+    package init(urlError: URLError) {
         switch urlError.code {
         case .cancelled:
             self = .cancelled
@@ -44,7 +44,7 @@ extension NetworkError {
     /// - Parameters:
     ///   - response: The response.
     ///   - knownErrors: The endpoint's messages by status (see ``Endpoint/knownErrors``).
-    public init(response: HTTPResponse, knownErrors: [Int: String] = [:]) {
+    package init(response: HTTPResponse, knownErrors: [Int: String] = [:]) {
         let failed = FailedResponse(response, knownMessage: knownErrors[response.statusCode])
         switch response.statusCode {
         case 401: self = .unauthorized(failed)

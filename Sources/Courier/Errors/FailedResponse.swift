@@ -28,7 +28,7 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
     public var retryAfter: RetryAfter?
 
     /// Largest number of body bytes kept, in bytes (64 KiB).
-    public static let bodyLimit = 64 * 1024
+    package static let bodyLimit = 64 * 1024
 
     /// Summarises `response`.
     ///
@@ -67,7 +67,7 @@ public struct ValidationProblem: Sendable, Hashable, CustomStringConvertible {
     public var response: FailedResponse
 
     /// Builds the problem from a 422 response.
-    public init(_ response: FailedResponse) {
+    package init(_ response: FailedResponse) {
         self.response = response
         self.message = response.message ?? "The request was not valid."
         self.fieldErrors = ErrorBodyParser.fieldErrors(in: response.body)

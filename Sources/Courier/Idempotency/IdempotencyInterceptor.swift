@@ -29,9 +29,9 @@ public struct IdempotencyInterceptor: Interceptor {
     }
 
     /// The header name; `Idempotency-Key` by default.
-    public let headerName: String
+    package let headerName: String
     /// How the key is written.
-    public let encoding: Encoding
+    package let encoding: Encoding
 
     /// Creates the interceptor.
     public init(headerName: String = "Idempotency-Key", encoding: Encoding = .plain) {

@@ -11,16 +11,16 @@ import FoundationNetworking
 /// (``RequestContext/attempt``) and runs the client's ``ResponseValidator``s on each response the
 /// caller accepts, so a validator's error is seen by the retry interceptor (see ``RetryableError``)
 /// and a rejected response is never stored by the cache.
-public struct Pipeline: Sendable {
+package struct Pipeline: Sendable {
     /// The interceptors, outermost first.
-    public let interceptors: [any Interceptor]
+    package let interceptors: [any Interceptor]
     /// Where the innermost interceptor's `next` goes.
-    public let transport: any Transport
+    package let transport: any Transport
     /// Checks run on every response whose status the caller accepts (never in raw-status mode).
     let validators: [any ResponseValidator]
 
     /// Creates a pipeline.
-    public init(interceptors: [any Interceptor], transport: any Transport) {
+    package init(interceptors: [any Interceptor], transport: any Transport) {
         self.init(interceptors: interceptors, transport: transport, validators: [])
     }
 
@@ -33,7 +33,7 @@ public struct Pipeline: Sendable {
     /// Runs `request` through every interceptor and the transport.
     ///
     /// - Throws: Whatever an interceptor, a validator or the transport throws.
-    public func send(_ request: URLRequest, context: RequestContext) async throws -> HTTPResponse {
+    package func send(_ request: URLRequest, context: RequestContext) async throws -> HTTPResponse {
         try await run(from: 0, request, context)
     }
 

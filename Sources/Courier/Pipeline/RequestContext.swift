@@ -100,7 +100,7 @@ public final class RequestContext: Sendable {
     /// then cancels the call's task; the ``Pipeline`` reports the resulting cancellation to every
     /// interceptor as ``NetworkError/timedOut(_:)``, so logs and metrics count a timeout, not a
     /// cancellation.
-    public var isDeadlineExpired: Bool { state.withLock { $0.deadlineExpired } }
+    package var isDeadlineExpired: Bool { state.withLock { $0.deadlineExpired } }
 
     /// Marks the deadline as passed (called by the client's deadline scheduler).
     package func markDeadlineExpired() { state.withLock { $0.deadlineExpired = true } }

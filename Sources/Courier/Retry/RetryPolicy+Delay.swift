@@ -9,7 +9,7 @@ extension RetryPolicy {
     /// - Parameter retry: Index of the retry about to happen, starting at 0 for the first retry;
     ///   negative values count as 0.
     /// - Returns: A delay in `0...maxDelay` (never more, however large `retry` is).
-    public func backoff(forRetry retry: Int) -> Duration {
+    package func backoff(forRetry retry: Int) -> Duration {
         let cap = max(.zero, maxDelay)
         var delay = max(.zero, baseDelay)
         guard delay < cap else { return cap }
@@ -30,7 +30,7 @@ extension RetryPolicy {
     ///   - random: A uniform random number in `0...1` (clamped); injected so tests are exact.
     /// - Returns: With ``Jitter/none`` the backoff; ``Jitter/full`` `backoff × random`;
     ///   ``Jitter/equal`` `backoff/2 + backoff/2 × random`. Never negative, at most ``maxDelay``.
-    public func jitteredBackoff(forRetry retry: Int, random: Double) -> Duration {
+    package func jitteredBackoff(forRetry retry: Int, random: Double) -> Duration {
         let backoff = backoff(forRetry: retry)
         let unit = random.isFinite ? min(1, max(0, random)) : 0
         switch jitter {
@@ -54,7 +54,7 @@ extension RetryPolicy {
     ///   in the future; callers then use the normal backoff rather than retrying in a tight loop.
     ///   Otherwise the server's wait, unbounded: compare it with ``maxRetryAfter`` to decide
     ///   whether to wait at all.
-    public func retryAfterDelay(_ retryAfter: RetryAfter?, now: Date = Date()) -> Duration? {
+    package func retryAfterDelay(_ retryAfter: RetryAfter?, now: Date = Date()) -> Duration? {
         guard let retryAfter, let wait = retryAfter.delay(from: now), wait > .zero else { return nil }
         return wait
     }

@@ -15,12 +15,12 @@ extension RetryPolicy {
     /// - Parameters:
     ///   - method: The request method.
     ///   - hasIdempotencyKey: Whether the request carries an `Idempotency-Key`.
-    public func allowsRetry(method: HTTPMethod, hasIdempotencyKey: Bool) -> Bool {
+    package func allowsRetry(method: HTTPMethod, hasIdempotencyKey: Bool) -> Bool {
         method.isIdempotent || (hasIdempotencyKey && retriesKeyedNonIdempotentRequests)
     }
 
     /// Whether a response with `statusCode` is worth another attempt (``retryableStatusCodes``).
-    public func isRetryable(statusCode: Int) -> Bool {
+    package func isRetryable(statusCode: Int) -> Bool {
         retryableStatusCodes.contains(statusCode)
     }
 
@@ -34,7 +34,7 @@ extension RetryPolicy {
     ///   ``retryableStatusCodes`` (an inner interceptor's failure, such as a token refresh answered
     ///   with 503), and a ``RetryableError`` (for example a validator's) that says so. Everything
     ///   else is `false`.
-    public func isRetryable(_ error: any Error) -> Bool {
+    package func isRetryable(_ error: any Error) -> Bool {
         switch error {
         case is CancellationError:
             return false

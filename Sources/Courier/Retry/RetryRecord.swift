@@ -46,7 +46,7 @@ public struct RetryRecord: Sendable, Hashable, CustomStringConvertible {
     public var delaySource: DelaySource
 
     /// Creates a record.
-    public init(retry: Int, reason: Reason, delay: Duration, delaySource: DelaySource) {
+    package init(retry: Int, reason: Reason, delay: Duration, delaySource: DelaySource) {
         self.retry = retry
         self.reason = reason
         self.delay = delay
@@ -66,13 +66,13 @@ public struct RetryRecord: Sendable, Hashable, CustomStringConvertible {
 
 /// The context slot holding the call's ``RetryRecord``s in order, written by ``RetryInterceptor``
 /// when each wait starts.
-public enum RetryRecordsKey: RequestContextKey {
-    public typealias Value = [RetryRecord]
+package enum RetryRecordsKey: RequestContextKey {
+    package typealias Value = [RetryRecord]
 }
 
 extension RequestContext {
     /// The retries performed (or being waited for) so far, in order; empty when none.
-    public var retryRecords: [RetryRecord] { self[RetryRecordsKey.self] ?? [] }
+    package var retryRecords: [RetryRecord] { self[RetryRecordsKey.self] ?? [] }
 
     /// The delays of ``retryRecords``, in order.
     public var retryDelays: [Duration] { retryRecords.map(\.delay) }

@@ -40,14 +40,14 @@ public struct HostPins: Sendable, Hashable {
 
     /// Whether these pins apply to `host`: the same host, or a subdomain when
     /// ``includesSubdomains``.
-    public func applies(to host: String) -> Bool {
+    package func applies(to host: String) -> Bool {
         let candidate = Self.normalise(host)
         return candidate == self.host || (includesSubdomains && candidate.hasSuffix("." + self.host))
     }
 
     /// Whether a chain with these SPKI SHA-256 digests satisfies the pins: at least one digest is
     /// pinned (RFC 7469 §2.6).
-    public func isSatisfied(byDigests digests: [[UInt8]]) -> Bool {
+    package func isSatisfied(byDigests digests: [[UInt8]]) -> Bool {
         digests.contains { pins.contains(SPKIPin(digestBytes: $0)) }
     }
 

@@ -86,7 +86,7 @@ public enum PinningFailure: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The `URLError.userInfo` key under which the failure travels.
-    public static let userInfoKey = "CourierPinningFailure"
+    package static let userInfoKey = "CourierPinningFailure"
 }
 
 extension URLError {

@@ -45,7 +45,7 @@ public struct PinningPolicy: Sendable, Hashable {
     }
 
     /// Whether pin checks are skipped: ``bypassesInDebugBuilds`` in a `DEBUG` build, never otherwise.
-    public var isBypassed: Bool {
+    package var isBypassed: Bool {
         #if DEBUG
         return bypassesInDebugBuilds
         #else
@@ -56,7 +56,7 @@ public struct PinningPolicy: Sendable, Hashable {
     /// The pins that apply to `host`: an exact entry wins over a parent domain's
     /// `includesSubdomains` entry, and a nearer parent over a farther one. `nil` when the host is
     /// not pinned.
-    public func pins(for host: String) -> HostPins? {
+    package func pins(for host: String) -> HostPins? {
         hosts.filter { $0.applies(to: host) }.max { $0.host.count < $1.host.count }
     }
 
@@ -67,7 +67,7 @@ public struct PinningPolicy: Sendable, Hashable {
     ///   - digests: SHA-256 of each certificate's SubjectPublicKeyInfo, leaf first.
     /// - Returns: `nil` when the host is not pinned, the policy is bypassed, or a pinned key is in
     ///   the chain; otherwise ``PinningFailure/pinMismatch(host:presented:)``.
-    public func evaluate(host: String, digests: [[UInt8]]) -> PinningFailure? {
+    package func evaluate(host: String, digests: [[UInt8]]) -> PinningFailure? {
         guard !isBypassed, let pins = pins(for: host) else { return nil }
         if pins.isSatisfied(byDigests: digests) { return nil }
         return .pinMismatch(host: HostPins.normalise(host), presented: digests.map { SPKIPin(digestBytes: $0).base64 })

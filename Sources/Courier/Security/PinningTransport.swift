@@ -28,9 +28,9 @@ import FoundationNetworking
 /// ```
 public final class PinningTransport: Transport {
     /// The pins enforced.
-    public let policy: PinningPolicy
+    package let policy: PinningPolicy
     /// The transport that sends requests (and owns the session and its cookie storage).
-    public let base: URLSessionTransport
+    package let base: URLSessionTransport
 
     /// Creates a pinning transport.
     ///

@@ -11,7 +11,7 @@ import Foundation
 /// ```
 public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
     /// The 32-byte SHA-256 digest.
-    public let digest: [UInt8]
+    package let digest: [UInt8]
 
     /// Parses a base64 pin, with or without the `sha256/` prefix some tools print.
     /// - Throws: ``PinningConfigurationError/invalidPin(host:pin:)`` (with an empty host) when it is

@@ -96,10 +96,10 @@ public actor SnapshotStore {
     }
 
     /// The store's current time.
-    public func currentDate() -> Date { now() }
+    package func currentDate() -> Date { now() }
 
     /// The file of `key`.
-    public nonisolated func fileURL(for key: String) -> URL {
+    package nonisolated func fileURL(for key: String) -> URL {
         directory.appendingPathComponent(StableHash.hex128(key) + "." + Self.fileExtension)
     }
 

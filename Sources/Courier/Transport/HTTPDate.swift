@@ -9,11 +9,11 @@ import FoundationNetworking
 /// obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`) and ANSI C `asctime()` form
 /// (`Sun Nov  6 08:49:37 1994`). The parser is hand-written: no shared `DateFormatter`, so it is
 /// thread-safe and allocation-light.
-public enum HTTPDate {
+package enum HTTPDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     /// The instant an HTTP-date names, or `nil` when `text` is in none of the three formats.
-    public static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let tokens = text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
         if tokens.count == 6, tokens[5].uppercased() == "GMT" {
             // IMF-fixdate: Sun 06 Nov 1994 08:49:37 GMT
@@ -39,7 +39,7 @@ public enum HTTPDate {
     }
 
     /// `date` as an IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
-    public static func string(from date: Date) -> String {
+    package static func string(from date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "GMT") ?? calendar.timeZone
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: date)

@@ -90,7 +90,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 extension HTTPHeaders {
     /// Reads the header fields of an `HTTPURLResponse` (order as Foundation reports them; lookups
     /// are case-insensitive, so order only matters for display).
-    public init(_ response: HTTPURLResponse) {
+    package init(_ response: HTTPURLResponse) {
         var fields: [Field] = []
         let all = response.allHeaderFields
         fields.reserveCapacity(all.count)
@@ -102,7 +102,7 @@ extension HTTPHeaders {
     }
 
     /// Reads the header fields of a `URLRequest`, sorted by name so the order is stable.
-    public init(_ request: URLRequest) {
+    package init(_ request: URLRequest) {
         self.init(request.allHTTPHeaderFields ?? [:])
     }
 }

@@ -7,24 +7,24 @@
 /// are custom fields, which HAR 1.2 allows.
 public struct HARLog: Codable, Sendable, Hashable {
     /// The root object.
-    public var log: Log
+    package var log: Log
 
     /// Creates an archive.
-    public init(log: Log) { self.log = log }
+    package init(log: Log) { self.log = log }
 
     /// `log`: the archive's only top-level member.
-    public struct Log: Codable, Sendable, Hashable {
+    package struct Log: Codable, Sendable, Hashable {
         /// Format version, `1.2`.
-        public var version: String
+        package var version: String
         /// The application that wrote the file.
-        public var creator: Creator
+        package var creator: Creator
         /// One entry per recorded exchange, oldest first.
-        public var entries: [Entry]
+        package var entries: [Entry]
         /// A free-form note.
-        public var comment: String?
+        package var comment: String?
 
         /// Creates the log object.
-        public init(version: String = "1.2", creator: Creator, entries: [Entry], comment: String? = nil) {
+        package init(version: String = "1.2", creator: Creator, entries: [Entry], comment: String? = nil) {
             self.version = version
             self.creator = creator
             self.entries = entries
@@ -48,28 +48,28 @@ public struct HARLog: Codable, Sendable, Hashable {
     }
 
     /// One request/response pair.
-    public struct Entry: Codable, Sendable, Hashable {
+    package struct Entry: Codable, Sendable, Hashable {
         /// Start of the request, ISO 8601 with milliseconds, e.g. `2026-05-25T22:46:27.580Z`.
-        public var startedDateTime: String
+        package var startedDateTime: String
         /// Total time in milliseconds: the sum of the non-negative ``Timings`` values.
-        public var time: Double
+        package var time: Double
         /// The request.
-        public var request: Request
+        package var request: Request
         /// The response; status 0 with ``Response/error`` when there was none.
-        public var response: Response
+        package var response: Response
         /// Cache usage; Courier leaves it empty (the outcome is in `_cacheOutcome`).
-        public var cache: Cache
+        package var cache: Cache
         /// Phase timings in milliseconds.
-        public var timings: Timings
+        package var timings: Timings
         /// A free-form note.
-        public var comment: String?
+        package var comment: String?
         /// Custom field `_requestID`: Courier's request ID, to join with logs and the server's
         /// `X-Request-ID`.
-        public var requestID: String?
+        package var requestID: String?
         /// Custom field `_attempts`: attempts made (retries + 1).
-        public var attempts: Int?
+        package var attempts: Int?
         /// Custom field `_cacheOutcome`: how the HTTP cache answered (`hit`, `revalidated`, `miss`…).
-        public var cacheOutcome: String?
+        package var cacheOutcome: String?
 
         enum CodingKeys: String, CodingKey {
             case startedDateTime, time, request, response, cache, timings, comment
@@ -78,54 +78,54 @@ public struct HARLog: Codable, Sendable, Hashable {
     }
 
     /// `request`.
-    public struct Request: Codable, Sendable, Hashable {
+    package struct Request: Codable, Sendable, Hashable {
         /// The method, e.g. `GET`.
-        public var method: String
+        package var method: String
         /// Absolute URL, redacted.
-        public var url: String
+        package var url: String
         /// `HTTP/1.1`, `HTTP/2.0`…, or empty when unknown.
-        public var httpVersion: String
+        package var httpVersion: String
         /// Cookies of the `Cookie` header (values redacted).
-        public var cookies: [Cookie]
+        package var cookies: [Cookie]
         /// Header fields, redacted.
-        public var headers: [NameValue]
+        package var headers: [NameValue]
         /// Query parameters, decoded, redacted.
-        public var queryString: [NameValue]
+        package var queryString: [NameValue]
         /// The body, when a redacted text preview was recorded.
-        public var postData: PostData?
+        package var postData: PostData?
         /// Always -1: the header block's size is not known to URLSession clients.
-        public var headersSize: Int
+        package var headersSize: Int
         /// Body size in bytes; -1 when unknown (streamed).
-        public var bodySize: Int
+        package var bodySize: Int
         /// A free-form note (the attempt number on a retry).
-        public var comment: String?
+        package var comment: String?
     }
 
     /// `response`.
-    public struct Response: Codable, Sendable, Hashable {
+    package struct Response: Codable, Sendable, Hashable {
         /// The status; 0 when the call failed without a response.
-        public var status: Int
+        package var status: Int
         /// The reason phrase (RFC 9110 §15), e.g. `Not Found`; empty when unknown.
-        public var statusText: String
+        package var statusText: String
         /// `HTTP/1.1`, `HTTP/2.0`…, or empty when unknown.
-        public var httpVersion: String
+        package var httpVersion: String
         /// Cookies of the `Set-Cookie` headers (values redacted).
-        public var cookies: [Cookie]
+        package var cookies: [Cookie]
         /// Header fields, redacted.
-        public var headers: [NameValue]
+        package var headers: [NameValue]
         /// The body: size, type and the redacted text when recorded.
-        public var content: Content
+        package var content: Content
         /// The `Location` header, or empty.
-        public var redirectURL: String
+        package var redirectURL: String
         /// Always -1 (unknown).
-        public var headersSize: Int
+        package var headersSize: Int
         /// Bytes received; -1 when unknown (a `Content-Encoding` was undone by URLSession, or there
         /// was no response).
-        public var bodySize: Int
+        package var bodySize: Int
         /// A free-form note.
-        public var comment: String?
+        package var comment: String?
         /// Custom field `_error` (as Chrome writes it): why there is no response.
-        public var error: String?
+        package var error: String?
 
         enum CodingKeys: String, CodingKey {
             case status, statusText, httpVersion, cookies, headers, content, redirectURL, headersSize, bodySize, comment
@@ -134,77 +134,77 @@ public struct HARLog: Codable, Sendable, Hashable {
     }
 
     /// A header or query parameter.
-    public struct NameValue: Codable, Sendable, Hashable {
+    package struct NameValue: Codable, Sendable, Hashable {
         /// The name.
-        public var name: String
+        package var name: String
         /// The (redacted) value.
-        public var value: String
+        package var value: String
         /// Creates a pair.
-        public init(name: String, value: String) {
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
     /// A cookie (values are always the redaction marker).
-    public struct Cookie: Codable, Sendable, Hashable {
+    package struct Cookie: Codable, Sendable, Hashable {
         /// The cookie name.
-        public var name: String
+        package var name: String
         /// The redaction marker.
-        public var value: String
+        package var value: String
         /// The `Path` attribute (RFC 6265 §5.2.4).
-        public var path: String?
+        package var path: String?
         /// The `Domain` attribute (RFC 6265 §5.2.3).
-        public var domain: String?
+        package var domain: String?
         /// Whether `HttpOnly` was set.
-        public var httpOnly: Bool?
+        package var httpOnly: Bool?
         /// Whether `Secure` was set.
-        public var secure: Bool?
+        package var secure: Bool?
     }
 
     /// `postData`.
-    public struct PostData: Codable, Sendable, Hashable {
+    package struct PostData: Codable, Sendable, Hashable {
         /// The request's `Content-Type`.
-        public var mimeType: String
+        package var mimeType: String
         /// The redacted body text (possibly truncated, see `comment`).
-        public var text: String
+        package var text: String
         /// Says whether the text was truncated or left out.
-        public var comment: String?
+        package var comment: String?
     }
 
     /// `content`.
-    public struct Content: Codable, Sendable, Hashable {
+    package struct Content: Codable, Sendable, Hashable {
         /// Decoded body size in bytes.
-        public var size: Int
+        package var size: Int
         /// The response's `Content-Type`, or `x-unknown`.
-        public var mimeType: String
+        package var mimeType: String
         /// The redacted body text, when the logging policy recorded it.
-        public var text: String?
+        package var text: String?
         /// Says whether the text was truncated or left out.
-        public var comment: String?
+        package var comment: String?
     }
 
     /// `cache`: empty.
-    public struct Cache: Codable, Sendable, Hashable {
+    package struct Cache: Codable, Sendable, Hashable {
         /// Creates the empty object.
-        public init() {}
+        package init() {}
     }
 
     /// `timings`, in milliseconds; -1 for a phase that does not apply or was not measured.
-    public struct Timings: Codable, Sendable, Hashable {
+    package struct Timings: Codable, Sendable, Hashable {
         /// Queued before a connection was available; always -1 (not measured).
-        public var blocked: Double
+        package var blocked: Double
         /// DNS resolution, or -1.
-        public var dns: Double
+        package var dns: Double
         /// Connection set-up including TLS, or -1.
-        public var connect: Double
+        package var connect: Double
         /// Sending the request.
-        public var send: Double
+        package var send: Double
         /// Waiting for the first response byte (the rest of the call's duration without phase timings).
-        public var wait: Double
+        package var wait: Double
         /// Reading the response.
-        public var receive: Double
+        package var receive: Double
         /// The TLS handshake (included in `connect`), or -1.
-        public var ssl: Double
+        package var ssl: Double
     }
 }

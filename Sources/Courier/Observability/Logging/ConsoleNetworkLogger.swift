@@ -25,12 +25,12 @@ public struct ConsoleNetworkLogger: NetworkLogger {
     /// Entries below this level are dropped.
     public let minimumLevel: NetworkLogLevel
     /// The stream entries go to.
-    public let stream: Stream
+    package let stream: Stream
     /// Whether each summary line starts with an ISO 8601 timestamp.
-    public let includesTimestamps: Bool
+    package let includesTimestamps: Bool
     /// Whether the indented detail lines (redacted URL, headers, body preview) follow each summary
     /// line; `false` writes one line per entry.
-    public let includesDetails: Bool
+    package let includesDetails: Bool
     private let lock = Locked(())
 
     /// Creates a console logger.

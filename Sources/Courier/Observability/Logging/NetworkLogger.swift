@@ -53,7 +53,7 @@ public struct NetworkLogEntry: Sendable, Hashable {
     public var details: [String]
 
     /// Creates an entry.
-    public init(level: NetworkLogLevel, event: Event, requestID: RequestID, summary: String, details: [String] = []) {
+    package init(level: NetworkLogLevel, event: Event, requestID: RequestID, summary: String, details: [String] = []) {
         self.level = level
         self.event = event
         self.requestID = requestID

@@ -36,7 +36,7 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
     public var taskTimings: TaskTimings?
 
     /// Creates an event.
-    public init(
+    package init(
         requestID: RequestID, method: HTTPMethod, pathTemplate: String, statusCode: Int?, startedAt: Date,
         duration: Duration, attempts: Int, retryCount: Int, requestBodyBytes: Int?, responseBodyBytes: Int?,
         errorKind: String?, cacheOutcome: CacheOutcome?, taskTimings: TaskTimings?

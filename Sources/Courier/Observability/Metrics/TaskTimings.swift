@@ -34,7 +34,7 @@ public struct TaskTimings: Sendable, Hashable {
     public var redirectCount: Int
 
     /// Creates timings from phase durations.
-    public init(
+    package init(
         domainLookup: Duration? = nil, connect: Duration? = nil, secureConnection: Duration? = nil,
         requestSend: Duration? = nil, waiting: Duration? = nil, timeToFirstByte: Duration? = nil,
         responseReceive: Duration? = nil, total: Duration? = nil, isReusedConnection: Bool? = nil,
@@ -55,32 +55,32 @@ public struct TaskTimings: Sendable, Hashable {
 
     /// The instants of one transaction, as `URLSessionTaskTransactionMetrics` reports them; any
     /// may be missing.
-    public struct Instants: Sendable, Hashable {
+    package struct Instants: Sendable, Hashable {
         /// The task began fetching the resource.
-        public var fetchStart: Date?
+        package var fetchStart: Date?
         /// DNS lookup began.
-        public var domainLookupStart: Date?
+        package var domainLookupStart: Date?
         /// DNS lookup ended.
-        public var domainLookupEnd: Date?
+        package var domainLookupEnd: Date?
         /// Connection set-up began.
-        public var connectStart: Date?
+        package var connectStart: Date?
         /// The connection (including TLS) was established.
-        public var connectEnd: Date?
+        package var connectEnd: Date?
         /// The TLS handshake began.
-        public var secureConnectionStart: Date?
+        package var secureConnectionStart: Date?
         /// The TLS handshake ended.
-        public var secureConnectionEnd: Date?
+        package var secureConnectionEnd: Date?
         /// Writing the request began.
-        public var requestStart: Date?
+        package var requestStart: Date?
         /// The last request byte was written.
-        public var requestEnd: Date?
+        package var requestEnd: Date?
         /// The first response byte arrived.
-        public var responseStart: Date?
+        package var responseStart: Date?
         /// The last response byte arrived.
-        public var responseEnd: Date?
+        package var responseEnd: Date?
 
         /// Creates a set of instants; all `nil` by default.
-        public init(
+        package init(
             fetchStart: Date? = nil, domainLookupStart: Date? = nil, domainLookupEnd: Date? = nil,
             connectStart: Date? = nil, connectEnd: Date? = nil, secureConnectionStart: Date? = nil,
             secureConnectionEnd: Date? = nil, requestStart: Date? = nil, requestEnd: Date? = nil,
@@ -109,7 +109,7 @@ public struct TaskTimings: Sendable, Hashable {
     ///   - isReusedConnection: Whether the connection was reused.
     ///   - networkProtocol: The ALPN protocol name.
     ///   - redirectCount: Redirects followed.
-    public init(
+    package init(
         instants: Instants, total: Duration? = nil, isReusedConnection: Bool? = nil,
         networkProtocol: String? = nil, redirectCount: Int = 0
     ) {
@@ -133,9 +133,9 @@ public struct TaskTimings: Sendable, Hashable {
 }
 
 /// The ``RequestContext`` slot holding the ``TaskTimings`` of the call's last attempt.
-public enum TaskTimingsKey: RequestContextKey {
+package enum TaskTimingsKey: RequestContextKey {
     /// The stored type.
-    public typealias Value = TaskTimings
+    package typealias Value = TaskTimings
 }
 
 extension RequestContext {

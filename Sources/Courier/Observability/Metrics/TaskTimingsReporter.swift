@@ -15,25 +15,25 @@
 /// let (data, response) = try await send(...)
 /// reporter?.report(TaskTimings(instants: measured))
 /// ```
-public struct TaskTimingsReporter: Sendable {
+package struct TaskTimingsReporter: Sendable {
     @TaskLocal static var bound: TaskTimingsReporter?
 
     private let context: RequestContext
 
     /// The reporter of the call the current task is sending, or `nil` when no interceptor asked for
     /// timings.
-    public static var current: TaskTimingsReporter? { bound }
+    package static var current: TaskTimingsReporter? { bound }
 
     /// Stores `timings` in the call's ``RequestContext/taskTimings`` (replacing an earlier attempt's).
     /// Safe to call from any thread. Timings reported after the interceptors have finished with the
     /// call are kept in the context but miss that call's metrics event.
-    public func report(_ timings: TaskTimings) {
+    package func report(_ timings: TaskTimings) {
         context.taskTimings = timings
     }
 
     /// Runs `operation` with a reporter for `context` bound to the task. Nested calls for the same
     /// context keep the outer binding.
-    public static func withReporting<T: Sendable>(
+    package static func withReporting<T: Sendable>(
         to context: RequestContext, _ operation: () async throws -> T
     ) async rethrows -> T {
         if let bound, bound.context === context { return try await operation() }

@@ -8,7 +8,7 @@ extension ErrorRecord {
     /// name the client would map it to (`offline`, `timedOut`, `cancelled`, `transport`,
     /// `unauthorized`, `sessionExpired`, `decoding`…), `pinning` for a certificate-pinning
     /// failure (``PinningFailure``), `other` for an error Courier does not know.
-    public static func kind(of error: any Error) -> String {
+    package static func kind(of error: any Error) -> String {
         switch error {
         case is CancellationError:
             return "cancelled"

@@ -22,7 +22,7 @@ public struct NetworkExchange: Sendable, Hashable {
     public var cacheOutcome: CacheOutcome?
 
     /// Creates an exchange.
-    public init(request: RequestRecord, outcome: Outcome, timings: TaskTimings? = nil, cacheOutcome: CacheOutcome? = nil) {
+    package init(request: RequestRecord, outcome: Outcome, timings: TaskTimings? = nil, cacheOutcome: CacheOutcome? = nil) {
         self.request = request
         self.outcome = outcome
         self.timings = timings

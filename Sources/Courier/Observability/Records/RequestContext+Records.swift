@@ -1,19 +1,19 @@
 /// The ``RequestContext`` slot holding the latest ``RequestRecord`` of the call.
-public enum RequestRecordKey: RequestContextKey {
+package enum RequestRecordKey: RequestContextKey {
     /// The stored type.
-    public typealias Value = RequestRecord
+    package typealias Value = RequestRecord
 }
 
 /// The ``RequestContext`` slot holding the latest ``ResponseRecord`` of the call.
-public enum ResponseRecordKey: RequestContextKey {
+package enum ResponseRecordKey: RequestContextKey {
     /// The stored type.
-    public typealias Value = ResponseRecord
+    package typealias Value = ResponseRecord
 }
 
 /// The ``RequestContext`` slot holding the latest ``ErrorRecord`` of the call.
-public enum ErrorRecordKey: RequestContextKey {
+package enum ErrorRecordKey: RequestContextKey {
     /// The stored type.
-    public typealias Value = ErrorRecord
+    package typealias Value = ErrorRecord
 }
 
 /// Secret values learned while redacting this call, shared by every logging interceptor of the

@@ -27,7 +27,7 @@ public struct RequestRecord: Sendable, Hashable {
     public var timestamp: Date
 
     /// Creates a record from parts that are already redacted.
-    public init(
+    package init(
         requestID: RequestID, method: HTTPMethod, pathTemplate: String, url: String, headers: HTTPHeaders,
         body: BodyPreview?, bodySize: Int?, contentType: String?, attempt: Int, timestamp: Date
     ) {
@@ -67,7 +67,7 @@ public struct ResponseRecord: Sendable, Hashable {
     public var attempt: Int
 
     /// Creates a record from parts that are already redacted.
-    public init(
+    package init(
         requestID: RequestID, statusCode: Int, url: String?, headers: HTTPHeaders, body: BodyPreview?,
         bodySize: Int, contentType: String?, duration: Duration, attempt: Int
     ) {
@@ -103,7 +103,7 @@ public struct ErrorRecord: Sendable, Hashable {
     public var attempt: Int
 
     /// Creates a record from parts that are already redacted.
-    public init(
+    package init(
         requestID: RequestID, kind: String, domain: String, code: Int?, message: String, duration: Duration, attempt: Int
     ) {
         self.requestID = requestID
