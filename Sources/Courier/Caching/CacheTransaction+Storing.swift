@@ -17,7 +17,8 @@ extension CacheTransaction {
             cachesAuthorizedResponses: context.policy.cachesAuthorizedResponses,
             maxEntryBytes: cache.configuration.maxEntryBytes)
         guard refusal == nil else {
-            if response.statusCode < 500, response.statusCode != 304, response.statusCode != 206 {
+            // An answer to a range request (a 206 or a 416) says nothing about the stored whole.
+            if range == nil, response.statusCode < 500, response.statusCode != 304 {
                 await cache.storage.removeResponses(for: key)
             }
             return
