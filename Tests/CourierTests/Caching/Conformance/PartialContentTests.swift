@@ -20,7 +20,7 @@ extension CachingTests {
         }
 
         private func get(_ client: APIClient, range: String? = nil) async throws -> Response<HTTPResponse> {
-            try await client.response(for: .raw(.get, "/file", headers: range.map { ["Range": $0] } ?? [:]))
+            try await client.response(for: Request<HTTPResponse>.raw(.get, "/file", headers: range.map { ["Range": $0] } ?? [:]))
         }
 
         @Test(arguments: [
@@ -61,17 +61,18 @@ extension CachingTests {
             let stub = StubTransport { [self] request in
                 request.value(forHTTPHeaderField: "Range") == nil
                     ? body("0123456789", ["Cache-Control": "max-age=3600"])
-                    : body("01234", status: 206, ["Cache-Control": "max-age=3600", "Content-Range": "bytes 4-9/10"])
+                    : body("56789", status: 206, ["Cache-Control": "max-age=3600", "Content-Range": "bytes 5-9/10"])
             }
-            let client = CacheFixture.client(stub, cache: CacheFixture.cache(clock: clock))
+            let cache = CacheFixture.cache(clock: clock)
+            let client = CacheFixture.client(stub, cache: cache)
             _ = try await get(client, range: "bytes=-5")
             let inside = try await get(client, range: "bytes=6-8")
             let suffix = try await get(client, range: "bytes=-1")
             #expect(stub.requestCount == 1)
             #expect(inside.statusCode == 206)
-            #expect(String(decoding: inside.response.body, as: UTF8.self) == "234")
+            #expect(String(decoding: inside.response.body, as: UTF8.self) == "678")
             #expect(inside.response.headers["Content-Range"] == "bytes 6-8/10")
-            #expect(String(decoding: suffix.response.body, as: UTF8.self) == "4")
+            #expect(String(decoding: suffix.response.body, as: UTF8.self) == "9")
 
             _ = try await get(client, range: "bytes=0-3")
             #expect(stub.requestCount == 2, "a range outside the stored part goes to the origin")
@@ -145,7 +146,7 @@ extension CachingTests {
             #expect(stub.requestCount == 2, "byte ranges count encoded bytes; the stored body is decoded")
         }
 
-        @Test(arguments: ["bytes=0-99", "bytes=100-", "bytes=-5", " bytes = 0 - 4 "])
+        @Test(arguments: ["bytes=0-99", "bytes=100-", "bytes=-5", "Bytes=0-4"])
         func byteRangesParse(_ text: String) {
             #expect(ByteRange(text) != nil)
         }

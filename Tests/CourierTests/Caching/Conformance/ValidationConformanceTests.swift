@@ -29,8 +29,8 @@ extension CachingTests {
                 .json("{}", status: status, headers: ["Cache-Control": "max-age=3600, must-understand", "Date": HTTPDate.string(from: clock.now)])
             }
             let client = CacheFixture.client(stub, cache: CacheFixture.cache(clock: clock))
-            _ = try await client.response(for: .raw(.get, "/items/lamp"))
-            _ = try await client.response(for: .raw(.get, "/items/lamp"))
+            _ = try await client.response(for: Request<HTTPResponse>.raw(.get, "/items/lamp"))
+            _ = try await client.response(for: Request<HTTPResponse>.raw(.get, "/items/lamp"))
             #expect(stub.requestCount == 2)
         }
 
