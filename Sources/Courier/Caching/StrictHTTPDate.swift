@@ -77,10 +77,19 @@ enum StrictHTTPDate {
         return value
     }
 
-    /// The index in `names` (lower-case) of the `count` letters at `start`, ignoring ASCII case.
+    /// The index in `names` (lower-case) of the `count` letters at `start`, ignoring ASCII case
+    /// (byte-wise, no allocation: this runs on every cache lookup).
     private static func name(_ b: [UInt8], _ start: Int, _ count: Int, in names: [String]) -> Int? {
         guard count > 0, start + count <= b.count else { return nil }
-        let folded = String(decoding: b[start..<(start + count)].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
-        return names.firstIndex(of: folded)
+        return names.firstIndex { candidate in
+            guard candidate.utf8.count == count else { return false }
+            var index = start
+            for expected in candidate.utf8 {
+                let byte = b[index]
+                if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected { return false }
+                index += 1
+            }
+            return true
+        }
     }
 }
