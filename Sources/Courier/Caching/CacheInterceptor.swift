@@ -27,7 +27,12 @@ import FoundationNetworking
 /// - ``CachePolicy/bypassCache``: neither reads nor writes (``CacheOutcome/bypassed``).
 /// - Unsafe methods (POST, PUT, PATCH, DELETE…) pass through; a 2xx/3xx answer invalidates the
 ///   stored responses of the target URI and of same-origin `Location` / `Content-Location` [§4.4].
-/// - Requests with their own conditional or `Range` headers pass through untouched.
+/// - A GET for one byte range (`Range: bytes=0-99`, `bytes=100-`, `bytes=-5`) is answered as a
+///   `206` from a stored complete response, or from a stored part that contains it [§3.4]; `206`
+///   responses are stored as parts and combined into a complete response once they cover it
+///   [§3.3, RFC 9110 §14.3] (parts must share a strong `ETag`).
+/// - Requests with their own conditional headers (`If-Range` too), several ranges, or a `Range`
+///   on HEAD pass through untouched.
 ///
 /// The outcome is written to ``RequestContext/cacheOutcome`` for the caller and for metrics.
 public struct CacheInterceptor: Interceptor {
@@ -55,8 +60,11 @@ public struct CacheInterceptor: Interceptor {
             return response
         }
         let isConditional = Validation.conditionalFields.contains { request.value(forHTTPHeaderField: $0) != nil }
-        guard method == "GET" || method == "HEAD", context.policy.cache != .bypassCache, !isConditional,
-              request.value(forHTTPHeaderField: "Range") == nil
+        // A single byte range of a GET is answered from stored content (RFC 9111 §3.4); other
+        // range requests (several ranges, HEAD, unknown units) go to the origin untouched.
+        let rangeIsAnswerable = request.value(forHTTPHeaderField: "Range") == nil
+            || (method == "GET" && ByteRange(request) != nil)
+        guard method == "GET" || method == "HEAD", context.policy.cache != .bypassCache, !isConditional, rangeIsAnswerable
         else {
             context.cacheOutcome = .bypassed
             return try await next(request)

@@ -16,6 +16,8 @@ struct CacheTransaction: Sendable {
     /// The request's own directives (RFC 9111 §5.2.1); `Pragma: no-cache` counts as `no-cache`
     /// when there is no `Cache-Control` (§5.4).
     let requestControl: CacheControl
+    /// The single byte range a GET asks for (RFC 9110 §14.2); `nil` for the whole representation.
+    let range: ByteRange?
 
     init(
         cache: HTTPCache, request: URLRequest, context: RequestContext, next: Next,
@@ -28,6 +30,7 @@ struct CacheTransaction: Sendable {
         self.key = key
         self.generation = generation
         self.isHead = isHead
+        self.range = isHead ? nil : ByteRange(request)
         if let value = request.value(forHTTPHeaderField: "Cache-Control") {
             requestControl = CacheControl(value)
         } else if request.value(forHTTPHeaderField: "Pragma")?.lowercased().contains("no-cache") == true {
@@ -37,14 +40,14 @@ struct CacheTransaction: Sendable {
         }
     }
 
-    private var now: Date { cache.configuration.now() }
+    var now: Date { cache.configuration.now() }
 
     func run() async throws -> HTTPResponse {
         let policy = context.policy.cache
         if policy == .reloadIgnoringCacheData { return try await fetch(known: nil) }
 
         let entries = await cache.storage.responses(for: key)
-        let entry = entries.first { Vary.matches($0, request) }
+        let entry = entries.first { Vary.matches($0, request) && PartialContent.canAnswer($0, range: range) }
 
         if policy == .returnCacheDataElseLoad || policy == .onlyIfCached {
             if let entry { return serve(entry, .hit) }
@@ -54,7 +57,9 @@ struct CacheTransaction: Sendable {
 
         guard let entry else {
             if requestControl.onlyIfCached { throw NetworkError.notCached }
-            return try await fetch(known: entries)
+            // §4.3.1: other variants' entity tags may still be what the origin selects for this request.
+            if isHead || range != nil || Validation.entityTags(nil, entries).isEmpty { return try await fetch(known: entries) }
+            return try await validate(nil, known: entries, staleAllowed: false)
         }
         let freshness = cache.freshness(of: entry, at: now)
         let control = CacheControl(entry.headers)
@@ -106,7 +111,9 @@ struct CacheTransaction: Sendable {
     private func serve(_ entry: CachedResponse, _ outcome: CacheOutcome, _ freshness: Freshness? = nil) -> HTTPResponse {
         context.cacheOutcome = outcome
         let age = (freshness ?? cache.freshness(of: entry, at: now)).age
-        return entry.response(age: age, includeBody: !isHead)
+        let response = entry.response(age: age, includeBody: !isHead)
+        // §3.4, RFC 9110 §14: a range request gets its part of the stored response as a 206.
+        return range.map { PartialContent.slice(response, to: $0) } ?? response
     }
 
     // MARK: Network
@@ -126,30 +133,41 @@ struct CacheTransaction: Sendable {
     }
 
     /// Validates `entry` with a conditional request (§4.3.1) and applies the answer (§4.3.3).
-    private func validate(_ entry: CachedResponse, known entries: [CachedResponse], staleAllowed: Bool) async throws -> HTTPResponse {
-        let hasValidator = Validation.hasValidator(entry)
-        let conditional = hasValidator ? Validation.conditionalRequest(request, validating: entry) : request
+    /// For a GET of the whole representation the request also lists the entity tags of the other
+    /// stored variants, and a 304 naming one of them selects that variant (§4.3.4), which is then
+    /// stored for this request's `Vary` values too. `entry` is `nil` when no stored variant
+    /// matches the request and only the others are offered.
+    private func validate(_ entry: CachedResponse?, known entries: [CachedResponse], staleAllowed: Bool) async throws -> HTTPResponse {
+        let validated = entry.flatMap { Validation.hasValidator($0) ? $0 : nil }
+        let others = range == nil ? entries.filter { $0 != entry } : []
+        let conditional = Validation.conditionalRequest(request, validating: validated, others: others)
+        let isConditional = conditional.value(forHTTPHeaderField: "If-None-Match") != nil
+            || conditional.value(forHTTPHeaderField: "If-Modified-Since") != nil
         let requestTime = now
         let response: HTTPResponse
         do {
             response = try await next(conditional)
         } catch {
-            if staleAllowed, Self.isOriginFailure(error), staleIfErrorCovers(entry) {
+            if let entry, staleAllowed, Self.isOriginFailure(error), staleIfErrorCovers(entry) {
                 return serve(entry, .staleServed(.error))
             }
             throw error
         }
         let responseTime = now
         if response.statusCode == 304 {
-            guard hasValidator, Validation.notModified(response, matches: entry) else {
+            guard isConditional, let selected = Validation.selected(by: response, validated: validated, others: others) else {
                 // A 304 that matches nothing stored: one unconditional re-fetch (§4.3.4).
                 return try await fetch(known: entries, refetchOnNotModified: false)
             }
-            let updated = Validation.freshen(entry, with: response, requestTime: requestTime, responseTime: responseTime)
+            var updated = Validation.freshen(selected, with: response, requestTime: requestTime, responseTime: responseTime)
             if shouldWrite { await cache.store(updated, for: key, generation: generation) }
+            if !Vary.matches(updated, request) {
+                updated.varyingRequestHeaders = Vary.requestValues(Vary.fieldNames(in: updated.headers), of: request)
+                if shouldWrite { await cache.store(updated, for: key, generation: generation) }
+            }
             return serve(updated, .revalidated)
         }
-        if staleAllowed, Self.isOriginError(response.statusCode), staleIfErrorCovers(entry) {
+        if let entry, staleAllowed, Self.isOriginError(response.statusCode), staleIfErrorCovers(entry) {
             return serve(entry, .staleServed(.error))
         }
         await record(response, requestTime: requestTime, responseTime: responseTime, known: entries)
@@ -171,42 +189,6 @@ struct CacheTransaction: Sendable {
             await cache.storage.removeResponses(for: key)
         }
         return response
-    }
-
-    /// Stores a full response when allowed (§3); a newer non-storable, non-error answer removes
-    /// the stored ones it supersedes. 5xx answers leave stored responses alone (they may still be
-    /// served by `stale-if-error`).
-    private func record(_ response: HTTPResponse, requestTime: Date, responseTime: Date, known: [CachedResponse]?) async {
-        guard shouldWrite, !isHead else { return }
-        let refusal = Storability.refusal(
-            request: request, response: response,
-            isAuthorized: Storability.isAuthorized(request, policy: context.policy),
-            cachesAuthorizedResponses: context.policy.cachesAuthorizedResponses,
-            maxEntryBytes: cache.configuration.maxEntryBytes)
-        guard refusal == nil else {
-            if response.statusCode < 500, response.statusCode != 304 {
-                await cache.storage.removeResponses(for: key)
-            }
-            return
-        }
-        let names = Vary.fieldNames(in: response.headers)
-        let stored = CachedResponse(
-            statusCode: response.statusCode, headers: response.headers, body: response.body,
-            url: response.url ?? request.url, requestTime: requestTime, responseTime: responseTime,
-            varyingRequestHeaders: Vary.requestValues(names, of: request))
-        // §4.1: when the origin changed the fields it varies on, older variants no longer apply.
-        let existing: [CachedResponse]
-        if let known { existing = known } else { existing = await cache.storage.responses(for: key) }
-        if existing.contains(where: { Set(Vary.fieldNames(in: $0.headers)) != Set(names) }) {
-            await cache.storage.removeResponses(for: key)
-        }
-        await cache.store(stored, for: key, generation: generation)
-    }
-
-    /// `false` for calls that only joined another call's network request (that call stores it)
-    /// and for requests with `Cache-Control: no-store` (§5.2.1.5).
-    private var shouldWrite: Bool {
-        context[DeduplicationRoleKey.self] != .joined && !requestControl.noStore && context.policy.cache != .noStore
     }
 
     // MARK: stale-while-revalidate

@@ -34,7 +34,7 @@ struct Freshness: Sendable, Equatable {
         let dateValue = date ?? entry.responseTime
 
         // §4.2.3 age calculation.
-        let ageValue = headers.cacheValue("age").flatMap { TimeInterval(Self.deltaSeconds($0) ?? 0) } ?? 0
+        let ageValue = TimeInterval(Self.ageValue(headers))
         let apparentAge = max(0, entry.responseTime.timeIntervalSince(dateValue))
         let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
         let correctedAgeValue = ageValue + responseDelay
@@ -47,8 +47,10 @@ struct Freshness: Sendable, Equatable {
             lifetime = TimeInterval(control.maxAge ?? 0)
             isHeuristic = false
         } else if let expiresText = headers.cacheValue("expires") {
-            // An invalid Expires (e.g. "0") means already expired (§5.3).
-            let expires = HeaderScanning.date(expiresText)
+            // An invalid Expires (e.g. "0", a malformed date, or the field repeated: it is a
+            // singleton, so two values are one invalid value) means already expired (§5.3).
+            let values = headers.cacheValues("expires")
+            let expires = values.count == 1 ? HeaderScanning.date(expiresText) : nil
             lifetime = expires.map { max(0, $0.timeIntervalSince(dateValue)) } ?? 0
             isHeuristic = false
         } else if Self.allowsHeuristic(entry, control),
@@ -70,6 +72,16 @@ struct Freshness: Sendable, Equatable {
     /// §4.2.2: heuristics only for heuristically cacheable statuses or responses marked `public`.
     static func allowsHeuristic(_ entry: CachedResponse, _ control: CacheControl) -> Bool {
         heuristicallyCacheableStatuses.contains(entry.statusCode) || control.isPublic
+    }
+
+    /// The `Age` of `headers` in seconds (§5.1): the first member when the field is a list or
+    /// repeated (`Age: 7200, 0` is 7200), without parameters (`7200;foo=bar` is 7200); 0 when absent
+    /// or invalid (negative, fractional, not a number), since an invalid `Age` is ignored.
+    static func ageValue(_ headers: HTTPHeaders) -> Int {
+        guard let first = headers.cacheValues("age").first else { return 0 }
+        let member = first.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let value = member.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return deltaSeconds(String(value)) ?? 0
     }
 
     /// Parses a delta-seconds field value such as `Age: 30`; `nil` when invalid.

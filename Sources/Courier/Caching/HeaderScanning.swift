@@ -29,40 +29,10 @@ enum HeaderScanning {
         return slice
     }
 
-    /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) arithmetically; other HTTP-date
-    /// forms fall back to ``HTTPDate/parse(_:)`` (RFC 9110 §5.6.7).
+    /// Parses an HTTP-date exactly (see ``StrictHTTPDate``): `nil` for anything RFC 9110 §5.6.7
+    /// does not allow, so an invalid `Expires` counts as already expired (RFC 9111 §5.3).
     static func date(_ text: String) -> Date? {
-        let bytes = Array(text.utf8)
-        // "Sun, 06 Nov 1994 08:49:37 GMT" is exactly 29 bytes.
-        guard bytes.count == 29, bytes[3] == 0x2C, bytes[4] == 0x20, bytes[7] == 0x20, bytes[11] == 0x20,
-              bytes[16] == 0x20, bytes[19] == 0x3A, bytes[22] == 0x3A, bytes[25] == 0x20,
-              bytes[26] == 0x47, bytes[27] == 0x4D, bytes[28] == 0x54,
-              let day = number(bytes, 5, 2), let year = number(bytes, 12, 4),
-              let hour = number(bytes, 17, 2), let minute = number(bytes, 20, 2), let second = number(bytes, 23, 2),
-              let month = month(bytes[8], bytes[9], bytes[10]),
-              year >= 1970, (1...CivilCalendar.daysInMonth(year: year, month: month)).contains(day),
-              hour <= 23, minute <= 59, second <= 60
-        else { return HTTPDate.parse(text) }
-        let days = CivilCalendar.dayNumber(year: year, month: month, day: day)
-        let seconds = days * CivilCalendar.secondsPerDay + hour * 3600 + minute * 60 + second
-        return Date(timeIntervalSince1970: TimeInterval(seconds))
-    }
-
-    private static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int? {
-        var value = 0
-        for index in start..<(start + count) {
-            let byte = bytes[index]
-            guard byte >= 0x30, byte <= 0x39 else { return nil }
-            value = value * 10 + Int(byte - 0x30)
-        }
-        return value
-    }
-
-    private static let months: [String] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-
-    private static func month(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> Int? {
-        let name = String(decoding: [a | 0x20, b | 0x20, c | 0x20], as: UTF8.self)
-        return months.firstIndex(of: name).map { $0 + 1 }
+        StrictHTTPDate.parse(text)
     }
 }
 

@@ -5,9 +5,13 @@ import FoundationNetworking
 
 /// Whether a response may be stored (RFC 9111 §3, §3.5), decided once per response.
 enum Storability {
-    /// Statuses a cache may store without explicit freshness (RFC 9110 §15.1). 206 is left out:
-    /// Courier does not store partial content.
-    static let cacheableByDefault: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+    /// Statuses a cache may store without explicit freshness (RFC 9110 §15.1). 206 is stored
+    /// only as a part of a representation (see ``PartialContent``).
+    static let cacheableByDefault: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Statuses whose semantics this cache implements, for `must-understand` (RFC 9111 §5.2.2.3):
+    /// the heuristically cacheable ones, the temporary redirects, and 206.
+    static let understoodStatuses: Set<Int> = cacheableByDefault.union([302, 303, 307])
 
     /// Why a response was not stored; `nil` from ``reason(...)`` means it may be stored.
     enum Refusal: Equatable {
@@ -31,12 +35,17 @@ enum Storability {
         // response only freshens a stored GET response (§4.3.5).
         guard (request.httpMethod ?? "GET").uppercased() == "GET" else { return .method }
         let status = response.statusCode
-        // A final status the cache understands; 206 (partial) and 304 are never stored as such.
-        guard (200..<600).contains(status), status != 206, status != 304 else { return .status }
+        // A final status; 304 is never stored as such, 206 only as a valid part (§3.3).
+        guard (200..<600).contains(status), status != 304 else { return .status }
+        if status == 206, !PartialContent.isStorable(response, for: request) { return .status }
         let responseControl = CacheControl(response.headers)
         let requestControl = CacheControl(HTTPHeaders(request))
+        // §5.2.2.3: must-understand stores only understood statuses, and then overrides the
+        // response's no-store (which is there for caches that do not know must-understand).
+        let mustUnderstand = responseControl.has("must-understand")
+        if mustUnderstand, !understoodStatuses.contains(status) { return .status }
         // §3: no-store in the request or the response.
-        if responseControl.noStore || requestControl.noStore { return .noStore }
+        if requestControl.noStore || (responseControl.noStore && !mustUnderstand) { return .noStore }
         // §4.1: a Vary of * never matches; storing it would only waste space.
         if Vary.isWildcard(response.headers) { return .varyWildcard }
         // §3.5: an authorized request is stored only when the response explicitly allows it.

@@ -20,18 +20,46 @@ enum Validation {
         entry.headers.cacheValue("etag") != nil || entry.headers.cacheValue("last-modified") != nil
     }
 
-    /// `request` made conditional on `entry` (§4.3.1): `If-None-Match` with the stored entity tag
-    /// (weak or strong, sent exactly as received) and `If-Modified-Since` with the stored
-    /// `Last-Modified`. Unchanged when the entry has no validator.
-    static func conditionalRequest(_ request: URLRequest, validating entry: CachedResponse) -> URLRequest {
+    /// `request` made conditional (§4.3.1): `If-None-Match` with the entity tags of `entry` and of
+    /// every other stored variant in `others` (weak or strong, each sent exactly as received, the
+    /// validated entry's first, §4.3.1 allows listing all), and `If-Modified-Since` with `entry`'s
+    /// `Last-Modified`. Stored parts (206) are not offered. Unchanged when there is no validator.
+    static func conditionalRequest(_ request: URLRequest, validating entry: CachedResponse?, others: [CachedResponse] = []) -> URLRequest {
         var conditional = request
-        if let etag = entry.headers.cacheValue("etag") {
-            conditional.setValue(etag, forHTTPHeaderField: "If-None-Match")
+        let tags = entityTags(entry, others)
+        if !tags.isEmpty {
+            conditional.setValue(tags.joined(separator: ", "), forHTTPHeaderField: "If-None-Match")
         }
-        if let lastModified = entry.headers.cacheValue("last-modified") {
+        if let lastModified = entry?.headers.cacheValue("last-modified") {
             conditional.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
         }
         return conditional
+    }
+
+    /// The distinct entity tags of `entry` and the complete responses among `others`, in order.
+    static func entityTags(_ entry: CachedResponse?, _ others: [CachedResponse]) -> [String] {
+        var tags: [String] = []
+        let candidates = (entry.map { [$0] } ?? []) + others.filter { $0.statusCode != 206 }
+        for candidate in candidates {
+            guard let tag = candidate.headers.cacheValue("etag").map({ String(HeaderScanning.trim($0)) }),
+                  !tag.isEmpty, !tags.contains(tag) else { continue }
+            tags.append(tag)
+        }
+        return tags
+    }
+
+    /// The stored response a 304 selects (§4.3.4): with an entity tag, the first of `validated`
+    /// and `others` whose tag equals it by weak comparison (RFC 9110 §8.8.3.2); otherwise
+    /// `validated`, if ``notModified(_:matches:)`` accepts it. `nil` when it selects nothing.
+    static func selected(by response: HTTPResponse, validated: CachedResponse?, others: [CachedResponse]) -> CachedResponse? {
+        if let tag = response.headers.cacheValue("etag") {
+            let candidates = (validated.map { [$0] } ?? []) + others.filter { $0.statusCode != 206 }
+            return candidates.first { entry in
+                entry.headers.cacheValue("etag").map { weakTag($0) == weakTag(tag) } ?? false
+            }
+        }
+        guard let validated, hasValidator(validated), notModified(response, matches: validated) else { return nil }
+        return validated
     }
 
     /// `true` when `notModified` (a 304) may update `entry` (§4.3.4): when both carry an entity tag,
@@ -51,14 +79,15 @@ enum Validation {
     }
 
     /// The stored response freshened by a 304 (§4.3.4): every field the 304 sends replaces all
-    /// stored fields of that name, except ``protectedFields``. The stored `Date` and `Age` always
+    /// stored fields of that name, except ``protectedFields`` and the 304's hop-by-hop fields
+    /// (``HopByHop``). The stored `Date` and `Age` always
     /// go, because they described the original exchange; the 304's own, if any, take their place,
     /// and `requestTime`/`responseTime` become those of the validation.
     static func freshen(
         _ entry: CachedResponse, with notModified: HTTPResponse, requestTime: Date, responseTime: Date
     ) -> CachedResponse {
         var updated = entry
-        let incoming = notModified.headers.fields.filter { !protectedFields.contains($0.name.lowercased()) }
+        let incoming = HopByHop.removed(from: notModified.headers).fields.filter { !protectedFields.contains($0.name.lowercased()) }
         let replaced = Set(incoming.map { $0.name.lowercased() }).union(["date", "age"])
         updated.headers = HTTPHeaders(entry.headers.fields.filter { !replaced.contains($0.name.lowercased()) } + incoming)
         updated.requestTime = requestTime

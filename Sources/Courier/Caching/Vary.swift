@@ -16,12 +16,11 @@ enum Vary {
     /// `true` for `Vary: *`, which can never be matched and so is never served (§4.1).
     static func isWildcard(_ headers: HTTPHeaders) -> Bool { fieldNames(in: headers).contains("*") }
 
-    /// The values of the fields `names` in `request`, normalised: repeated fields combined and
-    /// whitespace around commas collapsed (§4.1 allows this normalisation).
+    /// The values of the fields `names` in `request`, normalised (see ``normalize(_:name:)``).
     static func requestValues(_ names: [String], of request: URLRequest) -> [String: String?] {
         var values: [String: String?] = [:]
         for name in names where name != "*" {
-            values[name] = .some(request.value(forHTTPHeaderField: name).map(normalize))
+            values[name] = .some(request.value(forHTTPHeaderField: name).map { normalize($0, name: name) })
         }
         return values
     }
@@ -31,7 +30,7 @@ enum Vary {
         let names = fieldNames(in: stored.headers)
         if names.contains("*") { return false }
         for name in names {
-            let now = request.value(forHTTPHeaderField: name).map(normalize)
+            let now = request.value(forHTTPHeaderField: name).map { normalize($0, name: name) }
             let then = stored.varyingRequestHeaders[name] ?? nil
             if now != then { return false }
         }
@@ -46,9 +45,25 @@ enum Vary {
             .joined(separator: "\n")
     }
 
-    private static func normalize(_ value: String) -> String {
-        value.split(separator: ",")
-            .map { HeaderScanning.trim($0) }
+    /// Fields whose members are case-insensitive tokens and whose order carries no meaning (the
+    /// preference is in the `q` weights, RFC 9110 §12.4.2, §12.5.3, §12.5.4).
+    static let unorderedCaseInsensitiveFields: Set<String> = ["accept-language", "accept-encoding", "accept-charset"]
+
+    /// `value` of the field `name` (lower-case) in the form variants are compared in (§4.1 allows
+    /// normalisation): repeated fields are already combined by `URLRequest`; whitespace around
+    /// commas goes (`" 1,  2 "` is `1, 2`). For ``unorderedCaseInsensitiveFields`` members are
+    /// also lower-cased, stripped of whitespace around `;` and `=`, and sorted, so `en, de`,
+    /// `DE,en` and ` de ,  en` select the same variant.
+    static func normalize(_ value: String, name: String) -> String {
+        let members = value.split(separator: ",").map { HeaderScanning.trim($0) }.filter { !$0.isEmpty }
+        guard unorderedCaseInsensitiveFields.contains(name) else { return members.joined(separator: ", ") }
+        return members
+            .map { member in
+                member.lowercased().split(separator: ";")
+                    .map { $0.split(separator: "=").map { HeaderScanning.trim($0) }.joined(separator: "=") }
+                    .joined(separator: ";")
+            }
+            .sorted()
             .joined(separator: ", ")
     }
 }

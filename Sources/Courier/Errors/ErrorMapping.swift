@@ -35,7 +35,11 @@ extension NetworkError {
         case .badURL, .unsupportedURL:
             self = .invalidRequest("bad URL: \(urlError.failingURL?.absoluteString ?? urlError.localizedDescription)")
         default:
-            self = .transport(urlError)
+            if let failure = ResponseCodingFailure(urlError) {
+                self = .undecodableResponse(failure)
+            } else {
+                self = .transport(urlError)
+            }
         }
     }
 

@@ -50,6 +50,7 @@ public struct ErrorMessages: Sendable {
         .invalidRequest: "The request could not be built.",
         .missingInterceptor: "The request could not be built.",
         .transport: "A network error occurred.",
+        .undecodableResponse: "The server sent something unexpected.",
         .notCached: "This isn't available offline yet.",
     ])
 }

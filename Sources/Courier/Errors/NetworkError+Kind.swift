@@ -47,6 +47,8 @@ extension NetworkError {
         case missingInterceptor
         /// ``NetworkError/transport(_:)``.
         case transport
+        /// ``NetworkError/undecodableResponse(_:)``.
+        case undecodableResponse
         /// ``NetworkError/notCached``.
         case notCached
     }
@@ -72,6 +74,7 @@ extension NetworkError {
         case .invalidRequest: return .invalidRequest
         case .missingInterceptor: return .missingInterceptor
         case .transport: return .transport
+        case .undecodableResponse: return .undecodableResponse
         case .notCached: return .notCached
         }
     }
@@ -90,6 +93,8 @@ extension NetworkError: Equatable {
             return a?.code == b?.code
         case (.decoding(let a), .decoding(let b)):
             return a.codingPath == b.codingPath && a.typeName == b.typeName && a.kind == b.kind
+        case (.undecodableResponse(let a), .undecodableResponse(let b)):
+            return a.reason == b.reason && a.underlying.code == b.underlying.code
         case (.invalidRequest(let a), .invalidRequest(let b)), (.missingInterceptor(let a), .missingInterceptor(let b)):
             return a == b
         case (.rateLimited(let a, let r), .rateLimited(let b, let s)):

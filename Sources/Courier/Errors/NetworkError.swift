@@ -25,6 +25,7 @@ import FoundationNetworking
 /// | ``invalidRequest(_:)`` | a programming error building the request |
 /// | ``missingInterceptor(_:)`` | a programming error: the client's pipeline cannot keep the endpoint's policy |
 /// | ``transport(_:)`` | other network failure (TLS, connection reset, truncated body) |
+/// | ``undecodableResponse(_:)`` | the body's content or transfer coding cannot be undone: report it, show a generic error |
 /// | ``notCached`` | `onlyIfCached` found nothing stored: show the "not available offline" state |
 ///
 /// Each case keeps what is needed for logs: the response summary, the `URLError` or the
@@ -74,6 +75,10 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     case missingInterceptor(String)
     /// Any other transport failure: cannot connect, connection lost, TLS, truncated body.
     case transport(URLError)
+    /// The response's `Content-Encoding` is unknown to the transport or does not decode, or its
+    /// chunked framing is malformed (see ``ResponseCodingFailure``). Not retried: the server
+    /// would send the same bytes.
+    case undecodableResponse(ResponseCodingFailure)
     /// The endpoint's cache policy is ``CachePolicy/onlyIfCached`` and the HTTP cache holds no
     /// usable response, so the network was not contacted (RFC 9111 §5.2.1.7 describes the same
     /// situation as a 504 from the cache; Courier reports it as its own case so the UI can show an
@@ -138,6 +143,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         case .invalidRequest(let reason): return "invalid request: \(reason)"
         case .missingInterceptor(let reason): return "missing interceptor: \(reason)"
         case .transport(let e): return "transport error (URLError \(e.code.rawValue)): \(e.localizedDescription)"
+        case .undecodableResponse(let failure): return "undecodable response: \(failure)"
         case .notCached: return "not cached (only-if-cached miss)"
         }
     }

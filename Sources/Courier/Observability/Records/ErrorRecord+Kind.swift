@@ -45,6 +45,8 @@ extension ErrorRecord {
                 return (domain, nil, "session expired")
             case .notCached:
                 return (domain, nil, "not in the cache (only-if-cached)")
+            case .undecodableResponse(let failure):
+                return (domain, failure.underlying.errorCode, describe(failure.underlying))
             case .decoding(let failure):
                 return (domain, failure.statusCode, "could not decode \(failure.typeName) at \(failure.codingPath)")
             case .invalidRequest(let reason):

@@ -1,0 +1,52 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension CacheTransaction {
+    /// Stores a response when allowed (§3), without its hop-by-hop fields (§3.1); a newer
+    /// non-storable, non-error answer removes the stored ones it supersedes. 5xx answers leave
+    /// stored responses alone (they may still be served by `stale-if-error`). A `206` is stored
+    /// as a part, combined with a stored part of the same representation when they touch (§3.3),
+    /// and never replaces a stored complete response with the same strong entity tag.
+    func record(_ response: HTTPResponse, requestTime: Date, responseTime: Date, known: [CachedResponse]?) async {
+        guard shouldWrite, !isHead else { return }
+        let refusal = Storability.refusal(
+            request: request, response: response,
+            isAuthorized: Storability.isAuthorized(request, policy: context.policy),
+            cachesAuthorizedResponses: context.policy.cachesAuthorizedResponses,
+            maxEntryBytes: cache.configuration.maxEntryBytes)
+        guard refusal == nil else {
+            // An answer to a range request (a 206 or a 416) says nothing about the stored whole.
+            if range == nil, response.statusCode < 500, response.statusCode != 304 {
+                await cache.storage.removeResponses(for: key)
+            }
+            return
+        }
+        let names = Vary.fieldNames(in: response.headers)
+        var stored = CachedResponse(
+            statusCode: response.statusCode, headers: HopByHop.removed(from: response.headers), body: response.body,
+            url: response.url ?? request.url, requestTime: requestTime, responseTime: responseTime,
+            varyingRequestHeaders: Vary.requestValues(names, of: request))
+        // §4.1: when the origin changed the fields it varies on, older variants no longer apply.
+        let existing: [CachedResponse]
+        if let known { existing = known } else { existing = await cache.storage.responses(for: key) }
+        if existing.contains(where: { Set(Vary.fieldNames(in: $0.headers)) != Set(names) }) {
+            await cache.storage.removeResponses(for: key)
+        } else if stored.statusCode == 206, let sameVariant = existing.first(where: { $0.variantID == stored.variantID }) {
+            if let combined = PartialContent.combine(sameVariant, with: stored) {
+                stored = combined
+            } else if sameVariant.statusCode != 206, let tag = PartialContent.strongTag(sameVariant.headers),
+                      PartialContent.strongTag(stored.headers) == tag {
+                return
+            }
+        }
+        await cache.store(stored, for: key, generation: generation)
+    }
+
+    /// `false` for calls that only joined another call's network request (that call stores it)
+    /// and for requests with `Cache-Control: no-store` or ``CachePolicy/noStore`` (§5.2.1.5).
+    var shouldWrite: Bool {
+        context[DeduplicationRoleKey.self] != .joined && !requestControl.noStore && context.policy.cache != .noStore
+    }
+}
