@@ -265,19 +265,21 @@ async def _params(request: web.Request) -> dict[str, Any]:
             "extensions": _json_param(body.get("extensions"), "extensions")}
 
 
-def _resolve_document(params: dict[str, Any], gql: GraphQLState, media: str) -> tuple[str, str]:
-    """The document to run and the request kind: full, hashOnly or fullWithHash (APQ)."""
+def _resolve_document(params: dict[str, Any], gql: GraphQLState, media: str, entry: dict[str, Any]) -> str:
+    """The document to run; records the request kind in ``entry``: full, hashOnly or fullWithHash (APQ)."""
     request_error = 400 if media == GQL_JSON else 200
     persisted = (params["extensions"] or {}).get("persistedQuery")
     if persisted is None:
         if not params["query"]:
             raise _Reply(400, [{"message": "Missing query"}], "badRequest")
-        return params["query"], "full"
+        entry["kind"] = "full"
+        return params["query"]
     sha = persisted.get("sha256Hash") if isinstance(persisted, dict) else None
     if not isinstance(persisted, dict) or persisted.get("version") != 1 or not isinstance(sha, str):
         raise _Reply(400, [{"message": "Unsupported persisted query version",
                             "extensions": {"code": "PERSISTED_QUERY_NOT_SUPPORTED"}}], "badRequest")
     if not params["query"]:
+        entry["kind"] = "hashOnly"
         gql.apq["hashOnly"] += 1
         document = gql.persisted.get(sha)
         if document is None:
@@ -286,7 +288,8 @@ def _resolve_document(params: dict[str, Any], gql: GraphQLState, media: str) -> 
                                           "extensions": {"code": "PERSISTED_QUERY_NOT_FOUND"}}],
                          "persistedQueryNotFound", {"Cache-Control": "private, no-cache, must-revalidate"})
         gql.apq["hits"] += 1
-        return document, "hashOnly"
+        return document
+    entry["kind"] = "fullWithHash"
     if hashlib.sha256(params["query"].encode("utf-8")).hexdigest() != sha:
         gql.apq["mismatches"] += 1
         raise _Reply(400, [{"message": "provided sha does not match query",
@@ -294,7 +297,7 @@ def _resolve_document(params: dict[str, Any], gql: GraphQLState, media: str) -> 
     if sha not in gql.persisted:
         gql.apq["registered"] += 1
     gql.persisted[sha] = params["query"]
-    return params["query"], "fullWithHash"
+    return params["query"]
 
 
 def _respond(media: str, status: int, payload: dict[str, Any], headers: dict[str, str]) -> web.Response:
@@ -328,8 +331,7 @@ async def graphql_handler(request: web.Request) -> web.Response:
     try:
         params = await _params(request)
         entry["operationName"] = params["operationName"]
-        document, kind = _resolve_document(params, gql, media)
-        entry["kind"] = kind
+        document = _resolve_document(params, gql, media, entry)
         try:
             ast = parse(document)
         except GraphQLSyntaxError as exc:
