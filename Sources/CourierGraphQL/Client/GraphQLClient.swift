@@ -235,8 +235,7 @@ public final class GraphQLClient: Sendable {
             guard !payload.errors.isEmpty else {
                 throw NetworkError.decoding(DecodingFailure(
                     underlying: GraphQLPayload<Operation.ResponseData>.NotAGraphQLResponse(), codingPath: "data",
-                    typeName: "\(Operation.ResponseData.self)", statusCode: exchange.response.statusCode,
-                    bodySnippet: exchange.response.bodySnippet(limit: 256)))
+                    typeName: "\(Operation.ResponseData.self)", response: exchange.response))
             }
             throw GraphQLFailure(operationName: Operation.operationName, errors: payload.errors,
                                  statusCode: exchange.response.statusCode, hasPartialData: false,
