@@ -11,15 +11,18 @@ let package = Package(
     products: [
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
+        .library(name: "CourierGraphQL", targets: ["CourierGraphQL"]),
         .executable(name: "courier-demo", targets: ["courier-demo"]),
         .executable(name: "courier-bench", targets: ["courier-bench"]),
     ],
     targets: [
         .target(name: "Courier", swiftSettings: strict),
         .target(name: "CourierTesting", dependencies: ["Courier"], swiftSettings: strict),
-        .executableTarget(name: "courier-demo", dependencies: ["Courier"], swiftSettings: strict),
+        .target(name: "CourierGraphQL", dependencies: ["Courier"], swiftSettings: strict),
+        .executableTarget(name: "courier-demo", dependencies: ["Courier", "CourierGraphQL"], swiftSettings: strict),
         .executableTarget(name: "courier-bench", dependencies: ["Courier"], swiftSettings: strict),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"], swiftSettings: strict),
-        .testTarget(name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting"], swiftSettings: strict),
+        .testTarget(name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting", "CourierGraphQL"], swiftSettings: strict),
+        .testTarget(name: "CourierGraphQLTests", dependencies: ["Courier", "CourierTesting", "CourierGraphQL"], swiftSettings: strict),
     ]
 )

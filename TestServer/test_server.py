@@ -13,6 +13,7 @@ import argparse
 import base64
 import concurrent.futures
 import http.client
+import hashlib
 import json
 import os
 import pathlib
@@ -471,6 +472,43 @@ def cache_conditional_flow() -> None:
     r = call("GET", p + "/cache/collection")
     eq((r.header("Cache-Control"), r.json()["count"]), ("max-age=60", 1), "collection get")
     eq(call("GET", p + "/_stats").json()["cacheCollection"]["gets"], 1, "collection stats")
+
+
+@case
+def graphql_post_get_errors_apq_and_idempotency() -> None:
+    p = ns()
+    accept = {"Accept": "application/graphql-response+json, application/json"}
+    r = call("POST", p + "/graphql", {"query": "query L { items { name supplier { name } } }", "operationName": "L"},
+             headers=accept)
+    eq(r.status, 200, "partial status")
+    eq(r.header("Content-Type"), "application/graphql-response+json; charset=utf-8", "media type")
+    body = r.json()
+    eq([i["supplier"] for i in body["data"]["items"]][2], None, "nulled supplier")
+    eq((body["errors"][0]["path"], body["errors"][0]["extensions"]["code"]),
+       (["items", 2, "supplier"], "SUPPLIER_UNAVAILABLE"), "partial error")
+    r = call("POST", p + "/graphql", {"query": "query V { viewer { username } }"}, headers=accept)
+    eq((r.status, r.json()["data"], r.json()["errors"][0]["extensions"]["code"]), (200, None, "UNAUTHENTICATED"), "auth")
+    r = call("POST", p + "/graphql", {"query": "query X { nope }"}, headers=accept)
+    eq((r.status, "data" in r.json()), (400, False), "validation with graphql-response+json")
+    r = call("POST", p + "/graphql", {"query": "query X { nope }"}, headers={"Accept": "application/json"})
+    eq(r.status, 200, "validation with application/json")
+    document = "query I { item(id: 1) { name } }"
+    sha = hashlib.sha256(document.encode()).hexdigest()
+    ext = json.dumps({"persistedQuery": {"version": 1, "sha256Hash": sha}})
+    get = p + "/graphql?" + urllib.parse.urlencode({"operationName": "I", "extensions": ext})
+    eq(call("GET", get, headers=accept).json()["errors"][0]["message"], "PersistedQueryNotFound", "apq miss")
+    full = p + "/graphql?" + urllib.parse.urlencode({"query": document, "operationName": "I", "extensions": ext})
+    r = call("GET", full, headers=accept)
+    eq((r.status, r.header("Cache-Control")), (200, "public, max-age=60"), "apq register")
+    eq(call("GET", get, headers=accept).json(), {"data": {"item": {"name": "Widget"}}}, "apq hit")
+    mutation = {"query": 'mutation M { createItem(input: {name: "N", price: 1}) { id } }'}
+    eq(call("GET", p + "/graphql?" + urllib.parse.urlencode(mutation), headers=accept).status, 405, "mutation over GET")
+    r1 = call("POST", p + "/graphql", mutation, headers={**accept, "Idempotency-Key": "m-1"})
+    r2 = call("POST", p + "/graphql", mutation, headers={**accept, "Idempotency-Key": "m-1"})
+    eq((r1.json(), r2.header("Idempotent-Replayed")), (r2.json(), "true"), "mutation replay")
+    stats = call("GET", p + "/_stats").json()["graphql"]
+    eq((stats["itemsCreated"], stats["replays"], stats["apq"]["misses"], stats["apq"]["hits"]), (1, 1, 1, 1), "stats")
+    eq([e["kind"] for e in stats["log"] if e["operationName"] == "I"], ["hashOnly", "fullWithHash", "hashOnly"], "log")
 
 
 @case

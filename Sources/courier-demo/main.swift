@@ -24,6 +24,7 @@ do {
     try await runCatalogChapter(demo)
     try await runSessionChapter(demo)
     try await runObservabilityChapter(demo)
+    try await runGraphQLChapter(demo)
     try DemoObservability.shared.finish()
     print("\nDemo finished.")
 } catch {

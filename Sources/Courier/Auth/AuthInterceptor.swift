@@ -13,8 +13,10 @@ import FoundationNetworking
 /// - ``AuthRequirement/optional``: the token is added when there is one (and the session is not
 ///   expired); otherwise the request goes out anonymously.
 ///
-/// On a 401 the token the request carried is handed to ``TokenManager/refresh(failedToken:)``
-/// (which does not refresh again when someone else already did) and the request is sent once
+/// On a 401 — or a response the call's own check recognises as a refused token (a GraphQL
+/// `UNAUTHENTICATED` error, see `CourierGraphQL`) — the token the request carried is handed to
+/// ``TokenManager/refresh(failedToken:)`` (which does not refresh again when someone else already
+/// did) and the request is sent once
 /// more with the new token. A call is auth-retried at most once, however many times the outer
 /// ``RetryInterceptor`` runs it; a second 401 is returned as is. A refresh that fails
 /// transiently does not use that retry up: its error goes to the ``RetryInterceptor``, whose next
@@ -58,7 +60,7 @@ public struct AuthInterceptor: Interceptor {
         var request = request
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         let response = try await next(request)
-        guard response.statusCode == 401, context[AuthRetriedKey.self] != true else { return response }
+        guard Self.rejectsToken(response, context: context), context[AuthRetriedKey.self] != true else { return response }
 
         // Marked only once a new token is in hand: a refresh that failed transiently (token
         // endpoint timed out or answered 5xx) throws, and the retry layer's next attempt may
@@ -70,4 +72,10 @@ public struct AuthInterceptor: Interceptor {
         return try await next(request)
     }
 
+    /// Whether `response` says the access token was refused: a 401 (RFC 6750 §3.1), or what the
+    /// call's ``RequestContext/rejectsAccessToken`` check recognises (a GraphQL `UNAUTHENTICATED`
+    /// error in a 200).
+    static func rejectsToken(_ response: HTTPResponse, context: RequestContext) -> Bool {
+        response.statusCode == 401 || context.rejectsAccessToken?(response) == true
+    }
 }

@@ -4,11 +4,13 @@ import FoundationNetworking
 #endif
 
 /// Makes concurrent identical GET and HEAD requests share one network call: the first one is
-/// sent, the others wait for its response, and every caller gets it.
+/// sent, the others wait for its response, and every caller gets it. A call that its API declares
+/// safe although its method is not (a GraphQL query sent as `POST`) is shared the same way, its
+/// body bytes being part of what must be identical.
 ///
 /// Requests are identical when the method, the URL, every header field (except per-call ones
-/// such as `X-Request-ID`, see ``defaultIgnoredHeaders``) and the account partition are equal —
-/// so variants negotiated by headers, and different accounts, are never mixed.
+/// such as `X-Request-ID`, see ``defaultIgnoredHeaders``), the body and the account partition
+/// are equal — so variants negotiated by headers, and different accounts, are never mixed.
 ///
 /// Cancelling one caller does not cancel the shared request while other callers still wait; when
 /// the last one leaves, the shared request is cancelled. The shared request runs the rest of the
@@ -50,9 +52,9 @@ package struct DeduplicationInterceptor: Interceptor {
 
     package func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         let method = (request.httpMethod ?? "GET").uppercased()
-        guard method == "GET" || method == "HEAD", request.httpBody == nil, request.httpBodyStream == nil,
-              let key = key(for: request, method: method)
-        else { return try await next(request) }
+        let shareable = request.httpBodyStream == nil
+            && ((method == "GET" || method == "HEAD") ? request.httpBody == nil : context.isDeclaredSafe)
+        guard shareable, let key = key(for: request, method: method) else { return try await next(request) }
         let delivery = try await flights.response(for: key) { try await next(request) }
         context[DeduplicationRoleKey.self] = delivery.role
         return delivery.response
@@ -65,7 +67,8 @@ package struct DeduplicationInterceptor: Interceptor {
             .filter { !ignoredHeaders.contains($0.name) }
             .sorted { $0.name < $1.name }
             .map { "\($0.name):\($0.value)" }
-        return InFlightRequests.Key(partition: partition(), method: method, url: url.absoluteString, headers: headers)
+        return InFlightRequests.Key(
+            partition: partition(), method: method, url: url.absoluteString, headers: headers, body: request.httpBody)
     }
 }
 
@@ -79,7 +82,7 @@ package enum DeduplicationRole: Sendable, Hashable {
 }
 
 /// The ``RequestContext`` slot holding the call's ``DeduplicationRole``; empty when the call was
-/// not eligible (not GET/HEAD, or a body).
+/// not eligible (not GET/HEAD, or a body, and not declared safe).
 package enum DeduplicationRoleKey: RequestContextKey {
     /// The stored type.
     package typealias Value = DeduplicationRole

@@ -15,6 +15,8 @@ final class InFlightRequests: Sendable {
         var method: String
         var url: String
         var headers: [String]
+        /// The body of a request declared safe (a GraphQL query sent as POST); `nil` for GET/HEAD.
+        var body: Data?
     }
 
     struct Delivery: Sendable {

@@ -10,7 +10,8 @@ import FoundationNetworking
 ///   idempotency key (``RequestContext/idempotencyKey`` or an `Idempotency-Key` header) when
 ///   ``RetryPolicy/retriesKeyedNonIdempotentRequests`` is on. A plain POST or PATCH is sent once
 ///   (RFC 9110 §9.2.2): if the connection drops after the server stored it, the caller gets the
-///   transport error rather than a duplicate.
+///   transport error rather than a duplicate. A call whose API declares it safe although its
+///   method is not (a GraphQL query sent as `POST`) is repeated like a `GET`.
 /// - **Only failures a new attempt can fix**: ``RetryPolicy/retryableStatusCodes`` (default 408,
 ///   429, 500, 502, 503, 504) unless the caller accepts that status itself (raw-status endpoints,
 ///   ``RequestContext/statusValidation``), ``RetryPolicy/retryableErrorCodes``, and a
@@ -67,7 +68,9 @@ public struct RetryInterceptor: Interceptor {
         let policy = context.policy.retry
         let method = request.httpMethod.map { HTTPMethod(rawValue: $0) } ?? context.method
         let keyed = context.idempotencyKey != nil || request.value(forHTTPHeaderField: "Idempotency-Key") != nil
-        let repeatable = policy.maxRetries > 0 && policy.allowsRetry(method: method, hasIdempotencyKey: keyed)
+        // A call its API declares safe (a GraphQL query sent as POST) repeats like a GET.
+        let repeatable = policy.maxRetries > 0
+            && (context.isDeclaredSafe || policy.allowsRetry(method: method, hasIdempotencyKey: keyed))
         // The remaining budget of the call, on this interceptor's clock.
         let deadline = clock.elapsed() + (context.policy.deadline - context.elapsed)
 

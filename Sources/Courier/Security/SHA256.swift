@@ -3,7 +3,7 @@
 ///
 /// Used on a few hundred bytes per TLS handshake (one SubjectPublicKeyInfo per certificate), so
 /// clarity wins over speed. Not constant-time; pins are public values, so that does not matter here.
-struct SHA256: Sendable {
+package struct SHA256: Sendable {
     /// The digest length in bytes.
     static let digestLength = 32
 
@@ -14,7 +14,7 @@ struct SHA256: Sendable {
     private var length: UInt64 = 0
 
     /// The SHA-256 digest of `bytes`.
-    static func hash(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+    package static func hash(_ bytes: some Sequence<UInt8>) -> [UInt8] {
         var hasher = SHA256()
         hasher.update(bytes)
         return hasher.finalize()

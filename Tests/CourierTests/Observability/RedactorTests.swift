@@ -78,6 +78,20 @@ struct RedactorTests {
         #expect(redactor.redact(url: try #require(URL(string: url))) == expected)
     }
 
+    /// A query value that is JSON text (a GraphQL GET's `variables`) is redacted by member name.
+    @Test(arguments: [
+        ("https://api.example.com/graphql?operationName=SignIn&variables=%7B%22user%22%3A%7B%22email%22%3A%22ann%40example.com%22%2C%22password%22%3A%22SECRET%20PW%22%7D%7D",
+         "https://api.example.com/graphql?operationName=SignIn&variables=%7B%22user%22:%7B%22email%22:%22ann@example.com%22,%22password%22:%22<redacted>%22%7D%7D"),
+        ("https://api.example.com/x?filter=%5B%7B%22token%22%3A%22SECRET-T%22%7D%5D&q=%7Bnot%20json",
+         "https://api.example.com/x?filter=%5B%7B%22token%22:%22<redacted>%22%7D%5D&q=%7Bnot%20json"),
+        ("https://api.example.com/x?variables=%7B%22id%22%3A1%7D", "https://api.example.com/x?variables=%7B%22id%22%3A1%7D"),
+    ])
+    func jsonQueryValuesAreRedactedByMemberName(url: String, expected: String) throws {
+        let redacted = redactor.redact(url: try #require(URL(string: url)))
+        #expect(redacted == expected)
+        #expect(!redacted.contains("SECRET"))
+    }
+
     @Test func jsonKeysAreRedactedAtAnyDepthKeepingLayout() throws {
         let body = #"{"user": {"name": "Ann", "password": "SECRET-PW"}, "items": [{"token": "SECRET-T", "id": 7}], "card_number": 4111111111111111, "ok": true}"#
         let preview = try #require(redactor.preview(of: Data(body.utf8), contentType: "application/json"))

@@ -48,7 +48,8 @@ extension HARLog {
             comment: nil,
             requestID: request.requestID.description,
             attempts: exchange.response?.attempt ?? exchange.error?.attempt,
-            cacheOutcome: exchange.cacheOutcome?.description)
+            cacheOutcome: exchange.cacheOutcome?.description,
+            pathTemplate: request.pathTemplate.isEmpty ? nil : request.pathTemplate)
     }
 
     private static func response(for exchange: NetworkExchange, httpVersion: String) -> Response {

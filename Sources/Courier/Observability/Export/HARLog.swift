@@ -70,10 +70,15 @@ public struct HARLog: Codable, Sendable, Hashable {
         package var attempts: Int?
         /// Custom field `_cacheOutcome`: how the HTTP cache answered (`hit`, `revalidated`, `miss`…).
         package var cacheOutcome: String?
+        /// Custom field `_pathTemplate`: the call's path template as logs and metrics show it
+        /// (``RequestContext/pathTemplate``), e.g. `/items/{id}`, or a GraphQL call's
+        /// `/graphql query GetItem` where every URL is the same `/graphql`.
+        package var pathTemplate: String?
 
         enum CodingKeys: String, CodingKey {
             case startedDateTime, time, request, response, cache, timings, comment
             case requestID = "_requestID", attempts = "_attempts", cacheOutcome = "_cacheOutcome"
+            case pathTemplate = "_pathTemplate"
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Redaction of `name=value` lists: `application/x-www-form-urlencoded` bodies (WHATWG URL
 /// Standard §5) and URL queries (RFC 3986 §3.4). Works on the encoded text, so everything that is
 /// not a redacted value is kept exactly as it was sent.
@@ -6,20 +8,44 @@ enum FormRedaction {
     ///
     /// - Parameters:
     ///   - encoded: Pairs joined by `&`, names and values percent-encoded, `+` for space.
+    ///   - json: When given, a value that is JSON text (an object or array, such as a GraphQL GET's
+    ///     `variables`) is redacted like a JSON body: its sensitive members at any depth.
     ///   - secrets: Receives each replaced value, percent-decoded.
     /// - Returns: The same text with redacted values; pairs without `=` are kept.
-    static func redact(_ encoded: String, names: RedactionList, marker: String, secrets: inout [String]) -> String {
+    static func redact(
+        _ encoded: String, names: RedactionList, json: JSONRedaction? = nil, marker: String, secrets: inout [String]
+    ) -> String {
         guard encoded.contains("=") else { return encoded }
         let pairs = encoded.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
             let name = pair[..<equals]
-            guard names.matches(decode(name)) else { return String(pair) }
             let value = pair[pair.index(after: equals)...]
+            guard names.matches(decode(name)) else {
+                guard let json, let redacted = redactJSON(value, json: json, secrets: &secrets) else { return String(pair) }
+                return name + "=" + redacted
+            }
             secrets.append(String(value))
             secrets.append(decode(value))
             return name + "=" + marker
         }
         return pairs.joined(separator: "&")
+    }
+
+    /// The value redacted as JSON and percent-encoded again (the marker left readable), or `nil`
+    /// when it is not a JSON object or array or has nothing to redact.
+    private static func redactJSON(_ value: Substring, json: JSONRedaction, secrets: inout [String]) -> String? {
+        let decoded = decode(value)
+        guard let first = decoded.first(where: { !$0.isWhitespace }), first == "{" || first == "[" else { return nil }
+        let input = Array(decoded.utf8)
+        let result = json.redact(input)
+        guard result.output != input else { return nil }
+        secrets.append(contentsOf: result.secrets)
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+#")
+        let text = String(decoding: result.output, as: UTF8.self)
+        let encoded = text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        let encodedMarker = json.marker.addingPercentEncoding(withAllowedCharacters: allowed) ?? json.marker
+        return encoded.replacingOccurrences(of: encodedMarker, with: json.marker)
     }
 
     /// Form decoding of one name or value: `+` is a space, then percent-decoding; text that is not
@@ -29,9 +55,12 @@ enum FormRedaction {
         return spaced.removingPercentEncoding ?? spaced
     }
 
-    /// Redacts a URL given as text: query and fragment pairs by name, and the password of a
+    /// Redacts a URL given as text: query and fragment pairs by name (and JSON-valued query
+    /// parameters by member name when `json` is given), and the password of a
     /// `user:password@` authority (RFC 3986 §3.2.1 deprecates it; it must still never be logged).
-    static func redactURL(_ text: String, names: RedactionList, marker: String, secrets: inout [String]) -> String {
+    static func redactURL(
+        _ text: String, names: RedactionList, json: JSONRedaction? = nil, marker: String, secrets: inout [String]
+    ) -> String {
         var rest = Substring(text)
         var fragment: Substring?
         if let hash = rest.firstIndex(of: "#") {
@@ -45,7 +74,7 @@ enum FormRedaction {
         }
         var result = redactUserInfo(rest, marker: marker, secrets: &secrets)
         if let query {
-            result += "?" + redact(String(query), names: names, marker: marker, secrets: &secrets)
+            result += "?" + redact(String(query), names: names, json: json, marker: marker, secrets: &secrets)
         }
         if let fragment {
             result += "#" + redact(String(fragment), names: names, marker: marker, secrets: &secrets)

@@ -10,7 +10,9 @@ import FoundationNetworking
 /// - **Headers** in ``headers`` — `Authorization: Bearer <redacted>` (the scheme stays, RFC 9110
 ///   §11.4), `Cookie: sid=<redacted>; lang=<redacted>` (names stay, RFC 6265 §4.2),
 ///   `Set-Cookie: sid=<redacted>; Path=/; HttpOnly` (attributes stay), `X-API-Key: <redacted>`.
-/// - **Query parameters** in ``queryParameters`` and the password of a `user:password@` URL.
+/// - **Query parameters** in ``queryParameters`` and the password of a `user:password@` URL; a
+///   query value that is JSON text (a GraphQL `GET`'s `variables`) has its members in
+///   ``bodyFields`` hidden like a JSON body's.
 /// - **JSON body keys** in ``bodyFields`` at any depth — the whole value, even an object — and
 ///   `application/x-www-form-urlencoded` fields by the same list.
 /// - **Secret values wherever else they appear**: every value hidden by name is remembered for the
@@ -168,7 +170,8 @@ public struct Redactor: Sendable, Hashable {
     /// Redacts a URL's text, learning the hidden values, then scrubs it of every learned value.
     func redact(url: String, learning secrets: inout SecretValues) -> String {
         var found: [String] = []
-        let redacted = FormRedaction.redactURL(url, names: queryParameters, marker: marker, secrets: &found)
+        let redacted = FormRedaction.redactURL(
+            url, names: queryParameters, json: jsonRedaction, marker: marker, secrets: &found)
         for value in found { secrets.insert(value, minimumLength: minimumSecretLength) }
         return secrets.scrub(redacted, marker: marker)
     }
