@@ -25,7 +25,7 @@ public struct FileTokenStore: TokenStore {
     public let fileURL: URL
 
     /// The permission bits of the token file: owner read and write (0600).
-    public static let fileMode: UInt16 = 0o600
+    package static let fileMode: UInt16 = 0o600
 
     /// Creates a store for the file at `fileURL` (it need not exist yet).
     public init(fileURL: URL) {

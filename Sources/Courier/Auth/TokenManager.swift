@@ -36,7 +36,7 @@ public actor TokenManager {
     private nonisolated let transport: Locked<(any Transport)?>
     private let grant: RefreshTokenGrant
     /// How long before expiry the access token is refreshed proactively.
-    public let leeway: Duration
+    package let leeway: Duration
     private let now: @Sendable () -> Date
     private let broadcaster = EventBroadcaster<SessionEvent>()
 

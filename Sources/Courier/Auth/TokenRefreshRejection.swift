@@ -17,14 +17,14 @@ public struct TokenRefreshRejection: Error, Sendable, Hashable, CustomStringConv
     public var errorDescription: String?
 
     /// Creates a rejection.
-    public init(statusCode: Int?, error: String?, errorDescription: String? = nil) {
+    package init(statusCode: Int?, error: String?, errorDescription: String? = nil) {
         self.statusCode = statusCode
         self.error = error
         self.errorDescription = errorDescription
     }
 
     /// The session ended because no refresh token was stored.
-    public static let noRefreshToken = TokenRefreshRejection(
+    package static let noRefreshToken = TokenRefreshRejection(
         statusCode: nil, error: "no_refresh_token", errorDescription: "No refresh token is stored")
 
     public var description: String {

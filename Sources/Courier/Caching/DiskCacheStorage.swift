@@ -15,9 +15,9 @@ import Foundation
 /// Use a directory the app owns, such as `Caches/Courier/HTTP`; the storage creates it.
 public actor DiskCacheStorage: CacheStorage {
     /// The directory holding the entry files.
-    public nonisolated let directory: URL
+    package nonisolated let directory: URL
     /// The byte limit, in bytes (file sizes).
-    public nonisolated let byteLimit: Int
+    package nonisolated let byteLimit: Int
 
     private struct Record: Sendable {
         var fileName: String

@@ -8,7 +8,7 @@ import Foundation
 /// ```
 public actor MemoryCacheStorage: CacheStorage {
     /// The byte limit, in bytes; an entry larger than this is never kept.
-    public let byteLimit: Int
+    package let byteLimit: Int
 
     private var entries: [CacheKey: [String: CachedResponse]] = [:]
     private var lru = LRUIndex<EntryID>()

@@ -18,10 +18,10 @@ import Foundation
 public struct FormURLEncoder: Sendable {
     /// The `Content-Type` header value for bodies produced by this type.
     /// The media type defines no `charset` parameter; the body is ASCII.
-    public static let contentType = "application/x-www-form-urlencoded"
+    package static let contentType = "application/x-www-form-urlencoded"
 
     /// The encoder used to flatten `Encodable` values into name/value pairs.
-    public var queryEncoder: URLQueryEncoder
+    package var queryEncoder: URLQueryEncoder
 
     /// Creates a form encoder.
     ///

@@ -38,7 +38,7 @@ public struct LossyArray<Element: Decodable> {
     public internal(set) var skipped: [Skip]
 
     /// Number of skipped elements; equals `skipped.count`.
-    public var skippedCount: Int { skipped.count }
+    package var skippedCount: Int { skipped.count }
 
     /// The wrapper itself, so `$property.skipped` reaches the skip records.
     public var projectedValue: LossyArray<Element> {

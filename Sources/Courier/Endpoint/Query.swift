@@ -38,14 +38,14 @@ public struct Query: Sendable, ExpressibleByDictionaryLiteral, ExpressibleByArra
     private init(storage: Storage) { self.storage = storage }
 
     /// `true` when there is nothing to send.
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         if case .items(let items) = storage { return items.isEmpty }
         return false
     }
 
     /// The items, encoding an `Encodable` value with `encoder`.
     /// - Throws: `EncodingError` when the value cannot be expressed as query items.
-    public func items(using encoder: URLQueryEncoder) throws -> [URLQueryItem] {
+    package func items(using encoder: URLQueryEncoder) throws -> [URLQueryItem] {
         switch storage {
         case .items(let items): return items
         case .encodable(let value): return try encoder.encode(value)

@@ -25,7 +25,7 @@ public struct ErrorMessages: Sendable {
     public init(_ table: [NetworkError.Kind: String]) { self.lookup = { table[$0.kind] } }
 
     /// The message for `error`, or `nil` to fall back.
-    public func message(for error: NetworkError) -> String? { lookup(error) }
+    package func message(for error: NetworkError) -> String? { lookup(error) }
 
     /// No messages of the app's own: every error falls back.
     public static let none = ErrorMessages { _ in nil }

@@ -28,7 +28,7 @@ public struct ResponseCodingFailure: Error, Sendable, Hashable, CustomStringConv
     public let underlying: URLError
 
     /// Creates a failure.
-    public init(reason: Reason, underlying: URLError) {
+    package init(reason: Reason, underlying: URLError) {
         self.reason = reason
         self.underlying = underlying
     }
@@ -41,7 +41,7 @@ public struct ResponseCodingFailure: Error, Sendable, Hashable, CustomStringConv
     /// of libcurl 7.x/8.x: "Unrecognized content encoding type…" (CURLE_BAD_CONTENT_ENCODING for an
     /// unknown coding), "Error while processing content unencoding…" and "Unrecognized or bad HTTP
     /// Content or Transfer-Encoding" (undecodable bytes), "…in chunked-encoding" (bad framing).
-    public init?(_ error: URLError) {
+    package init?(_ error: URLError) {
         switch error.code {
         case .cannotDecodeContentData, .cannotDecodeRawData:
             self.init(reason: .corruptContent, underlying: error)

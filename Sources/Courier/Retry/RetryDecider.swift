@@ -22,7 +22,7 @@ public struct RetryDecider: Sendable {
     }
 
     /// The decision for `failure`.
-    public func decision(for failure: RetryFailure, context: RequestContext) async -> RetryDecision {
+    package func decision(for failure: RetryFailure, context: RequestContext) async -> RetryDecision {
         await decide(failure, context)
     }
 }

@@ -2,11 +2,11 @@
 /// of them a backup.
 public struct HostPins: Sendable, Hashable {
     /// The host, lower-cased, without a trailing dot, e.g. `api.example.com` or `127.0.0.1`.
-    public let host: String
+    package let host: String
     /// Whether subdomains of ``host`` are pinned too (`includeSubDomains`, RFC 7469 §2.1.2).
-    public let includesSubdomains: Bool
+    package let includesSubdomains: Bool
     /// The accepted keys; a chain passes when any of its certificates has one of them.
-    public let pins: Set<SPKIPin>
+    package let pins: Set<SPKIPin>
 
     /// Creates and validates the pins of one host.
     ///

@@ -14,7 +14,7 @@
 /// trusted, it never lets an untrusted chain through.
 public struct PinningPolicy: Sendable, Hashable {
     /// The pinned hosts.
-    public let hosts: [HostPins]
+    package let hosts: [HostPins]
 
     /// When `true` *and Courier is compiled with `DEBUG`*, pins are not checked, so debugging
     /// proxies (Charles, Proxyman) work in development builds. Ignored in release builds: there

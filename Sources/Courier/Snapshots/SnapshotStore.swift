@@ -19,7 +19,7 @@ import Foundation
 /// - At logout, ``removeAll()`` deletes every snapshot of the store.
 public actor SnapshotStore {
     /// The directory holding the snapshot files.
-    public nonisolated let directory: URL
+    package nonisolated let directory: URL
     private let now: @Sendable () -> Date
     /// Bumped by ``removeAll()``: a fetch that started before a logout must not save the previous
     /// account's data after it.

@@ -61,14 +61,18 @@ extension RetryIntegrationTests {
             #expect(clock.sleeps == [.milliseconds(250)])
         }
 
-        /// Real time: the server asks for 2 s, the task is cancelled after 0.5 s; the call ends at
+        /// Real time: the server asks for 2 s, the task is cancelled while waiting; the call ends at
         /// once with the cancelled case and nothing more is sent.
         @Test func cancellationDuringRetryAfterEndsPromptly() async throws {
             let session = try RetrySession.start(clock: ContinuousClock())
             try await session.inject("GET", "/items", [["status": 503, "retryAfter": "2"]])
             let context = RequestContext(policy: RetrySession.items.policy, method: .get, pathTemplate: "/items")
             let call = Task { try await session.client.response(for: RetrySession.items, context: context) }
-            try await Task.sleep(for: .milliseconds(500)) // only schedules the cancel
+            // Cancel once the call is waiting out the Retry-After (bounded: at most 5 s of polling,
+            // so a loaded machine cannot cancel before the first response arrived).
+            for _ in 0..<500 where context.retryDelays.isEmpty {
+                try await Task.sleep(for: .milliseconds(10))
+            }
             let cancelledAt = ContinuousClock.now
             call.cancel()
             let result = await call.result

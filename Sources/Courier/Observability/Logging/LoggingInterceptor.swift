@@ -33,14 +33,14 @@ import FoundationNetworking
 /// ```
 public struct LoggingInterceptor: Interceptor {
     /// Where entries go; `nil` records records (and feeds recorders) without logging.
-    public let logger: (any NetworkLogger)?
+    package let logger: (any NetworkLogger)?
     /// How secrets are removed.
-    public let redactor: Redactor
+    package let redactor: Redactor
     /// The most any endpoint may log, whatever its policy says — e.g. ``LoggingPolicy/safe`` in
     /// release builds to keep bodies out of logs altogether. ``LoggingPolicy/debugSafe`` by default.
-    public let maximumDetail: LoggingPolicy
+    package let maximumDetail: LoggingPolicy
     /// Receivers of every recorded exchange (HAR export, an in-app inspector).
-    public let recorders: [any NetworkExchangeRecorder]
+    package let recorders: [any NetworkExchangeRecorder]
 
     /// Creates the interceptor.
     ///

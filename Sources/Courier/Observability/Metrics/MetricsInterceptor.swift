@@ -15,7 +15,7 @@ import FoundationNetworking
 /// changes don't distort them).
 public struct MetricsInterceptor: Interceptor {
     /// Where events go.
-    public let sink: any NetworkMetricsSink
+    package let sink: any NetworkMetricsSink
     /// Starts a measurement; the returned closure gives the time elapsed since.
     private let startStopwatch: @Sendable () -> @Sendable () -> Duration
 
