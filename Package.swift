@@ -12,8 +12,6 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierGraphQL", targets: ["CourierGraphQL"]),
-        .executable(name: "courier-demo", targets: ["courier-demo"]),
-        .executable(name: "courier-bench", targets: ["courier-bench"]),
     ],
     targets: [
         .target(name: "Courier", swiftSettings: strict),
