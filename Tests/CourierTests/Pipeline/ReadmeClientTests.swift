@@ -19,7 +19,6 @@ struct ReadmeClientTests {
         }
         let tokens = TokenManager(
             store: FileTokenStore(fileURL: directory.appendingPathComponent("tokens.json")),
-            transport: stub,
             grant: .oauth2(tokenURL: try #require(URL(string: "https://auth.example.com/oauth/token"))))
         let cache = HTTPCache(storage: DiskCacheStorage(directory: directory.appendingPathComponent("cache"), byteLimit: 50 << 20),
                               partition: { "user-1" })
@@ -42,7 +41,8 @@ struct ReadmeClientTests {
 
         try await client.resetSession()
         #expect(try await tokens.isSignedIn() == false)
-        await #expect(throws: NetworkError.self) { try await client.send(read) }  // signed out: not sent, not cached
+        let signedOut = await #expect(throws: NetworkError.self) { try await client.send(read) }  // not sent, not cached
+        #expect(signedOut == .signedOut)
         #expect(stub.requestCount == 1)
     }
 }
