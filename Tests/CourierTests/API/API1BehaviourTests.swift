@@ -177,4 +177,18 @@ import CourierTesting
         #expect(!text.contains("acme-secret"))
         #expect(text.contains("X-Tenant"))
     }
+
+    @Test func everyPublicErrorIsALocalizedErrorWithItsDescription() {
+        let errors: [any Error] = [
+            EmptyBodyError(),
+            TokenStoreError.failed("disk full"),
+            TokenRefreshRejection(statusCode: 400, error: "invalid_grant", errorDescription: "Refresh token revoked"),
+            PinningConfigurationError.missingBackupPin(host: "api.example.com"),
+        ]
+        for error in errors {
+            #expect(!error.localizedDescription.contains("couldn"), "\(error)")
+        }
+        #expect(TokenRefreshRejection(statusCode: 400, error: "invalid_grant", errorDescription: "Refresh token revoked")
+            .localizedDescription == "Refresh token revoked")
+    }
 }
