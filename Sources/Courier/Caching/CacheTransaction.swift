@@ -197,6 +197,7 @@ struct CacheTransaction: Sendable {
     /// It runs the rest of the pipeline (retries, auth) with this call's context, stores a 304's
     /// freshened headers or a new full response, and gives up silently on errors.
     private func revalidateInBackground(_ entry: CachedResponse) {
+        context.disarmStartHook()   // the caller already has its answer: no spinner for this
         let id = "\(key.partition)\u{0}\(key.url)\u{0}\(entry.variantID)"
         let background = CacheTransaction(
             cache: cache, request: request, context: context, next: next,

@@ -60,6 +60,8 @@ public final class APIClient: Sendable {
     private let currentEnvironment: Locked<APIEnvironment>
     private let deadlines: any DeadlineScheduling
     private let capabilities: PipelineCapabilities
+    /// The logging interceptor's redactor (Courier's defaults without one), for error snippets.
+    private let redactor: Redactor
 
     /// Creates a client.
     public init(configuration: Configuration) {
@@ -68,6 +70,7 @@ public final class APIClient: Sendable {
             interceptors: configuration.interceptors, transport: configuration.transport,
             validators: configuration.validators)
         self.capabilities = configuration.interceptors.reduce(into: []) { $0.formUnion($1.capabilities) }
+        self.redactor = configuration.interceptors.lazy.compactMap { ($0 as? LoggingInterceptor)?.redactor }.first ?? Redactor()
         for case let auth as AuthInterceptor in configuration.interceptors {
             auth.tokenManager.adoptTransport(configuration.transport)
         }
@@ -120,14 +123,11 @@ public final class APIClient: Sendable {
         return try await response(for: endpoint, context: context)
     }
 
-    /// Sends `endpoint` with a context the caller created (to read its slots afterwards, or to run
-    /// a call on behalf of another one). The endpoint's ``Endpoint/statusValidation`` decides
-    /// which statuses succeed; the context's decides which statuses retries and validators skip.
-    /// - Throws: See ``send(_:)-(E)``; ``NetworkError/missingInterceptor(_:)`` before anything is
-    ///   sent when the endpoint's policy needs an interceptor the pipeline lacks.
-    public func response<E: Endpoint>(for endpoint: E, context: RequestContext) async throws -> Response<E.Response> {
+    /// Sends `endpoint` under a context Courier's own modules built (a call on behalf of another
+    /// one). The pipeline follows the context's policy, so it must be the endpoint's.
+    package func response<E: Endpoint>(for endpoint: E, context: RequestContext) async throws -> Response<E.Response> {
         do {
-            if let missing = endpoint.policy.missingCapability(in: capabilities) {
+            if let missing = context.policy.missingCapability(in: capabilities) {
                 throw NetworkError.missingInterceptor(missing)
             }
             let request = try builder.makeRequest(for: endpoint, environment: environment)
@@ -138,18 +138,21 @@ public final class APIClient: Sendable {
             try await holdForMinimumDuration(endpoint.policy, context: context)
             return Response(value: value, response: http, context: context)
         } catch {
-            let failure = Self.networkError(error, decoding: E.Response.self)
+            let failure = networkError(error, decoding: E.Response.self)
             if !failure.isCancellation { try? await holdForMinimumDuration(endpoint.policy, context: context) }
             throw failure
         }
     }
 
     /// Maps what the pipeline threw; a validator's own error becomes a decoding failure.
-    private static func networkError<T>(_ error: any Error, decoding type: T.Type) -> NetworkError {
+    private func networkError<T>(_ error: any Error, decoding type: T.Type) -> NetworkError {
         if let failure = error as? ValidationFailure {
             if let error = failure.underlying as? NetworkError { return error }
-            return .decoding(DecodingFailure(
-                underlying: failure.underlying, codingPath: "<root>", typeName: "\(T.self)", response: failure.response))
+            var decoding = DecodingFailure(
+                underlying: failure.underlying, codingPath: "<root>", typeName: "\(T.self)", response: failure.response,
+                redactor: redactor)
+            decoding.kind = .rejectedByValidator
+            return .decoding(decoding)
         }
         return NetworkError(error)
     }
@@ -209,7 +212,8 @@ public final class APIClient: Sendable {
         } catch {
             let path = (error as? DecodingError)?.codingPathDescription ?? "<root>"
             throw NetworkError.decoding(DecodingFailure(
-                underlying: error, codingPath: path, typeName: "\(E.Response.self)", response: http))
+                underlying: error, codingPath: path, typeName: "\(E.Response.self)", response: http,
+                redactor: redactor, requestHeaders: context.lastSentHeaders))
         }
     }
 

@@ -54,19 +54,24 @@ package struct DeduplicationInterceptor: Interceptor {
         let method = (request.httpMethod ?? "GET").uppercased()
         let shareable = request.httpBodyStream == nil
             && ((method == "GET" || method == "HEAD") ? request.httpBody == nil : context.isDeclaredSafe)
-        guard shareable, let key = key(for: request, method: method) else { return try await next(request) }
+        guard shareable, let key = key(for: request, method: method, auth: context.policy.auth) else {
+            return try await next(request)
+        }
         let delivery = try await flights.response(for: key) { try await next(request) }
         context[DeduplicationRoleKey.self] = delivery.role
         return delivery.response
     }
 
-    private func key(for request: URLRequest, method: String) -> InFlightRequests.Key? {
+    /// The identity of a request for sharing. It runs before the auth interceptor adds the token,
+    /// so the endpoint's auth requirement is part of it: an authorized call never joins an
+    /// anonymous one (or the reverse).
+    private func key(for request: URLRequest, method: String, auth: AuthRequirement) -> InFlightRequests.Key? {
         guard let url = request.url else { return nil }
         let headers = (request.allHTTPHeaderFields ?? [:])
             .map { (name: $0.key.lowercased(), value: $0.value) }
             .filter { !ignoredHeaders.contains($0.name) }
             .sorted { $0.name < $1.name }
-            .map { "\($0.name):\($0.value)" }
+            .map { "\($0.name):\($0.value)" } + ["courier-auth:\(auth)"]
         return InFlightRequests.Key(
             partition: partition(), method: method, url: url.absoluteString, headers: headers, body: request.httpBody)
     }

@@ -104,9 +104,9 @@ extension EndpointPolicy {
 public enum AuthRequirement: Sendable, Hashable {
     /// Never send a token (public endpoints, the login and refresh calls).
     case none
-    /// Send the token. With an ``AuthInterceptor`` in the pipeline, a call made while signed out
-    /// fails locally with ``NetworkError/unauthorized(_:)`` and sends nothing; without one the
-    /// policy is only carried in the context and no token is added.
+    /// Send the token. A call made while signed out fails locally with
+    /// ``NetworkError/signedOut`` and sends nothing; a client whose pipeline has no
+    /// ``AuthInterceptor`` fails the call with ``NetworkError/missingInterceptor(_:)``.
     case required
     /// Send the token when the user is signed in, and go anonymous otherwise.
     case optional

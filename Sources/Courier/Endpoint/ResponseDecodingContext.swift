@@ -30,12 +30,13 @@ public struct ResponseDecodingContext: Sendable {
     /// instead of a JSON syntax error.
     /// - Throws: ``EmptyBodyError``, or the decoder's `DecodingError`.
     public func decodeJSON<T: Decodable>(_ type: T.Type, from response: HTTPResponse) throws -> T {
-        if let bytes = response.body as? T { return bytes }
         if hasNoContent(response) {
             if let optional = T.self as? any OptionalMarker.Type, let none = optional.noneValue as? T { return none }
             if let empty = EmptyResponse() as? T { return empty }
+            if let bytes = Data() as? T { return bytes }
             throw EmptyBodyError()
         }
+        if let bytes = response.body as? T { return bytes }
         return try decoder.decode(T.self, from: response.body)
     }
 }

@@ -19,6 +19,9 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
         /// Valid JSON that does not fit the type: a missing key, a wrong type, a value out of
         /// range — a contract mismatch between app and server.
         case typeMismatch
+        /// One of the client's ``ResponseValidator``s refused the body (with an error of its own,
+        /// kept in ``DecodingFailure/underlying``).
+        case rejectedByValidator
     }
 
     /// The error the decoder threw (usually a `DecodingError`); for an empty body, an
@@ -43,31 +46,39 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
     package var isEmptyBody: Bool { kind == .emptyBody }
 
     /// Creates a failure; ``kind`` is derived from the error, the media type and the body.
-    package init(underlying: any Error, codingPath: String, typeName: String, response: HTTPResponse) {
+    /// The snippet is redacted with `redactor` (the client's), which also hides the values of the
+    /// request's own secret headers (a page that echoes `Authorization`).
+    package init(
+        underlying: any Error, codingPath: String, typeName: String, response: HTTPResponse,
+        redactor: Redactor = Redactor(), requestHeaders: HTTPHeaders = HTTPHeaders()
+    ) {
         self.underlying = underlying
         self.codingPath = codingPath
         self.typeName = typeName
         self.statusCode = response.statusCode
         self.contentType = response.mediaType
         self.bodyLength = response.body.count
-        self.bodySnippet = Self.redactedSnippet(of: response)
+        var secrets = SecretValues()
+        redactor.learn(headers: requestHeaders, into: &secrets)
+        let preview = redactor.preview(
+            of: response.body, contentType: response.headers["Content-Type"], limit: 256, secrets: &secrets)
+        self.bodySnippet = preview.map(String.init(describing:)) ?? ""
         self.kind = Self.classify(underlying, mediaType: response.mediaType, body: response.body)
     }
 
     static func classify(_ error: any Error, mediaType: String?, body: Data) -> Kind {
         if error is EmptyBodyError { return .emptyBody }
+        let isWhitespace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        if body.allSatisfy(isWhitespace) { return .emptyBody }
         let parses = (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) != nil
         if parses { return .typeMismatch }
         if let mediaType, !mediaType.contains("json") { return .unexpectedContentType }
-        let head = body.prefix(64).drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-        if head.first == UInt8(ascii: "<") { return .unexpectedContentType }
+        var head = body.prefix(64)[...]
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { head = head.dropFirst(3) }   // UTF-8 BOM
+        if head.drop(while: isWhitespace).first == UInt8(ascii: "<") { return .unexpectedContentType }
         return .malformedBody
     }
 
-    private static func redactedSnippet(of response: HTTPResponse) -> String {
-        let preview = Redactor().preview(of: response.body, contentType: response.headers["Content-Type"], limit: 256)
-        return preview.map(String.init(describing:)) ?? ""
-    }
 
     public var description: String {
         let sent = "HTTP \(statusCode), \(contentType ?? "no Content-Type"), \(bodyLength) bytes"
@@ -78,6 +89,8 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
             return "\(typeName): the server sent \(sent), not JSON: \(bodySnippet.prefix(120))"
         case .malformedBody:
             return "\(typeName): the body is not valid JSON (\(sent)): \(bodySnippet.prefix(120))"
+        case .rejectedByValidator:
+            return "\(typeName): a response validator refused the body (\(sent)): \(underlying)"
         case .typeMismatch:
             let detail = (underlying as? DecodingError)?.debugSummary ?? String(describing: underlying)
             return "\(typeName) at \(codingPath): \(detail) (\(sent))"

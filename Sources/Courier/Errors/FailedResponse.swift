@@ -14,12 +14,16 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
     public var headers: HTTPHeaders
     /// The first ``bodyLimit`` bytes of the body.
     public var body: Data
-    /// The first 512 bytes of the body as text (UTF-8, invalid bytes replaced), whitespace collapsed.
+    /// The first 512 bytes of the body as text, redacted like a log (secret JSON and form fields
+    /// hidden), whitespace collapsed; a binary body is summarised by its size and type.
     public var snippet: String
     /// The message to show: the endpoint's known-error message for this status, else a message the
     /// server put in a JSON body (`error.message`, `message`, `detail`, `error_description`, or a
     /// string `error`), else `nil`.
     public var message: String?
+    /// The endpoint's declared message for this status (``Endpoint/knownErrors``), which
+    /// ``NetworkError/userMessage`` shows before anything else.
+    package var knownMessage: String?
     /// The server's machine-readable error code from a JSON body (`error.code`, `code`, or a string
     /// `error`), when present.
     public var code: String?
@@ -39,9 +43,13 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
         contentType = response.mediaType
         headers = response.headers
         body = response.body.prefix(Self.bodyLimit)
-        snippet = response.bodySnippet(limit: 512)
+        // Redacted like a log (secret JSON and form fields, token-looking values): the snippet
+        // reaches descriptions and logs; the raw bytes stay in `body` for the app to parse.
+        let preview = Redactor().preview(of: response.body, contentType: response.headers["Content-Type"], limit: 512)
+        snippet = (preview?.text ?? preview.map(String.init(describing:)) ?? "")
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
         let details = ErrorBodyParser.parse(response)
+        self.knownMessage = knownMessage
         message = knownMessage ?? details.message
         code = details.code
         retryAfter = RetryAfter(response: response)

@@ -82,7 +82,7 @@ extension NetworkError {
 
 extension NetworkError: Equatable {
     /// Two errors are equal when they are the same case with the same identifying payload: the
-    /// response's status, code and body for HTTP cases, the `URLError` code for network cases,
+    /// response's status, error code and body for HTTP cases (never volatile headers such as `Date`), the `URLError` code for network cases,
     /// the coding path and type for decoding failures, the text for programming errors.
     public static func == (lhs: NetworkError, rhs: NetworkError) -> Bool {
         guard lhs.kind == rhs.kind else { return false }
@@ -97,10 +97,9 @@ extension NetworkError: Equatable {
             return a.reason == b.reason && a.underlying.code == b.underlying.code
         case (.invalidRequest(let a), .invalidRequest(let b)), (.missingInterceptor(let a), .missingInterceptor(let b)):
             return a == b
-        case (.rateLimited(let a, let r), .rateLimited(let b, let s)):
-            return a == b && r == s
         default:
-            return lhs.failedResponse == rhs.failedResponse
+            let (a, b) = (lhs.failedResponse, rhs.failedResponse)
+            return a?.statusCode == b?.statusCode && a?.code == b?.code && a?.body == b?.body
         }
     }
 }

@@ -113,10 +113,11 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         return failedResponse?.retryAfter
     }
 
-    /// A short message suitable for an alert: the app's message for this error when
-    /// ``messages`` gives one, else the endpoint's known-error message for this status or the
-    /// server's message, else an English sentence per case (``ErrorMessages/english``).
+    /// A short message suitable for an alert: the endpoint's known-error message for this status,
+    /// else the app's message for this error when ``messages`` gives one, else the server's
+    /// message, else an English sentence per case (``ErrorMessages/english``).
     public var userMessage: String {
+        if let known = failedResponse?.knownMessage { return known }
         if let message = Self.messages.message(for: self) { return message }
         if let message = failedResponse?.message { return message }
         return ErrorMessages.english.message(for: self) ?? "A network error occurred."

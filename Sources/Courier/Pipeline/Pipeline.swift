@@ -41,7 +41,9 @@ package struct Pipeline: Sendable {
         do {
             guard index < interceptors.count else {
                 try Task.checkCancellation()
-                if context.beginAttempt() == 1 { context.onStart?() }
+                context.beginAttempt()
+                context.recordSent(request)
+                context.fireStartHook()
                 let response = try await transport.send(request)
                 try validate(response, context: context)
                 return response

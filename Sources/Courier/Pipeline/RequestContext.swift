@@ -44,6 +44,8 @@ public final class RequestContext: Sendable {
 
     private struct State: Sendable {
         var attempt = 0
+        var startHookArmed = true
+        var lastSentHeaders: [String: String]?
         var deadlineExpired = false
         var values: [ObjectIdentifier: any Sendable] = [:]
     }
@@ -86,6 +88,26 @@ public final class RequestContext: Sendable {
         case .key(let key): idempotencyKey = key
         }
     }
+
+    /// Runs ``RequestOptions/onStart`` once, the first time the transport is reached on the
+    /// caller's behalf.
+    func fireStartHook() {
+        guard let onStart, state.withLock({ state in defer { state.startHookArmed = false }; return state.startHookArmed })
+        else { return }
+        onStart()
+    }
+
+    /// The header fields of the last request handed to the transport (with the token the auth
+    /// interceptor added), so error snippets can hide the request's own secrets.
+    var lastSentHeaders: HTTPHeaders {
+        HTTPHeaders((state.withLock { $0.lastSentHeaders } ?? [:]).map { HTTPHeaders.Field(name: $0.key, value: $0.value) })
+    }
+
+    func recordSent(_ request: URLRequest) { state.withLock { $0.lastSentHeaders = request.allHTTPHeaderFields } }
+
+    /// Work done for the call after its answer (a background revalidation) must not look like
+    /// the call starting: the hook is spent.
+    func disarmStartHook() { state.withLock { $0.startHookArmed = false } }
 
     /// Number of attempts started so far: 0 before the transport is first reached, 1 during the
     /// first attempt, 2 during the first retry, and so on.

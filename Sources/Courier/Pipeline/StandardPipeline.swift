@@ -30,8 +30,9 @@ extension Array where Element == any Interceptor {
     ///     The manager refreshes through the client's transport unless it was given its own.
     ///   - cache: Adds the HTTP cache and in-flight de-duplication (``HTTPCache/interceptors()``).
     ///   - logger: Adds a redacting ``LoggingInterceptor`` writing to this logger.
-    ///   - redactor: What the logging interceptor hides (``Redactor``); Courier's defaults when
-    ///     omitted.
+    ///   - redactor: What the logging interceptor, the context's records and decoding-error
+    ///     snippets hide (``Redactor``); Courier's defaults when omitted. A custom one adds the
+    ///     logging interceptor even without a logger.
     ///   - recorders: Exchange recorders for the logging interceptor, e.g. a ``HARRecorder``
     ///     (a logging interceptor is added for them even without a logger).
     ///   - metrics: Adds a ``MetricsInterceptor`` emitting one event per call to this sink.
@@ -48,7 +49,9 @@ extension Array where Element == any Interceptor {
         retry: RetryInterceptor = RetryInterceptor()
     ) -> [any Interceptor] {
         var pipeline: [any Interceptor] = [RequestIDInterceptor()]
-        if logger != nil || !recorders.isEmpty {
+        // A redactor of the app's own also shapes the context's records and error snippets, so it
+        // gets a logging interceptor even without a logger.
+        if logger != nil || !recorders.isEmpty || redactor != Redactor() {
             pipeline.append(LoggingInterceptor(logger: logger, redactor: redactor, recorders: recorders))
         }
         if let metrics { pipeline.append(MetricsInterceptor(sink: metrics)) }

@@ -103,13 +103,15 @@ public struct RetryInterceptor: Interceptor {
     private func plan(
         _ failure: AttemptFailure, retry: Int, policy: RetryPolicy, context: RequestContext
     ) async -> (Duration, RetryRecord.DelaySource)? {
-        // The server's wait is a lower bound nobody may undercut (RFC 9110 §10.2.3).
+        // The server's wait is a lower bound nobody may undercut (RFC 9110 §10.2.3); one longer
+        // than the policy accepts ends the retries, whatever a decider would say.
         let serverWait = policy.retryAfterDelay(failure.retryAfter, now: now())
+        if let serverWait, serverWait > policy.maxRetryAfter { return nil }
         var proposal = RetryDecision.doNotRetry
         var source = RetryRecord.DelaySource.backoff
         if failure.retryableByPolicy {
             if let serverWait {
-                if serverWait <= policy.maxRetryAfter { proposal = .retry(after: serverWait) }
+                proposal = .retry(after: serverWait)
                 source = .retryAfter
             } else {
                 proposal = .retry(after: policy.jitteredBackoff(forRetry: retry, random: random()))

@@ -25,9 +25,20 @@ public enum RetryAfter: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads the `Retry-After` field of `response`, if present and valid.
+    /// With several `Retry-After` field lines (or one joined with commas by the transport), the
+    /// longest valid wait wins: the client never retries earlier than any of them asked.
     public init?(response: HTTPResponse) {
-        guard let value = response.headers["Retry-After"] else { return nil }
-        self.init(headerValue: value)
+        let lines = response.headers.values(for: "Retry-After")
+        // Seconds never contain a comma; a joined list of numbers is split, an HTTP-date is not.
+        let values = lines.flatMap { line -> [String] in
+            let parts = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            return parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) } ? parts : [line]
+        }
+        let parsed = values.compactMap(RetryAfter.init(headerValue:))
+        let now = Date()
+        guard let longest = parsed.max(by: { ($0.delay(from: now) ?? .zero) < ($1.delay(from: now) ?? .zero) })
+        else { return nil }
+        self = longest
     }
 
     /// How long to wait from `now`; `nil` when the date is not in the future (a past date gives no

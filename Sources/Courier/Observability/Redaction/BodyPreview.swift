@@ -52,9 +52,30 @@ enum BodyKind: Equatable {
             || mediaType == "application/yaml" || mediaType == "application/x-yaml" {
             // Servers and clients often label JSON `text/plain`: a body that looks like JSON is
             // redacted as JSON (the scanner tolerates anything that turns out not to be).
-            return sniff(bytes) == .json ? .json : .text
+            // Likewise a `key=value&…` body labelled as text is redacted as a form.
+            let sniffed = sniff(bytes)
+            if sniffed == .json { return .json }
+            return sniffed == .text && looksLikeForm(bytes) ? .form : .text
         }
         return .binary
+    }
+
+    /// `key=value` pairs joined by `&`, with nothing but form-encoding characters (no spaces), as a
+    /// token endpoint or a misconfigured proxy sends under `text/plain`.
+    private static func looksLikeForm(_ bytes: some Collection<UInt8>) -> Bool {
+        var sawEquals = false
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "="): sawEquals = true
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "&"), UInt8(ascii: "%"), UInt8(ascii: "+"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "*"):
+                continue
+            case 0x0A, 0x0D: continue
+            default: return false
+            }
+        }
+        return sawEquals
     }
 
     /// With no media type: JSON when it starts with `{` or `[`, text when it is printable UTF-8,
