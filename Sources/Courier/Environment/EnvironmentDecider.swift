@@ -16,7 +16,7 @@ enum EnvironmentDecider {
         var notes: [String] = []
         if let override {
             if locked {
-                notes.append("\(override) ignored: switching is forbidden in a \(build.channel)")
+                notes.append("\(override) ignored: switching is forbidden in this build (\(build.channel))")
             } else if ids.contains(override.environmentID) {
                 return EnvironmentDecision(
                     environmentID: override.environmentID, source: .override(override), build: build)
@@ -27,7 +27,7 @@ enum EnvironmentDecider {
         do {
             if let saved = try persisted() {
                 if locked {
-                    notes.append("persisted choice '\(saved)' ignored: switching is forbidden in a \(build.channel)")
+                    notes.append("persisted choice '\(saved)' ignored: switching is forbidden in this build (\(build.channel))")
                 } else if ids.contains(saved) {
                     return EnvironmentDecision(environmentID: saved, source: .persisted, build: build, notes: notes)
                 } else {
