@@ -11,7 +11,7 @@ import StoreKit
 /// ``BuildChannel/appStore``, `.sandbox` → ``BuildChannel/testFlight``, `.xcode` →
 /// ``BuildChannel/xcode``. An unverified transaction (its signature does not check out, so its
 /// environment could be forged to unlock staging), an error, an unknown environment value, or no
-/// answer within ``timeout`` give ``BuildChannel/unknown`` with the reason as evidence.
+/// answer within ``deadline`` give ``BuildChannel/unknown`` with the reason as evidence.
 ///
 /// `AppTransaction` needs iOS 16 / macOS 13 / tvOS 16 / watchOS 9 — Courier's floor — and is still
 /// checked with `#available`. Its use here is deliberately thin; the logic that depends on the
@@ -20,15 +20,15 @@ public struct AppTransactionBuildChannelDetector: BuildChannelDetecting {
     /// Whether the app is compiled with `DEBUG`.
     public let isDebugBuild: Bool
     /// How long to wait for StoreKit; 5 seconds by default.
-    public let timeout: Duration
+    public let deadline: Duration
 
     /// Creates a detector.
     /// - Parameters:
     ///   - isDebugBuild: Pass `true` from a `#if DEBUG` block of the app.
-    ///   - timeout: How long to wait for `AppTransaction.shared` before reporting `unknown`.
-    public init(isDebugBuild: Bool, timeout: Duration = .seconds(5)) {
+    ///   - deadline: How long to wait for `AppTransaction.shared` before reporting `unknown`.
+    public init(isDebugBuild: Bool, deadline: Duration = .seconds(5)) {
         self.isDebugBuild = isDebugBuild
-        self.timeout = timeout
+        self.deadline = deadline
     }
 
     public func detectChannel() async -> BuildChannelReading {
@@ -37,7 +37,7 @@ public struct AppTransactionBuildChannelDetector: BuildChannelDetecting {
             return BuildChannelReading(.unknown, evidence: "AppTransaction needs iOS 16 / macOS 13")
         }
         let answer = Locked<CheckedContinuation<BuildChannelReading, Never>?>(nil)
-        let timeout = self.timeout
+        let deadline = self.deadline
         return await withCheckedContinuation { (continuation: CheckedContinuation<BuildChannelReading, Never>) in
             answer.set(continuation)
             @Sendable func finish(_ reading: BuildChannelReading) {
@@ -49,8 +49,8 @@ public struct AppTransactionBuildChannelDetector: BuildChannelDetecting {
             }
             let timer = Task {
                 // Cancelled once StoreKit answers; finishing twice is harmless (the first one wins).
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                finish(BuildChannelReading(.unknown, evidence: "AppTransaction did not answer within \(timeout)"))
+                guard (try? await Task.sleep(for: deadline)) != nil else { return }
+                finish(BuildChannelReading(.unknown, evidence: "AppTransaction did not answer within \(deadline)"))
             }
             Task {
                 let reading = await Self.readAppTransaction()

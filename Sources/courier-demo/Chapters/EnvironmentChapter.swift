@@ -49,7 +49,7 @@ func runEnvironmentChapter(_ demo: Demo) async throws {
             grant: .oauth2(tokenURL: environment.baseURLs[ServerEnvironment.defaultAPI]!.appendingPathComponent("auth/refresh")))
     }
     let client = try APIClient(environments: environments) { configuration, environment in
-        configuration.interceptors = [RequestIDInterceptor(), AuthInterceptor(tokenManager: tokens[environment])]
+        configuration.interceptors = .standard(tokenManager: tokens[environment])
         DemoObservability.shared.install(into: &configuration)
     }
 

@@ -79,7 +79,7 @@ struct EnvironmentIntegrationTests {
         let protected = await #expect(throws: NetworkError.self) {
             try await client.send(Request<Me>.get("/me").policy(.authorizedRead))
         }
-        #expect(protected?.failedResponse?.code == "not_signed_in")
+        #expect(protected?.kind == .signedOut)
 
         let productionLog = try await servers.log(servers.production)
         #expect(productionLog.map(\.path) == ["/cookies", "/echo"])

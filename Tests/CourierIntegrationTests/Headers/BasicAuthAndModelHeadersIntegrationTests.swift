@@ -32,7 +32,7 @@ struct BasicAuthAndModelHeadersIntegrationTests {
             // deadline keeps a regression from costing a minute.
             try await client.send(Request<BasicAuthResult>.get("/basic-auth/alice/open-sesame-42")
                 .basicAuth(user: "alice", password: "not-the-password")
-                .policy(EndpointPolicy().with(\.timeout, .seconds(5))))
+                .policy(EndpointPolicy().with(\.deadline, .seconds(5))))
         }
         #expect(wrong?.statusCode == 401)
         #expect(wrong?.failedResponse?.headers["WWW-Authenticate"] == #"Basic realm="Fake Realm""#)
