@@ -29,5 +29,5 @@ public final class EnvironmentScoped<Value: Sendable>: Sendable {
     }
 
     /// The values made so far, by environment identifier.
-    public var made: [String: Value] { values.current }
+    var made: [String: Value] { values.current }
 }

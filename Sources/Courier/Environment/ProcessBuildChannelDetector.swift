@@ -34,7 +34,7 @@ public struct ProcessBuildChannelDetector: BuildChannelDetecting {
     }
 
     /// The synchronous reading behind ``detectChannel()``.
-    public func reading() -> BuildChannelReading {
+    func reading() -> BuildChannelReading {
         if isDebugBuild { return BuildChannelReading(.debug, evidence: "compiled with DEBUG") }
         if let (value, origin) = LaunchValue.read(Self.name, arguments: arguments, environment: environment) {
             let channel = BuildChannel.allCases.first { $0.rawValue.lowercased() == value.lowercased() } ?? .unknown
