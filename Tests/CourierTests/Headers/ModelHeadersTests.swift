@@ -137,3 +137,14 @@ struct ModelHeadersTests {
         #expect(stub.requestCount == 2)
     }
 }
+
+@Suite("Environment and header errors read well")
+struct EnvironmentAndHeaderErrorTextTests {
+    @Test("localizedDescription shows the description (no value is repeated)")
+    func localizedDescriptions() {
+        let header: any Error = HeaderFieldError.invalidValue(field: "X-Note", problem: .lineBreak)
+        #expect(header.localizedDescription == "the value of header 'X-Note' contains CR or LF")
+        let environment: any Error = EnvironmentError.switchingForbidden(current: "production", channel: .appStore)
+        #expect(environment.localizedDescription == "switching environments is forbidden in this build (App Store build); staying on 'production'")
+    }
+}
