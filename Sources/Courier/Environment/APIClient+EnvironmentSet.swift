@@ -55,7 +55,8 @@ extension APIClient {
         try SessionIsolation.check(zip(environments.environments.map(\.id), lanes.map(\.configuration)))
         self.init(routing: .environments(environments, lanes))
         environments.register { [weak self] index in
-            guard let self, let lane = self.routing.lane(at: index) else { return [] }
+            guard let self else { return nil }
+            guard let lane = self.routing.lane(at: index) else { return [] }
             do {
                 try await Courier.resetSession(of: APIClient.sessionParticipants(of: lane.configuration))
                 return []

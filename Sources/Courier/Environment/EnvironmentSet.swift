@@ -46,8 +46,9 @@ public final class EnvironmentSet: Sendable {
     private let override: EnvironmentOverride?
     private let state: Locked<State>
     private let broadcaster = EventBroadcaster<EnvironmentDecision>()
-    /// Session resets of the clients built for this set, per environment index.
-    private let resetters = Locked<[@Sendable (Int) async -> [SessionResetError.Failure]]>([])
+    /// Session resets of the clients built for this set, per environment index; `nil` once the
+    /// client is gone (the entry is then dropped).
+    private let resetters = Locked<[UUID: @Sendable (Int) async -> [SessionResetError.Failure]?]>([:])
 
     private struct State: Sendable {
         var index: Int
@@ -164,9 +165,10 @@ public final class EnvironmentSet: Sendable {
         guard let index = environments.firstIndex(where: { $0.id == id }) else {
             throw EnvironmentError.unknownEnvironment(id, known: environments.map(\.id))
         }
-        try store.save(id)
         let decision = EnvironmentDecision(environmentID: id, source: .switched, build: build)
-        let left = state.withLock { state -> Int in
+        // Saved under the lock, so concurrent switches leave the same choice in memory and on disk.
+        let left = try state.withLock { state -> Int in
+            try store.save(id)
             defer { state = State(index: index, decision: decision) }
             return state.index
         }
@@ -182,12 +184,12 @@ public final class EnvironmentSet: Sendable {
     /// - Throws: ``EnvironmentError/storeFailed(operation:reason:)`` when the choice cannot be
     ///   cleared (nothing changes then); ``SessionResetError`` as for ``switchEnvironment(to:)``.
     public func resetChoice() async throws {
-        try store.clear()
         let decision = try EnvironmentDecider.decide(
             ids: environments.map(\.id), mapping: mapping, switching: switching, override: override,
             persisted: { nil }, build: build)
         let index = environments.firstIndex { $0.id == decision.environmentID } ?? 0
-        let left = state.withLock { state -> Int in
+        let left = try state.withLock { state -> Int in
+            try store.clear()
             defer { state = State(index: index, decision: decision) }
             return state.index
         }
@@ -200,16 +202,20 @@ public final class EnvironmentSet: Sendable {
     // MARK: Clients
 
     /// Registers a client's session reset for one environment (called by clients built for the set).
-    func register(_ reset: @escaping @Sendable (Int) async -> [SessionResetError.Failure]) {
-        resetters.withLock { $0.append(reset) }
+    func register(_ reset: @escaping @Sendable (Int) async -> [SessionResetError.Failure]?) {
+        resetters.withLock { $0[UUID()] = reset }
     }
 
     /// Resets the session of the environment at `index` in every registered client.
     /// - Throws: ``SessionResetError`` listing what failed; every client is attempted.
     func resetSessions(ofEnvironmentAt index: Int) async throws {
         var failures: [SessionResetError.Failure] = []
-        for reset in resetters.current {
-            failures += await reset(index)
+        for (id, reset) in resetters.current {
+            if let failed = await reset(index) {
+                failures += failed
+            } else {
+                resetters.withLock { _ = $0.removeValue(forKey: id) }
+            }
         }
         if !failures.isEmpty { throw SessionResetError(failures: failures) }
     }

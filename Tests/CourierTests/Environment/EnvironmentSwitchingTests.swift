@@ -145,6 +145,20 @@ struct EnvironmentSwitchingTests {
         #expect(broken.current.id == "staging")
     }
 
+    @Test("concurrent switches leave the same choice in memory and in the store")
+    func concurrentSwitches() async throws {
+        let store = InMemoryEnvironmentChoiceStore()
+        let set = try F.set(channel: .testFlight, store: store)
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<64 {
+                let id = ["development", "staging", "production"][index % 3]
+                group.addTask { try? await set.switchEnvironment(to: id) }
+            }
+        }
+        #expect(try store.load() == set.current.id)
+        #expect(set.decision.environmentID == set.current.id)
+    }
+
     @Test("changes() reports each switch with its decision")
     func changesStream() async throws {
         let set = try F.set(channel: .testFlight)
