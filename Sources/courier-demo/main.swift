@@ -2,7 +2,8 @@ import Foundation
 import Courier
 
 // courier-demo: an app-shaped tour of Courier against the bundled reference server.
-// Run it with scripts/demo (which starts the server); or pass --base-url http://127.0.0.1:PORT.
+// Run it with scripts/demo (which starts the servers); or pass --base-url http://127.0.0.1:PORT
+// [--second-url http://127.0.0.1:PORT2] (a second reference server for the environments chapter).
 
 func serverURL() -> URL? {
     let arguments = CommandLine.arguments
@@ -17,9 +18,19 @@ guard let url = serverURL() else {
     exit(2)
 }
 
-let demo = Demo(serverURL: url, namespace: "demo-\(UUID().uuidString.prefix(8).lowercased())")
-print("Courier demo against \(url.absoluteString) (namespace \(demo.namespace))")
+func secondServerURL() -> URL? {
+    let arguments = CommandLine.arguments
+    if let index = arguments.firstIndex(of: "--second-url"), index + 1 < arguments.count {
+        return URL(string: arguments[index + 1])
+    }
+    return ProcessInfo.processInfo.environment["COURIER_API2_URL"].flatMap(URL.init(string:))
+}
+
+let second = secondServerURL()
+let demo = Demo(serverURL: url, namespace: "demo-\(UUID().uuidString.prefix(8).lowercased())", secondServerURL: second ?? url)
+print("Courier demo against \(url.absoluteString)\(second.map { " and \($0.absoluteString)" } ?? "") (namespace \(demo.namespace))")
 do {
+    try await runEnvironmentChapter(demo)
     try await runCoreChapters(demo)
     try await runCatalogChapter(demo)
     try await runSessionChapter(demo)

@@ -30,7 +30,8 @@ import FoundationNetworking
 /// Tokens are cached in memory after the first read; the ``TokenStore`` is written on every
 /// change. Call ``reloadFromStore()`` if another process (an app extension) may have changed it.
 public actor TokenManager {
-    private let store: any TokenStore
+    /// Internal so a client built for an ``EnvironmentSet`` can check environments do not share it.
+    let store: any TokenStore
     /// The transport the refresh goes through: the one given to `init`, else the transport of the
     /// first client whose pipeline holds this manager's ``AuthInterceptor``.
     private nonisolated let transport: Locked<(any Transport)?>

@@ -54,31 +54,19 @@ public final class APIClient: Sendable {
     }
 
     /// The configuration the client was created with (the environment may since have changed).
-    public let configuration: Configuration
-    private let pipeline: Pipeline
-    private let builder: RequestBuilder
-    private let currentEnvironment: Locked<APIEnvironment>
-    private let deadlines: any DeadlineScheduling
-    private let capabilities: PipelineCapabilities
-    /// The logging interceptor's redactor (Courier's defaults without one), for error snippets.
-    private let redactor: Redactor
+    /// For a client built for an ``EnvironmentSet``: the configuration of the set's current
+    /// environment (each environment has its own, see ``init(environments:api:configure:)``).
+    public var configuration: Configuration { routing.lane.configuration }
+    let routing: ClientRouting
 
     /// Creates a client.
     public init(configuration: Configuration) {
-        self.configuration = configuration
-        self.pipeline = Pipeline(
-            interceptors: configuration.interceptors, transport: configuration.transport,
-            validators: configuration.validators)
-        self.capabilities = configuration.interceptors.reduce(into: []) { $0.formUnion($1.capabilities) }
-        self.redactor = configuration.interceptors.lazy.compactMap { ($0 as? LoggingInterceptor)?.redactor }.first ?? Redactor()
-        for case let auth as AuthInterceptor in configuration.interceptors {
-            auth.tokenManager.adoptTransport(configuration.transport)
-        }
-        self.builder = RequestBuilder(
-            encoder: configuration.encoder, queryEncoder: configuration.queryEncoder,
-            defaultHeaders: configuration.headers)
-        self.currentEnvironment = Locked(configuration.environment)
-        self.deadlines = makeDeadlineScheduler(clock: configuration.clock)
+        self.routing = .single(ClientLane(configuration: configuration))
+    }
+
+    /// Creates a client that routes every call to one of several lanes.
+    init(routing: ClientRouting) {
+        self.routing = routing
     }
 
     /// Creates a client with default configuration for `environment`, optionally adjusted by `configure`.
@@ -89,10 +77,15 @@ public final class APIClient: Sendable {
     }
 
     /// The environment requests currently go to.
-    public var environment: APIEnvironment { currentEnvironment.current }
+    public var environment: APIEnvironment { routing.lane.environment.current }
 
     /// Points every later request at `environment`. Calls already running keep their URL.
-    public func switchEnvironment(to environment: APIEnvironment) { currentEnvironment.set(environment) }
+    ///
+    /// For a client built for an ``EnvironmentSet``, switch with
+    /// ``EnvironmentSet/switchEnvironment(to:)`` instead: this call only changes the base URL and
+    /// headers used in the set's current environment, by this client, keeping that environment's
+    /// session state.
+    public func switchEnvironment(to environment: APIEnvironment) { routing.lane.environment.set(environment) }
 
     /// The transport's `URLSession`, when it is a ``URLSessionTransport``.
     package var session: URLSession? { (configuration.transport as? URLSessionTransport)?.session }
@@ -126,26 +119,29 @@ public final class APIClient: Sendable {
     /// Sends `endpoint` under a context Courier's own modules built (a call on behalf of another
     /// one). The pipeline follows the context's policy, so it must be the endpoint's.
     package func response<E: Endpoint>(for endpoint: E, context: RequestContext) async throws -> Response<E.Response> {
+        // One lane for the whole call: a switch meanwhile does not move it to another environment.
+        let lane = routing.lane
         do {
-            if let missing = context.policy.missingCapability(in: capabilities) {
+            if let missing = context.policy.missingCapability(in: lane.capabilities) {
                 throw NetworkError.missingInterceptor(missing)
             }
-            let request = try builder.makeRequest(for: endpoint, environment: environment)
-            let http = try await withDeadline(endpoint.policy.deadline, context: context) { [pipeline] in
+            let request = try lane.builder.makeRequest(for: endpoint, environment: lane.environment.current)
+            let pipeline = lane.pipeline
+            let http = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) {
                 try await pipeline.send(request, context: context)
             }
-            let value = try accept(http, for: endpoint, context: context)
+            let value = try accept(http, for: endpoint, context: context, lane: lane)
             try await holdForMinimumDuration(endpoint.policy, context: context)
             return Response(value: value, response: http, context: context)
         } catch {
-            let failure = networkError(error, decoding: E.Response.self)
+            let failure = networkError(error, decoding: E.Response.self, redactor: lane.redactor)
             if !failure.isCancellation { try? await holdForMinimumDuration(endpoint.policy, context: context) }
             throw failure
         }
     }
 
     /// Maps what the pipeline threw; a validator's own error becomes a decoding failure.
-    private func networkError<T>(_ error: any Error, decoding type: T.Type) -> NetworkError {
+    private func networkError<T>(_ error: any Error, decoding type: T.Type, redactor: Redactor) -> NetworkError {
         if let failure = error as? ValidationFailure {
             if let error = failure.underlying as? NetworkError { return error }
             var decoding = DecodingFailure(
@@ -168,7 +164,8 @@ public final class APIClient: Sendable {
     /// passes first: the deadline cancels the task, which cancels its `URLSessionTask`. Cancelling
     /// the caller cancels the task too.
     private func withDeadline<T: Sendable>(
-        _ timeout: Duration, context: RequestContext, _ operation: @escaping @Sendable () async throws -> T
+        _ timeout: Duration, context: RequestContext, deadlines: any DeadlineScheduling,
+        _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         // The operation runs in a new task, which does not inherit the caller's cancellation.
         try Task.checkCancellation()
@@ -199,7 +196,10 @@ public final class APIClient: Sendable {
         }
     }
 
-    private func accept<E: Endpoint>(_ http: HTTPResponse, for endpoint: E, context: RequestContext) throws -> E.Response {
+    private func accept<E: Endpoint>(
+        _ http: HTTPResponse, for endpoint: E, context: RequestContext, lane: ClientLane
+    ) throws -> E.Response {
+        let configuration = lane.configuration
         guard endpoint.statusValidation.accepts(http.statusCode) else {
             throw NetworkError(response: http, knownErrors: endpoint.knownErrors)
         }
@@ -213,7 +213,7 @@ public final class APIClient: Sendable {
             let path = (error as? DecodingError)?.codingPathDescription ?? "<root>"
             throw NetworkError.decoding(DecodingFailure(
                 underlying: error, codingPath: path, typeName: "\(E.Response.self)", response: http,
-                redactor: redactor, requestHeaders: context.lastSentHeaders))
+                redactor: lane.redactor, requestHeaders: context.lastSentHeaders))
         }
     }
 

@@ -11,15 +11,21 @@ extension APIClient {
     /// Every participant is attempted even when one fails.
     ///
     /// Call it before signing the next user in; requests still running may finish with the old
-    /// state.
+    /// state. A client built for an ``EnvironmentSet`` resets the session of the set's current
+    /// environment only (every environment has its own).
     ///
     /// - Parameter participants: Additional state to clear, e.g. the token store.
     /// - Throws: ``SessionResetError`` naming the participants that could not be reset.
     public func resetSession(also participants: [any SessionResettable] = []) async throws {
+        try await Courier.resetSession(of: Self.sessionParticipants(of: configuration) + participants)
+    }
+
+    /// The session state of one configuration, in reset order: auth interceptors, the transport,
+    /// the other resettable interceptors.
+    static func sessionParticipants(of configuration: Configuration) -> [any SessionResettable] {
         var all: [any SessionResettable] = configuration.interceptors.compactMap { $0 as? AuthInterceptor }
         if let transport = configuration.transport as? any SessionResettable { all.append(transport) }
         all += configuration.interceptors.filter { !($0 is AuthInterceptor) }.compactMap { $0 as? any SessionResettable }
-        all += participants
-        try await Courier.resetSession(of: all)
+        return all
     }
 }

@@ -38,10 +38,16 @@ enum RedirectSafety {
 }
 
 /// The session delegate of ``URLSessionTransport``: applies ``RedirectSafety`` to every redirect.
-/// It implements no authentication challenge, so per-task delegates (pinning, metrics) keep
-/// handling those. A session-level delegate is the one place Linux consults for redirects
-/// (per-task delegates are ignored there).
+/// On Apple platforms it implements no authentication challenge, so per-task delegates (pinning,
+/// metrics) keep handling those; on Linux it ends HTTP auth challenges (see
+/// `ChallengedResponses`). A session-level delegate is the one place Linux consults for
+/// redirects and challenges (per-task delegates are ignored there).
 final class TransportSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    #if !canImport(Darwin)
+    /// The 401 responses whose challenge this delegate ended, until the transport collects them.
+    let challengedResponses = ChallengedResponses()
+    #endif
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void

@@ -71,6 +71,8 @@ public final class URLSessionTransport: Transport {
         do {
             (data, response) = try await session.data(for: request)
         } catch let error as URLError {
+            // A 401 with a Basic/Digest challenge ends as a cancellation on Linux (see ChallengedResponses).
+            if let challenged = challengedResponse(for: request, after: error) { return challenged }
             throw Self.connectionLostMidResponse(error) ?? error
         }
         #endif

@@ -11,6 +11,9 @@ struct Demo: Sendable {
     let serverURL: URL
     /// A namespace private to this run, so reruns start from the seeded state.
     let namespace: String
+    /// A second, independent reference server (the environments chapter's "production"); the
+    /// first one when only one was given.
+    var secondServerURL: URL
 
     /// The environment for this run: `serverURL/ns/<namespace>`.
     var environment: APIEnvironment {

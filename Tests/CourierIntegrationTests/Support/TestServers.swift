@@ -19,6 +19,10 @@ enum TestServers {
     /// The reference API's root URL, e.g. `http://127.0.0.1:54321`.
     static func apiURL() throws -> URL { try url(from: "COURIER_API_URL") }
 
+    /// The second, independent reference API instance (`COURIER_API2_URL`): another process with
+    /// its own state and JWT secret, on another port of 127.0.0.1.
+    static func api2URL() throws -> URL { try url(from: "COURIER_API2_URL") }
+
     /// httpbin's root URL.
     static func httpbinURL() throws -> URL { try url(from: "HTTPBIN_URL") }
 

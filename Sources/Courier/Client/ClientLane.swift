@@ -1,0 +1,66 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything one call of an ``APIClient`` goes through: the configuration, the pipeline folded
+/// over its transport, the request builder, the deadline scheduler and the current
+/// ``APIEnvironment``. A plain client has one lane; a client built for an ``EnvironmentSet`` has
+/// one per environment, so each environment keeps its own transport (cookies, connections),
+/// interceptors (token manager, cache) and base URL.
+final class ClientLane: Sendable {
+    let configuration: APIClient.Configuration
+    let pipeline: Pipeline
+    let capabilities: PipelineCapabilities
+    /// The logging interceptor's redactor (Courier's defaults without one), for error snippets.
+    let redactor: Redactor
+    let builder: RequestBuilder
+    let deadlines: any DeadlineScheduling
+    let environment: Locked<APIEnvironment>
+
+    init(configuration: APIClient.Configuration) {
+        self.configuration = configuration
+        self.pipeline = Pipeline(
+            interceptors: configuration.interceptors, transport: configuration.transport,
+            validators: configuration.validators)
+        self.capabilities = configuration.interceptors.reduce(into: []) { $0.formUnion($1.capabilities) }
+        self.redactor = configuration.interceptors.lazy.compactMap { ($0 as? LoggingInterceptor)?.redactor }.first ?? Redactor()
+        // A token manager without a transport of its own refreshes through its client's (its lane's).
+        for case let auth as AuthInterceptor in configuration.interceptors {
+            auth.tokenManager.adoptTransport(configuration.transport)
+        }
+        self.builder = RequestBuilder(
+            encoder: configuration.encoder, queryEncoder: configuration.queryEncoder,
+            defaultHeaders: configuration.headers)
+        self.deadlines = makeDeadlineScheduler(clock: configuration.clock)
+        self.environment = Locked(configuration.environment)
+    }
+}
+
+/// How a client picks the lane of a call.
+enum ClientRouting: Sendable {
+    /// Always the same lane.
+    case single(ClientLane)
+    /// The lane of the set's current environment; `lanes[i]` serves `set.environments[i]`.
+    case environments(EnvironmentSet, [ClientLane])
+
+    /// The lane for a call starting now.
+    var lane: ClientLane {
+        switch self {
+        case .single(let lane):
+            return lane
+        case .environments(let set, let lanes):
+            return lanes[set.currentIndex]
+        }
+    }
+
+    /// The lane of the environment at `index` of the set (the single lane for a plain client).
+    func lane(at index: Int) -> ClientLane? {
+        switch self {
+        case .single(let lane):
+            return lane
+        case .environments(_, let lanes):
+            return lanes.indices.contains(index) ? lanes[index] : nil
+        }
+    }
+}

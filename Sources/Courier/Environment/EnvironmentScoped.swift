@@ -1,0 +1,33 @@
+/// One value per environment of a set, made once by `make` the first time it is asked for —
+/// a ``TokenManager``, an ``HTTPCache``, a ``SnapshotStore`` — so several clients of one
+/// environment share it and no two environments ever do.
+///
+/// ```swift
+/// let tokens = EnvironmentScoped { environment in
+///     TokenManager(store: FileTokenStore(directory: support, namespace: environment.storageNamespace),
+///                  transport: URLSessionTransport(), grant: .oauth2(tokenURL: environment.baseURLs["auth"]!))
+/// }
+/// tokens[environments.current]   // the current environment's manager
+/// ```
+public final class EnvironmentScoped<Value: Sendable>: Sendable {
+    private let make: @Sendable (ServerEnvironment) -> Value
+    private let values = Locked<[String: Value]>([:])
+
+    /// Creates the container; `make` runs at most once per environment identifier.
+    public init(make: @escaping @Sendable (ServerEnvironment) -> Value) {
+        self.make = make
+    }
+
+    /// The value of `environment`, made on first use.
+    public subscript(_ environment: ServerEnvironment) -> Value {
+        values.withLock { values in
+            if let value = values[environment.id] { return value }
+            let value = make(environment)
+            values[environment.id] = value
+            return value
+        }
+    }
+
+    /// The values made so far, by environment identifier.
+    var made: [String: Value] { values.current }
+}

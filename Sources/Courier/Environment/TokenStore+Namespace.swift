@@ -1,0 +1,46 @@
+import Foundation
+
+extension FileTokenStore {
+    /// A store for one environment's tokens: the file `tokens.<namespace>.json` in `directory`.
+    ///
+    /// Pass ``ServerEnvironment/storageNamespace``, so each environment has its own file and a
+    /// staging token is never read by production. Bytes of `namespace` other than ASCII letters,
+    /// digits, `.`, `_` and `-` are percent-encoded, so the name never leaves `directory`.
+    public init(directory: URL, namespace: String) {
+        self.init(fileURL: directory.appendingPathComponent("tokens.\(TokenNamespace.fileSafe(namespace)).json"))
+    }
+}
+
+#if canImport(Security)
+extension KeychainTokenStore {
+    /// A store for one environment's tokens: the item `service` / `courier.tokens.<namespace>`.
+    ///
+    /// Pass ``ServerEnvironment/storageNamespace``, so each environment has its own Keychain item.
+    public init(service: String, namespace: String, accessGroup: String? = nil) {
+        self.init(service: service, account: "courier.tokens.\(namespace)", accessGroup: accessGroup)
+    }
+}
+#endif
+
+enum TokenNamespace {
+    /// `namespace` with every byte outside `[A-Za-z0-9._-]` as `%XX` (an injective mapping).
+    static func fileSafe(_ namespace: String) -> String {
+        var result = ""
+        for byte in namespace.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return result
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

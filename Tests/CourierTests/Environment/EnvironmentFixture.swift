@@ -1,0 +1,44 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+
+/// Shared declarations for the environment unit tests.
+enum EnvironmentFixture {
+    static func environment(_ id: String, host: String? = nil) throws -> ServerEnvironment {
+        try ServerEnvironment(id, baseURL: URL(string: "https://\(host ?? id).example.test/v1")!)
+    }
+
+    /// development, staging, production (the default mapping's identifiers).
+    static func standard() throws -> [ServerEnvironment] {
+        [try environment("development"), try environment("staging"), try environment("production")]
+    }
+
+    /// A fresh temporary folder (removed by the caller's `defer`).
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("courier-env-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func reading(_ channel: BuildChannel) -> BuildChannelReading {
+        BuildChannelReading(channel, evidence: "test")
+    }
+
+    /// A set over ``standard()`` with the given sources.
+    static func set(
+        channel: BuildChannel = .testFlight,
+        override: EnvironmentOverride? = nil,
+        store: any EnvironmentChoiceStore = InMemoryEnvironmentChoiceStore(),
+        switching: EnvironmentSwitching = .forbiddenInAppStoreBuilds,
+        sessionsOnSwitch: SessionsOnSwitch = .kept
+    ) throws -> EnvironmentSet {
+        try EnvironmentSet(
+            environments: standard(), build: reading(channel), switching: switching,
+            sessionsOnSwitch: sessionsOnSwitch, store: store, override: override)
+    }
+}
