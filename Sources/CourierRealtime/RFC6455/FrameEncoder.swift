@@ -21,7 +21,23 @@ enum FrameEncoder {
             for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: UInt64(length) >> UInt64(shift))) }
         }
         bytes.append(contentsOf: maskingKey)
-        for (index, byte) in frame.payload.enumerated() { bytes.append(byte ^ maskingKey[index & 3]) }
+        let headerLength = bytes.count
+        bytes.append(contentsOf: frame.payload)
+        let key = (maskingKey[0], maskingKey[1], maskingKey[2], maskingKey[3])
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            var index = headerLength
+            var offset = 0
+            while index < buffer.count {
+                switch offset & 3 {
+                case 0: buffer[index] ^= key.0
+                case 1: buffer[index] ^= key.1
+                case 2: buffer[index] ^= key.2
+                default: buffer[index] ^= key.3
+                }
+                index += 1
+                offset += 1
+            }
+        }
         return bytes
     }
 

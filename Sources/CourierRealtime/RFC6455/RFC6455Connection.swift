@@ -160,7 +160,7 @@ actor RFC6455Connection: WebSocketConnection {
             let stream = self.stream
             Task {
                 try? await stream.write(bytes)
-                await self.finish(code: code, reason: reason, error: nil)
+                self.finish(code: code, reason: reason, error: nil)
             }
             return
         }
