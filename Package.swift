@@ -12,15 +12,23 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierGraphQL", targets: ["CourierGraphQL"]),
+        .library(name: "CourierRealtime", targets: ["CourierRealtime"]),
     ],
     targets: [
         .target(name: "Courier", swiftSettings: strict),
         .target(name: "CourierTesting", dependencies: ["Courier"], swiftSettings: strict),
         .target(name: "CourierGraphQL", dependencies: ["Courier"], swiftSettings: strict),
-        .executableTarget(name: "courier-demo", dependencies: ["Courier", "CourierGraphQL"], swiftSettings: strict),
+        // libcurl for opt-in modules (headers: libcurl4-openssl-dev, installed by scripts/setup).
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(
+            name: "CourierRealtime",
+            dependencies: ["Courier", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
+            swiftSettings: strict),
+        .executableTarget(name: "courier-demo", dependencies: ["Courier", "CourierGraphQL", "CourierRealtime"], swiftSettings: strict),
         .executableTarget(name: "courier-bench", dependencies: ["Courier"], swiftSettings: strict),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"], swiftSettings: strict),
         .testTarget(name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting", "CourierGraphQL"], swiftSettings: strict),
+        .testTarget(name: "CourierRealtimeTests", dependencies: ["Courier", "CourierTesting", "CourierRealtime"], swiftSettings: strict),
         .testTarget(name: "CourierGraphQLTests", dependencies: ["Courier", "CourierTesting", "CourierGraphQL"], swiftSettings: strict),
     ]
 )

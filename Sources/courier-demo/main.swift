@@ -36,6 +36,7 @@ do {
     try await runSessionChapter(demo)
     try await runObservabilityChapter(demo)
     try await runGraphQLChapter(demo)
+    try await runLiveChapter(demo)
     try DemoObservability.shared.finish()
     print("\nDemo finished.")
 } catch {

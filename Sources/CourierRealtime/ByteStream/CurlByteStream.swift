@@ -1,0 +1,148 @@
+#if canImport(CCurl)
+import CCurl
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A TCP (+ TLS, + proxy) byte connection from libcurl in connect-only mode: `CURLOPT_CONNECT_ONLY`
+/// makes `curl_easy_perform` stop after connecting (proxy tunnel and TLS included), then
+/// `curl_easy_send`/`curl_easy_recv` move raw bytes. This is how `ws://` and `wss://` work on
+/// Linux, where URLSessionWebSocketTask is not available.
+///
+/// Blocking libcurl calls run on two serial dispatch queues (one for reads, one for writes); every
+/// call on the easy handle holds `lock`, because a handle (and its TLS session) must not be used
+/// from two threads at once. Waits use `poll(2)` in 100 ms slices so `close()` ends them promptly.
+package final class CurlByteStream: ByteStream, @unchecked Sendable {
+    // @unchecked: `handle` and `closed` are only touched while holding `lock`.
+    private let lock = NSLock()
+    private var handle: UnsafeMutableRawPointer?
+    private var closed = false
+    private let socket: curl_socket_t
+    private let readQueue = DispatchQueue(label: "courier.realtime.curl.read")
+    private let writeQueue = DispatchQueue(label: "courier.realtime.curl.write")
+
+    private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+    private init(handle: UnsafeMutableRawPointer, socket: curl_socket_t) {
+        self.handle = handle
+        self.socket = socket
+    }
+
+    /// Connects to the request's host and port: TLS for `wss://` (verifying the peer against the
+    /// system store, or against `trustedCertificateAuthorities` when set), through the proxy the
+    /// standard environment variables name, within `connectTimeout`.
+    ///
+    /// - Throws: ``WebSocketError/connectionFailed(_:)`` with libcurl's message.
+    package static func connect(_ request: WebSocketRequest) async throws -> CurlByteStream {
+        try request.validate()
+        guard globalInit else { throw WebSocketError.connectionFailed("curl_global_init failed") }
+        var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+        components?.scheme = request.isSecure ? "https" : "http"
+        guard let target = components?.url?.absoluteString else { throw WebSocketError.invalidURL(request.url.absoluteString) }
+        let timeoutMS = max(1, Int(request.connectTimeout.components.seconds * 1000 + request.connectTimeout.components.attoseconds / 1_000_000_000_000_000))
+        let caFile = request.trustedCertificateAuthorities?.path
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try connectBlocking(url: target, timeoutMS: timeoutMS, caFile: caFile) })
+            }
+        }
+    }
+
+    private static func connectBlocking(url: String, timeoutMS: Int, caFile: String?) throws -> CurlByteStream {
+        guard let handle = curl_easy_init() else { throw WebSocketError.connectionFailed("curl_easy_init failed") }
+        var code = ccurl_easy_setopt_string(handle, CURLOPT_URL, url)
+        if code == CURLE_OK { code = ccurl_easy_setopt_long(handle, CURLOPT_CONNECT_ONLY, 1) }
+        if code == CURLE_OK { code = ccurl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1) }
+        if code == CURLE_OK { code = ccurl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeoutMS) }
+        if code == CURLE_OK { code = ccurl_easy_setopt_long(handle, CURLOPT_HTTPPROXYTUNNEL, 1) }
+        if code == CURLE_OK, let caFile { code = ccurl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile) }
+        if code == CURLE_OK { code = curl_easy_perform(handle) }
+        var socket: curl_socket_t = -1
+        if code == CURLE_OK { code = ccurl_easy_getinfo_socket(handle, &socket) }
+        guard code == CURLE_OK, socket >= 0 else {
+            let message = String(cString: curl_easy_strerror(code))
+            curl_easy_cleanup(handle)
+            throw WebSocketError.connectionFailed(message)
+        }
+        return CurlByteStream(handle: handle, socket: socket)
+    }
+
+    package func read(maximumLength: Int) async throws -> [UInt8] {
+        try await withCheckedThrowingContinuation { continuation in
+            readQueue.async { continuation.resume(with: Result { try self.readBlocking(maximumLength: maximumLength) }) }
+        }
+    }
+
+    package func write(_ bytes: [UInt8]) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            writeQueue.async { continuation.resume(with: Result { try self.writeBlocking(bytes) }) }
+        }
+    }
+
+    package func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        closed = true
+        if let handle { curl_easy_cleanup(handle) }
+        handle = nil
+    }
+
+    private func readBlocking(maximumLength: Int) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: max(1, maximumLength))
+        while true {
+            var received = 0
+            let code: CURLcode? = buffer.withUnsafeMutableBytes { raw in
+                lock.lock()
+                defer { lock.unlock() }
+                guard !closed, let handle else { return nil }
+                return curl_easy_recv(handle, raw.baseAddress, raw.count, &received)
+            }
+            guard let code else { return [] }
+            switch code {
+            case CURLE_OK: return Array(buffer.prefix(received))  // 0 bytes: the peer closed
+            case CURLE_AGAIN: waitForSocket(events: Int16(POLLIN))
+            default: throw WebSocketError.connectionFailed(String(cString: curl_easy_strerror(code)))
+            }
+        }
+    }
+
+    private func writeBlocking(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            var sent = 0
+            let code: CURLcode? = bytes.withUnsafeBytes { raw in
+                lock.lock()
+                defer { lock.unlock() }
+                guard !closed, let handle, let base = raw.baseAddress else { return nil }
+                return curl_easy_send(handle, base + offset, raw.count - offset, &sent)
+            }
+            guard let code else { throw WebSocketError.notConnected }
+            switch code {
+            case CURLE_OK: offset += sent
+            case CURLE_AGAIN: waitForSocket(events: Int16(POLLOUT))
+            default: throw WebSocketError.connectionFailed(String(cString: curl_easy_strerror(code)))
+            }
+        }
+    }
+
+    /// Waits up to 100 ms for the socket to become ready (or to fail, or for `close()`).
+    private func waitForSocket(events: Int16) {
+        var descriptor = pollfd(fd: socket, events: events, revents: 0)
+        _ = poll(&descriptor, 1, 100)
+    }
+
+    deinit {
+        if let handle { curl_easy_cleanup(handle) }
+    }
+}
+
+extension RFC6455Transport {
+    /// Courier's RFC 6455 client over libcurl byte streams (`ws://` and `wss://`).
+    package static func curl(fragmentSize: Int? = nil) -> RFC6455Transport {
+        RFC6455Transport(fragmentSize: fragmentSize) { try await CurlByteStream.connect($0) }
+    }
+}
+#endif

@@ -1,0 +1,320 @@
+import Courier
+import Foundation
+
+/// A long-lived WebSocket session: connects, keeps the connection alive with pings, reconnects with
+/// jittered exponential backoff, re-sends subscriptions after each reconnect and reports gaps.
+///
+/// ```swift
+/// var configuration = WebSocketClient.Configuration(url: URL(string: "wss://api.example.com/live")!)
+/// configuration.tokenManager = tokens
+/// let live = WebSocketClient(configuration: configuration)
+/// await live.subscribe(Subscription(id: "room:42", subscribe: .text(#"{"op":"sub","room":42}"#)))
+/// await live.connect()
+/// for await event in live.events() {
+///     switch event {
+///     case .message(let message): feed.apply(message)
+///     case .reconnected: await feed.refetch()
+///     case .gap(let missing): log("missed \(missing)")
+///     }
+/// }
+/// ```
+///
+/// At most one connection attempt or open connection exists at any time: a single supervisor task
+/// owns the connection; ``connect()`` during a backoff wait cancels the wait and attempts at once.
+/// No reconnect follows ``close(code:reason:)`` or a close code in
+/// ``ReconnectPolicy/terminalCloseCodes``. Transport: Courier's RFC 6455 client over libcurl on
+/// Linux, `URLSessionWebSocketTask` on Apple platforms.
+public actor WebSocketClient {
+    /// The configuration given at creation.
+    public nonisolated let configuration: Configuration
+    /// The current state (also published by ``states()``).
+    public private(set) var state: ConnectionState = .closed(code: .normalClosure, reason: "not connected")
+    /// The last failure: a dropped connection, a failed attempt or a keepalive timeout.
+    public private(set) var lastFailure: WebSocketError?
+    /// The subscriptions re-sent after each reconnect, in registration order.
+    public var subscriptions: [Subscription] { registry }
+
+    private let transport: any WebSocketTransport
+    private let clock: ClientClock
+    private let random: @Sendable () -> Double
+    private let stateBroadcast = Broadcast<ConnectionState>(replaysLatest: true)
+    private let eventBroadcast = Broadcast<RealtimeEvent>(replaysLatest: false)
+    private let messageBroadcast = Broadcast<WebSocketMessage>(replaysLatest: false)
+
+    private var registry: [Subscription] = []
+    private var gapDetector = SequenceGapDetector()
+    private var activeRun: Int?
+    private var runCounter = 0
+    private var supervisor: Task<Void, Never>?
+    private var backoffTask: Task<Void, any Error>?
+    private var current: (any WebSocketConnection)?
+    private var currentGeneration = 0
+    private var hasOpened = false
+    var resumesOnForeground = false
+
+    /// A client using the platform's transport (RFC 6455 over libcurl on Linux,
+    /// URLSessionWebSocketTask on Apple platforms), the continuous clock and system randomness.
+    public init(configuration: Configuration) {
+        self.init(configuration: configuration, transport: Self.platformTransport(), clock: ContinuousClock(),
+                  random: { Double.random(in: 0..<1) })
+    }
+
+    /// A client with an injected transport, clock and random source (`0..<1`), for tests.
+    package init<C: Clock>(configuration: Configuration, transport: any WebSocketTransport, clock: C,
+                           random: @escaping @Sendable () -> Double) where C.Duration == Duration {
+        self.configuration = configuration
+        self.transport = transport
+        self.clock = ClientClock(clock)
+        self.random = random
+        stateBroadcast.yield(state)
+    }
+
+    // MARK: - Streams
+
+    /// Connection states: the current one first, then every change.
+    public nonisolated func states() -> AsyncStream<ConnectionState> { stateBroadcast.stream() }
+    /// Messages, `reconnected` and gap events from the moment of the call.
+    public nonisolated func events() -> AsyncStream<RealtimeEvent> { eventBroadcast.stream() }
+    /// Only the messages, from the moment of the call.
+    public nonisolated func messages() -> AsyncStream<WebSocketMessage> { messageBroadcast.stream() }
+
+    // MARK: - Commands
+
+    /// Starts the session (or, while waiting to reconnect, attempts at once). Returns without
+    /// waiting for the connection: watch ``states()``.
+    public func connect() async {
+        if supervisor != nil, activeRun != nil {
+            backoffTask?.cancel()
+            return
+        }
+        if let stale = supervisor { await stale.value }
+        guard supervisor == nil else { return }
+        runCounter += 1
+        let run = runCounter
+        activeRun = run
+        supervisor = Task { await self.supervise(run: run) }
+    }
+
+    /// Ends the session with a closing handshake (RFC 6455 §7.1.2) and no reconnect; returns when
+    /// the connection is closed. `code` must be valid on the wire (1000 normal, 1001 going away,
+    /// 3000–4999).
+    public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
+        resumesOnForeground = false
+        activeRun = nil
+        backoffTask?.cancel()
+        let running = supervisor
+        if let connection = current {
+            await connection.close(code: code, reason: reason)
+        } else {
+            running?.cancel()
+        }
+        await running?.value
+        if case .closed = state {} else { publish(.closed(code: code, reason: reason)) }
+    }
+
+    /// Sends a text message.
+    ///
+    /// - Throws: ``WebSocketError/notConnected`` unless open; the transport's errors.
+    public func send(text: String) async throws { try await send(.text(text)) }
+
+    /// Sends a binary message.
+    ///
+    /// - Throws: ``WebSocketError/notConnected`` unless open; the transport's errors.
+    public func send(data: Data) async throws { try await send(.data(data)) }
+
+    /// Sends a message.
+    ///
+    /// - Throws: ``WebSocketError/notConnected`` unless open; the transport's errors.
+    public func send(_ message: WebSocketMessage) async throws {
+        guard state == .open, let current else { throw WebSocketError.notConnected }
+        try await current.send(message)
+    }
+
+    /// Registers `subscription` (replacing one with the same id) and sends it now if connected.
+    /// A send failure is not thrown: the connection is then failing and the subscription goes out
+    /// again after the reconnect.
+    public func subscribe(_ subscription: Subscription) async {
+        if let index = registry.firstIndex(where: { $0.id == subscription.id }) {
+            registry[index] = subscription
+        } else {
+            registry.append(subscription)
+        }
+        if state == .open, let current { try? await current.send(subscription.subscribe) }
+    }
+
+    /// Removes the subscription `id` (it is never re-sent) and sends its unsubscribe message if
+    /// connected.
+    public func unsubscribe(_ id: String) async {
+        guard let index = registry.firstIndex(where: { $0.id == id }) else { return }
+        let removed = registry.remove(at: index)
+        if state == .open, let current, let message = removed.unsubscribe { try? await current.send(message) }
+    }
+
+    // MARK: - Supervisor
+
+    private func isActive(_ run: Int) -> Bool { activeRun == run && !Task.isCancelled }
+
+    private func supervise(run: Int) async {
+        defer { if activeRun == nil || activeRun == run { supervisor = nil } }
+        var failures = 0
+        while isActive(run) {
+            publish(.connecting)
+            var outcome: (code: WebSocketCloseCode, reason: String, terminal: Bool)
+            do {
+                let connection = try await openConnection()
+                guard isActive(run) else {
+                    await connection.close(code: .goingAway, reason: "closed by the app")
+                    return
+                }
+                outcome = await serve(connection)
+                if !isActive(run) {
+                    publish(.closed(code: outcome.code, reason: outcome.reason))
+                    return
+                }
+                if configuration.reconnect.terminalCloseCodes.contains(outcome.code) { outcome.terminal = true }
+            } catch let error as WebSocketError {
+                lastFailure = error
+                outcome = (Self.failureCode(error), error.description, Self.isTerminal(error))
+            } catch {
+                lastFailure = .connectionFailed("\(error)")
+                outcome = (.policyViolation, "\(error)", true)
+            }
+            // Every unexpected end counts; a connection that stayed up past the threshold resets the
+            // backoff, so this drop is attempt 1 again.
+            failures += 1
+            if let opened = openedAt, clock.elapsed() - opened >= configuration.reconnect.stableThreshold { failures = 1 }
+            openedAt = nil
+            guard isActive(run) else { return }
+            if outcome.terminal || failures > (configuration.reconnect.maximumAttempts ?? .max) {
+                activeRun = nil
+                publish(.closed(code: outcome.code, reason: outcome.reason))
+                return
+            }
+            let delay = configuration.reconnect.delay(forAttempt: failures, random: random)
+            publish(.reconnecting(attempt: failures, delay: delay))
+            await waitBackoff(delay)
+        }
+    }
+
+    private var openedAt: Duration?
+
+    /// Runs one open connection until it ends; returns its close code and reason.
+    private func serve(_ connection: any WebSocketConnection) async -> (code: WebSocketCloseCode, reason: String, terminal: Bool) {
+        currentGeneration += 1
+        let generation = currentGeneration
+        current = connection
+        openedAt = clock.elapsed()
+        publish(.open)
+        for subscription in registry { try? await connection.send(subscription.subscribe) }
+        if hasOpened { eventBroadcast.yield(.reconnected) }
+        hasOpened = true
+        let keepalive = configuration.keepalive.map { startKeepalive($0, connection: connection, generation: generation) }
+        defer {
+            keepalive?.cancel()
+            current = nil
+        }
+        for await event in connection.events {
+            switch event {
+            case .message(let message):
+                await deliver(message, on: connection)
+            case .closed(let code, let reason, let error):
+                if let error { lastFailure = error }
+                return (code, reason, false)
+            }
+        }
+        return (.abnormalClosure, "connection ended", false)
+    }
+
+    private func deliver(_ message: WebSocketMessage, on connection: any WebSocketConnection) async {
+        messageBroadcast.yield(message)
+        eventBroadcast.yield(.message(message))
+        guard let tracking = configuration.sequenceTracking, let number = tracking.sequenceNumber(message),
+              let missing = gapDetector.record(number) else { return }
+        eventBroadcast.yield(.gap(missing: missing))
+        if let request = tracking.requestMissed(missing) { try? await connection.send(request) }
+    }
+
+    private func startKeepalive(_ policy: KeepalivePolicy, connection: any WebSocketConnection, generation: Int) -> Task<Void, Never> {
+        let clock = self.clock
+        return Task {
+            do {
+                while true {
+                    try await clock.sleep(policy.interval)
+                    let pong = Locked(false)
+                    try await connection.sendPing { pong.set(true) }
+                    try await clock.sleep(policy.timeout)
+                    if !pong.current {
+                        await self.keepaliveFailed(connection, generation: generation, timeout: policy.timeout)
+                        return
+                    }
+                }
+            } catch {
+                return  // cancelled (the connection ended) or the ping could not be written
+            }
+        }
+    }
+
+    private func keepaliveFailed(_ connection: any WebSocketConnection, generation: Int, timeout: Duration) async {
+        guard generation == currentGeneration, current != nil else { return }
+        let error = WebSocketError.pongTimeout(seconds: ReconnectPolicy.seconds(timeout))
+        lastFailure = error
+        await connection.abort(error)
+    }
+
+    private func waitBackoff(_ delay: Duration) async {
+        let sleep = clock.sleep
+        let task = Task { try await sleep(delay) }
+        backoffTask = task
+        await withTaskCancellationHandler {
+            _ = try? await task.value
+        } onCancel: {
+            task.cancel()
+        }
+        backoffTask = nil
+    }
+
+    /// Opens one connection; on a 401 handshake refreshes the token once and tries again.
+    private func openConnection() async throws -> any WebSocketConnection {
+        guard let tokens = configuration.tokenManager else { return try await transport.connect(configuration.request(token: nil)) }
+        let token = try await Self.authorizing { try await tokens.validAccessToken() }
+        do {
+            return try await transport.connect(configuration.request(token: token))
+        } catch WebSocketError.handshakeRejected(status: 401) {
+            let fresh = try await Self.authorizing { try await tokens.refresh(failedToken: token) }
+            do {
+                return try await transport.connect(configuration.request(token: fresh))
+            } catch WebSocketError.handshakeRejected(status: 401) {
+                throw WebSocketError.closed(code: .policyViolation, reason: "handshake rejected with HTTP 401 after a token refresh")
+            }
+        }
+    }
+
+    private static func authorizing<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as NetworkError where error.kind == .sessionExpired || error.kind == .signedOut {
+            throw WebSocketError.closed(code: .policyViolation, reason: error.localizedDescription)
+        }
+    }
+
+    private static func failureCode(_ error: WebSocketError) -> WebSocketCloseCode {
+        if case .handshakeRejected(let status) = error, status == 403 { return .policyViolation }
+        return error.closeCode
+    }
+
+    /// Failures that reconnecting cannot fix: a final auth rejection, a 4xx handshake other than
+    /// 408/429, a bad URL, an option the platform lacks.
+    private static func isTerminal(_ error: WebSocketError) -> Bool {
+        switch error {
+        case .closed(let code, _): code == .policyViolation
+        case .handshakeRejected(let status): (400..<500).contains(status) && status != 408 && status != 429
+        case .invalidURL, .unsupported: true
+        default: false
+        }
+    }
+
+    private func publish(_ newState: ConnectionState) {
+        state = newState
+        stateBroadcast.yield(newState)
+    }
+}

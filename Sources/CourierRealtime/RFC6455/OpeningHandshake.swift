@@ -1,0 +1,121 @@
+import Foundation
+
+/// The client side of the opening handshake (RFC 6455 §4.1): writes the HTTP/1.1 Upgrade request
+/// and checks the server's answer.
+enum OpeningHandshake {
+    /// RFC 6455 §1.3: appended to the key before hashing.
+    static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+    /// A response head larger than this (bytes) fails the handshake.
+    static let maximumResponseHead = 16 * 1024
+
+    /// What a successful handshake leaves: the selected subprotocol and any frame bytes the server
+    /// sent right after its response head.
+    struct Outcome: Sendable {
+        var subprotocol: String?
+        var leftover: [UInt8]
+    }
+
+    /// A fresh `Sec-WebSocket-Key`: base64 of 16 random bytes (§4.1).
+    static func makeKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString()
+    }
+
+    /// The `Sec-WebSocket-Accept` a server must answer for `key` (§4.2.2 step 5.4).
+    static func acceptValue(for key: String) -> String {
+        Data(SHA1.hash(Array((key + guid).utf8))).base64EncodedString()
+    }
+
+    /// The request head for `request` with `key`.
+    static func requestHead(_ request: WebSocketRequest, key: String) -> [UInt8] {
+        let url = request.url
+        var target = url.path.isEmpty ? "/" : url.path
+        if let query = url.query { target += "?" + query }
+        var host = url.host ?? ""
+        if host.contains(":") { host = "[\(host)]" }
+        if let port = url.port, port != (request.isSecure ? 443 : 80) { host += ":\(port)" }
+        var lines = [
+            "GET \(target) HTTP/1.1",
+            "Host: \(host)",
+            "Upgrade: websocket",
+            "Connection: Upgrade",
+            "Sec-WebSocket-Key: \(key)",
+            "Sec-WebSocket-Version: 13",
+        ]
+        if !request.subprotocols.isEmpty { lines.append("Sec-WebSocket-Protocol: \(request.subprotocols.joined(separator: ", "))") }
+        for header in request.headers where !header.name.contains(where: { $0 == "\r" || $0 == "\n" })
+            && !header.value.contains(where: { $0 == "\r" || $0 == "\n" }) {
+            lines.append("\(header.name): \(header.value)")
+        }
+        return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+    }
+
+    /// Sends the request on `stream` and validates the response.
+    ///
+    /// - Throws: ``WebSocketError/handshakeRejected(status:)`` for a status other than 101,
+    ///   ``WebSocketError/invalidHandshake(_:)`` for a 101 that breaks §4.1, and the stream's errors.
+    static func perform(on stream: any ByteStream, request: WebSocketRequest) async throws -> Outcome {
+        let key = makeKey()
+        try await stream.write(requestHead(request, key: key))
+        var received: [UInt8] = []
+        let terminator: [UInt8] = [13, 10, 13, 10]
+        while true {
+            let chunk = try await stream.read(maximumLength: 4096)
+            guard !chunk.isEmpty else { throw WebSocketError.invalidHandshake("the server closed the connection during the handshake") }
+            let searchFrom = max(0, received.count - 3)
+            received += chunk
+            if let end = firstIndex(of: terminator, in: received, from: searchFrom) {
+                let head = Array(received[..<end])
+                let leftover = Array(received[(end + 4)...])
+                let subprotocol = try validate(head: head, key: key, offered: request.subprotocols)
+                return Outcome(subprotocol: subprotocol, leftover: leftover)
+            }
+            guard received.count <= maximumResponseHead else { throw WebSocketError.invalidHandshake("response head larger than \(maximumResponseHead) bytes") }
+        }
+    }
+
+    /// Checks a response head (§4.1, the client's checks 1–6); returns the selected subprotocol.
+    static func validate(head: [UInt8], key: String, offered: [String]) throws -> String? {
+        let text = String(decoding: head, as: UTF8.self)
+        var lines = text.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst()
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
+            throw WebSocketError.invalidHandshake("malformed status line \"\(statusLine.prefix(80))\"")
+        }
+        guard status == 101 else { throw WebSocketError.handshakeRejected(status: status) }
+        var headers: [String: [String]] = [:]
+        for line in lines where !line.isEmpty {
+            guard let colon = line.firstIndex(of: ":") else { throw WebSocketError.invalidHandshake("malformed header line") }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            headers[name, default: []].append(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        func tokens(_ name: String) -> [String] {
+            (headers[name] ?? []).flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        }
+        guard tokens("upgrade").contains("websocket") else { throw WebSocketError.invalidHandshake("no \"Upgrade: websocket\" (RFC 6455 §4.1)") }
+        guard tokens("connection").contains("upgrade") else { throw WebSocketError.invalidHandshake("no \"Connection: Upgrade\" (RFC 6455 §4.1)") }
+        guard headers["sec-websocket-accept"] == [acceptValue(for: key)] else {
+            throw WebSocketError.invalidHandshake("Sec-WebSocket-Accept does not match the key (RFC 6455 §4.1)")
+        }
+        if let extensions = headers["sec-websocket-extensions"], extensions.contains(where: { !$0.isEmpty }) {
+            throw WebSocketError.invalidHandshake("the server selected extensions the client did not offer: \(extensions.joined(separator: ", "))")
+        }
+        guard let selected = headers["sec-websocket-protocol"] else { return nil }
+        guard selected.count == 1, let name = selected.first, offered.contains(name) else {
+            throw WebSocketError.invalidHandshake("the server selected a subprotocol the client did not offer: \(selected.joined(separator: ", "))")
+        }
+        return name
+    }
+
+    private static func firstIndex(of pattern: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard bytes.count >= pattern.count else { return nil }
+        var index = start
+        while index <= bytes.count - pattern.count {
+            if bytes[index] == pattern[0], Array(bytes[index..<(index + pattern.count)]) == pattern { return index }
+            index += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,36 @@
+/// A ``WebSocketTransport`` running Courier's RFC 6455 client over byte streams from `openStream`
+/// (libcurl on Linux via ``RFC6455Transport/curl()``; an in-memory pipe in tests).
+package struct RFC6455Transport: WebSocketTransport {
+    /// Opens the byte connection (TCP, TLS, proxy) for a request.
+    package let openStream: @Sendable (WebSocketRequest) async throws -> any ByteStream
+    /// Split outgoing messages into frames of at most this many bytes (nil: one frame each).
+    package var fragmentSize: Int?
+
+    package init(fragmentSize: Int? = nil, openStream: @escaping @Sendable (WebSocketRequest) async throws -> any ByteStream) {
+        self.openStream = openStream
+        self.fragmentSize = fragmentSize
+    }
+
+    package func connect(_ request: WebSocketRequest) async throws -> any WebSocketConnection {
+        try request.validate()
+        let stream = try await openStream(request)
+        // A server that accepts TCP but never answers the handshake must not hang the caller:
+        // closing the stream at the deadline makes the pending read return EOF.
+        let timeout = request.connectTimeout
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            stream.close()
+        }
+        defer { watchdog.cancel() }
+        do {
+            let outcome = try await OpeningHandshake.perform(on: stream, request: request)
+            let connection = RFC6455Connection(stream: stream, leftover: outcome.leftover, subprotocol: outcome.subprotocol,
+                                               maximumMessageSize: request.maximumMessageSize, fragmentSize: fragmentSize)
+            await connection.start()
+            return connection
+        } catch {
+            stream.close()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// What went wrong with a WebSocket connection. Every failure of ``WebSocketClient`` and of the
+/// transports under it is one of these cases.
+public enum WebSocketError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    /// The URL is not a `ws://` or `wss://` URL with a host (RFC 6455 §3).
+    case invalidURL(String)
+    /// TCP, TLS or proxy setup failed before the handshake (the transport's message).
+    case connectionFailed(String)
+    /// The server answered the opening handshake with an HTTP status other than 101 (RFC 6455
+    /// §4.1: the client fails the connection). 401 makes the client refresh its token once.
+    case handshakeRejected(status: Int)
+    /// The server's 101 response breaks RFC 6455 §4.1: missing `Upgrade`/`Connection`, a wrong
+    /// `Sec-WebSocket-Accept`, or a subprotocol or extension the client did not ask for.
+    case invalidHandshake(String)
+    /// The server broke the framing rules (RFC 6455 §5); the client closed with 1002.
+    case protocolError(String)
+    /// A text message or close reason was not valid UTF-8 (RFC 6455 §8.1); closed with 1007.
+    case invalidUTF8
+    /// A message exceeded the configured maximum size in bytes; closed with 1009.
+    case messageTooBig(limit: Int)
+    /// No pong arrived within the keepalive timeout (seconds); the connection was dropped.
+    case pongTimeout(seconds: Double)
+    /// The connection is not open (never opened, closing or closed).
+    case notConnected
+    /// The connection closed, with the code and reason reported (1006 when TCP was lost).
+    case closed(code: WebSocketCloseCode, reason: String)
+    /// An option this platform's transport cannot honour (for example a custom CA file on Apple).
+    case unsupported(String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): "not a ws:// or wss:// URL: \(url)"
+        case .connectionFailed(let message): "could not connect: \(message)"
+        case .handshakeRejected(let status): "the server rejected the WebSocket handshake with HTTP \(status)"
+        case .invalidHandshake(let message): "invalid WebSocket handshake response: \(message)"
+        case .protocolError(let message): "WebSocket protocol error: \(message)"
+        case .invalidUTF8: "a text message was not valid UTF-8"
+        case .messageTooBig(let limit): "a message exceeded the \(limit)-byte limit"
+        case .pongTimeout(let seconds): "no pong within \(seconds) s"
+        case .notConnected: "the WebSocket is not connected"
+        case .closed(let code, let reason): "the WebSocket closed with \(code)\(reason.isEmpty ? "" : ": \(reason)")"
+        case .unsupported(let message): "unsupported on this platform: \(message)"
+        }
+    }
+
+    /// Same as ``description``, so `localizedDescription` shows it.
+    public var errorDescription: String? { description }
+
+    /// The close code this failure is reported with.
+    var closeCode: WebSocketCloseCode {
+        switch self {
+        case .protocolError: .protocolError
+        case .invalidUTF8: .invalidFramePayloadData
+        case .messageTooBig: .messageTooBig
+        case .closed(let code, _): code
+        default: .abnormalClosure
+        }
+    }
+}

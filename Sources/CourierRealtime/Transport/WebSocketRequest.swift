@@ -1,0 +1,40 @@
+import Foundation
+
+/// Everything a transport needs to open one connection: the URL, the handshake's extra headers
+/// (the bearer token among them) and the limits. Built by ``WebSocketClient`` per attempt.
+package struct WebSocketRequest: Sendable {
+    /// A `ws://` or `wss://` URL.
+    package var url: URL
+    /// Extra handshake headers (`Authorization`, app headers). Never the RFC 6455 ones.
+    package var headers: [(name: String, value: String)]
+    /// Subprotocols offered in `Sec-WebSocket-Protocol`, in preference order; empty offers none.
+    package var subprotocols: [String]
+    /// The largest message accepted, in bytes; larger closes with 1009.
+    package var maximumMessageSize: Int
+    /// A PEM file of certificate authorities to trust for `wss://` instead of the system's.
+    package var trustedCertificateAuthorities: URL?
+    /// Limit for TCP + TLS + handshake.
+    package var connectTimeout: Duration
+
+    package init(url: URL, headers: [(name: String, value: String)] = [], subprotocols: [String] = [],
+                 maximumMessageSize: Int = 16 << 20, trustedCertificateAuthorities: URL? = nil,
+                 connectTimeout: Duration = .seconds(15)) {
+        self.url = url
+        self.headers = headers
+        self.subprotocols = subprotocols
+        self.maximumMessageSize = maximumMessageSize
+        self.trustedCertificateAuthorities = trustedCertificateAuthorities
+        self.connectTimeout = connectTimeout
+    }
+
+    /// Whether the scheme is `wss`.
+    var isSecure: Bool { url.scheme?.lowercased() == "wss" }
+
+    /// Checks the scheme and host (RFC 6455 §3).
+    func validate() throws {
+        guard let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
+              let host = url.host, !host.isEmpty else {
+            throw WebSocketError.invalidURL(url.absoluteString)
+        }
+    }
+}

@@ -1,0 +1,31 @@
+/// What one open connection reports: messages in order, then exactly one `closed` at the end.
+package enum WebSocketConnectionEvent: Sendable, Hashable {
+    case message(WebSocketMessage)
+    /// The connection ended: the peer's code (1005 when its Close frame had none), the code the
+    /// client failed the connection with (1002, 1007, 1009), or 1006 on TCP loss.
+    case closed(code: WebSocketCloseCode, reason: String, error: WebSocketError?)
+}
+
+/// One open WebSocket connection, whatever carries it (Courier's RFC 6455 client over libcurl,
+/// URLSessionWebSocketTask, an in-memory pipe).
+package protocol WebSocketConnection: Sendable {
+    /// The subprotocol the server selected, if one was offered and accepted.
+    var subprotocol: String? { get }
+    /// Messages, then one `closed`; single consumer.
+    var events: AsyncStream<WebSocketConnectionEvent> { get }
+    /// Sends one message. Throws ``WebSocketError/notConnected`` once closing.
+    func send(_ message: WebSocketMessage) async throws
+    /// Sends a ping; `onPong` runs when the matching pong arrives (never if none does).
+    func sendPing(onPong: @escaping @Sendable () -> Void) async throws
+    /// Starts the closing handshake (RFC 6455 §7.1.2) and returns when the connection is closed.
+    func close(code: WebSocketCloseCode, reason: String) async
+    /// Drops the connection without a closing handshake; `events` ends with 1006.
+    func abort(_ error: WebSocketError) async
+}
+
+/// Opens WebSocket connections: performs TCP/TLS setup and the opening handshake.
+package protocol WebSocketTransport: Sendable {
+    /// - Throws: ``WebSocketError`` (`invalidURL`, `connectionFailed`, `handshakeRejected`,
+    ///   `invalidHandshake`).
+    func connect(_ request: WebSocketRequest) async throws -> any WebSocketConnection
+}

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""WebSocket servers for CourierRealtime's tests and the demo's "live" chapter.
+
+    python TestServer/realtime_server.py --port-file DIR/realtime.port --info-file DIR/realtime.json --cert-dir DIR
+
+Three listeners on free 127.0.0.1 ports (written to --info-file as JSON; --port-file gets the ws
+port once all are up):
+  ws    (websockets)  /ns/{ns}/feed, /ns/{ns}/auth-feed, /ns/{ns}/echo, GET /ns/{ns}/_control?action=...
+  wss   (websockets + TLS, certificate self-signed at startup with the openssl CLI; CA file in the JSON)
+  conformance (wsproto handshake + raw frames, see ws_conformance.py)
+
+Feed protocol (JSON text messages from the client): {"op":"subscribe","topic":T},
+{"op":"unsubscribe","topic":T}, {"op":"post","topic":T,"text":S} (broadcast to T's subscribers as
+{"type":"message","topic":T,"seq":N,"text":S}), {"op":"replay","topic":T,"from":A,"to":B}.
+Control actions: stats, drop (abort every TCP connection of the namespace; &refuse=1 then answers
+handshakes with 503 until accept), accept, restart (&down=SECONDS: drop, forget subscriptions,
+refuse for that long), skip (&n=N: the next post skips N sequence numbers), post (&topic=&text=).
+auth-feed accepts only "Authorization: Bearer fresh-token" (401 otherwise; every token seen is in stats).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import pathlib
+import ssl
+import subprocess
+import sys
+from http import HTTPStatus
+from urllib.parse import parse_qs, urlsplit
+
+HERE = pathlib.Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from websockets.asyncio.server import serve  # noqa: E402
+from websockets.datastructures import Headers  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+from websockets.http11 import Response  # noqa: E402
+
+import ws_conformance  # noqa: E402
+
+VALID_TOKEN = "fresh-token"
+
+
+class Namespace:
+    def __init__(self) -> None:
+        self.connections: set = set()
+        self.connection_count = 0
+        self.subscribes: list[list] = []  # [connection number, topic]
+        self.unsubscribes: list[list] = []
+        self.tokens: list[str | None] = []
+        self.refused = 0
+        self.refusing = False
+        self.topics: dict[str, set] = {}
+        self.seq: dict[str, int] = {}
+        self.history: dict[str, list[dict]] = {}
+        self.skip = 0
+
+    def stats(self) -> dict:
+        return {"connections": self.connection_count, "open": len(self.connections), "subscribes": self.subscribes,
+                "unsubscribes": self.unsubscribes, "tokens": self.tokens, "refused": self.refused}
+
+    def drop_all(self) -> None:
+        for connection in list(self.connections):
+            connection.transport.abort()  # TCP drop: no Close frame (the client reports 1006)
+        self.connections.clear()
+
+    async def broadcast(self, topic: str, text: str) -> None:
+        self.seq[topic] = self.seq.get(topic, 0) + 1 + self.skip
+        self.skip = 0
+        message = {"type": "message", "topic": topic, "seq": self.seq[topic], "text": text}
+        self.history.setdefault(topic, []).append(message)
+        for connection in list(self.topics.get(topic, ())):
+            try:
+                await connection.send(json.dumps(message))
+            except ConnectionClosed:
+                pass
+
+
+NAMESPACES: dict[str, Namespace] = {}
+
+
+def namespace(name: str) -> Namespace:
+    return NAMESPACES.setdefault(name, Namespace())
+
+
+def json_response(connection, body: object, status: HTTPStatus = HTTPStatus.OK) -> Response:
+    data = json.dumps(body).encode()
+    headers = Headers([("Content-Type", "application/json"), ("Content-Length", str(len(data))), ("Connection", "close")])
+    return Response(status.value, status.phrase, headers, data)
+
+
+def control(ns_name: str, query: dict) -> object:
+    ns = namespace(ns_name)
+    action = query.get("action", ["stats"])[0]
+    if action == "drop":
+        ns.refusing = query.get("refuse", ["0"])[0] == "1"
+        ns.drop_all()
+    elif action == "accept":
+        ns.refusing = False
+    elif action == "restart":
+        down = float(query.get("down", ["1"])[0])
+        ns.refusing = True
+        ns.drop_all()
+        ns.topics.clear()
+
+        def reopen() -> None:
+            ns.refusing = False
+
+        asyncio.get_running_loop().call_later(down, reopen)
+    elif action == "skip":
+        ns.skip = int(query.get("n", ["1"])[0])
+    elif action == "post":
+        asyncio.get_running_loop().create_task(ns.broadcast(query["topic"][0], query["text"][0]))
+    return ns.stats()
+
+
+def process_request(connection, request):
+    url = urlsplit(request.path)
+    parts = [p for p in url.path.split("/") if p]
+    if url.path == "/_health":
+        return json_response(connection, {"ok": True})
+    if len(parts) != 3 or parts[0] != "ns":
+        return json_response(connection, {"error": "no such path"}, HTTPStatus.NOT_FOUND)
+    ns_name, kind = parts[1], parts[2]
+    if kind == "_control":
+        return json_response(connection, control(ns_name, parse_qs(url.query)))
+    ns = namespace(ns_name)
+    if kind not in ("feed", "auth-feed", "echo"):
+        return json_response(connection, {"error": "no such path"}, HTTPStatus.NOT_FOUND)
+    if ns.refusing:
+        ns.refused += 1
+        return json_response(connection, {"error": "refusing"}, HTTPStatus.SERVICE_UNAVAILABLE)
+    if kind == "auth-feed":
+        authorization = request.headers.get("Authorization")
+        token = authorization[7:] if authorization and authorization.startswith("Bearer ") else None
+        ns.tokens.append(token)
+        if token != VALID_TOKEN:
+            return json_response(connection, {"error": "unauthorized"}, HTTPStatus.UNAUTHORIZED)
+    return None
+
+
+async def handler(connection) -> None:
+    parts = [p for p in urlsplit(connection.request.path).path.split("/") if p]
+    ns, kind = namespace(parts[1]), parts[2]
+    ns.connection_count += 1
+    number = ns.connection_count
+    ns.connections.add(connection)
+    try:
+        async for raw in connection:
+            if kind == "echo":
+                await connection.send(raw)
+                continue
+            try:
+                message = json.loads(raw)
+            except (TypeError, ValueError):
+                continue
+            op, topic = message.get("op"), message.get("topic")
+            if op == "subscribe":
+                ns.subscribes.append([number, topic])
+                ns.topics.setdefault(topic, set()).add(connection)
+            elif op == "unsubscribe":
+                ns.unsubscribes.append([number, topic])
+                ns.topics.get(topic, set()).discard(connection)
+            elif op == "post":
+                await ns.broadcast(topic, str(message.get("text", "")))
+            elif op == "replay":
+                for item in ns.history.get(topic, []):
+                    if message.get("from", 0) <= item["seq"] <= message.get("to", 0):
+                        await connection.send(json.dumps(dict(item, replayed=True)))
+    except ConnectionClosed:
+        pass
+    finally:
+        ns.connections.discard(connection)
+        for subscribers in ns.topics.values():
+            subscribers.discard(connection)
+
+
+def make_certificate(directory: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
+    """A self-signed certificate for 127.0.0.1/localhost, made with the openssl CLI (1 day)."""
+    cert, key = directory / "realtime-cert.pem", directory / "realtime-key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "1", "-subj", "/CN=Courier test CA", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                    "-addext", "basicConstraints=critical,CA:TRUE"],
+                   check=True, capture_output=True)
+    return cert, key
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port-file", required=True)
+    parser.add_argument("--info-file", required=True)
+    parser.add_argument("--cert-dir", required=True)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+
+    cert, key = make_certificate(pathlib.Path(args.cert_dir))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+
+    options = dict(process_request=process_request, max_size=16 * 1024 * 1024, ping_interval=None, compression=None)
+    plain = await serve(handler, args.host, 0, **options)
+    secure = await serve(handler, args.host, 0, ssl=context, **options)
+    conformance = await ws_conformance.start(args.host)
+    info = {
+        "ws": plain.sockets[0].getsockname()[1],
+        "wss": secure.sockets[0].getsockname()[1],
+        "conformance": conformance.sockets[0].getsockname()[1],
+        "ca_file": str(cert),
+    }
+    pathlib.Path(args.info_file).write_text(json.dumps(info))
+    pathlib.Path(args.port_file).write_text(str(info["ws"]))
+    await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+import Courier
+import CourierTesting
+@testable import CourierRealtime
+
+@Suite("WebSocketClient: reconnect, keepalive, subscriptions, gaps, lifecycle (fake transport, injected clock)")
+struct ClientTests {
+    private func configuration(keepalive: KeepalivePolicy? = nil, reconnect: ReconnectPolicy = .standard) -> WebSocketClient.Configuration {
+        var configuration = WebSocketClient.Configuration(url: URL(string: "ws://fake.test/live")!)
+        configuration.keepalive = keepalive
+        configuration.reconnect = reconnect
+        return configuration
+    }
+
+    private func subscription(_ topic: String) -> Subscription {
+        Subscription(id: topic, subscribe: .text("sub \(topic)"), unsubscribe: .text("unsub \(topic)"))
+    }
+
+    @Test func backoffIsExponentialCappedAndJittered() {
+        let policy = ReconnectPolicy(initialDelay: .milliseconds(500), maximumDelay: .seconds(4), jitter: .none)
+        let delays = (1...6).map { policy.delay(forAttempt: $0) { 0.5 } }
+        #expect(delays == [.milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(4), .seconds(4)])
+        let equal = ReconnectPolicy(initialDelay: .seconds(2), jitter: .equal)
+        #expect(equal.delay(forAttempt: 1) { 0 } == .seconds(1))
+        #expect(equal.delay(forAttempt: 1) { 0.999_999_999 } <= .seconds(2))
+        let full = ReconnectPolicy(initialDelay: .seconds(2), jitter: .full)
+        #expect(full.delay(forAttempt: 1) { 0.25 } == .milliseconds(500))
+    }
+
+    /// Issue 14 scenario on the client side: T1 before connect, T2 after, T3 subscribed and
+    /// unsubscribed; the socket drops (1006) and the server refuses 3 attempts.
+    @Test func subscriptionsAreResentExactlyOnceAfterAReconnect() async throws {
+        let transport = FakeTransport()
+        let clock = TestClock()
+        let client = WebSocketClient(configuration: configuration(), transport: transport, clock: clock, random: { 0.5 })
+        let events = Collected(client.events())
+        let states = Collected(client.states())
+        await client.subscribe(subscription("T1"))
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        await client.subscribe(subscription("T2"))
+        await client.subscribe(subscription("T3"))
+        await client.unsubscribe("T3")
+        let first = try #require(transport.connections.first)
+        #expect(first.sent == [.text("sub T1"), .text("sub T2"), .text("sub T3"), .text("unsub T3")])
+
+        transport.append(.reject(503), .fail, .reject(503), .accept)
+        first.end()  // TCP loss
+        try await eventually("reconnected") { events.all.contains(.reconnected) && transport.connections.count == 2 }
+        let second = transport.connections[1]
+        #expect(second.sent == [.text("sub T1"), .text("sub T2")])
+        #expect(events.all.filter { $0 == .reconnected }.count == 1)
+        #expect(transport.attempts == 5)
+        #expect(transport.maxConcurrent == 1)
+        let attempts = states.all.compactMap { if case .reconnecting(let attempt, _) = $0 { attempt } else { nil } }
+        #expect(attempts == [1, 2, 3, 4])
+        // Equal jitter with random 0.5: 0.75 × 0.5 s, 1 s, 2 s, 4 s.
+        #expect(clock.sleeps == [.milliseconds(375), .milliseconds(750), .milliseconds(1500), .seconds(3)])
+        #expect(await client.lastFailure == .handshakeRejected(status: 503))
+        await client.close()
+    }
+
+    @Test func backoffResetsOnlyAfterAStableConnection() async throws {
+        let transport = FakeTransport()
+        let clock = TestClock()
+        let client = WebSocketClient(configuration: configuration(reconnect: ReconnectPolicy(stableThreshold: .seconds(10))),
+                                     transport: transport, clock: clock, random: { 0.5 })
+        let states = Collected(client.states())
+        await client.connect()
+        try await eventually("open 1") { await client.state == .open }
+        transport.connections[0].end()  // drops at once: attempt 1
+        try await eventually("open 2") { let open = await client.state == .open; return transport.connections.count == 2 && open }
+        transport.connections[1].end()  // drops at once again: attempt 2
+        try await eventually("open 3") { let open = await client.state == .open; return transport.connections.count == 3 && open }
+        clock.advance(by: .seconds(10))  // stays up for the threshold
+        transport.connections[2].end()  // backoff starts over: attempt 1
+        try await eventually("open 4") { let open = await client.state == .open; return transport.connections.count == 4 && open }
+        let attempts = states.all.compactMap { if case .reconnecting(let attempt, _) = $0 { attempt } else { nil } }
+        #expect(attempts == [1, 2, 1])
+        await client.close()
+    }
+
+    @Test func noReconnectAfterADeliberateCloseOrAPolicyCloseCode() async throws {
+        let transport = FakeTransport()
+        let client = WebSocketClient(configuration: configuration(), transport: transport, clock: TestClock(), random: { 0.5 })
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        await client.close(code: .normalClosure, reason: "done")
+        #expect(await client.state == .closed(code: .normalClosure, reason: "done"))
+        #expect(transport.connections[0].closeCode == .normalClosure)
+
+        await client.connect()
+        try await eventually("open again") { let open = await client.state == .open; return transport.connections.count == 2 && open }
+        transport.connections[1].end(code: .policyViolation, reason: "banned")
+        try await eventually("closed by policy") { await client.state == .closed(code: .policyViolation, reason: "banned") }
+        for _ in 0..<50 { await Task.yield() }
+        #expect(transport.attempts == 2)
+        #expect(transport.maxConcurrent == 1)
+    }
+
+    @Test func connectDuringBackoffCancelsTheTimerAndNeverOverlaps() async throws {
+        let transport = FakeTransport(script: [.fail, .accept])
+        let clock = TestClock(mode: .manual)
+        let client = WebSocketClient(configuration: configuration(reconnect: ReconnectPolicy(initialDelay: .seconds(60))),
+                                     transport: transport, clock: clock, random: { 0.5 })
+        await client.connect()
+        try await clock.waitForSleepers(count: 1)  // waiting 45 s before attempt 2
+        guard case .reconnecting(attempt: 1, _) = await client.state else { Issue.record("not backing off"); return }
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 { group.addTask { await client.connect() } }
+        }
+        try await eventually("open") { await client.state == .open }
+        #expect(transport.attempts == 2, "20 connect() calls made exactly one early attempt")
+        #expect(transport.maxConcurrent == 1)
+        #expect(clock.now.offset == .zero, "the timer was cancelled, not waited out")
+        await client.close()
+    }
+
+    @Test func aSilentServerFailsWithinPingIntervalPlusTimeout() async throws {
+        let transport = FakeTransport(answersPings: false)
+        let clock = TestClock(mode: .manual)
+        let client = WebSocketClient(configuration: configuration(keepalive: KeepalivePolicy(interval: .seconds(5), timeout: .seconds(2))),
+                                     transport: transport, clock: clock, random: { 0.5 })
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(5))  // ping goes out
+        try await eventually("ping sent") { transport.connections[0].pings == 1 }
+        try await clock.waitForSleepers(count: 1)
+        #expect(await client.state == .open)
+        clock.advance(by: .seconds(2))  // no pong
+        try await eventually("failure reported") {
+            if case .reconnecting(attempt: 1, _) = await client.state { return true }
+            return false
+        }
+        #expect(clock.now.offset == .seconds(7))
+        #expect(await client.lastFailure == .pongTimeout(seconds: 2))
+        #expect(transport.connections[0].closeCode == .abnormalClosure)
+        await client.close()
+    }
+
+    @Test func anAnsweringServerStaysOpenAcrossPings() async throws {
+        let transport = FakeTransport(answersPings: true)
+        let clock = TestClock(mode: .manual)
+        let client = WebSocketClient(configuration: configuration(keepalive: KeepalivePolicy(interval: .seconds(5), timeout: .seconds(2))),
+                                     transport: transport, clock: clock, random: { 0.5 })
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        for round in 1...3 {
+            try await clock.waitForSleepers(count: 1)
+            clock.advance(by: .seconds(5))
+            try await eventually("ping \(round)") { transport.connections[0].pings == round }
+            try await clock.waitForSleepers(count: 1)
+            clock.advance(by: .seconds(2))
+        }
+        try await clock.waitForSleepers(count: 1)
+        #expect(await client.state == .open)
+        #expect(transport.attempts == 1)
+        await client.close()
+    }
+
+    @Test func sequenceGapAsksForTheMissedMessages() async throws {
+        let transport = FakeTransport()
+        var configuration = configuration()
+        configuration.sequenceTracking = SequenceTracking(
+            sequenceNumber: { message in
+                guard case .text(let text) = message, text.hasPrefix("seq ") else { return nil }
+                return Int(text.dropFirst(4))
+            },
+            requestMissed: { .text("replay \($0.lowerBound)-\($0.upperBound)") })
+        let client = WebSocketClient(configuration: configuration, transport: transport, clock: TestClock(), random: { 0.5 })
+        let events = Collected(client.events())
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        let connection = transport.connections[0]
+        for number in [1, 2, 5, 3, 6] { connection.deliver(.text("seq \(number)")) }
+        try await eventually("delivered") { events.all.filter { if case .message = $0 { true } else { false } }.count == 5 }
+        #expect(events.all.filter { if case .gap = $0 { true } else { false } } == [.gap(missing: 3...4)])
+        #expect(connection.sent == [.text("replay 3-4")])
+        await client.close()
+    }
+
+    @Test func backgroundClosesWithGoingAwayAndForegroundReconnectsAndResubscribes() async throws {
+        let transport = FakeTransport()
+        let client = WebSocketClient(configuration: configuration(), transport: transport, clock: TestClock(), random: { 0.5 })
+        let events = Collected(client.events())
+        await client.subscribe(subscription("T1"))
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        await client.enterBackground()
+        #expect(transport.connections[0].closeCode == .goingAway)
+        #expect(await client.state == .closed(code: .goingAway, reason: WebSocketClient.backgroundReason))
+        await client.enterForeground()
+        try await eventually("reopened") { transport.connections.count == 2 && events.all.contains(.reconnected) }
+        #expect(transport.connections[1].sent == [.text("sub T1")])
+        await client.close()
+        await client.enterForeground()  // a deliberate close is not undone by the foreground
+        for _ in 0..<50 { await Task.yield() }
+        #expect(transport.attempts == 2)
+    }
+
+    @Test func aHundredClientsSpreadTheirFirstRetries() async throws {
+        let random = SeededRandom(seed: 14)
+        let clock = TestClock(mode: .manual)
+        var clients: [WebSocketClient] = []
+        for _ in 0..<100 {
+            let client = WebSocketClient(configuration: configuration(reconnect: ReconnectPolicy(initialDelay: .seconds(1))),
+                                         transport: FakeTransport(script: [.fail]), clock: clock, random: { random.next() })
+            clients.append(client)
+            await client.connect()
+        }
+        try await clock.waitForSleepers(count: 100)
+        var delays: [Double] = []
+        for client in clients {
+            guard case .reconnecting(attempt: 1, let delay) = await client.state else { Issue.record("not backing off"); continue }
+            delays.append(ReconnectPolicy.seconds(delay))
+        }
+        #expect(delays.count == 100)
+        #expect(delays.allSatisfy { $0 >= 0.5 && $0 <= 1.0 }, "equal jitter keeps delays in [d/2, d]")
+        let buckets = Dictionary(grouping: delays) { Int(($0 - 0.5) * 40) }  // 25 ms buckets
+        #expect(buckets.count >= 16, "20 buckets of 25 ms: most are used")
+        #expect(buckets.values.map(\.count).max() ?? 0 <= 12, "no bucket gets a crowd")
+        #expect((delays.max() ?? 0) - (delays.min() ?? 0) >= 0.4)
+        for client in clients { await client.close() }
+    }
+}

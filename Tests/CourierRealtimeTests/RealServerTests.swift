@@ -1,0 +1,138 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+@testable import CourierRealtime
+
+@Suite("WebSocketClient against the real servers (libcurl, ws:// and wss://)")
+struct RealServerTests {
+    private func feedConfiguration(_ namespace: String, path: String = "feed") throws -> WebSocketClient.Configuration {
+        var configuration = WebSocketClient.Configuration(url: try RealtimeServers.url("COURIER_WS_URL").appendingPathComponent("ns/\(namespace)/\(path)"))
+        configuration.keepalive = nil
+        return configuration
+    }
+
+    private func topic(_ name: String) -> Subscription {
+        Subscription(id: name, subscribe: .text(#"{"op":"subscribe","topic":"\#(name)"}"#),
+                     unsubscribe: .text(#"{"op":"unsubscribe","topic":"\#(name)"}"#))
+    }
+
+    private func subscribes(_ stats: [String: Any]) -> [[String]] {
+        ((stats["subscribes"] as? [[Any]]) ?? []).map { $0.map { "\($0)" } }
+    }
+
+    private func subscribeCount(_ namespace: String) async -> Int {
+        subscribes((try? await RealtimeServers.control(namespace, "action=stats")) ?? [:]).count
+    }
+
+    @Test func wssEchoWithACustomCA() async throws {
+        let url = try RealtimeServers.url("COURIER_WSS_URL").appendingPathComponent("ns/\(RealtimeServers.namespace("tls"))/echo")
+        var configuration = WebSocketClient.Configuration(url: url)
+        configuration.trustedCertificateAuthorities = URL(fileURLWithPath: try RealtimeServers.url("COURIER_WS_CA_FILE").path)
+        configuration.reconnect = .never
+        let client = WebSocketClient(configuration: configuration)
+        let messages = Collected(client.messages())
+        await client.connect()
+        try await eventually("open over TLS") { await client.state == .open }
+        try await client.send(text: "über TLS")
+        try await client.send(data: Data([0, 1, 2, 255]))
+        try await eventually("echoes") { messages.all.count == 2 }
+        #expect(messages.all == [.text("über TLS"), .data(Data([0, 1, 2, 255]))])
+        await client.close()
+        #expect(await client.state == .closed(code: .normalClosure, reason: ""))
+    }
+
+    @Test func wssWithoutTheCAFailsVerification() async throws {
+        let url = try RealtimeServers.url("COURIER_WSS_URL").appendingPathComponent("ns/x/echo")
+        await #expect(throws: WebSocketError.self) {
+            _ = try await RFC6455Transport.curl().connect(WebSocketRequest(url: url))
+        }
+    }
+
+    /// Issue 14's scripted scenario: T1 before connect, T2 after, T3 subscribed then unsubscribed;
+    /// the server drops TCP (1006) and refuses handshakes (503) while the test walks the injected
+    /// clock through 3 s of backoff; then exactly one subscribe each for T1 and T2 on the new
+    /// connection, none for T3, and one `reconnected`.
+    @Test func dropAndRefuseThenResubscribeExactlyOnce() async throws {
+        let namespace = RealtimeServers.namespace("scenario")
+        let clock = TestClock(mode: .manual)
+        var configuration = try feedConfiguration(namespace)
+        configuration.reconnect = ReconnectPolicy(initialDelay: .milliseconds(500), maximumDelay: .seconds(2), jitter: .none)
+        let client = WebSocketClient(configuration: configuration, transport: RFC6455Transport.curl(), clock: clock, random: { 0.5 })
+        let events = Collected(client.events())
+        await client.subscribe(topic("T1"))
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        await client.subscribe(topic("T2"))
+        await client.subscribe(topic("T3"))
+        await client.unsubscribe("T3")
+        try await eventually("server saw 3 subscribes") { await self.subscribeCount(namespace) == 3 }
+
+        try await RealtimeServers.control(namespace, "action=drop&refuse=1")
+        // Walk the backoff: each refused attempt sleeps on the injected clock; once 3 s of backoff
+        // have passed the server accepts again and the next advance lets the attempt through.
+        var waited = Duration.zero
+        for _ in 0..<10 {
+            try await clock.waitForSleepers(count: 1)
+            guard case .reconnecting(_, let delay) = await client.state else { Issue.record("not backing off"); break }
+            let reopen = waited >= .seconds(3)
+            if reopen { try await RealtimeServers.control(namespace, "action=accept") }
+            waited += delay
+            clock.advance(by: delay)
+            if reopen { break }
+        }
+        #expect(waited >= .seconds(3))
+        try await eventually("reconnected") { events.all.contains(.reconnected) }
+        let stats = try await RealtimeServers.control(namespace, "action=stats")
+        try await eventually("resubscribed") { await self.subscribeCount(namespace) == 5 }
+        let all = subscribes(try await RealtimeServers.control(namespace, "action=stats"))
+        #expect(all == [["1", "T1"], ["1", "T2"], ["1", "T3"], ["2", "T1"], ["2", "T2"]])
+        #expect((stats["refused"] as? Int ?? 0) >= 3)
+        #expect(events.all.filter { $0 == .reconnected }.count == 1)
+        #expect(await client.lastFailure == .handshakeRejected(status: 503))
+        await client.close()
+    }
+
+    @Test func aSilentRealServerFailsWithinPingIntervalPlusTimeout() async throws {
+        let clock = TestClock(mode: .manual)
+        var configuration = WebSocketClient.Configuration(
+            url: try RealtimeServers.url("COURIER_WS_CONFORMANCE_URL").appendingPathComponent("ns/\(RealtimeServers.namespace("silent"))/silent"))
+        configuration.keepalive = KeepalivePolicy(interval: .seconds(20), timeout: .seconds(5))
+        configuration.reconnect = .never
+        let client = WebSocketClient(configuration: configuration, transport: RFC6455Transport.curl(), clock: clock, random: { 0.5 })
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(20))
+        try await clock.waitForSleepers(count: 1)
+        #expect(await client.state == .open)
+        clock.advance(by: .seconds(5))
+        try await eventually("failed") { if case .closed = await client.state { return true } else { return false } }
+        #expect(await client.state == .closed(code: .abnormalClosure, reason: WebSocketError.pongTimeout(seconds: 5).description))
+        #expect(await client.lastFailure == .pongTimeout(seconds: 5))
+        #expect(clock.now.offset == .seconds(25))
+    }
+
+    @Test func handshakeCarriesTheBearerTokenAndRefreshesOnceOn401() async throws {
+        let namespace = RealtimeServers.namespace("auth")
+        let refreshes = Locked(0)
+        let stub = StubTransport { _ in
+            refreshes.withLock { $0 += 1 }
+            return .json(#"{"access_token":"fresh-token","refresh_token":"r2","token_type":"Bearer","expires_in":3600}"#)
+        }
+        let store = InMemoryTokenStore(AuthTokens(accessToken: "stale-token", refreshToken: "r1"))
+        let tokens = TokenManager(store: store, transport: stub, grant: .oauth2(tokenURL: URL(string: "https://auth.test/token")!))
+        var configuration = try feedConfiguration(namespace, path: "auth-feed")
+        configuration.tokenManager = tokens
+        let client = WebSocketClient(configuration: configuration, transport: RFC6455Transport.curl(), clock: TestClock(), random: { 0.5 })
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        let stats = try await RealtimeServers.control(namespace, "action=stats")
+        #expect((stats["tokens"] as? [String]) == ["stale-token", "fresh-token"])
+        #expect(refreshes.current == 1)
+        await client.close()
+    }
+}
