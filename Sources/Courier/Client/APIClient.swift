@@ -171,6 +171,7 @@ public final class APIClient: Sendable {
         try Task.checkCancellation()
         let expired = Locked(false)
         let task: Task<T, any Error>
+        #if compiler(>=6.2)  // Task.immediate (SE-0472) first ships with Swift 6.2.
         if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
             // Starts on the caller's thread and runs until its first suspension (the network
             // wait), saving a thread hop per call — measurable CPU on small requests.
@@ -178,6 +179,9 @@ public final class APIClient: Sendable {
         } else {
             task = Task { try await operation() }
         }
+        #else
+        task = Task { try await operation() }
+        #endif
         let token = deadlines.schedule(after: timeout) {
             expired.set(true)
             context.markDeadlineExpired()
