@@ -29,7 +29,8 @@ import FoundationNetworking
 ///   task is cancelled; nothing more is sent.
 ///
 /// Each retry is recorded in the context (``RequestContext/retryRecords``) when its wait starts.
-/// Its position in the pipeline is explained on the standard pipeline builder.
+/// Its position in the pipeline is explained on the standard pipeline builder. Keep this the only
+/// retry layer — <doc:Retries> explains why layered retries multiply.
 ///
 /// ```swift
 /// RetryInterceptor()                                      // production
