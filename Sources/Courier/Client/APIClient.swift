@@ -25,7 +25,7 @@ public final class APIClient: Sendable {
         /// with no arguments — request IDs, retries and idempotency keys. A call whose policy needs
         /// an interceptor this array lacks fails with ``NetworkError/missingInterceptor(_:)``.
         public var interceptors: [any Interceptor]
-        /// The shared decoder: ``JSONDecoder/DateDecodingStrategy/flexibleISO8601`` dates.
+        /// The shared decoder: `JSONDecoder.DateDecodingStrategy.flexibleISO8601` dates.
         public var decoder: JSONDecoder
         /// The shared encoder: ISO 8601 dates with fractional seconds, sorted keys.
         public var encoder: JSONEncoder

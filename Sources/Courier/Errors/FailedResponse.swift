@@ -32,8 +32,10 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
 
     /// Summarises `response`.
     ///
-    /// - Parameter knownMessage: The endpoint's declared message for this status, which wins over
-    ///   the server's.
+    /// - Parameters:
+    ///   - response: The response whose status is not accepted.
+    ///   - knownMessage: The endpoint's declared message for this status, which wins over the
+    ///     server's.
     public init(_ response: HTTPResponse, knownMessage: String? = nil) {
         statusCode = response.statusCode
         contentType = response.mediaType

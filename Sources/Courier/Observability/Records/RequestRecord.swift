@@ -4,7 +4,7 @@ import Foundation
 /// commands are made of. Holds no secret: URL, headers and body preview went through a
 /// ``Redactor`` before the record existed.
 public struct RequestRecord: Sendable, Hashable {
-    /// The call's request ID (``RequestContext/id``).
+    /// The call's request ID (``RequestContext/requestID``).
     public var requestID: RequestID
     /// The HTTP method, e.g. `GET`.
     public var method: HTTPMethod
