@@ -23,7 +23,7 @@ import FoundationNetworking
 /// attempt may refresh again. Re-sending after a 401 is safe
 /// for every method: the server refused the request without applying it.
 ///
-/// Position: see ``Swift/Array/standard(tokenManager:cache:logger:recorders:metrics:retry:)``.
+/// Position: see ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``.
 public struct AuthInterceptor: Interceptor {
     /// ``PipelineCapabilities/authentication``.
     public var capabilities: PipelineCapabilities { .authentication }

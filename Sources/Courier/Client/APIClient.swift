@@ -22,7 +22,7 @@ public final class APIClient: Sendable {
         /// What sends the bytes; a ``URLSessionTransport`` by default.
         public var transport: any Transport
         /// The pipeline, outermost first (see ``Pipeline``). Default:
-        /// ``Swift/Array/standard(tokenManager:cache:logger:recorders:metrics:retry:)``
+        /// ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``
         /// with no arguments — request IDs, retries and idempotency keys. A call whose policy needs
         /// an interceptor this array lacks fails with ``NetworkError/missingInterceptor(_:)``.
         public var interceptors: [any Interceptor]

@@ -12,7 +12,7 @@ import FoundationNetworking
 /// a client-assigned order id that survives an app restart). Because the context lives as long as
 /// the call, every retry carries the same key. A key the endpoint already set as a header is kept.
 ///
-/// Position: see ``Swift/Array/standard(tokenManager:cache:logger:recorders:metrics:retry:)``.
+/// Position: see ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``.
 public struct IdempotencyInterceptor: Interceptor {
     /// ``PipelineCapabilities/idempotencyKeys``.
     public var capabilities: PipelineCapabilities { .idempotencyKeys }

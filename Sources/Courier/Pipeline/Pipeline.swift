@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// An ordered array of interceptors folded over a transport. Index 0 is outermost: it sees the
 /// request first and the response last. The recommended order, and the reason for each position,
-/// is documented once, on ``Swift/Array/standard(tokenManager:cache:logger:recorders:metrics:retry:)``.
+/// is documented once, on ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``.
 ///
 /// The pipeline marks each time the transport is reached as a new attempt of the call
 /// (``RequestContext/attempt``) and runs the client's ``ResponseValidator``s on each response the

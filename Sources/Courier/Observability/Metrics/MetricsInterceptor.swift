@@ -9,7 +9,7 @@ import FoundationNetworking
 ///
 /// Where it sits decides what an event describes: outside the retries, one event per call with
 /// ``RequestContext/retryCount``; innermost, one per attempt. Position: see
-/// ``Swift/Array/standard(tokenManager:cache:logger:recorders:metrics:retry:)``.
+/// ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``.
 ///
 /// Durations are measured with the given clock, `ContinuousClock` by default (monotonic: wall-clock
 /// changes don't distort them).
