@@ -15,7 +15,7 @@ import FoundationNetworking
 ///
 /// On a 401 — or a response the call's own check recognises as a refused token (a GraphQL
 /// `UNAUTHENTICATED` error, see `CourierGraphQL`) — the token the request carried is handed to
-/// ``TokenManager/refresh(failedToken:)`` (which does not refresh again when someone else already
+/// `TokenManager.refresh(failedToken:)` (which does not refresh again when someone else already
 /// did) and the request is sent once
 /// more with the new token. A call is auth-retried at most once, however many times the outer
 /// ``RetryInterceptor`` runs it; a second 401 is returned as is. A refresh that fails

@@ -75,7 +75,7 @@ public final class HTTPCache: Sendable {
     }
 
     /// The interceptors to put in the pipeline, in order: the ``CacheInterceptor`` and, inside it,
-    /// a ``DeduplicationInterceptor`` using the same partition, so concurrent identical misses and
+    /// a `DeduplicationInterceptor` using the same partition, so concurrent identical misses and
     /// revalidations share one network call.
     public func interceptors() -> [any Interceptor] {
         [CacheInterceptor(cache: self), DeduplicationInterceptor(partition: configuration.partition)]

@@ -21,7 +21,7 @@ public final class APIClient: Sendable {
         public var environment: APIEnvironment
         /// What sends the bytes; a ``URLSessionTransport`` by default.
         public var transport: any Transport
-        /// The pipeline, outermost first (see ``Pipeline``). Default:
+        /// The pipeline, outermost first (see <doc:ThePipeline>). Default:
         /// ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``
         /// with no arguments — request IDs, retries and idempotency keys. A call whose policy needs
         /// an interceptor this array lacks fails with ``NetworkError/missingInterceptor(_:)``.

@@ -11,7 +11,7 @@ import FoundationNetworking
 /// `maxRetries` counts retries after the first attempt (0 = run once). The delay before a retry
 /// is `Retry-After` when the server sent a usable one, else exponential backoff with jitter — see
 /// ``delay(forRetry:retryAfter:now:random:)``; which requests and failures are retried, see
-/// ``allowsRetry(method:hasIdempotencyKey:)`` and ``isRetryable(_:)``.
+/// `allowsRetry(method:hasIdempotencyKey:)` and `isRetryable(_:)`.
 public struct RetryPolicy: Sendable, Hashable {
     /// How the computed backoff is randomised so that many clients do not retry in lockstep.
     public enum Jitter: Sendable, Hashable {

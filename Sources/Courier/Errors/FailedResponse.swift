@@ -12,7 +12,7 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
     public var contentType: String?
     /// The response header fields.
     public var headers: HTTPHeaders
-    /// The first ``bodyLimit`` bytes of the body.
+    /// The first `bodyLimit` bytes of the body.
     public var body: Data
     /// The first 512 bytes of the body as text (UTF-8, invalid bytes replaced), whitespace collapsed.
     public var snippet: String

@@ -89,7 +89,7 @@ public struct ErrorRecord: Sendable, Hashable {
     /// The call's request ID.
     public var requestID: RequestID
     /// A stable, low-cardinality label: `offline`, `timedOut`, `cancelled`, `transport`,
-    /// `pinning`, `sessionExpired`… (see ``kind(of:)``).
+    /// `pinning`, `sessionExpired`… (see `kind(of:)`).
     public var kind: String
     /// The error domain, e.g. `NSURLErrorDomain`, or the Swift type name.
     public var domain: String
