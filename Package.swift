@@ -1,9 +1,16 @@
 // swift-tools-version:6.0
+// Minimum: Swift 6.0 (see README). Settings a 6.0 compiler does not know are behind `#if compiler(>=…)`.
 import PackageDescription
 
-let strict: [SwiftSetting] = [
+var strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
+    // SE-0335: every existential is spelled `any P`.
+    .enableUpcomingFeature("ExistentialAny"),
 ]
+#if compiler(>=6.1)
+// SE-0444 (upcoming feature since Swift 6.1): a member is visible only where its module is imported.
+strict.append(.enableUpcomingFeature("MemberImportVisibility"))
+#endif
 
 let package = Package(
     name: "Courier",

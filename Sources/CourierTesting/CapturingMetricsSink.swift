@@ -1,7 +1,7 @@
 import Foundation
 import Courier
 
-/// A ``NetworkMetricsSink`` that keeps every event in memory, for tests.
+/// A `NetworkMetricsSink` that keeps every event in memory, for tests.
 public final class CapturingMetricsSink: NetworkMetricsSink {
     private let storage = Locked<[NetworkMetricsEvent]>([])
 

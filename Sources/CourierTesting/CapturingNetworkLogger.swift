@@ -1,7 +1,7 @@
 import Foundation
 import Courier
 
-/// A ``NetworkLogger`` that keeps every entry in memory, for tests: assert on what was logged and,
+/// A `NetworkLogger` that keeps every entry in memory, for tests: assert on what was logged and,
 /// above all, on what was *not* (no secret in any line).
 ///
 /// ```swift
@@ -17,7 +17,7 @@ public final class CapturingNetworkLogger: NetworkLogger {
     public let minimumLevel: NetworkLogLevel
     private let storage = Locked<[NetworkLogEntry]>([])
 
-    /// Creates a logger; ``NetworkLogLevel/debug`` (everything, with headers and bodies) by default.
+    /// Creates a logger; `NetworkLogLevel.debug` (everything, with headers and bodies) by default.
     public init(minimumLevel: NetworkLogLevel = .debug) {
         self.minimumLevel = minimumLevel
     }
@@ -33,7 +33,7 @@ public final class CapturingNetworkLogger: NetworkLogger {
     /// Every line of every entry (summaries and details).
     public var lines: [String] { entries.flatMap { [$0.summary] + $0.details } }
 
-    /// All entries as one text, each entry's ``NetworkLogEntry/text`` on its own lines.
+    /// All entries as one text, each entry's `NetworkLogEntry.text` on its own lines.
     public var text: String { entries.map(\.text).joined(separator: "\n") }
 
     /// Forgets every entry.

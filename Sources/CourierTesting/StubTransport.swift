@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 import Courier
 
-/// A ``Transport`` that answers from a handler or a queue of canned responses and records every
+/// A `Transport` that answers from a handler or a queue of canned responses and records every
 /// request it saw — the primary seam for unit-testing endpoints, interceptors and repositories.
 ///
 /// ```swift

@@ -2,7 +2,7 @@
 /// cleared, waiting requests end with ``NetworkError/cancelled``, and observers of
 /// ``TokenManager/events()`` get `signedOut`.
 extension AuthInterceptor: SessionResettable {
-    /// Signs out of the ``tokenManager``.
+    /// Signs out of the `tokenManager`.
     /// - Throws: ``TokenStoreError`` when the store cannot be cleared.
     public func resetSession() async throws {
         try await tokenManager.signOut()

@@ -15,7 +15,7 @@ import FoundationNetworking
 ///
 /// On a 401 — or a response the call's own check recognises as a refused token (a GraphQL
 /// `UNAUTHENTICATED` error, see `CourierGraphQL`) — the token the request carried is handed to
-/// ``TokenManager/refresh(failedToken:)`` (which does not refresh again when someone else already
+/// `TokenManager.refresh(failedToken:)` (which does not refresh again when someone else already
 /// did) and the request is sent once
 /// more with the new token. A call is auth-retried at most once, however many times the outer
 /// ``RetryInterceptor`` runs it; a second 401 is returned as is. A refresh that fails
@@ -23,7 +23,7 @@ import FoundationNetworking
 /// attempt may refresh again. Re-sending after a 401 is safe
 /// for every method: the server refused the request without applying it.
 ///
-/// Position: inside ``RetryInterceptor`` so each retry carries the current token.
+/// Position: see ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``.
 public struct AuthInterceptor: Interceptor {
     /// ``PipelineCapabilities/authentication``.
     public var capabilities: PipelineCapabilities { .authentication }

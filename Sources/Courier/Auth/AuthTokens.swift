@@ -51,9 +51,15 @@ extension AuthTokens {
     /// The stored form used by ``FileTokenStore`` and the Keychain store: a small JSON object with
     /// `access_token`, `refresh_token` and `expires_at` (seconds since 1970).
     private struct Stored: Codable {
-        var access_token: String
-        var refresh_token: String?
-        var expires_at: Double?
+        var accessToken: String
+        var refreshToken: String?
+        var expiresAt: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+            case refreshToken = "refresh_token"
+            case expiresAt = "expires_at"
+        }
     }
 
     /// Encodes the tokens for a ``TokenStore``.
@@ -61,17 +67,17 @@ extension AuthTokens {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return try encoder.encode(Stored(
-            access_token: accessToken, refresh_token: refreshToken, expires_at: expiresAt?.timeIntervalSince1970))
+            accessToken: accessToken, refreshToken: refreshToken, expiresAt: expiresAt?.timeIntervalSince1970))
     }
 
     /// Decodes tokens written by ``storedRepresentation()``.
     ///
     /// - Throws: ``TokenStoreError/corrupted(_:)`` when `data` is not that shape.
     init(storedRepresentation data: Data) throws {
-        guard let stored = try? JSONDecoder().decode(Stored.self, from: data), !stored.access_token.isEmpty else {
+        guard let stored = try? JSONDecoder().decode(Stored.self, from: data), !stored.accessToken.isEmpty else {
             throw TokenStoreError.corrupted("the stored credentials are not a token object")
         }
-        self.init(accessToken: stored.access_token, refreshToken: stored.refresh_token,
-                  expiresAt: stored.expires_at.map { Date(timeIntervalSince1970: $0) })
+        self.init(accessToken: stored.accessToken, refreshToken: stored.refreshToken,
+                  expiresAt: stored.expiresAt.map { Date(timeIntervalSince1970: $0) })
     }
 }

@@ -13,7 +13,7 @@ import FoundationNetworking
 ///
 /// **Single flight.** At most one refresh runs at a time; every caller that needs a token
 /// meanwhile waits for that one. A caller whose request came back 401 passes the token it sent
-/// to ``refresh(failedToken:)``: if the stored token already differs, someone refreshed in
+/// to `refresh(failedToken:)`: if the stored token already differs, someone refreshed in
 /// between and the stored token is returned without another refresh. Waiting is cancellable per
 /// caller; the refresh itself keeps running for the others.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The primary key of stored responses (RFC 9111 §2): the account partition and the normalised
-/// target URI. Variants selected by `Vary` live under the same key (see ``CachedResponse/variantID``).
+/// target URI. Variants selected by `Vary` live under the same key (see `CachedResponse.variantID`).
 ///
 /// The URI is normalised so equivalent spellings share entries: scheme and host lower-cased,
 /// the default port (80 for http, 443 for https) and the fragment removed, an empty path written

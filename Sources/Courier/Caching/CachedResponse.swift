@@ -3,7 +3,7 @@ import Foundation
 /// One stored response (a variant under a ``CacheKey``), with what RFC 9111 needs to compute its
 /// age and to match it to later requests.
 ///
-/// Storage backends persist these values as they are; ``byteCount`` is what byte limits count.
+/// Storage backends persist these values as they are; `byteCount` is what byte limits count.
 public struct CachedResponse: Sendable, Hashable {
     /// The status code of the stored response, e.g. `200`.
     public var statusCode: Int

@@ -5,14 +5,14 @@ import FoundationNetworking
 
 /// Courier's private HTTP cache (RFC 9111, with RFC 5861's stale extensions): the storage, the
 /// account partition, the clock, and the background revalidations. The app keeps one per client
-/// and puts ``interceptors()`` into the pipeline, outside the retry interceptor:
+/// and passes it to the standard pipeline, which puts ``interceptors()`` in their place:
 ///
 /// ```swift
 /// let cache = HTTPCache(
 ///     storage: DiskCacheStorage(directory: cachesDirectory.appendingPathComponent("http")),
 ///     partition: { session.userID ?? "anonymous" })
 /// let client = APIClient(environment: .production) { config in
-///     config.interceptors = [RequestIDInterceptor()] + cache.interceptors() + [RetryInterceptor(), …]
+///     config.interceptors = .standard(tokenManager: tokens, cache: cache)
 /// }
 /// // at logout:
 /// await cache.removeAll(partition: userID)
@@ -75,7 +75,7 @@ public final class HTTPCache: Sendable {
     }
 
     /// The interceptors to put in the pipeline, in order: the ``CacheInterceptor`` and, inside it,
-    /// a ``DeduplicationInterceptor`` using the same partition, so concurrent identical misses and
+    /// a `DeduplicationInterceptor` using the same partition, so concurrent identical misses and
     /// revalidations share one network call.
     public func interceptors() -> [any Interceptor] {
         [CacheInterceptor(cache: self), DeduplicationInterceptor(partition: configuration.partition)]

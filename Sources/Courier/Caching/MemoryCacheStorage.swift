@@ -1,7 +1,7 @@
 import Foundation
 
 /// Keeps cached responses in memory, evicting the least recently used entries once their total
-/// ``CachedResponse/byteCount`` exceeds a byte limit. Contents are lost when the process ends.
+/// `CachedResponse.byteCount` exceeds a byte limit. Contents are lost when the process ends.
 ///
 /// ```swift
 /// let cache = HTTPCache(storage: MemoryCacheStorage(byteLimit: 20 * 1024 * 1024))

@@ -21,11 +21,12 @@ public final class APIClient: Sendable {
         public var environment: APIEnvironment
         /// What sends the bytes; a ``URLSessionTransport`` by default.
         public var transport: any Transport
-        /// The pipeline, outermost first (see ``Pipeline``). Default: ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``
+        /// The pipeline, outermost first (see <doc:ThePipeline>). Default:
+        /// ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``
         /// with no arguments — request IDs, retries and idempotency keys. A call whose policy needs
         /// an interceptor this array lacks fails with ``NetworkError/missingInterceptor(_:)``.
         public var interceptors: [any Interceptor]
-        /// The shared decoder: ``JSONDecoder/DateDecodingStrategy/flexibleISO8601`` dates.
+        /// The shared decoder: `JSONDecoder.DateDecodingStrategy.flexibleISO8601` dates.
         public var decoder: JSONDecoder
         /// The shared encoder: ISO 8601 dates with fractional seconds, sorted keys.
         public var encoder: JSONEncoder
@@ -171,6 +172,7 @@ public final class APIClient: Sendable {
         try Task.checkCancellation()
         let expired = Locked(false)
         let task: Task<T, any Error>
+        #if compiler(>=6.2)  // Task.immediate (SE-0472) first ships with Swift 6.2.
         if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
             // Starts on the caller's thread and runs until its first suspension (the network
             // wait), saving a thread hop per call — measurable CPU on small requests.
@@ -178,6 +180,9 @@ public final class APIClient: Sendable {
         } else {
             task = Task { try await operation() }
         }
+        #else
+        task = Task { try await operation() }
+        #endif
         let token = deadlines.schedule(after: timeout) {
             expired.set(true)
             context.markDeadlineExpired()

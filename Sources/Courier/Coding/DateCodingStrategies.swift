@@ -2,7 +2,7 @@ import Foundation
 
 extension JSONDecoder.DateDecodingStrategy {
     /// Decodes dates from ISO 8601 / RFC 3339 strings in any of the shapes
-    /// accepted by ``ISO8601Parsing/date(from:)``: `2026-05-25T22:46:27Z`,
+    /// accepted by `ISO8601Parsing.date(from:)`: `2026-05-25T22:46:27Z`,
     /// fractional seconds of any length (`…27.580497Z`), numeric offsets
     /// (`+02:00`, `-05:30`, `+0200`) and date-only `2026-05-25` (midnight UTC).
     ///
@@ -52,7 +52,7 @@ extension JSONEncoder.DateEncodingStrategy {
     /// Encodes dates as RFC 3339 UTC strings with exactly `fractionalDigits`
     /// digits of fractional seconds (clamped to 0…9), e.g. 6 gives
     /// `2026-05-25T22:46:27.580497Z`. See
-    /// ``ISO8601Parsing/string(from:fractionalDigits:)``.
+    /// `ISO8601Parsing.string(from:fractionalDigits:)`.
     ///
     /// - Throws: `EncodingError.invalidValue` for dates outside years
     ///   0000–9999 or non-finite dates.

@@ -6,7 +6,7 @@ import Foundation
 /// Values are flattened exactly as by ``URLQueryEncoder`` (sorted keys,
 /// `nil` omitted, `a[b]=c` nesting, the configured array, bool and date
 /// options) and serialised as `name=value` pairs joined by `&`, with names
-/// and values escaped by ``PercentEncoding/encodeQueryComponent(_:)``.
+/// and values escaped by `PercentEncoding.encodeQueryComponent(_:)`.
 ///
 /// Serialisation choice: a space is written as `%20`, not the `+` that the
 /// WHATWG serializer (§5.2) and HTML forms emit, so that the body is

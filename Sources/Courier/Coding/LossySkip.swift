@@ -10,12 +10,12 @@ public struct LossySkip: Sendable, Equatable, CustomStringConvertible {
     /// Zero-based position of the skipped element in the source array.
     public let index: Int
     /// Formatted coding path of the array itself, e.g. `items`
-    /// (`<root>` for a top-level array). See ``CodingPathFormatter``.
+    /// (`<root>` for a top-level array). See `CodingPathFormatter`.
     public let arrayPath: String
     /// Formatted coding path where decoding failed, e.g. `items[1].name`
     /// for a missing `name` key in element 1.
     public let codingPath: String
-    /// One-line explanation; ``Swift/DecodingError/debugSummary`` for
+    /// One-line explanation; `DecodingError.debugSummary` for
     /// decoding errors, the error's description otherwise.
     public let message: String
     /// The error thrown while decoding the element.

@@ -11,7 +11,7 @@ extension URLQueryEncoder {
         /// default).
         case repeated
         /// One item `ids` with value `1,2` — OpenAPI 3 `style: form,
-        /// explode: false`. Note that ``PercentEncoding/query(from:)``
+        /// explode: false`. Note that `PercentEncoding.query(from:)`
         /// renders the comma as `%2C` (RFC 3986 reserves it), which servers
         /// decode back to `,`; a comma inside an element is not escaped
         /// separately, so elements should not contain commas.

@@ -21,7 +21,7 @@ import Foundation
 ///   always yields the same items in the same order.
 ///
 /// Values are not percent-encoded here; that happens when the items are
-/// rendered, e.g. by ``PercentEncoding/query(from:)``.
+/// rendered, e.g. by `PercentEncoding.query(from:)`.
 public struct URLQueryEncoder: Sendable {
     /// How arrays are written. Default ``ArrayEncoding/repeated``.
     public var arrayEncoding: ArrayEncoding

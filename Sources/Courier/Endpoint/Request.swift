@@ -23,7 +23,7 @@ public struct Request<Response: Sendable>: Endpoint {
     public var body: RequestBody
     /// Auth, retry, deadline, cache, logging and idempotency for this call.
     public var policy: EndpointPolicy
-    /// Which statuses count as success; 2xx by default, every status for ``raw(_:_:query:headers:body:)``.
+    /// Which statuses count as success; 2xx by default, every status for `raw(_:_:query:headers:body:)`.
     public var statusValidation: StatusValidation
     /// Messages to show per status (see ``addKnownError(_:_:)``).
     public var knownErrors: [Int: String]

@@ -5,21 +5,13 @@ import FoundationNetworking
 
 /// Which failed attempts are tried again, how many times, and how long to wait in between.
 ///
-/// Retries belong in exactly one layer. Layers multiply: if the client makes 3 attempts, a
-/// repository around it makes 3 attempts of that call, and the UI's "try again" repeats the whole
-/// thing, one tap becomes 3 × 3 = 9 requests (× every tap) against a server that is already
-/// struggling — and the backoff waits stack the same way, so the user waits far past any
-/// deadline, and `Retry-After` is honoured by one layer while the others ignore it. Courier
-/// retries in one place, ``RetryInterceptor`` in the pipeline, per endpoint, bounded by the
-/// call's total deadline (``EndpointPolicy/deadline``). Layers above should not retry; a UI
-/// "try again" is a new call started by the user. For the same reason ``TokenManager`` does not
-/// retry the token refresh itself: a failed refresh fails the waiting call, whose own policy
-/// decides whether another attempt (and so another refresh) happens.
+/// Applied by ``RetryInterceptor``, the only layer that retries (why only one: <doc:Retries>),
+/// bounded by the call's total deadline (``EndpointPolicy/deadline``).
 ///
 /// `maxRetries` counts retries after the first attempt (0 = run once). The delay before a retry
 /// is `Retry-After` when the server sent a usable one, else exponential backoff with jitter — see
 /// ``delay(forRetry:retryAfter:now:random:)``; which requests and failures are retried, see
-/// ``allowsRetry(method:hasIdempotencyKey:)`` and ``isRetryable(_:)``.
+/// `allowsRetry(method:hasIdempotencyKey:)` and `isRetryable(_:)`.
 public struct RetryPolicy: Sendable, Hashable {
     /// How the computed backoff is randomised so that many clients do not retry in lockstep.
     public enum Jitter: Sendable, Hashable {

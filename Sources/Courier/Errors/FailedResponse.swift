@@ -12,7 +12,7 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
     public var contentType: String?
     /// The response header fields.
     public var headers: HTTPHeaders
-    /// The first ``bodyLimit`` bytes of the body.
+    /// The first `bodyLimit` bytes of the body.
     public var body: Data
     /// The first 512 bytes of the body as text, redacted like a log (secret JSON and form fields
     /// hidden), whitespace collapsed; a binary body is summarised by its size and type.
@@ -36,8 +36,10 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
 
     /// Summarises `response`.
     ///
-    /// - Parameter knownMessage: The endpoint's declared message for this status, which wins over
-    ///   the server's.
+    /// - Parameters:
+    ///   - response: The response whose status is not accepted.
+    ///   - knownMessage: The endpoint's declared message for this status, which wins over the
+    ///     server's.
     public init(_ response: HTTPResponse, knownMessage: String? = nil) {
         statusCode = response.statusCode
         contentType = response.mediaType

@@ -12,8 +12,7 @@ import FoundationNetworking
 /// a client-assigned order id that survives an app restart). Because the context lives as long as
 /// the call, every retry carries the same key. A key the endpoint already set as a header is kept.
 ///
-/// Position: inside ``RetryInterceptor`` (any position works, since the key never changes; inside
-/// keeps the header out of the retry layer's way).
+/// Position: see ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``.
 public struct IdempotencyInterceptor: Interceptor {
     /// ``PipelineCapabilities/idempotencyKeys``.
     public var capabilities: PipelineCapabilities { .idempotencyKeys }

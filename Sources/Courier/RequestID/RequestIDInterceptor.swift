@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Sends the call's ``RequestContext/id`` as `X-Request-ID` so client logs and server logs can be
+/// Sends the call's ``RequestContext/requestID`` as `X-Request-ID` so client logs and server logs can be
 /// joined. Every attempt of one call carries the same ID. A value set by the endpoint is kept.
 public struct RequestIDInterceptor: Interceptor {
     /// The header name; `X-Request-ID` by default.

@@ -20,7 +20,7 @@ import FoundationNetworking
 /// - **`Retry-After` is an instruction** (RFC 9110 §10.2.3): the next attempt is never sent earlier
 ///   than the server asked. A wait longer than ``RetryPolicy/maxRetryAfter`` stops the retries at
 ///   once, and the caller gets the response (its error carries the wait, ``NetworkError/retryAfter``).
-///   Without one, exponential backoff with jitter (``RetryPolicy/jitteredBackoff(forRetry:random:)``).
+///   Without one, exponential backoff with jitter (`RetryPolicy.jitteredBackoff(forRetry:random:)`).
 /// - **A ``RetryDecider``**, when given, has the last word on each failure within these limits.
 /// - **Deadline**: a wait that would end after the call's deadline
 ///   (``RequestContext/startedAt`` + ``EndpointPolicy/deadline``) is not started; the last
@@ -28,8 +28,9 @@ import FoundationNetworking
 /// - **Cancellation** is checked before every attempt, and the wait itself ends the moment the
 ///   task is cancelled; nothing more is sent.
 ///
-/// Each retry is recorded in the context (``RequestContext/retryRecords``) when its wait starts.
-/// Its position in the pipeline is explained on the standard pipeline builder.
+/// Each retry is recorded in the context (`RequestContext.retryRecords`) when its wait starts.
+/// Its position in the pipeline is explained on the standard pipeline builder. Keep this the only
+/// retry layer — <doc:Retries> explains why layered retries multiply.
 ///
 /// ```swift
 /// RetryInterceptor()                                      // production

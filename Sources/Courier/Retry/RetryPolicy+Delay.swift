@@ -66,9 +66,9 @@ extension RetryPolicy {
     ///   - retryAfter: The response's `Retry-After` value, already parsed (RFC 9110 §10.2.3).
     ///   - now: The current wall-clock time, for an HTTP-date `Retry-After`.
     ///   - random: A uniform random number in `0...1` for the jitter; random by default.
-    /// - Returns: ``retryAfterDelay(_:now:)`` when it gives a usable wait (possibly longer than
+    /// - Returns: `retryAfterDelay(_:now:)` when it gives a usable wait (possibly longer than
     ///   ``maxRetryAfter``: the caller decides whether to wait that long), else
-    ///   ``jitteredBackoff(forRetry:random:)``. Never negative.
+    ///   `jitteredBackoff(forRetry:random:)`. Never negative.
     public func delay(
         forRetry retry: Int,
         retryAfter: RetryAfter?,

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// One retry that ``RetryInterceptor`` decided on: why, how long it waited and where the wait
-/// came from. Stored in the call's ``RequestContext`` under ``RetryRecordsKey`` so metrics, logs
+/// came from. Stored in the call's ``RequestContext`` under `RetryRecordsKey` so metrics, logs
 /// and tests can read the delays without timing anything.
 public struct RetryRecord: Sendable, Hashable, CustomStringConvertible {
     /// What made the previous attempt worth repeating.
@@ -74,6 +74,6 @@ extension RequestContext {
     /// The retries performed (or being waited for) so far, in order; empty when none.
     package var retryRecords: [RetryRecord] { self[RetryRecordsKey.self] ?? [] }
 
-    /// The delays of ``retryRecords``, in order.
+    /// The delays of `retryRecords`, in order.
     public var retryDelays: [Duration] { retryRecords.map(\.delay) }
 }

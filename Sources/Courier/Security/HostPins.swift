@@ -1,3 +1,5 @@
+import Foundation
+
 /// The pins of one host (RFC 7469 §2.1): the keys its certificate chain may contain, at least one
 /// of them a backup.
 public struct HostPins: Sendable, Hashable {

@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Sends ``GraphQLOperation``s to one GraphQL endpoint through an ``APIClient``, so the client's
+/// Sends ``GraphQLOperation``s to one GraphQL endpoint through an `APIClient`, so the client's
 /// whole pipeline applies: auth and token refresh, retries, the idempotency key, logging with
 /// redaction, metrics, de-duplication of identical in-flight queries and the HTTP cache.
 ///
@@ -27,12 +27,12 @@ import FoundationNetworking
 /// - **Path template** `"/graphql query GetItem"`: logs, metrics and HAR records
 ///   (`_pathTemplate`) name the operation instead of the bare endpoint path.
 /// - **Retries**: a query is safe (read-only) even over `POST`, so it is retried like a `GET`;
-///   a mutation only when it carries an idempotency key (``EndpointPolicy/idempotency``).
+///   a mutation only when it carries an idempotency key (`EndpointPolicy.idempotency`).
 /// - **De-duplication**: identical concurrent queries (same document, variables and headers)
 ///   share one request, `POST` included.
 /// - **Token refresh**: an error whose `extensions.code` is in
 ///   ``Configuration/tokenRejectionCodes`` (`UNAUTHENTICATED`) is handled like a 401 by
-///   ``AuthInterceptor``: one refresh, one resend — for calls whose policy sends a token.
+///   `AuthInterceptor`: one refresh, one resend — for calls whose policy sends a token.
 /// - **Persisted queries** (``Configuration/usesPersistedQueries``, Apollo's APQ): the first
 ///   request carries only `extensions.persistedQuery {version: 1, sha256Hash}`; on
 ///   `PersistedQueryNotFound` the call is sent once more with the full document and the hash,
@@ -51,14 +51,14 @@ public final class GraphQLClient: Sendable {
         public var usesPersistedQueries: Bool
         /// Error codes (`extensions.code`) meaning "the access token was refused" that start the
         /// token refresh like a 401; `["UNAUTHENTICATED"]` by default, empty to turn it off.
-        /// Effective only with an ``AuthInterceptor`` in the pipeline and a policy that sends a token.
+        /// Effective only with an `AuthInterceptor` in the pipeline and a policy that sends a token.
         public var tokenRejectionCodes: Set<String>
-        /// The policy of queries: ``EndpointPolicy/standard`` by default (no token, default
+        /// The policy of queries: `EndpointPolicy.standard` by default (no token, default
         /// retries, HTTP caching of GET responses by their headers).
         public var queryPolicy: EndpointPolicy
-        /// The policy of mutations: ``EndpointPolicy/standard`` by default — without an
-        /// idempotency key a mutation is never retried. Use ``EndpointPolicy/authorizedWrite`` (or
-        /// set ``EndpointPolicy/idempotency``) when the server honours `Idempotency-Key`.
+        /// The policy of mutations: `EndpointPolicy.standard` by default — without an
+        /// idempotency key a mutation is never retried. Use `EndpointPolicy.authorizedWrite` (or
+        /// set `EndpointPolicy.idempotency`) when the server honours `Idempotency-Key`.
         public var mutationPolicy: EndpointPolicy
         /// Header fields sent with every operation (after the client's defaults, before `Accept`).
         public var headers: HTTPHeaders
@@ -101,8 +101,8 @@ public final class GraphQLClient: Sendable {
     /// partial data (use ``response(for:)`` to take partial data).
     ///
     /// - Throws: ``GraphQLFailure`` when the response carries errors (every message, path and
-    ///   code); ``NetworkError`` for everything else, as ``APIClient/send(_:)-(E)`` does —
-    ///   ``NetworkError/invalidRequest(_:)`` without sending when the document has no operation
+    ///   code); `NetworkError` for everything else, as `APIClient.send(_:)-(E)` does —
+    ///   `NetworkError.invalidRequest(_:)` without sending when the document has no operation
     ///   named ``GraphQLOperation/operationName`` or it is a subscription.
     public func send<Operation: GraphQLOperation>(_ operation: Operation) async throws -> Operation.ResponseData {
         let result = try await response(for: operation)
@@ -118,7 +118,7 @@ public final class GraphQLClient: Sendable {
     /// (partial data: the caller decides what to show).
     ///
     /// - Throws: ``GraphQLFailure`` when there is no data (errors only, or `data` nulled by an
-    ///   error); ``NetworkError`` otherwise, as for ``send(_:)``.
+    ///   error); `NetworkError` otherwise, as for ``send(_:)``.
     public func response<Operation: GraphQLOperation>(for operation: Operation) async throws -> GraphQLResult<Operation.ResponseData> {
         let type = try documents.operationType(named: Operation.operationName, in: Operation.document)
         let call = Call(operation: operation, type: type, configuration: configuration)

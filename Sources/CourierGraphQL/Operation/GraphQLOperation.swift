@@ -2,7 +2,7 @@ import Courier
 import Foundation
 
 /// One GraphQL operation as a type: its document, its name, its variables and the type its `data`
-/// decodes into. Sent with ``GraphQLClient``, through the app's ``APIClient`` and its pipeline.
+/// decodes into. Sent with ``GraphQLClient``, through the app's `APIClient` and its pipeline.
 ///
 /// ```swift
 /// struct GetItem: GraphQLOperation {
@@ -70,7 +70,7 @@ public enum GraphQLOperationType: String, Sendable, Hashable {
     /// A write followed by a fetch: always `POST`, retried only with an idempotency key.
     case mutation
     /// A long-lived request for a stream of results; not supported over this request/response
-    /// transport (``GraphQLClient`` refuses it with ``NetworkError/invalidRequest(_:)``).
+    /// transport (``GraphQLClient`` refuses it with `NetworkError.invalidRequest(_:)`).
     case subscription
 }
 

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// It carries every error with its message, path and extension code. A 4xx or 5xx answered with
 /// `application/graphql-response+json` and a GraphQL body is reported as this error (with
-/// ``statusCode``), not as a bare HTTP ``NetworkError`` (GraphQL-over-HTTP draft, "Status Codes").
+/// ``statusCode``), not as a bare HTTP `NetworkError` (GraphQL-over-HTTP draft, "Status Codes").
 public struct GraphQLFailure: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The operation that failed.
     public var operationName: String

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Courier
+import CourierTesting
 
 extension RetryTests {
     /// The delay arithmetic of `RetryPolicy`: exponential backoff, jitter, `Retry-After`.

@@ -13,7 +13,7 @@ import Foundation
 /// try har.write(to: URL(fileURLWithPath: "session.har"))
 /// ```
 ///
-/// Memory is bounded: beyond ``maximumEntries`` the oldest exchanges are dropped. Everything
+/// Memory is bounded: beyond `maximumEntries` the oldest exchanges are dropped. Everything
 /// stored is already redacted.
 public final class HARRecorder: NetworkExchangeRecorder {
     /// Most exchanges kept; older ones are dropped first.

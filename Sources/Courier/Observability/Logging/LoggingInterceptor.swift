@@ -23,13 +23,7 @@ import FoundationNetworking
 /// regardless.
 ///
 /// ```swift
-/// interceptors: [
-///     RequestIDInterceptor(),
-///     LoggingInterceptor(logger: OSLogNetworkLogger(subsystem: "com.example.app"), recorders: [har]),
-///     MetricsInterceptor(sink: metrics),
-///     RetryInterceptor(),
-///     AuthInterceptor(...),
-/// ]
+/// $0.interceptors = .standard(logger: OSLogNetworkLogger(subsystem: "com.example.app"), recorders: [har])
 /// ```
 public struct LoggingInterceptor: Interceptor {
     /// Where entries go; `nil` records records (and feeds recorders) without logging.

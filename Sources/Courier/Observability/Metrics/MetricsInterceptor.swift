@@ -7,9 +7,9 @@ import FoundationNetworking
 /// method, path template, status, duration, retry count, body sizes, error kind, cache outcome and
 /// — where the platform measures them — phase timings.
 ///
-/// Place it **outside** ``RetryInterceptor`` (and outside the cache interceptor if you want cache
-/// hits counted) so it sees the whole call: one event per call, with ``RequestContext/retryCount``
-/// telling how many retries it took. Placed innermost it would emit one event per attempt.
+/// Where it sits decides what an event describes: outside the retries, one event per call with
+/// ``RequestContext/retryCount``; innermost, one per attempt. Position: see
+/// ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``.
 ///
 /// Durations are measured with the given clock, `ContinuousClock` by default (monotonic: wall-clock
 /// changes don't distort them).

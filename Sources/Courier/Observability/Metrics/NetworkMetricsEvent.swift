@@ -26,7 +26,7 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
     public var requestBodyBytes: Int?
     /// Response body size in bytes after content decoding; `nil` without a response.
     public var responseBodyBytes: Int?
-    /// The error label (``ErrorRecord/kind(of:)``) when the call ended without a response:
+    /// The error label (`ErrorRecord.kind(of:)`) when the call ended without a response:
     /// `offline`, `timedOut`, `cancelled`, `transport`, `pinning`…; `nil` when a response arrived
     /// (whatever its status).
     public var errorKind: String?

@@ -4,7 +4,7 @@ import Foundation
 /// commands are made of. Holds no secret: URL, headers and body preview went through a
 /// ``Redactor`` before the record existed.
 public struct RequestRecord: Sendable, Hashable {
-    /// The call's request ID (``RequestContext/id``).
+    /// The call's request ID (``RequestContext/requestID``).
     public var requestID: RequestID
     /// The HTTP method, e.g. `GET`.
     public var method: HTTPMethod
@@ -89,7 +89,7 @@ public struct ErrorRecord: Sendable, Hashable {
     /// The call's request ID.
     public var requestID: RequestID
     /// A stable, low-cardinality label: `offline`, `timedOut`, `cancelled`, `transport`,
-    /// `pinning`, `sessionExpired`… (see ``kind(of:)``).
+    /// `pinning`, `sessionExpired`… (see `kind(of:)`).
     public var kind: String
     /// The error domain, e.g. `NSURLErrorDomain`, or the Swift type name.
     public var domain: String
