@@ -16,7 +16,7 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, Cus
     /// The user-id, normalised (NFC).
     public let user: String
     /// The password, normalised (NFC).
-    public let password: String
+    package let password: String
 
     /// Creates credentials.
     ///
@@ -41,7 +41,7 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, Cus
     }
 
     /// The `Authorization` field value: `Basic ` and the Base64 of the UTF-8 bytes of `user:password`.
-    public var authorizationValue: String {
+    package var authorizationValue: String {
         "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
     }
 

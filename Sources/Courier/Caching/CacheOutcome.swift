@@ -43,7 +43,7 @@ public enum CacheOutcome: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `true` when the body came from the cache (``hit``, ``revalidated``, ``staleServed(_:)``).
-    public var servedFromCache: Bool {
+    package var servedFromCache: Bool {
         switch self {
         case .hit, .revalidated, .staleServed: return true
         case .miss, .bypassed: return false

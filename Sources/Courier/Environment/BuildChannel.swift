@@ -36,7 +36,7 @@ public struct BuildChannelReading: Sendable, Hashable, CustomStringConvertible {
     public let evidence: String
 
     /// Creates a reading.
-    public init(_ channel: BuildChannel, evidence: String) {
+    package init(_ channel: BuildChannel, evidence: String) {
         self.channel = channel
         self.evidence = evidence
     }

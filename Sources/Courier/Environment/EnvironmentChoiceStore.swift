@@ -45,7 +45,7 @@ public enum EnvironmentChoiceStores {
 /// leaves the old choice or the new one; missing folders are created.
 public struct FileEnvironmentChoiceStore: EnvironmentChoiceStore {
     /// The file holding the identifier.
-    public let fileURL: URL
+    package let fileURL: URL
 
     /// Largest file accepted, in bytes; anything longer is not a choice this store wrote.
     static let maximumSize = 256
@@ -106,15 +106,15 @@ public struct FileEnvironmentChoiceStore: EnvironmentChoiceStore {
 }
 
 /// An ``EnvironmentChoiceStore`` in memory: forgets the choice when the process ends.
-public final class InMemoryEnvironmentChoiceStore: EnvironmentChoiceStore {
+package final class InMemoryEnvironmentChoiceStore: EnvironmentChoiceStore {
     private let saved: Locked<String?>
 
     /// Creates a store, optionally holding a choice already.
-    public init(_ environmentID: String? = nil) {
+    package init(_ environmentID: String? = nil) {
         saved = Locked(environmentID)
     }
 
-    public func load() throws -> String? { saved.current }
-    public func save(_ environmentID: String) throws { saved.set(environmentID) }
-    public func clear() throws { saved.set(nil) }
+    package func load() throws -> String? { saved.current }
+    package func save(_ environmentID: String) throws { saved.set(environmentID) }
+    package func clear() throws { saved.set(nil) }
 }

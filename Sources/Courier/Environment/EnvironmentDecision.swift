@@ -44,7 +44,7 @@ public struct EnvironmentDecision: Sendable, Hashable, CustomStringConvertible {
     public let notes: [String]
 
     /// Creates a decision.
-    public init(environmentID: String, source: Source, build: BuildChannelReading, notes: [String] = []) {
+    package init(environmentID: String, source: Source, build: BuildChannelReading, notes: [String] = []) {
         self.environmentID = environmentID
         self.source = source
         self.build = build
@@ -88,7 +88,7 @@ public struct BuildMapping: Sendable, Hashable {
     }
 
     /// The environment identifier for `channel`.
-    public func environmentID(for channel: BuildChannel) -> String {
+    package func environmentID(for channel: BuildChannel) -> String {
         switch channel {
         case .debug: return debug
         case .xcode: return xcode
@@ -114,7 +114,7 @@ public enum EnvironmentSwitching: Sendable, Hashable {
     case forbidden
 
     /// Whether a build of `channel` is locked.
-    public func isLocked(_ channel: BuildChannel) -> Bool {
+    package func isLocked(_ channel: BuildChannel) -> Bool {
         switch self {
         case .allowed: return false
         case .forbiddenInAppStoreBuilds: return channel == .appStore

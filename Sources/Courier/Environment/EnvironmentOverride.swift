@@ -24,7 +24,7 @@ public struct EnvironmentOverride: Sendable, Hashable, CustomStringConvertible {
     public let origin: Origin
 
     /// Creates an override (tests, or an app with its own source).
-    public init(environmentID: String, origin: Origin) {
+    package init(environmentID: String, origin: Origin) {
         self.environmentID = environmentID
         self.origin = origin
     }

@@ -34,11 +34,11 @@ public final class EnvironmentSet: Sendable {
     /// The declared environments, in declaration order (the order a debug menu lists them).
     public let environments: [ServerEnvironment]
     /// Which environment each build channel uses.
-    public let mapping: BuildMapping
+    package let mapping: BuildMapping
     /// Whether this set may leave the environment its build chose.
-    public let switching: EnvironmentSwitching
+    package let switching: EnvironmentSwitching
     /// What a switch does to the session of the environment being left.
-    public let sessionsOnSwitch: SessionsOnSwitch
+    package let sessionsOnSwitch: SessionsOnSwitch
     /// How the running app was built, as read at launch.
     public let build: BuildChannelReading
 

@@ -128,7 +128,7 @@ public final class RequestContext: Sendable {
     package func markDeadlineExpired() { state.withLock { $0.deadlineExpired = true } }
 
     /// Retries performed so far (`attempt - 1`, never negative).
-    public var retryCount: Int { max(0, attempt - 1) }
+    package var retryCount: Int { max(0, attempt - 1) }
 
     /// Time elapsed since ``startedAt``.
     public var elapsed: Duration { ContinuousClock.now - startedAt }

@@ -75,5 +75,5 @@ extension RequestContext {
     package var retryRecords: [RetryRecord] { self[RetryRecordsKey.self] ?? [] }
 
     /// The delays of `retryRecords`, in order.
-    public var retryDelays: [Duration] { retryRecords.map(\.delay) }
+    package var retryDelays: [Duration] { retryRecords.map(\.delay) }
 }

@@ -76,7 +76,7 @@ public enum PinningFailure: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The `URLError` a transport throws for this failure, carrying it in `userInfo`.
-    public var urlError: URLError {
+    package var urlError: URLError {
         let code: URLError.Code
         switch self {
         case .pinMismatch, .systemTrustFailed: code = .serverCertificateUntrusted

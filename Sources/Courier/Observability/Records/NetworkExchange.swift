@@ -42,7 +42,7 @@ public struct NetworkExchange: Sendable, Hashable {
     }
 
     /// Time from request to response or failure.
-    public var duration: Duration {
+    package var duration: Duration {
         switch outcome {
         case .response(let response): return response.duration
         case .failure(let error): return error.duration
