@@ -7,7 +7,7 @@ import FoundationNetworking
 /// requests need it at the same moment — and ends the session when the refresh token is refused.
 ///
 /// **Proactive refresh.** ``validAccessToken()`` refreshes before sending when the token expires
-/// within ``leeway`` (read from the JWT `exp` claim, RFC 7519 §4.1.4, or the token response's
+/// within `leeway` (read from the JWT `exp` claim, RFC 7519 §4.1.4, or the token response's
 /// `expires_in`; the client never verifies the token — the server does). If that refresh fails
 /// transiently while the token is still valid, the current token is used.
 ///
@@ -144,7 +144,7 @@ public actor TokenManager {
 
     // MARK: Tokens
 
-    /// The access token to send now, refreshed first when it expires within ``leeway``.
+    /// The access token to send now, refreshed first when it expires within `leeway`.
     ///
     /// - Returns: The token, or `nil` when nobody is signed in.
     /// - Throws: ``NetworkError/sessionExpired`` when the needed refresh was refused; the

@@ -7,7 +7,7 @@ import Foundation
 /// - The index (which entries exist, their sizes and recency) is rebuilt from the directory on
 ///   first use by reading each file's metadata; files that are truncated, corrupt or of an unknown
 ///   format are deleted rather than trusted, and so are temporary files left by a crash.
-/// - When the total size exceeds ``byteLimit``, least recently used entries are deleted. Recency
+/// - When the total size exceeds `byteLimit`, least recently used entries are deleted. Recency
 ///   is tracked in memory; after a restart it starts from the files' modification dates.
 /// - File I/O runs on this actor; entries are API responses (kilobytes), so that is cheap.
 ///   Responses larger than the cache's `maxEntryBytes` never reach storage.

@@ -1,6 +1,6 @@
 /// How the running app was built and installed — the last source ``EnvironmentSet`` consults.
 ///
-/// On Apple platforms ``AppTransactionBuildChannelDetector`` reads it from StoreKit 2's
+/// On Apple platforms `AppTransactionBuildChannelDetector` reads it from StoreKit 2's
 /// `AppTransaction.environment`; elsewhere ``ProcessBuildChannelDetector`` reads the
 /// `COURIER_BUILD_CHANNEL` variable. A debug build is ``debug`` whatever installed it.
 public enum BuildChannel: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -46,9 +46,9 @@ public struct BuildChannelReading: Sendable, Hashable, CustomStringConvertible {
 
 /// Tells how the running app was built: the build source of an ``EnvironmentSet``'s decision.
 ///
-/// Conformers: ``AppTransactionBuildChannelDetector`` (Apple platforms, StoreKit 2),
+/// Conformers: `AppTransactionBuildChannelDetector` (Apple platforms, StoreKit 2),
 /// ``ProcessBuildChannelDetector`` (every platform; environment variable or launch argument).
-/// ``platformDefault(isDebugBuild:)`` picks the right one.
+/// `platformDefault(isDebugBuild:)` picks the right one.
 public protocol BuildChannelDetecting: Sendable {
     /// Reads the channel. Never fails: anything that cannot be read is ``BuildChannel/unknown``
     /// with the reason as evidence.
@@ -57,7 +57,7 @@ public protocol BuildChannelDetecting: Sendable {
 
 /// Chooses the build channel detector for the platform.
 public enum BuildChannelDetection {
-    /// ``AppTransactionBuildChannelDetector`` where StoreKit exists, else
+    /// `AppTransactionBuildChannelDetector` where StoreKit exists, else
     /// ``ProcessBuildChannelDetector``.
     ///
     /// - Parameter isDebugBuild: `true` when the *app* is compiled with `DEBUG`. Pass it from a

@@ -4,8 +4,8 @@ import Foundation
 /// launches. It holds an environment identifier, nothing secret.
 ///
 /// Implementations: ``UserDefaultsEnvironmentChoiceStore`` (Apple apps),
-/// ``FileEnvironmentChoiceStore`` (Linux, servers, tests) and ``InMemoryEnvironmentChoiceStore``
-/// (previews, tests, apps that must not remember). ``platformDefault`` picks one.
+/// ``FileEnvironmentChoiceStore`` (Linux, servers, tests) and `InMemoryEnvironmentChoiceStore`
+/// (previews, tests, apps that must not remember). `platformDefault` picks one.
 public protocol EnvironmentChoiceStore: Sendable {
     /// The saved identifier, or `nil` when none was saved.
     /// - Throws: ``EnvironmentError/storeFailed(operation:reason:)`` when the storage cannot be read

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reads the ``BuildChannel`` from the process: the Linux (and server, and test) counterpart of
-/// ``AppTransactionBuildChannelDetector``.
+/// `AppTransactionBuildChannelDetector`.
 ///
 /// Order: a debug build (``isDebugBuild``) is ``BuildChannel/debug``; else the launch argument
 /// `-COURIER_BUILD_CHANNEL <value>`; else the environment variable `COURIER_BUILD_CHANNEL`; else

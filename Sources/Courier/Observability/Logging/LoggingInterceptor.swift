@@ -15,7 +15,7 @@ import FoundationNetworking
 /// - Innermost, just before the transport: one pair of lines per attempt, with exactly the headers
 ///   that were sent (redacted). Both placements can be used at once; they share what was redacted.
 ///
-/// What is logged follows the endpoint's ``LoggingPolicy``, capped by ``maximumDetail``:
+/// What is logged follows the endpoint's ``LoggingPolicy``, capped by `maximumDetail`:
 /// ``LoggingPolicy/disabled`` logs and records nothing; ``LoggingPolicy/safe`` gives method, redacted
 /// URL, status, duration, sizes and redacted headers; ``LoggingPolicy/debugSafe`` adds redacted,
 /// truncated body previews. Header and body lines are written only when the logger's
