@@ -13,12 +13,14 @@ import FoundationNetworking
 /// - ``AuthRequirement/optional``: the token is added when there is one (and the session is not
 ///   expired); otherwise the request goes out anonymously.
 ///
-/// On a 401 — or a response the call's own check recognises as a refused token (a GraphQL
+/// On a 401 whose `Bearer` challenge reports an invalid or expired token, or no error code
+/// (RFC 6750 §3.1; see ``refreshes(after:)``) — or a response the call's own check recognises as a refused token (a GraphQL
 /// `UNAUTHENTICATED` error, see `CourierGraphQL`) — the token the request carried is handed to
 /// `TokenManager.refresh(failedToken:)` (which does not refresh again when someone else already
 /// did) and the request is sent once
 /// more with the new token. A call is auth-retried at most once, however many times the outer
-/// ``RetryInterceptor`` runs it; a second 401 is returned as is. A refresh that fails
+/// ``RetryInterceptor`` runs it; a second 401 is returned as is, and so is a 401 to a request
+/// whose one-shot body stream was already sent (``BodyStream``). A refresh that fails
 /// transiently does not use that retry up: its error goes to the ``RetryInterceptor``, whose next
 /// attempt may refresh again. Re-sending after a 401 is safe
 /// for every method: the server refused the request without applying it.
@@ -60,7 +62,9 @@ public struct AuthInterceptor: Interceptor {
         var request = request
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         let response = try await next(request)
-        guard Self.rejectsToken(response, context: context), context[AuthRetriedKey.self] != true else { return response }
+        guard Self.rejectsToken(response, context: context), context[AuthRetriedKey.self] != true,
+              context.canResendBody  // a one-shot body was spent: the 401 is the answer
+        else { return response }
 
         // Marked only once a new token is in hand: a refresh that failed transiently (token
         // endpoint timed out or answered 5xx) throws, and the retry layer's next attempt may
@@ -72,10 +76,27 @@ public struct AuthInterceptor: Interceptor {
         return try await next(request)
     }
 
-    /// Whether `response` says the access token was refused: a 401 (RFC 6750 §3.1), or what the
-    /// call's ``RequestContext/rejectsAccessToken`` check recognises (a GraphQL `UNAUTHENTICATED`
-    /// error in a 200).
+    /// Whether `response` says the access token was refused, so a new one may help: a 401 whose
+    /// challenges allow it (``refreshes(after:)``), or what the call's
+    /// ``RequestContext/rejectsAccessToken`` check recognises (a GraphQL `UNAUTHENTICATED` error
+    /// in a 200).
     static func rejectsToken(_ response: HTTPResponse, context: RequestContext) -> Bool {
-        response.statusCode == 401 || context.rejectsAccessToken?(response) == true
+        (response.statusCode == 401 && refreshes(after: response.headers))
+            || context.rejectsAccessToken?(response) == true
+    }
+
+    /// Whether a 401 with these header fields is worth a token refresh (RFC 6750 §3.1, RFC 9110
+    /// §11.6.1): its `Bearer` challenge says `error="invalid_token"` (invalid or expired) or
+    /// gives no error code. Another error code (`invalid_request`, `insufficient_scope`), or
+    /// challenges none of which is `Bearer` (the resource wants `Basic`), never refresh. A 401
+    /// without any `WWW-Authenticate` (common in APIs that skip it) refreshes.
+    static func refreshes(after headers: HTTPHeaders) -> Bool {
+        let challenges = AuthenticationChallenge.challenges(in: headers)
+        guard !challenges.isEmpty else { return true }
+        return challenges.contains { challenge in
+            guard challenge.isScheme("Bearer") else { return false }
+            guard let error = challenge["error"] else { return true }
+            return error == "invalid_token"
+        }
     }
 }

@@ -126,9 +126,16 @@ public final class APIClient: Sendable {
             if let missing = context.policy.missingCapability(in: lane.capabilities) {
                 throw NetworkError.missingInterceptor(missing)
             }
-            let request = try lane.builder.makeRequest(for: endpoint, environment: lane.environment.current)
+            var request = try lane.builder.makeRequest(for: endpoint, environment: lane.environment.current)
+            if case .stream(let stream, _) = endpoint.body {
+                context.bodyStream = stream
+            } else if let stream = request.httpBodyStream {
+                // Set by a request modifier: it can be read once, so it is never re-sent.
+                context.bodyStream = .once(stream)
+                request.httpBodyStream = nil
+            }
             let pipeline = lane.pipeline
-            let http = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) {
+            let http = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) { [request] in
                 try await pipeline.send(request, context: context)
             }
             let value = try accept(http, for: endpoint, context: context, lane: lane)

@@ -32,7 +32,11 @@ struct RequestBuilder: Sendable {
             // request with an unrelated -1103 "resource exceeds maximum size".
             throw NetworkError.invalidRequest("\(endpoint.method) \(endpoint.path) must not have a body; send the data as query parameters")
         }
-        if let (data, contentType) = try encodeBody(endpoint.body, encoder: endpoint.options.encoder ?? encoder) {
+        if case .stream(let stream, let contentType) = endpoint.body {
+            // The stream itself is attached for each send by the pipeline (see BodyStream).
+            if !headers.contains("Content-Type") { headers.replace("Content-Type", with: contentType) }
+            if let length = stream.length { headers.replace("Content-Length", with: String(length)) }
+        } else if let (data, contentType) = try encodeBody(endpoint.body, encoder: endpoint.options.encoder ?? encoder) {
             request.httpBody = data
             if !headers.contains("Content-Type") { headers.replace("Content-Type", with: contentType) }
         }
@@ -74,7 +78,7 @@ struct RequestBuilder: Sendable {
     }
 
     /// RFC 9110 §5.6.2 `tchar`: ALPHA, DIGIT and ``!#$%&'*+-.^_`|~``.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
+    static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
              UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -176,6 +180,8 @@ struct RequestBuilder: Sendable {
                 return (try FormURLEncoder(queryEncoder: queryEncoder).encode(value), "application/x-www-form-urlencoded")
             case .data(let data, let contentType):
                 return (data, contentType)
+            case .stream:
+                return nil
             }
         } catch {
             throw NetworkError.invalidRequest("body cannot be encoded: \(error)")

@@ -16,6 +16,16 @@ public enum RequestBody: Sendable {
     case formEncodable(any Encodable & Sendable)
     /// Raw bytes with the given content type, e.g. `image/jpeg`.
     case data(Data, contentType: String)
+    /// Bytes read from a stream with the given content type: a file, a factory that makes a new
+    /// stream for every send, or a one-shot stream that is never re-sent (see ``BodyStream``).
+    case stream(BodyStream, contentType: String)
+
+    /// Whether the body can be produced again for a retry, a 307/308 redirect or a resend after a
+    /// token refresh: `false` only for a one-shot ``BodyStream``.
+    public var isReplayable: Bool {
+        if case .stream(let stream, _) = self { return stream.isReplayable }
+        return true
+    }
 
     /// `true` for ``none``.
     public var isEmpty: Bool {

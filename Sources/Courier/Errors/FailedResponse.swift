@@ -57,6 +57,11 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
         retryAfter = RetryAfter(response: response)
     }
 
+    /// The authentication challenges of the response's `WWW-Authenticate` fields (RFC 9110
+    /// §11.6.1), e.g. the `scope` a 403 `insufficient_scope` asks for (RFC 6750 §3.1); empty when
+    /// there are none.
+    public var challenges: [AuthenticationChallenge] { AuthenticationChallenge.challenges(in: headers) }
+
     public var description: String {
         var text = "HTTP \(statusCode)"
         if let contentType { text += " (\(contentType))" }

@@ -7,6 +7,9 @@ import FoundationNetworking
 /// request first and the response last. The recommended order, and the reason for each position,
 /// is documented once, on ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``.
 ///
+/// Its last step, between the innermost interceptor and the transport, attaches the call's body
+/// stream and follows redirects (`RedirectFollower`, RFC 9110 §15.4).
+///
 /// The pipeline marks each time the transport is reached as a new attempt of the call
 /// (``RequestContext/attempt``) and runs the client's ``ResponseValidator``s on each response the
 /// caller accepts, so a validator's error is seen by the retry interceptor (see ``RetryableError``)
@@ -44,7 +47,7 @@ package struct Pipeline: Sendable {
                 context.beginAttempt()
                 context.recordSent(request)
                 context.fireStartHook()
-                let response = try await transport.send(request)
+                let response = try await RedirectFollower(transport: transport).send(request, context: context)
                 try validate(response, context: context)
                 return response
             }

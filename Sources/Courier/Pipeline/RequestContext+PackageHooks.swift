@@ -26,6 +26,26 @@ extension RequestContext {
     }
 }
 
+extension RequestContext {
+    /// The call's streamed request body, attached afresh to every send by the pipeline's last
+    /// step; `nil` for in-memory bodies (`URLRequest.httpBody`), which are re-sent as they are.
+    package var bodyStream: BodyStream? {
+        get { self[BodyStreamKey.self] }
+        set { self[BodyStreamKey.self] = newValue }
+    }
+
+    /// Whether the request may be sent again — by a retry, a redirect that keeps the body or a
+    /// resend after a token refresh: `false` once a one-shot body stream was sent.
+    package var canResendBody: Bool {
+        guard let stream = bodyStream else { return true }
+        return stream.isReplayable || attempt == 0
+    }
+}
+
+private enum BodyStreamKey: RequestContextKey {
+    typealias Value = BodyStream
+}
+
 private enum DeclaredSafeKey: RequestContextKey {
     typealias Value = Bool
 }

@@ -16,7 +16,10 @@ import FoundationNetworking
 ///   429, 500, 502, 503, 504) unless the caller accepts that status itself (raw-status endpoints,
 ///   ``RequestContext/statusValidation``), ``RetryPolicy/retryableErrorCodes``, and a
 ///   ``RetryableError`` that says so; never another 4xx, never a cancellation. At most
-///   ``RetryPolicy/maxRetries`` retries.
+///   ``RetryPolicy/maxRetries`` retries, and a `408 Request Timeout` is repeated at most once per
+///   call (RFC 9110 §15.5.9).
+/// - **Only bodies that can be produced again**: a request whose one-shot body stream was sent
+///   (``BodyStream/once(_:length:)``) is never repeated; the caller gets the first response or error.
 /// - **`Retry-After` is an instruction** (RFC 9110 §10.2.3): the next attempt is never sent earlier
 ///   than the server asked. A wait longer than ``RetryPolicy/maxRetryAfter`` stops the retries at
 ///   once, and the caller gets the response (its error carries the wait, ``NetworkError/retryAfter``).
@@ -76,6 +79,7 @@ public struct RetryInterceptor: Interceptor {
         let deadline = clock.elapsed() + (context.policy.deadline - context.elapsed)
 
         var retry = 0
+        var requestTimeoutRetried = false
         while true {
             try Task.checkCancellation()
             let outcome: Result<HTTPResponse, any Error>
@@ -84,8 +88,16 @@ public struct RetryInterceptor: Interceptor {
             } catch {
                 outcome = .failure(error)
             }
-            guard repeatable, retry < policy.maxRetries, let failure = failure(of: outcome, context: context) else {
+            guard repeatable, retry < policy.maxRetries, let failure = failure(of: outcome, context: context),
+                  context.canResendBody
+            else {
                 return try outcome.get()
+            }
+            if failure.reason == .status(408) {
+                // RFC 9110 §15.5.9: the server closed an idle connection; one new attempt on a
+                // fresh connection settles it, a second 408 is the server's answer.
+                guard !requestTimeoutRetried else { return try outcome.get() }
+                requestTimeoutRetried = true
             }
             // A cancelled call is never retried, whatever the last attempt returned.
             try Task.checkCancellation()

@@ -5,8 +5,10 @@ import FoundationNetworking
 
 /// An ordered collection of HTTP header fields with case-insensitive lookup (RFC 9110 §5.1).
 ///
-/// Names keep the spelling they were given; lookups ignore case. Repeated fields are kept as
-/// separate entries; ``subscript(_:)`` joins them with `", "` as RFC 9110 §5.3 allows.
+/// Names keep the spelling they were given; lookups ignore case. Every field line is kept as a
+/// separate entry, in order: ``values(for:)`` returns them one by one, and ``subscript(_:)`` joins
+/// them with `", "` as RFC 9110 §5.3 allows for list-based fields. `Set-Cookie` is never combined
+/// (RFC 6265 §3: its `Expires` date contains a comma): read it with ``values(for:)``.
 public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     /// One header field: its name as spelled by the sender and its value.
     public struct Field: Sendable, Hashable {
@@ -34,11 +36,14 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields = elements.map { Field(name: $0.0, value: $0.1) }
     }
 
-    /// All values of `name` joined with `", "`, or `nil` when absent. Setting replaces every field
-    /// of that name; setting `nil` removes them.
+    /// All values of `name` joined with `", "` (RFC 9110 §5.3), or `nil` when absent. For
+    /// `Set-Cookie`, which must not be combined (RFC 6265 §3), the first field's value; use
+    /// ``values(for:)`` for every cookie. Setting replaces every field of that name; setting `nil`
+    /// removes them.
     public subscript(_ name: String) -> String? {
         get {
             let values = self.values(for: name)
+            if values.count > 1, name.caseInsensitiveCompare("Set-Cookie") == .orderedSame { return values.first }
             return values.isEmpty ? nil : values.joined(separator: ", ")
         }
         set {
@@ -46,7 +51,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         }
     }
 
-    /// Every value of the field `name`, in order (case-insensitive match).
+    /// Every field line named `name`, in order (case-insensitive match), e.g. each `Set-Cookie`.
     public func values(for name: String) -> [String] {
         fields.compactMap { $0.name.caseInsensitiveCompare(name) == .orderedSame ? $0.value : nil }
     }
@@ -90,15 +95,58 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 extension HTTPHeaders {
     /// Reads the header fields of an `HTTPURLResponse` (order as Foundation reports them; lookups
     /// are case-insensitive, so order only matters for display).
+    ///
+    /// URLSession joins repeated fields with `", "` on every platform. A joined `Set-Cookie` is
+    /// split back into one field per cookie, in order (see ``splitSetCookie(_:)``); other fields
+    /// stay joined, which RFC 9110 §5.3 makes equivalent for list-based fields.
     package init(_ response: HTTPURLResponse) {
         var fields: [Field] = []
         let all = response.allHeaderFields
         fields.reserveCapacity(all.count)
         for (key, value) in all {
             guard let name = key as? String else { continue }
-            fields.append(Field(name: name, value: value as? String ?? "\(value)"))
+            let text = value as? String ?? "\(value)"
+            if name.caseInsensitiveCompare("Set-Cookie") == .orderedSame {
+                for cookie in Self.splitSetCookie(text) { fields.append(Field(name: name, value: cookie)) }
+            } else {
+                fields.append(Field(name: name, value: text))
+            }
         }
         self.init(fields)
+    }
+
+    /// Splits `Set-Cookie` values that were joined with `,` back into one value per field line.
+    ///
+    /// A comma starts a new cookie only when what follows is `name=` (an RFC 6265 §4.1.1
+    /// `cookie-name` token and `=`): the comma inside an `Expires` date (`Wed, 21 Oct 2037 …`) is
+    /// followed by a digit and a space, and a `cookie-value` never contains a comma.
+    package static func splitSetCookie(_ joined: String) -> [String] {
+        let bytes = Array(joined.utf8)
+        var parts: [String] = []
+        var start = 0
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: ","), startsCookie(bytes, at: index + 1) {
+                parts.append(trimmed(bytes[start..<index]))
+                start = index + 1
+            }
+            index += 1
+        }
+        parts.append(trimmed(bytes[start..<bytes.count]))
+        return parts.filter { !$0.isEmpty }
+    }
+
+    /// Whether `bytes[index...]` is optional whitespace, a token and `=`.
+    private static func startsCookie(_ bytes: [UInt8], at index: Int) -> Bool {
+        var index = index
+        while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") { index += 1 }
+        let nameStart = index
+        while index < bytes.count, RequestBuilder.isTokenByte(bytes[index]) { index += 1 }
+        return index > nameStart && index < bytes.count && bytes[index] == UInt8(ascii: "=")
+    }
+
+    private static func trimmed(_ slice: ArraySlice<UInt8>) -> String {
+        String(decoding: slice, as: UTF8.self).trimmingCharacters(in: .whitespaces)
     }
 
     /// Reads the header fields of a `URLRequest`, sorted by name so the order is stable.

@@ -22,15 +22,18 @@ public final class URLSessionTransport: Transport {
     ///
     /// - Parameter configuration: The session configuration; defaults to ``defaultConfiguration()``.
     ///
-    /// The session gets Courier's delegate, which strips `Authorization`, `Proxy-Authorization`
-    /// and `Cookie` from redirects that leave the origin (see `RedirectSafety`).
+    /// The session gets Courier's delegate: URLSession follows no redirect (the client's redirect
+    /// step does, RFC 9110 §15.4, keeping credentials on their origin) and answers every HTTP
+    /// authentication challenge without a credential, so a 401 comes back as a response at once.
     public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
         self.session = URLSession(configuration: configuration, delegate: TransportSessionDelegate(), delegateQueue: nil)
     }
 
     /// Wraps an existing session (for example one whose configuration installs a `URLProtocol` stub).
-    /// Its delegate is the caller's: give it a redirect policy that keeps credentials on their
-    /// origin, as the configuration initializer does.
+    /// Its delegate is the caller's: when it lets URLSession follow redirects, the client's redirect
+    /// step never sees them, so the delegate must keep credentials on their origin itself; and on
+    /// Linux a delegate that does not answer authentication challenges leaves a 401 with a `Basic`
+    /// challenge hanging until the deadline.
     public init(session: URLSession) {
         self.session = session
     }
@@ -57,6 +60,9 @@ public final class URLSessionTransport: Transport {
 
     /// Sends `request` with `URLSession.data(for:)`.
     ///
+    /// A 3xx is returned as is (the client's redirect step follows it) when the session has
+    /// Courier's delegate.
+    ///
     /// - Throws: `URLError` for network failures, including `.cancelled` when the calling task is
     ///   cancelled; `URLError(.badServerResponse)` when the response is not HTTP.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
@@ -66,20 +72,23 @@ public final class URLSessionTransport: Transport {
         // when an interceptor measures this call (see TaskTimingsReporter). Linux never delivers them.
         let (data, response) = try await session.data(for: request, delegate: TaskMetricsDelegate.forCurrentCall())
         #else
+        if let delegate = session.delegate as? TransportSessionDelegate {
+            // Courier's own session: the delegate collects the response, so a 401 whose challenge
+            // it refused still comes back (see TransportSessionDelegate).
+            return try await delegate.run(session.dataTask(with: request))
+        }
         let data: Data
         let response: URLResponse
         do {
             (data, response) = try await session.data(for: request)
         } catch let error as URLError {
-            // A 401 with a Basic/Digest challenge ends as a cancellation on Linux (see ChallengedResponses).
-            if let challenged = challengedResponse(for: request, after: error) { return challenged }
             throw Self.connectionLostMidResponse(error) ?? error
         }
         #endif
         guard let http = response as? HTTPURLResponse else {
             throw URLError(.badServerResponse)
         }
-        return HTTPResponse(statusCode: http.statusCode, headers: HTTPHeaders(http), body: data, url: http.url)
+        return HTTPResponse(http, body: data)
     }
 
     #if canImport(FoundationNetworking)

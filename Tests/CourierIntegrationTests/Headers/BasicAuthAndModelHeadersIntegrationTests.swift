@@ -28,7 +28,7 @@ struct BasicAuthAndModelHeadersIntegrationTests {
 
         let wrong = await #expect(throws: NetworkError.self) {
             // httpbin's 401 carries `WWW-Authenticate: Basic`, which on Linux URLSession turns into a
-            // challenge that never completes unless Courier ends it (ChallengedResponses); the short
+            // challenge that never completes unless Courier ends it (TransportSessionDelegate); the short
             // deadline keeps a regression from costing a minute.
             try await client.send(Request<BasicAuthResult>.get("/basic-auth/alice/open-sesame-42")
                 .basicAuth(user: "alice", password: "not-the-password")

@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Request body bytes read from an `InputStream` (``RequestBody/stream(_:contentType:)``), with
+/// whether they can be produced again.
+///
+/// A call may send its request more than once — a retry, a 307/308 redirect (RFC 9110 §15.4.8–9),
+/// a resend after a token refresh. A **replayable** body (``file(_:)``, ``factory(length:_:)``) is
+/// produced afresh for every send and arrives byte-identical each time. A **one-shot** body
+/// (``once(_:length:)``) is sent at most once: every path that would repeat the request returns
+/// the first response or error instead, and a redirect that must repeat the body fails with
+/// ``NetworkError/invalidRequest(_:)`` — never an empty or partial resend.
+public struct BodyStream: Sendable {
+    /// Whether the bytes can be produced again for another send.
+    public let isReplayable: Bool
+    /// The body length in bytes when known (sent as `Content-Length`); `nil` sends
+    /// `Transfer-Encoding: chunked` (RFC 9112 §7.1).
+    public let length: Int?
+    private let produce: @Sendable () throws -> InputStream
+
+    private init(isReplayable: Bool, length: Int?, produce: @escaping @Sendable () throws -> InputStream) {
+        self.isReplayable = isReplayable
+        self.length = length
+        self.produce = produce
+    }
+
+    /// A stream that can be read only once (a pipe, a live capture). Never re-sent.
+    ///
+    /// - Parameters:
+    ///   - stream: The unopened stream; Courier owns it from now on.
+    ///   - length: Its length in bytes, when known.
+    public static func once(_ stream: InputStream, length: Int? = nil) -> BodyStream {
+        let box = OneShot(stream)
+        return BodyStream(isReplayable: false, length: length) { try box.take() }
+    }
+
+    /// A body made fresh by `make` for every send; each call must return a new, unopened stream
+    /// over the same bytes.
+    ///
+    /// - Parameters:
+    ///   - length: The length in bytes, when known.
+    ///   - make: Creates the stream. An error it throws fails the call with
+    ///     ``NetworkError/invalidRequest(_:)``.
+    public static func factory(length: Int? = nil, _ make: @escaping @Sendable () throws -> InputStream) -> BodyStream {
+        BodyStream(isReplayable: true, length: length, produce: make)
+    }
+
+    /// The contents of a file, read afresh for every send (replayable).
+    ///
+    /// - Parameter url: A `file:` URL. Its size at the time of this call is sent as
+    ///   `Content-Length`; a file that cannot be opened fails the call with
+    ///   ``NetworkError/invalidRequest(_:)``.
+    public static func file(_ url: URL) -> BodyStream {
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
+        return BodyStream(isReplayable: true, length: size) {
+            guard let stream = InputStream(url: url) else { throw BodyStreamError.unreadable(url.lastPathComponent) }
+            return stream
+        }
+    }
+
+    /// A stream for the next send.
+    ///
+    /// - Throws: ``NetworkError/invalidRequest(_:)`` when a one-shot body was already taken or the
+    ///   factory failed.
+    package func makeStream() throws -> InputStream {
+        do {
+            return try produce()
+        } catch let error as BodyStreamError {
+            throw NetworkError.invalidRequest(error.description)
+        } catch {
+            throw NetworkError.invalidRequest("the request body stream could not be created: \(error)")
+        }
+    }
+}
+
+private enum BodyStreamError: Error, CustomStringConvertible {
+    case consumed
+    case unreadable(String)
+
+    var description: String {
+        switch self {
+        case .consumed: return "the one-shot request body was already sent and cannot be sent again"
+        case .unreadable(let name): return "the request body file '\(name)' cannot be opened"
+        }
+    }
+}
+
+/// Hands its stream out once. `InputStream` is not `Sendable`; it is only ever touched by the one
+/// send that takes it.
+private final class OneShot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stream: InputStream?
+
+    init(_ stream: InputStream) { self.stream = stream }
+
+    func take() throws -> InputStream {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let stream else { throw BodyStreamError.consumed }
+        self.stream = nil
+        return stream
+    }
+}

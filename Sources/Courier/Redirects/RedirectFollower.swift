@@ -1,0 +1,104 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Courier's redirect step: the last step of the pipeline, between the innermost interceptor and
+/// the transport. URLSession follows no redirect for Courier (see `TransportSessionDelegate`),
+/// so the same rules apply on every platform and with every transport (RFC 9110 §15.4):
+///
+/// - **307 and 308** repeat the same method with the identical body bytes. A one-shot body
+///   stream cannot be repeated: the call fails with ``NetworkError/invalidRequest(_:)`` instead
+///   of sending anything else.
+/// - **301 and 302** change `POST` (only `POST`) to `GET`; **303** changes every method except
+///   `HEAD` to `GET`. A request changed to `GET` drops its body and every `Content-*` field.
+///   `HEAD` stays `HEAD`.
+/// - Other 3xx (300, 304, 305, 306), a 3xx without a usable `Location`, or one pointing to a
+///   scheme other than http(s), are returned as they are.
+/// - Credentials stay on their origin (``RedirectSafety``).
+/// - At most ``maxRedirects`` hops; one more fails with `URLError(.httpTooManyRedirects)`.
+///
+/// Each hop is recorded in the call's context (``RequestContext/redirects``).
+struct RedirectFollower: Sendable {
+    /// The most redirects followed for one send (browsers and URLSession use 20).
+    static let maxRedirects = 20
+
+    let transport: any Transport
+
+    /// Sends `request`, attaching the context's body stream, and follows redirects.
+    func send(_ request: URLRequest, context: RequestContext) async throws -> HTTPResponse {
+        var request = request
+        var stream = context.bodyStream
+        var hops = 0
+        while true {
+            var wire = request
+            if let stream { wire.httpBodyStream = try stream.makeStream() }
+            let response = try await transport.send(wire)
+            guard let next = Self.nextRequest(after: response, to: request) else { return response }
+            hops += 1
+            guard hops <= Self.maxRedirects else { throw URLError(.httpTooManyRedirects) }
+            if next.httpMethod != request.httpMethod {
+                stream = nil
+            } else if let current = stream, !current.isReplayable {
+                throw NetworkError.invalidRequest(
+                    "\(request.httpMethod ?? "GET") \(request.url?.path ?? "") was redirected with \(response.statusCode), "
+                    + "which repeats the request body, but the body is a one-shot stream that cannot be sent again")
+            }
+            context.recordRedirect(RedirectRecord(statusCode: response.statusCode, from: request.url, to: next.url))
+            request = next
+        }
+    }
+
+    /// The request a redirect response asks for, or `nil` when `response` is not one to follow.
+    static func nextRequest(after response: HTTPResponse, to request: URLRequest) -> URLRequest? {
+        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+              let location = response.headers["Location"]?.trimmingCharacters(in: .whitespaces), !location.isEmpty,
+              let base = response.url ?? request.url,
+              let target = URL(string: location, relativeTo: base)?.absoluteURL,
+              let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }
+
+        var next = request
+        next.url = target
+        let method = (request.httpMethod ?? "GET").uppercased()
+        let becomesGET: Bool
+        switch response.statusCode {
+        case 303: becomesGET = method != "HEAD" && method != "GET"
+        case 301, 302: becomesGET = method == "POST"
+        default: becomesGET = false
+        }
+        if becomesGET {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            for name in (request.allHTTPHeaderFields ?? [:]).keys where name.lowercased().hasPrefix("content-") {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
+        }
+        return RedirectSafety.sanitize(next, from: request.url)
+    }
+}
+
+/// One redirect the call followed.
+public struct RedirectRecord: Sendable, Hashable {
+    /// The redirect's status code (301, 302, 303, 307 or 308).
+    public let statusCode: Int
+    /// The URL that answered with the redirect.
+    public let from: URL?
+    /// The URL requested next.
+    public let to: URL?
+}
+
+extension RequestContext {
+    /// The redirects this call followed, in order (empty when none); each attempt's hops are
+    /// appended.
+    public var redirects: [RedirectRecord] { self[RedirectsKey.self] ?? [] }
+
+    func recordRedirect(_ record: RedirectRecord) {
+        update(RedirectsKey.self, default: []) { $0.append(record) }
+    }
+}
+
+private enum RedirectsKey: RequestContextKey {
+    typealias Value = [RedirectRecord]
+}
