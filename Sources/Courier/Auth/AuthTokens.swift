@@ -16,9 +16,11 @@ public struct AuthTokens: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// The refresh token, `nil` when the server issued none (then the session ends when the
     /// access token expires).
     public var refreshToken: String?
-    /// When the access token expires, from the token response's `expires_in` (RFC 6749 §5.1);
-    /// `nil` when unknown. The JWT's own `exp` claim, when present, takes precedence — see
-    /// ``accessTokenExpiry``.
+    /// When the access token expires **by this device's clock**: the token response's
+    /// `expires_in` (RFC 6749 §5.1) counted from local receipt, or the JWT `exp` corrected by the
+    /// offset between the server's `Date` and the local clock at receipt (see
+    /// ``OAuthTokenResponse/tokens(receivedAt:serverDate:keeping:)``); `nil` when unknown. Takes
+    /// precedence over the JWT's own `exp`, which is in the server's time frame.
     public var expiresAt: Date?
 
     /// Creates a credential pair.
@@ -28,10 +30,11 @@ public struct AuthTokens: Sendable, Hashable, CustomStringConvertible, CustomDeb
         self.expiresAt = expiresAt
     }
 
-    /// When the access token stops being accepted: its JWT `exp` claim (RFC 7519 §4.1.4) when it
-    /// is a readable JWT, else ``expiresAt``, else `nil` (unknown: only a 401 will tell).
+    /// When the access token stops being accepted, by this device's clock: ``expiresAt`` when
+    /// known, else the JWT `exp` claim (RFC 7519 §4.1.4) as written (uncorrected for clock skew),
+    /// else `nil` (unknown: only a 401 will tell).
     public var accessTokenExpiry: Date? {
-        JSONWebToken.claims(of: accessToken)?.expiration ?? expiresAt
+        expiresAt ?? JSONWebToken.claims(of: accessToken)?.expiration
     }
 
     public var description: String {

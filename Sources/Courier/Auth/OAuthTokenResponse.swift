@@ -58,16 +58,21 @@ public struct OAuthTokenResponse: Decodable, Sendable, Hashable, CustomStringCon
         scope = try container.decodeIfPresent(String.self, forKey: .scope)
     }
 
-    /// The tokens to store.
+    /// The tokens to store, with the expiry in this device's time frame (a device clock minutes
+    /// or hours off the server's must not make a fresh token look expired, or an expired one
+    /// valid).
     ///
     /// - Parameters:
-    ///   - receivedAt: When the response arrived; `expires_in` counts from here.
+    ///   - receivedAt: When the response arrived, by the local clock; `expires_in` counts from here.
+    ///   - serverDate: The response's `Date` (RFC 9110 §6.6.1), when known. Without `expires_in`,
+    ///     the JWT `exp` is shifted by `receivedAt − serverDate`.
     ///   - currentRefreshToken: The refresh token to keep when the response carries none.
-    public func tokens(receivedAt: Date = Date(), keeping currentRefreshToken: String? = nil) -> AuthTokens {
-        AuthTokens(
-            accessToken: accessToken,
-            refreshToken: refreshToken ?? currentRefreshToken,
-            expiresAt: expiresIn.flatMap { $0.isFinite ? receivedAt.addingTimeInterval($0) : nil })
+    public func tokens(receivedAt: Date = Date(), serverDate: Date? = nil, keeping currentRefreshToken: String? = nil) -> AuthTokens {
+        var expiresAt = expiresIn.flatMap { $0.isFinite ? receivedAt.addingTimeInterval($0) : nil }
+        if expiresAt == nil, let serverDate, let exp = JSONWebToken.claims(of: accessToken)?.expiration {
+            expiresAt = exp.addingTimeInterval(receivedAt.timeIntervalSince(serverDate))
+        }
+        return AuthTokens(accessToken: accessToken, refreshToken: refreshToken ?? currentRefreshToken, expiresAt: expiresAt)
     }
 
     public var description: String {

@@ -114,7 +114,8 @@ public struct RefreshTokenGrant: Sendable {
     /// Reads a token endpoint's answer the OAuth 2.0 way.
     ///
     /// - 2xx with an access-token body (RFC 6749 §5.1): the new tokens; when the body has no
-    ///   `refresh_token`, the current one is kept (RFC 6749 §6); `expires_in` counts from `receivedAt`.
+    ///   `refresh_token`, the current one is kept (RFC 6749 §6); `expires_in` counts from `receivedAt`,
+    ///   or without it the JWT `exp` is corrected by the response's `Date` (clock skew).
     /// - 400 or 401 (RFC 6749 §5.2: `invalid_grant`, `invalid_client`, …), or any response whose
     ///   JSON `error` is `invalid_grant`: throws ``TokenRefreshRejection`` — the session is over.
     /// - Anything else (5xx, 429, a malformed 2xx body): throws the ``NetworkError`` for it — a
@@ -135,7 +136,8 @@ public struct RefreshTokenGrant: Sendable {
         }
         do {
             let body = try JSONDecoder().decode(OAuthTokenResponse.self, from: response.body)
-            return body.tokens(receivedAt: receivedAt, keeping: current.refreshToken)
+            let serverDate = response.headers["Date"].flatMap(HTTPDate.parse)
+            return body.tokens(receivedAt: receivedAt, serverDate: serverDate, keeping: current.refreshToken)
         } catch {
             let path = decodingPath(of: error)
             // Only the status and size go into the error: the body may hold tokens.

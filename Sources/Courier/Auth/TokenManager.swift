@@ -7,8 +7,11 @@ import FoundationNetworking
 /// requests need it at the same moment — and ends the session when the refresh token is refused.
 ///
 /// **Proactive refresh.** ``validAccessToken()`` refreshes before sending when the token expires
-/// within `leeway` (read from the JWT `exp` claim, RFC 7519 §4.1.4, or the token response's
-/// `expires_in`; the client never verifies the token — the server does). If that refresh fails
+/// within `leeway` (``AuthTokens/accessTokenExpiry``: the token response's `expires_in` from
+/// local receipt, or the JWT `exp` claim, RFC 7519 §4.1.4, corrected by the server's `Date`; the
+/// client never verifies the token — the server does). A skewed device clock never causes more
+/// than one refresh per real expiry: a token that arrives already looking expired is not
+/// refreshed proactively again (a 401 still refreshes it once). If that refresh fails
 /// transiently while the token is still valid, the current token is used.
 ///
 /// **Single flight.** At most one refresh runs at a time; every caller that needs a token
@@ -48,6 +51,8 @@ public actor TokenManager {
     private var generation = 0
     private var inFlight: Task<Void, Never>?
     private var waiters: [UUID: CheckedContinuation<String, any Error>] = [:]
+    /// The access token a refresh returned already due for refresh (see `needsRefresh`).
+    private var expiredOnArrival: String?
 
     /// Number of refresh requests this manager has sent (for metrics, demos and benchmarks).
     package private(set) var refreshCount = 0
@@ -208,7 +213,10 @@ public actor TokenManager {
     }
 
     private func needsRefresh(_ tokens: AuthTokens) -> Bool {
-        guard let expiry = tokens.accessTokenExpiry else { return false }
+        // A token that looked expired the moment it arrived means the expiry is in the wrong
+        // time frame (a skewed clock and no `expires_in`/`Date`): refreshing again would get
+        // another such token on every call. It is used until the server answers 401.
+        guard tokens.accessToken != expiredOnArrival, let expiry = tokens.accessTokenExpiry else { return false }
         return now().addingTimeInterval(Self.seconds(leeway)) >= expiry
     }
 
@@ -256,6 +264,7 @@ public actor TokenManager {
         switch outcome {
         case .refreshed(let tokens):
             cache = .some(tokens)
+            expiredOnArrival = needsRefresh(tokens) ? tokens.accessToken : nil
             resumeWaiters(with: .success(tokens.accessToken))
             broadcaster.publish(.refreshed)
             do {

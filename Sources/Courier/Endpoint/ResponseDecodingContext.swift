@@ -25,10 +25,16 @@ public struct ResponseDecodingContext: Sendable {
 
     /// Decodes `type` from the JSON body of `response`.
     ///
-    /// `Data` is the raw body bytes, never JSON-decoded. An empty body (see ``hasNoContent(_:)``) yields `nil` for an `Optional` type and
-    /// ``EmptyResponse`` for that type; any other type throws ``EmptyBodyError`` — a clear message
-    /// instead of a JSON syntax error.
-    /// - Throws: ``EmptyBodyError``, or the decoder's `DecodingError`.
+    /// `Data` is the raw body bytes, never JSON-decoded. `String` is the body as text in its
+    /// charset (``HTTPResponse/text()``), unless the response is JSON (`application/json` or
+    /// `+json`), whose string value is decoded. An empty body (see ``hasNoContent(_:)``) yields
+    /// `nil` for an `Optional` type and ``EmptyResponse`` for that type; any other type throws
+    /// ``EmptyBodyError`` — a clear message instead of a JSON syntax error. One leading UTF-8
+    /// byte-order mark is ignored. A number that does not fit its type (e.g. `9223372036854775808`
+    /// into an `Int64`) is reported with its key path (`DecodingError.dataCorrupted`), never as
+    /// invalid JSON when the body parses.
+    /// - Throws: ``EmptyBodyError``, ``TextDecodingError`` (a `String` in an unknown charset), or
+    ///   the decoder's `DecodingError`.
     public func decodeJSON<T: Decodable>(_ type: T.Type, from response: HTTPResponse) throws -> T {
         if hasNoContent(response) {
             if let optional = T.self as? any OptionalMarker.Type, let none = optional.noneValue as? T { return none }
@@ -37,6 +43,20 @@ public struct ResponseDecodingContext: Sendable {
             throw EmptyBodyError()
         }
         if let bytes = response.body as? T { return bytes }
-        return try decoder.decode(T.self, from: response.body)
+        if T.self == String.self, !(response.mediaType.map(Self.isJSON) ?? false), let text = try response.text() as? T {
+            return text
+        }
+        var body = response.body
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        do {
+            return try decoder.decode(T.self, from: body)
+        } catch {
+            throw JSONNumberDiagnosis.diagnose(error, decoding: T.self, from: body, with: decoder) ?? error
+        }
+    }
+
+    /// `application/json` or any `+json` media type (RFC 6839 §3.1).
+    private static func isJSON(_ mediaType: String) -> Bool {
+        mediaType == "application/json" || mediaType.hasSuffix("+json")
     }
 }

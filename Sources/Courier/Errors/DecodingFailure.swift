@@ -70,7 +70,9 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
         if error is EmptyBodyError { return .emptyBody }
         let isWhitespace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
         if body.allSatisfy(isWhitespace) { return .emptyBody }
+        // JSONSerialization rejects valid JSON with a number beyond Double (`1e400`).
         let parses = (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) != nil
+            || JSONSyntax.isValid(body)
         if parses { return .typeMismatch }
         if let mediaType, !mediaType.contains("json") { return .unexpectedContentType }
         var head = body.prefix(64)[...]
@@ -82,6 +84,7 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         let sent = "HTTP \(statusCode), \(contentType ?? "no Content-Type"), \(bodyLength) bytes"
+        if let text = underlying as? TextDecodingError { return "\(typeName): \(text) (\(sent))" }
         switch kind {
         case .emptyBody:
             return "\(typeName): empty body (\(sent)); use an Optional or EmptyResponse type if no content is expected"
