@@ -133,17 +133,20 @@ struct RequestBuilder: Sendable {
                 throw NetworkError.invalidRequest("base URL '\(environment.baseURL)' is not an absolute http(s) URL")
             }
             base.scheme = scheme
-            let basePath = base.percentEncodedPath.hasSuffix("/")
-                ? String(base.percentEncodedPath.dropLast()) : base.percentEncodedPath
-            let rawSegments = path.split(separator: "/", omittingEmptySubsequences: true)
-            // RFC 3986 §5.2.4 removes "." and ".." when a URL is resolved, so "/items/\(input)" with
-            // input "../admin" would reach /admin: a dot-segment is refused, never sent.
-            if let dot = rawSegments.first(where: { $0 == "." || $0 == ".." }) {
-                throw NetworkError.invalidRequest("path '\(path)' contains a '\(dot)' segment, which URL resolution would remove")
+            // An empty endpoint path adds nothing: the base URL is used as is, query included.
+            if !path.isEmpty || !endpoint.pathValues.isEmpty {
+                let basePath = base.percentEncodedPath.hasSuffix("/")
+                    ? String(base.percentEncodedPath.dropLast()) : base.percentEncodedPath
+                let rawSegments = path.split(separator: "/", omittingEmptySubsequences: true)
+                // RFC 3986 §5.2.4 removes "." and ".." when a URL is resolved, so "/items/\(input)" with
+                // input "../admin" would reach /admin: a dot-segment is refused, never sent.
+                if let dot = rawSegments.first(where: { $0 == "." || $0 == ".." }) {
+                    throw NetworkError.invalidRequest("path '\(path)' contains a '\(dot)' segment, which URL resolution would remove")
+                }
+                let segments = try PathTemplate.encodedSegments(rawSegments, values: endpoint.pathValues, path: path)
+                let trailingSlash = path.count > 1 && path.hasSuffix("/")
+                base.percentEncodedPath = basePath + "/" + segments.joined(separator: "/") + (trailingSlash ? "/" : "")
             }
-            let segments = rawSegments.map { PercentEncoding.encodePathSegment(String($0)) }
-            let trailingSlash = path.count > 1 && path.hasSuffix("/")
-            base.percentEncodedPath = basePath + "/" + segments.joined(separator: "/") + (trailingSlash ? "/" : "")
             components = base
         }
         var result = components

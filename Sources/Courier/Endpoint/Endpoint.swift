@@ -27,9 +27,25 @@ public protocol Endpoint: Sendable {
 
     /// The path relative to the environment's base URL, unencoded, e.g. `/items/42`. Each segment
     /// is percent-encoded by the client (RFC 3986 §3.3), so a `?` or `#` here is sent as `%3F`/`%23`:
-    /// put parameters in ``query``. An absolute `http(s)://` URL is used as is; any other
+    /// put parameters in ``query``. A value from the user (a name, an ID that may hold `/`)
+    /// belongs in ``pathValues`` behind a `{name}` placeholder. The empty path adds nothing to the
+    /// base URL (no trailing slash). An absolute `http(s)://` URL is used as is; any other
     /// `scheme://` is a ``NetworkError/invalidRequest(_:)``.
     var path: String { get }
+    /// Values for `{name}` placeholders in ``path``; none by default (braces are then literal).
+    ///
+    /// Each value becomes exactly one path segment that decodes to the value, whatever it holds
+    /// (`/`, `?`, `#`, `%`, spaces, non-ASCII: RFC 3986 §2.2, §3.3). Pass values as they are,
+    /// never pre-encoded: `"a%2Fb"` is sent as `a%252Fb` and arrives as `a%2Fb`. A placeholder
+    /// without a value, a value without a placeholder, and a whole-segment value that is empty,
+    /// `.` or `..` are ``NetworkError/invalidRequest(_:)``. The path with its placeholders is also
+    /// the default ``pathTemplate``.
+    ///
+    /// ```swift
+    /// var path: String { "/files/{name}/versions/{version}" }
+    /// var pathValues: [String: String] { ["name": name, "version": String(version)] }
+    /// ```
+    var pathValues: [String: String] { get }
     /// The request method; `GET` by default.
     var method: HTTPMethod { get }
     /// Query parameters, in the order given (or sorted by key for an `Encodable`); none by default.
@@ -58,11 +74,12 @@ public protocol Endpoint: Sendable {
     func decode(_ response: HTTPResponse, context: ResponseDecodingContext) throws -> Response
 }
 
-/// Defaults, so an endpoint declares only what differs: GET, no query, headers or body, the
+/// Defaults, so an endpoint declares only what differs: GET, no path values, no query, headers or body, the
 /// ``EndpointPolicy/standard`` policy, 2xx accepted, no known-error messages, no path template,
 /// no per-request options.
 extension Endpoint {
     public var method: HTTPMethod { .get }
+    public var pathValues: [String: String] { [:] }
     public var query: Query { Query() }
     public var headers: HTTPHeaders { HTTPHeaders() }
     public var body: RequestBody { .none }

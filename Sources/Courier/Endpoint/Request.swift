@@ -13,6 +13,9 @@ import FoundationNetworking
 public struct Request<Response: Sendable>: Endpoint {
     /// The path relative to the environment's base URL, or an absolute http(s) URL (see ``Endpoint/path``).
     public var path: String
+    /// Values for `{name}` placeholders in ``path``, each sent as exactly one segment (see
+    /// ``Endpoint/pathValues``); set them with ``pathValue(_:_:)``.
+    public var pathValues: [String: String] = [:]
     /// The request method.
     public var method: HTTPMethod
     /// Query parameters (see ``Query``).
@@ -58,6 +61,14 @@ public struct Request<Response: Sendable>: Endpoint {
 
     public func decode(_ response: HTTPResponse, context: ResponseDecodingContext) throws -> Response {
         try decodeBody(response, context)
+    }
+
+    /// A copy whose `{name}` placeholder in the path is replaced by `value` as exactly one
+    /// segment: `.get("/files/{name}").pathValue("name", "a/b c")` requests `/files/a%2Fb%20c`.
+    public func pathValue(_ name: String, _ value: String) -> Request {
+        var copy = self
+        copy.pathValues[name] = value
+        return copy
     }
 
     /// A copy that shows `message` for responses with `status` (see ``Endpoint/knownErrors``).

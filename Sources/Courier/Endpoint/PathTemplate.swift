@@ -1,0 +1,42 @@
+import Foundation
+
+/// Expands `{name}` placeholders of an endpoint path (``Endpoint/pathValues``) so that each value
+/// is exactly one segment (RFC 3986 §3.3) and is percent-encoded exactly once.
+enum PathTemplate {
+    /// The percent-encoded segments of `rawSegments`, placeholders replaced by their values.
+    ///
+    /// - Throws: ``NetworkError/invalidRequest(_:)`` for a placeholder without a value, a value
+    ///   without a placeholder, an unterminated `{`, or a whole-segment value that is empty, `.`
+    ///   or `..` (it could not arrive as one segment holding that value).
+    static func encodedSegments(
+        _ rawSegments: [Substring], values: [String: String], path: String
+    ) throws -> [String] {
+        guard !values.isEmpty else { return rawSegments.map { PercentEncoding.encodePathSegment(String($0)) } }
+        var used = Set<String>()
+        let segments = try rawSegments.map { segment -> String in
+            var encoded = ""
+            var rest = segment[...]
+            while let open = rest.firstIndex(of: "{") {
+                encoded += PercentEncoding.encodePathSegment(String(rest[..<open]))
+                guard let close = rest[open...].firstIndex(of: "}") else {
+                    throw NetworkError.invalidRequest("path '\(path)' has an unterminated '{' placeholder")
+                }
+                let name = String(rest[rest.index(after: open)..<close])
+                guard let value = values[name] else {
+                    throw NetworkError.invalidRequest("path '\(path)' has no value for placeholder '{\(name)}'")
+                }
+                if segment.count == name.count + 2, value.isEmpty || value == "." || value == ".." {
+                    throw NetworkError.invalidRequest("the value of '{\(name)}' in '\(path)' cannot be a path segment (empty, '.' or '..')")
+                }
+                used.insert(name)
+                encoded += PercentEncoding.encodePathSegment(value)
+                rest = rest[rest.index(after: close)...]
+            }
+            return encoded + PercentEncoding.encodePathSegment(String(rest))
+        }
+        if let unused = values.keys.sorted().first(where: { !used.contains($0) }) {
+            throw NetworkError.invalidRequest("path '\(path)' has no placeholder '{\(unused)}' for the value given")
+        }
+        return segments
+    }
+}
