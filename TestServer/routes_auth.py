@@ -13,7 +13,7 @@ from aiohttp import web
 
 import jwt_hs256
 import state
-from common import error_response, json_response, namespace_of, state_of
+from common import error_response, http_date, json_response, namespace_of, state_of
 
 SECRET = secrets.token_bytes(32)  # per server process
 PASSWORD = "secret"
@@ -33,6 +33,10 @@ class AuthState:
         self.access_ttl = DEFAULT_TTL
         self.refresh_delay = 0.0
         self.refresh_fails: str | None = None
+        # Seconds the server's clock is ahead of the real one (negative: behind). Applies to the
+        # JWT iat/exp it issues and checks, and to the Date header of token responses.
+        self.clock_skew = 0.0
+        self.omit_expires_in = False
         self.refresh_tokens: dict[str, dict[str, Any]] = {}
         self.access_tokens: dict[str, dict[str, Any]] = {}
         self.revoked: set[str] = set()
@@ -47,10 +51,21 @@ class AuthState:
 
     def config(self) -> dict[str, Any]:
         return {"accessTtl": _num(self.access_ttl), "refreshDelay": _num(self.refresh_delay),
-                "refreshFails": self.refresh_fails}
+                "refreshFails": self.refresh_fails, "clockSkew": _num(self.clock_skew),
+                "omitExpiresIn": self.omit_expires_in}
+
+    def now(self) -> float:
+        """The server's (possibly skewed) clock."""
+        return time.time() + self.clock_skew
+
+    def token_response(self, body: dict[str, Any]) -> web.Response:
+        """A token endpoint answer whose Date header follows the server's clock."""
+        if self.omit_expires_in:
+            body = {k: v for k, v in body.items() if k != "expires_in"}
+        return json_response(body, headers={"Date": http_date(self.now())})
 
     def issue(self, sub: str) -> dict[str, Any]:
-        now = time.time()
+        now = self.now()
         ttl = self.access_ttl
         jti = secrets.token_hex(8)
         claims = {"iss": ISSUER, "sub": sub, "ns": self.ns_name, "iat": _num(now), "exp": _num(now + ttl),
@@ -132,7 +147,7 @@ async def login(request: web.Request) -> web.Response:
     if ttl is not None:
         auth.access_ttl = ttl
     auth.logins += 1
-    return json_response(auth.issue(username))
+    return auth.token_response(auth.issue(username))
 
 
 async def refresh(request: web.Request) -> web.Response:
@@ -162,7 +177,7 @@ async def refresh(request: web.Request) -> web.Response:
         return _oauth_error(400, "invalid_grant", why)
     record["used"] = True
     auth.refresh_successes += 1
-    return json_response(auth.issue(record["sub"]))
+    return auth.token_response(auth.issue(record["sub"]))
 
 
 async def get_config(request: web.Request) -> web.Response:
@@ -181,6 +196,13 @@ async def set_config(request: web.Request) -> web.Response:
             auth.refresh_delay = max(0.0, delay or 0.0)
     except ValueError as exc:
         return _oauth_error(400, "invalid_request", str(exc))
+    if "clockSkew" in params:
+        try:
+            auth.clock_skew = _ttl_value(params["clockSkew"], "clockSkew") or 0.0
+        except ValueError as exc:
+            return _oauth_error(400, "invalid_request", str(exc))
+    if "omitExpiresIn" in params:
+        auth.omit_expires_in = params["omitExpiresIn"] in (True, "true", "1")
     if "refreshFails" in params:
         fails = params["refreshFails"]
         if fails is not None:
@@ -229,7 +251,7 @@ def authenticate(request: web.Request) -> tuple[dict[str, Any] | None, web.Respo
     if claims.get("ns") != namespace_of(request):
         return invalid("Token was issued for another namespace")
     exp = claims.get("exp")
-    if not isinstance(exp, (int, float)) or time.time() >= exp:
+    if not isinstance(exp, (int, float)) or auth.now() >= exp:
         return invalid("The access token expired")
     if claims.get("jti") in auth.revoked:
         return invalid("The access token was revoked")

@@ -4,8 +4,8 @@ import Foundation
 /// (password, authorization-code) or refresh grant.
 ///
 /// ```swift
-/// let response: OAuthTokenResponse = try await client.send(.post("/auth/login", body: credentials))
-/// try await tokenManager.signIn(response.tokens())
+/// let login = try await client.response(for: Request<OAuthTokenResponse>.post("/auth/login", body: credentials))
+/// try await tokenManager.signIn(login.value.tokens(serverDate: login.response.date))
 /// ```
 public struct OAuthTokenResponse: Decodable, Sendable, Hashable, CustomStringConvertible {
     /// `access_token`.

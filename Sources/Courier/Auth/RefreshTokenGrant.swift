@@ -136,8 +136,7 @@ public struct RefreshTokenGrant: Sendable {
         }
         do {
             let body = try JSONDecoder().decode(OAuthTokenResponse.self, from: response.body)
-            let serverDate = response.headers["Date"].flatMap(HTTPDate.parse)
-            return body.tokens(receivedAt: receivedAt, serverDate: serverDate, keeping: current.refreshToken)
+            return body.tokens(receivedAt: receivedAt, serverDate: response.date, keeping: current.refreshToken)
         } catch {
             let path = decodingPath(of: error)
             // Only the status and size go into the error: the body may hold tokens.

@@ -15,8 +15,9 @@ import FoundationNetworking
 public struct BodyStream: Sendable {
     /// Whether the bytes can be produced again for another send.
     public let isReplayable: Bool
-    /// The body length in bytes when known (sent as `Content-Length`); `nil` sends
-    /// `Transfer-Encoding: chunked` (RFC 9112 §7.1).
+    /// The body length in bytes when known: sent as `Content-Length` on Apple platforms; `nil`
+    /// sends `Transfer-Encoding: chunked` (RFC 9112 §7.1), which URLSession on Linux uses for
+    /// every stream.
     public let length: Int?
     private let produce: @Sendable () throws -> InputStream
 

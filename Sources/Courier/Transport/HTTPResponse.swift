@@ -32,6 +32,10 @@ public struct HTTPResponse: Sendable, Hashable {
         return type.trimmingCharacters(in: .whitespaces).lowercased()
     }
 
+    /// The `Date` field (RFC 9110 §6.6.1): when the server generated the response, by the
+    /// server's clock; `nil` when absent or not an HTTP-date.
+    public var date: Date? { headers["Date"].flatMap(HTTPDate.parse) }
+
     /// `true` for 2xx statuses.
     public var isSuccess: Bool { (200..<300).contains(statusCode) }
 
