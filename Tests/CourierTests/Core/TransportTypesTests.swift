@@ -9,12 +9,15 @@ import CourierTesting
 extension CoreTests {
     /// Value types of the transport layer: headers, responses, HTTP-dates, Retry-After (issue 2, item 5).
     @Suite struct TransportTypes {
-        @Test("HTTPHeaders: case-insensitive lookup, repeated fields joined, replace and remove")
+        @Test("HTTPHeaders: case-insensitive lookup, repeated fields joined (never Set-Cookie), replace and remove")
         func headers() {
-            var headers: HTTPHeaders = ["Content-Type": "text/plain", "Set-Cookie": "a=1"]
+            var headers: HTTPHeaders = ["Content-Type": "text/plain", "Set-Cookie": "a=1", "Vary": "Accept"]
             headers.add("set-cookie", "b=2")
+            headers.add("vary", "Accept-Language")
             #expect(headers["content-type"] == "text/plain")
-            #expect(headers["SET-COOKIE"] == "a=1, b=2")
+            #expect(headers["VARY"] == "Accept, Accept-Language")
+            #expect(headers["SET-COOKIE"] == "a=1")  // RFC 6265 §3: never combined
+            headers.remove("Vary")
             #expect(headers.values(for: "Set-Cookie") == ["a=1", "b=2"])
             #expect(headers.contains("CONTENT-TYPE"))
             headers.replace("SET-COOKIE", with: "c=3")
