@@ -45,12 +45,12 @@ public struct AuthenticationChallenge: Sendable, Hashable, CustomStringConvertib
     }
 
     /// Every challenge in the `WWW-Authenticate` fields of `headers`, in order.
-    public static func challenges(in headers: HTTPHeaders, field: String = "WWW-Authenticate") -> [AuthenticationChallenge] {
+    package static func challenges(in headers: HTTPHeaders, field: String = "WWW-Authenticate") -> [AuthenticationChallenge] {
         headers.values(for: field).flatMap(parse)
     }
 
     /// The challenges in one field value. Malformed parts are skipped, never guessed at.
-    public static func parse(_ value: String) -> [AuthenticationChallenge] {
+    package static func parse(_ value: String) -> [AuthenticationChallenge] {
         var scanner = ChallengeScanner(Array(value.utf8))
         return scanner.challenges()
     }

@@ -22,7 +22,7 @@ public enum RequestBody: Sendable {
 
     /// Whether the body can be produced again for a retry, a 307/308 redirect or a resend after a
     /// token refresh: `false` only for a one-shot ``BodyStream``.
-    public var isReplayable: Bool {
+    package var isReplayable: Bool {
         if case .stream(let stream, _) = self { return stream.isReplayable }
         return true
     }
