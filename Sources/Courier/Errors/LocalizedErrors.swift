@@ -41,3 +41,8 @@ extension ResponseCodingFailure: LocalizedError {
 /// `TokenRefreshRejection` already has an `errorDescription`: the token endpoint's
 /// `error_description` (RFC 6749 §5.2), which is what `localizedDescription` shows.
 extension TokenRefreshRejection: LocalizedError {}
+
+extension TextDecodingError: LocalizedError {
+    /// The description (the charset, and whether it is unknown or the bytes are invalid in it).
+    public var errorDescription: String? { description }
+}

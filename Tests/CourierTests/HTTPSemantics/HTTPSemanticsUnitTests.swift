@@ -186,6 +186,8 @@ struct HTTPSemanticsUnitTests {
         #expect(TextDecodingError.encoding(forCharset: "x-unknown") == nil)
         let quoted = HTTPResponse(statusCode: 200, headers: ["Content-Type": #"text/plain; format=flowed; Charset="UTF-8""#])
         #expect(quoted.charset == "utf-8")
+        #expect(TextDecodingError(reason: .unsupportedCharset, charset: "x-unknown").localizedDescription
+            == "the response charset 'x-unknown' is not supported")
     }
 
     // MARK: Clock skew
