@@ -40,9 +40,6 @@ async def raw_bytes(request: web.Request) -> web.Response:
     response = web.Response(status=_status(request, 200), body=body)
     if "type" in request.query:
         response.headers["Content-Type"] = request.query["type"]
-    else:
-        # aiohttp would add application/octet-stream; the route promises no Content-Type.
-        response.headers.popall("Content-Type", None)
     return response
 
 

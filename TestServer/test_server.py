@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import base64
 import concurrent.futures
+import email.utils
 import http.client
 import hashlib
 import json
@@ -304,7 +305,8 @@ def auth_expiry_and_config() -> None:
     time.sleep(0.6)
     eq(call("GET", p + "/me", headers={"Authorization": "Bearer " + tok["access_token"]}).status, 401, "expired")
     r = call("POST", p + "/auth/config", {"accessTtl": 60, "refreshDelay": 0.5, "refreshFails": None})
-    eq(r.json(), {"accessTtl": 60, "refreshDelay": 0.5, "refreshFails": None}, "config")
+    eq(r.json(), {"accessTtl": 60, "refreshDelay": 0.5, "refreshFails": None, "clockSkew": 0,
+                  "omitExpiresIn": False}, "config")
     # parallel refreshes with the same token: exactly one wins
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         codes = sorted(pool.map(lambda _: call("POST", p + "/auth/refresh",
@@ -321,6 +323,25 @@ def auth_expiry_and_config() -> None:
     # a token from another namespace is rejected
     other = login(ns())
     eq(call("GET", p + "/me", headers={"Authorization": "Bearer " + other["access_token"]}).status, 401, "cross-ns")
+
+
+@case
+def http_semantics_routes() -> None:
+    p = ns()
+    r = call("GET", p + "/bytes?hex=636166e9&type=text/plain;%20charset=ISO-8859-1")
+    eq((r.status, r.body, r.header("Content-Type")), (200, b"caf\xe9", "text/plain; charset=ISO-8859-1"), "bytes")
+    eq(call("GET", p + "/bytes?hex=00").header("Content-Type"), "application/octet-stream", "bytes without type")
+    r = call("GET", p + "/set-cookies")
+    eq((r.headers.get_all("Set-Cookie"), r.json()["cookies"][1][:10]), (r.json()["cookies"], "theme=dark"), "set-cookies")
+    r = call("GET", p + "/challenge?www=Basic%20realm%3D%22files%22&www=Bearer&status=403")
+    eq((r.status, r.headers.get_all("WWW-Authenticate")), (403, ['Basic realm="files"', "Bearer"]), "challenge")
+    eq(call("GET", p + "/segments/a%2Fb/%C3%A9").json()["segments"], ["a/b", "\u00e9"], "segments")
+    call("POST", p + "/auth/config", {"clockSkew": -3600, "omitExpiresIn": True})
+    r = call("POST", p + "/auth/login", {"username": "alice", "password": "secret"})
+    claims = jwt_claims(r.json()["access_token"])
+    check("expires_in" not in r.json() and abs(claims["iat"] - (time.time() - 3600)) < 60, "skewed token")
+    served = email.utils.parsedate_to_datetime(r.header("Date")).timestamp()
+    check(abs(served - (time.time() - 3600)) < 60, "skewed Date")
 
 
 # --------------------------------------------------------------------------- orders & faults
