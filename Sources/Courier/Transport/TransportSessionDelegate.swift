@@ -42,7 +42,14 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 calls.withLock { $0[id] = Call(continuation: continuation) }
-                task.resume()
+                // Cancelled before it started (the handler below may already have run and found
+                // nothing to wait for): never start it. A cancel after this check reaches the
+                // running task and completes it through the delegate.
+                if Task.isCancelled {
+                    finish(id) { _ in .failure(URLError(.cancelled)) }
+                } else {
+                    task.resume()
+                }
             }
         } onCancel: {
             task.cancel()

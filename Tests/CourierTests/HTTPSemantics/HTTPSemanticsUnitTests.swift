@@ -107,6 +107,33 @@ struct HTTPSemanticsUnitTests {
         #expect(stub.requests.allSatisfy { $0.httpBodyStream != nil })
     }
 
+    @Test("a 401 to a one-shot body is returned without a refresh or resend; a data body is resent once")
+    func oneShotBodyIsNotResentAfter401() async throws {
+        for oneShot in [true, false] {
+            let refreshes = Locked(0)
+            let stub = StubTransport { request in
+                if request.url?.path.hasSuffix("auth/refresh") == true {
+                    refreshes.withLock { $0 += 1 }
+                    return .json(#"{"access_token":"new","refresh_token":"r2","expires_in":3600}"#)
+                }
+                return .status(401, headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
+            }
+            let manager = TokenManager(store: InMemoryTokenStore(), transport: stub, grant: .oauth2(tokenURL: AuthFixture.tokenURL))
+            try await manager.signIn(AuthTokens(accessToken: "old", refreshToken: "r1"))
+            let client = CoreFixture.client(stub, environment: AuthFixture.environment) {
+                $0.interceptors = [AuthInterceptor(tokenManager: manager)]
+            }
+            let body: RequestBody = oneShot
+                ? .stream(.once(InputStream(data: Data("abc".utf8))), contentType: "text/plain")
+                : .data(Data("abc".utf8), contentType: "text/plain")
+            await #expect(throws: NetworkError.self) {
+                try await client.send(Request<Void>(method: .post, path: "/upload", body: body).policy(.standard.with(\.auth, .required)))
+            }
+            #expect(refreshes.current == (oneShot ? 0 : 1))
+            #expect(stub.requests.filter { $0.url?.path.hasSuffix("/upload") == true }.count == (oneShot ? 1 : 2))
+        }
+    }
+
     // MARK: WWW-Authenticate (RFC 9110 §11.6.1)
 
     @Test("challenges: several per field, token68, quoted escapes, any case")
