@@ -47,6 +47,20 @@ struct RedirectSemanticsTests {
         #expect(contentFields.isEmpty, "GET after \(status) carried \(contentFields)")
     }
 
+    @Test("each hop is visible: the context lists it, the metrics event counts it, the log line says so")
+    func hopsAreVisible() async throws {
+        let metrics = CapturingMetricsSink()
+        let logger = CapturingNetworkLogger()
+        let (client, namespace) = try TestServers.apiClient {
+            $0.interceptors = .standard(logger: logger, metrics: metrics)
+        }
+        let response = try await client.response(
+            for: Self.redirected(.post, 308, namespace: namespace, body: .data(Self.json, contentType: "application/json")))
+        #expect(response.context.redirects.map(\.to?.path) == ["/ns/\(namespace)/echo/landed"])
+        #expect(metrics.events.map(\.redirectCount) == [1])
+        #expect(logger.entries.contains { $0.summary.contains("via 1 redirect") }, "\(logger.entries.map(\.summary))")
+    }
+
     @Test("HEAD answered 303 stays HEAD")
     func headStaysHead() async throws {
         let (client, namespace) = try TestServers.apiClient()

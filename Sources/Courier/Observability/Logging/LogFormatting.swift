@@ -16,11 +16,13 @@ enum LogFormatting {
     }
 
     static func responseEntry(
-        _ record: ResponseRecord, request: RequestRecord, cacheOutcome: CacheOutcome?, includesDetails: Bool
+        _ record: ResponseRecord, request: RequestRecord, cacheOutcome: CacheOutcome?, redirects: Int = 0,
+        includesDetails: Bool
     ) -> NetworkLogEntry {
         var summary = "← \(record.statusCode) \(request.method) \(request.pathTemplate)"
         summary += " \(milliseconds(record.duration)) \(bytes(record.bodySize))"
         if record.attempt > 1 { summary += " after \(record.attempt - 1) \(record.attempt == 2 ? "retry" : "retries")" }
+        if redirects > 0 { summary += " via \(redirects) \(redirects == 1 ? "redirect" : "redirects")" }
         if let cacheOutcome { summary += " cache=\(cacheOutcome)" }
         summary += " [\(shortID(record.requestID))]"
         var details = ["\(request.method) \(record.url ?? request.url)"]

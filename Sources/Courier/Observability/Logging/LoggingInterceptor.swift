@@ -76,7 +76,8 @@ public struct LoggingInterceptor: Interceptor {
             let cacheOutcome = context.cacheOutcome
             if let logger {
                 let entry = LogFormatting.responseEntry(
-                    responseRecord, request: requestRecord, cacheOutcome: cacheOutcome, includesDetails: verbose)
+                    responseRecord, request: requestRecord, cacheOutcome: cacheOutcome, redirects: context.redirects.count,
+                    includesDetails: verbose)
                 if entry.level >= logger.minimumLevel { logger.log(entry) }
             }
             record(NetworkExchange(

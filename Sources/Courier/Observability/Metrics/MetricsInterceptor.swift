@@ -63,6 +63,7 @@ public struct MetricsInterceptor: Interceptor {
             requestID: context.requestID, method: context.method, pathTemplate: context.pathTemplate,
             statusCode: status, startedAt: startedAt, duration: duration, attempts: context.attempt,
             retryCount: context.retryCount, requestBodyBytes: requestBytes, responseBodyBytes: responseBytes,
-            errorKind: errorKind, cacheOutcome: context.cacheOutcome, taskTimings: context.taskTimings)
+            errorKind: errorKind, cacheOutcome: context.cacheOutcome, taskTimings: context.taskTimings,
+            redirectCount: context.redirects.count)
     }
 }

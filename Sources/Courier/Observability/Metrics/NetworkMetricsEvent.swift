@@ -34,12 +34,14 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
     public var cacheOutcome: CacheOutcome?
     /// Phase timings of the last attempt where the platform delivers them (Apple); `nil` on Linux.
     public var taskTimings: TaskTimings?
+    /// Redirects the call followed (Courier's redirect step, RFC 9110 §15.4), retries included.
+    public var redirectCount: Int
 
     /// Creates an event.
     package init(
         requestID: RequestID, method: HTTPMethod, pathTemplate: String, statusCode: Int?, startedAt: Date,
         duration: Duration, attempts: Int, retryCount: Int, requestBodyBytes: Int?, responseBodyBytes: Int?,
-        errorKind: String?, cacheOutcome: CacheOutcome?, taskTimings: TaskTimings?
+        errorKind: String?, cacheOutcome: CacheOutcome?, taskTimings: TaskTimings?, redirectCount: Int = 0
     ) {
         self.requestID = requestID
         self.method = method
@@ -54,6 +56,7 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
         self.errorKind = errorKind
         self.cacheOutcome = cacheOutcome
         self.taskTimings = taskTimings
+        self.redirectCount = redirectCount
     }
 }
 
