@@ -14,7 +14,7 @@ import FoundationNetworking
 ///   expired); otherwise the request goes out anonymously.
 ///
 /// On a 401 whose `Bearer` challenge reports an invalid or expired token, or no error code
-/// (RFC 6750 §3.1; see ``refreshes(after:)``) — or a response the call's own check recognises as a refused token (a GraphQL
+/// (RFC 6750 §3.1; see `refreshes(after:)`) — or a response the call's own check recognises as a refused token (a GraphQL
 /// `UNAUTHENTICATED` error, see `CourierGraphQL`) — the token the request carried is handed to
 /// `TokenManager.refresh(failedToken:)` (which does not refresh again when someone else already
 /// did) and the request is sent once

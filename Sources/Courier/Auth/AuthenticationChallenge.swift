@@ -87,9 +87,15 @@ private struct ChallengeScanner {
     private mutating func parameters(into challenge: inout AuthenticationChallenge) {
         while index < bytes.count {
             let start = index
-            guard let name = token() else { index = start; return }
+            guard let name = token() else {
+                index = start
+                return
+            }
             skip(Self.isWhitespace)
-            guard peek == UInt8(ascii: "=") else { index = start; return }  // the next challenge's scheme
+            guard peek == UInt8(ascii: "=") else {
+                index = start
+                return
+            }  // the next challenge's scheme
             index += 1
             skip(Self.isWhitespace)
             guard let value = peek == UInt8(ascii: "\"") ? quotedString() : token() else {
@@ -99,7 +105,10 @@ private struct ChallengeScanner {
             let key = name.lowercased()
             if challenge.parameters[key] == nil { challenge.parameters[key] = value }
             skip(Self.isWhitespace)
-            guard peek == UInt8(ascii: ",") else { if index < bytes.count { skipPastComma() }; continue }
+            guard peek == UInt8(ascii: ",") else {
+                if index < bytes.count { skipPastComma() }
+                continue
+            }
             // Commas separate parameters and challenges alike; empty elements are allowed.
             skip { $0 == UInt8(ascii: ",") || Self.isWhitespace($0) }
         }
@@ -113,7 +122,10 @@ private struct ChallengeScanner {
         while index < bytes.count, bytes[index] == UInt8(ascii: "=") { index += 1 }
         let end = index
         skip(Self.isWhitespace)
-        guard index == bytes.count || bytes[index] == UInt8(ascii: ",") else { index = start; return nil }
+        guard index == bytes.count || bytes[index] == UInt8(ascii: ",") else {
+            index = start
+            return nil
+        }
         return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
@@ -155,7 +167,10 @@ private struct ChallengeScanner {
         var quoted = false
         while index < bytes.count {
             let byte = bytes[index]
-            if quoted, byte == UInt8(ascii: "\\") { index += 2; continue }
+            if quoted, byte == UInt8(ascii: "\\") {
+                index += 2
+                continue
+            }
             if byte == UInt8(ascii: "\"") { quoted.toggle() }
             if !quoted, byte == UInt8(ascii: ",") { return }
             index += 1
@@ -168,7 +183,7 @@ private struct ChallengeScanner {
     private static func isToken68Byte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         default:
             return "-._~+/".utf8.contains(byte)

@@ -67,12 +67,22 @@ public struct OAuthTokenResponse: Decodable, Sendable, Hashable, CustomStringCon
     ///   - serverDate: The response's `Date` (RFC 9110 §6.6.1), when known. Without `expires_in`,
     ///     the JWT `exp` is shifted by `receivedAt − serverDate`.
     ///   - currentRefreshToken: The refresh token to keep when the response carries none.
-    public func tokens(receivedAt: Date = Date(), serverDate: Date? = nil, keeping currentRefreshToken: String? = nil) -> AuthTokens {
+    public func tokens(receivedAt: Date = Date(), serverDate: Date?, keeping currentRefreshToken: String? = nil) -> AuthTokens {
         var expiresAt = expiresIn.flatMap { $0.isFinite ? receivedAt.addingTimeInterval($0) : nil }
         if expiresAt == nil, let serverDate, let exp = JSONWebToken.claims(of: accessToken)?.expiration {
             expiresAt = exp.addingTimeInterval(receivedAt.timeIntervalSince(serverDate))
         }
         return AuthTokens(accessToken: accessToken, refreshToken: refreshToken ?? currentRefreshToken, expiresAt: expiresAt)
+    }
+
+    /// The tokens to store, `expires_in` counted from `receivedAt` (without a server `Date`, a
+    /// JWT `exp` is used as written; prefer ``tokens(receivedAt:serverDate:keeping:)``).
+    ///
+    /// - Parameters:
+    ///   - receivedAt: When the response arrived, by the local clock.
+    ///   - currentRefreshToken: The refresh token to keep when the response carries none.
+    public func tokens(receivedAt: Date = Date(), keeping currentRefreshToken: String? = nil) -> AuthTokens {
+        tokens(receivedAt: receivedAt, serverDate: nil, keeping: currentRefreshToken)
     }
 
     public var description: String {

@@ -17,7 +17,7 @@ package enum JSONNumberDiagnosis {
         _ error: any Error, decoding type: T.Type, from body: Data, with decoder: JSONDecoder
     ) -> DecodingError? {
         guard case DecodingError.dataCorrupted(let context)? = error as? DecodingError, context.codingPath.isEmpty,
-              let numbers = JSONSyntax.numbers(in: body)
+            let numbers = JSONSyntax.numbers(in: body)
         else { return nil }
         let bytes = [UInt8](body)
         func failsAsInvalid(keeping kept: ArraySlice<JSONSyntax.Number>, of all: [JSONSyntax.Number]) -> Bool {
@@ -51,7 +51,8 @@ package enum JSONNumberDiagnosis {
             range = failsAsInvalid(keeping: half, of: candidates) ? half : range.dropFirst(half.count)
         }
         guard let culprit = range.first, failsAsInvalid(keeping: range, of: candidates) else { return nil }
-        let description = "The number \(culprit.text) does not fit the type it is decoded into "
+        let description =
+            "The number \(culprit.text) does not fit the type it is decoded into "
             + "(out of range, not an integer, or not finite); the body itself is valid JSON"
         return .dataCorrupted(.init(codingPath: culprit.path, debugDescription: description))
     }
@@ -72,7 +73,10 @@ package enum JSONSyntax {
         var stringValue: String
         var intValue: Int?
         init(stringValue: String) { self.stringValue = stringValue }
-        init(intValue: Int) { self.stringValue = "Index \(intValue)"; self.intValue = intValue }
+        init(intValue: Int) {
+            self.stringValue = "Index \(intValue)"
+            self.intValue = intValue
+        }
     }
 
     /// Nesting deeper than this is not scanned (no unbounded recursion on hostile input).
@@ -119,7 +123,10 @@ package enum JSONSyntax {
         private mutating func object(path: [any CodingKey], depth: Int) -> Bool {
             index += 1
             skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return true }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return true
+            }
             while true {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else { return false }
@@ -129,7 +136,10 @@ package enum JSONSyntax {
                 guard value(path: path + [Key(stringValue: key)], depth: depth + 1) else { return false }
                 skipWhitespace()
                 guard index < bytes.count else { return false }
-                if bytes[index] == UInt8(ascii: "}") { index += 1; return true }
+                if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return true
+                }
                 guard bytes[index] == UInt8(ascii: ",") else { return false }
                 index += 1
             }
@@ -138,14 +148,20 @@ package enum JSONSyntax {
         private mutating func array(path: [any CodingKey], depth: Int) -> Bool {
             index += 1
             skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return true }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return true
+            }
             var element = 0
             while true {
                 guard value(path: path + [Key(intValue: element)], depth: depth + 1) else { return false }
                 element += 1
                 skipWhitespace()
                 guard index < bytes.count else { return false }
-                if bytes[index] == UInt8(ascii: "]") { index += 1; return true }
+                if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return true
+                }
                 guard bytes[index] == UInt8(ascii: ",") else { return false }
                 index += 1
             }
@@ -166,13 +182,17 @@ package enum JSONSyntax {
                     let escaped = bytes[index + 1]
                     if escaped == UInt8(ascii: "u") {
                         guard index + 5 < bytes.count,
-                              bytes[(index + 2)...(index + 5)].allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) })
+                            bytes[(index + 2)...(index + 5)].allSatisfy({
+                                ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66)
+                            })
                         else { return nil }
                         text += Array("\\u".utf8) + bytes[(index + 2)...(index + 5)]
                         index += 6
                     } else {
                         guard "\"\\/bfnrt".utf8.contains(escaped) else { return nil }
-                        text.append(escaped == UInt8(ascii: "\"") || escaped == UInt8(ascii: "\\") || escaped == UInt8(ascii: "/") ? escaped : 0x20)
+                        text.append(
+                            escaped == UInt8(ascii: "\"") || escaped == UInt8(ascii: "\\") || escaped == UInt8(ascii: "/")
+                                ? escaped : 0x20)
                         index += 2
                     }
                 case 0x00..<0x20:
@@ -187,7 +207,9 @@ package enum JSONSyntax {
 
         private mutating func literal(_ word: String) -> Bool {
             let expected = Array(word.utf8)
-            guard bytes.count - index >= expected.count, Array(bytes[index..<(index + expected.count)]) == expected else { return false }
+            guard bytes.count - index >= expected.count, Array(bytes[index..<(index + expected.count)]) == expected else {
+                return false
+            }
             index += expected.count
             return true
         }

@@ -26,7 +26,8 @@ enum PathTemplate {
                     throw NetworkError.invalidRequest("path '\(path)' has no value for placeholder '{\(name)}'")
                 }
                 if segment.count == name.count + 2, value.isEmpty || value == "." || value == ".." {
-                    throw NetworkError.invalidRequest("the value of '{\(name)}' in '\(path)' cannot be a path segment (empty, '.' or '..')")
+                    throw NetworkError.invalidRequest(
+                        "the value of '{\(name)}' in '\(path)' cannot be a path segment (empty, '.' or '..')")
                 }
                 used.insert(name)
                 encoded += PercentEncoding.encodePathSegment(value)

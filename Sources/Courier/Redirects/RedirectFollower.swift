@@ -42,7 +42,7 @@ struct RedirectFollower: Sendable {
             } else if let current = stream, !current.isReplayable {
                 throw NetworkError.invalidRequest(
                     "\(request.httpMethod ?? "GET") \(request.url?.path ?? "") was redirected with \(response.statusCode), "
-                    + "which repeats the request body, but the body is a one-shot stream that cannot be sent again")
+                        + "which repeats the request body, but the body is a one-shot stream that cannot be sent again")
             }
             context.recordRedirect(RedirectRecord(statusCode: response.statusCode, from: request.url, to: next.url))
             request = next
@@ -52,10 +52,10 @@ struct RedirectFollower: Sendable {
     /// The request a redirect response asks for, or `nil` when `response` is not one to follow.
     static func nextRequest(after response: HTTPResponse, to request: URLRequest) -> URLRequest? {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
-              let location = response.headers["Location"]?.trimmingCharacters(in: .whitespaces), !location.isEmpty,
-              let base = response.url ?? request.url,
-              let target = URL(string: location, relativeTo: base)?.absoluteURL,
-              let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+            let location = response.headers["Location"]?.trimmingCharacters(in: .whitespaces), !location.isEmpty,
+            let base = response.url ?? request.url,
+            let target = URL(string: location, relativeTo: base)?.absoluteURL,
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
         else { return nil }
 
         var next = request

@@ -27,7 +27,7 @@ enum RedirectSafety {
     /// Whether two URLs share scheme, host and port (default ports filled in), per RFC 6454 §4.
     static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
         guard let schemeA = a.scheme?.lowercased(), let schemeB = b.scheme?.lowercased(),
-              let hostA = a.host?.lowercased(), let hostB = b.host?.lowercased()
+            let hostA = a.host?.lowercased(), let hostB = b.host?.lowercased()
         else { return false }
         return schemeA == schemeB && hostA == hostB && port(a, schemeA) == port(b, schemeB)
     }

@@ -21,7 +21,8 @@ struct BodyReplayAndTimeoutTests {
         let clock = TestClock()
         let session = try RetrySession.start(clock: clock)
         try await session.inject("POST", "/echo", [["status": 408]])
-        let body = RequestBody.stream(.once(InputStream(data: Self.json), length: Self.json.count), contentType: "application/json")
+        let body = RequestBody.stream(
+            .once(InputStream(data: Self.json), length: Self.json.count), contentType: "application/json")
         await #expect(throws: NetworkError.self) {
             do {
                 _ = try await session.client.send(Self.post(body))
@@ -68,7 +69,9 @@ struct BodyReplayAndTimeoutTests {
     func longRetryAfterIsNotWaited() async throws {
         let session = try RetrySession.start()
         try await session.inject("GET", "/echo", [["status": 408, "retryAfter": "3600"]])
-        await #expect(throws: NetworkError.self) { _ = try await session.client.send(Request<Echo>.get("/echo").policy(.standard)) }
+        await #expect(throws: NetworkError.self) {
+            _ = try await session.client.send(Request<Echo>.get("/echo").policy(.standard))
+        }
         #expect(try await session.stats().int("rawRequests", "GET /echo") == 1)
     }
 }

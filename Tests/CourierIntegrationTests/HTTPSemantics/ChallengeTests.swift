@@ -15,8 +15,9 @@ struct ChallengeTests {
         return Request<HTTPResponse>(method: .get, path: "/challenge", query: Query(query)) { response, _ in response }
     }
 
-    @Test("a 401 with a Basic (or Digest) challenge comes back at once as a response",
-          arguments: [#"Basic realm="files""#, #"Digest realm="files", nonce="abc", qop="auth""#])
+    @Test(
+        "a 401 with a Basic (or Digest) challenge comes back at once as a response",
+        arguments: [#"Basic realm="files""#, #"Digest realm="files", nonce="abc", qop="auth""#])
     func nonBearerChallengeReturnsAtOnce(_ field: String) async throws {
         let (client, _) = try TestServers.apiClient()
         let started = ContinuousClock.now
@@ -43,19 +44,22 @@ struct ChallengeTests {
             $0.transport = transport
             $0.interceptors = .standard(tokenManager: manager, retry: RetryInterceptor(clock: TestClock()))
         }
-        let login = try await client.response(for: Request<OAuthTokenResponse>.post("/auth/login", body: AuthSession.Login(accessTtl: 3600)))
+        let login = try await client.response(
+            for: Request<OAuthTokenResponse>.post("/auth/login", body: AuthSession.Login(accessTtl: 3600)))
         try await manager.signIn(login.value.tokens(serverDate: login.response.date))
         return (client, manager, namespace)
     }
 
-    @Test("only a Bearer challenge with invalid_token or no error code refreshes (RFC 6750 §3.1)", arguments: [
-        ([#"Bearer error="invalid_token", error_description="expired""#], 401, 1),
-        (["Bearer"], 401, 1),
-        ([#"Basic realm="x", Bearer realm="api""#], 401, 1),
-        ([#"Bearer realm="api", error="invalid_request""#], 401, 0),
-        ([#"Basic realm="files""#], 401, 0),
-        ([#"Bearer error="insufficient_scope", scope="files:write""#], 403, 0),
-    ])
+    @Test(
+        "only a Bearer challenge with invalid_token or no error code refreshes (RFC 6750 §3.1)",
+        arguments: [
+            ([#"Bearer error="invalid_token", error_description="expired""#], 401, 1),
+            (["Bearer"], 401, 1),
+            ([#"Basic realm="x", Bearer realm="api""#], 401, 1),
+            ([#"Bearer realm="api", error="invalid_request""#], 401, 0),
+            ([#"Basic realm="files""#], 401, 0),
+            ([#"Bearer error="insufficient_scope", scope="files:write""#], 403, 0),
+        ])
     func challengeDecidesRefresh(_ fields: [String], _ status: Int, _ refreshes: Int) async throws {
         let (client, _, namespace) = try await Self.signedIn()
         do {
@@ -73,8 +77,10 @@ struct ChallengeTests {
     @Test("several challenges across fields, any case, escapes: the scope a 403 asks for is on the error")
     func challengesAreOnTheError() async throws {
         let (client, _) = try TestServers.apiClient()
-        let fields = [#"Newauth realm="apps", type=1, title="Login to \"apps\"""#,
-                      #"bEaReR REALM="api", Error="insufficient_scope", scope="files:read files:write""#]
+        let fields = [
+            #"Newauth realm="apps", type=1, title="Login to \"apps\"""#,
+            #"bEaReR REALM="api", Error="insufficient_scope", scope="files:read files:write""#,
+        ]
         do {
             _ = try await client.send(Self.challenge(fields, status: 403))
             Issue.record("expected 403")
@@ -92,8 +98,9 @@ struct ChallengeTests {
 /// Issue 9, item 5: a skewed device clock never causes more than one refresh per real expiry.
 @Suite("HTTP semantics: clock skew and token expiry")
 struct ClockSkewTests {
-    @Test("with the server's clock an hour off either way, 10 calls make no refresh; a 401 refreshes once",
-          arguments: [(-3600.0, false), (-3600.0, true), (3600.0, false), (3600.0, true)])
+    @Test(
+        "with the server's clock an hour off either way, 10 calls make no refresh; a 401 refreshes once",
+        arguments: [(-3600.0, false), (-3600.0, true), (3600.0, false), (3600.0, true)])
     func skewedClockRefreshesOncePerExpiry(_ skew: Double, _ omitExpiresIn: Bool) async throws {
         let namespace = TestServers.makeNamespace("skew")
         let environment = try TestServers.apiEnvironment(namespace: namespace)
@@ -109,7 +116,8 @@ struct ClockSkewTests {
             $0.transport = transport
             $0.interceptors = .standard(tokenManager: manager, retry: RetryInterceptor(clock: TestClock()))
         }
-        let login = try await client.response(for: Request<OAuthTokenResponse>.post("/auth/login", body: AuthSession.Login(accessTtl: 300)))
+        let login = try await client.response(
+            for: Request<OAuthTokenResponse>.post("/auth/login", body: AuthSession.Login(accessTtl: 300)))
         try await manager.signIn(login.value.tokens(serverDate: login.response.date))
 
         for _ in 0..<10 { _ = try await client.send(AuthSession.me) }

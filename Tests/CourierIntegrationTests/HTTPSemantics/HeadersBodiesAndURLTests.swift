@@ -32,21 +32,24 @@ struct HeadersBodiesAndURLTests {
 
     // MARK: 8. Text bodies
 
-    @Test("text honours the charset: case-insensitive, quoted, BOM dropped, UTF-8 by default", arguments: [
-        ("636166e9", "text/plain; charset=ISO-8859-1", "café"),
-        ("636166e9", #"text/plain; CHARSET="iso-8859-1""#, "café"),
-        ("efbbbf636166c3a9", "text/plain", "café"),
-        ("636166c3a9", nil, "café"),
-        ("fffe630061006600e900", "text/plain; charset=utf-16", "café"),
-        ("63616683", "text/plain; charset=windows-1252", "caf\u{0192}"),
-    ] as [(String, String?, String)])
+    @Test(
+        "text honours the charset: case-insensitive, quoted, BOM dropped, UTF-8 by default",
+        arguments: [
+            ("636166e9", "text/plain; charset=ISO-8859-1", "café"),
+            ("636166e9", #"text/plain; CHARSET="iso-8859-1""#, "café"),
+            ("efbbbf636166c3a9", "text/plain", "café"),
+            ("636166c3a9", nil, "café"),
+            ("fffe630061006600e900", "text/plain; charset=utf-16", "café"),
+            ("63616683", "text/plain; charset=windows-1252", "caf\u{0192}"),
+        ] as [(String, String?, String)])
     func textHonoursCharset(_ hex: String, _ contentType: String?, _ expected: String) async throws {
         let (client, _) = try TestServers.apiClient()
         #expect(try await client.send(Self.bytes(String.self, hex: hex, contentType: contentType)) == expected)
     }
 
-    @Test("an unknown charset or bytes invalid in the charset is a typed error, never mojibake",
-          arguments: [("636166e9", "text/plain; charset=x-klingon"), ("636166e9", "text/plain; charset=utf-8")])
+    @Test(
+        "an unknown charset or bytes invalid in the charset is a typed error, never mojibake",
+        arguments: [("636166e9", "text/plain; charset=x-klingon"), ("636166e9", "text/plain; charset=utf-8")])
     func unknownCharsetIsTypedError(_ hex: String, _ contentType: String) async throws {
         let (client, _) = try TestServers.apiClient()
         do {
@@ -61,7 +64,8 @@ struct HeadersBodiesAndURLTests {
     func jsonBOMAndJSONString() async throws {
         let (client, _) = try TestServers.apiClient()
         struct Value: Decodable, Sendable { var id: Int }
-        let bom = try await client.send(Self.bytes(Value.self, hex: "efbbbf" + hex(#"{"id":7}"#), contentType: "application/json"))
+        let bom = try await client.send(
+            Self.bytes(Value.self, hex: "efbbbf" + hex(#"{"id":7}"#), contentType: "application/json"))
         #expect(bom.id == 7)
         let string = try await client.send(Self.bytes(String.self, hex: hex(#""caf\u00e9""#), contentType: "application/json"))
         #expect(string == "café")
@@ -69,15 +73,20 @@ struct HeadersBodiesAndURLTests {
 
     // MARK: 9. Numbers that do not fit
 
-    @Test("a number that does not fit names its key path and never claims the JSON is invalid", arguments: [
-        (#"{"id":9223372036854775808}"#, "id"),
-        (#"{"id":-9223372036854775809}"#, "id"),
-        (#"{"id":12.5}"#, "id"),
-        (#"{"id":1e400}"#, "id"),
-        (#"{"items":[{"id":1,"price":2.5},{"id":99999999999999999999,"price":1e2}]}"#, "items[1].id"),
-    ])
+    @Test(
+        "a number that does not fit names its key path and never claims the JSON is invalid",
+        arguments: [
+            (#"{"id":9223372036854775808}"#, "id"),
+            (#"{"id":-9223372036854775809}"#, "id"),
+            (#"{"id":12.5}"#, "id"),
+            (#"{"id":1e400}"#, "id"),
+            (#"{"items":[{"id":1,"price":2.5},{"id":99999999999999999999,"price":1e2}]}"#, "items[1].id"),
+        ])
     func numberOutOfRange(_ json: String, _ path: String) async throws {
-        struct Item: Decodable, Sendable { var id: Int64; var price: Double? }
+        struct Item: Decodable, Sendable {
+            var id: Int64
+            var price: Double?
+        }
         struct Wrapper: Decodable, Sendable { var items: [Item] }
         let (client, _) = try TestServers.apiClient()
         do {
@@ -100,7 +109,8 @@ struct HeadersBodiesAndURLTests {
     @Test("an empty endpoint path adds nothing; the base query is kept byte-for-byte and extended")
     func baseURLWithPathAndQuery() async throws {
         let namespace = TestServers.makeNamespace("base")
-        let base = try #require(URL(string: try TestServers.apiURL().absoluteString + "/ns/\(namespace)/echo/dl/obj?sig=abc%2B1&x=%7E"))
+        let base = try #require(
+            URL(string: try TestServers.apiURL().absoluteString + "/ns/\(namespace)/echo/dl/obj?sig=abc%2B1&x=%7E"))
         let client = APIClient(environment: APIEnvironment(name: "signed", baseURL: base))
         let plain = try await client.send(Request<Echo>.get(""))
         #expect(plain.rawPath == "/ns/\(namespace)/echo/dl/obj")
@@ -115,9 +125,11 @@ struct HeadersBodiesAndURLTests {
 
     // MARK: 11. Values in path segments
 
-    @Test("a path value arrives as exactly one segment that decodes to the value", arguments: [
-        "a/b", "../admin", "100%", "a%2Fb", "?x=1#frag", "café au lait", "semi;colon+plus", "日本語", "[v6]", "@:!$&'()*,=",
-    ])
+    @Test(
+        "a path value arrives as exactly one segment that decodes to the value",
+        arguments: [
+            "a/b", "../admin", "100%", "a%2Fb", "?x=1#frag", "café au lait", "semi;colon+plus", "日本語", "[v6]", "@:!$&'()*,=",
+        ])
     func pathValueIsOneSegment(_ value: String) async throws {
         let (client, _) = try TestServers.apiClient()
         struct Segments: Decodable, Sendable { var segments: [String] }
@@ -125,8 +137,9 @@ struct HeadersBodiesAndURLTests {
         #expect(result.segments == ["files", value, "meta"])
     }
 
-    @Test("a path value that cannot be one segment, or a missing placeholder value, is refused before sending",
-          arguments: [("", "name"), (".", "name"), ("..", "name"), ("x", "other")])
+    @Test(
+        "a path value that cannot be one segment, or a missing placeholder value, is refused before sending",
+        arguments: [("", "name"), (".", "name"), ("..", "name"), ("x", "other")])
     func invalidPathValues(_ value: String, _ name: String) async throws {
         let (client, namespace) = try TestServers.apiClient()
         do {

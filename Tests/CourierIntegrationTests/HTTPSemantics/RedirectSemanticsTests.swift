@@ -20,8 +20,9 @@ struct RedirectSemanticsTests {
         ServerStats(try await TestServers.stats(namespace: namespace)).int("rawRequests", key)
     }
 
-    @Test("307/308 (and 301/302 for methods other than POST) repeat the method with the identical body bytes",
-          arguments: [(HTTPMethod.post, 307), (.post, 308), (.put, 301), (.put, 302), (.patch, 307), (.put, 308), (.delete, 307)])
+    @Test(
+        "307/308 (and 301/302 for methods other than POST) repeat the method with the identical body bytes",
+        arguments: [(HTTPMethod.post, 307), (.post, 308), (.put, 301), (.put, 302), (.patch, 307), (.put, 308), (.delete, 307)])
     func repeatsMethodAndBody(_ method: HTTPMethod, _ status: Int) async throws {
         let (client, namespace) = try TestServers.apiClient()
         let response = try await client.response(
@@ -35,8 +36,9 @@ struct RedirectSemanticsTests {
         #expect(response.context.redirects.map(\.statusCode) == [status])
     }
 
-    @Test("301/302 change POST to GET, 303 changes every method but HEAD: no body, no Content-* field",
-          arguments: [(HTTPMethod.post, 301), (.post, 302), (.post, 303), (.put, 303), (.patch, 303), (.delete, 303)])
+    @Test(
+        "301/302 change POST to GET, 303 changes every method but HEAD: no body, no Content-* field",
+        arguments: [(HTTPMethod.post, 301), (.post, 302), (.post, 303), (.put, 303), (.patch, 303), (.delete, 303)])
     func changesToGETWithoutBody(_ method: HTTPMethod, _ status: Int) async throws {
         let (client, namespace) = try TestServers.apiClient()
         let echo = try await client.send(
@@ -64,7 +66,9 @@ struct RedirectSemanticsTests {
     @Test("HEAD answered 303 stays HEAD")
     func headStaysHead() async throws {
         let (client, namespace) = try TestServers.apiClient()
-        let request = Request<HTTPResponse>(method: .head, path: "/status/303", query: ["location": "/ns/\(namespace)/echo/landed"]) { response, _ in response }
+        let request = Request<HTTPResponse>(
+            method: .head, path: "/status/303", query: ["location": "/ns/\(namespace)/echo/landed"]
+        ) { response, _ in response }
         let response = try await client.send(request)
         #expect(response.statusCode == 200)
         #expect(try await Self.rawCount("HEAD /echo/landed", namespace: namespace) == 1)
@@ -88,12 +92,16 @@ struct RedirectSemanticsTests {
     @Test("a one-shot stream body answered 307/308 fails clearly and nothing else is sent", arguments: [307, 308])
     func oneShotStreamIsNeverResent(_ status: Int) async throws {
         let (client, namespace) = try TestServers.apiClient()
-        let body = RequestBody.stream(.once(InputStream(data: Self.json), length: Self.json.count), contentType: "application/json")
+        let body = RequestBody.stream(
+            .once(InputStream(data: Self.json), length: Self.json.count), contentType: "application/json")
         do {
             _ = try await client.send(Self.redirected(.post, status, namespace: namespace, body: body))
             Issue.record("expected the redirect to fail")
         } catch let error as NetworkError {
-            guard case .invalidRequest(let message) = error else { Issue.record("unexpected \(error)"); return }
+            guard case .invalidRequest(let message) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(message.contains("one-shot"))
         }
         #expect(try await Self.rawCount("POST /status/\(status)", namespace: namespace) == 1)

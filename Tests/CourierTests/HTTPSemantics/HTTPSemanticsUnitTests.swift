@@ -23,16 +23,20 @@ struct HTTPSemanticsUnitTests {
     }
 
     static func redirect(_ status: Int, to location: String) -> HTTPResponse {
-        HTTPResponse(statusCode: status, headers: ["Location": location], url: URL(string: "https://api.example.test/v1/things?x=1"))
+        HTTPResponse(
+            statusCode: status, headers: ["Location": location], url: URL(string: "https://api.example.test/v1/things?x=1"))
     }
 
-    @Test("method and body after each redirect status", arguments: [
-        ("POST", 301, "GET"), ("POST", 302, "GET"), ("POST", 303, "GET"), ("POST", 307, "POST"), ("POST", 308, "POST"),
-        ("PUT", 301, "PUT"), ("PUT", 302, "PUT"), ("PUT", 303, "GET"), ("DELETE", 303, "GET"), ("PATCH", 308, "PATCH"),
-        ("HEAD", 303, "HEAD"), ("HEAD", 301, "HEAD"), ("GET", 303, "GET"),
-    ])
+    @Test(
+        "method and body after each redirect status",
+        arguments: [
+            ("POST", 301, "GET"), ("POST", 302, "GET"), ("POST", 303, "GET"), ("POST", 307, "POST"), ("POST", 308, "POST"),
+            ("PUT", 301, "PUT"), ("PUT", 302, "PUT"), ("PUT", 303, "GET"), ("DELETE", 303, "GET"), ("PATCH", 308, "PATCH"),
+            ("HEAD", 303, "HEAD"), ("HEAD", 301, "HEAD"), ("GET", 303, "GET"),
+        ])
     func methodRules(_ method: String, _ status: Int, _ expected: String) throws {
-        let next = try #require(RedirectFollower.nextRequest(after: Self.redirect(status, to: "/v1/other"), to: Self.request(method)))
+        let next = try #require(
+            RedirectFollower.nextRequest(after: Self.redirect(status, to: "/v1/other"), to: Self.request(method)))
         #expect(next.httpMethod == expected)
         #expect(next.url?.absoluteString == "https://api.example.test/v1/other")
         if expected == method {
@@ -46,17 +50,21 @@ struct HTTPSemanticsUnitTests {
         #expect(next.value(forHTTPHeaderField: "Authorization") == "Bearer t")  // same origin
     }
 
-    @Test("not followed: 300, 304, 305, no Location, a non-http scheme", arguments: [
-        (300, "/x"), (304, "/x"), (305, "/x"), (302, ""), (302, "ftp://files.example.test/x"),
-    ])
+    @Test(
+        "not followed: 300, 304, 305, no Location, a non-http scheme",
+        arguments: [
+            (300, "/x"), (304, "/x"), (305, "/x"), (302, ""), (302, "ftp://files.example.test/x"),
+        ])
     func notFollowed(_ status: Int, _ location: String) {
-        #expect(RedirectFollower.nextRequest(after: Self.redirect(status, to: location), to: Self.request("GET", body: nil)) == nil)
+        #expect(
+            RedirectFollower.nextRequest(after: Self.redirect(status, to: location), to: Self.request("GET", body: nil)) == nil)
     }
 
     @Test("a redirect to another origin drops credentials")
     func crossOriginDropsCredentials() throws {
-        let next = try #require(RedirectFollower.nextRequest(
-            after: Self.redirect(307, to: "https://cdn.example.test/blob"), to: Self.request("PUT")))
+        let next = try #require(
+            RedirectFollower.nextRequest(
+                after: Self.redirect(307, to: "https://cdn.example.test/blob"), to: Self.request("PUT")))
         #expect(next.value(forHTTPHeaderField: "Authorization") == nil)
         #expect(next.httpBody == Data("{}".utf8))
     }
@@ -95,10 +103,11 @@ struct HTTPSemanticsUnitTests {
         let client = CoreFixture.client(stub) {
             $0.interceptors = [RetryInterceptor(clock: TestClock()), IdempotencyInterceptor()]
         }
-        let body = RequestBody.stream(.factory {
-            made.withLock { $0 += 1 }
-            return InputStream(data: Data("abc".utf8))
-        }, contentType: "text/plain")
+        let body = RequestBody.stream(
+            .factory {
+                made.withLock { $0 += 1 }
+                return InputStream(data: Data("abc".utf8))
+            }, contentType: "text/plain")
         await #expect(throws: NetworkError.self) {
             try await client.send(Request<Void>(method: .post, path: "/upload", body: body).policy(Self.keyed))
         }
@@ -118,16 +127,19 @@ struct HTTPSemanticsUnitTests {
                 }
                 return .status(401, headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
             }
-            let manager = TokenManager(store: InMemoryTokenStore(), transport: stub, grant: .oauth2(tokenURL: AuthFixture.tokenURL))
+            let manager = TokenManager(
+                store: InMemoryTokenStore(), transport: stub, grant: .oauth2(tokenURL: AuthFixture.tokenURL))
             try await manager.signIn(AuthTokens(accessToken: "old", refreshToken: "r1"))
             let client = CoreFixture.client(stub, environment: AuthFixture.environment) {
                 $0.interceptors = [AuthInterceptor(tokenManager: manager)]
             }
-            let body: RequestBody = oneShot
+            let body: RequestBody =
+                oneShot
                 ? .stream(.once(InputStream(data: Data("abc".utf8))), contentType: "text/plain")
                 : .data(Data("abc".utf8), contentType: "text/plain")
             await #expect(throws: NetworkError.self) {
-                try await client.send(Request<Void>(method: .post, path: "/upload", body: body).policy(.standard.with(\.auth, .required)))
+                try await client.send(
+                    Request<Void>(method: .post, path: "/upload", body: body).policy(.standard.with(\.auth, .required)))
             }
             #expect(refreshes.current == (oneShot ? 0 : 1))
             #expect(stub.requests.filter { $0.url?.path.hasSuffix("/upload") == true }.count == (oneShot ? 1 : 2))
@@ -139,7 +151,8 @@ struct HTTPSemanticsUnitTests {
     @Test("challenges: several per field, token68, quoted escapes, any case")
     func challengeParsing() {
         let parsed = AuthenticationChallenge.parse(
-            #"Newauth realm="apps", type=1, title="Login to \"apps\"", Basic realm="simple", Negotiate abc+/==, bearer ERROR=invalid_token,,"#)
+            #"Newauth realm="apps", type=1, title="Login to \"apps\"", Basic realm="simple", Negotiate abc+/==, bearer ERROR=invalid_token,,"#
+        )
         #expect(parsed.map(\.scheme) == ["Newauth", "Basic", "Negotiate", "bearer"])
         #expect(parsed[0].parameters == ["realm": "apps", "type": "1", "title": #"Login to "apps""#])
         #expect(parsed[1]["REALM"] == "simple")
@@ -149,10 +162,13 @@ struct HTTPSemanticsUnitTests {
         #expect(AuthenticationChallenge.parse(#"Bearer realm="unterminated"#).map(\.scheme) == ["Bearer"])
     }
 
-    @Test("refresh only for a Bearer challenge with invalid_token or no error code", arguments: [
-        (nil, true), ("Bearer", true), (#"Bearer error="invalid_token""#, true), (#"Basic realm="a", Bearer"#, true),
-        (#"Bearer error="invalid_request""#, false), (#"Bearer error="insufficient_scope""#, false), (#"Basic realm="a""#, false),
-    ] as [(String?, Bool)])
+    @Test(
+        "refresh only for a Bearer challenge with invalid_token or no error code",
+        arguments: [
+            (nil, true), ("Bearer", true), (#"Bearer error="invalid_token""#, true), (#"Basic realm="a", Bearer"#, true),
+            (#"Bearer error="invalid_request""#, false), (#"Bearer error="insufficient_scope""#, false),
+            (#"Basic realm="a""#, false),
+        ] as [(String?, Bool)])
     func refreshDecision(_ field: String?, _ refreshes: Bool) {
         var headers = HTTPHeaders()
         if let field { headers.add("WWW-Authenticate", field) }
@@ -163,21 +179,26 @@ struct HTTPSemanticsUnitTests {
 
     @Test("joined Set-Cookie values split back per cookie; Expires commas kept")
     func setCookieSplitting() {
-        let joined = "a=1; Path=/, b=2; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/,c=3, d=; Expires=Thu, 01 Jan 1970 00:00:00 GMT"
-        #expect(HTTPHeaders.splitSetCookie(joined) == [
-            "a=1; Path=/", "b=2; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/", "c=3", "d=; Expires=Thu, 01 Jan 1970 00:00:00 GMT",
-        ])
+        let joined =
+            "a=1; Path=/, b=2; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/,c=3, d=; Expires=Thu, 01 Jan 1970 00:00:00 GMT"
+        #expect(
+            HTTPHeaders.splitSetCookie(joined) == [
+                "a=1; Path=/", "b=2; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/", "c=3",
+                "d=; Expires=Thu, 01 Jan 1970 00:00:00 GMT",
+            ])
     }
 
     // MARK: Paths
 
-    @Test("path values: one segment each, encoded once; empty path adds nothing", arguments: [
-        ("/files/{name}", ["name": "a/b"], "https://api.example.test/v1/files/a%2Fb"),
-        ("/files/{name}", ["name": "a%2Fb"], "https://api.example.test/v1/files/a%252Fb"),
-        ("/files/v{n}.json", ["n": "1 2"], "https://api.example.test/v1/files/v1%202.json"),
-        ("/{a}/{b}", ["a": "..x", "b": "é"], "https://api.example.test/v1/..x/%C3%A9"),
-        ("", [:], "https://api.example.test/v1"),
-    ])
+    @Test(
+        "path values: one segment each, encoded once; empty path adds nothing",
+        arguments: [
+            ("/files/{name}", ["name": "a/b"], "https://api.example.test/v1/files/a%2Fb"),
+            ("/files/{name}", ["name": "a%2Fb"], "https://api.example.test/v1/files/a%252Fb"),
+            ("/files/v{n}.json", ["n": "1 2"], "https://api.example.test/v1/files/v1%202.json"),
+            ("/{a}/{b}", ["a": "..x", "b": "é"], "https://api.example.test/v1/..x/%C3%A9"),
+            ("", [:], "https://api.example.test/v1"),
+        ])
     func pathValues(_ path: String, _ values: [String: String], _ expected: String) async throws {
         let stub = StubTransport(responses: [.status(204)])
         let client = CoreFixture.client(stub)
@@ -202,7 +223,10 @@ struct HTTPSemanticsUnitTests {
         struct S: Decodable { var id: Int64 }
         let body = Data(#"{"id":"x"}"#.utf8)
         let error: any Error
-        do { _ = try JSONDecoder().decode(S.self, from: body); return } catch let caught { error = caught }
+        do {
+            _ = try JSONDecoder().decode(S.self, from: body)
+            return
+        } catch let caught { error = caught }
         #expect(JSONNumberDiagnosis.diagnose(error, decoding: S.self, from: body, with: JSONDecoder()) == nil)
     }
 
@@ -213,8 +237,9 @@ struct HTTPSemanticsUnitTests {
         #expect(TextDecodingError.encoding(forCharset: "x-unknown") == nil)
         let quoted = HTTPResponse(statusCode: 200, headers: ["Content-Type": #"text/plain; format=flowed; Charset="UTF-8""#])
         #expect(quoted.charset == "utf-8")
-        #expect(TextDecodingError(reason: .unsupportedCharset, charset: "x-unknown").localizedDescription
-            == "the response charset 'x-unknown' is not supported")
+        #expect(
+            TextDecodingError(reason: .unsupportedCharset, charset: "x-unknown").localizedDescription
+                == "the response charset 'x-unknown' is not supported")
     }
 
     // MARK: Clock skew
@@ -225,9 +250,13 @@ struct HTTPSemanticsUnitTests {
         let deviceNow = serverNow.addingTimeInterval(3600)  // the device clock is an hour ahead
         let jwt = Self.jwt(exp: serverNow.timeIntervalSince1970 + 300)
         let withExpiresIn = OAuthTokenResponse(accessToken: jwt, expiresIn: 300)
-        #expect(withExpiresIn.tokens(receivedAt: deviceNow, serverDate: serverNow).accessTokenExpiry == deviceNow.addingTimeInterval(300))
+        #expect(
+            withExpiresIn.tokens(receivedAt: deviceNow, serverDate: serverNow).accessTokenExpiry
+                == deviceNow.addingTimeInterval(300))
         let withoutExpiresIn = OAuthTokenResponse(accessToken: jwt)
-        #expect(withoutExpiresIn.tokens(receivedAt: deviceNow, serverDate: serverNow).accessTokenExpiry == deviceNow.addingTimeInterval(300))
+        #expect(
+            withoutExpiresIn.tokens(receivedAt: deviceNow, serverDate: serverNow).accessTokenExpiry
+                == deviceNow.addingTimeInterval(300))
         // No Date: the exp as written.
         #expect(withoutExpiresIn.tokens(receivedAt: deviceNow).accessTokenExpiry == serverNow.addingTimeInterval(300))
     }
