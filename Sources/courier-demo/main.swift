@@ -37,6 +37,7 @@ do {
     try await runObservabilityChapter(demo)
     try await runGraphQLChapter(demo)
     try await runLiveChapter(demo)
+    try await runOfflineChapter(demo)
     try DemoObservability.shared.finish()
     print("\nDemo finished.")
 } catch {

@@ -78,6 +78,25 @@ struct StorageTests {
         #expect(pending[0].idempotencyKey == "a")  // never attempted: the key is unchanged
     }
 
+    /// A mutation pending when the database is opened may have reached the server before a crash:
+    /// replacing its payload switches to a new key (the server never sees one key with two
+    /// payloads), while re-enqueueing the identical request keeps the key (a replay stays a replay).
+    @Test func replacingAPossiblySentPayloadChangesTheKey() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        do {
+            let queue = try manualQueue(dir.path("q.sqlite"))
+            try await queue.enqueue(Mutation(id: "x", method: .post, path: "/mutations", body: Data("1".utf8)))
+            try await queue.enqueue(Mutation(id: "y", method: .post, path: "/mutations", body: Data("1".utf8)))
+        }
+        let reopened = try manualQueue(dir.path("q.sqlite"))
+        try await reopened.enqueue(Mutation(id: "x", method: .post, path: "/mutations", body: Data("1".utf8)))
+        try await reopened.enqueue(Mutation(id: "y", method: .post, path: "/mutations", body: Data("2".utf8)))
+        let pending = try await reopened.pending()
+        #expect(pending.map(\.idempotencyKey) == ["x", "y~1"])
+        #expect(pending[1].mutation.body == Data("2".utf8))
+    }
+
     @Test func invalidMutationsAreRejectedBeforeStoring() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }

@@ -95,10 +95,8 @@ extension MutationQueue {
     func request(for stored: StoredMutation, policy: EndpointPolicy) -> Request<Void> {
         let mutation = stored.mutation
         let body: RequestBody = mutation.body.map { .data($0, contentType: mutation.contentType ?? "application/octet-stream") } ?? .none
-        var request = Request<Void>(method: mutation.method, path: mutation.path, headers: mutation.headers, body: body,
-                                    policy: policy.with(\.idempotency, .key(stored.idempotencyKey)))
-        request.pathTemplate = "offline:\(mutation.kind)"
-        return request
+        return Request<Void>(method: mutation.method, path: mutation.path, headers: mutation.headers, body: body,
+                             policy: policy.with(\.idempotency, .key(stored.idempotencyKey)))
     }
 
     /// Pauses `group` for the backoff delay and schedules its wake-up. Returns the delay.

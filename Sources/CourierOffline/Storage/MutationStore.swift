@@ -22,26 +22,51 @@ struct StoredMutation: Sendable {
 }
 
 /// The queue's tables, one method per transaction. Used by ``MutationQueue`` only.
+///
+/// Durability: what the app hands over (enqueue, a re-queued dead letter) commits with
+/// `synchronous=FULL` before the call returns. Bookkeeping after an attempt (attempt counts,
+/// removal after delivery, dead-lettering, conflict rewrites) commits with `NORMAL`: it survives
+/// a crash of the process, and a power loss can at worst undo it, which replays a mutation the
+/// server then recognises by its `Idempotency-Key`. That halves the fsyncs per delivery.
 final class MutationStore {
     private let db: SQLiteDatabase
+    /// Ids whose current payload may have reached the server: attempted in this process, or
+    /// pending when the database was opened (an earlier process may have sent them).
+    private var possiblySent: Set<String> = []
 
     init(path: String) throws {
         db = try SQLiteDatabase(path: path)
         try QueueSchema.migrate(db)
+        try db.run("SELECT id FROM pending") { row in
+            if let id = row.text(0) { self.possiblySent.insert(id) }
+        }
+    }
+
+    /// Commits the app's own writes with an fsync.
+    private func durably<R>(_ body: () throws -> R) throws -> R {
+        try db.setSynchronous(full: true)
+        return try db.transaction(body)
+    }
+
+    /// Commits bookkeeping without an fsync (see the type's documentation).
+    private func lightly<R>(_ body: () throws -> R) throws -> R {
+        try db.setSynchronous(full: false)
+        return try db.transaction(body)
     }
 
     private static let columns = "seq, id, grp, kind, method, path, headers, body, content_type, generation, revision, attempts, conflicts, enqueued_at, last_error"
 
     /// Stores `mutation`, coalescing with a pending one of the same id. Returns whether it replaced one.
     func enqueue(_ mutation: Mutation, now: Date) throws -> Bool {
-        try db.transaction {
+        try durably {
             if let existing = try row(id: mutation.id) {
                 if existing.mutation.sendsSameRequest(as: mutation), existing.mutation.group == mutation.group,
                    existing.mutation.kind == mutation.kind {
                     return true
                 }
                 // A payload an attempt may already have carried gets a new key (generation + 1).
-                let bump = existing.attempts > 0 ? 1 : 0
+                let bump = existing.attempts > 0 || possiblySent.contains(mutation.id) ? 1 : 0
+                possiblySent.remove(mutation.id)
                 try db.run("""
                     UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?,
                       generation = generation + ?, revision = revision + 1, attempts = CASE WHEN ? = 1 THEN 0 ELSE attempts END
@@ -82,39 +107,48 @@ final class MutationStore {
         return result
     }
 
-    /// Counts an attempt (durably, before it is sent).
+    /// Counts an attempt (before it is sent; see the type for durability).
     func markAttempt(_ stored: StoredMutation) throws {
-        try db.run("UPDATE pending SET attempts = attempts + 1 WHERE id = ? AND revision = ?",
-                   [.text(stored.mutation.id), .integer(Int64(stored.revision))])
+        possiblySent.insert(stored.mutation.id)
+        _ = try lightly { try db.run("UPDATE pending SET attempts = attempts + 1 WHERE id = ? AND revision = ?",
+                   [.text(stored.mutation.id), .integer(Int64(stored.revision))]) }
     }
 
     /// Removes a delivered or dropped mutation unless it was replaced meanwhile. Returns whether it did.
     func remove(_ stored: StoredMutation) throws -> Bool {
-        try db.run("DELETE FROM pending WHERE id = ? AND revision = ?",
-                   [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
+        try lightly { try deleteRow(stored) }
+    }
+
+    private func deleteRow(_ stored: StoredMutation) throws -> Bool {
+        let removed = try db.run("DELETE FROM pending WHERE id = ? AND revision = ?",
+                                 [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
+        if removed { possiblySent.remove(stored.mutation.id) }
+        return removed
     }
 
     /// Records a transient failure's text.
     func recordFailure(_ stored: StoredMutation, reason: String) throws {
-        try db.run("UPDATE pending SET last_error = ? WHERE id = ? AND revision = ?",
-                   [.text(reason), .text(stored.mutation.id), .integer(Int64(stored.revision))])
+        try lightly {
+            _ = try db.run("UPDATE pending SET last_error = ? WHERE id = ? AND revision = ?",
+                           [.text(reason), .text(stored.mutation.id), .integer(Int64(stored.revision))])
+        }
     }
 
     /// Replaces the payload after a conflict resolution (new key generation). Returns whether the
     /// row was still the one resolved.
     func rewrite(_ stored: StoredMutation, with mutation: Mutation) throws -> Bool {
-        try db.run("""
+        try lightly { try db.run("""
             UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?,
               generation = generation + 1, revision = revision + 1, attempts = 0, conflicts = conflicts + 1
             WHERE id = ? AND revision = ?
-            """, Self.payload(mutation) + [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
+            """, Self.payload(mutation) + [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0 }
     }
 
     /// Moves a mutation to the dead-letter table (one transaction). Returns the letter, or `nil`
     /// when the row was replaced meanwhile (the new payload stays pending).
     func deadLetter(_ stored: StoredMutation, statusCode: Int?, reason: String, responseBody: Data, now: Date) throws -> DeadLetter? {
-        try db.transaction {
-            guard try remove(stored) else { return nil }
+        try lightly {
+            guard try deleteRow(stored) else { return nil }
             let letter = DeadLetter(mutation: stored.mutation, statusCode: statusCode, reason: reason,
                                     responseBody: responseBody, attempts: stored.attempts + 1,
                                     enqueuedAt: stored.enqueuedAt, failedAt: now)
@@ -167,7 +201,7 @@ final class MutationStore {
     /// Moves a dead letter back to the end of the queue (a new payload generation is not needed:
     /// the server refused the previous attempt). Returns the mutation.
     func requeueDeadLetter(id: String, now: Date) throws -> Mutation {
-        try db.transaction {
+        try durably {
             guard let letter = try deadLetters().first(where: { $0.mutation.id == id }) else {
                 throw MutationQueueError.noSuchDeadLetter(id)
             }

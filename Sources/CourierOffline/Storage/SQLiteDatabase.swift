@@ -59,6 +59,17 @@ final class SQLiteDatabase {
         sqlite3_close_v2(handle)
     }
 
+    private var synchronousFull = true
+
+    /// Switches between `synchronous=FULL` (a commit is fsynced before it returns: survives power
+    /// loss) and `NORMAL` (in WAL mode a commit survives a process crash; a power loss may undo
+    /// the latest ones). Only outside a transaction.
+    func setSynchronous(full: Bool) throws {
+        guard full != synchronousFull else { return }
+        try execute(full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+        synchronousFull = full
+    }
+
     /// Runs one or more statements without parameters.
     func execute(_ sql: String) throws {
         var error: UnsafeMutablePointer<CChar>?
