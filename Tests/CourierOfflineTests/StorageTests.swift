@@ -48,9 +48,10 @@ struct StorageTests {
             let db = try SQLiteDatabase(path: dir.path("q.sqlite"))
             try db.execute("PRAGMA user_version = 99")
         }
-        #expect(throws: MutationQueueError.unsupportedSchemaVersion(99)) {
+        let error = #expect(throws: MutationQueueError.unsupportedSchemaVersion(99)) {
             _ = try manualQueue(dir.path("q.sqlite"))
         }
+        #expect(error?.localizedDescription == "queue database has schema version 99, newer than this build's \(QueueSchema.currentVersion)")
     }
 
     @Test func aFileThatIsNotADatabaseIsATypedError() throws {

@@ -23,6 +23,7 @@ public enum ConnectivityStatus: Sendable, Hashable, CustomStringConvertible {
     /// ``realtimeDisconnected``).
     public var isReachable: Bool { self == .online || self == .realtimeDisconnected }
 
+    /// The case name, e.g. `backendUnavailable`.
     public var description: String {
         switch self {
         case .online: return "online"

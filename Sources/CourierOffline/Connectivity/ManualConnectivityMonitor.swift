@@ -11,8 +11,10 @@ public final class ManualConnectivityMonitor: ConnectivityMonitor {
         broadcaster = StatusBroadcaster(initial: initial)
     }
 
+    /// The latest status.
     public var status: ConnectivityStatus { broadcaster.status }
 
+    /// The current status, then every change.
     public func statuses() -> AsyncStream<ConnectivityStatus> { broadcaster.stream() }
 
     /// Publishes `status` (no event when it equals the current one).

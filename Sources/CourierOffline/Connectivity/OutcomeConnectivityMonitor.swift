@@ -57,8 +57,10 @@ public final class OutcomeConnectivityMonitor: ConnectivityMonitor {
 
     deinit { state.current.probe?.cancel() }
 
+    /// The latest status.
     public var status: ConnectivityStatus { broadcaster.status }
 
+    /// The current status, then every change.
     public func statuses() -> AsyncStream<ConnectivityStatus> { broadcaster.stream() }
 
     /// The observing interceptor to append to the client's pipeline.
@@ -190,6 +192,7 @@ public final class OutcomeConnectivityMonitor: ConnectivityMonitor {
 public struct ConnectivityInterceptor: Interceptor {
     let monitor: OutcomeConnectivityMonitor
 
+    /// None: it only observes.
     public var capabilities: PipelineCapabilities { [] }
 
     /// Passes the request on and records the response status or the transport error.

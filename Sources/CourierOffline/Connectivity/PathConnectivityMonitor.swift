@@ -32,8 +32,10 @@ public final class PathConnectivityMonitor: ConnectivityMonitor {
 
     deinit { monitor.cancel() }
 
+    /// The latest status (``ConnectivityStatus/waitingForConnectivity`` until the first path update).
     public var status: ConnectivityStatus { broadcaster.status }
 
+    /// The current status, then every change.
     public func statuses() -> AsyncStream<ConnectivityStatus> { broadcaster.stream() }
 
     /// Whether the current path is expensive (cellular or a personal hotspot).

@@ -77,6 +77,7 @@ public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertib
     /// The database failed.
     case storage(SQLiteError)
 
+    /// A sentence for logs.
     public var description: String {
         switch self {
         case .unsupportedSchemaVersion(let v):

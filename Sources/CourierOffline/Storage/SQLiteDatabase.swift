@@ -18,6 +18,7 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `SQLite error <code>: <message>`.
     public var description: String { "SQLite error \(code): \(message)" }
 }
 
