@@ -70,7 +70,7 @@ public struct PendingMutation: Sendable, Hashable {
     /// payload was replaced (coalescing or conflict resolution) once an attempt may have reached
     /// the server, so the server never sees one key with two payloads.
     public var idempotencyKey: String
-    /// Attempts started so far for this payload.
+    /// Failed attempts so far for this payload (transient failures recorded).
     public var attempts: Int
     /// When it was first enqueued (wall clock).
     public var enqueuedAt: Date

@@ -58,7 +58,7 @@ extension MutationQueue {
             let stored: StoredMutation
             do {
                 guard let head = try store.head(group: group) else { return }
-                try store.markAttempt(head)
+                store.markAttempt(head)
                 stored = head
             } catch {
                 pause(group: group, retryAfter: nil)

@@ -107,11 +107,10 @@ final class MutationStore {
         return result
     }
 
-    /// Counts an attempt (before it is sent; see the type for durability).
-    func markAttempt(_ stored: StoredMutation) throws {
+    /// Notes that the payload is about to be sent (in memory: the stored attempt count grows
+    /// with each recorded failure, so a delivery costs one write — the removal).
+    func markAttempt(_ stored: StoredMutation) {
         possiblySent.insert(stored.mutation.id)
-        _ = try lightly { try db.run("UPDATE pending SET attempts = attempts + 1 WHERE id = ? AND revision = ?",
-                   [.text(stored.mutation.id), .integer(Int64(stored.revision))]) }
     }
 
     /// Removes a delivered or dropped mutation unless it was replaced meanwhile. Returns whether it did.
@@ -126,10 +125,10 @@ final class MutationStore {
         return removed
     }
 
-    /// Records a transient failure's text.
+    /// Records a transient failure: its text, and one more attempt.
     func recordFailure(_ stored: StoredMutation, reason: String) throws {
         try lightly {
-            _ = try db.run("UPDATE pending SET last_error = ? WHERE id = ? AND revision = ?",
+            _ = try db.run("UPDATE pending SET last_error = ?, attempts = attempts + 1 WHERE id = ? AND revision = ?",
                            [.text(reason), .text(stored.mutation.id), .integer(Int64(stored.revision))])
         }
     }
