@@ -10,7 +10,9 @@ import Courier
 /// ``isExpensive`` (cellular, personal hotspot) and ``isConstrained`` (Low Data Mode) are surfaced
 /// so the app can defer large uploads. A satisfied path does not prove the backend is up: pair it
 /// with ``OutcomeConnectivityMonitor`` for ``ConnectivityStatus/backendUnavailable``.
-public final class PathConnectivityMonitor: ConnectivityMonitor {
+public final class PathConnectivityMonitor: ConnectivityMonitor, @unchecked Sendable {
+    // @unchecked: `monitor` (not Sendable in every SDK) is only touched in init and deinit; the
+    // handler writes through `broadcaster` and `flags`, which lock.
     private struct Flags: Sendable {
         var isExpensive = false
         var isConstrained = false
