@@ -16,19 +16,24 @@ func runOfflineBench(serverURL: URL, mutations: Int = 1000) async throws {
 
     for groups in [1, 8] {
         let namespace = "bench-offline-\(UUID().uuidString.prefix(8).lowercased())"
-        let client = APIClient(environment: APIEnvironment(
-            name: "bench", baseURL: serverURL.appendingPathComponent("ns").appendingPathComponent(namespace))) {
+        let client = APIClient(
+            environment: APIEnvironment(
+                name: "bench", baseURL: serverURL.appendingPathComponent("ns").appendingPathComponent(namespace))
+        ) {
             $0.interceptors = .standard()
         }
         var configuration = MutationQueue.Configuration()
         configuration.sendsOnEnqueue = false
-        let queue = try MutationQueue(path: directory.appendingPathComponent("q\(groups).sqlite").path, client: client,
-                                      configuration: configuration)
+        let queue = try MutationQueue(
+            path: directory.appendingPathComponent("q\(groups).sqlite").path, client: client,
+            configuration: configuration)
 
         let enqueueStart = ContinuousClock.now
         for i in 0..<mutations {
-            try await queue.enqueue(.json(id: "q-\(i)", method: .post, path: "/mutations", body: ["i": i],
-                                          group: "g\(i % groups)"))
+            try await queue.enqueue(
+                .json(
+                    id: "q-\(i)", method: .post, path: "/mutations", body: ["i": i],
+                    group: "g\(i % groups)"))
         }
         let enqueueSeconds = seconds(ContinuousClock.now - enqueueStart)
 
@@ -44,9 +49,11 @@ func runOfflineBench(serverURL: URL, mutations: Int = 1000) async throws {
             for lane in 0..<groups {
                 tasks.addTask {
                     for i in stride(from: lane, to: mutations, by: groups) {
-                        try await client.send(Request<Void>.post("/mutations", body: ["i": i],
-                                                                 policy: MutationQueue.Configuration.defaultEndpointPolicy
-                                                                     .with(\.idempotency, .key("d-\(i)"))))
+                        try await client.send(
+                            Request<Void>.post(
+                                "/mutations", body: ["i": i],
+                                policy: MutationQueue.Configuration.defaultEndpointPolicy
+                                    .with(\.idempotency, .key("d-\(i)"))))
                     }
                 }
             }
@@ -54,18 +61,25 @@ func runOfflineBench(serverURL: URL, mutations: Int = 1000) async throws {
         }
         let directSeconds = seconds(ContinuousClock.now - directStart)
 
-        struct Log: Decodable { var applied: [Entry]; struct Entry: Decodable { var key: String? } }
+        struct Log: Decodable {
+            var applied: [Entry]
+            struct Entry: Decodable { var key: String? }
+        }
         let log = try await client.send(Request<Log>.get("/mutations"))
         guard Set(log.applied.compactMap(\.key)).count == 2 * mutations, log.applied.count == 2 * mutations else {
             throw OfflineBenchFailure(description: "server applied \(log.applied.count), expected \(2 * mutations) distinct")
         }
         if groups == 1 {
-            print(String(format: "  enqueue (durable commit each): %.0f mutations/s (%.2f ms each)",
-                         Double(mutations) / enqueueSeconds, enqueueSeconds * 1000 / Double(mutations)))
+            print(
+                String(
+                    format: "  enqueue (durable commit each): %.0f mutations/s (%.2f ms each)",
+                    Double(mutations) / enqueueSeconds, enqueueSeconds * 1000 / Double(mutations)))
         }
         let label = groups == 1 ? "1 group vs sequential calls" : "\(groups) groups vs \(groups) concurrent callers"
-        print(String(format: "  drain, %@: queue %.0f/s, direct %.0f/s (queue/direct %.2f×)",
-                     label, Double(mutations) / drainSeconds, Double(mutations) / directSeconds, drainSeconds / directSeconds))
+        print(
+            String(
+                format: "  drain, %@: queue %.0f/s, direct %.0f/s (queue/direct %.2f×)",
+                label, Double(mutations) / drainSeconds, Double(mutations) / directSeconds, drainSeconds / directSeconds))
         await queue.stop()
     }
 }

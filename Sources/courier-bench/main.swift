@@ -11,8 +11,10 @@ func argument(_ name: String) -> String? {
     return arguments[index + 1]
 }
 
-guard let serverURL = (argument("--base-url") ?? ProcessInfo.processInfo.environment["COURIER_API_URL"])
-    .flatMap(URL.init(string:)) else {
+guard
+    let serverURL = (argument("--base-url") ?? ProcessInfo.processInfo.environment["COURIER_API_URL"])
+        .flatMap(URL.init(string:))
+else {
     FileHandle.standardError.write(Data("courier-bench: pass --base-url or set COURIER_API_URL (scripts/bench does this)\n".utf8))
     exit(2)
 }
@@ -25,8 +27,14 @@ func runs(_ section: String) -> Bool { only == nil || only == section }
 do {
     if runs("overhead") { try await runOverheadBench(calls: 20_000) }
     if runs("core") { try await runCoreBench(serverURL: serverURL, requests: requests, rounds: rounds) }
-    if runs("cache") { print(""); try await runCacheBench(serverURL: serverURL, requests: requests, rounds: rounds) }
-    if runs("refresh") { print(""); try await runRefreshStormBench(serverURL: serverURL, requests: 1000) }
+    if runs("cache") {
+        print("")
+        try await runCacheBench(serverURL: serverURL, requests: requests, rounds: rounds)
+    }
+    if runs("refresh") {
+        print("")
+        try await runRefreshStormBench(serverURL: serverURL, requests: 1000)
+    }
     if runs("offline") {
         try await runOfflineBench(serverURL: serverURL, mutations: argument("--mutations").flatMap(Int.init) ?? 1000)
     }

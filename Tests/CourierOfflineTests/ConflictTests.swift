@@ -9,7 +9,10 @@ import CourierOffline
 /// current entity).
 @Suite("Offline conflicts (reference server)")
 struct ConflictTests {
-    struct Edit: Encodable { var value: String; var baseVersion: Int? }
+    struct Edit: Encodable {
+        var value: String
+        var baseVersion: Int?
+    }
 
     /// A namespace whose entity `doc` is at version 2 (someone else edited it to "theirs").
     func setUp(_ prefix: String) async throws -> String {
@@ -24,8 +27,9 @@ struct ConflictTests {
         configuration.sendsOnEnqueue = false
         configuration.clock = TestClock(mode: .manual)
         configuration.kinds["doc"] = MutationQueue.KindPolicy(conflictPolicy: policy)
-        return try MutationQueue(path: dir.path("q.sqlite"), client: makeClient(try OfflineServer.environment(namespace: namespace)),
-                                 configuration: configuration)
+        return try MutationQueue(
+            path: dir.path("q.sqlite"), client: makeClient(try OfflineServer.environment(namespace: namespace)),
+            configuration: configuration)
     }
 
     func conflicts(_ events: [MutationEvent]) -> [ConflictResolution] {
@@ -38,12 +42,18 @@ struct ConflictTests {
         let namespace = try await setUp("offline-lww")
         let queue = try queue(dir, namespace: namespace, policy: .lastWriteWins)
         let recorder = await EventRecorder(queue)
-        try await queue.enqueue(.json(id: "edit-1", method: .put, path: "/entities/doc", body: Edit(value: "mine"),
-                                      headers: ["If-Match": "\"v1\""], kind: "doc"))
+        try await queue.enqueue(
+            .json(
+                id: "edit-1", method: .put, path: "/entities/doc", body: Edit(value: "mine"),
+                headers: ["If-Match": "\"v1\""], kind: "doc"))
         let report = await queue.flush()
         #expect(report.sent == 1)
         #expect(try await OfflineServer.entity("doc", namespace: namespace) == (3, .string("mine")))
-        #expect(await recorder.wait { self.conflicts($0) == [.resentWithoutPreconditions] && $0.last.map { if case .sent(200) = $0.outcome { true } else { false } } == true })
+        #expect(
+            await recorder.wait {
+                self.conflicts($0) == [.resentWithoutPreconditions]
+                    && $0.last.map { if case .sent(200) = $0.outcome { true } else { false } } == true
+            })
         #expect(recorder.events.contains { if case .conflict(_, 412) = $0.outcome { true } else { false } })
         // The resend carried a new key: the server never saw one key with two payloads.
         let log = try await OfflineServer.log(namespace: namespace)
@@ -57,7 +67,8 @@ struct ConflictTests {
         let namespace = try await setUp("offline-server-wins")
         let queue = try queue(dir, namespace: namespace, policy: .serverWins)
         let recorder = await EventRecorder(queue)
-        try await queue.enqueue(.json(id: "edit-1", method: .put, path: "/entities/doc", body: Edit(value: "mine", baseVersion: 1), kind: "doc"))
+        try await queue.enqueue(
+            .json(id: "edit-1", method: .put, path: "/entities/doc", body: Edit(value: "mine", baseVersion: 1), kind: "doc"))
         let report = await queue.flush()
         #expect(report.sent == 0)
         #expect(report.dropped == 1)
@@ -72,14 +83,24 @@ struct ConflictTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         let namespace = try await setUp("offline-merge")
-        let queue = try queue(dir, namespace: namespace, policy: .merge { conflict in
-            struct Body: Decodable { struct Current: Decodable { var version: Int; var value: String? }; var current: Current }
-            let current = try JSONDecoder().decode(Body.self, from: conflict.response.body).current
-            return try .json(id: conflict.mutation.id, method: .put, path: conflict.mutation.path,
-                             body: Edit(value: "\(current.value ?? "")+mine", baseVersion: current.version), kind: "doc")
-        })
+        let queue = try queue(
+            dir, namespace: namespace,
+            policy: .merge { conflict in
+                struct Body: Decodable {
+                    struct Current: Decodable {
+                        var version: Int
+                        var value: String?
+                    }
+                    var current: Current
+                }
+                let current = try JSONDecoder().decode(Body.self, from: conflict.response.body).current
+                return try .json(
+                    id: conflict.mutation.id, method: .put, path: conflict.mutation.path,
+                    body: Edit(value: "\(current.value ?? "")+mine", baseVersion: current.version), kind: "doc")
+            })
         let recorder = await EventRecorder(queue)
-        try await queue.enqueue(.json(id: "edit-1", method: .put, path: "/entities/doc", body: Edit(value: "mine", baseVersion: 1), kind: "doc"))
+        try await queue.enqueue(
+            .json(id: "edit-1", method: .put, path: "/entities/doc", body: Edit(value: "mine", baseVersion: 1), kind: "doc"))
         let report = await queue.flush()
         #expect(report.sent == 1)
         #expect(try await OfflineServer.entity("doc", namespace: namespace) == (3, .string("theirs+mine")))
@@ -91,13 +112,17 @@ struct ConflictTests {
         defer { dir.cleanup() }
         let namespace = try await setUp("offline-merge-nil")
         struct Refused: Error {}
-        let queue = try queue(dir, namespace: namespace, policy: .merge { conflict in
-            if conflict.mutation.id == "drop-me" { return nil }
-            throw Refused()
-        })
+        let queue = try queue(
+            dir, namespace: namespace,
+            policy: .merge { conflict in
+                if conflict.mutation.id == "drop-me" { return nil }
+                throw Refused()
+            })
         let recorder = await EventRecorder(queue)
-        try await queue.enqueue(.json(id: "drop-me", method: .put, path: "/entities/doc", body: Edit(value: "a", baseVersion: 1), kind: "doc"))
-        try await queue.enqueue(.json(id: "throw", method: .put, path: "/entities/doc", body: Edit(value: "b", baseVersion: 1), kind: "doc"))
+        try await queue.enqueue(
+            .json(id: "drop-me", method: .put, path: "/entities/doc", body: Edit(value: "a", baseVersion: 1), kind: "doc"))
+        try await queue.enqueue(
+            .json(id: "throw", method: .put, path: "/entities/doc", body: Edit(value: "b", baseVersion: 1), kind: "doc"))
         let report = await queue.flush()
         #expect(report.dropped == 1)
         #expect(report.deadLettered == 1)
@@ -114,11 +139,17 @@ struct ConflictTests {
         // baseVersion: every resend conflicts again, and the limit (3) ends it.
         let queue = try queue(dir, namespace: namespace, policy: .lastWriteWins)
         let recorder = await EventRecorder(queue)
-        try await queue.enqueue(.json(id: "stubborn", method: .put, path: "/entities/doc", body: Edit(value: "x", baseVersion: 1), kind: "doc"))
+        try await queue.enqueue(
+            .json(id: "stubborn", method: .put, path: "/entities/doc", body: Edit(value: "x", baseVersion: 1), kind: "doc"))
         let report = await queue.flush()
         #expect(report.deadLettered == 1)
         #expect(try await queue.deadLetters().first?.statusCode == 409)
-        #expect(await recorder.wait { self.conflicts($0) == [.resentWithoutPreconditions, .resentWithoutPreconditions, .resentWithoutPreconditions, .unresolved] })
+        #expect(
+            await recorder.wait {
+                self.conflicts($0) == [
+                    .resentWithoutPreconditions, .resentWithoutPreconditions, .resentWithoutPreconditions, .unresolved,
+                ]
+            })
         #expect(try await OfflineServer.log(namespace: namespace).deliveries == 1 + 4)  // the seed PUT + 4 attempts
     }
 }

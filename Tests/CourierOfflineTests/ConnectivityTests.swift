@@ -41,7 +41,10 @@ struct ConnectivityTests {
 
         var seen: [ConnectivityStatus] = []
         for _ in 0..<8 { if let status = await next(&statuses) { seen.append(status) } }
-        #expect(seen == [.noInternet, .online, .backendUnavailable, .online, .backendUnavailable, .online, .realtimeDisconnected, .online])
+        #expect(
+            seen == [
+                .noInternet, .online, .backendUnavailable, .online, .backendUnavailable, .online, .realtimeDisconnected, .online,
+            ])
     }
 
     @Test func theInterceptorSeesRealTransportOutcomes() async throws {
@@ -59,10 +62,12 @@ struct ConnectivityTests {
         let clock = TestClock(mode: .manual)
         let answers = Locked([false, false, true])
         let probes = Locked(0)
-        monitor.startProbing(backoff: QueueBackoff(baseDelay: .seconds(1), maxDelay: .seconds(60)), clock: clock, random: { 1 }) {
-            probes.withLock { $0 += 1 }
-            return answers.withLock { $0.isEmpty ? true : $0.removeFirst() }
-        }
+        monitor.startProbing(
+            backoff: QueueBackoff(baseDelay: .seconds(1), maxDelay: .seconds(60)), clock: clock, random: { 1 },
+            probe: {
+                probes.withLock { $0 += 1 }
+                return answers.withLock { $0.isEmpty ? true : $0.removeFirst() }
+            })
         #expect(clock.sleeperCount == 0)  // online: no probing
         monitor.record(error: URLError(.notConnectedToInternet))
         try await clock.waitForSleepers(count: 1)
@@ -134,8 +139,9 @@ struct ConnectivityTests {
         let namespace = OfflineServer.makeNamespace("offline-foreground")
         var configuration = MutationQueue.Configuration()
         configuration.sendsOnEnqueue = false
-        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: makeClient(try OfflineServer.environment(namespace: namespace)),
-                                      configuration: configuration)
+        let queue = try MutationQueue(
+            path: dir.path("q.sqlite"), client: makeClient(try OfflineServer.environment(namespace: namespace)),
+            configuration: configuration)
         let recorder = await EventRecorder(queue)
         try await queue.enqueue(.json(id: "f", method: .post, path: "/mutations", body: ["i": 1]))
         let center = NotificationCenter()

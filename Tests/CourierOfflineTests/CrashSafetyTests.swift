@@ -30,7 +30,9 @@ struct CrashSafetyTests {
     }
 
     struct HelperMissing: Error, CustomStringConvertible {
-        var description: String { "courier-offline-crash-helper not found next to the test binary: build with `swift build --build-tests` (scripts/test does)" }
+        var description: String {
+            "courier-offline-crash-helper not found next to the test binary: build with `swift build --build-tests` (scripts/test does)"
+        }
     }
 
     /// The helper executable: `COURIER_CRASH_HELPER`, else next to the test bundle.
@@ -90,9 +92,11 @@ struct CrashSafetyTests {
         var killed = 0
         for run in 0..<20 {
             let output = dir.url.appendingPathComponent("run-\(run).out")
-            let (process, status) = try Self.launch(helper, arguments: [
-                "--db", dir.path("queue.sqlite"), "--base-url", base, "--count", "\(total)", "--start", "\(nextStart)",
-            ], output: output)
+            let (process, status) = try Self.launch(
+                helper,
+                arguments: [
+                    "--db", dir.path("queue.sqlite"), "--base-url", base, "--count", "\(total)", "--start", "\(nextStart)",
+                ], output: output)
             try await Task.sleep(for: .milliseconds(30 + Int(generator.next() % 270)))
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
@@ -104,9 +108,11 @@ struct CrashSafetyTests {
             if let last = acks.last { nextStart = last + 1 }
         }
         let output = dir.url.appendingPathComponent("final.out")
-        let (_, status) = try Self.launch(helper, arguments: [
-            "--db", dir.path("queue.sqlite"), "--base-url", base, "--count", "\(total)", "--start", "\(nextStart)",
-        ], output: output)
+        let (_, status) = try Self.launch(
+            helper,
+            arguments: [
+                "--db", dir.path("queue.sqlite"), "--base-url", base, "--count", "\(total)", "--start", "\(nextStart)",
+            ], output: output)
         #expect(await status.value == 0)
         #expect(Self.read(output).done)
 

@@ -8,7 +8,9 @@ import CourierOffline
 /// records the order it applied mutations in).
 @Suite("Offline replay (reference server)")
 struct ReplayTests {
-    func queue(_ dir: TemporaryDirectory, _ client: APIClient, _ configure: (inout MutationQueue.Configuration) -> Void = { _ in }) throws -> MutationQueue {
+    func queue(
+        _ dir: TemporaryDirectory, _ client: APIClient, _ configure: (inout MutationQueue.Configuration) -> Void = { _ in }
+    ) throws -> MutationQueue {
         var configuration = MutationQueue.Configuration()
         configuration.clock = TestClock(mode: .manual)  // backoff ends only when a test says so
         configure(&configuration)
@@ -59,7 +61,10 @@ struct ReplayTests {
         #expect(try await queue.pendingCount() == 0)
         let log = try await OfflineServer.log(namespace: namespace)
         #expect(log.applied.map(\.key) == ["good"])
-        #expect(await recorder.wait { events in events.contains { if case .deadLettered = $0.outcome { $0.mutationID == "bad" } else { false } } })
+        #expect(
+            await recorder.wait { events in
+                events.contains { if case .deadLettered = $0.outcome { $0.mutationID == "bad" } else { false } }
+            })
 
         // Discarding empties the table; a retried letter goes back to the queue.
         try await queue.retryDeadLetter(id: "bad")
@@ -106,7 +111,10 @@ struct ReplayTests {
         #expect(attempts.count == 1)
         // 503 with Retry-After: 1 → the backoff (2 s here) is longer, so it wins.
         #expect(clock.sleeps == [.seconds(2)])
-        #expect(await recorder.wait { $0.contains { if case .retrying(_, let delay) = $0.outcome { delay == .seconds(2) } else { false } } })
+        #expect(
+            await recorder.wait {
+                $0.contains { if case .retrying(_, let delay) = $0.outcome { delay == .seconds(2) } else { false } }
+            })
 
         clock.advance(by: .seconds(2))  // second attempt, still down: 4 s
         try await clock.waitForSleepers(count: 1)

@@ -51,7 +51,9 @@ struct StorageTests {
         let error = #expect(throws: MutationQueueError.unsupportedSchemaVersion(99)) {
             _ = try manualQueue(dir.path("q.sqlite"))
         }
-        #expect(error?.localizedDescription == "queue database has schema version 99, newer than this build's \(QueueSchema.currentVersion)")
+        #expect(
+            error?.localizedDescription
+                == "queue database has schema version 99, newer than this build's \(QueueSchema.currentVersion)")
     }
 
     @Test func aFileThatIsNotADatabaseIsATypedError() throws {
@@ -102,8 +104,10 @@ struct StorageTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         let queue = try manualQueue(dir.path("q.sqlite"))
-        for bad in [Mutation(id: "", method: .post, path: "/x"), Mutation(id: "has space", method: .post, path: "/x"),
-                    Mutation(id: "ok", method: .post, path: "no-slash"), Mutation(id: "a~1", method: .post, path: "/x")] {
+        for bad in [
+            Mutation(id: "", method: .post, path: "/x"), Mutation(id: "has space", method: .post, path: "/x"),
+            Mutation(id: "ok", method: .post, path: "no-slash"), Mutation(id: "a~1", method: .post, path: "/x"),
+        ] {
             await #expect(throws: MutationQueueError.self) { try await queue.enqueue(bad) }
         }
         #expect(try await queue.pendingCount() == 0)
@@ -136,8 +140,12 @@ struct ClassificationTests {
         #expect(FailureClass.of(NetworkError.offline(URLError(.notConnectedToInternet))) == .transient(retryAfter: nil))
         #expect(FailureClass.of(NetworkError.timedOut(nil)) == .transient(retryAfter: nil))
         #expect(FailureClass.of(NetworkError.transport(URLError(.networkConnectionLost))) == .transient(retryAfter: nil))
-        #expect(FailureClass.of(NetworkError.server(failed(503, headers: ["Retry-After": "7"]))) == .transient(retryAfter: .seconds(7)))
-        #expect(FailureClass.of(NetworkError.rateLimited(retryAfter: .seconds(3), response: failed(429))) == .transient(retryAfter: .seconds(3)))
+        #expect(
+            FailureClass.of(NetworkError.server(failed(503, headers: ["Retry-After": "7"])))
+                == .transient(retryAfter: .seconds(7)))
+        #expect(
+            FailureClass.of(NetworkError.rateLimited(retryAfter: .seconds(3), response: failed(429)))
+                == .transient(retryAfter: .seconds(3)))
         #expect(FailureClass.of(NetworkError.client(failed(408))) == .transient(retryAfter: nil))
         #expect(FailureClass.of(NetworkError.conflict(failed(409))) == .conflict)
         #expect(FailureClass.of(NetworkError.client(failed(412))) == .conflict)

@@ -13,7 +13,9 @@ enum OfflineServer {
     }
 
     static func apiURL() throws -> URL {
-        guard let text = ProcessInfo.processInfo.environment["COURIER_API_URL"], let url = URL(string: text) else { throw Missing() }
+        guard let text = ProcessInfo.processInfo.environment["COURIER_API_URL"], let url = URL(string: text) else {
+            throw Missing()
+        }
         return url
     }
 
@@ -32,7 +34,9 @@ enum OfflineServer {
 
     /// A JSON request to the reference server in `namespace`; returns the status and the decoded body.
     @discardableResult
-    static func control(_ method: String, _ path: String, namespace: String, json: Any? = nil) async throws -> (Int, [String: Any]) {
+    static func control(
+        _ method: String, _ path: String, namespace: String, json: Any? = nil
+    ) async throws -> (Int, [String: Any]) {
         var url = try baseURL(namespace: namespace)
         for part in path.split(separator: "/") { url.appendPathComponent(String(part)) }
         var request = URLRequest(url: url)
@@ -63,7 +67,8 @@ enum OfflineServer {
     }
 
     static func log(namespace: String) async throws -> Log {
-        let (data, _) = try await URLSession.shared.data(from: try baseURL(namespace: namespace).appendingPathComponent("mutations"))
+        let (data, _) = try await URLSession.shared.data(
+            from: try baseURL(namespace: namespace).appendingPathComponent("mutations"))
         return try JSONDecoder().decode(Log.self, from: data)
     }
 
@@ -72,7 +77,10 @@ enum OfflineServer {
         let (status, body) = try await control("GET", "/entities/\(id)", namespace: namespace)
         #expect(status == 200)
         let data = try JSONSerialization.data(withJSONObject: body)
-        struct Entity: Decodable { var version: Int; var value: JSONValue? }
+        struct Entity: Decodable {
+            var version: Int
+            var value: JSONValue?
+        }
         let entity = try JSONDecoder().decode(Entity.self, from: data)
         return (entity.version, entity.value)
     }
@@ -80,16 +88,28 @@ enum OfflineServer {
 
 /// A small JSON value for comparing payloads.
 enum JSONValue: Decodable, Hashable {
-    case number(Double), string(String), bool(Bool), null, array([JSONValue]), object([String: JSONValue])
+    case number(Double)
+    case string(String)
+    case bool(Bool)
+    case null
+    case array([JSONValue])
+    case object([String: JSONValue])
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
     }
 
     var int: Int? { if case .number(let n) = self { return Int(n) } else { return nil } }
@@ -150,7 +170,11 @@ final class EventRecorder: @unchecked Sendable {
         for continuation in ready { continuation.resume() }
     }
 
-    var events: [MutationEvent] { lock.lock(); defer { lock.unlock() }; return storage }
+    var events: [MutationEvent] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
 
     /// Waits until `predicate` holds for the events seen so far (events are published before the
     /// call that caused them returns, so this only waits for the stream's hand-over). Gives up
@@ -168,7 +192,10 @@ final class EventRecorder: @unchecked Sendable {
                 }
             }
         }
-        let timeout = Task { try? await Task.sleep(for: .seconds(10)); return () }
+        let timeout = Task {
+            try? await Task.sleep(for: .seconds(10))
+            return ()
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await signal.value }
             group.addTask { await timeout.value }

@@ -22,7 +22,8 @@ func say(_ line: String) {
 }
 
 guard let path = argument("--db"), let base = argument("--base-url").flatMap(URL.init(string:)),
-      let count = argument("--count").flatMap(Int.init), let start = argument("--start").flatMap(Int.init) else {
+    let count = argument("--count").flatMap(Int.init), let start = argument("--start").flatMap(Int.init)
+else {
     FileHandle.standardError.write(Data("usage: --db PATH --base-url URL --count N --start S\n".utf8))
     exit(2)
 }

@@ -142,7 +142,10 @@ public final class OutcomeConnectivityMonitor: ConnectivityMonitor {
         let task = Task { [weak self] in
             var failures = 0
             for await status in statuses {
-                guard !status.isReachable else { failures = 0; continue }
+                guard !status.isReachable else {
+                    failures = 0
+                    continue
+                }
                 // Probe until reachable; the stream's next element ends the loop iteration.
                 while !Task.isCancelled {
                     guard let current = self?.status, !current.isReachable else { break }
@@ -151,7 +154,11 @@ public final class OutcomeConnectivityMonitor: ConnectivityMonitor {
                     do { try await clock.sleep(for: delay) } catch { return }
                     guard let self, !self.status.isReachable else { break }
                     if await probe() {
-                        self.update { $0.transportDown = nil; $0.unavailableRun = 0; $0.timeoutRun = 0 }
+                        self.update {
+                            $0.transportDown = nil
+                            $0.unavailableRun = 0
+                            $0.timeoutRun = 0
+                        }
                         failures = 0
                         break
                     }
@@ -172,8 +179,10 @@ public final class OutcomeConnectivityMonitor: ConnectivityMonitor {
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         startProbing(backoff: backoff, clock: clock) {
-            let request = Request<HTTPResponse>.raw(.get, path, policy: EndpointPolicy.standard
-                .with(\.retry, .none).with(\.deadline, .seconds(10)).with(\.cache, .bypassCache))
+            let request = Request<HTTPResponse>.raw(
+                .get, path,
+                policy: EndpointPolicy.standard
+                    .with(\.retry, .none).with(\.deadline, .seconds(10)).with(\.cache, .bypassCache))
             guard let response = try? await client.send(request) else { return false }
             return response.statusCode < 500
         }

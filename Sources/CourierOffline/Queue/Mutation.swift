@@ -51,8 +51,9 @@ public struct Mutation: Sendable, Hashable {
         id: String, method: HTTPMethod, path: String, body value: some Encodable, headers: HTTPHeaders = HTTPHeaders(),
         group: String = "default", kind: String = "default", encoder: JSONEncoder = APIClient.makeEncoder()
     ) throws -> Mutation {
-        Mutation(id: id, method: method, path: path, headers: headers, body: try encoder.encode(value),
-                 contentType: "application/json", group: group, kind: kind)
+        Mutation(
+            id: id, method: method, path: path, headers: headers, body: try encoder.encode(value),
+            contentType: "application/json", group: group, kind: kind)
     }
 
     /// Whether two mutations would send the same request (same id, method, path, headers, body).

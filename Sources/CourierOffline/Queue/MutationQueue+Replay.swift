@@ -94,9 +94,11 @@ extension MutationQueue {
     /// idempotency key in the policy.
     func request(for stored: StoredMutation, policy: EndpointPolicy) -> Request<Void> {
         let mutation = stored.mutation
-        let body: RequestBody = mutation.body.map { .data($0, contentType: mutation.contentType ?? "application/octet-stream") } ?? .none
-        return Request<Void>(method: mutation.method, path: mutation.path, headers: mutation.headers, body: body,
-                             policy: policy.with(\.idempotency, .key(stored.idempotencyKey)))
+        let body: RequestBody =
+            mutation.body.map { .data($0, contentType: mutation.contentType ?? "application/octet-stream") } ?? .none
+        return Request<Void>(
+            method: mutation.method, path: mutation.path, headers: mutation.headers, body: body,
+            policy: policy.with(\.idempotency, .key(stored.idempotencyKey)))
     }
 
     /// Pauses `group` for the backoff delay and schedules its wake-up. Returns the delay.
@@ -127,8 +129,11 @@ extension MutationQueue {
         } else {
             reason = String(describing: error)
         }
-        guard let letter = try? store.deadLetter(stored, statusCode: response?.statusCode, reason: reason,
-                                                 responseBody: response?.body ?? Data(), now: configuration.now()) else { return }
+        guard
+            let letter = try? store.deadLetter(
+                stored, statusCode: response?.statusCode, reason: reason,
+                responseBody: response?.body ?? Data(), now: configuration.now())
+        else { return }
         report.deadLettered += 1
         publish(stored.mutation, .deadLettered(letter))
     }

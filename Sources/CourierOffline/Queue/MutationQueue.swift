@@ -83,7 +83,8 @@ public actor MutationQueue {
     static func validate(_ mutation: Mutation) throws {
         let idBytes = Array(mutation.id.utf8)
         guard !idBytes.isEmpty, idBytes.count <= 200, idBytes.allSatisfy({ (0x21...0x7E).contains($0) }),
-              !mutation.id.contains("~") else {
+            !mutation.id.contains("~")
+        else {
             throw MutationQueueError.invalidMutation("id must be 1...200 visible ASCII characters without spaces or \"~\"")
         }
         guard mutation.path.hasPrefix("/") else {

@@ -16,8 +16,9 @@ struct StoredMutation: Sendable {
     var idempotencyKey: String { generation == 0 ? mutation.id : "\(mutation.id)~\(generation)" }
 
     var pending: PendingMutation {
-        PendingMutation(mutation: mutation, idempotencyKey: idempotencyKey, attempts: attempts,
-                        enqueuedAt: enqueuedAt, lastError: lastError)
+        PendingMutation(
+            mutation: mutation, idempotencyKey: idempotencyKey, attempts: attempts,
+            enqueuedAt: enqueuedAt, lastError: lastError)
     }
 }
 
@@ -54,27 +55,31 @@ final class MutationStore {
         return try db.transaction(body)
     }
 
-    private static let columns = "seq, id, grp, kind, method, path, headers, body, content_type, generation, revision, attempts, conflicts, enqueued_at, last_error"
+    private static let columns =
+        "seq, id, grp, kind, method, path, headers, body, content_type, generation, revision, attempts, conflicts, enqueued_at, last_error"
 
     /// Stores `mutation`, coalescing with a pending one of the same id. Returns whether it replaced one.
     func enqueue(_ mutation: Mutation, now: Date) throws -> Bool {
         try durably {
             if let existing = try row(id: mutation.id) {
                 if existing.mutation.sendsSameRequest(as: mutation), existing.mutation.group == mutation.group,
-                   existing.mutation.kind == mutation.kind {
+                    existing.mutation.kind == mutation.kind
+                {
                     return true
                 }
                 // A payload an attempt may already have carried gets a new key (generation + 1).
                 let bump = existing.attempts > 0 || possiblySent.contains(mutation.id) ? 1 : 0
                 possiblySent.remove(mutation.id)
-                try db.run("""
+                try db.run(
+                    """
                     UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?,
                       generation = generation + ?, revision = revision + 1, attempts = CASE WHEN ? = 1 THEN 0 ELSE attempts END
                     WHERE id = ?
                     """, Self.payload(mutation) + [.integer(Int64(bump)), .integer(Int64(bump)), .text(mutation.id)])
                 return true
             }
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, enqueued_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.text(mutation.id)] + Self.payload(mutation) + [.real(now.timeIntervalSince1970)])
@@ -119,8 +124,10 @@ final class MutationStore {
     }
 
     private func deleteRow(_ stored: StoredMutation) throws -> Bool {
-        let removed = try db.run("DELETE FROM pending WHERE id = ? AND revision = ?",
-                                 [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
+        let removed =
+            try db.run(
+                "DELETE FROM pending WHERE id = ? AND revision = ?",
+                [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
         if removed { possiblySent.remove(stored.mutation.id) }
         return removed
     }
@@ -128,34 +135,43 @@ final class MutationStore {
     /// Records a transient failure: its text, and one more attempt.
     func recordFailure(_ stored: StoredMutation, reason: String) throws {
         try lightly {
-            _ = try db.run("UPDATE pending SET last_error = ?, attempts = attempts + 1 WHERE id = ? AND revision = ?",
-                           [.text(reason), .text(stored.mutation.id), .integer(Int64(stored.revision))])
+            _ = try db.run(
+                "UPDATE pending SET last_error = ?, attempts = attempts + 1 WHERE id = ? AND revision = ?",
+                [.text(reason), .text(stored.mutation.id), .integer(Int64(stored.revision))])
         }
     }
 
     /// Replaces the payload after a conflict resolution (new key generation). Returns whether the
     /// row was still the one resolved.
     func rewrite(_ stored: StoredMutation, with mutation: Mutation) throws -> Bool {
-        try lightly { try db.run("""
-            UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?,
-              generation = generation + 1, revision = revision + 1, attempts = 0, conflicts = conflicts + 1
-            WHERE id = ? AND revision = ?
-            """, Self.payload(mutation) + [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0 }
+        try lightly {
+            try db.run(
+                """
+                UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?,
+                  generation = generation + 1, revision = revision + 1, attempts = 0, conflicts = conflicts + 1
+                WHERE id = ? AND revision = ?
+                """, Self.payload(mutation) + [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
+        }
     }
 
     /// Moves a mutation to the dead-letter table (one transaction). Returns the letter, or `nil`
     /// when the row was replaced meanwhile (the new payload stays pending).
-    func deadLetter(_ stored: StoredMutation, statusCode: Int?, reason: String, responseBody: Data, now: Date) throws -> DeadLetter? {
+    func deadLetter(
+        _ stored: StoredMutation, statusCode: Int?, reason: String, responseBody: Data, now: Date
+    ) throws -> DeadLetter? {
         try lightly {
             guard try deleteRow(stored) else { return nil }
-            let letter = DeadLetter(mutation: stored.mutation, statusCode: statusCode, reason: reason,
-                                    responseBody: responseBody, attempts: stored.attempts + 1,
-                                    enqueuedAt: stored.enqueuedAt, failedAt: now)
-            try db.run("""
+            let letter = DeadLetter(
+                mutation: stored.mutation, statusCode: statusCode, reason: reason,
+                responseBody: responseBody, attempts: stored.attempts + 1,
+                enqueuedAt: stored.enqueuedAt, failedAt: now)
+            try db.run(
+                """
                 INSERT OR REPLACE INTO dead_letters (id, grp, kind, method, path, headers, body, content_type,
                   status, reason, response_body, attempts, enqueued_at, failed_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.text(stored.mutation.id)] + Self.payload(stored.mutation) + [
+                """,
+                [.text(stored.mutation.id)] + Self.payload(stored.mutation) + [
                     statusCode.map { .integer(Int64($0)) } ?? .null, .text(reason), .blob(responseBody),
                     .integer(Int64(letter.attempts)), .real(stored.enqueuedAt.timeIntervalSince1970),
                     .real(now.timeIntervalSince1970),
@@ -184,15 +200,19 @@ final class MutationStore {
     /// Dead letters, oldest failure first.
     func deadLetters() throws -> [DeadLetter] {
         var result: [DeadLetter] = []
-        try db.run("""
+        try db.run(
+            """
             SELECT id, grp, kind, method, path, headers, body, content_type, status, reason, response_body,
               attempts, enqueued_at, failed_at FROM dead_letters ORDER BY failed_at, rowid
-            """) { row in
+            """
+        ) { row in
             let mutation = Self.mutation(row, id: 0)
-            result.append(DeadLetter(
-                mutation: mutation, statusCode: row.isNull(8) ? nil : Int(row.int(8)), reason: row.text(9) ?? "",
-                responseBody: row.blob(10), attempts: Int(row.int(11)),
-                enqueuedAt: Date(timeIntervalSince1970: row.double(12)), failedAt: Date(timeIntervalSince1970: row.double(13))))
+            result.append(
+                DeadLetter(
+                    mutation: mutation, statusCode: row.isNull(8) ? nil : Int(row.int(8)), reason: row.text(9) ?? "",
+                    responseBody: row.blob(10), attempts: Int(row.int(11)),
+                    enqueuedAt: Date(timeIntervalSince1970: row.double(12)), failedAt: Date(timeIntervalSince1970: row.double(13))
+                ))
         }
         return result
     }
@@ -206,7 +226,8 @@ final class MutationStore {
             }
             try db.run("DELETE FROM dead_letters WHERE id = ?", [.text(id)])
             try db.run("DELETE FROM pending WHERE id = ?", [.text(id)])
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, enqueued_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.text(id)] + Self.payload(letter.mutation) + [.real(now.timeIntervalSince1970)])
@@ -223,8 +244,10 @@ final class MutationStore {
 
     /// grp, kind, method, path, headers, body, content_type
     private static func payload(_ m: Mutation) -> [SQLiteValue] {
-        [.text(m.group), .text(m.kind), .text(m.method.rawValue), .text(m.path), .blob(encodeHeaders(m.headers)),
-         m.body.map { .blob($0) } ?? .null, m.contentType.map { .text($0) } ?? .null]
+        [
+            .text(m.group), .text(m.kind), .text(m.method.rawValue), .text(m.path), .blob(encodeHeaders(m.headers)),
+            m.body.map { .blob($0) } ?? .null, m.contentType.map { .text($0) } ?? .null,
+        ]
     }
 
     private static func stored(_ row: SQLiteRow) -> StoredMutation {
@@ -236,9 +259,10 @@ final class MutationStore {
 
     /// Reads id, grp, kind, method, path, headers, body, content_type starting at column `id`.
     private static func mutation(_ row: SQLiteRow, id c: Int32) -> Mutation {
-        Mutation(id: row.text(c) ?? "", method: HTTPMethod(rawValue: row.text(c + 3) ?? "POST"), path: row.text(c + 4) ?? "/",
-                 headers: decodeHeaders(row.blob(c + 5)), body: row.isNull(c + 6) ? nil : row.blob(c + 6),
-                 contentType: row.text(c + 7), group: row.text(c + 1) ?? "default", kind: row.text(c + 2) ?? "default")
+        Mutation(
+            id: row.text(c) ?? "", method: HTTPMethod(rawValue: row.text(c + 3) ?? "POST"), path: row.text(c + 4) ?? "/",
+            headers: decodeHeaders(row.blob(c + 5)), body: row.isNull(c + 6) ? nil : row.blob(c + 6),
+            contentType: row.text(c + 7), group: row.text(c + 1) ?? "default", kind: row.text(c + 2) ?? "default")
     }
 
     private static func encodeHeaders(_ headers: HTTPHeaders) -> Data {

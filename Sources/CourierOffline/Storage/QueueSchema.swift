@@ -43,7 +43,7 @@ enum QueueSchema {
             enqueued_at REAL NOT NULL,
             failed_at REAL NOT NULL
         );
-        """,
+        """
     ]
 
     /// The version this build writes.

@@ -17,11 +17,13 @@ func runOfflineChapter(_ demo: Demo) async throws {
     let control = demo.makeClient()
     var configuration = MutationQueue.Configuration()
     configuration.backoff = QueueBackoff(baseDelay: .milliseconds(200), maxDelay: .seconds(2))
-    let queue = try MutationQueue(path: directory.appendingPathComponent("outbox.sqlite").path, client: client,
-                                  configuration: configuration)
+    let queue = try MutationQueue(
+        path: directory.appendingPathComponent("outbox.sqlite").path, client: client,
+        configuration: configuration)
     await queue.flushes(on: connectivity)
-    connectivity.startProbing(client: client, path: "/_health",
-                              backoff: QueueBackoff(baseDelay: .milliseconds(100), maxDelay: .milliseconds(400)))
+    connectivity.startProbing(
+        client: client, path: "/_health",
+        backoff: QueueBackoff(baseDelay: .milliseconds(100), maxDelay: .milliseconds(400)))
 
     // The backend goes down; three 503s in a row and the status bar says so.
     try await control.send(Request<Void>.post("/_down", body: ["down": true]))
@@ -38,8 +40,12 @@ func runOfflineChapter(_ demo: Demo) async throws {
     // The first note is edited again while offline: coalesced, only the newest text will be sent.
     try await queue.enqueue(.json(id: "note-0", method: .post, path: "/mutations", body: ["note": "buy oat milk"]))
     let pending = try await queue.pending()
-    demo.say("\(pending.count) changes waiting: " + pending.map { String(decoding: $0.mutation.body ?? Data(), as: UTF8.self) }.joined(separator: ", "))
-    if let age = try await queue.oldestPendingAge() { demo.say("oldest pending: \(age.formatted(.units(allowed: [.milliseconds])))") }
+    demo.say(
+        "\(pending.count) changes waiting: "
+            + pending.map { String(decoding: $0.mutation.body ?? Data(), as: UTF8.self) }.joined(separator: ", "))
+    if let age = try await queue.oldestPendingAge() {
+        demo.say("oldest pending: \(age.formatted(.units(allowed: [.milliseconds])))")
+    }
 
     // The backend returns; the probe sees it, the monitor turns online and the queue drains.
     let events = await queue.events()
@@ -54,9 +60,18 @@ func runOfflineChapter(_ demo: Demo) async throws {
     }
     demo.say("status: \(connectivity.status)")
 
-    struct Log: Decodable { struct Entry: Decodable { var key: String?; var payload: [String: String] }; var applied: [Entry] }
+    struct Log: Decodable {
+        struct Entry: Decodable {
+            var key: String?
+            var payload: [String: String]
+        }
+        var applied: [Entry]
+    }
     let log = try await control.send(Request<Log>.get("/mutations"))
-    demo.say("server applied, in order: " + log.applied.compactMap { entry in entry.key.map { "\($0)=\(entry.payload["note"] ?? "?")" } }.joined(separator: ", "))
+    demo.say(
+        "server applied, in order: "
+            + log.applied.compactMap { entry in entry.key.map { "\($0)=\(entry.payload["note"] ?? "?")" } }.joined(
+                separator: ", "))
     connectivity.stopProbing()
     await queue.stop()
 }
