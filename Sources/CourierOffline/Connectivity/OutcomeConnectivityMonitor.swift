@@ -5,7 +5,7 @@ import FoundationNetworking
 import Courier
 
 /// A ``ConnectivityMonitor`` fed by what real requests experience: the portable monitor (the
-/// only one on Linux; on Apple platforms it complements ``PathConnectivityMonitor`` by noticing a
+/// only one on Linux; on Apple platforms it complements `PathConnectivityMonitor` by noticing a
 /// backend that is down while the path is fine).
 ///
 /// Put its ``interceptor`` innermost in the client's pipeline so it sees every attempt, retries
@@ -20,7 +20,7 @@ import Courier
 /// | ``Thresholds/timeoutRun`` consecutive time-outs or lost connections | ``ConnectivityStatus/backendUnavailable`` |
 /// | any other HTTP response | ``ConnectivityStatus/online`` (or ``ConnectivityStatus/realtimeDisconnected``) |
 ///
-/// While the status is not reachable, an optional health probe (``startProbing(every:probe:)``)
+/// While the status is not reachable, an optional health probe (``startProbing(backoff:clock:random:probe:)``)
 /// checks the backend with exponential backoff until it answers.
 public final class OutcomeConnectivityMonitor: ConnectivityMonitor {
     /// How many consecutive bad outcomes change the status.
@@ -131,6 +131,7 @@ public final class OutcomeConnectivityMonitor: ConnectivityMonitor {
     /// - Parameters:
     ///   - backoff: The waits between probes.
     ///   - clock: The clock the waits use (inject a test clock).
+    ///   - random: The jitter's random source, values in `0...1`.
     ///   - probe: Returns whether the backend answered (for example `GET /health` → 2xx).
     public func startProbing(
         backoff: QueueBackoff = QueueBackoff(baseDelay: .seconds(1), maxDelay: .seconds(60)),

@@ -25,7 +25,7 @@ public struct MutationConflict: Sendable {
     public var response: FailedResponse
 }
 
-/// How a conflict ended (reported in ``MutationEvent/Outcome/conflict(_:)``).
+/// How a conflict ended (reported in ``MutationEvent/Outcome/conflict(_:statusCode:)``).
 public enum ConflictResolution: Sendable, Hashable {
     /// Last write wins: the mutation is sent again without preconditions.
     case resentWithoutPreconditions

@@ -4,7 +4,7 @@ import Courier
 /// One change the app wants the server to apply, stored durably until it is delivered.
 ///
 /// Endpoint-shaped: method, path (relative to the client's environment, each segment
-/// percent-encoded like ``Request``), header fields and body bytes. The ``id`` is assigned by the
+/// percent-encoded like `Request`), header fields and body bytes. The ``id`` is assigned by the
 /// app, identifies the change across launches and is sent as its `Idempotency-Key`
 /// (draft-ietf-httpapi-idempotency-key-header), so a replay after a crash is recognised by the
 /// server instead of applied twice. Enqueueing another mutation with the same ``id`` while the

@@ -5,8 +5,8 @@ extension MutationQueue {
     /// How a kind of mutation is sent and how its conflicts end.
     public struct KindPolicy: Sendable {
         /// The endpoint policy the request is sent with (auth, deadline, logging). Its
-        /// ``EndpointPolicy/idempotency`` is replaced by the mutation's key, so the client's
-        /// pipeline needs an ``IdempotencyInterceptor`` (``Pipeline`` `.standard()` has one).
+        /// `EndpointPolicy.idempotency` is replaced by the mutation's key, so the client's
+        /// pipeline needs an `IdempotencyInterceptor` (`.standard()` has one).
         public var policy: EndpointPolicy
         /// What a 409 or 412 does.
         public var conflictPolicy: ConflictPolicy

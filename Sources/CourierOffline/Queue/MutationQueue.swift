@@ -1,7 +1,7 @@
 import Foundation
 import Courier
 
-/// A durable queue of mutations, delivered in order through an ``APIClient`` when the server is
+/// A durable queue of mutations, delivered in order through an `APIClient` when the server is
 /// reachable.
 ///
 /// ```swift
