@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierGraphQL", targets: ["CourierGraphQL"]),
         .library(name: "CourierRealtime", targets: ["CourierRealtime"]),
+        .library(name: "CourierOffline", targets: ["CourierOffline"]),
     ],
     targets: [
         .target(name: "Courier", swiftSettings: strict),
@@ -31,11 +32,34 @@ let package = Package(
             name: "CourierRealtime",
             dependencies: ["Courier", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
             swiftSettings: strict),
-        .executableTarget(name: "courier-demo", dependencies: ["Courier", "CourierGraphQL", "CourierRealtime"], swiftSettings: strict),
-        .executableTarget(name: "courier-bench", dependencies: ["Courier"], swiftSettings: strict),
+        // The system SQLite: Apple platforms import the SDK's `SQLite3` module; elsewhere this
+        // module map links libsqlite3 (Debian: libsqlite3-dev, installed by scripts/setup).
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .target(
+            name: "CourierOffline",
+            dependencies: [
+                "Courier", .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows, .openbsd])),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "courier-demo", dependencies: ["Courier", "CourierGraphQL", "CourierRealtime", "CourierOffline"],
+            swiftSettings: strict),
+        .executableTarget(name: "courier-bench", dependencies: ["Courier", "CourierOffline"], swiftSettings: strict),
+        // Test helper (not a product): enqueues and flushes mutations so the crash-safety test
+        // can SIGKILL it at chosen moments and restart it.
+        .executableTarget(
+            name: "courier-offline-crash-helper", dependencies: ["Courier", "CourierOffline"],
+            path: "Tests/CrashHelper", swiftSettings: strict),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"], swiftSettings: strict),
-        .testTarget(name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting", "CourierGraphQL"], swiftSettings: strict),
-        .testTarget(name: "CourierRealtimeTests", dependencies: ["Courier", "CourierTesting", "CourierRealtime"], swiftSettings: strict),
-        .testTarget(name: "CourierGraphQLTests", dependencies: ["Courier", "CourierTesting", "CourierGraphQL"], swiftSettings: strict),
+        .testTarget(
+            name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting", "CourierGraphQL"], swiftSettings: strict),
+        .testTarget(
+            name: "CourierRealtimeTests", dependencies: ["Courier", "CourierTesting", "CourierRealtime"], swiftSettings: strict),
+        .testTarget(
+            name: "CourierOfflineTests", dependencies: ["Courier", "CourierTesting", "CourierOffline"], swiftSettings: strict),
+        .testTarget(
+            name: "CourierGraphQLTests", dependencies: ["Courier", "CourierTesting", "CourierGraphQL"], swiftSettings: strict),
     ]
 )

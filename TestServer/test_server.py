@@ -533,6 +533,24 @@ def graphql_post_get_errors_apq_and_idempotency() -> None:
 
 
 @case
+def offline_mutations() -> None:
+    p = ns()
+    k = {"Idempotency-Key": "k1"}
+    eq(call("POST", p + "/mutations", {"a": 1}, headers=k).status, 201, "applied")
+    eq(call("POST", p + "/mutations", {"a": 1}, headers=k).header("Idempotent-Replayed"), "true", "replayed")
+    eq(call("POST", p + "/mutations", {"a": 2}, headers=k).status, 422, "key reused")
+    eq(call("POST", p + "/mutations", {"invalid": True}).status, 422, "validation")
+    eq(call("PUT", p + "/entities/e", {"value": 1}).status, 200, "entity v2")
+    eq(call("PUT", p + "/entities/e", {"value": 2}, headers={"If-Match": '"v1"'}).status, 412, "stale If-Match")
+    eq(call("PUT", p + "/entities/e", {"value": 2, "baseVersion": 1}).status, 409, "stale baseVersion")
+    call("POST", p + "/_down", {"down": True})
+    eq(call("POST", p + "/mutations", {"a": 3}).status, 503, "down")
+    call("POST", p + "/_down", {"down": False})
+    log = call("GET", p + "/mutations").json()
+    eq((len(log["applied"]), log["replays"], log["mismatches"], log["refusedWhileDown"]), (2, 1, 1, 1), "log")
+
+
+@case
 def reset_namespace() -> None:
     p = ns()
     call("POST", p + "/items", {"name": "n", "price": 1})

@@ -3,6 +3,7 @@ import Foundation
 // courier-bench: speed goals measured against raw URLSession in the same run.
 // Run with scripts/bench (starts the reference server), or:
 //   swift run -c release courier-bench --base-url http://127.0.0.1:PORT [--requests N] [--rounds R]
+//   [--only overhead|core|cache|refresh|offline] [--mutations M]
 
 func argument(_ name: String) -> String? {
     let arguments = CommandLine.arguments
@@ -10,21 +11,33 @@ func argument(_ name: String) -> String? {
     return arguments[index + 1]
 }
 
-guard let serverURL = (argument("--base-url") ?? ProcessInfo.processInfo.environment["COURIER_API_URL"])
-    .flatMap(URL.init(string:)) else {
+guard
+    let serverURL = (argument("--base-url") ?? ProcessInfo.processInfo.environment["COURIER_API_URL"])
+        .flatMap(URL.init(string:))
+else {
     FileHandle.standardError.write(Data("courier-bench: pass --base-url or set COURIER_API_URL (scripts/bench does this)\n".utf8))
     exit(2)
 }
 let requests = argument("--requests").flatMap(Int.init) ?? 2000
 let rounds = argument("--rounds").flatMap(Int.init) ?? 3
 
+let only = argument("--only")  // run one section: overhead, core, cache, refresh, offline
+func runs(_ section: String) -> Bool { only == nil || only == section }
+
 do {
-    try await runOverheadBench(calls: 20_000)
-    try await runCoreBench(serverURL: serverURL, requests: requests, rounds: rounds)
-    print("")
-    try await runCacheBench(serverURL: serverURL, requests: requests, rounds: rounds)
-    print("")
-    try await runRefreshStormBench(serverURL: serverURL, requests: 1000)
+    if runs("overhead") { try await runOverheadBench(calls: 20_000) }
+    if runs("core") { try await runCoreBench(serverURL: serverURL, requests: requests, rounds: rounds) }
+    if runs("cache") {
+        print("")
+        try await runCacheBench(serverURL: serverURL, requests: requests, rounds: rounds)
+    }
+    if runs("refresh") {
+        print("")
+        try await runRefreshStormBench(serverURL: serverURL, requests: 1000)
+    }
+    if runs("offline") {
+        try await runOfflineBench(serverURL: serverURL, mutations: argument("--mutations").flatMap(Int.init) ?? 1000)
+    }
 } catch {
     FileHandle.standardError.write(Data("courier-bench failed: \(error)\n".utf8))
     exit(1)

@@ -28,7 +28,8 @@ func secondServerURL() -> URL? {
 
 let second = secondServerURL()
 let demo = Demo(serverURL: url, namespace: "demo-\(UUID().uuidString.prefix(8).lowercased())", secondServerURL: second ?? url)
-print("Courier demo against \(url.absoluteString)\(second.map { " and \($0.absoluteString)" } ?? "") (namespace \(demo.namespace))")
+print(
+    "Courier demo against \(url.absoluteString)\(second.map { " and \($0.absoluteString)" } ?? "") (namespace \(demo.namespace))")
 do {
     try await runEnvironmentChapter(demo)
     try await runCoreChapters(demo)
@@ -37,6 +38,7 @@ do {
     try await runObservabilityChapter(demo)
     try await runGraphQLChapter(demo)
     try await runLiveChapter(demo)
+    try await runOfflineChapter(demo)
     try DemoObservability.shared.finish()
     print("\nDemo finished.")
 } catch {

@@ -1,0 +1,84 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Courier
+
+/// How the queue treats a failed attempt.
+enum FailureClass: Equatable {
+    /// Try again later (offline, timed out, connection lost, 408, 429, 5xx); `retryAfter` is the
+    /// server's requested wait (RFC 9110 §10.2.3), if any.
+    case transient(retryAfter: Duration?)
+    /// 409 or 412: apply the kind's conflict policy.
+    case conflict
+    /// The server refused the change for good (other 4xx, a rejected 2xx envelope) or the request
+    /// cannot be built: dead-letter it.
+    case permanent
+    /// The flush was cancelled: leave the mutation as it is.
+    case cancelled
+
+    /// Classifies an error thrown by `APIClient` for a mutation.
+    ///
+    /// `signedOut`, `sessionExpired` and 401 are transient: the change waits for the user to sign
+    /// in again instead of being thrown away.
+    static func of(_ error: any Error, now: Date = Date()) -> FailureClass {
+        if error is CancellationError { return .cancelled }
+        guard let error = error as? NetworkError else { return .permanent }
+        switch error {
+        case .cancelled:
+            return .cancelled
+        case .offline, .timedOut, .transport, .signedOut, .sessionExpired, .unauthorized:
+            return .transient(retryAfter: nil)
+        case .rateLimited(let retryAfter, _):
+            return .transient(retryAfter: retryAfter.map { wait($0, now: now) })
+        case .server(let response):
+            return .transient(retryAfter: response.retryAfter.map { wait($0, now: now) })
+        case .conflict:
+            return .conflict
+        case .client(let response):
+            switch response.statusCode {
+            case 408: return .transient(retryAfter: response.retryAfter.map { wait($0, now: now) })
+            case 412: return .conflict
+            default: return .permanent
+            }
+        case .forbidden, .notFound, .unprocessable, .rejected, .decoding, .invalidRequest,
+            .missingInterceptor, .undecodableResponse, .notCached:
+            return .permanent
+        }
+    }
+
+    private static func wait(_ retryAfter: RetryAfter, now: Date) -> Duration {
+        switch retryAfter {
+        case .seconds(let seconds): return .seconds(max(0, min(seconds, 86_400)))
+        case .date(let date): return .seconds(max(0, min(date.timeIntervalSince(now), 86_400)))
+        }
+    }
+}
+
+/// Exponential backoff with full jitter for a group after consecutive transient failures.
+public struct QueueBackoff: Sendable, Hashable {
+    /// The first wait's upper bound (seconds).
+    public var baseDelay: Duration
+    /// The longest wait (seconds).
+    public var maxDelay: Duration
+
+    /// Creates a backoff; defaults: 1 s base, 5 minutes cap.
+    public init(baseDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(300)) {
+        self.baseDelay = baseDelay
+        self.maxDelay = max(baseDelay, maxDelay)
+    }
+
+    /// The wait after `failures` consecutive failures (1 = first): uniformly random in
+    /// `[cap / 2, cap]` where `cap = min(maxDelay, baseDelay * 2^(failures-1))` (half-jitter keeps
+    /// the request count logarithmic in the outage length), and never shorter than the server's
+    /// `Retry-After`.
+    func delay(afterFailures failures: Int, random: Double, retryAfter: Duration?) -> Duration {
+        let exponent = min(max(failures - 1, 0), 30)
+        let base = baseDelay * (1 << exponent)
+        let cap = base > maxDelay ? maxDelay : base
+        let unit = min(max(random, 0), 1)
+        let jittered = cap * (0.5 + 0.5 * unit)
+        if let retryAfter, retryAfter > jittered { return retryAfter }
+        return jittered
+    }
+}

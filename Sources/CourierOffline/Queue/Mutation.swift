@@ -1,0 +1,98 @@
+import Foundation
+import Courier
+
+/// One change the app wants the server to apply, stored durably until it is delivered.
+///
+/// Endpoint-shaped: method, path (relative to the client's environment, each segment
+/// percent-encoded like `Request`), header fields and body bytes. The ``id`` is assigned by the
+/// app, identifies the change across launches and is sent as its `Idempotency-Key`
+/// (draft-ietf-httpapi-idempotency-key-header), so a replay after a crash is recognised by the
+/// server instead of applied twice. Enqueueing another mutation with the same ``id`` while the
+/// first is pending replaces it (coalescing).
+public struct Mutation: Sendable, Hashable {
+    /// The app's id for this change (non-empty visible ASCII), also its `Idempotency-Key`.
+    public var id: String
+    /// The request method (`POST`, `PUT`, `PATCH`, `DELETE`).
+    public var method: HTTPMethod
+    /// The path below the environment's base URL, e.g. `/items/42`.
+    public var path: String
+    /// Header fields sent with the request, e.g. a precondition such as `If-Match`.
+    public var headers: HTTPHeaders
+    /// The body bytes; `nil` sends none.
+    public var body: Data?
+    /// The body's `Content-Type`; ignored without a body.
+    public var contentType: String?
+    /// The ordering group: mutations of one group are delivered one at a time in enqueue order;
+    /// different groups do not wait for each other. `"default"` unless the app groups by entity.
+    public var group: String
+    /// The mutation kind, which selects the endpoint policy and the conflict policy
+    /// (``MutationQueue/Configuration/kinds``). `"default"` unless set.
+    public var kind: String
+
+    /// Creates a mutation.
+    public init(
+        id: String, method: HTTPMethod, path: String, headers: HTTPHeaders = HTTPHeaders(),
+        body: Data? = nil, contentType: String? = nil, group: String = "default", kind: String = "default"
+    ) {
+        self.id = id
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+        self.contentType = body == nil ? nil : (contentType ?? "application/json")
+        self.group = group
+        self.kind = kind
+    }
+
+    /// A mutation whose body is `value` encoded as JSON (`Content-Type: application/json`).
+    ///
+    /// - Throws: `EncodingError` when `value` cannot be encoded.
+    public static func json(
+        id: String, method: HTTPMethod, path: String, body value: some Encodable, headers: HTTPHeaders = HTTPHeaders(),
+        group: String = "default", kind: String = "default", encoder: JSONEncoder = APIClient.makeEncoder()
+    ) throws -> Mutation {
+        Mutation(
+            id: id, method: method, path: path, headers: headers, body: try encoder.encode(value),
+            contentType: "application/json", group: group, kind: kind)
+    }
+
+    /// Whether two mutations would send the same request (same id, method, path, headers, body).
+    func sendsSameRequest(as other: Mutation) -> Bool {
+        id == other.id && method == other.method && path == other.path && headers == other.headers
+            && body == other.body && contentType == other.contentType
+    }
+}
+
+/// A mutation waiting in the queue, as the app sees it.
+public struct PendingMutation: Sendable, Hashable {
+    /// The mutation as enqueued (or as rewritten by a conflict resolution).
+    public var mutation: Mutation
+    /// The `Idempotency-Key` the next attempt sends: the ``Mutation/id``, or `id~N` after the
+    /// payload was replaced (coalescing or conflict resolution) once an attempt may have reached
+    /// the server, so the server never sees one key with two payloads.
+    public var idempotencyKey: String
+    /// Failed attempts so far for this payload (transient failures recorded).
+    public var attempts: Int
+    /// When it was first enqueued (wall clock).
+    public var enqueuedAt: Date
+    /// The last transient failure, as text; `nil` before the first failure.
+    public var lastError: String?
+}
+
+/// A mutation that failed permanently, kept until the app retries or discards it.
+public struct DeadLetter: Sendable, Hashable {
+    /// The mutation that failed.
+    public var mutation: Mutation
+    /// The HTTP status, when the server answered.
+    public var statusCode: Int?
+    /// What went wrong, e.g. `HTTP 422: name must not be empty`.
+    public var reason: String
+    /// The response body the server sent (its error details), possibly empty.
+    public var responseBody: Data
+    /// Attempts made before it failed.
+    public var attempts: Int
+    /// When it was enqueued (wall clock).
+    public var enqueuedAt: Date
+    /// When it was moved to the dead-letter table (wall clock).
+    public var failedAt: Date
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Courier
+
+/// Something that happened to a mutation, published by ``MutationQueue/events()``.
+///
+/// Every outcome is reported: a mutation ends as `sent`, `deadLettered` or a dropping
+/// `conflict` (``ConflictResolution/serverWon``, ``ConflictResolution/mergeDropped``).
+public struct MutationEvent: Sendable {
+    /// What happened.
+    public enum Outcome: Sendable {
+        /// Stored durably; `replaced` when it coalesced with a pending mutation of the same id.
+        case enqueued(replaced: Bool)
+        /// Delivered: the server answered with this 2xx status.
+        case sent(statusCode: Int)
+        /// A transient failure (offline, timed out, connection lost, 408, 429, 5xx): the mutation
+        /// stays at the head of its group; its group is tried again after `delay` (seconds, or
+        /// sooner on connectivity or an explicit flush).
+        case retrying(NetworkError, delay: Duration)
+        /// A permanent failure: moved to the dead-letter table.
+        case deadLettered(DeadLetter)
+        /// A 409 or 412, resolved by the kind's ``ConflictPolicy``.
+        case conflict(ConflictResolution, statusCode: Int)
+    }
+
+    /// The mutation's id.
+    public var mutationID: String
+    /// Its ordering group.
+    public var group: String
+    /// What happened.
+    public var outcome: Outcome
+    /// Mutations still pending after this event (for "3 changes waiting").
+    public var pendingCount: Int
+}
+
+/// The result of one ``MutationQueue/flush()``.
+public struct FlushReport: Sendable, Hashable {
+    /// Mutations delivered during the flush.
+    public var sent: Int
+    /// Mutations moved to the dead-letter table.
+    public var deadLettered: Int
+    /// Mutations dropped by a conflict policy (server wins, merge returned `nil`).
+    public var dropped: Int
+    /// Transient failures (each stops its group until its backoff ends).
+    public var transientFailures: Int
+    /// Mutations still pending when the flush returned.
+    public var pending: Int
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Courier
+
+extension MutationQueue {
+    /// How a kind of mutation is sent and how its conflicts end.
+    public struct KindPolicy: Sendable {
+        /// The endpoint policy the request is sent with (auth, deadline, logging). Its
+        /// `EndpointPolicy.idempotency` is replaced by the mutation's key, so the client's
+        /// pipeline needs an `IdempotencyInterceptor` (`.standard()` has one).
+        public var policy: EndpointPolicy
+        /// What a 409 or 412 does.
+        public var conflictPolicy: ConflictPolicy
+
+        /// Creates a kind policy. Default: ``MutationQueue/Configuration/defaultEndpointPolicy``,
+        /// server wins.
+        public init(policy: EndpointPolicy = Configuration.defaultEndpointPolicy, conflictPolicy: ConflictPolicy = .serverWins) {
+            self.policy = policy
+            self.conflictPolicy = conflictPolicy
+        }
+    }
+
+    /// Queue settings.
+    public struct Configuration: Sendable {
+        /// `.standard` without in-call retries (the queue does its own backoff, durably) and a
+        /// 30 s deadline.
+        public static let defaultEndpointPolicy = EndpointPolicy.standard.with(\.retry, .none).with(\.deadline, .seconds(30))
+
+        /// The policy for mutations whose kind is not in ``kinds``.
+        public var defaultKind = KindPolicy()
+        /// Per-kind policies, by ``Mutation/kind``.
+        public var kinds: [String: KindPolicy] = [:]
+        /// The backoff of a group after transient failures.
+        public var backoff = QueueBackoff()
+        /// Whether `enqueue` starts delivering at once (respecting any backoff). When `false`,
+        /// only ``MutationQueue/flush()``, connectivity and the backoff timer send.
+        public var sendsOnEnqueue = true
+        /// How many conflict resolutions (last-write-wins resends, merges) one mutation may go
+        /// through before it is dead-lettered as ``ConflictResolution/unresolved``.
+        public var maxConflictResolutions = 3
+        /// The clock the backoff waits on; inject a test clock to drive it.
+        public var clock: any Clock<Duration> = ContinuousClock()
+        /// The jitter's random source, values in `0...1`.
+        public var random: @Sendable () -> Double = { Double.random(in: 0...1) }
+        /// The wall clock for enqueue times and ages.
+        public var now: @Sendable () -> Date = { Date() }
+
+        /// Creates the default configuration.
+        public init() {}
+
+        func kind(_ name: String) -> KindPolicy { kinds[name] ?? defaultKind }
+    }
+}

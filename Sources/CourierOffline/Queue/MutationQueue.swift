@@ -1,0 +1,170 @@
+import Foundation
+import Courier
+
+/// A durable queue of mutations, delivered in order through an `APIClient` when the server is
+/// reachable.
+///
+/// ```swift
+/// let queue = try MutationQueue(path: supportDirectory.appendingPathComponent("outbox.sqlite").path,
+///                               client: client)
+/// try await queue.enqueue(.json(id: UUID().uuidString, method: .patch, path: "/items/42", body: edit))
+/// for await event in await queue.events() { badge = event.pendingCount }   // "3 changes waiting"
+/// await queue.flushes(on: connectivity)                                      // drain when online
+/// ```
+///
+/// - Storage: SQLite in WAL mode with `synchronous=FULL`; ``enqueue(_:)`` returns after the
+///   commit, so a change survives a crash or power loss from then on.
+/// - Order: FIFO per ``Mutation/group``, one request in flight per group, groups in parallel.
+/// - Delivery: through the client's pipeline (auth, logging, metrics, idempotency keys); the
+///   mutation's id is its `Idempotency-Key`, so a replay after a crash mid-request is recognised
+///   by the server.
+/// - Failures: transient ones (offline, timed out, connection lost, 408, 429, 5xx) keep the
+///   mutation at the head and pause its group with jittered exponential backoff (``QueueBackoff``,
+///   at least the server's `Retry-After`); permanent ones (other 4xx) move it to the dead-letter
+///   table (``deadLetters()``); 409/412 follow the kind's ``ConflictPolicy``.
+/// - Triggers: ``enqueue(_:)`` (``Configuration/sendsOnEnqueue``), ``flush()``, a connectivity
+///   monitor becoming reachable (``flushes(on:)``), the end of a backoff, and on Apple platforms
+///   the app entering the foreground (``LifecycleFlushTrigger``). Nothing polls.
+public actor MutationQueue {
+    let store: MutationStore
+    let client: APIClient
+    let configuration: Configuration
+
+    var subscribers: [UUID: AsyncStream<MutationEvent>.Continuation] = [:]
+    var drainTask: Task<Void, Never>?
+    var drainRequested = false
+    var report = FlushReport(sent: 0, deadLettered: 0, dropped: 0, transientFailures: 0, pending: 0)
+    /// Consecutive transient failures per group.
+    var failures: [String: Int] = [:]
+    /// Groups paused by backoff, with the task that ends the pause.
+    var paused: [String: Task<Void, Never>] = [:]
+    var connectivityTask: Task<Void, Never>?
+
+    /// Opens (creating or migrating) the queue database at `path` and delivers through `client`.
+    ///
+    /// Nothing is sent until a trigger fires: call ``flush()`` or ``flushes(on:)`` after launch
+    /// to deliver what a previous run left.
+    ///
+    /// - Throws: ``MutationQueueError/storage(_:)`` when the file cannot be opened or is not a
+    ///   database; ``MutationQueueError/unsupportedSchemaVersion(_:)`` when a newer build wrote it.
+    public init(path: String, client: APIClient, configuration: Configuration = Configuration()) throws {
+        do {
+            store = try MutationStore(path: path)
+        } catch let error as SQLiteError {
+            throw MutationQueueError.storage(error)
+        }
+        self.client = client
+        self.configuration = configuration
+    }
+
+    deinit {
+        drainTask?.cancel()
+        connectivityTask?.cancel()
+        for task in paused.values { task.cancel() }
+        for continuation in subscribers.values { continuation.finish() }
+    }
+
+    // MARK: - Enqueue
+
+    /// Stores `mutation` durably, replacing a pending mutation with the same id (coalescing: only
+    /// the newest payload is sent; its place in the group's order is kept). Returns after the
+    /// SQLite commit.
+    ///
+    /// - Throws: ``MutationQueueError/invalidMutation(_:)`` for an empty id, an id outside
+    ///   visible ASCII (it is sent as a header value), or a path not starting with `/`;
+    ///   ``MutationQueueError/storage(_:)`` when the commit fails (nothing was stored).
+    public func enqueue(_ mutation: Mutation) throws {
+        try Self.validate(mutation)
+        let replaced = try storage { try store.enqueue(mutation, now: configuration.now()) }
+        publish(mutation, .enqueued(replaced: replaced))
+        if configuration.sendsOnEnqueue { requestDrain(ignoringBackoff: false) }
+    }
+
+    static func validate(_ mutation: Mutation) throws {
+        let idBytes = Array(mutation.id.utf8)
+        guard !idBytes.isEmpty, idBytes.count <= 200, idBytes.allSatisfy({ (0x21...0x7E).contains($0) }),
+            !mutation.id.contains("~")
+        else {
+            throw MutationQueueError.invalidMutation("id must be 1...200 visible ASCII characters without spaces or \"~\"")
+        }
+        guard mutation.path.hasPrefix("/") else {
+            throw MutationQueueError.invalidMutation("path must start with \"/\" (got \(mutation.path))")
+        }
+        guard !mutation.group.isEmpty, !mutation.kind.isEmpty else {
+            throw MutationQueueError.invalidMutation("group and kind must not be empty")
+        }
+    }
+
+    // MARK: - Inspection
+
+    /// Mutations waiting to be delivered.
+    ///
+    /// - Throws: ``MutationQueueError/storage(_:)``.
+    public func pendingCount() throws -> Int { try storage { try store.count() } }
+
+    /// How long the oldest pending mutation has waited (seconds, wall clock); `nil` when empty.
+    ///
+    /// - Throws: ``MutationQueueError/storage(_:)``.
+    public func oldestPendingAge() throws -> Duration? {
+        guard let oldest = try storage({ try store.oldestEnqueuedAt() }) else { return nil }
+        return .seconds(max(0, configuration.now().timeIntervalSince(oldest)))
+    }
+
+    /// Pending mutations in delivery order (oldest first, all groups).
+    ///
+    /// - Throws: ``MutationQueueError/storage(_:)``.
+    public func pending() throws -> [PendingMutation] { try storage { try store.pending().map(\.pending) } }
+
+    /// Mutations that failed permanently, oldest failure first.
+    ///
+    /// - Throws: ``MutationQueueError/storage(_:)``.
+    public func deadLetters() throws -> [DeadLetter] { try storage { try store.deadLetters() } }
+
+    /// Moves a dead letter back to the end of its group (after the app fixed what the server
+    /// refused, or to try again).
+    ///
+    /// - Throws: ``MutationQueueError/noSuchDeadLetter(_:)``, ``MutationQueueError/storage(_:)``.
+    public func retryDeadLetter(id: String) throws {
+        let mutation = try storage { try store.requeueDeadLetter(id: id, now: configuration.now()) }
+        publish(mutation, .enqueued(replaced: false))
+        if configuration.sendsOnEnqueue { requestDrain(ignoringBackoff: false) }
+    }
+
+    /// Deletes a dead letter.
+    ///
+    /// - Throws: ``MutationQueueError/noSuchDeadLetter(_:)``, ``MutationQueueError/storage(_:)``.
+    public func discardDeadLetter(id: String) throws {
+        guard try storage({ try store.discardDeadLetter(id: id) }) else { throw MutationQueueError.noSuchDeadLetter(id) }
+    }
+
+    // MARK: - Events
+
+    /// A stream of every event from now on (buffering the newest 1,000 when the reader is slow).
+    /// Finishes when the queue is deallocated or the reader stops iterating.
+    public func events() -> AsyncStream<MutationEvent> {
+        let (stream, continuation) = AsyncStream<MutationEvent>.makeStream(bufferingPolicy: .bufferingNewest(1_000))
+        let id = UUID()
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        return stream
+    }
+
+    private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
+
+    func publish(_ mutation: Mutation, _ outcome: MutationEvent.Outcome) {
+        guard !subscribers.isEmpty else { return }
+        let count = (try? store.count()) ?? 0
+        let event = MutationEvent(mutationID: mutation.id, group: mutation.group, outcome: outcome, pendingCount: count)
+        for continuation in subscribers.values { continuation.yield(event) }
+    }
+
+    func storage<R>(_ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw MutationQueueError.storage(error)
+        }
+    }
+}

@@ -1,0 +1,276 @@
+import Foundation
+import Courier
+
+/// A pending row: the mutation plus its bookkeeping.
+struct StoredMutation: Sendable {
+    var mutation: Mutation
+    var seq: Int64
+    var generation: Int
+    var revision: Int
+    var attempts: Int
+    var conflicts: Int
+    var enqueuedAt: Date
+    var lastError: String?
+
+    /// `id`, or `id~generation` once the payload was replaced after an attempt.
+    var idempotencyKey: String { generation == 0 ? mutation.id : "\(mutation.id)~\(generation)" }
+
+    var pending: PendingMutation {
+        PendingMutation(
+            mutation: mutation, idempotencyKey: idempotencyKey, attempts: attempts,
+            enqueuedAt: enqueuedAt, lastError: lastError)
+    }
+}
+
+/// The queue's tables, one method per transaction. Used by ``MutationQueue`` only.
+///
+/// Durability: what the app hands over (enqueue, a re-queued dead letter) commits with
+/// `synchronous=FULL` before the call returns. Bookkeeping after an attempt (attempt counts,
+/// removal after delivery, dead-lettering, conflict rewrites) commits with `NORMAL`: it survives
+/// a crash of the process, and a power loss can at worst undo it, which replays a mutation the
+/// server then recognises by its `Idempotency-Key`. That halves the fsyncs per delivery.
+final class MutationStore {
+    private let db: SQLiteDatabase
+    /// Ids whose current payload may have reached the server: attempted in this process, or
+    /// pending when the database was opened (an earlier process may have sent them).
+    private var possiblySent: Set<String> = []
+
+    init(path: String) throws {
+        db = try SQLiteDatabase(path: path)
+        try QueueSchema.migrate(db)
+        try db.run("SELECT id FROM pending") { row in
+            if let id = row.text(0) { self.possiblySent.insert(id) }
+        }
+    }
+
+    /// Commits the app's own writes with an fsync.
+    private func durably<R>(_ body: () throws -> R) throws -> R {
+        try db.setSynchronous(full: true)
+        return try db.transaction(body)
+    }
+
+    /// Commits bookkeeping without an fsync (see the type's documentation).
+    private func lightly<R>(_ body: () throws -> R) throws -> R {
+        try db.setSynchronous(full: false)
+        return try db.transaction(body)
+    }
+
+    private static let columns =
+        "seq, id, grp, kind, method, path, headers, body, content_type, generation, revision, attempts, conflicts, enqueued_at, last_error"
+
+    /// Stores `mutation`, coalescing with a pending one of the same id. Returns whether it replaced one.
+    func enqueue(_ mutation: Mutation, now: Date) throws -> Bool {
+        try durably {
+            if let existing = try row(id: mutation.id) {
+                if existing.mutation.sendsSameRequest(as: mutation), existing.mutation.group == mutation.group,
+                    existing.mutation.kind == mutation.kind
+                {
+                    return true
+                }
+                // A payload an attempt may already have carried gets a new key (generation + 1).
+                let bump = existing.attempts > 0 || possiblySent.contains(mutation.id) ? 1 : 0
+                possiblySent.remove(mutation.id)
+                try db.run(
+                    """
+                    UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?,
+                      generation = generation + ?, revision = revision + 1, attempts = CASE WHEN ? = 1 THEN 0 ELSE attempts END
+                    WHERE id = ?
+                    """, Self.payload(mutation) + [.integer(Int64(bump)), .integer(Int64(bump)), .text(mutation.id)])
+                return true
+            }
+            try db.run(
+                """
+                INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, enqueued_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.text(mutation.id)] + Self.payload(mutation) + [.real(now.timeIntervalSince1970)])
+            return false
+        }
+    }
+
+    /// The oldest pending mutation of `group`.
+    func head(group: String) throws -> StoredMutation? {
+        var result: StoredMutation?
+        try db.run("SELECT \(Self.columns) FROM pending WHERE grp = ? ORDER BY seq LIMIT 1", [.text(group)]) {
+            result = Self.stored($0)
+        }
+        return result
+    }
+
+    /// The pending row with `id`.
+    func row(id: String) throws -> StoredMutation? {
+        var result: StoredMutation?
+        try db.run("SELECT \(Self.columns) FROM pending WHERE id = ?", [.text(id)]) { result = Self.stored($0) }
+        return result
+    }
+
+    /// Groups with pending mutations, in order of their oldest mutation.
+    func groups() throws -> [String] {
+        var result: [String] = []
+        try db.run("SELECT grp FROM pending GROUP BY grp ORDER BY MIN(seq)") { row in
+            if let group = row.text(0) { result.append(group) }
+        }
+        return result
+    }
+
+    /// Notes that the payload is about to be sent (in memory: the stored attempt count grows
+    /// with each recorded failure, so a delivery costs one write — the removal).
+    func markAttempt(_ stored: StoredMutation) {
+        possiblySent.insert(stored.mutation.id)
+    }
+
+    /// Removes a delivered or dropped mutation unless it was replaced meanwhile. Returns whether it did.
+    func remove(_ stored: StoredMutation) throws -> Bool {
+        try lightly { try deleteRow(stored) }
+    }
+
+    private func deleteRow(_ stored: StoredMutation) throws -> Bool {
+        let removed =
+            try db.run(
+                "DELETE FROM pending WHERE id = ? AND revision = ?",
+                [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
+        if removed { possiblySent.remove(stored.mutation.id) }
+        return removed
+    }
+
+    /// Records a transient failure: its text, and one more attempt.
+    func recordFailure(_ stored: StoredMutation, reason: String) throws {
+        try lightly {
+            _ = try db.run(
+                "UPDATE pending SET last_error = ?, attempts = attempts + 1 WHERE id = ? AND revision = ?",
+                [.text(reason), .text(stored.mutation.id), .integer(Int64(stored.revision))])
+        }
+    }
+
+    /// Replaces the payload after a conflict resolution (new key generation). Returns whether the
+    /// row was still the one resolved.
+    func rewrite(_ stored: StoredMutation, with mutation: Mutation) throws -> Bool {
+        try lightly {
+            try db.run(
+                """
+                UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?,
+                  generation = generation + 1, revision = revision + 1, attempts = 0, conflicts = conflicts + 1
+                WHERE id = ? AND revision = ?
+                """, Self.payload(mutation) + [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
+        }
+    }
+
+    /// Moves a mutation to the dead-letter table (one transaction). Returns the letter, or `nil`
+    /// when the row was replaced meanwhile (the new payload stays pending).
+    func deadLetter(
+        _ stored: StoredMutation, statusCode: Int?, reason: String, responseBody: Data, now: Date
+    ) throws -> DeadLetter? {
+        try lightly {
+            guard try deleteRow(stored) else { return nil }
+            let letter = DeadLetter(
+                mutation: stored.mutation, statusCode: statusCode, reason: reason,
+                responseBody: responseBody, attempts: stored.attempts + 1,
+                enqueuedAt: stored.enqueuedAt, failedAt: now)
+            try db.run(
+                """
+                INSERT OR REPLACE INTO dead_letters (id, grp, kind, method, path, headers, body, content_type,
+                  status, reason, response_body, attempts, enqueued_at, failed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.text(stored.mutation.id)] + Self.payload(stored.mutation) + [
+                    statusCode.map { .integer(Int64($0)) } ?? .null, .text(reason), .blob(responseBody),
+                    .integer(Int64(letter.attempts)), .real(stored.enqueuedAt.timeIntervalSince1970),
+                    .real(now.timeIntervalSince1970),
+                ])
+            return letter
+        }
+    }
+
+    /// Pending mutations, oldest first.
+    func pending() throws -> [StoredMutation] {
+        var result: [StoredMutation] = []
+        try db.run("SELECT \(Self.columns) FROM pending ORDER BY seq") { result.append(Self.stored($0)) }
+        return result
+    }
+
+    func count() throws -> Int { Int(try db.queryInt("SELECT COUNT(*) FROM pending") ?? 0) }
+
+    func oldestEnqueuedAt() throws -> Date? {
+        var result: Date?
+        try db.run("SELECT MIN(enqueued_at) FROM pending") { row in
+            if !row.isNull(0) { result = Date(timeIntervalSince1970: row.double(0)) }
+        }
+        return result
+    }
+
+    /// Dead letters, oldest failure first.
+    func deadLetters() throws -> [DeadLetter] {
+        var result: [DeadLetter] = []
+        try db.run(
+            """
+            SELECT id, grp, kind, method, path, headers, body, content_type, status, reason, response_body,
+              attempts, enqueued_at, failed_at FROM dead_letters ORDER BY failed_at, rowid
+            """
+        ) { row in
+            let mutation = Self.mutation(row, id: 0)
+            result.append(
+                DeadLetter(
+                    mutation: mutation, statusCode: row.isNull(8) ? nil : Int(row.int(8)), reason: row.text(9) ?? "",
+                    responseBody: row.blob(10), attempts: Int(row.int(11)),
+                    enqueuedAt: Date(timeIntervalSince1970: row.double(12)), failedAt: Date(timeIntervalSince1970: row.double(13))
+                ))
+        }
+        return result
+    }
+
+    /// Moves a dead letter back to the end of the queue (a new payload generation is not needed:
+    /// the server refused the previous attempt). Returns the mutation.
+    func requeueDeadLetter(id: String, now: Date) throws -> Mutation {
+        try durably {
+            guard let letter = try deadLetters().first(where: { $0.mutation.id == id }) else {
+                throw MutationQueueError.noSuchDeadLetter(id)
+            }
+            try db.run("DELETE FROM dead_letters WHERE id = ?", [.text(id)])
+            try db.run("DELETE FROM pending WHERE id = ?", [.text(id)])
+            try db.run(
+                """
+                INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, enqueued_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.text(id)] + Self.payload(letter.mutation) + [.real(now.timeIntervalSince1970)])
+            return letter.mutation
+        }
+    }
+
+    /// Deletes a dead letter. Returns whether one existed.
+    func discardDeadLetter(id: String) throws -> Bool {
+        try db.run("DELETE FROM dead_letters WHERE id = ?", [.text(id)]) > 0
+    }
+
+    // MARK: - Row mapping
+
+    /// grp, kind, method, path, headers, body, content_type
+    private static func payload(_ m: Mutation) -> [SQLiteValue] {
+        [
+            .text(m.group), .text(m.kind), .text(m.method.rawValue), .text(m.path), .blob(encodeHeaders(m.headers)),
+            m.body.map { .blob($0) } ?? .null, m.contentType.map { .text($0) } ?? .null,
+        ]
+    }
+
+    private static func stored(_ row: SQLiteRow) -> StoredMutation {
+        StoredMutation(
+            mutation: mutation(row, id: 1), seq: row.int(0), generation: Int(row.int(9)), revision: Int(row.int(10)),
+            attempts: Int(row.int(11)), conflicts: Int(row.int(12)),
+            enqueuedAt: Date(timeIntervalSince1970: row.double(13)), lastError: row.text(14))
+    }
+
+    /// Reads id, grp, kind, method, path, headers, body, content_type starting at column `id`.
+    private static func mutation(_ row: SQLiteRow, id c: Int32) -> Mutation {
+        Mutation(
+            id: row.text(c) ?? "", method: HTTPMethod(rawValue: row.text(c + 3) ?? "POST"), path: row.text(c + 4) ?? "/",
+            headers: decodeHeaders(row.blob(c + 5)), body: row.isNull(c + 6) ? nil : row.blob(c + 6),
+            contentType: row.text(c + 7), group: row.text(c + 1) ?? "default", kind: row.text(c + 2) ?? "default")
+    }
+
+    private static func encodeHeaders(_ headers: HTTPHeaders) -> Data {
+        (try? JSONEncoder().encode(headers.fields.map { [$0.name, $0.value] })) ?? Data("[]".utf8)
+    }
+
+    private static func decodeHeaders(_ data: Data) -> HTTPHeaders {
+        let pairs = (try? JSONDecoder().decode([[String]].self, from: data)) ?? []
+        return HTTPHeaders(pairs.compactMap { $0.count == 2 ? HTTPHeaders.Field(name: $0[0], value: $0[1]) : nil })
+    }
+}

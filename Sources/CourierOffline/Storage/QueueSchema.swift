@@ -1,0 +1,90 @@
+import Foundation
+
+/// The queue database's schema, versioned with `PRAGMA user_version` and upgraded by ordered
+/// migrations. A migration runs in one transaction with the version bump, so a crash mid-upgrade
+/// leaves the previous version intact.
+enum QueueSchema {
+    /// Migration `n` (0-based) upgrades version `n` to `n + 1`. Append only; never edit a
+    /// shipped migration.
+    static let migrations: [String] = [
+        // 1: pending mutations and the dead-letter table.
+        """
+        CREATE TABLE pending (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            grp TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            method TEXT NOT NULL,
+            path TEXT NOT NULL,
+            headers BLOB NOT NULL,
+            body BLOB,
+            content_type TEXT,
+            generation INTEGER NOT NULL DEFAULT 0,
+            revision INTEGER NOT NULL DEFAULT 0,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            conflicts INTEGER NOT NULL DEFAULT 0,
+            enqueued_at REAL NOT NULL,
+            last_error TEXT
+        );
+        CREATE INDEX pending_group_order ON pending (grp, seq);
+        CREATE TABLE dead_letters (
+            id TEXT PRIMARY KEY,
+            grp TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            method TEXT NOT NULL,
+            path TEXT NOT NULL,
+            headers BLOB NOT NULL,
+            body BLOB,
+            content_type TEXT,
+            status INTEGER,
+            reason TEXT NOT NULL,
+            response_body BLOB NOT NULL,
+            attempts INTEGER NOT NULL,
+            enqueued_at REAL NOT NULL,
+            failed_at REAL NOT NULL
+        );
+        """
+    ]
+
+    /// The version this build writes.
+    static var currentVersion: Int { migrations.count }
+
+    /// Brings `database` to ``currentVersion``.
+    ///
+    /// - Throws: ``MutationQueueError/unsupportedSchemaVersion(_:)`` when the file was written by
+    ///   a newer build (downgrading would lose data); ``SQLiteError`` when a migration fails.
+    static func migrate(_ database: SQLiteDatabase) throws {
+        let version = Int(try database.queryInt("PRAGMA user_version") ?? 0)
+        guard version <= currentVersion else { throw MutationQueueError.unsupportedSchemaVersion(version) }
+        for index in version..<currentVersion {
+            try database.transaction {
+                try database.execute(migrations[index])
+                try database.execute("PRAGMA user_version = \(index + 1)")
+            }
+        }
+    }
+}
+
+/// Errors of ``MutationQueue`` itself (network failures are reported as events instead).
+public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The database file was written by a newer schema version than this build knows.
+    case unsupportedSchemaVersion(Int)
+    /// The mutation cannot be stored or sent: empty id, an id that is not visible ASCII, or a
+    /// path not starting with `/`.
+    case invalidMutation(String)
+    /// No dead letter with this id.
+    case noSuchDeadLetter(String)
+    /// The database failed.
+    case storage(SQLiteError)
+
+    /// A sentence for logs.
+    public var description: String {
+        switch self {
+        case .unsupportedSchemaVersion(let v):
+            return "queue database has schema version \(v), newer than this build's \(QueueSchema.currentVersion)"
+        case .invalidMutation(let why): return "invalid mutation: \(why)"
+        case .noSuchDeadLetter(let id): return "no dead letter with id \(id)"
+        case .storage(let error): return "queue storage failed: \(error)"
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+import Courier
+@testable import CourierOffline
+
+@Suite("Offline storage")
+struct StorageTests {
+    let client = APIClient(environment: OfflineServer.unreachable)
+
+    func manualQueue(_ path: String) throws -> MutationQueue {
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        return try MutationQueue(path: path, client: client, configuration: configuration)
+    }
+
+    @Test func enqueuedMutationsSurviveReopeningInOrder() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        do {
+            let queue = try manualQueue(dir.path("q.sqlite"))
+            for i in 0..<5 {
+                try await queue.enqueue(Mutation(id: "m\(i)", method: .post, path: "/mutations", body: Data("{\"i\":\(i)}".utf8)))
+            }
+        }
+        let reopened = try manualQueue(dir.path("q.sqlite"))
+        let pending = try await reopened.pending()
+        #expect(pending.map(\.mutation.id) == ["m0", "m1", "m2", "m3", "m4"])
+        #expect(pending[3].mutation.body == Data("{\"i\":3}".utf8))
+        #expect(pending[3].mutation.contentType == "application/json")
+        #expect(pending[3].idempotencyKey == "m3")
+        #expect(try await reopened.pendingCount() == 5)
+    }
+
+    @Test func databaseIsInWALModeWithFullSync() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let db = try SQLiteDatabase(path: dir.path("q.sqlite"))
+        #expect(try db.queryText("PRAGMA journal_mode") == "wal")
+        #expect(try db.queryInt("PRAGMA synchronous") == 2)  // FULL
+        try QueueSchema.migrate(db)
+        #expect(try db.queryInt("PRAGMA user_version") == Int64(QueueSchema.currentVersion))
+    }
+
+    @Test func aDatabaseFromANewerBuildIsRefused() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        do {
+            let db = try SQLiteDatabase(path: dir.path("q.sqlite"))
+            try db.execute("PRAGMA user_version = 99")
+        }
+        let error = #expect(throws: MutationQueueError.unsupportedSchemaVersion(99)) {
+            _ = try manualQueue(dir.path("q.sqlite"))
+        }
+        #expect(
+            error?.localizedDescription
+                == "queue database has schema version 99, newer than this build's \(QueueSchema.currentVersion)")
+    }
+
+    @Test func aFileThatIsNotADatabaseIsATypedError() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        try Data(repeating: 0x41, count: 4096).write(to: dir.url.appendingPathComponent("junk.sqlite"))
+        #expect {
+            _ = try manualQueue(dir.path("junk.sqlite"))
+        } throws: { error in
+            if case MutationQueueError.storage = error { return true }
+            return false
+        }
+    }
+
+    @Test func coalescingReplacesThePayloadInPlace() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let queue = try manualQueue(dir.path("q.sqlite"))
+        try await queue.enqueue(Mutation(id: "a", method: .put, path: "/entities/a", body: Data("1".utf8)))
+        try await queue.enqueue(Mutation(id: "b", method: .put, path: "/entities/b", body: Data("1".utf8)))
+        try await queue.enqueue(Mutation(id: "a", method: .put, path: "/entities/a", body: Data("2".utf8)))
+        let pending = try await queue.pending()
+        #expect(pending.map(\.mutation.id) == ["a", "b"])
+        #expect(pending[0].mutation.body == Data("2".utf8))
+        #expect(pending[0].idempotencyKey == "a")  // never attempted: the key is unchanged
+    }
+
+    /// A mutation pending when the database is opened may have reached the server before a crash:
+    /// replacing its payload switches to a new key (the server never sees one key with two
+    /// payloads), while re-enqueueing the identical request keeps the key (a replay stays a replay).
+    @Test func replacingAPossiblySentPayloadChangesTheKey() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        do {
+            let queue = try manualQueue(dir.path("q.sqlite"))
+            try await queue.enqueue(Mutation(id: "x", method: .post, path: "/mutations", body: Data("1".utf8)))
+            try await queue.enqueue(Mutation(id: "y", method: .post, path: "/mutations", body: Data("1".utf8)))
+        }
+        let reopened = try manualQueue(dir.path("q.sqlite"))
+        try await reopened.enqueue(Mutation(id: "x", method: .post, path: "/mutations", body: Data("1".utf8)))
+        try await reopened.enqueue(Mutation(id: "y", method: .post, path: "/mutations", body: Data("2".utf8)))
+        let pending = try await reopened.pending()
+        #expect(pending.map(\.idempotencyKey) == ["x", "y~1"])
+        #expect(pending[1].mutation.body == Data("2".utf8))
+    }
+
+    @Test func invalidMutationsAreRejectedBeforeStoring() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let queue = try manualQueue(dir.path("q.sqlite"))
+        for bad in [
+            Mutation(id: "", method: .post, path: "/x"), Mutation(id: "has space", method: .post, path: "/x"),
+            Mutation(id: "ok", method: .post, path: "no-slash"), Mutation(id: "a~1", method: .post, path: "/x"),
+        ] {
+            await #expect(throws: MutationQueueError.self) { try await queue.enqueue(bad) }
+        }
+        #expect(try await queue.pendingCount() == 0)
+    }
+
+    @Test func oldestPendingAgeUsesTheInjectedWallClock() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let now = Locked(Date(timeIntervalSince1970: 1_000))
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        configuration.now = { now.current }
+        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+        #expect(try await queue.oldestPendingAge() == nil)
+        try await queue.enqueue(Mutation(id: "a", method: .post, path: "/x"))
+        now.set(Date(timeIntervalSince1970: 1_090))
+        try await queue.enqueue(Mutation(id: "b", method: .post, path: "/x"))
+        now.set(Date(timeIntervalSince1970: 1_100))
+        #expect(try await queue.oldestPendingAge() == .seconds(100))
+    }
+}
+
+@Suite("Offline failure classification and backoff")
+struct ClassificationTests {
+    func failed(_ status: Int, headers: HTTPHeaders = HTTPHeaders()) -> FailedResponse {
+        FailedResponse(HTTPResponse(statusCode: status, headers: headers))
+    }
+
+    @Test func transientPermanentConflictAndCancelled() {
+        #expect(FailureClass.of(NetworkError.offline(URLError(.notConnectedToInternet))) == .transient(retryAfter: nil))
+        #expect(FailureClass.of(NetworkError.timedOut(nil)) == .transient(retryAfter: nil))
+        #expect(FailureClass.of(NetworkError.transport(URLError(.networkConnectionLost))) == .transient(retryAfter: nil))
+        #expect(
+            FailureClass.of(NetworkError.server(failed(503, headers: ["Retry-After": "7"])))
+                == .transient(retryAfter: .seconds(7)))
+        #expect(
+            FailureClass.of(NetworkError.rateLimited(retryAfter: .seconds(3), response: failed(429)))
+                == .transient(retryAfter: .seconds(3)))
+        #expect(FailureClass.of(NetworkError.client(failed(408))) == .transient(retryAfter: nil))
+        #expect(FailureClass.of(NetworkError.conflict(failed(409))) == .conflict)
+        #expect(FailureClass.of(NetworkError.client(failed(412))) == .conflict)
+        #expect(FailureClass.of(NetworkError.client(failed(400))) == .permanent)
+        #expect(FailureClass.of(NetworkError.notFound(failed(404))) == .permanent)
+        #expect(FailureClass.of(NetworkError.forbidden(failed(403))) == .permanent)
+        #expect(FailureClass.of(NetworkError.invalidRequest("x")) == .permanent)
+        #expect(FailureClass.of(NetworkError.cancelled) == .cancelled)
+        #expect(FailureClass.of(CancellationError()) == .cancelled)
+    }
+
+    @Test func backoffGrowsExponentiallyWithHalfJitterAndHonoursRetryAfter() {
+        let backoff = QueueBackoff(baseDelay: .seconds(1), maxDelay: .seconds(60))
+        #expect(backoff.delay(afterFailures: 1, random: 1, retryAfter: nil) == .seconds(1))
+        #expect(backoff.delay(afterFailures: 1, random: 0, retryAfter: nil) == .milliseconds(500))
+        #expect(backoff.delay(afterFailures: 4, random: 1, retryAfter: nil) == .seconds(8))
+        #expect(backoff.delay(afterFailures: 40, random: 1, retryAfter: nil) == .seconds(60))
+        #expect(backoff.delay(afterFailures: 1, random: 1, retryAfter: .seconds(30)) == .seconds(30))
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Courier
+import CourierOffline
+
+// courier-offline-crash-helper: the process the crash-safety test SIGKILLs.
+//
+//   courier-offline-crash-helper --db PATH --base-url URL --count N --start S
+//
+// Opens the queue at PATH, enqueues mutations m-S ..< m-N (POST /mutations, body {"i": i}),
+// printing "E i" on stdout after each enqueue returned (= committed), while the queue sends
+// (sendsOnEnqueue). Then flushes until nothing is pending and prints "DONE". Exit 0 on success,
+// 1 when the queue did not drain within 400 flushes, 2 on bad arguments.
+
+func argument(_ name: String) -> String? {
+    let arguments = CommandLine.arguments
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+guard let path = argument("--db"), let base = argument("--base-url").flatMap(URL.init(string:)),
+    let count = argument("--count").flatMap(Int.init), let start = argument("--start").flatMap(Int.init)
+else {
+    FileHandle.standardError.write(Data("usage: --db PATH --base-url URL --count N --start S\n".utf8))
+    exit(2)
+}
+
+let client = APIClient(environment: APIEnvironment(name: "crash", baseURL: base)) {
+    $0.interceptors = .standard()
+}
+var configuration = MutationQueue.Configuration()
+configuration.backoff = QueueBackoff(baseDelay: .milliseconds(20), maxDelay: .milliseconds(200))
+do {
+    let queue = try MutationQueue(path: path, client: client, configuration: configuration)
+    for i in start..<max(start, count) {
+        try await queue.enqueue(Mutation.json(id: "m-\(i)", method: .post, path: "/mutations", body: ["i": i]))
+        say("E \(i)")
+    }
+    for _ in 0..<400 {
+        let report = await queue.flush()
+        if report.pending == 0 {
+            say("DONE")
+            exit(0)
+        }
+        try await Task.sleep(for: .milliseconds(25))
+    }
+    FileHandle.standardError.write(Data("queue did not drain\n".utf8))
+    exit(1)
+} catch {
+    FileHandle.standardError.write(Data("helper failed: \(error)\n".utf8))
+    exit(1)
+}
