@@ -16,7 +16,9 @@ extension HTTPResponse {
 
     /// A JSON response encoding `value` with sorted keys.
     /// - Throws: `EncodingError` when `value` cannot be encoded.
-    public static func json<T: Encodable>(encoding value: T, status: Int = 200, headers: HTTPHeaders = HTTPHeaders()) throws -> HTTPResponse {
+    public static func json<T: Encodable>(
+        encoding value: T, status: Int = 200, headers: HTTPHeaders = HTTPHeaders()
+    ) throws -> HTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         var headers = headers
@@ -25,7 +27,9 @@ extension HTTPResponse {
     }
 
     /// A response with a status and an optional text body of the given content type.
-    public static func status(_ status: Int, body: String = "", contentType: String? = nil, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+    public static func status(
+        _ status: Int, body: String = "", contentType: String? = nil, headers: HTTPHeaders = HTTPHeaders()
+    ) -> HTTPResponse {
         var headers = headers
         if let contentType { headers.replace("Content-Type", with: contentType) }
         return HTTPResponse(statusCode: status, headers: headers, body: Data(body.utf8))

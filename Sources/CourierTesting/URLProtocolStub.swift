@@ -72,8 +72,9 @@ public class URLProtocolStub: URLProtocol {
         do {
             let response = try handler(request)
             guard let url = request.url,
-                  let http = HTTPURLResponse(url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1",
-                                             headerFields: response.headers.dictionary)
+                let http = HTTPURLResponse(
+                    url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1",
+                    headerFields: response.headers.dictionary)
             else { throw URLError(.badServerResponse) }
             client?.urlProtocol(self, didReceive: http, cacheStoragePolicy: .notAllowed)
             if !response.body.isEmpty { client?.urlProtocol(self, didLoad: response.body) }

@@ -35,9 +35,13 @@ func runCacheBench(serverURL: URL, requests: Int = 2000, rounds: Int = 3) async 
     let memoryCache = HTTPCache(storage: MemoryCacheStorage())
     let diskCache = HTTPCache(storage: DiskCacheStorage(directory: directory))
     let networkCache = HTTPCache(storage: MemoryCacheStorage())
-    let memoryClient = APIClient(environment: environment) { $0.interceptors = [RequestIDInterceptor()] + memoryCache.interceptors() }
+    let memoryClient = APIClient(environment: environment) {
+        $0.interceptors = [RequestIDInterceptor()] + memoryCache.interceptors()
+    }
     let diskClient = APIClient(environment: environment) { $0.interceptors = [RequestIDInterceptor()] + diskCache.interceptors() }
-    let networkClient = APIClient(environment: environment) { $0.interceptors = [RequestIDInterceptor()] + networkCache.interceptors() }
+    let networkClient = APIClient(environment: environment) {
+        $0.interceptors = [RequestIDInterceptor()] + networkCache.interceptors()
+    }
 
     let cases: [(String, @Sendable () async throws -> Void)] = [
         ("network round trip", { _ = try await networkClient.send(network) }),

@@ -60,9 +60,11 @@ func runCoreBench(serverURL: URL, requests: Int, rounds: Int) async throws {
         let rawCPU = median(rawRuns.map(\.cpuMicrosPerRequest))
         let courierCPU = median(courierRuns.map(\.cpuMicrosPerRequest))
         let ratio = courierCPU / rawCPU
-        print(String(format: "  %11d   %11.1f µs   %7.1f µs   %5.2fx   (%.0f / %.0f)  target <= 1.10x",
-                     concurrency, rawCPU, courierCPU, ratio,
-                     median(rawRuns.map(\.requestsPerSecond)), median(courierRuns.map(\.requestsPerSecond))))
+        print(
+            String(
+                format: "  %11d   %11.1f µs   %7.1f µs   %5.2fx   (%.0f / %.0f)  target <= 1.10x",
+                concurrency, rawCPU, courierCPU, ratio,
+                median(rawRuns.map(\.requestsPerSecond)), median(courierRuns.map(\.requestsPerSecond))))
     }
     rawSession.finishTasksAndInvalidate()
 }

@@ -16,11 +16,14 @@ func runRefreshStormBench(serverURL: URL, requests: Int = 1000) async throws {
     for proactive in [true, false] {
         let result = try await refreshStorm(serverURL: serverURL, requests: requests, proactive: proactive)
         let mode = proactive ? "exp-aware (refresh before sending)" : "401-driven (server refuses first)"
-        print(String(format: "  %@: %d × 200, %d refresh, %d × 401, drained in %.3f s",
-                     mode, result.succeeded, result.refreshCalls, result.unauthorized, result.seconds))
+        print(
+            String(
+                format: "  %@: %d × 200, %d refresh, %d × 401, drained in %.3f s",
+                mode, result.succeeded, result.refreshCalls, result.unauthorized, result.seconds))
         guard result.refreshCalls == 1, result.succeeded == requests else {
-            throw StormFailure(description: "\(mode): expected 1 refresh and \(requests) successes, "
-                               + "got \(result.refreshCalls) refreshes and \(result.succeeded) successes")
+            throw StormFailure(
+                description: "\(mode): expected 1 refresh and \(requests) successes, "
+                    + "got \(result.refreshCalls) refreshes and \(result.succeeded) successes")
         }
     }
 }

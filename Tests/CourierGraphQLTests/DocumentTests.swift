@@ -18,9 +18,10 @@ import Testing
             { anonymous }
             query { alsoAnonymous }
             """
-        #expect(GraphQLDocumentScanner.operations(in: document) == [
-            "GetHero": .query, "RenameHero": .mutation, "OnReview": .subscription,
-        ])
+        #expect(
+            GraphQLDocumentScanner.operations(in: document) == [
+                "GetHero": .query, "RenameHero": .mutation, "OnReview": .subscription,
+            ])
     }
 
     @Test func registryScansAndHashesOnce() throws {

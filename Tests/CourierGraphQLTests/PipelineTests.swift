@@ -71,7 +71,8 @@ import CourierTesting
     }
 
     @Test func persistedQueryMissResendsTheDocumentOnceThenHits() async throws {
-        let notFound = graphQLResponse(#"{"errors":[{"message":"PersistedQueryNotFound","extensions":{"code":"PERSISTED_QUERY_NOT_FOUND"}}]}"#, status: 400)
+        let notFound = graphQLResponse(
+            #"{"errors":[{"message":"PersistedQueryNotFound","extensions":{"code":"PERSISTED_QUERY_NOT_FOUND"}}]}"#, status: 400)
         let stub = StubTransport(responses: [notFound, graphQLResponse(Self.hero), graphQLResponse(Self.hero)])
         let graphQL = makeGraphQL(stub) { $0.usesPersistedQueries = true }
         _ = try await graphQL.send(GetHero())
@@ -99,7 +100,9 @@ import CourierTesting
     }
 
     @Test func serverWithoutPersistedQueriesTurnsThemOff() async throws {
-        let unsupported = graphQLResponse(#"{"errors":[{"message":"PersistedQueryNotSupported","extensions":{"code":"PERSISTED_QUERY_NOT_SUPPORTED"}}]}"#, status: 400)
+        let unsupported = graphQLResponse(
+            #"{"errors":[{"message":"PersistedQueryNotSupported","extensions":{"code":"PERSISTED_QUERY_NOT_SUPPORTED"}}]}"#,
+            status: 400)
         let stub = StubTransport(responses: [unsupported, graphQLResponse(Self.hero), graphQLResponse(Self.hero)])
         let graphQL = makeGraphQL(stub) { $0.usesPersistedQueries = true }
         _ = try await graphQL.send(GetHero())

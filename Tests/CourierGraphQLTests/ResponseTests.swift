@@ -10,7 +10,8 @@ import CourierTesting
 /// Reading responses (GraphQL spec §7.1, GraphQL-over-HTTP draft "Status Codes").
 @Suite struct ResponseTests {
     @Test func partialDataIsReturnedWithErrorsOrRefusedBySend() async throws {
-        let body = #"{"data":{"hero":{"name":"R2-D2","friends":null}},"errors":[{"message":"Friends unavailable","path":["hero","friends"],"extensions":{"code":"UPSTREAM","retryable":true}}],"extensions":{"cost":3}}"#
+        let body =
+            #"{"data":{"hero":{"name":"R2-D2","friends":null}},"errors":[{"message":"Friends unavailable","path":["hero","friends"],"extensions":{"code":"UPSTREAM","retryable":true}}],"extensions":{"cost":3}}"#
         let stub = StubTransport(responses: [graphQLResponse(body), graphQLResponse(body)])
         let graphQL = makeGraphQL(stub)
         let result = try await graphQL.response(for: GetHero())
@@ -26,7 +27,8 @@ import CourierTesting
     }
 
     @Test func errorsWithNullDataCarryEveryMessagePathAndCode() async throws {
-        let body = #"{"data":null,"errors":[{"message":"A","path":["hero"],"extensions":{"code":"FORBIDDEN"}},{"message":"B","locations":[{"line":1,"column":3}],"path":["hero",0,"name"]},{"message":"C","extensions":{"code":"FORBIDDEN"}}]}"#
+        let body =
+            #"{"data":null,"errors":[{"message":"A","path":["hero"],"extensions":{"code":"FORBIDDEN"}},{"message":"B","locations":[{"line":1,"column":3}],"path":["hero",0,"name"]},{"message":"C","extensions":{"code":"FORBIDDEN"}}]}"#
         let stub = StubTransport(responses: [graphQLResponse(body)])
         let failure = await #expect(throws: GraphQLFailure.self) { try await makeGraphQL(stub).response(for: GetHero()) }
         #expect(failure?.errors.map(\.message) == ["A", "B", "C"])
@@ -49,18 +51,28 @@ import CourierTesting
     @Test func undecodableDataWithoutErrorsIsADecodingError() async throws {
         let stub = StubTransport(responses: [graphQLResponse(#"{"data":{"hero":{"nom":"R2"}}}"#)])
         let error = await #expect(throws: NetworkError.self) { try await makeGraphQL(stub).send(GetHero()) }
-        guard case .decoding(let failure)? = error else { Issue.record("expected decoding, got \(String(describing: error))"); return }
+        guard case .decoding(let failure)? = error else {
+            Issue.record("expected decoding, got \(String(describing: error))")
+            return
+        }
         #expect(failure.codingPath == "data.hero.name")
     }
 
     @Test func bodyThatIsNotAGraphQLResponseIsADecodingError() async throws {
         let stub = StubTransport(responses: [.json(#"{"ok":true}"#)])
         let error = await #expect(throws: NetworkError.self) { try await makeGraphQL(stub).send(GetHero()) }
-        guard case .decoding? = error else { Issue.record("expected decoding, got \(String(describing: error))"); return }
+        guard case .decoding? = error else {
+            Issue.record("expected decoding, got \(String(describing: error))")
+            return
+        }
     }
 
     @Test func fourHundredWithGraphQLMediaTypeIsAGraphQLFailure() async throws {
-        let stub = StubTransport(responses: [graphQLResponse(#"{"errors":[{"message":"Syntax Error: Expected Name, found <EOF>.","locations":[{"line":1,"column":20}]}]}"#, status: 400)])
+        let stub = StubTransport(responses: [
+            graphQLResponse(
+                #"{"errors":[{"message":"Syntax Error: Expected Name, found <EOF>.","locations":[{"line":1,"column":20}]}]}"#,
+                status: 400)
+        ])
         let failure = await #expect(throws: GraphQLFailure.self) { try await makeGraphQL(stub).send(GetHero()) }
         #expect(failure?.statusCode == 400)
         #expect(failure?.errors.first?.message == "Syntax Error: Expected Name, found <EOF>.")
@@ -75,7 +87,10 @@ import CourierTesting
         ])
         let graphQL = makeGraphQL(stub)
         let forbidden = await #expect(throws: NetworkError.self) { try await graphQL.send(GetHero()) }
-        guard case .forbidden? = forbidden else { Issue.record("expected forbidden, got \(String(describing: forbidden))"); return }
+        guard case .forbidden? = forbidden else {
+            Issue.record("expected forbidden, got \(String(describing: forbidden))")
+            return
+        }
         let badGateway = await #expect(throws: NetworkError.self) { try await graphQL.send(GetHero()) }
         #expect(badGateway?.statusCode == 502)
     }

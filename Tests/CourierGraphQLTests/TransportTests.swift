@@ -20,7 +20,10 @@ import CourierTesting
         #expect(request.value(forHTTPHeaderField: "Accept") == "application/graphql-response+json, application/json")
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
         let body = try #require(request.httpBody)
-        #expect(String(decoding: body, as: UTF8.self) == ##"{"operationName":"GetHero","query":"# The hero of an episode. A \"query Fake\" in a comment is ignored.\nquery GetHero($episode: String!) { hero(episode: $episode) { name friends } }","variables":{"episode":"JEDI"}}"##)
+        #expect(
+            String(decoding: body, as: UTF8.self)
+                == ##"{"operationName":"GetHero","query":"# The hero of an episode. A \"query Fake\" in a comment is ignored.\nquery GetHero($episode: String!) { hero(episode: $episode) { name friends } }","variables":{"episode":"JEDI"}}"##
+        )
     }
 
     @Test func operationWithoutVariablesSendsNoVariablesMember() async throws {

@@ -6,7 +6,9 @@ import CourierTesting
 
 @Suite("WebSocketClient: reconnect, keepalive, subscriptions, gaps, lifecycle (fake transport, injected clock)")
 struct ClientTests {
-    private func configuration(keepalive: KeepalivePolicy? = nil, reconnect: ReconnectPolicy = .standard) -> WebSocketClient.Configuration {
+    private func configuration(
+        keepalive: KeepalivePolicy? = nil, reconnect: ReconnectPolicy = .standard
+    ) -> WebSocketClient.Configuration {
         var configuration = WebSocketClient.Configuration(url: URL(string: "ws://fake.test/live")!)
         configuration.keepalive = keepalive
         configuration.reconnect = reconnect
@@ -64,18 +66,28 @@ struct ClientTests {
     @Test func backoffResetsOnlyAfterAStableConnection() async throws {
         let transport = FakeTransport()
         let clock = TestClock()
-        let client = WebSocketClient(configuration: configuration(reconnect: ReconnectPolicy(stableThreshold: .seconds(10))),
-                                     transport: transport, clock: clock, random: { 0.5 })
+        let client = WebSocketClient(
+            configuration: configuration(reconnect: ReconnectPolicy(stableThreshold: .seconds(10))),
+            transport: transport, clock: clock, random: { 0.5 })
         let states = Collected(client.states())
         await client.connect()
         try await eventually("open 1") { await client.state == .open }
         transport.connections[0].end()  // drops at once: attempt 1
-        try await eventually("open 2") { let open = await client.state == .open; return transport.connections.count == 2 && open }
+        try await eventually("open 2") {
+            let open = await client.state == .open
+            return transport.connections.count == 2 && open
+        }
         transport.connections[1].end()  // drops at once again: attempt 2
-        try await eventually("open 3") { let open = await client.state == .open; return transport.connections.count == 3 && open }
+        try await eventually("open 3") {
+            let open = await client.state == .open
+            return transport.connections.count == 3 && open
+        }
         clock.advance(by: .seconds(10))  // stays up for the threshold
         transport.connections[2].end()  // backoff starts over: attempt 1
-        try await eventually("open 4") { let open = await client.state == .open; return transport.connections.count == 4 && open }
+        try await eventually("open 4") {
+            let open = await client.state == .open
+            return transport.connections.count == 4 && open
+        }
         let attempts = states.all.compactMap { if case .reconnecting(let attempt, _) = $0 { attempt } else { nil } }
         #expect(attempts == [1, 2, 1])
         await client.close()
@@ -91,7 +103,10 @@ struct ClientTests {
         #expect(transport.connections[0].closeCode == .normalClosure)
 
         await client.connect()
-        try await eventually("open again") { let open = await client.state == .open; return transport.connections.count == 2 && open }
+        try await eventually("open again") {
+            let open = await client.state == .open
+            return transport.connections.count == 2 && open
+        }
         transport.connections[1].end(code: .policyViolation, reason: "banned")
         try await eventually("closed by policy") { await client.state == .closed(code: .policyViolation, reason: "banned") }
         for _ in 0..<50 { await Task.yield() }
@@ -102,11 +117,15 @@ struct ClientTests {
     @Test func connectDuringBackoffCancelsTheTimerAndNeverOverlaps() async throws {
         let transport = FakeTransport(script: [.fail, .accept])
         let clock = TestClock(mode: .manual)
-        let client = WebSocketClient(configuration: configuration(reconnect: ReconnectPolicy(initialDelay: .seconds(60))),
-                                     transport: transport, clock: clock, random: { 0.5 })
+        let client = WebSocketClient(
+            configuration: configuration(reconnect: ReconnectPolicy(initialDelay: .seconds(60))),
+            transport: transport, clock: clock, random: { 0.5 })
         await client.connect()
         try await clock.waitForSleepers(count: 1)  // waiting 45 s before attempt 2
-        guard case .reconnecting(attempt: 1, _) = await client.state else { Issue.record("not backing off"); return }
+        guard case .reconnecting(attempt: 1, _) = await client.state else {
+            Issue.record("not backing off")
+            return
+        }
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<20 { group.addTask { await client.connect() } }
         }
@@ -120,8 +139,9 @@ struct ClientTests {
     @Test func aSilentServerFailsWithinPingIntervalPlusTimeout() async throws {
         let transport = FakeTransport(answersPings: false)
         let clock = TestClock(mode: .manual)
-        let client = WebSocketClient(configuration: configuration(keepalive: KeepalivePolicy(interval: .seconds(5), timeout: .seconds(2))),
-                                     transport: transport, clock: clock, random: { 0.5 })
+        let client = WebSocketClient(
+            configuration: configuration(keepalive: KeepalivePolicy(interval: .seconds(5), timeout: .seconds(2))),
+            transport: transport, clock: clock, random: { 0.5 })
         await client.connect()
         try await eventually("open") { await client.state == .open }
         try await clock.waitForSleepers(count: 1)
@@ -143,8 +163,9 @@ struct ClientTests {
     @Test func anAnsweringServerStaysOpenAcrossPings() async throws {
         let transport = FakeTransport(answersPings: true)
         let clock = TestClock(mode: .manual)
-        let client = WebSocketClient(configuration: configuration(keepalive: KeepalivePolicy(interval: .seconds(5), timeout: .seconds(2))),
-                                     transport: transport, clock: clock, random: { 0.5 })
+        let client = WebSocketClient(
+            configuration: configuration(keepalive: KeepalivePolicy(interval: .seconds(5), timeout: .seconds(2))),
+            transport: transport, clock: clock, random: { 0.5 })
         await client.connect()
         try await eventually("open") { await client.state == .open }
         for round in 1...3 {
@@ -205,15 +226,19 @@ struct ClientTests {
         let clock = TestClock(mode: .manual)
         var clients: [WebSocketClient] = []
         for _ in 0..<100 {
-            let client = WebSocketClient(configuration: configuration(reconnect: ReconnectPolicy(initialDelay: .seconds(1))),
-                                         transport: FakeTransport(script: [.fail]), clock: clock, random: { random.next() })
+            let client = WebSocketClient(
+                configuration: configuration(reconnect: ReconnectPolicy(initialDelay: .seconds(1))),
+                transport: FakeTransport(script: [.fail]), clock: clock, random: { random.next() })
             clients.append(client)
             await client.connect()
         }
         try await clock.waitForSleepers(count: 100)
         var delays: [Double] = []
         for client in clients {
-            guard case .reconnecting(attempt: 1, let delay) = await client.state else { Issue.record("not backing off"); continue }
+            guard case .reconnecting(attempt: 1, let delay) = await client.state else {
+                Issue.record("not backing off")
+                continue
+            }
             delays.append(ReconnectPolicy.seconds(delay))
         }
         #expect(delays.count == 100)

@@ -10,8 +10,17 @@ import Testing
 /// masking and shortest length encoding of every client frame).
 @Suite("RFC 6455 conformance (real server, libcurl)")
 struct ConformanceTests {
-    struct CaseInfo: Decodable { var id: String; var section: Int; var title: String }
-    struct Result: Decodable { var passed: Bool; var problems: [String]; var section: Int; var title: String }
+    struct CaseInfo: Decodable {
+        var id: String
+        var section: Int
+        var title: String
+    }
+    struct Result: Decodable {
+        var passed: Bool
+        var problems: [String]
+        var section: Int
+        var title: String
+    }
 
     /// The echo client: sends every message back until the connection closes.
     private func echo(_ url: URL) async {

@@ -8,8 +8,9 @@ struct ProtocolTests {
         let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
         #expect(hex(SHA1.hash(Array("abc".utf8))) == "a9993e364706816aba3e25717850c26c9cd0d89d")
         #expect(hex(SHA1.hash([])) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
-        #expect(hex(SHA1.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
-            == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
+        #expect(
+            hex(SHA1.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
+                == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
     }
 
     @Test func acceptValueMatchesRFC6455Example() {
@@ -20,7 +21,9 @@ struct ProtocolTests {
     @Test func utf8ValidationFollowsRFC3629() {
         #expect(UTF8Validation.isValid(Array("κόσμε €𐍈".utf8)))
         #expect(UTF8Validation.isValid([0xF4, 0x8F, 0xBF, 0xBF]))
-        for bad: [UInt8] in [[0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xE2, 0x82], [0xFF]] {
+        for bad: [UInt8] in [
+            [0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0x80], [0xE2, 0x82], [0xFF],
+        ] {
             #expect(!UTF8Validation.isValid(bad), "\(bad)")
         }
     }
@@ -46,10 +49,18 @@ struct ProtocolTests {
         }
         #expect(try parse([0x81, 0x02, 0x68, 0x69]).get() == Frame(opcode: .text, payload: Array("hi".utf8)))
         #expect(try parse([0x81, 0x02, 0x68]).get() == nil, "incomplete frame waits for more bytes")
-        for bytes: [UInt8] in [[0xC1, 0x00], [0x83, 0x00], [0x8B, 0x00], [0x81, 0x80, 0, 0, 0, 0], [0x09, 0x00], [0x89, 0x7E, 0x00, 0x7E]] {
-            guard case .failure(.protocolError) = parse(bytes) else { Issue.record("accepted \(bytes)"); continue }
+        for bytes: [UInt8] in [
+            [0xC1, 0x00], [0x83, 0x00], [0x8B, 0x00], [0x81, 0x80, 0, 0, 0, 0], [0x09, 0x00], [0x89, 0x7E, 0x00, 0x7E],
+        ] {
+            guard case .failure(.protocolError) = parse(bytes) else {
+                Issue.record("accepted \(bytes)")
+                continue
+            }
         }
-        guard case .failure(.messageTooBig(limit: 10)) = parse([0x82, 0x0B], limit: 10) else { Issue.record("no 1009"); return }
+        guard case .failure(.messageTooBig(limit: 10)) = parse([0x82, 0x0B], limit: 10) else {
+            Issue.record("no 1009")
+            return
+        }
     }
 
     @Test func assemblerReassemblesAndValidatesSplitCodePoints() throws {
@@ -60,13 +71,17 @@ struct ProtocolTests {
         var fresh = MessageAssembler(maximumMessageSize: 4)
         #expect(throws: WebSocketError.self) { try fresh.append(Frame(opcode: .continuation, payload: [1])) }
         _ = try fresh.append(Frame(fin: false, opcode: .binary, payload: [1, 2, 3]))
-        #expect(throws: WebSocketError.messageTooBig(limit: 4)) { try fresh.append(Frame(fin: true, opcode: .continuation, payload: [4, 5])) }
+        #expect(throws: WebSocketError.messageTooBig(limit: 4)) {
+            try fresh.append(Frame(fin: true, opcode: .continuation, payload: [4, 5]))
+        }
     }
 
     // MARK: - Handshake and connection over an in-memory pipe
 
     /// Reads the client's request head and answers with `response(key)`.
-    private func serveHandshake(_ server: InMemoryByteStream, trailing: [UInt8], response: @escaping @Sendable (String) -> String) -> Task<String, any Error> {
+    private func serveHandshake(
+        _ server: InMemoryByteStream, trailing: [UInt8], response: @escaping @Sendable (String) -> String
+    ) -> Task<String, any Error> {
         Task {
             var head: [UInt8] = []
             while !String(decoding: head, as: UTF8.self).contains("\r\n\r\n") {
@@ -75,7 +90,8 @@ struct ProtocolTests {
                 head += chunk
             }
             let text = String(decoding: head, as: UTF8.self)
-            let key = text.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }?
+            let key =
+                text.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }?
                 .split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             try await server.write(Array(response(key).utf8) + trailing)
             return text
@@ -86,13 +102,18 @@ struct ProtocolTests {
         "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(OpeningHandshake.acceptValue(for: key))\r\n\(extra)\r\n"
     }
 
-    private func connect(_ response: @escaping @Sendable (String) -> String, subprotocols: [String] = [], trailing: [UInt8] = [])
-        async throws -> (any WebSocketConnection, InMemoryByteStream, String) {
+    private func connect(
+        _ response: @escaping @Sendable (String) -> String, subprotocols: [String] = [], trailing: [UInt8] = []
+    )
+        async throws -> (any WebSocketConnection, InMemoryByteStream, String)
+    {
         let (client, server) = InMemoryByteStream.pair()
         let served = serveHandshake(server, trailing: trailing, response: response)
         let transport = RFC6455Transport { _ in client }
-        let connection = try await transport.connect(WebSocketRequest(url: URL(string: "ws://example.test:8080/live?x=1")!,
-                                                                      headers: [("Authorization", "Bearer t")], subprotocols: subprotocols))
+        let connection = try await transport.connect(
+            WebSocketRequest(
+                url: URL(string: "ws://example.test:8080/live?x=1")!,
+                headers: [("Authorization", "Bearer t")], subprotocols: subprotocols))
         return (connection, server, try await served.value)
     }
 
@@ -110,15 +131,18 @@ struct ProtocolTests {
         let wrongAccept: @Sendable (String) -> String = { _ in
             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: bm9wZQ==\r\n\r\n"
         }
-        for response in [wrongAccept,
-                         { self.accept($0, extra: "Sec-WebSocket-Extensions: permessage-deflate\r\n") },
-                         { self.accept($0, extra: "Sec-WebSocket-Protocol: chat\r\n") }] as [@Sendable (String) -> String] {
+        for response in [
+            wrongAccept,
+            { self.accept($0, extra: "Sec-WebSocket-Extensions: permessage-deflate\r\n") },
+            { self.accept($0, extra: "Sec-WebSocket-Protocol: chat\r\n") },
+        ] as [@Sendable (String) -> String] {
             await #expect(throws: WebSocketError.self) { _ = try await self.connect(response) }
         }
         await #expect(throws: WebSocketError.handshakeRejected(status: 401)) {
             _ = try await self.connect { _ in "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n" }
         }
-        let (chat, _, head) = try await connect({ self.accept($0, extra: "Sec-WebSocket-Protocol: chat\r\n") }, subprotocols: ["chat", "v2"])
+        let (chat, _, head) = try await connect(
+            { self.accept($0, extra: "Sec-WebSocket-Protocol: chat\r\n") }, subprotocols: ["chat", "v2"])
         #expect(chat.subprotocol == "chat")
         #expect(head.contains("Sec-WebSocket-Protocol: chat, v2\r\n"))
     }
@@ -133,7 +157,10 @@ struct ProtocolTests {
         let unmasked = (0..<3).map { pong[6 + $0] ^ pong[2 + $0] }
         #expect(unmasked == Array("abc".utf8))
         server.close()
-        guard case .closed(code: .abnormalClosure, _, _) = await events.next() else { Issue.record("expected 1006"); return }
+        guard case .closed(code: .abnormalClosure, _, _) = await events.next() else {
+            Issue.record("expected 1006")
+            return
+        }
     }
 
     @Test func closeHandshakeEchoesTheServerCode() async throws {

@@ -10,14 +10,16 @@ import CourierTesting
 @Suite("WebSocketClient against the real servers (libcurl, ws:// and wss://)")
 struct RealServerTests {
     private func feedConfiguration(_ namespace: String, path: String = "feed") throws -> WebSocketClient.Configuration {
-        var configuration = WebSocketClient.Configuration(url: try RealtimeServers.url("COURIER_WS_URL").appendingPathComponent("ns/\(namespace)/\(path)"))
+        var configuration = WebSocketClient.Configuration(
+            url: try RealtimeServers.url("COURIER_WS_URL").appendingPathComponent("ns/\(namespace)/\(path)"))
         configuration.keepalive = nil
         return configuration
     }
 
     private func topic(_ name: String) -> Subscription {
-        Subscription(id: name, subscribe: .text(#"{"op":"subscribe","topic":"\#(name)"}"#),
-                     unsubscribe: .text(#"{"op":"unsubscribe","topic":"\#(name)"}"#))
+        Subscription(
+            id: name, subscribe: .text(#"{"op":"subscribe","topic":"\#(name)"}"#),
+            unsubscribe: .text(#"{"op":"unsubscribe","topic":"\#(name)"}"#))
     }
 
     private func subscribes(_ stats: [String: Any]) -> [[String]] {
@@ -61,7 +63,8 @@ struct RealServerTests {
         let clock = TestClock(mode: .manual)
         var configuration = try feedConfiguration(namespace)
         configuration.reconnect = ReconnectPolicy(initialDelay: .milliseconds(500), maximumDelay: .seconds(2), jitter: .none)
-        let client = WebSocketClient(configuration: configuration, transport: RFC6455Transport.curl(), clock: clock, random: { 0.5 })
+        let client = WebSocketClient(
+            configuration: configuration, transport: RFC6455Transport.curl(), clock: clock, random: { 0.5 })
         let events = Collected(client.events())
         await client.subscribe(topic("T1"))
         await client.connect()
@@ -77,7 +80,10 @@ struct RealServerTests {
         var waited = Duration.zero
         for _ in 0..<10 {
             try await clock.waitForSleepers(count: 1)
-            guard case .reconnecting(_, let delay) = await client.state else { Issue.record("not backing off"); break }
+            guard case .reconnecting(_, let delay) = await client.state else {
+                Issue.record("not backing off")
+                break
+            }
             let reopen = waited >= .seconds(3)
             if reopen { try await RealtimeServers.control(namespace, "action=accept") }
             waited += delay
@@ -99,10 +105,12 @@ struct RealServerTests {
     @Test func aSilentRealServerFailsWithinPingIntervalPlusTimeout() async throws {
         let clock = TestClock(mode: .manual)
         var configuration = WebSocketClient.Configuration(
-            url: try RealtimeServers.url("COURIER_WS_CONFORMANCE_URL").appendingPathComponent("ns/\(RealtimeServers.namespace("silent"))/silent"))
+            url: try RealtimeServers.url("COURIER_WS_CONFORMANCE_URL").appendingPathComponent(
+                "ns/\(RealtimeServers.namespace("silent"))/silent"))
         configuration.keepalive = KeepalivePolicy(interval: .seconds(20), timeout: .seconds(5))
         configuration.reconnect = .never
-        let client = WebSocketClient(configuration: configuration, transport: RFC6455Transport.curl(), clock: clock, random: { 0.5 })
+        let client = WebSocketClient(
+            configuration: configuration, transport: RFC6455Transport.curl(), clock: clock, random: { 0.5 })
         await client.connect()
         try await eventually("open") { await client.state == .open }
         try await clock.waitForSleepers(count: 1)
@@ -124,10 +132,12 @@ struct RealServerTests {
             return .json(#"{"access_token":"fresh-token","refresh_token":"r2","token_type":"Bearer","expires_in":3600}"#)
         }
         let store = InMemoryTokenStore(AuthTokens(accessToken: "stale-token", refreshToken: "r1"))
-        let tokens = TokenManager(store: store, transport: stub, grant: .oauth2(tokenURL: URL(string: "https://auth.test/token")!))
+        let tokens = TokenManager(
+            store: store, transport: stub, grant: .oauth2(tokenURL: URL(string: "https://auth.test/token")!))
         var configuration = try feedConfiguration(namespace, path: "auth-feed")
         configuration.tokenManager = tokens
-        let client = WebSocketClient(configuration: configuration, transport: RFC6455Transport.curl(), clock: TestClock(), random: { 0.5 })
+        let client = WebSocketClient(
+            configuration: configuration, transport: RFC6455Transport.curl(), clock: TestClock(), random: { 0.5 })
         await client.connect()
         try await eventually("open") { await client.state == .open }
         let stats = try await RealtimeServers.control(namespace, "action=stats")

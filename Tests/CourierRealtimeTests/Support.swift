@@ -28,7 +28,8 @@ final class FakeConnection: WebSocketConnection, Sendable {
     let subprotocol: String? = nil
     let events: AsyncStream<WebSocketConnectionEvent>
     private let continuation: AsyncStream<WebSocketConnectionEvent>.Continuation
-    private let state = Locked((sent: [WebSocketMessage](), pings: 0, closed: false, answersPings: true, code: WebSocketCloseCode?.none))
+    private let state = Locked(
+        (sent: [WebSocketMessage](), pings: 0, closed: false, answersPings: true, code: WebSocketCloseCode?.none))
     private let onEnd: @Sendable () -> Void
 
     init(answersPings: Bool, onEnd: @escaping @Sendable () -> Void) {
@@ -79,7 +80,11 @@ final class FakeConnection: WebSocketConnection, Sendable {
 
 /// A transport whose attempts succeed or fail as the test says; counts attempts and live sockets.
 final class FakeTransport: WebSocketTransport, Sendable {
-    enum Outcome: Sendable { case accept, reject(Int), fail }
+    enum Outcome: Sendable {
+        case accept
+        case reject(Int)
+        case fail
+    }
     private struct State: Sendable {
         var script: [Outcome] = []
         var attempts = 0

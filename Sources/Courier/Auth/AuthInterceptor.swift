@@ -63,7 +63,7 @@ public struct AuthInterceptor: Interceptor {
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         let response = try await next(request)
         guard Self.rejectsToken(response, context: context), context[AuthRetriedKey.self] != true,
-              context.canResendBody  // a one-shot body was spent: the 401 is the answer
+            context.canResendBody  // a one-shot body was spent: the 401 is the answer
         else { return response }
 
         // Marked only once a new token is in hand: a refresh that failed transiently (token

@@ -45,8 +45,12 @@ public struct AuthTokens: Sendable, Hashable, CustomStringConvertible, CustomDeb
     public var debugDescription: String { description }
 
     public var customMirror: Mirror {
-        Mirror(self, children: ["accessToken": "<redacted>", "refreshToken": refreshToken == nil ? "nil" : "<redacted>",
-                                "expiresAt": expiresAt as Any], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "accessToken": "<redacted>", "refreshToken": refreshToken == nil ? "nil" : "<redacted>",
+                "expiresAt": expiresAt as Any,
+            ], displayStyle: .struct)
     }
 }
 
@@ -69,8 +73,9 @@ extension AuthTokens {
     func storedRepresentation() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(Stored(
-            accessToken: accessToken, refreshToken: refreshToken, expiresAt: expiresAt?.timeIntervalSince1970))
+        return try encoder.encode(
+            Stored(
+                accessToken: accessToken, refreshToken: refreshToken, expiresAt: expiresAt?.timeIntervalSince1970))
     }
 
     /// Decodes tokens written by ``storedRepresentation()``.
@@ -80,7 +85,8 @@ extension AuthTokens {
         guard let stored = try? JSONDecoder().decode(Stored.self, from: data), !stored.accessToken.isEmpty else {
             throw TokenStoreError.corrupted("the stored credentials are not a token object")
         }
-        self.init(accessToken: stored.accessToken, refreshToken: stored.refreshToken,
-                  expiresAt: stored.expiresAt.map { Date(timeIntervalSince1970: $0) })
+        self.init(
+            accessToken: stored.accessToken, refreshToken: stored.refreshToken,
+            expiresAt: stored.expiresAt.map { Date(timeIntervalSince1970: $0) })
     }
 }

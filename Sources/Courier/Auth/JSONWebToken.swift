@@ -39,12 +39,14 @@ package enum JSONWebToken {
     package static func claims(of token: String) -> Claims? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let json = base64URLDecoded(parts[1]),
-              let payload = try? JSONDecoder().decode(Payload.self, from: json) else { return nil }
+            let payload = try? JSONDecoder().decode(Payload.self, from: json)
+        else { return nil }
         func date(_ seconds: Double?) -> Date? {
             seconds.flatMap { $0.isFinite ? Date(timeIntervalSince1970: $0) : nil }
         }
-        return Claims(issuer: payload.iss, subject: payload.sub, expiration: date(payload.exp),
-                      notBefore: date(payload.nbf), issuedAt: date(payload.iat), id: payload.jti)
+        return Claims(
+            issuer: payload.iss, subject: payload.sub, expiration: date(payload.exp),
+            notBefore: date(payload.nbf), issuedAt: date(payload.iat), id: payload.jti)
     }
 
     /// The token's `exp` claim, or `nil` when it has none or is not a readable JWT.

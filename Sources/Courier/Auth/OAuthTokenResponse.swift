@@ -29,8 +29,10 @@ public struct OAuthTokenResponse: Decodable, Sendable, Hashable, CustomStringCon
     }
 
     /// Creates a response value.
-    package init(accessToken: String, tokenType: String? = "Bearer", expiresIn: Double? = nil,
-                refreshToken: String? = nil, scope: String? = nil) {
+    package init(
+        accessToken: String, tokenType: String? = "Bearer", expiresIn: Double? = nil,
+        refreshToken: String? = nil, scope: String? = nil
+    ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn

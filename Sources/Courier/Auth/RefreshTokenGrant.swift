@@ -44,18 +44,18 @@ public struct RefreshTokenGrant: Sendable {
     /// The body format of the refresh request.
     public enum BodyEncoding: Sendable, Hashable {
         private static func decodingPath(of error: any Error) -> String {
-        let codingPath: [any CodingKey]
-        switch error as? DecodingError {
-        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?,
-             .keyNotFound(_, let context)?, .dataCorrupted(let context)?:
-            codingPath = context.codingPath
-        default:
-            codingPath = []
+            let codingPath: [any CodingKey]
+            switch error as? DecodingError {
+            case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?,
+                .keyNotFound(_, let context)?, .dataCorrupted(let context)?:
+                codingPath = context.codingPath
+            default:
+                codingPath = []
+            }
+            return codingPath.isEmpty ? "<root>" : codingPath.map(\.stringValue).joined(separator: ".")
         }
-        return codingPath.isEmpty ? "<root>" : codingPath.map(\.stringValue).joined(separator: ".")
-    }
 
-    /// `application/x-www-form-urlencoded`, as RFC 6749 §6 specifies.
+        /// `application/x-www-form-urlencoded`, as RFC 6749 §6 specifies.
         case form
         /// `application/json`, which many non-standard token endpoints expect.
         case json
@@ -128,8 +128,9 @@ public struct RefreshTokenGrant: Sendable {
         let details = ErrorBodyParser.parse(response)
         let oauthError = details.code
         if response.statusCode == 400 || response.statusCode == 401 || oauthError == "invalid_grant" {
-            throw TokenRefreshRejection(statusCode: response.statusCode, error: oauthError,
-                                        errorDescription: details.message)
+            throw TokenRefreshRejection(
+                statusCode: response.statusCode, error: oauthError,
+                errorDescription: details.message)
         }
         guard response.isSuccess else {
             throw NetworkError(response: response)
@@ -151,7 +152,7 @@ public struct RefreshTokenGrant: Sendable {
         let codingPath: [any CodingKey]
         switch error as? DecodingError {
         case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?,
-             .keyNotFound(_, let context)?, .dataCorrupted(let context)?:
+            .keyNotFound(_, let context)?, .dataCorrupted(let context)?:
             codingPath = context.codingPath
         default:
             codingPath = []
@@ -167,8 +168,8 @@ public struct RefreshTokenGrant: Sendable {
             for byte in text.utf8 {
                 switch byte {
                 case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                     UInt8(ascii: "0")...UInt8(ascii: "9"),
-                     UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "*"):
+                    UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "*"):
                     result.unicodeScalars.append(Unicode.Scalar(byte))
                 case UInt8(ascii: " "):
                     result.append("+")

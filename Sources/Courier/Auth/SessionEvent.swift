@@ -63,7 +63,10 @@ final class EventBroadcaster<Event: Sendable>: Sendable {
 
     /// Ends every stream.
     func finish() {
-        for continuation in subscribers.withLock({ state in defer { state.removeAll() }; return Array(state.values) }) {
+        for continuation in subscribers.withLock({ state in
+            defer { state.removeAll() }
+            return Array(state.values)
+        }) {
             continuation.finish()
         }
     }

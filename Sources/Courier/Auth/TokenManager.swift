@@ -235,8 +235,9 @@ public actor TokenManager {
             if let transport {
                 outcome = await Self.exchange(refreshToken: refreshToken, current: current, grant: grant, transport: transport)
             } else {
-                outcome = .failed(.invalidRequest(
-                    "the TokenManager has no transport: pass one to init or put its AuthInterceptor in a client's pipeline"))
+                outcome = .failed(
+                    .invalidRequest(
+                        "the TokenManager has no transport: pass one to init or put its AuthInterceptor in a client's pipeline"))
             }
             self.finishRefresh(outcome, generation: generation)
         }

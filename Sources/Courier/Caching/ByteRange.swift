@@ -28,7 +28,8 @@ struct ByteRange: Sendable, Hashable {
         guard trimmed.lowercased().hasPrefix("bytes="), !trimmed.contains(",") else { return nil }
         let parts = trimmed.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
-        let first = HeaderScanning.trim(parts[0]), last = HeaderScanning.trim(parts[1])
+        let first = HeaderScanning.trim(parts[0])
+        let last = HeaderScanning.trim(parts[1])
         if first.isEmpty {
             guard let length = Self.digits(last), length > 0 else { return nil }
             spec = .suffix(length: length)
@@ -48,10 +49,10 @@ struct ByteRange: Sendable, Hashable {
     func resolved(length: Int) -> ClosedRange<Int>? {
         guard length > 0 else { return nil }
         switch spec {
-        case let .from(first, last):
+        case .from(let first, let last):
             guard first < length else { return nil }
             return first...min(last ?? (length - 1), length - 1)
-        case let .suffix(count):
+        case .suffix(let count):
             return max(0, length - count)...(length - 1)
         }
     }
@@ -86,7 +87,7 @@ struct ContentRange: Sendable, Hashable {
         guard parts.count == 2 else { return nil }
         let bounds = parts[0].split(separator: "-", maxSplits: 1)
         guard bounds.count == 2, let first = Int(HeaderScanning.trim(bounds[0])), let last = Int(HeaderScanning.trim(bounds[1])),
-              let length = Int(HeaderScanning.trim(parts[1])), first >= 0, first <= last, last < length
+            let length = Int(HeaderScanning.trim(parts[1])), first >= 0, first <= last, last < length
         else { return nil }
         range = first...last
         completeLength = length

@@ -42,11 +42,21 @@ struct CacheControl: Sendable, Hashable {
         var quoted = false
         var escaped = false
         for character in value {
-            if escaped { current.append(character); escaped = false; continue }
+            if escaped {
+                current.append(character)
+                escaped = false
+                continue
+            }
             switch character {
-            case "\\" where quoted: escaped = true; current.append(character)
-            case "\"": quoted.toggle(); current.append(character)
-            case "," where !quoted: items.append(current); current = ""
+            case "\\" where quoted:
+                escaped = true
+                current.append(character)
+            case "\"":
+                quoted.toggle()
+                current.append(character)
+            case "," where !quoted:
+                items.append(current)
+                current = ""
             default: current.append(character)
             }
         }
@@ -61,7 +71,8 @@ struct CacheControl: Sendable, Hashable {
     /// non-negative integer; values too large for `Int` saturate at 2^31 as the RFC recommends.
     func seconds(_ name: String) -> Int? {
         guard let entry = directives[name], let text = entry, !text.isEmpty,
-              text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            text.allSatisfy({ $0.isASCII && $0.isNumber })
+        else { return nil }
         return Int(text).map { min($0, 2_147_483_648) } ?? 2_147_483_648
     }
 

@@ -62,7 +62,8 @@ public struct CacheInterceptor: Interceptor {
         let isConditional = Validation.conditionalFields.contains { request.value(forHTTPHeaderField: $0) != nil }
         // A single byte range of a GET is answered from stored content (RFC 9111 §3.4); other
         // range requests (several ranges, HEAD, unknown units) go to the origin untouched.
-        let rangeIsAnswerable = request.value(forHTTPHeaderField: "Range") == nil
+        let rangeIsAnswerable =
+            request.value(forHTTPHeaderField: "Range") == nil
             || (method == "GET" && ByteRange(request) != nil)
         guard method == "GET" || method == "HEAD", context.policy.cache != .bypassCache, !isConditional, rangeIsAnswerable
         else {

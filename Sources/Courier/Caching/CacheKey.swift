@@ -38,7 +38,8 @@ public struct CacheKey: Sendable, Hashable, Codable, CustomStringConvertible {
         components.scheme = components.scheme?.lowercased()
         if let host = components.percentEncodedHost { components.percentEncodedHost = host.lowercased() }
         if let port = components.port,
-           (components.scheme == "http" && port == 80) || (components.scheme == "https" && port == 443) {
+            (components.scheme == "http" && port == 80) || (components.scheme == "https" && port == 443)
+        {
             components.port = nil
         }
         if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }
@@ -49,13 +50,14 @@ public struct CacheKey: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `URLComponents`): lower-case scheme and authority, a path, no fragment, no default port.
     private static func isNormalized(_ text: String) -> Bool {
         let bytes = text.utf8
-        guard !bytes.contains(0x23) else { return false }   // '#'
-        let isHTTP = text.hasPrefix("http://"), isHTTPS = text.hasPrefix("https://")
+        guard !bytes.contains(0x23) else { return false }  // '#'
+        let isHTTP = text.hasPrefix("http://")
+        let isHTTPS = text.hasPrefix("https://")
         guard isHTTP || isHTTPS else { return false }
-        let authority = bytes.dropFirst(isHTTPS ? 8 : 7).prefix { $0 != 0x2F && $0 != 0x3F }   // up to '/' or '?'
+        let authority = bytes.dropFirst(isHTTPS ? 8 : 7).prefix { $0 != 0x2F && $0 != 0x3F }  // up to '/' or '?'
         guard !authority.isEmpty, !authority.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return false }
         let afterAuthority = bytes.dropFirst((isHTTPS ? 8 : 7) + authority.count)
-        guard afterAuthority.first == 0x2F else { return false }   // a path must follow
+        guard afterAuthority.first == 0x2F else { return false }  // a path must follow
         let port = isHTTPS ? ":443" : ":80"
         return !String(decoding: authority, as: UTF8.self).hasSuffix(port)
     }

@@ -37,7 +37,8 @@ extension CacheTransaction {
             if let combined = PartialContent.combine(sameVariant, with: stored) {
                 stored = combined
             } else if sameVariant.statusCode != 206, let tag = PartialContent.strongTag(sameVariant.headers),
-                      PartialContent.strongTag(stored.headers) == tag {
+                PartialContent.strongTag(stored.headers) == tag
+            {
                 return
             }
         }

@@ -69,14 +69,16 @@ struct CacheTransaction: Sendable {
 
         if !mustValidate && Self.satisfies(freshness, requestControl) { return serve(entry, .hit, freshness) }
         if staleAllowed, let maxStale = requestControl.maxStale,
-           freshness.staleness <= TimeInterval(maxStale ?? Int.max) {
+            freshness.staleness <= TimeInterval(maxStale ?? Int.max)
+        {
             // §5.2.1.2: the client accepts a stale response.
             return serve(entry, .hit, freshness)
         }
         if requestControl.onlyIfCached { throw NetworkError.notCached }
         // RFC 5861 §3, unless the request itself asked for a younger response (max-age, min-fresh).
         if staleAllowed, !isHead, !requestControl.has("max-age"), !requestControl.has("min-fresh"),
-           let window = control.staleWhileRevalidate, freshness.staleness <= TimeInterval(window) {
+            let window = control.staleWhileRevalidate, freshness.staleness <= TimeInterval(window)
+        {
             revalidateInBackground(entry)
             return serve(entry, .staleServed(.whileRevalidating), freshness)
         }
@@ -137,11 +139,14 @@ struct CacheTransaction: Sendable {
     /// stored variants, and a 304 naming one of them selects that variant (§4.3.4), which is then
     /// stored for this request's `Vary` values too. `entry` is `nil` when no stored variant
     /// matches the request and only the others are offered.
-    private func validate(_ entry: CachedResponse?, known entries: [CachedResponse], staleAllowed: Bool) async throws -> HTTPResponse {
+    private func validate(
+        _ entry: CachedResponse?, known entries: [CachedResponse], staleAllowed: Bool
+    ) async throws -> HTTPResponse {
         let validated = entry.flatMap { Validation.hasValidator($0) ? $0 : nil }
         let others = range == nil ? entries.filter { $0 != entry } : []
         let conditional = Validation.conditionalRequest(request, validating: validated, others: others)
-        let isConditional = conditional.value(forHTTPHeaderField: "If-None-Match") != nil
+        let isConditional =
+            conditional.value(forHTTPHeaderField: "If-None-Match") != nil
             || conditional.value(forHTTPHeaderField: "If-Modified-Since") != nil
         let requestTime = now
         let response: HTTPResponse
@@ -197,7 +202,7 @@ struct CacheTransaction: Sendable {
     /// It runs the rest of the pipeline (retries, auth) with this call's context, stores a 304's
     /// freshened headers or a new full response, and gives up silently on errors.
     private func revalidateInBackground(_ entry: CachedResponse) {
-        context.disarmStartHook()   // the caller already has its answer: no spinner for this
+        context.disarmStartHook()  // the caller already has its answer: no spinner for this
         let id = "\(key.partition)\u{0}\(key.url)\u{0}\(entry.variantID)"
         let background = CacheTransaction(
             cache: cache, request: request, context: context, next: next,

@@ -53,8 +53,8 @@ public actor DiskCacheStorage: CacheStorage {
             guard let record = records[id] else { continue }
             let url = directory.appendingPathComponent(record.fileName)
             guard let data = try? Data(contentsOf: url),
-                  let (storedKey, response) = try? DiskEntryCodec.decode(data),
-                  storedKey == key, response.variantID == variant
+                let (storedKey, response) = try? DiskEntryCodec.decode(data),
+                storedKey == key, response.variantID == variant
             else {
                 delete(id)
                 continue
@@ -134,8 +134,8 @@ public actor DiskCacheStorage: CacheStorage {
                 continue
             }
             guard let attributes = try? fileManager.attributesOfItem(atPath: url.path),
-                  let size = (attributes[.size] as? NSNumber)?.intValue,
-                  let metadata = Self.readMetadata(url, size: size)
+                let size = (attributes[.size] as? NSNumber)?.intValue,
+                let metadata = Self.readMetadata(url, size: size)
             else {
                 try? fileManager.removeItem(at: url)
                 continue

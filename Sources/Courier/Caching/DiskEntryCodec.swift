@@ -47,7 +47,9 @@ enum DiskEntryCodec {
         var data = Data(capacity: prefixLength + json.count + response.body.count)
         data.append(contentsOf: magic)
         let length = UInt32(json.count)
-        data.append(contentsOf: [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)])
+        data.append(contentsOf: [
+            UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff),
+        ])
         data.append(json)
         data.append(response.body)
         return data
@@ -58,14 +60,17 @@ enum DiskEntryCodec {
     /// - Throws: ``Failure/corrupt`` when the prefix or metadata is invalid or the size is wrong.
     static func decodeMetadata(from handle: FileHandle, fileSize: Int) throws -> Metadata {
         guard let prefix = try handle.read(upToCount: prefixLength), prefix.count == prefixLength,
-              Array(prefix.prefix(4)) == magic else { throw Failure.corrupt }
+            Array(prefix.prefix(4)) == magic
+        else { throw Failure.corrupt }
         let length = prefix.dropFirst(4).reduce(0) { $0 << 8 | Int($1) }
         guard length > 0, length <= maxMetadataLength,
-              let json = try handle.read(upToCount: length), json.count == length else { throw Failure.corrupt }
+            let json = try handle.read(upToCount: length), json.count == length
+        else { throw Failure.corrupt }
         let metadata = try decodeJSON(json)
         // Bound bodyLength by the file size first: a corrupt value near Int.max must not overflow.
         guard metadata.bodyLength >= 0, metadata.bodyLength <= fileSize,
-              fileSize == prefixLength + length + metadata.bodyLength else { throw Failure.corrupt }
+            fileSize == prefixLength + length + metadata.bodyLength
+        else { throw Failure.corrupt }
         return metadata
     }
 
@@ -79,7 +84,8 @@ enum DiskEntryCodec {
         let metadata = try decodeJSON(data[(start + 8)..<(start + 8 + length)])
         let bodyStart = start + prefixLength + length
         guard metadata.bodyLength >= 0, metadata.bodyLength <= data.count,
-              data.count == prefixLength + length + metadata.bodyLength else { throw Failure.corrupt }
+            data.count == prefixLength + length + metadata.bodyLength
+        else { throw Failure.corrupt }
         let body = Data(data[bodyStart...])
         guard StableHash.fnv1a64(body) == metadata.bodyChecksum else { throw Failure.corrupt }
         var headers = HTTPHeaders()

@@ -54,7 +54,8 @@ struct Freshness: Sendable, Equatable {
             lifetime = expires.map { max(0, $0.timeIntervalSince(dateValue)) } ?? 0
             isHeuristic = false
         } else if Self.allowsHeuristic(entry, control),
-                  let lastModified = headers.cacheValue("last-modified").flatMap(HeaderScanning.date) {
+            let lastModified = headers.cacheValue("last-modified").flatMap(HeaderScanning.date)
+        {
             // §4.2.2: a fraction of the interval since Last-Modified, capped.
             let sinceModified = max(0, dateValue.timeIntervalSince(lastModified))
             lifetime = min(sinceModified * heuristicFraction, maxHeuristicLifetime)

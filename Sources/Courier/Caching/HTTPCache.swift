@@ -148,7 +148,8 @@ public final class HTTPCache: Sendable {
 
     /// Freshness of `entry` now.
     func freshness(of entry: CachedResponse, at now: Date) -> Freshness {
-        Freshness(of: entry, at: now, heuristicFraction: configuration.heuristicFraction,
-                  maxHeuristicLifetime: configuration.maxHeuristicLifetime)
+        Freshness(
+            of: entry, at: now, heuristicFraction: configuration.heuristicFraction,
+            maxHeuristicLifetime: configuration.maxHeuristicLifetime)
     }
 }

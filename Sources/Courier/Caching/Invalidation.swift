@@ -20,8 +20,8 @@ enum Invalidation {
         let targetOrigin = CacheKey.origin(of: target)
         for field in ["Location", "Content-Location"] {
             guard let value = response.headers.cacheValue(field.lowercased()),
-                  let resolved = URL(string: String(HeaderScanning.trim(value)), relativeTo: target)?.absoluteURL,
-                  CacheKey.origin(of: resolved) == targetOrigin
+                let resolved = URL(string: String(HeaderScanning.trim(value)), relativeTo: target)?.absoluteURL,
+                CacheKey.origin(of: resolved) == targetOrigin
             else { continue }
             urls.append(resolved)
         }

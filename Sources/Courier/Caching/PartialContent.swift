@@ -20,14 +20,17 @@ enum PartialContent {
         if entry.statusCode != 206 {
             return entry.statusCode == 200 && range.resolved(length: entry.body.count) != nil
         }
-        guard let part = ContentRange(entry.headers), let wanted = range.resolved(length: part.completeLength) else { return false }
+        guard let part = ContentRange(entry.headers), let wanted = range.resolved(length: part.completeLength) else {
+            return false
+        }
         return part.range.contains(wanted.lowerBound) && part.range.contains(wanted.upperBound)
     }
 
     /// `response` (built from a stored entry ``canAnswer(_:range:)`` accepted) cut to `range`:
     /// a `206` with `Content-Range` and `Content-Length` of the part (RFC 9110 §15.3.7).
     static func slice(_ response: HTTPResponse, to range: ByteRange) -> HTTPResponse {
-        let stored: ClosedRange<Int>, length: Int
+        let stored: ClosedRange<Int>
+        let length: Int
         if response.statusCode == 206, let part = ContentRange(response.headers) {
             stored = part.range
             length = part.completeLength
@@ -36,7 +39,7 @@ enum PartialContent {
             length = response.body.count
         }
         guard let wanted = range.resolved(length: length), stored.contains(wanted.lowerBound),
-              stored.contains(wanted.upperBound), wanted.upperBound - stored.lowerBound < response.body.count
+            stored.contains(wanted.upperBound), wanted.upperBound - stored.lowerBound < response.body.count
         else { return response }
         var sliced = response
         let start = response.body.startIndex + (wanted.lowerBound - stored.lowerBound)
@@ -52,7 +55,8 @@ enum PartialContent {
     /// the body is not content-coded.
     static func isStorable(_ response: HTTPResponse, for request: URLRequest) -> Bool {
         guard response.statusCode == 206, ByteRange(request) != nil, !isEncoded(response.headers),
-              let part = ContentRange(response.headers) else { return false }
+            let part = ContentRange(response.headers)
+        else { return false }
         return part.range.count == response.body.count
     }
 
@@ -63,11 +67,11 @@ enum PartialContent {
     /// `Content-Range`. `nil` when they cannot be combined.
     static func combine(_ stored: CachedResponse, with new: CachedResponse) -> CachedResponse? {
         guard stored.statusCode == 206, new.statusCode == 206,
-              let tag = strongTag(new.headers), strongTag(stored.headers) == tag,
-              let old = ContentRange(stored.headers), let part = ContentRange(new.headers),
-              old.completeLength == part.completeLength,
-              stored.body.count == old.range.count, new.body.count == part.range.count,
-              old.range.lowerBound <= part.range.upperBound + 1, part.range.lowerBound <= old.range.upperBound + 1
+            let tag = strongTag(new.headers), strongTag(stored.headers) == tag,
+            let old = ContentRange(stored.headers), let part = ContentRange(new.headers),
+            old.completeLength == part.completeLength,
+            stored.body.count == old.range.count, new.body.count == part.range.count,
+            old.range.lowerBound <= part.range.upperBound + 1, part.range.lowerBound <= old.range.upperBound + 1
         else { return nil }
         let union = min(old.range.lowerBound, part.range.lowerBound)...max(old.range.upperBound, part.range.upperBound)
         var bytes = Data(count: union.count)
@@ -79,7 +83,8 @@ enum PartialContent {
             combined.statusCode = 200
             combined.headers.remove("Content-Range")
         } else {
-            combined.headers.replace("Content-Range", with: ContentRange(range: union, completeLength: part.completeLength).fieldValue)
+            combined.headers.replace(
+                "Content-Range", with: ContentRange(range: union, completeLength: part.completeLength).fieldValue)
         }
         combined.headers.replace("Content-Length", with: String(union.count))
         return combined
@@ -87,7 +92,9 @@ enum PartialContent {
 
     /// The strong entity tag of `headers` (RFC 9110 §8.8.3), `nil` when absent or weak.
     static func strongTag(_ headers: HTTPHeaders) -> String? {
-        guard let tag = headers.cacheValue("etag").map({ String(HeaderScanning.trim($0)) }), !tag.hasPrefix("W/") else { return nil }
+        guard let tag = headers.cacheValue("etag").map({ String(HeaderScanning.trim($0)) }), !tag.hasPrefix("W/") else {
+            return nil
+        }
         return tag
     }
 

@@ -51,12 +51,14 @@ enum Storability {
         // §3.5: an authorized request is stored only when the response explicitly allows it.
         // `private` counts as explicit for a private cache; the endpoint may also opt in.
         if isAuthorized && !cachesAuthorizedResponses {
-            let explicit = responseControl.isPublic || responseControl.isPrivate
+            let explicit =
+                responseControl.isPublic || responseControl.isPrivate
                 || responseControl.mustRevalidate || responseControl.sharedMaxAge != nil
             if !explicit { return .authorization }
         }
         // §3: explicit freshness, public/private, or a status cacheable by default.
-        let explicitFreshness = responseControl.has("max-age") || response.headers.cacheValue("expires") != nil
+        let explicitFreshness =
+            responseControl.has("max-age") || response.headers.cacheValue("expires") != nil
             || responseControl.isPublic || responseControl.isPrivate
         if !explicitFreshness && !cacheableByDefault.contains(status) { return .noFreshnessInformation }
         if response.body.count > maxEntryBytes { return .tooLarge }

@@ -27,8 +27,8 @@ enum StrictHTTPDate {
     /// `Sun, 06 Nov 1994 08:49:37 GMT`.
     private static func imfFixdate(_ b: [UInt8]) -> Date? {
         guard name(b, 0, 3, in: weekdays) != nil, b[3] == 0x2C, b[4] == 0x20, b[7] == 0x20, b[11] == 0x20,
-              b[16] == 0x20, b[25] == 0x20, name(b, 26, 3, in: ["gmt"]) != nil,
-              let day = number(b, 5, 2), let month = name(b, 8, 3, in: months), let year = number(b, 12, 4)
+            b[16] == 0x20, b[25] == 0x20, name(b, 26, 3, in: ["gmt"]) != nil,
+            let day = number(b, 5, 2), let month = name(b, 8, 3, in: months), let year = number(b, 12, 4)
         else { return nil }
         return make(year: year, month: month + 1, day: day, clock: b, at: 17)
     }
@@ -36,7 +36,7 @@ enum StrictHTTPDate {
     /// `Sun Nov  6 08:49:37 1994` (the day is space-padded to two characters).
     private static func asctime(_ b: [UInt8]) -> Date? {
         guard name(b, 0, 3, in: weekdays) != nil, b[3] == 0x20, b[7] == 0x20, b[10] == 0x20, b[19] == 0x20,
-              let month = name(b, 4, 3, in: months), let year = number(b, 20, 4)
+            let month = name(b, 4, 3, in: months), let year = number(b, 20, 4)
         else { return nil }
         let day = b[8] == 0x20 ? number(b, 9, 1) : number(b, 8, 2)
         guard let day else { return nil }
@@ -46,10 +46,10 @@ enum StrictHTTPDate {
     /// `Sunday, 06-Nov-94 08:49:37 GMT`.
     private static func rfc850(_ b: [UInt8], now: Date) -> Date? {
         guard let comma = b.firstIndex(of: 0x2C), name(b, 0, comma, in: longWeekdays) != nil,
-              b.count == comma + 24, b[comma + 1] == 0x20, b[comma + 4] == 0x2D, b[comma + 8] == 0x2D,
-              b[comma + 11] == 0x20, b[comma + 20] == 0x20, name(b, comma + 21, 3, in: ["gmt"]) != nil,
-              let day = number(b, comma + 2, 2), let month = name(b, comma + 5, 3, in: months),
-              let shortYear = number(b, comma + 9, 2)
+            b.count == comma + 24, b[comma + 1] == 0x20, b[comma + 4] == 0x2D, b[comma + 8] == 0x2D,
+            b[comma + 11] == 0x20, b[comma + 20] == 0x20, name(b, comma + 21, 3, in: ["gmt"]) != nil,
+            let day = number(b, comma + 2, 2), let month = name(b, comma + 5, 3, in: months),
+            let shortYear = number(b, comma + 9, 2)
         else { return nil }
         let current = 1970 + Int(now.timeIntervalSince1970 / (365.2425 * 86_400))
         var year = (current / 100) * 100 + shortYear
@@ -60,9 +60,9 @@ enum StrictHTTPDate {
     /// Combines a date with the `HH:MM:SS` at `b[at...]`.
     private static func make(year: Int, month: Int, day: Int, clock b: [UInt8], at start: Int) -> Date? {
         guard b[start + 2] == 0x3A, b[start + 5] == 0x3A,
-              let hour = number(b, start, 2), let minute = number(b, start + 3, 2), let second = number(b, start + 6, 2),
-              year >= 1970, (1...CivilCalendar.daysInMonth(year: year, month: month)).contains(day),
-              hour <= 23, minute <= 59, second <= 60
+            let hour = number(b, start, 2), let minute = number(b, start + 3, 2), let second = number(b, start + 6, 2),
+            year >= 1970, (1...CivilCalendar.daysInMonth(year: year, month: month)).contains(day),
+            hour <= 23, minute <= 59, second <= 60
         else { return nil }
         let days = CivilCalendar.dayNumber(year: year, month: month, day: day)
         return Date(timeIntervalSince1970: TimeInterval(days * CivilCalendar.secondsPerDay + hour * 3600 + minute * 60 + second))

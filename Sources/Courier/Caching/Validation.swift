@@ -24,7 +24,9 @@ enum Validation {
     /// every other stored variant in `others` (weak or strong, each sent exactly as received, the
     /// validated entry's first, §4.3.1 allows listing all), and `If-Modified-Since` with `entry`'s
     /// `Last-Modified`. Stored parts (206) are not offered. Unchanged when there is no validator.
-    static func conditionalRequest(_ request: URLRequest, validating entry: CachedResponse?, others: [CachedResponse] = []) -> URLRequest {
+    static func conditionalRequest(
+        _ request: URLRequest, validating entry: CachedResponse?, others: [CachedResponse] = []
+    ) -> URLRequest {
         var conditional = request
         let tags = entityTags(entry, others)
         if !tags.isEmpty {
@@ -42,7 +44,8 @@ enum Validation {
         let candidates = (entry.map { [$0] } ?? []) + others.filter { $0.statusCode != 206 }
         for candidate in candidates {
             guard let tag = candidate.headers.cacheValue("etag").map({ String(HeaderScanning.trim($0)) }),
-                  !tag.isEmpty, !tags.contains(tag) else { continue }
+                !tag.isEmpty, !tags.contains(tag)
+            else { continue }
             tags.append(tag)
         }
         return tags
@@ -72,7 +75,8 @@ enum Validation {
             return weakTag(tag) == weakTag(stored)
         }
         if let lastModified = notModified.headers.cacheValue("last-modified"),
-           let stored = entry.headers.cacheValue("last-modified") {
+            let stored = entry.headers.cacheValue("last-modified")
+        {
             return HeaderScanning.date(lastModified) == HeaderScanning.date(stored)
         }
         return true
@@ -87,7 +91,9 @@ enum Validation {
         _ entry: CachedResponse, with notModified: HTTPResponse, requestTime: Date, responseTime: Date
     ) -> CachedResponse {
         var updated = entry
-        let incoming = HopByHop.removed(from: notModified.headers).fields.filter { !protectedFields.contains($0.name.lowercased()) }
+        let incoming = HopByHop.removed(from: notModified.headers).fields.filter {
+            !protectedFields.contains($0.name.lowercased())
+        }
         let replaced = Set(incoming.map { $0.name.lowercased() }).union(["date", "age"])
         updated.headers = HTTPHeaders(entry.headers.fields.filter { !replaced.contains($0.name.lowercased()) } + incoming)
         updated.requestTime = requestTime
@@ -98,12 +104,14 @@ enum Validation {
     /// `true` when a HEAD response's validators agree with the stored GET response, so its header
     /// fields may freshen it (§4.3.5).
     static func headResponse(_ head: HTTPResponse, agreesWith entry: CachedResponse) -> Bool {
-        let tag = head.headers.cacheValue("etag"), storedTag = entry.headers.cacheValue("etag")
+        let tag = head.headers.cacheValue("etag")
+        let storedTag = entry.headers.cacheValue("etag")
         if tag != nil || storedTag != nil {
             guard let tag, let storedTag else { return false }
             return weakTag(tag) == weakTag(storedTag)
         }
-        let modified = head.headers.cacheValue("last-modified"), storedModified = entry.headers.cacheValue("last-modified")
+        let modified = head.headers.cacheValue("last-modified")
+        let storedModified = entry.headers.cacheValue("last-modified")
         if modified != nil || storedModified != nil { return modified == storedModified }
         return true
     }

@@ -57,7 +57,8 @@ enum Vary {
     static func normalize(_ value: String, name: String) -> String {
         let members = value.split(separator: ",").map { HeaderScanning.trim($0) }.filter { !$0.isEmpty }
         guard unorderedCaseInsensitiveFields.contains(name) else { return members.joined(separator: ", ") }
-        return members
+        return
+            members
             .map { member in
                 member.lowercased().split(separator: ";")
                     .map { $0.split(separator: "=").map { HeaderScanning.trim($0) }.joined(separator: "=") }

@@ -22,7 +22,9 @@ extension APIClient {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws -> T {
-        try await send(Request<T>(method: .post, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy))
+        try await send(
+            Request<T>(
+                method: .post, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy))
     }
 
     /// `POST` with an optional JSON body; the response body is ignored (204 succeeds).
@@ -31,7 +33,9 @@ extension APIClient {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws {
-        try await send(Request<Void>(method: .post, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy))
+        try await send(
+            Request<Void>(
+                method: .post, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy))
     }
 
     /// `PUT` with an optional JSON body, decoded as `T`.
@@ -40,7 +44,9 @@ extension APIClient {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws -> T {
-        try await send(Request<T>(method: .put, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy))
+        try await send(
+            Request<T>(
+                method: .put, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy))
     }
 
     /// `PUT` with an optional JSON body; the response body is ignored (204 succeeds).
@@ -49,7 +55,9 @@ extension APIClient {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws {
-        try await send(Request<Void>(method: .put, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy))
+        try await send(
+            Request<Void>(
+                method: .put, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy))
     }
 
     /// `PATCH` with an optional JSON body, decoded as `T`.
@@ -58,7 +66,10 @@ extension APIClient {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws -> T {
-        try await send(Request<T>(method: .patch, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy))
+        try await send(
+            Request<T>(
+                method: .patch, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
+        )
     }
 
     /// `PATCH` with an optional JSON body; the response body is ignored (204 succeeds).
@@ -67,7 +78,10 @@ extension APIClient {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws {
-        try await send(Request<Void>(method: .patch, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy))
+        try await send(
+            Request<Void>(
+                method: .patch, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
+        )
     }
 
     /// `DELETE`, decoded as `T`.

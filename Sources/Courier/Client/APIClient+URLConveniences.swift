@@ -91,7 +91,7 @@ extension APIClient {
     /// - Throws: ``NetworkError/invalidRequest(_:)`` unless `url` is an absolute http(s) URL with a host.
     static func absoluteHTTPString(_ url: URL) throws -> String {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host, !host.isEmpty
+            let host = url.host, !host.isEmpty
         else { throw NetworkError.invalidRequest("'\(url.absoluteString)' is not an absolute http(s) URL") }
         return url.absoluteString
     }

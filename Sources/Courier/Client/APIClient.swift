@@ -135,7 +135,8 @@ public final class APIClient: Sendable {
                 request.httpBodyStream = nil
             }
             let pipeline = lane.pipeline
-            let http = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) { [request] in
+            let http = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) {
+                [request] in
                 try await pipeline.send(request, context: context)
             }
             let value = try accept(http, for: endpoint, context: context, lane: lane)
@@ -223,9 +224,10 @@ public final class APIClient: Sendable {
             throw error
         } catch {
             let path = (error as? DecodingError)?.codingPathDescription ?? "<root>"
-            throw NetworkError.decoding(DecodingFailure(
-                underlying: error, codingPath: path, typeName: "\(E.Response.self)", response: http,
-                redactor: lane.redactor, requestHeaders: context.lastSentHeaders))
+            throw NetworkError.decoding(
+                DecodingFailure(
+                    underlying: error, codingPath: path, typeName: "\(E.Response.self)", response: http,
+                    redactor: lane.redactor, requestHeaders: context.lastSentHeaders))
         }
     }
 

@@ -25,7 +25,7 @@ public struct APIEnvironment: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``NetworkError/invalidRequest(_:)`` when `baseURL` is not an absolute http(s) URL.
     public init(name: String, baseURL: String, headers: HTTPHeaders = HTTPHeaders()) throws {
         guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", url.host != nil
+            scheme == "http" || scheme == "https", url.host != nil
         else { throw NetworkError.invalidRequest("base URL '\(baseURL)' is not an absolute http(s) URL") }
         self.init(name: name, baseURL: url, headers: headers)
     }

@@ -30,7 +30,8 @@ struct RequestBuilder: Sendable {
         if !endpoint.body.isEmpty, endpoint.method == .get || endpoint.method == .head {
             // RFC 9110 §9.3.1: a GET body has no defined semantics; URLSession on Linux fails such a
             // request with an unrelated -1103 "resource exceeds maximum size".
-            throw NetworkError.invalidRequest("\(endpoint.method) \(endpoint.path) must not have a body; send the data as query parameters")
+            throw NetworkError.invalidRequest(
+                "\(endpoint.method) \(endpoint.path) must not have a body; send the data as query parameters")
         }
         if case .stream(let stream, let contentType) = endpoint.body {
             // The stream itself is attached for each send by the pipeline (see BodyStream).
@@ -85,7 +86,7 @@ struct RequestBuilder: Sendable {
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         default:
             return "!#$%&'*+-.^_`|~".utf8.contains(byte)
@@ -139,13 +140,15 @@ struct RequestBuilder: Sendable {
             base.scheme = scheme
             // An empty endpoint path adds nothing: the base URL is used as is, query included.
             if !path.isEmpty || !endpoint.pathValues.isEmpty {
-                let basePath = base.percentEncodedPath.hasSuffix("/")
+                let basePath =
+                    base.percentEncodedPath.hasSuffix("/")
                     ? String(base.percentEncodedPath.dropLast()) : base.percentEncodedPath
                 let rawSegments = path.split(separator: "/", omittingEmptySubsequences: true)
                 // RFC 3986 §5.2.4 removes "." and ".." when a URL is resolved, so "/items/\(input)" with
                 // input "../admin" would reach /admin: a dot-segment is refused, never sent.
                 if let dot = rawSegments.first(where: { $0 == "." || $0 == ".." }) {
-                    throw NetworkError.invalidRequest("path '\(path)' contains a '\(dot)' segment, which URL resolution would remove")
+                    throw NetworkError.invalidRequest(
+                        "path '\(path)' contains a '\(dot)' segment, which URL resolution would remove")
                 }
                 let segments = try PathTemplate.encodedSegments(rawSegments, values: endpoint.pathValues, path: path)
                 let trailingSlash = path.count > 1 && path.hasSuffix("/")

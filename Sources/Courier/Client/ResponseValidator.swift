@@ -43,7 +43,7 @@ public struct ErrorEnvelopeValidator: ResponseValidator {
 
     public func validate(_ response: HTTPResponse, context: RequestContext) throws {
         guard !response.body.isEmpty, response.body.count <= 1_048_576,
-              let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
+            let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
         else { return }
         let flaggedFailure = successKey.flatMap { object[$0] as? Bool } == false
         let error = object[errorKey]
@@ -57,8 +57,9 @@ public struct ErrorEnvelopeValidator: ResponseValidator {
         } else if let error = error as? String {
             code = error
         }
-        throw NetworkError.rejected(APIProblem(
-            code: code, message: message ?? "The server rejected the request.",
-            response: FailedResponse(response)))
+        throw NetworkError.rejected(
+            APIProblem(
+                code: code, message: message ?? "The server rejected the request.",
+                response: FailedResponse(response)))
     }
 }

@@ -17,8 +17,8 @@ extension ByteScanner {
         guard var result = scanFullDate() else { return nil }
         if isAtEnd { return result }
         guard consume(anyOf: Self.dateTimeSeparators) != nil,
-              scanPartialTime(into: &result),
-              let offset = isAtEnd ? zonelessOffset : scanTimeOffset()
+            scanPartialTime(into: &result),
+            let offset = isAtEnd ? zonelessOffset : scanTimeOffset()
         else { return nil }
         result.offsetSeconds = offset
         return result
@@ -27,10 +27,10 @@ extension ByteScanner {
     /// `date-fullyear "-" date-month "-" date-mday`.
     private mutating func scanFullDate() -> ParsedTimestamp? {
         guard let year = scanDigits(exactly: 4), consume(Self.hyphen),
-              let month = scanDigits(exactly: 2), consume(Self.hyphen),
-              let day = scanDigits(exactly: 2),
-              (1...12).contains(month),
-              (1...CivilCalendar.daysInMonth(year: year, month: month)).contains(day)
+            let month = scanDigits(exactly: 2), consume(Self.hyphen),
+            let day = scanDigits(exactly: 2),
+            (1...12).contains(month),
+            (1...CivilCalendar.daysInMonth(year: year, month: month)).contains(day)
         else { return nil }
         return ParsedTimestamp(year: year, month: month, day: day)
     }
@@ -39,9 +39,9 @@ extension ByteScanner {
     /// A comma is accepted as decimal sign as ISO 8601 permits.
     private mutating func scanPartialTime(into result: inout ParsedTimestamp) -> Bool {
         guard let hour = scanDigits(exactly: 2), consume(Self.colon),
-              let minute = scanDigits(exactly: 2), consume(Self.colon),
-              let second = scanDigits(exactly: 2),
-              (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
+            let minute = scanDigits(exactly: 2), consume(Self.colon),
+            let second = scanDigits(exactly: 2),
+            (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
         else { return false }
         result.hour = hour
         result.minute = minute
@@ -58,7 +58,7 @@ extension ByteScanner {
     private mutating func scanTimeOffset() -> Int? {
         if consume(anyOf: Self.zuluDesignators) != nil { return 0 }
         guard let sign = consume(anyOf: [Self.plus, Self.hyphen]),
-              let hours = scanDigits(exactly: 2), (0...23).contains(hours)
+            let hours = scanDigits(exactly: 2), (0...23).contains(hours)
         else { return nil }
         var minutes = 0
         if consume(Self.colon) {

@@ -25,10 +25,10 @@ extension DecodingError {
     package var debugSummary: String {
         let (kind, expectedType, context): (String, Any.Type?, Context?) = {
             switch self {
-            case let .typeMismatch(type, context): return ("Type mismatch", type, context)
-            case let .valueNotFound(type, context): return ("Value not found", type, context)
-            case let .keyNotFound(_, context): return ("Key not found", nil, context)
-            case let .dataCorrupted(context): return ("Data corrupted", nil, context)
+            case .typeMismatch(let type, let context): return ("Type mismatch", type, context)
+            case .valueNotFound(let type, let context): return ("Value not found", type, context)
+            case .keyNotFound(_, let context): return ("Key not found", nil, context)
+            case .dataCorrupted(let context): return ("Data corrupted", nil, context)
             @unknown default: return ("Decoding failed", nil, nil)
             }
         }()
@@ -55,9 +55,9 @@ extension DecodingError {
     /// The context path, plus the missing key for `.keyNotFound`.
     var fullCodingPath: [any CodingKey] {
         switch self {
-        case let .keyNotFound(key, context): return context.codingPath + [key]
-        case let .typeMismatch(_, context), let .valueNotFound(_, context): return context.codingPath
-        case let .dataCorrupted(context): return context.codingPath
+        case .keyNotFound(let key, let context): return context.codingPath + [key]
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): return context.codingPath
+        case .dataCorrupted(let context): return context.codingPath
         @unknown default: return []
         }
     }

@@ -53,7 +53,8 @@ package enum ISO8601Parsing {
         var scanner = ByteScanner(string)
         guard let parsed = scanner.scanTimestamp(zonelessOffset: zonelessOffset), scanner.isAtEnd else { return nil }
         let dayNumber = CivilCalendar.dayNumber(year: parsed.year, month: parsed.month, day: parsed.day)
-        let unixSeconds = dayNumber * CivilCalendar.secondsPerDay
+        let unixSeconds =
+            dayNumber * CivilCalendar.secondsPerDay
             + parsed.hour * 3_600 + parsed.minute * 60 + parsed.second
             - parsed.offsetSeconds
         let referenceSeconds = unixSeconds - CivilCalendar.unixToReferenceDateOffset

@@ -83,9 +83,9 @@ final class QueryEncodingContext {
                 throw invalid(date, codingPath, "Date cannot be expressed in whole milliseconds as Int64")
             }
             return "\(whole)"
-        case let .formatted(pattern):
+        case .formatted(let pattern):
             return dateFormatter(pattern: pattern).string(from: date)
-        case let .custom(transform):
+        case .custom(let transform):
             return try transform(date)
         }
     }

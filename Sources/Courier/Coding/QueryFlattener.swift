@@ -16,7 +16,7 @@ struct QueryFlattener {
         switch node.kind {
         case .empty, .null:
             return
-        case let .scalar(text):
+        case .scalar(let text):
             items.append(URLQueryItem(name: name, value: text))
         case .keyed:
             for key in node.children.keys.sorted() {
@@ -25,7 +25,7 @@ struct QueryFlattener {
             }
         case .unkeyed:
             try flattenArray(node, name: name)
-        case let .conflict(reason):
+        case .conflict(let reason):
             throw Self.invalid(node, "Value at \(CodingPathFormatter.string(node.codingPath)) \(reason)")
         }
     }
@@ -36,7 +36,7 @@ struct QueryFlattener {
             switch element.kind {
             case .empty, .null:
                 continue
-            case let .scalar(text):
+            case .scalar(let text):
                 values.append(text)
             case .keyed, .unkeyed, .conflict:
                 throw Self.invalid(

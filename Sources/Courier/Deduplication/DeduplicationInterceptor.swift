@@ -52,7 +52,8 @@ package struct DeduplicationInterceptor: Interceptor {
 
     package func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         let method = (request.httpMethod ?? "GET").uppercased()
-        let shareable = request.httpBodyStream == nil
+        let shareable =
+            request.httpBodyStream == nil
             && ((method == "GET" || method == "HEAD") ? request.httpBody == nil : context.isDeclaredSafe)
         guard shareable, let key = key(for: request, method: method, auth: context.policy.auth) else {
             return try await next(request)
@@ -67,7 +68,8 @@ package struct DeduplicationInterceptor: Interceptor {
     /// anonymous one (or the reverse).
     private func key(for request: URLRequest, method: String, auth: AuthRequirement) -> InFlightRequests.Key? {
         guard let url = request.url else { return nil }
-        let headers = (request.allHTTPHeaderFields ?? [:])
+        let headers =
+            (request.allHTTPHeaderFields ?? [:])
             .map { (name: $0.key.lowercased(), value: $0.value) }
             .filter { !ignoredHeaders.contains($0.name) }
             .sorted { $0.name < $1.name }

@@ -62,7 +62,9 @@ final class InFlightRequests: Sendable {
         }
     }
 
-    private func join(_ key: Key, id: UInt64, _ continuation: Waiter, _ operation: @escaping @Sendable () async throws -> HTTPResponse) {
+    private func join(
+        _ key: Key, id: UInt64, _ continuation: Waiter, _ operation: @escaping @Sendable () async throws -> HTTPResponse
+    ) {
         state.withLock { state in
             // Cancelled before joining: onCancel may already have run and found nothing to remove.
             if Task.isCancelled {

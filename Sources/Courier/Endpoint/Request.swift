@@ -247,7 +247,8 @@ extension Request where Response == HTTPResponse {
         _ method: HTTPMethod, _ path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         body: RequestBody = .none, policy: EndpointPolicy = .standard
     ) -> Request {
-        var request = Request(method: method, path: path, query: query, headers: headers, body: body, policy: policy) { r, _ in r }
+        var request = Request(method: method, path: path, query: query, headers: headers, body: body, policy: policy) { r, _ in r
+        }
         request.statusValidation = .none
         return request
     }

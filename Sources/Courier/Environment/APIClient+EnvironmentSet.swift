@@ -87,7 +87,8 @@ enum SessionIsolation {
     /// Identities of the session state a configuration holds, each with a label for the error.
     static func stateKeys(of configuration: APIClient.Configuration) -> [(String, String)] {
         var keys: [(String, String)] = []
-        let transport = (configuration.transport as? URLSessionTransport)
+        let transport =
+            (configuration.transport as? URLSessionTransport)
             ?? (configuration.transport as? PinningTransport)?.base
         if let transport {
             keys.append(("session:\(ObjectIdentifier(transport.session))", "one URLSession"))
@@ -108,7 +109,11 @@ enum SessionIsolation {
                 } else {
                     storage = "\(ObjectIdentifier(cache.cache))"
                 }
-                keys.append(("cache:\(storage)|\(partition)", "the cache partition '\(partition)' (name partitions after ServerEnvironment.storageNamespace)"))
+                keys.append(
+                    (
+                        "cache:\(storage)|\(partition)",
+                        "the cache partition '\(partition)' (name partitions after ServerEnvironment.storageNamespace)"
+                    ))
             }
         }
         return keys
@@ -124,8 +129,10 @@ enum SessionIsolation {
         }
         #if canImport(Security)
         if let keychain = store as? KeychainTokenStore {
-            return ("token-keychain:\(keychain.service)|\(keychain.account)|\(keychain.accessGroup ?? "")",
-                    "the Keychain item \(keychain.service)/\(keychain.account)")
+            return (
+                "token-keychain:\(keychain.service)|\(keychain.account)|\(keychain.accessGroup ?? "")",
+                "the Keychain item \(keychain.service)/\(keychain.account)"
+            )
         }
         #endif
         return nil

@@ -32,7 +32,8 @@ public enum EnvironmentChoiceStores {
         return UserDefaultsEnvironmentChoiceStore()
         #else
         let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+        let base =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
         return FileEnvironmentChoiceStore(
             fileURL: base.appendingPathComponent(appName).appendingPathComponent("environment"))
@@ -72,7 +73,8 @@ public struct FileEnvironmentChoiceStore: EnvironmentChoiceStore {
         }
         let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard ServerEnvironment.isValid(identifier: id) else {
-            throw EnvironmentError.storeFailed(operation: "load", reason: "\(fileURL.path) does not hold an environment identifier")
+            throw EnvironmentError.storeFailed(
+                operation: "load", reason: "\(fileURL.path) does not hold an environment identifier")
         }
         return id
     }
@@ -81,7 +83,8 @@ public struct FileEnvironmentChoiceStore: EnvironmentChoiceStore {
     ///   valid identifier or the file cannot be written (the previous file is then untouched).
     public func save(_ environmentID: String) throws {
         guard ServerEnvironment.isValid(identifier: environmentID) else {
-            throw EnvironmentError.storeFailed(operation: "save", reason: "\(environmentID.debugDescription) is not an environment identifier")
+            throw EnvironmentError.storeFailed(
+                operation: "save", reason: "\(environmentID.debugDescription) is not an environment identifier")
         }
         do {
             try FileManager.default.createDirectory(

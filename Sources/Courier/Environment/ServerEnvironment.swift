@@ -61,7 +61,7 @@ public struct ServerEnvironment: Sendable, Hashable, Identifiable, CustomStringC
         guard !baseURLs.isEmpty else { throw EnvironmentError.missingBaseURL(environment: id, api: Self.defaultAPI) }
         for (api, url) in baseURLs {
             guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-                  let host = url.host, !host.isEmpty
+                let host = url.host, !host.isEmpty
             else { throw EnvironmentError.invalidBaseURL(environment: id, api: api, url: url.absoluteString) }
         }
         self.id = id
@@ -78,8 +78,9 @@ public struct ServerEnvironment: Sendable, Hashable, Identifiable, CustomStringC
         _ id: String, displayName: String? = nil, baseURL: URL, headers: HTTPHeaders = HTTPHeaders(),
         pins: PinningPolicy? = nil, storageNamespace: String? = nil
     ) throws {
-        try self.init(id, displayName: displayName, baseURLs: [Self.defaultAPI: baseURL], headers: headers,
-                      pins: pins, storageNamespace: storageNamespace)
+        try self.init(
+            id, displayName: displayName, baseURLs: [Self.defaultAPI: baseURL], headers: headers,
+            pins: pins, storageNamespace: storageNamespace)
     }
 
     /// The ``APIEnvironment`` a client of `api` uses in this environment: its base URL and this
@@ -106,7 +107,7 @@ public struct ServerEnvironment: Sendable, Hashable, Identifiable, CustomStringC
         return bytes.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
                 return true
             default:
                 return false

@@ -31,7 +31,8 @@ public struct UserDefaultsEnvironmentChoiceStore: EnvironmentChoiceStore {
     public func load() throws -> String? {
         guard let value = try defaults().object(forKey: key) else { return nil }
         guard let id = value as? String, ServerEnvironment.isValid(identifier: id) else {
-            throw EnvironmentError.storeFailed(operation: "load", reason: "UserDefaults key '\(key)' does not hold an environment identifier")
+            throw EnvironmentError.storeFailed(
+                operation: "load", reason: "UserDefaults key '\(key)' does not hold an environment identifier")
         }
         return id
     }
@@ -40,7 +41,8 @@ public struct UserDefaultsEnvironmentChoiceStore: EnvironmentChoiceStore {
     ///   a suite that cannot be opened.
     public func save(_ environmentID: String) throws {
         guard ServerEnvironment.isValid(identifier: environmentID) else {
-            throw EnvironmentError.storeFailed(operation: "save", reason: "\(environmentID.debugDescription) is not an environment identifier")
+            throw EnvironmentError.storeFailed(
+                operation: "save", reason: "\(environmentID.debugDescription) is not an environment identifier")
         }
         try defaults().set(environmentID, forKey: key)
     }

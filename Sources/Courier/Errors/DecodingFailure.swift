@@ -71,16 +71,16 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
         let isWhitespace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
         if body.allSatisfy(isWhitespace) { return .emptyBody }
         // JSONSerialization rejects valid JSON with a number beyond Double (`1e400`).
-        let parses = (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) != nil
+        let parses =
+            (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) != nil
             || JSONSyntax.isValid(body)
         if parses { return .typeMismatch }
         if let mediaType, !mediaType.contains("json") { return .unexpectedContentType }
         var head = body.prefix(64)[...]
-        if head.starts(with: [0xEF, 0xBB, 0xBF]) { head = head.dropFirst(3) }   // UTF-8 BOM
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { head = head.dropFirst(3) }  // UTF-8 BOM
         if head.drop(while: isWhitespace).first == UInt8(ascii: "<") { return .unexpectedContentType }
         return .malformedBody
     }
-
 
     public var description: String {
         let sent = "HTTP \(statusCode), \(contentType ?? "no Content-Type"), \(bodyLength) bytes"

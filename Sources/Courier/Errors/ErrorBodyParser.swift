@@ -7,7 +7,10 @@ import FoundationNetworking
 /// `{"code", "message"}`, `{"error": "invalid_grant", "error_description": …}` (RFC 6749 §5.2),
 /// and RFC 9457 problem details (`title`, `detail`).
 enum ErrorBodyParser {
-    struct Details { var code: String?; var message: String? }
+    struct Details {
+        var code: String?
+        var message: String?
+    }
 
     static func parse(_ response: HTTPResponse) -> Details {
         guard let object = jsonObject(response.body) else { return Details() }
@@ -19,7 +22,8 @@ enum ErrorBodyParser {
             details.code = error
         }
         details.code = details.code ?? (object["code"] as? String) ?? (object["type"] as? String)
-        details.message = details.message
+        details.message =
+            details.message
             ?? (object["message"] as? String)
             ?? (object["detail"] as? String)
             ?? (object["error_description"] as? String)
@@ -35,8 +39,11 @@ enum ErrorBodyParser {
         for case let fields as [String: Any] in candidates.compactMap({ $0 }) {
             var result: [String: [String]] = [:]
             for (name, value) in fields {
-                if let list = value as? [String] { result[name] = list }
-                else if let text = value as? String { result[name] = [text] }
+                if let list = value as? [String] {
+                    result[name] = list
+                } else if let text = value as? String {
+                    result[name] = [text]
+                }
             }
             if !result.isEmpty { return result }
         }

@@ -92,7 +92,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     public var failedResponse: FailedResponse? {
         switch self {
         case .unauthorized(let r), .forbidden(let r), .notFound(let r), .conflict(let r),
-             .server(let r), .client(let r), .rateLimited(_, let r):
+            .server(let r), .client(let r), .rateLimited(_, let r):
             return r
         case .unprocessable(let problem): return problem.response
         case .rejected(let problem): return problem.response

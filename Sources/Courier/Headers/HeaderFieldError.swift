@@ -44,7 +44,8 @@ public enum HeaderFieldError: Error, Sendable, Hashable, CustomStringConvertible
             }
             return "the value of header '\(field)' \(reason)"
         case .unsupportedValue(let field, let type):
-            return "header '\(field)' cannot be made from a \(type); use a string, number, Bool, URL, UUID, Date or a RawRepresentable of those"
+            return
+                "header '\(field)' cannot be made from a \(type); use a string, number, Bool, URL, UUID, Date or a RawRepresentable of those"
         case .notAModel(let type):
             return "\(type) is not a model with named properties; header fields need one property per field"
         case .duplicateField(let name):
@@ -75,7 +76,8 @@ enum HeaderFieldRules {
         if bytes.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) { return .controlCharacter }
         if bytes.contains(where: { $0 >= 0x80 }) { return .nonASCII }
         if let first = bytes.first, let last = bytes.last,
-           first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 {
+            first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
+        {
             return .surroundingWhitespace
         }
         return nil
@@ -85,7 +87,7 @@ enum HeaderFieldRules {
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         default:
             return "!#$%&'*+-.^_`|~".utf8.contains(byte)

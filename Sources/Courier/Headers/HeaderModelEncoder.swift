@@ -83,8 +83,12 @@ struct HeaderKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encodeNil(forKey key: Key) throws {}
     mutating func encode(_ value: Bool, forKey key: Key) throws { try add(value ? "true" : "false", for: key) }
     mutating func encode(_ value: String, forKey key: Key) throws { try add(value, for: key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try add(try HeaderScalar.text(value, field: key.stringValue), for: key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try add(try HeaderScalar.text(Double(value), field: key.stringValue), for: key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        try add(try HeaderScalar.text(value, field: key.stringValue), for: key)
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        try add(try HeaderScalar.text(Double(value), field: key.stringValue), for: key)
+    }
     mutating func encode(_ value: Int, forKey key: Key) throws { try add(String(value), for: key) }
     mutating func encode(_ value: Int8, forKey key: Key) throws { try add(String(value), for: key) }
     mutating func encode(_ value: Int16, forKey key: Key) throws { try add(String(value), for: key) }
@@ -116,7 +120,8 @@ struct HeaderKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
         encoder.fail(.unsupportedValue(field: key.stringValue, type: "nested object"))
-        return KeyedEncodingContainer(RefusingKeyedContainer<NestedKey>(error: .unsupportedValue(field: key.stringValue, type: "nested object")))
+        return KeyedEncodingContainer(
+            RefusingKeyedContainer<NestedKey>(error: .unsupportedValue(field: key.stringValue, type: "nested object")))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {

@@ -58,7 +58,8 @@ public struct IdempotencyInterceptor: Interceptor {
     static func fieldValue(for key: String, encoding: Encoding) throws -> String {
         let bytes = Array(key.utf8)
         guard !bytes.isEmpty, bytes.allSatisfy({ (0x20...0x7E).contains($0) }),
-              bytes.first != 0x20, bytes.last != 0x20 else {
+            bytes.first != 0x20, bytes.last != 0x20
+        else {
             throw NetworkError.invalidRequest("the idempotency key must be non-empty visible ASCII")
         }
         switch encoding {

@@ -53,7 +53,7 @@ package struct Pipeline: Sendable {
             }
             let next = Next { [self] request in try await self.run(from: index + 1, request, context) }
             return try await interceptors[index].intercept(request, context: context, next: next)
-        } catch where context.isDeadlineExpired && NetworkError(error).isCancellation {
+        } catch  where context.isDeadlineExpired && NetworkError(error).isCancellation {
             // The client cancelled the call because its deadline passed: every layer above sees
             // a timeout (logged and counted as one), not a cancellation.
             throw NetworkError.timedOut(nil)
@@ -62,7 +62,7 @@ package struct Pipeline: Sendable {
 
     private func validate(_ response: HTTPResponse, context: RequestContext) throws {
         guard !validators.isEmpty, context.statusValidation != .none,
-              context.statusValidation.accepts(response.statusCode)
+            context.statusValidation.accepts(response.statusCode)
         else { return }
         for validator in validators {
             do {

@@ -40,7 +40,8 @@ extension EndpointPolicy {
             return "the endpoint declares an Idempotency-Key but the pipeline has no IdempotencyInterceptor"
         }
         if cache == .onlyIfCached, !available.contains(.caching) {
-            return "the endpoint reads only from the cache (onlyIfCached) but the pipeline has no CacheInterceptor (add one with `.standard(cache:)`)"
+            return
+                "the endpoint reads only from the cache (onlyIfCached) but the pipeline has no CacheInterceptor (add one with `.standard(cache:)`)"
         }
         return nil
     }

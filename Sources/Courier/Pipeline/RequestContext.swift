@@ -67,8 +67,9 @@ public final class RequestContext: Sendable {
         statusValidation: StatusValidation = .successful,
         startedAt: ContinuousClock.Instant = .now
     ) {
-        self.init(requestID: requestID, policy: policy, method: method, pathTemplate: pathTemplate,
-                  statusValidation: statusValidation, startedAt: startedAt, onStart: nil)
+        self.init(
+            requestID: requestID, policy: policy, method: method, pathTemplate: pathTemplate,
+            statusValidation: statusValidation, startedAt: startedAt, onStart: nil)
     }
 
     init(
@@ -92,7 +93,11 @@ public final class RequestContext: Sendable {
     /// Runs ``RequestOptions/onStart`` once, the first time the transport is reached on the
     /// caller's behalf.
     func fireStartHook() {
-        guard let onStart, state.withLock({ state in defer { state.startHookArmed = false }; return state.startHookArmed })
+        guard let onStart,
+            state.withLock({ state in
+                defer { state.startHookArmed = false }
+                return state.startHookArmed
+            })
         else { return }
         onStart()
     }
@@ -116,7 +121,12 @@ public final class RequestContext: Sendable {
     /// Records the start of a new attempt and returns its number (1 for the first).
     /// Called by the innermost layer that sends — see ``Pipeline``.
     @discardableResult
-    package func beginAttempt() -> Int { state.withLock { $0.attempt += 1; return $0.attempt } }
+    package func beginAttempt() -> Int {
+        state.withLock {
+            $0.attempt += 1
+            return $0.attempt
+        }
+    }
 
     /// `true` once the call's total deadline (``EndpointPolicy/deadline``) has passed. The client
     /// then cancels the call's task; the ``Pipeline`` reports the resulting cancellation to every

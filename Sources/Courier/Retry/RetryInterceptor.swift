@@ -73,7 +73,8 @@ public struct RetryInterceptor: Interceptor {
         let method = request.httpMethod.map { HTTPMethod(rawValue: $0) } ?? context.method
         let keyed = context.idempotencyKey != nil || request.value(forHTTPHeaderField: "Idempotency-Key") != nil
         // A call its API declares safe (a GraphQL query sent as POST) repeats like a GET.
-        let repeatable = policy.maxRetries > 0
+        let repeatable =
+            policy.maxRetries > 0
             && (context.isDeclaredSafe || policy.allowsRetry(method: method, hasIdempotencyKey: keyed))
         // The remaining budget of the call, on this interceptor's clock.
         let deadline = clock.elapsed() + (context.policy.deadline - context.elapsed)
@@ -89,7 +90,7 @@ public struct RetryInterceptor: Interceptor {
                 outcome = .failure(error)
             }
             guard repeatable, retry < policy.maxRetries, let failure = failure(of: outcome, context: context),
-                  context.canResendBody
+                context.canResendBody
             else {
                 return try outcome.get()
             }
@@ -102,7 +103,7 @@ public struct RetryInterceptor: Interceptor {
             // A cancelled call is never retried, whatever the last attempt returned.
             try Task.checkCancellation()
             guard let (delay, source) = await plan(failure, retry: retry, policy: policy, context: context),
-                  clock.elapsed() + delay <= deadline
+                clock.elapsed() + delay <= deadline
             else { return try outcome.get() }
             context.update(RetryRecordsKey.self, default: []) {
                 $0.append(RetryRecord(retry: retry, reason: failure.reason, delay: delay, delaySource: source))
@@ -181,7 +182,7 @@ public struct RetryInterceptor: Interceptor {
         case let error as URLError:
             return error.code
         case NetworkError.offline(let underlying), NetworkError.transport(let underlying),
-             NetworkError.timedOut(let underlying?):
+            NetworkError.timedOut(let underlying?):
             return underlying.code
         default:
             return nil

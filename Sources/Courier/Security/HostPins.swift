@@ -23,7 +23,8 @@ public struct HostPins: Sendable, Hashable {
     public init(host: String, pins: [String], includesSubdomains: Bool = false) throws {
         let normalised = Self.normalise(host)
         guard !normalised.isEmpty,
-              !normalised.contains(where: { "/:*@?# ".contains($0) }) || Self.isIPv6(normalised) else {
+            !normalised.contains(where: { "/:*@?# ".contains($0) }) || Self.isIPv6(normalised)
+        else {
             throw PinningConfigurationError.invalidHost(host)
         }
         var parsed = Set<SPKIPin>()

@@ -55,7 +55,7 @@ public enum PinningFailure: Error, Sendable, Hashable, CustomStringConvertible {
     public var host: String {
         switch self {
         case .pinMismatch(let host, _), .systemTrustFailed(let host, _), .unsupportedPlatform(let host),
-             .insecureScheme(let host), .trustHandledElsewhere(let host):
+            .insecureScheme(let host), .trustHandledElsewhere(let host):
             return host
         }
     }
@@ -63,7 +63,8 @@ public enum PinningFailure: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .pinMismatch(let host, let presented):
-            return "certificate pinning failed for \(host): no pinned key in the chain (presented: \(presented.joined(separator: ", ")))"
+            return
+                "certificate pinning failed for \(host): no pinned key in the chain (presented: \(presented.joined(separator: ", ")))"
         case .systemTrustFailed(let host, let reason):
             return "certificate for \(host) is not trusted: \(reason)"
         case .unsupportedPlatform(let host):

@@ -28,8 +28,9 @@ final class PinningTaskDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     ) {
         let space = challenge.protectionSpace
         guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust,
-              let trust = space.serverTrust,
-              !policy.isBypassed, policy.pins(for: space.host) != nil else {
+            let trust = space.serverTrust,
+            !policy.isBypassed, policy.pins(for: space.host) != nil
+        else {
             completionHandler(.performDefaultHandling, nil)
             return
         }
@@ -75,13 +76,13 @@ enum ServerTrustEvaluation {
     /// header for its type and size, hashed.
     static func spkiDigest(of key: SecKey) -> [UInt8]? {
         guard let attributes = SecKeyCopyAttributes(key) as? [String: Any],
-              let type = attributes[kSecAttrKeyType as String] as? String,
-              let bits = attributes[kSecAttrKeySizeInBits as String] as? Int,
-              let data = SecKeyCopyExternalRepresentation(key, nil) as Data?,
-              let algorithm = SubjectPublicKeyInfo.algorithm(
-                  isRSA: type == (kSecAttrKeyTypeRSA as String),
-                  isEC: type == (kSecAttrKeyTypeECSECPrimeRandom as String),
-                  bits: bits)
+            let type = attributes[kSecAttrKeyType as String] as? String,
+            let bits = attributes[kSecAttrKeySizeInBits as String] as? Int,
+            let data = SecKeyCopyExternalRepresentation(key, nil) as Data?,
+            let algorithm = SubjectPublicKeyInfo.algorithm(
+                isRSA: type == (kSecAttrKeyTypeRSA as String),
+                isEC: type == (kSecAttrKeyTypeECSECPrimeRandom as String),
+                bits: bits)
         else { return nil }
         return SubjectPublicKeyInfo.sha256(key: data, algorithm: algorithm)
     }

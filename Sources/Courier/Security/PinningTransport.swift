@@ -71,7 +71,8 @@ public final class PinningTransport: Transport {
         if pinned { throw PinningFailure.unsupportedPlatform(host: HostPins.normalise(host)).urlError }
         let response = try await base.send(request)
         if let finalHost = response.url?.host, HostPins.normalise(finalHost) != HostPins.normalise(host),
-           !policy.isBypassed, policy.pins(for: finalHost) != nil {
+            !policy.isBypassed, policy.pins(for: finalHost) != nil
+        {
             throw PinningFailure.unsupportedPlatform(host: HostPins.normalise(finalHost)).urlError
         }
         return response

@@ -38,7 +38,9 @@ package struct SHA256: Sendable {
         var padding: [UInt8] = [0x80]
         let afterOne = (buffer.count + 1) % 64
         padding += [UInt8](repeating: 0, count: afterOne <= 56 ? 56 - afterOne : 120 - afterOne)
-        for shift in stride(from: 56, through: 0, by: -8) { padding.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            padding.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         for byte in padding {
             buffer.append(byte)
             if buffer.count == 64 {
@@ -49,8 +51,10 @@ package struct SHA256: Sendable {
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
         for word in state {
-            digest += [UInt8(truncatingIfNeeded: word >> 24), UInt8(truncatingIfNeeded: word >> 16),
-                       UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
+            digest += [
+                UInt8(truncatingIfNeeded: word >> 24), UInt8(truncatingIfNeeded: word >> 16),
+                UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word),
+            ]
         }
         return digest
     }
@@ -74,7 +78,8 @@ package struct SHA256: Sendable {
     private mutating func compress(_ block: [UInt8]) {
         var w = [UInt32](repeating: 0, count: 64)
         for t in 0..<16 {
-            w[t] = UInt32(block[4 * t]) << 24 | UInt32(block[4 * t + 1]) << 16
+            w[t] =
+                UInt32(block[4 * t]) << 24 | UInt32(block[4 * t + 1]) << 16
                 | UInt32(block[4 * t + 2]) << 8 | UInt32(block[4 * t + 3])
         }
         for t in 16..<64 {
@@ -82,8 +87,14 @@ package struct SHA256: Sendable {
             let s1 = Self.rotr(w[t - 2], 17) ^ Self.rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
             w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
         }
-        var a = state[0], b = state[1], c = state[2], d = state[3]
-        var e = state[4], f = state[5], g = state[6], h = state[7]
+        var a = state[0]
+        var b = state[1]
+        var c = state[2]
+        var d = state[3]
+        var e = state[4]
+        var f = state[5]
+        var g = state[6]
+        var h = state[7]
         for t in 0..<64 {
             let s1 = Self.rotr(e, 6) ^ Self.rotr(e, 11) ^ Self.rotr(e, 25)
             let ch = (e & f) ^ (~e & g)
@@ -91,10 +102,22 @@ package struct SHA256: Sendable {
             let s0 = Self.rotr(a, 2) ^ Self.rotr(a, 13) ^ Self.rotr(a, 22)
             let maj = (a & b) ^ (a & c) ^ (b & c)
             let t2 = s0 &+ maj
-            h = g; g = f; f = e; e = d &+ t1
-            d = c; c = b; b = a; a = t1 &+ t2
+            h = g
+            g = f
+            f = e
+            e = d &+ t1
+            d = c
+            c = b
+            b = a
+            a = t1 &+ t2
         }
-        state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-        state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
+        state[0] &+= a
+        state[1] &+= b
+        state[2] &+= c
+        state[3] &+= d
+        state[4] &+= e
+        state[5] &+= f
+        state[6] &+= g
+        state[7] &+= h
     }
 }

@@ -47,13 +47,17 @@ package enum HTTPDate {
         let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         let weekday = weekdays[((c.weekday ?? 1) - 1) % 7]
         let month = monthNames[((c.month ?? 1) - 1) % 12]
-        func two(_ n: Int?) -> String { let v = n ?? 0; return v < 10 ? "0\(v)" : "\(v)" }
+        func two(_ n: Int?) -> String {
+            let v = n ?? 0
+            return v < 10 ? "0\(v)" : "\(v)"
+        }
         return "\(weekday), \(two(c.day)) \(month) \(c.year ?? 1970) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) GMT"
     }
 
     private static func make(day: String, month: String, year: String, time: String) -> Date? {
         guard let d = Int(day), let y = Int(year), y >= 1970, (1...31).contains(d),
-              let m = months.firstIndex(of: month.lowercased()) else { return nil }
+            let m = months.firstIndex(of: month.lowercased())
+        else { return nil }
         let hms = time.split(separator: ":").compactMap { Int($0) }
         guard hms.count == 3, (0...23).contains(hms[0]), (0...59).contains(hms[1]), (0...60).contains(hms[2])
         else { return nil }

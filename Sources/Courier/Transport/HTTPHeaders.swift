@@ -17,7 +17,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         /// The field value, without surrounding whitespace.
         public var value: String
         /// Creates a field.
-        public init(name: String, value: String) { self.name = name; self.value = value }
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
     /// The fields in the order they were added.

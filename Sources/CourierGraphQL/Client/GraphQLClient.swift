@@ -107,9 +107,10 @@ public final class GraphQLClient: Sendable {
     public func send<Operation: GraphQLOperation>(_ operation: Operation) async throws -> Operation.ResponseData {
         let result = try await response(for: operation)
         guard result.errors.isEmpty else {
-            throw GraphQLFailure(operationName: Operation.operationName, errors: result.errors,
-                                 statusCode: result.response.statusCode, hasPartialData: true,
-                                 extensions: result.extensions)
+            throw GraphQLFailure(
+                operationName: Operation.operationName, errors: result.errors,
+                statusCode: result.response.statusCode, hasPartialData: true,
+                extensions: result.extensions)
         }
         return result.data
     }
@@ -119,7 +120,9 @@ public final class GraphQLClient: Sendable {
     ///
     /// - Throws: ``GraphQLFailure`` when there is no data (errors only, or `data` nulled by an
     ///   error); `NetworkError` otherwise, as for ``send(_:)``.
-    public func response<Operation: GraphQLOperation>(for operation: Operation) async throws -> GraphQLResult<Operation.ResponseData> {
+    public func response<Operation: GraphQLOperation>(
+        for operation: Operation
+    ) async throws -> GraphQLResult<Operation.ResponseData> {
         let type = try documents.operationType(named: Operation.operationName, in: Operation.document)
         let call = Call(operation: operation, type: type, configuration: configuration)
         let persisting = configuration.usesPersistedQueries && !persistedQueriesRefused.current
@@ -216,10 +219,12 @@ public final class GraphQLClient: Sendable {
         items.append(URLQueryItem(name: "operationName", value: body.operationName))
         do {
             if let variables = body.variables {
-                items.append(URLQueryItem(name: "variables", value: String(decoding: try encoder.encode(variables), as: UTF8.self)))
+                items.append(
+                    URLQueryItem(name: "variables", value: String(decoding: try encoder.encode(variables), as: UTF8.self)))
             }
             if let extensions = body.extensions {
-                items.append(URLQueryItem(name: "extensions", value: String(decoding: try encoder.encode(extensions), as: UTF8.self)))
+                items.append(
+                    URLQueryItem(name: "extensions", value: String(decoding: try encoder.encode(extensions), as: UTF8.self)))
             }
         } catch {
             throw NetworkError.invalidRequest("the GraphQL variables could not be encoded: \(error)")
@@ -233,16 +238,19 @@ public final class GraphQLClient: Sendable {
         let payload = exchange.payload
         guard let data = payload.data else {
             guard !payload.errors.isEmpty else {
-                throw NetworkError.decoding(DecodingFailure(
-                    underlying: GraphQLPayload<Operation.ResponseData>.NotAGraphQLResponse(), codingPath: "data",
-                    typeName: "\(Operation.ResponseData.self)", response: exchange.response))
+                throw NetworkError.decoding(
+                    DecodingFailure(
+                        underlying: GraphQLPayload<Operation.ResponseData>.NotAGraphQLResponse(), codingPath: "data",
+                        typeName: "\(Operation.ResponseData.self)", response: exchange.response))
             }
-            throw GraphQLFailure(operationName: Operation.operationName, errors: payload.errors,
-                                 statusCode: exchange.response.statusCode, hasPartialData: false,
-                                 extensions: payload.extensions)
+            throw GraphQLFailure(
+                operationName: Operation.operationName, errors: payload.errors,
+                statusCode: exchange.response.statusCode, hasPartialData: false,
+                extensions: payload.extensions)
         }
-        return GraphQLResult(data: data, errors: payload.errors, extensions: payload.extensions,
-                             response: exchange.response, context: exchange.context)
+        return GraphQLResult(
+            data: data, errors: payload.errors, extensions: payload.extensions,
+            response: exchange.response, context: exchange.context)
     }
 
     static func isPersistedQueryNotFound(_ error: GraphQLError) -> Bool {

@@ -72,7 +72,10 @@ enum GraphQLDocumentScanner {
         if isTripleQuote(at: start) {
             var i = start + 3
             while i < bytes.count {
-                if bytes[i] == UInt8(ascii: "\\"), isTripleQuote(at: i + 1) { i += 4; continue }
+                if bytes[i] == UInt8(ascii: "\\"), isTripleQuote(at: i + 1) {
+                    i += 4
+                    continue
+                }
                 if isTripleQuote(at: i) { return i + 3 }
                 i += 1
             }

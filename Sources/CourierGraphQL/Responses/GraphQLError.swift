@@ -33,8 +33,10 @@ public struct GraphQLError: Sendable, Hashable, Decodable, CustomStringConvertib
     }
 
     /// Creates an error.
-    public init(message: String, locations: [Location] = [], path: [GraphQLPathComponent] = [],
-                extensions: [String: GraphQLValue] = [:]) {
+    public init(
+        message: String, locations: [Location] = [], path: [GraphQLPathComponent] = [],
+        extensions: [String: GraphQLValue] = [:]
+    ) {
         self.message = message
         self.locations = locations
         self.path = path

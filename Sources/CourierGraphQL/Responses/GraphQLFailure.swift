@@ -27,8 +27,10 @@ public struct GraphQLFailure: Error, Sendable, Hashable, CustomStringConvertible
     public var extensions: [String: GraphQLValue]
 
     /// Creates a failure.
-    public init(operationName: String, errors: [GraphQLError], statusCode: Int, hasPartialData: Bool,
-                extensions: [String: GraphQLValue] = [:]) {
+    public init(
+        operationName: String, errors: [GraphQLError], statusCode: Int, hasPartialData: Bool,
+        extensions: [String: GraphQLValue] = [:]
+    ) {
         self.operationName = operationName
         self.errors = errors
         self.statusCode = statusCode

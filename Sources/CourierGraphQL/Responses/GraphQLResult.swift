@@ -20,8 +20,10 @@ public struct GraphQLResult<ResponseData: Sendable>: Sendable {
     public var isPartial: Bool { !errors.isEmpty }
 
     /// Creates a result.
-    public init(data: ResponseData, errors: [GraphQLError], extensions: [String: GraphQLValue],
-                response: HTTPResponse, context: RequestContext) {
+    public init(
+        data: ResponseData, errors: [GraphQLError], extensions: [String: GraphQLValue],
+        response: HTTPResponse, context: RequestContext
+    ) {
         self.data = data
         self.errors = errors
         self.extensions = extensions

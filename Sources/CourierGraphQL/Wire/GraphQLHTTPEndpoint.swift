@@ -33,8 +33,8 @@ struct GraphQLHTTPEndpoint<ResponseData: Decodable & Sendable>: Endpoint {
         // Only the GraphQL media type vouches that a non-2xx body came from the GraphQL server and
         // not from an intermediary (GraphQL-over-HTTP draft, "application/json" status codes).
         guard GraphQLMediaType.of(response.headers["Content-Type"]) == GraphQLMediaType.graphQLResponse,
-              let payload = try? context.decoder.decode(GraphQLPayload<ResponseData>.self, from: response.body),
-              !payload.errors.isEmpty
+            let payload = try? context.decoder.decode(GraphQLPayload<ResponseData>.self, from: response.body),
+            !payload.errors.isEmpty
         else {
             throw NetworkError(response: response)
         }

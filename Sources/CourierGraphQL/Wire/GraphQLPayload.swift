@@ -33,7 +33,7 @@ struct GraphQLPayload<ResponseData: Decodable & Sendable>: Decodable, Sendable {
         }
         do {
             data = try container.decode(ResponseData.self, forKey: .data)
-        } catch where !errors.isEmpty {
+        } catch  where !errors.isEmpty {
             // A field error nulled a field the type does not mark optional: the errors say why.
             data = nil
         }

@@ -42,7 +42,11 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
         var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
         components?.scheme = request.isSecure ? "https" : "http"
         guard let target = components?.url?.absoluteString else { throw WebSocketError.invalidURL(request.url.absoluteString) }
-        let timeoutMS = max(1, Int(request.connectTimeout.components.seconds * 1000 + request.connectTimeout.components.attoseconds / 1_000_000_000_000_000))
+        let timeoutMS = max(
+            1,
+            Int(
+                request.connectTimeout.components.seconds * 1000 + request.connectTimeout.components.attoseconds
+                    / 1_000_000_000_000_000))
         let caFile = request.trustedCertificateAuthorities?.path
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {

@@ -30,7 +30,10 @@ package final class InMemoryByteStream: ByteStream {
 
     package func read(maximumLength: Int) async throws -> [UInt8] {
         while true {
-            enum Step { case bytes([UInt8]), wait }
+            enum Step {
+                case bytes([UInt8])
+                case wait
+            }
             let step: Step = pipe.sides.withLock { sides in
                 if !sides[index].buffer.isEmpty {
                     let count = min(maximumLength, sides[index].buffer.count)

@@ -40,8 +40,9 @@ extension WebSocketClient {
                 headers.removeAll { $0.name.lowercased() == "authorization" }
                 headers.append((name: "Authorization", value: "Bearer \(token)"))
             }
-            return WebSocketRequest(url: url, headers: headers, subprotocols: subprotocols, maximumMessageSize: maximumMessageSize,
-                                    trustedCertificateAuthorities: trustedCertificateAuthorities, connectTimeout: connectTimeout)
+            return WebSocketRequest(
+                url: url, headers: headers, subprotocols: subprotocols, maximumMessageSize: maximumMessageSize,
+                trustedCertificateAuthorities: trustedCertificateAuthorities, connectTimeout: connectTimeout)
         }
     }
 }

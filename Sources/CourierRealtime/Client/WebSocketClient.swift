@@ -55,13 +55,16 @@ public actor WebSocketClient {
     /// A client using the platform's transport (RFC 6455 over libcurl on Linux,
     /// URLSessionWebSocketTask on Apple platforms), the continuous clock and system randomness.
     public init(configuration: Configuration) {
-        self.init(configuration: configuration, transport: Self.platformTransport(), clock: ContinuousClock(),
-                  random: { Double.random(in: 0..<1) })
+        self.init(
+            configuration: configuration, transport: Self.platformTransport(), clock: ContinuousClock(),
+            random: { Double.random(in: 0..<1) })
     }
 
     /// A client with an injected transport, clock and random source (`0..<1`), for tests.
-    package init<C: Clock>(configuration: Configuration, transport: any WebSocketTransport, clock: C,
-                           random: @escaping @Sendable () -> Double) where C.Duration == Duration {
+    package init<C: Clock>(
+        configuration: Configuration, transport: any WebSocketTransport, clock: C,
+        random: @escaping @Sendable () -> Double
+    ) where C.Duration == Duration {
         self.configuration = configuration
         self.transport = transport
         self.clock = ClientClock(clock)
@@ -199,7 +202,8 @@ public actor WebSocketClient {
     private var openedAt: Duration?
 
     /// Runs one open connection until it ends; returns its close code and reason.
-    private func serve(_ connection: any WebSocketConnection) async -> (code: WebSocketCloseCode, reason: String, terminal: Bool) {
+    private func serve(_ connection: any WebSocketConnection) async -> (code: WebSocketCloseCode, reason: String, terminal: Bool)
+    {
         currentGeneration += 1
         let generation = currentGeneration
         current = connection
@@ -229,12 +233,15 @@ public actor WebSocketClient {
         messageBroadcast.yield(message)
         eventBroadcast.yield(.message(message))
         guard let tracking = configuration.sequenceTracking, let number = tracking.sequenceNumber(message),
-              let missing = gapDetector.record(number) else { return }
+            let missing = gapDetector.record(number)
+        else { return }
         eventBroadcast.yield(.gap(missing: missing))
         if let request = tracking.requestMissed(missing) { try? await connection.send(request) }
     }
 
-    private func startKeepalive(_ policy: KeepalivePolicy, connection: any WebSocketConnection, generation: Int) -> Task<Void, Never> {
+    private func startKeepalive(
+        _ policy: KeepalivePolicy, connection: any WebSocketConnection, generation: Int
+    ) -> Task<Void, Never> {
         let clock = self.clock
         return Task {
             do {
@@ -275,7 +282,9 @@ public actor WebSocketClient {
 
     /// Opens one connection; on a 401 handshake refreshes the token once and tries again.
     private func openConnection() async throws -> any WebSocketConnection {
-        guard let tokens = configuration.tokenManager else { return try await transport.connect(configuration.request(token: nil)) }
+        guard let tokens = configuration.tokenManager else {
+            return try await transport.connect(configuration.request(token: nil))
+        }
         let token = try await Self.authorizing { try await tokens.validAccessToken() }
         do {
             return try await transport.connect(configuration.request(token: token))
@@ -284,7 +293,8 @@ public actor WebSocketClient {
             do {
                 return try await transport.connect(configuration.request(token: fresh))
             } catch WebSocketError.handshakeRejected(status: 401) {
-                throw WebSocketError.closed(code: .policyViolation, reason: "handshake rejected with HTTP 401 after a token refresh")
+                throw WebSocketError.closed(
+                    code: .policyViolation, reason: "handshake rejected with HTTP 401 after a token refresh")
             }
         }
     }

@@ -12,12 +12,14 @@ public final class AppLifecycleObserver {
 
     /// Starts observing on the main queue for `client`.
     public init(client: WebSocketClient, center: NotificationCenter = .default) {
-        tokens.append(center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main) { _ in
-            Task { await client.enterBackground() }
-        })
-        tokens.append(center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: .main) { _ in
-            Task { await client.enterForeground() }
-        })
+        tokens.append(
+            center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main) { _ in
+                Task { await client.enterBackground() }
+            })
+        tokens.append(
+            center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: .main) { _ in
+                Task { await client.enterForeground() }
+            })
     }
 
     deinit {

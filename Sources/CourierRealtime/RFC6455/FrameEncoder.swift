@@ -18,7 +18,9 @@ enum FrameEncoder {
             bytes.append(UInt8(length & 0xFF))
         default:
             bytes.append(0x80 | 127)
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: UInt64(length) >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                bytes.append(UInt8(truncatingIfNeeded: UInt64(length) >> UInt64(shift)))
+            }
         }
         bytes.append(contentsOf: maskingKey)
         let headerLength = bytes.count
@@ -45,8 +47,10 @@ enum FrameEncoder {
     static func freshMaskingKey() -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         let value = generator.next() as UInt32
-        return [UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
-                UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+        return [
+            UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
+            UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value),
+        ]
     }
 
     /// The payload of a Close frame: the code in network byte order, then the UTF-8 reason,

@@ -27,8 +27,11 @@ struct FrameParser {
     mutating func next() throws -> Frame? {
         let available = buffer.count - start
         guard available >= 2 else { return nil }
-        let first = buffer[start], second = buffer[start + 1]
-        guard first & 0x70 == 0 else { throw WebSocketError.protocolError("reserved bits set without an extension (RFC 6455 §5.2)") }
+        let first = buffer[start]
+        let second = buffer[start + 1]
+        guard first & 0x70 == 0 else {
+            throw WebSocketError.protocolError("reserved bits set without an extension (RFC 6455 §5.2)")
+        }
         guard let opcode = Opcode(rawValue: first & 0x0F) else {
             throw WebSocketError.protocolError("reserved opcode 0x\(String(first & 0x0F, radix: 16)) (RFC 6455 §5.2)")
         }
@@ -43,7 +46,9 @@ struct FrameParser {
         } else if length == 127 {
             guard available >= 10 else { return nil }
             length = (0..<8).reduce(UInt64(0)) { $0 << 8 | UInt64(buffer[start + 2 + $1]) }
-            guard length >> 63 == 0 else { throw WebSocketError.protocolError("64-bit length with the top bit set (RFC 6455 §5.2)") }
+            guard length >> 63 == 0 else {
+                throw WebSocketError.protocolError("64-bit length with the top bit set (RFC 6455 §5.2)")
+            }
             headerLength = 10
         }
         if opcode.isControl {

@@ -22,11 +22,15 @@ struct MessageAssembler {
     mutating func append(_ frame: Frame) throws -> WebSocketMessage? {
         switch frame.opcode {
         case .text, .binary:
-            guard opcode == nil else { throw WebSocketError.protocolError("a new message started before the last one finished (RFC 6455 §5.4)") }
+            guard opcode == nil else {
+                throw WebSocketError.protocolError("a new message started before the last one finished (RFC 6455 §5.4)")
+            }
             opcode = frame.opcode
             bytes = []
         case .continuation:
-            guard opcode != nil else { throw WebSocketError.protocolError("continuation frame with no message started (RFC 6455 §5.4)") }
+            guard opcode != nil else {
+                throw WebSocketError.protocolError("continuation frame with no message started (RFC 6455 §5.4)")
+            }
         default:
             throw WebSocketError.protocolError("control frame passed to the message assembler")
         }

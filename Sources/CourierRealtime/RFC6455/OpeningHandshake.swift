@@ -43,9 +43,13 @@ enum OpeningHandshake {
             "Sec-WebSocket-Key: \(key)",
             "Sec-WebSocket-Version: 13",
         ]
-        if !request.subprotocols.isEmpty { lines.append("Sec-WebSocket-Protocol: \(request.subprotocols.joined(separator: ", "))") }
-        for header in request.headers where !header.name.contains(where: { $0 == "\r" || $0 == "\n" })
-            && !header.value.contains(where: { $0 == "\r" || $0 == "\n" }) {
+        if !request.subprotocols.isEmpty {
+            lines.append("Sec-WebSocket-Protocol: \(request.subprotocols.joined(separator: ", "))")
+        }
+        for header in request.headers
+        where !header.name.contains(where: { $0 == "\r" || $0 == "\n" })
+            && !header.value.contains(where: { $0 == "\r" || $0 == "\n" })
+        {
             lines.append("\(header.name): \(header.value)")
         }
         return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
@@ -62,7 +66,9 @@ enum OpeningHandshake {
         let terminator: [UInt8] = [13, 10, 13, 10]
         while true {
             let chunk = try await stream.read(maximumLength: 4096)
-            guard !chunk.isEmpty else { throw WebSocketError.invalidHandshake("the server closed the connection during the handshake") }
+            guard !chunk.isEmpty else {
+                throw WebSocketError.invalidHandshake("the server closed the connection during the handshake")
+            }
             let searchFrom = max(0, received.count - 3)
             received += chunk
             if let end = firstIndex(of: terminator, in: received, from: searchFrom) {
@@ -71,7 +77,9 @@ enum OpeningHandshake {
                 let subprotocol = try validate(head: head, key: key, offered: request.subprotocols)
                 return Outcome(subprotocol: subprotocol, leftover: leftover)
             }
-            guard received.count <= maximumResponseHead else { throw WebSocketError.invalidHandshake("response head larger than \(maximumResponseHead) bytes") }
+            guard received.count <= maximumResponseHead else {
+                throw WebSocketError.invalidHandshake("response head larger than \(maximumResponseHead) bytes")
+            }
         }
     }
 
@@ -92,19 +100,27 @@ enum OpeningHandshake {
             headers[name, default: []].append(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         func tokens(_ name: String) -> [String] {
-            (headers[name] ?? []).flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            (headers[name] ?? []).flatMap { $0.split(separator: ",") }.map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            }
         }
-        guard tokens("upgrade").contains("websocket") else { throw WebSocketError.invalidHandshake("no \"Upgrade: websocket\" (RFC 6455 §4.1)") }
-        guard tokens("connection").contains("upgrade") else { throw WebSocketError.invalidHandshake("no \"Connection: Upgrade\" (RFC 6455 §4.1)") }
+        guard tokens("upgrade").contains("websocket") else {
+            throw WebSocketError.invalidHandshake("no \"Upgrade: websocket\" (RFC 6455 §4.1)")
+        }
+        guard tokens("connection").contains("upgrade") else {
+            throw WebSocketError.invalidHandshake("no \"Connection: Upgrade\" (RFC 6455 §4.1)")
+        }
         guard headers["sec-websocket-accept"] == [acceptValue(for: key)] else {
             throw WebSocketError.invalidHandshake("Sec-WebSocket-Accept does not match the key (RFC 6455 §4.1)")
         }
         if let extensions = headers["sec-websocket-extensions"], extensions.contains(where: { !$0.isEmpty }) {
-            throw WebSocketError.invalidHandshake("the server selected extensions the client did not offer: \(extensions.joined(separator: ", "))")
+            throw WebSocketError.invalidHandshake(
+                "the server selected extensions the client did not offer: \(extensions.joined(separator: ", "))")
         }
         guard let selected = headers["sec-websocket-protocol"] else { return nil }
         guard selected.count == 1, let name = selected.first, offered.contains(name) else {
-            throw WebSocketError.invalidHandshake("the server selected a subprotocol the client did not offer: \(selected.joined(separator: ", "))")
+            throw WebSocketError.invalidHandshake(
+                "the server selected a subprotocol the client did not offer: \(selected.joined(separator: ", "))")
         }
         return name
     }

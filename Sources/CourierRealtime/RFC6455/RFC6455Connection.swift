@@ -25,8 +25,10 @@ actor RFC6455Connection: WebSocketConnection {
     ///   - maximumMessageSize: largest frame and message accepted, in bytes (1009 above).
     ///   - fragmentSize: split outgoing messages into frames of at most this many payload bytes.
     ///   - closeTimeout: how long to wait for the server's Close after sending ours.
-    init(stream: any ByteStream, leftover: [UInt8], subprotocol: String?, maximumMessageSize: Int,
-         fragmentSize: Int? = nil, closeTimeout: Duration = .seconds(5)) {
+    init(
+        stream: any ByteStream, leftover: [UInt8], subprotocol: String?, maximumMessageSize: Int,
+        fragmentSize: Int? = nil, closeTimeout: Duration = .seconds(5)
+    ) {
         self.stream = stream
         self.subprotocol = subprotocol
         self.closeTimeout = closeTimeout
@@ -44,17 +46,19 @@ actor RFC6455Connection: WebSocketConnection {
 
     func send(_ message: WebSocketMessage) async throws {
         guard phase == .open else { throw WebSocketError.notConnected }
-        let (opcode, payload): (Opcode, [UInt8]) = switch message {
-        case .text(let text): (.text, Array(text.utf8))
-        case .data(let data): (.binary, Array(data))
-        }
+        let (opcode, payload): (Opcode, [UInt8]) =
+            switch message {
+            case .text(let text): (.text, Array(text.utf8))
+            case .data(let data): (.binary, Array(data))
+            }
         var bytes: [UInt8] = []
         if let fragmentSize, payload.count > fragmentSize {
             var offset = 0
             while offset < payload.count {
                 let end = min(payload.count, offset + fragmentSize)
-                let frame = Frame(fin: end == payload.count, opcode: offset == 0 ? opcode : .continuation,
-                                  payload: Array(payload[offset..<end]))
+                let frame = Frame(
+                    fin: end == payload.count, opcode: offset == 0 ? opcode : .continuation,
+                    payload: Array(payload[offset..<end]))
                 bytes += FrameEncoder.encode(frame, maskingKey: FrameEncoder.freshMaskingKey())
                 offset = end
             }
@@ -130,7 +134,8 @@ actor RFC6455Connection: WebSocketConnection {
             }
         case .ping:
             if phase == .open {
-                let pong = FrameEncoder.encode(Frame(opcode: .pong, payload: frame.payload), maskingKey: FrameEncoder.freshMaskingKey())
+                let pong = FrameEncoder.encode(
+                    Frame(opcode: .pong, payload: frame.payload), maskingKey: FrameEncoder.freshMaskingKey())
                 Task { try? await self.stream.write(pong) }
             }
         case .pong:
@@ -172,7 +177,8 @@ actor RFC6455Connection: WebSocketConnection {
         guard phase != .closed else { return }
         if phase == .open {
             phase = .closing
-            try? await writeFrame(Frame(opcode: .close, payload: FrameEncoder.closePayload(code: error.closeCode, reason: error.description)))
+            try? await writeFrame(
+                Frame(opcode: .close, payload: FrameEncoder.closePayload(code: error.closeCode, reason: error.description)))
         }
         finish(code: error.closeCode, reason: error.description, error: error)
     }

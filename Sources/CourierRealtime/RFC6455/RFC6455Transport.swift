@@ -24,8 +24,9 @@ package struct RFC6455Transport: WebSocketTransport {
         defer { watchdog.cancel() }
         do {
             let outcome = try await OpeningHandshake.perform(on: stream, request: request)
-            let connection = RFC6455Connection(stream: stream, leftover: outcome.leftover, subprotocol: outcome.subprotocol,
-                                               maximumMessageSize: request.maximumMessageSize, fragmentSize: fragmentSize)
+            let connection = RFC6455Connection(
+                stream: stream, leftover: outcome.leftover, subprotocol: outcome.subprotocol,
+                maximumMessageSize: request.maximumMessageSize, fragmentSize: fragmentSize)
             await connection.start()
             return connection
         } catch {

@@ -10,13 +10,16 @@ struct SHA1: Sendable {
         let bitLength = UInt64(bytes.count) &* 8
         message.append(0x80)
         while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
 
         var words = [UInt32](repeating: 0, count: 80)
         for chunk in stride(from: 0, to: message.count, by: 64) {
             for index in 0..<16 {
                 let base = chunk + index * 4
-                words[index] = UInt32(message[base]) << 24 | UInt32(message[base + 1]) << 16
+                words[index] =
+                    UInt32(message[base]) << 24 | UInt32(message[base + 1]) << 16
                     | UInt32(message[base + 2]) << 8 | UInt32(message[base + 3])
             }
             for index in 16..<80 {
@@ -34,7 +37,11 @@ struct SHA1: Sendable {
                 let temp = rotateLeft(a, 5) &+ f &+ e &+ k &+ words[index]
                 (e, d, c, b, a) = (d, c, rotateLeft(b, 30), a, temp)
             }
-            state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d; state[4] &+= e
+            state[0] &+= a
+            state[1] &+= b
+            state[2] &+= c
+            state[3] &+= d
+            state[4] &+= e
         }
         return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
     }

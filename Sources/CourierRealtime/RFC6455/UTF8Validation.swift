@@ -13,12 +13,20 @@ enum UTF8Validation {
             switch lead {
             case 0x00...0x7F: continue
             case 0xC2...0xDF: continuationCount = 1
-            case 0xE0: continuationCount = 2; lower = 0xA0
+            case 0xE0:
+                continuationCount = 2
+                lower = 0xA0
             case 0xE1...0xEC, 0xEE...0xEF: continuationCount = 2
-            case 0xED: continuationCount = 2; upper = 0x9F
-            case 0xF0: continuationCount = 3; lower = 0x90
+            case 0xED:
+                continuationCount = 2
+                upper = 0x9F
+            case 0xF0:
+                continuationCount = 3
+                lower = 0x90
             case 0xF1...0xF3: continuationCount = 3
-            case 0xF4: continuationCount = 3; upper = 0x8F
+            case 0xF4:
+                continuationCount = 3
+                upper = 0x8F
             default: return false
             }
             for index in 0..<continuationCount {

@@ -25,9 +25,11 @@ public struct ReconnectPolicy: Sendable, Hashable {
 
     /// - Parameters: see the properties; the defaults suit a mobile app (0.5 s doubling to 30 s,
     ///   equal jitter, reset after 10 s up, stop on 1003, 1008, 1010).
-    public init(initialDelay: Duration = .milliseconds(500), multiplier: Double = 2, maximumDelay: Duration = .seconds(30),
-                jitter: RetryPolicy.Jitter = .equal, stableThreshold: Duration = .seconds(10), maximumAttempts: Int? = nil,
-                terminalCloseCodes: Set<WebSocketCloseCode> = [.unsupportedData, .policyViolation, .mandatoryExtension]) {
+    public init(
+        initialDelay: Duration = .milliseconds(500), multiplier: Double = 2, maximumDelay: Duration = .seconds(30),
+        jitter: RetryPolicy.Jitter = .equal, stableThreshold: Duration = .seconds(10), maximumAttempts: Int? = nil,
+        terminalCloseCodes: Set<WebSocketCloseCode> = [.unsupportedData, .policyViolation, .mandatoryExtension]
+    ) {
         self.initialDelay = initialDelay
         self.multiplier = max(1, multiplier)
         self.maximumDelay = maximumDelay
@@ -48,11 +50,12 @@ public struct ReconnectPolicy: Sendable, Hashable {
         let cap = Self.seconds(maximumDelay)
         let exponent = Double(max(0, attempt - 1))
         let backoff = min(cap, initial * power(multiplier, exponent))
-        let jittered: Double = switch jitter {
-        case .none: backoff
-        case .full: backoff * random()
-        case .equal: backoff / 2 + backoff / 2 * random()
-        }
+        let jittered: Double =
+            switch jitter {
+            case .none: backoff
+            case .full: backoff * random()
+            case .equal: backoff / 2 + backoff / 2 * random()
+            }
         return .nanoseconds(Int64((max(0, jittered) * 1e9).rounded()))
     }
 

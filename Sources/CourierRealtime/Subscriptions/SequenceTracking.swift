@@ -9,8 +9,10 @@ public struct SequenceTracking: Sendable {
     public var requestMissed: @Sendable (ClosedRange<Int>) -> WebSocketMessage?
 
     /// Creates the hook.
-    public init(sequenceNumber: @escaping @Sendable (WebSocketMessage) -> Int?,
-                requestMissed: @escaping @Sendable (ClosedRange<Int>) -> WebSocketMessage?) {
+    public init(
+        sequenceNumber: @escaping @Sendable (WebSocketMessage) -> Int?,
+        requestMissed: @escaping @Sendable (ClosedRange<Int>) -> WebSocketMessage?
+    ) {
         self.sequenceNumber = sequenceNumber
         self.requestMissed = requestMissed
     }

@@ -9,7 +9,8 @@ struct URLSessionWebSocketTransport: WebSocketTransport {
     func connect(_ request: WebSocketRequest) async throws -> any WebSocketConnection {
         try request.validate()
         guard request.trustedCertificateAuthorities == nil else {
-            throw WebSocketError.unsupported("a custom CA file; trust a private CA through the system or pinning on Apple platforms")
+            throw WebSocketError.unsupported(
+                "a custom CA file; trust a private CA through the system or pinning on Apple platforms")
         }
         var urlRequest = URLRequest(url: request.url)
         urlRequest.timeoutInterval = ReconnectPolicy.seconds(request.connectTimeout)
@@ -103,7 +104,9 @@ private final class URLSessionWebSocketConnection: WebSocketConnection, Sendable
                 let raw = UInt16(clamping: task.closeCode.rawValue)
                 let code = raw == 0 ? WebSocketCloseCode.abnormalClosure : WebSocketCloseCode(rawValue: raw)
                 let reason = task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? error.localizedDescription
-                finish(code: code, reason: reason, error: code == .abnormalClosure ? .connectionFailed(error.localizedDescription) : nil)
+                finish(
+                    code: code, reason: reason,
+                    error: code == .abnormalClosure ? .connectionFailed(error.localizedDescription) : nil)
                 return
             }
         }

@@ -16,9 +16,11 @@ package struct WebSocketRequest: Sendable {
     /// Limit for TCP + TLS + handshake.
     package var connectTimeout: Duration
 
-    package init(url: URL, headers: [(name: String, value: String)] = [], subprotocols: [String] = [],
-                 maximumMessageSize: Int = 16 << 20, trustedCertificateAuthorities: URL? = nil,
-                 connectTimeout: Duration = .seconds(15)) {
+    package init(
+        url: URL, headers: [(name: String, value: String)] = [], subprotocols: [String] = [],
+        maximumMessageSize: Int = 16 << 20, trustedCertificateAuthorities: URL? = nil,
+        connectTimeout: Duration = .seconds(15)
+    ) {
         self.url = url
         self.headers = headers
         self.subprotocols = subprotocols
@@ -33,7 +35,8 @@ package struct WebSocketRequest: Sendable {
     /// Checks the scheme and host (RFC 6455 §3).
     func validate() throws {
         guard let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
-              let host = url.host, !host.isEmpty else {
+            let host = url.host, !host.isEmpty
+        else {
             throw WebSocketError.invalidURL(url.absoluteString)
         }
     }

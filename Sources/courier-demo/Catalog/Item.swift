@@ -14,7 +14,8 @@ struct Item: Codable, Sendable, Identifiable {
 
 /// An item's lifecycle state; values a newer server invents decode to `unknown` instead of failing.
 enum ItemStatus: ExtensibleEnum {
-    case active, archived, unknown(String)
+    case active, archived
+    case unknown(String)
     static let knownCases: [ItemStatus] = [.active, .archived]
     var rawValue: String {
         switch self {

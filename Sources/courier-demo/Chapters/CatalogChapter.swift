@@ -22,7 +22,9 @@ func runCatalogChapter(_ demo: Demo) async throws {
     func show(_ label: String, _ response: Response<CatalogPage>) async throws {
         let outcome = response.context.cacheOutcome.map(\.description) ?? "none"
         let reached = try await serverRequests(response.value.name, control: control)
-        demo.say("\(label): v\(response.value.version) (serial \(response.value.serial)) — cache: \(outcome), server saw \(reached) request(s)")
+        demo.say(
+            "\(label): v\(response.value.version) (serial \(response.value.serial)) — cache: \(outcome), server saw \(reached) request(s)"
+        )
     }
 
     demo.chapter("Catalog: HTTP cache (fresh hit, 304 revalidation)")
@@ -47,7 +49,8 @@ func runCatalogChapter(_ demo: Demo) async throws {
     demo.chapter("Catalog: stale-if-error (server trouble, the screen keeps working)")
     let featured = CatalogPage.request("featured", cacheControl: "max-age=60, stale-if-error=3600")
     try await show("open featured", try await client.response(for: featured))
-    try await control.send(Request<Void>(method: .post, path: "/cache/resource/featured/fail", query: ["status": "503", "count": "1"]))
+    try await control.send(
+        Request<Void>(method: .post, path: "/cache/resource/featured/fail", query: ["status": "503", "count": "1"]))
     demo.say("(the server starts answering 503)")
     clock.advance(by: 300)
     try await show("featured 5 min later", try await client.response(for: featured))
@@ -69,7 +72,8 @@ func runCatalogChapter(_ demo: Demo) async throws {
     try await snapshots.save(CatalogPage(name: "catalog", version: 0, serial: 0), key: "catalog-screen")
     snapshotClock.advance(by: 45 * 60)
     demo.say("(the app was last opened 45 min ago)")
-    let fresh = CatalogPage.request("catalog", cacheControl: "max-age=60").policy(.standard.with(\.cache, .reloadIgnoringCacheData))
+    let fresh = CatalogPage.request("catalog", cacheControl: "max-age=60").policy(
+        .standard.with(\.cache, .reloadIgnoringCacheData))
     for try await state in snapshots.snapshotFirst(key: "catalog-screen", fetch: { try await client.send(fresh) }) {
         switch state {
         case .snapshot(let snapshot, let age):

@@ -40,7 +40,8 @@ func runCoreChapters(_ demo: Demo) async throws {
         _ = try await client.send(ItemsAPI.BrokenGateway())
     } catch let error as NetworkError {
         let failed = error.failedResponse
-        demo.say("gateway down → \"\(error.userMessage)\"  [\(kind(error)) \(failed?.statusCode ?? 0) \(failed?.contentType ?? "?")]")
+        demo.say(
+            "gateway down → \"\(error.userMessage)\"  [\(kind(error)) \(failed?.statusCode ?? 0) \(failed?.contentType ?? "?")]")
         demo.say("    for the log: \(failed?.snippet.prefix(60) ?? "")…")
     }
     let slow = Task { try await client.send(ItemsAPI.Slow()) }
@@ -49,7 +50,9 @@ func runCoreChapters(_ demo: Demo) async throws {
     slow.cancel()
     switch await slow.result {
     case .failure(let error as NetworkError) where error.isCancellation:
-        demo.say("leaving the screen cancels the load → .cancelled, \(milliseconds(ContinuousClock.now - cancelledAt)) ms after the cancel (nothing shown)")
+        demo.say(
+            "leaving the screen cancels the load → .cancelled, \(milliseconds(ContinuousClock.now - cancelledAt)) ms after the cancel (nothing shown)"
+        )
     case .failure(let error): demo.say("unexpected: \(error)")
     case .success: demo.say("unexpected: the slow call finished")
     }

@@ -39,7 +39,9 @@ func runEnvironmentChapter(_ demo: Demo) async throws {
 
     let environments = try await launch()
     demo.say("environment: \(environments.decision)")
-    demo.say("(override with COURIER_ENV=<id> or -COURIER_ENV <id>; build channel with COURIER_BUILD_CHANNEL=testflight|appstore in a release build)")
+    demo.say(
+        "(override with COURIER_ENV=<id> or -COURIER_ENV <id>; build channel with COURIER_BUILD_CHANNEL=testflight|appstore in a release build)"
+    )
 
     // One client per API, built for the set; each environment gets its own transport and tokens.
     let tokens = EnvironmentScoped { environment in
@@ -59,22 +61,31 @@ func runEnvironmentChapter(_ demo: Demo) async throws {
     }
 
     // A debug menu lists the environments and switches; sign in on staging, then switch to production.
-    demo.say("debug menu: " + environments.environments.map { $0.id == environments.current.id ? "[\($0.displayName)]" : $0.displayName }.joined(separator: " · "))
+    demo.say(
+        "debug menu: "
+            + environments.environments.map { $0.id == environments.current.id ? "[\($0.displayName)]" : $0.displayName }.joined(
+                separator: " · "))
     try await environments.switchEnvironment(to: "staging")
-    let login = try await client.send(Request<OAuthTokenResponse>.post(
-        "/auth/login", body: ["username": "alice", "password": "secret"]))
+    let login = try await client.send(
+        Request<OAuthTokenResponse>.post(
+            "/auth/login", body: ["username": "alice", "password": "secret"]))
     try await tokens[staging].signIn(login.tokens())
     try await client.send(Request<Void>.get("/cookies/set", query: ["session": "staging-only"]))
     let onStaging = try await client.send(Request<DemoEcho>.get("/echo").policy(.authorizedRead))
-    demo.say("on \(environments.current.displayName): GET /echo reached \(onStaging.headers["Host"] ?? "?") — Authorization \(onStaging.headers["Authorization"] == nil ? "absent" : "Bearer …"), cookie \(onStaging.headers["Cookie"] ?? "none"), X-API-Key \(onStaging.headers["X-API-Key"] == nil ? "absent" : "sent")")
+    demo.say(
+        "on \(environments.current.displayName): GET /echo reached \(onStaging.headers["Host"] ?? "?") — Authorization \(onStaging.headers["Authorization"] == nil ? "absent" : "Bearer …"), cookie \(onStaging.headers["Cookie"] ?? "none"), X-API-Key \(onStaging.headers["X-API-Key"] == nil ? "absent" : "sent")"
+    )
 
     try await environments.switchEnvironment(to: "production")
     let onProduction = try await client.send(Request<DemoEcho>.get("/echo"))
-    demo.say("switched to \(environments.current.displayName): GET /echo reached \(onProduction.headers["Host"] ?? "?") — Authorization \(onProduction.headers["Authorization"] == nil ? "absent" : "SENT"), cookie \(onProduction.headers["Cookie"] ?? "absent"), X-API-Key \(onProduction.headers["X-API-Key"] == nil ? "absent" : "SENT")")
+    demo.say(
+        "switched to \(environments.current.displayName): GET /echo reached \(onProduction.headers["Host"] ?? "?") — Authorization \(onProduction.headers["Authorization"] == nil ? "absent" : "SENT"), cookie \(onProduction.headers["Cookie"] ?? "absent"), X-API-Key \(onProduction.headers["X-API-Key"] == nil ? "absent" : "SENT")"
+    )
     do {
         _ = try await client.send(Request<DemoEcho>.get("/me").policy(.authorizedRead))
     } catch let error as NetworkError {
-        demo.say("a signed-in screen on production → \"\(error.userMessage)\" (staging's session stays on staging; nothing was sent)")
+        demo.say(
+            "a signed-in screen on production → \"\(error.userMessage)\" (staging's session stays on staging; nothing was sent)")
     }
 
     // The next launch finds the choice; resetting forgets it.

@@ -21,8 +21,8 @@ func runGraphQLChapter(_ demo: Demo) async throws {
         $0.interceptors = .standard(tokenManager: tokens, cache: HTTPCache())
     }
     let graphQL = GraphQLClient(client: client) {
-        $0.queryMethod = .get                      // queries as cacheable GETs
-        $0.usesPersistedQueries = true             // Apollo APQ: hash first
+        $0.queryMethod = .get  // queries as cacheable GETs
+        $0.usesPersistedQueries = true  // Apollo APQ: hash first
     }
 
     // Partial data: the caller gets the items and the error that nulled one supplier.
@@ -37,8 +37,9 @@ func runGraphQLChapter(_ demo: Demo) async throws {
     var outcomes: [String] = []
     for _ in 0..<3 { outcomes.append(outcome(try await graphQL.response(for: GraphQLDemo.GetItem(id: "1")))) }
     let apq = try await server.stats().graphql.apq
-    demo.say("GetItem(1) × 3 → cache \(outcomes.joined(separator: ", ")); APQ on the server: "
-        + "\(apq.misses) misses, \(apq.registered) registered, \(apq.hits) hits")
+    demo.say(
+        "GetItem(1) × 3 → cache \(outcomes.joined(separator: ", ")); APQ on the server: "
+            + "\(apq.misses) misses, \(apq.registered) registered, \(apq.hits) hits")
 
     // Errors only: a typed failure with every message, path and code.
     do {
@@ -49,29 +50,34 @@ func runGraphQLChapter(_ demo: Demo) async throws {
 
     // Sign in, then the server revokes the token: its UNAUTHENTICATED starts one refresh.
     try await server.post("auth/config", ["refreshFails": NSNull(), "refreshDelay": 0])  // the session chapter's ending
-    let login = try await client.send(Request<OAuthTokenResponse>.post(
-        "/auth/login", body: GraphQLDemo.Login(username: "alice", password: "secret")))
+    let login = try await client.send(
+        Request<OAuthTokenResponse>.post(
+            "/auth/login", body: GraphQLDemo.Login(username: "alice", password: "secret")))
     try await tokens.signIn(login.tokens())
     try await server.post("auth/revoke", [:])
     let before = try await server.stats()
     let authorized = GraphQLClient(client: client) { $0.queryPolicy = .authorizedRead }
     let viewer = try await authorized.send(GraphQLDemo.Viewer()).viewer
     let stats = try await server.stats()
-    demo.say("token revoked; Viewer → \(viewer.username) after \(stats.refreshCalls - before.refreshCalls) refresh "
-        + "(server sent UNAUTHENTICATED \(stats.graphql.unauthenticated - before.graphql.unauthenticated)×)")
+    demo.say(
+        "token revoked; Viewer → \(viewer.username) after \(stats.refreshCalls - before.refreshCalls) refresh "
+            + "(server sent UNAUTHENTICATED \(stats.graphql.unauthenticated - before.graphql.unauthenticated)×)")
 
     // A mutation whose response is lost: retried with the same Idempotency-Key, applied once.
     // (A fresh connection pool: libcurl would silently re-send a POST on a pooled connection the
     // server drops — see TestServer/README.md, "Connections while drops are pending".)
     try await server.post("_faults", ["method": "POST", "path": "/graphql", "faults": [["action": "drop_after_store"]]])
-    let writer = GraphQLClient(client: demo.makeClient {
-        $0.transport = URLSessionTransport()
-        $0.interceptors = .standard(tokenManager: tokens)
-    }) { $0.mutationPolicy = .authorizedWrite }
+    let writer = GraphQLClient(
+        client: demo.makeClient {
+            $0.transport = URLSessionTransport()
+            $0.interceptors = .standard(tokenManager: tokens)
+        }
+    ) { $0.mutationPolicy = .authorizedWrite }
     let created = try await writer.response(for: GraphQLDemo.CreateItem(name: "Desk Lamp"))
     let after = try await server.stats()
-    demo.say("CreateItem → #\(created.data.createItem.id) \(created.data.createItem.name) after \(created.context.attempt) attempts; "
-        + "server applied it \(after.graphql.itemsCreated)× and replayed \(after.graphql.replays)×")
+    demo.say(
+        "CreateItem → #\(created.data.createItem.id) \(created.data.createItem.name) after \(created.context.attempt) attempts; "
+            + "server applied it \(after.graphql.itemsCreated)× and replayed \(after.graphql.replays)×")
     demo.say("logs, metrics and the HAR file name each call \"/graphql query ListItems\", not \"/graphql\"")
 }
 
@@ -116,7 +122,10 @@ private enum GraphQLDemo {
         static let operationName = "CreateItem"
         struct ResponseData: Decodable, Sendable { var createItem: Item }
         struct Variables: Encodable, Sendable {
-            struct Input: Encodable, Sendable { var name: String; var price: Double }
+            struct Input: Encodable, Sendable {
+                var name: String
+                var price: Double
+            }
             var input: Input
         }
         let variables: Variables
@@ -135,7 +144,11 @@ private struct GraphQLDemoServer {
 
     struct Stats: Decodable {
         struct GraphQL: Decodable {
-            struct APQ: Decodable { var misses: Int; var registered: Int; var hits: Int }
+            struct APQ: Decodable {
+                var misses: Int
+                var registered: Int
+                var hits: Int
+            }
             var apq: APQ
             var unauthenticated: Int
             var itemsCreated: Int

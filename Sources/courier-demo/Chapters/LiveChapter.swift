@@ -31,7 +31,9 @@ func runLiveChapter(_ demo: Demo) async throws {
         for await event in client.events() {
             switch event {
             case .message(let message):
-                if let line = LiveFeed.decode(message) { feed.show("#\(line.seq) \(line.text)\(line.replayed == true ? " (replayed)" : "")") }
+                if let line = LiveFeed.decode(message) {
+                    feed.show("#\(line.seq) \(line.text)\(line.replayed == true ? " (replayed)" : "")")
+                }
             case .reconnected: feed.note("reconnected: subscription re-sent, refetching what was missed")
             case .gap(let missing): feed.note("gap: messages \(missing) missing, asked the server to replay them")
             }
@@ -42,8 +44,10 @@ func runLiveChapter(_ demo: Demo) async throws {
         events.cancel()
     }
 
-    await client.subscribe(Subscription(id: room, subscribe: .text(#"{"op":"subscribe","topic":"\#(room)"}"#),
-                                        unsubscribe: .text(#"{"op":"unsubscribe","topic":"\#(room)"}"#)))
+    await client.subscribe(
+        Subscription(
+            id: room, subscribe: .text(#"{"op":"subscribe","topic":"\#(room)"}"#),
+            unsubscribe: .text(#"{"op":"unsubscribe","topic":"\#(room)"}"#)))
     await client.connect()
     try await feed.waitFor("open") { await client.state == .open }
     try await LiveFeed.control(base, demo.namespace, "action=stats")  // the subscription has landed
@@ -70,15 +74,29 @@ func runLiveChapter(_ demo: Demo) async throws {
 
 /// What the "screen" of the live chapter shows, in order.
 final class LiveFeed: Sendable {
-    struct Line: Decodable { var seq: Int; var text: String; var replayed: Bool? }
+    struct Line: Decodable {
+        var seq: Int
+        var text: String
+        var replayed: Bool?
+    }
 
     private let lines = Locked((transcript: [String](), messages: [String](), notes: [String]()))
     var transcript: [String] { lines.current.transcript }
     var messages: [String] { lines.current.messages }
     var notes: [String] { lines.current.notes }
 
-    func show(_ message: String) { lines.withLock { $0.messages.append(message); $0.transcript.append("feed  \(message)") } }
-    func note(_ note: String) { lines.withLock { $0.notes.append(note); $0.transcript.append("      \(note)") } }
+    func show(_ message: String) {
+        lines.withLock {
+            $0.messages.append(message)
+            $0.transcript.append("feed  \(message)")
+        }
+    }
+    func note(_ note: String) {
+        lines.withLock {
+            $0.notes.append(note)
+            $0.transcript.append("      \(note)")
+        }
+    }
 
     static func decode(_ message: WebSocketMessage) -> Line? {
         guard case .text(let text) = message else { return nil }

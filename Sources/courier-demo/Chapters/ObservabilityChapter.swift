@@ -46,7 +46,8 @@ final class DemoObservability: Sendable {
         let url = Self.logURL
         try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         if FileManager.default.createFile(atPath: url.path, contents: nil),
-           let handle = try? FileHandle(forWritingTo: url) {
+            let handle = try? FileHandle(forWritingTo: url)
+        {
             let full = ConsoleNetworkLogger(stream: .file(handle), minimumLevel: .debug)
             logger = FanOutLogger(loggers: [inline, full])
         } else {
@@ -74,10 +75,11 @@ final class DemoObservability: Sendable {
     func install(into configuration: inout APIClient.Configuration) {
         guard !configuration.interceptors.contains(where: { $0 is LoggingInterceptor }) else { return }
         let position = configuration.interceptors.firstIndex { $0 is RequestIDInterceptor }.map { $0 + 1 } ?? 0
-        configuration.interceptors.insert(contentsOf: [
-            LoggingInterceptor(logger: logger, recorders: [har]),
-            MetricsInterceptor(sink: metrics),
-        ] as [any Interceptor], at: position)
+        configuration.interceptors.insert(
+            contentsOf: [
+                LoggingInterceptor(logger: logger, recorders: [har]),
+                MetricsInterceptor(sink: metrics),
+            ] as [any Interceptor], at: position)
     }
 
     /// Writes the HAR file of the run and prints where it is and what the metrics say.
@@ -131,17 +133,23 @@ func runObservabilityChapter(_ demo: Demo) async throws {
 
     // 1. A sign-in call carrying every kind of secret; the log above/below shows it redacted.
     demo.say("POST /echo with a bearer token, a session cookie, an API key in the query and a password in the body:")
-    struct Credentials: Encodable, Sendable { let user: String; let password: String }
+    struct Credentials: Encodable, Sendable {
+        let user: String
+        let password: String
+    }
     let token = "demo-\(UUID().uuidString)"
-    var login = Request<ObservabilityDemo.EchoedRequest>.post("/echo", body: Credentials(user: "alice", password: "correct horse battery staple"),
-                                            query: ["api_key": "k-\(UUID().uuidString.prefix(8))"])
-        .header("Authorization", "Bearer \(token)")
-        .header("Cookie", "sid=\(UUID().uuidString)")
-        .policy(EndpointPolicy.standard.with(\.logging, .debugSafe))
+    var login = Request<ObservabilityDemo.EchoedRequest>.post(
+        "/echo", body: Credentials(user: "alice", password: "correct horse battery staple"),
+        query: ["api_key": "k-\(UUID().uuidString.prefix(8))"]
+    )
+    .header("Authorization", "Bearer \(token)")
+    .header("Cookie", "sid=\(UUID().uuidString)")
+    .policy(EndpointPolicy.standard.with(\.logging, .debugSafe))
     login.pathTemplate = "/echo"
     let sent = try await client.response(for: login)
-    demo.say("server received the real token: \(sent.value.headers.first { $0.key.lowercased() == "authorization" }?.value == "Bearer \(token)")"
-        + "; the log, the snapshot and the HAR file show only `Bearer <redacted>`")
+    demo.say(
+        "server received the real token: \(sent.value.headers.first { $0.key.lowercased() == "authorization" }?.value == "Bearer \(token)")"
+            + "; the log, the snapshot and the HAR file show only `Bearer <redacted>`")
     if let snapshot = sent.context.requestRecord {
         demo.say("reproduce it (redacted):")
         for line in CURLCommand(snapshot).text.split(separator: "\n") { demo.say("  \(line)") }
@@ -151,9 +159,10 @@ func runObservabilityChapter(_ demo: Demo) async throws {
     try await ObservabilityDemo.queueFault(demo, path: "/items", method: "GET", status: 503)
     let response = try await client.response(for: Request<HTTPResponse>.raw(.get, "/items"))
     if let event = observability.metrics.all.last(where: { $0.requestID == response.context.requestID }) {
-        demo.say("GET /items after one 503 → metrics event: status \(event.statusCode.map(String.init) ?? "none"), "
-            + "\(event.retryCount) retry, \(event.responseBodyBytes ?? 0) bytes, "
-            + "phase timings \(event.taskTimings == nil ? "absent (Linux URLSession delivers none)" : "present")")
+        demo.say(
+            "GET /items after one 503 → metrics event: status \(event.statusCode.map(String.init) ?? "none"), "
+                + "\(event.retryCount) retry, \(event.responseBodyBytes ?? 0) bytes, "
+                + "phase timings \(event.taskTimings == nil ? "absent (Linux URLSession delivers none)" : "present")")
     }
 
     // 3. Logout: the account's cookies go with it.
@@ -171,9 +180,11 @@ func runObservabilityChapter(_ demo: Demo) async throws {
         demo.say("pinning with one pin → \(error)")
     }
     let host = demo.serverURL.host ?? "127.0.0.1"
-    let policy = try PinningPolicy(pins: [host: [
-        "n9wAWgmBsYfvyXPWyaIAuryh55GSNUvmk3qvvDcFFaM=", "mt6CLBG7Uu5u3sdtY83KB03FYUxMEaEHh0q+IJmBHbo=",
-    ]])
+    let policy = try PinningPolicy(pins: [
+        host: [
+            "n9wAWgmBsYfvyXPWyaIAuryh55GSNUvmk3qvvDcFFaM=", "mt6CLBG7Uu5u3sdtY83KB03FYUxMEaEHh0q+IJmBHbo=",
+        ]
+    ])
     let pinned = demo.makeClient { $0.transport = PinningTransport(policy: policy) }
     do {
         _ = try await pinned.send(Request<HTTPResponse>.raw(.get, "/items"))

@@ -34,10 +34,13 @@ func runSessionChapter(_ demo: Demo) async throws {
 
     // Sign in with a short-lived access token.
     let ttl = 1.5
-    let login = try await client.send(Request<OAuthTokenResponse>.post(
-        "/auth/login", body: SessionDemoServer.Login(username: "alice", password: "secret", accessTtl: ttl)))
+    let login = try await client.send(
+        Request<OAuthTokenResponse>.post(
+            "/auth/login", body: SessionDemoServer.Login(username: "alice", password: "secret", accessTtl: ttl)))
     try await tokens.signIn(login.tokens())
-    demo.say("signed in as alice — access token valid for \(ttl) s, tokens in \(tokenFile.lastPathComponent) (mode \(fileMode(tokenFile)))")
+    demo.say(
+        "signed in as alice — access token valid for \(ttl) s, tokens in \(tokenFile.lastPathComponent) (mode \(fileMode(tokenFile)))"
+    )
     let me = try await client.send(SessionDemoServer.me)
     demo.say("GET /me → \(me.username) (token \(me.jti))")
 
@@ -52,22 +55,27 @@ func runSessionChapter(_ demo: Demo) async throws {
     }
     let after = try await server.stats()
     let usedTokens = Set(loaded.map(\.auth.jti))
-    demo.say("token expired; \(screens) screens load /protected/items in parallel → \(loaded.count) × 200, "
-        + "\(usedTokens.count == 1 ? "all with the same new token \(usedTokens.first ?? "")" : "with \(usedTokens.count) tokens")")
+    demo.say(
+        "token expired; \(screens) screens load /protected/items in parallel → \(loaded.count) × 200, "
+            + "\(usedTokens.count == 1 ? "all with the same new token \(usedTokens.first ?? "")" : "with \(usedTokens.count) tokens")"
+    )
     let rotated = try store.read()?.refreshToken != login.refreshToken
-    demo.say("server saw \(after.refreshCalls - before.refreshCalls) refresh for \(screens) calls "
-        + "(\(after.unauthorized - before.unauthorized) × 401: refreshed before sending); "
-        + "refresh token \(rotated ? "rotated" : "NOT rotated")")
+    demo.say(
+        "server saw \(after.refreshCalls - before.refreshCalls) refresh for \(screens) calls "
+            + "(\(after.unauthorized - before.unauthorized) × 401: refreshed before sending); "
+            + "refresh token \(rotated ? "rotated" : "NOT rotated")")
 
     // A 503 burst: backoff, then the server's Retry-After.
-    try await server.post("_faults", ["method": "GET", "path": "/items", "faults": [["status": 503], ["status": 503, "retryAfter": "1"]]])
+    try await server.post(
+        "_faults", ["method": "GET", "path": "/items", "faults": [["status": 503], ["status": 503, "retryAfter": "1"]]])
     let started = ContinuousClock.now
     let burst = try await client.response(for: Request<SessionDemoServer.ItemPage>.get("/items"))
     let waits = burst.context.retryRecords.map { record in
         "\(seconds(record.delay)) s (\(record.delaySource == .retryAfter ? "Retry-After" : "backoff"))"
     }
-    demo.say("503 burst on GET /items → \(burst.statusCode) on attempt \(burst.context.attempt) after waiting "
-        + "\(waits.joined(separator: ", ")); \(burst.value.items.count) items in \(seconds(ContinuousClock.now - started)) s")
+    demo.say(
+        "503 burst on GET /items → \(burst.statusCode) on attempt \(burst.context.attempt) after waiting "
+            + "\(waits.joined(separator: ", ")); \(burst.value.items.count) items in \(seconds(ContinuousClock.now - started)) s")
 
     // The server stops accepting the refresh token: the session really ends.
     try await server.post("auth/revoke", [:])
@@ -79,7 +87,9 @@ func runSessionChapter(_ demo: Demo) async throws {
         demo.say("access token revoked, refresh refused → \"\(error.userMessage)\" [\(kind(error))]")
     }
     if let event = await firstSessionExpiry(in: events, within: .seconds(2)) {
-        demo.say("the app was told: \(event) → shows sign-in; token file removed: \(!FileManager.default.fileExists(atPath: tokenFile.path))")
+        demo.say(
+            "the app was told: \(event) → shows sign-in; token file removed: \(!FileManager.default.fileExists(atPath: tokenFile.path))"
+        )
     } else {
         demo.say("unexpected: no session-expired event")
     }

@@ -34,9 +34,9 @@ extension AuthIntegrationTests {
 
             let stored = try #require(session.store.read())
             let newJTI = try #require(AuthSession.jti(stored.accessToken))
-            #expect(jtis == [newJTI]) // every call succeeded with the one new token
+            #expect(jtis == [newJTI])  // every call succeeded with the one new token
             #expect(newJTI != oldJTI)
-            #expect(stored.refreshToken != session.signedIn.refreshToken) // the rotated refresh token
+            #expect(stored.refreshToken != session.signedIn.refreshToken)  // the rotated refresh token
 
             let stats = try await session.stats()
             #expect(stats.refreshCalls == 1)
@@ -76,7 +76,7 @@ extension AuthIntegrationTests {
             #expect(response.value.jti == newJTI)
             let stats = try await session.stats()
             #expect(stats.refreshCalls == 1)
-            #expect(stats.requests("GET /protected/held/{gate}") == 2) // refused once, retried once
+            #expect(stats.requests("GET /protected/held/{gate}") == 2)  // refused once, retried once
             #expect(response.context.attempt == 2)
         }
     }

@@ -34,8 +34,9 @@ extension AuthIntegrationTests {
             }
 
             #expect(session.store.read() == nil)
-            let expected = SessionEvent.sessionExpired(TokenRefreshRejection(
-                statusCode: 400, error: "invalid_grant", errorDescription: "Forced refresh failure"))
+            let expected = SessionEvent.sessionExpired(
+                TokenRefreshRejection(
+                    statusCode: 400, error: "invalid_grant", errorDescription: "Forced refresh failure"))
             var first = firstObserver.makeAsyncIterator()
             var second = secondObserver.makeAsyncIterator()
             #expect(await first.next() == expected)
@@ -74,7 +75,7 @@ extension AuthIntegrationTests {
             #expect(stats.refreshCalls == 2)
             #expect(stats.refreshSuccesses == 1)
             var iterator = events.makeAsyncIterator()
-            #expect(await iterator.next() == .refreshed) // no sessionExpired before it
+            #expect(await iterator.next() == .refreshed)  // no sessionExpired before it
         }
 
         @Test func transientRefreshFailureIsRetriedByTheCallsOwnPolicy() async throws {

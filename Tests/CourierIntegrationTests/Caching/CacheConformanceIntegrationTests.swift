@@ -8,8 +8,10 @@ import Courier
 /// Helpers for the issue 17 routes (`TestServer/routes_cache_conformance.py`).
 enum CacheConformance {
     /// `GET /cache/scripted/{name}` answering with exactly `fields` (name, value), in order.
-    static func scripted(_ name: String, _ fields: [(String, String)], extra: [URLQueryItem] = [],
-                         headers: HTTPHeaders = [:]) -> Request<HTTPResponse> {
+    static func scripted(
+        _ name: String, _ fields: [(String, String)], extra: [URLQueryItem] = [],
+        headers: HTTPHeaders = [:]
+    ) -> Request<HTTPResponse> {
         let items = fields.map { URLQueryItem(name: "h", value: "\($0.0):\($0.1)") } + extra
         return .raw(.get, "/cache/scripted/\(name)", query: Query(items), headers: headers)
     }
@@ -66,10 +68,12 @@ extension CachingIntegrationTests {
         @Test func item3ConnectionSpecificFieldsAreNotReplayed() async throws {
             let namespace = TestServers.makeNamespace("cache17")
             let client = try client(namespace)
-            let request = CacheConformance.scripted("hop", [
-                ("Cache-Control", "max-age=3600"), ("Connection", "x-hop"), ("x-hop", "1"), ("c", "3"),
-                ("Keep-Alive", "timeout=5"), ("Proxy-Authenticate", "Basic realm=x"), ("TE", "trailers"),
-            ])
+            let request = CacheConformance.scripted(
+                "hop",
+                [
+                    ("Cache-Control", "max-age=3600"), ("Connection", "x-hop"), ("x-hop", "1"), ("c", "3"),
+                    ("Keep-Alive", "timeout=5"), ("Proxy-Authenticate", "Basic realm=x"), ("TE", "trailers"),
+                ])
             let first = try await client.response(for: request)
             let cached = try await client.response(for: request)
             #expect(first.response.headers["x-hop"] == "1", "the network response itself is untouched")
@@ -124,9 +128,10 @@ extension CachingIntegrationTests {
             let namespace = TestServers.makeNamespace("cache17")
             let client = try client(namespace)
             func get(_ language: String) async throws -> Response<HTTPResponse> {
-                try await client.response(for: CacheConformance.scripted(
-                    "variants", [("Cache-Control", "max-age=3600"), ("Vary", "Accept-Language")],
-                    extra: [URLQueryItem(name: "tagFromLanguage", value: "1")], headers: ["Accept-Language": language]))
+                try await client.response(
+                    for: CacheConformance.scripted(
+                        "variants", [("Cache-Control", "max-age=3600"), ("Vary", "Accept-Language")],
+                        extra: [URLQueryItem(name: "tagFromLanguage", value: "1")], headers: ["Accept-Language": language]))
             }
             _ = try await get("de")
             let swiss = try await get("de-CH")

@@ -50,9 +50,12 @@ enum CacheIntegration {
 
     /// `GET /cache/resource/{name}` with the header-choosing query parameters.
     static func resource(_ name: String, _ query: [String: String], headers: HTTPHeaders = [:]) -> Request<CachedResource> {
-        Request<CachedResource>.get("/cache/resource/\(name)", query: Query(query.sorted { $0.key < $1.key }.map {
-            URLQueryItem(name: $0.key, value: $0.value)
-        }), headers: headers)
+        Request<CachedResource>.get(
+            "/cache/resource/\(name)",
+            query: Query(
+                query.sorted { $0.key < $1.key }.map {
+                    URLQueryItem(name: $0.key, value: $0.value)
+                }), headers: headers)
     }
 
     /// The `cache.{name}` stats of the resource.
@@ -73,7 +76,9 @@ enum CacheIntegration {
         let base = try TestServers.apiURL().appendingPathComponent("ns").appendingPathComponent(namespace)
         guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else { throw URLError(.badURL) }
         components.percentEncodedPath += path
-        if !query.isEmpty { components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) } }
+        if !query.isEmpty {
+            components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        }
         guard let url = components.url else { throw URLError(.badURL) }
         var request = URLRequest(url: url)
         request.httpMethod = "POST"

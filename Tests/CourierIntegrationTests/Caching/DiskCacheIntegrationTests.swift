@@ -71,7 +71,7 @@ extension CachingIntegrationTests {
             _ = try await client.send(request)
             #expect(try entryFiles(in: directory).count == 2)
 
-            await cache.removeAll(partition: "alice")   // alice logs out
+            await cache.removeAll(partition: "alice")  // alice logs out
             #expect(try entryFiles(in: directory).count == 1)
             let bob = try await client.response(for: request)
             partition.set("alice")

@@ -54,8 +54,10 @@ extension CachingIntegrationTests {
 
         @Test func responseHeadersRouteHonoursNoStoreAndMaxAge() async throws {
             let client = try client()
-            let cached = Request<HTTPResponse>.raw(.get, "/response-headers", query: ["Cache-Control": "max-age=60", "X-Probe": "1"])
-            let uncached = Request<HTTPResponse>.raw(.get, "/response-headers", query: ["Cache-Control": "no-store", "X-Probe": "2"])
+            let cached = Request<HTTPResponse>.raw(
+                .get, "/response-headers", query: ["Cache-Control": "max-age=60", "X-Probe": "1"])
+            let uncached = Request<HTTPResponse>.raw(
+                .get, "/response-headers", query: ["Cache-Control": "no-store", "X-Probe": "2"])
             _ = try await client.send(cached)
             _ = try await client.send(uncached)
             #expect(try await client.response(for: cached).context.cacheOutcome == .hit)

@@ -71,8 +71,9 @@ extension CachingIntegrationTests {
             let namespace = TestServers.makeNamespace("cache")
             let client = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache())
             func get(_ language: String) async throws -> Response<CachedResource> {
-                try await client.response(for: CacheIntegration.resource(
-                    "r1", ["cc": "max-age=60", "vary": "Accept-Language"], headers: ["Accept-Language": language]))
+                try await client.response(
+                    for: CacheIntegration.resource(
+                        "r1", ["cc": "max-age=60", "vary": "Accept-Language"], headers: ["Accept-Language": language]))
             }
             let de = try await get("de")
             let fr = try await get("fr")
@@ -86,7 +87,10 @@ extension CachingIntegrationTests {
         }
 
         @Test func postToTheCollectionInvalidatesItsCachedGet() async throws {
-            struct Collection: Decodable, Sendable { var count: Int; var serial: Int }
+            struct Collection: Decodable, Sendable {
+                var count: Int
+                var serial: Int
+            }
             let namespace = TestServers.makeNamespace("cache")
             let client = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache())
             let list = Request<Collection>.get("/cache/collection")
@@ -111,7 +115,9 @@ extension CachingIntegrationTests {
             let request = CacheIntegration.resource("r1", ["cc": "max-age=5, stale-if-error=60"])
 
             let first = try await client.send(request)
-            #expect(try await CacheIntegration.post("/cache/resource/r1/fail", query: ["status": "503", "count": "1"], namespace: namespace) == 200)
+            #expect(
+                try await CacheIntegration.post(
+                    "/cache/resource/r1/fail", query: ["status": "503", "count": "1"], namespace: namespace) == 200)
             clock.advance(by: 20)
             let stale = try await client.response(for: request)
 

@@ -10,10 +10,15 @@ extension CachingIntegrationTests {
     @Suite struct SnapshotFirst {
         struct Catalog: Codable, Equatable, Sendable {
             var items: [Item]
-            struct Item: Codable, Equatable, Sendable { var id: Int; var name: String }
+            struct Item: Codable, Equatable, Sendable {
+                var id: Int
+                var name: String
+            }
         }
 
-        private func collect(_ stream: AsyncThrowingStream<SnapshotState<Catalog>, any Error>) async -> ([SnapshotState<Catalog>], (any Error)?) {
+        private func collect(
+            _ stream: AsyncThrowingStream<SnapshotState<Catalog>, any Error>
+        ) async -> ([SnapshotState<Catalog>], (any Error)?) {
             var states: [SnapshotState<Catalog>] = []
             do {
                 for try await state in stream { states.append(state) }
@@ -72,9 +77,10 @@ extension CachingIntegrationTests {
 
             // The server is down: the snapshot, then the error; the snapshot stays saved.
             let down = APIClient(environment: APIEnvironment(name: "down", baseURL: try closedPortURL()))
-            let (offline, offlineError) = await collect(store.snapshotFirst(key: "catalog") {
-                try await down.send(Request<Catalog>.get("/items"))
-            })
+            let (offline, offlineError) = await collect(
+                store.snapshotFirst(key: "catalog") {
+                    try await down.send(Request<Catalog>.get("/items"))
+                })
             #expect(offline.count == 1 && offline.first?.isFresh == false)
             #expect(offline.first?.value.items.count == 2)
             #expect(offlineError is NetworkError)

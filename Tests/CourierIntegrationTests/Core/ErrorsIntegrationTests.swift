@@ -43,10 +43,12 @@ extension CoreIntegrationTests {
             #expect(try await TestServers.requestCount("GET /html-502", namespace: namespace) == 1)
         }
 
-        @Test("status → case, from the real server", arguments: [
-            (401, "unauthorized"), (403, "forbidden"), (404, "notFound"), (409, "conflict"), (418, "client"),
-            (500, "server"), (503, "server"),
-        ])
+        @Test(
+            "status → case, from the real server",
+            arguments: [
+                (401, "unauthorized"), (403, "forbidden"), (404, "notFound"), (409, "conflict"), (418, "client"),
+                (500, "server"), (503, "server"),
+            ])
         func statusTable(status: Int, expected: String) async throws {
             let (client, _) = try TestServers.apiClient()
             let error = await CoreLive.networkError { try await client.send(Request<Void>.get("/status/\(status)")) }
@@ -148,8 +150,15 @@ extension CoreIntegrationTests {
 
         @Test("/envelope-error (200) becomes .rejected(insufficient_funds); /envelope-ok passes")
         func envelopes() async throws {
-            struct Account: Decodable, Sendable { var id: Int; var name: String; var balance: Double }
-            struct Envelope: Decodable, Sendable { var ok: Bool; var data: Account }
+            struct Account: Decodable, Sendable {
+                var id: Int
+                var name: String
+                var balance: Double
+            }
+            struct Envelope: Decodable, Sendable {
+                var ok: Bool
+                var data: Account
+            }
             let (client, _) = try TestServers.apiClient { $0.validators = [ErrorEnvelopeValidator()] }
             let error = await CoreLive.networkError { try await client.send(Request<EmptyResponse>.get("/envelope-error")) }
             guard case .rejected(let problem)? = error else {

@@ -20,20 +20,27 @@ extension CoreIntegrationTests {
 
         @Test("/get receives the query values exactly")
         func get() async throws {
-            let result = try await client().send(Request<Get>.get(
-                "/get", query: ["email": "user+tag@example.com", "q": "a&b=c#d", "sp": "x y"]))
+            let result = try await client().send(
+                Request<Get>.get(
+                    "/get", query: ["email": "user+tag@example.com", "q": "a&b=c#d", "sp": "x y"]))
             #expect(result.args == ["email": "user+tag@example.com", "q": "a&b=c#d", "sp": "x y"])
             #expect(result.headers["Accept"] == "application/json")
         }
 
         struct Post: Decodable, Sendable {
-            struct Body: Decodable, Equatable, Sendable { var name: String; var ids: [Int] }
+            struct Body: Decodable, Equatable, Sendable {
+                var name: String
+                var ids: [Int]
+            }
             var json: Body?
             var data: String
             var headers: [String: String]
         }
 
-        struct Payload: Encodable, Sendable { var name = "Lamp"; var ids = [1, 2] }
+        struct Payload: Encodable, Sendable {
+            var name = "Lamp"
+            var ids = [1, 2]
+        }
 
         @Test("/post receives the JSON body and its content type")
         func post() async throws {
@@ -61,8 +68,9 @@ extension CoreIntegrationTests {
             environment.headers = ["X-Env": "bin"]
             let client = APIClient(environment: environment) { $0.headers = ["X-Default": "d"] }
             // httpbin hides X-Request-Id (a proxy header) unless asked with show_env=1.
-            let response = try await client.response(for: Request<Headers>(
-                method: .get, path: "/headers", query: ["show_env": "1"], headers: ["X-Endpoint": "e"]))
+            let response = try await client.response(
+                for: Request<Headers>(
+                    method: .get, path: "/headers", query: ["show_env": "1"], headers: ["X-Endpoint": "e"]))
             let headers = response.value.headers
             #expect(headers["X-Env"] == "bin")
             #expect(headers["X-Default"] == "d")
@@ -88,7 +96,10 @@ extension CoreIntegrationTests {
             #expect(error.isCancellation)
         }
 
-        struct Gzipped: Decodable, Sendable { var gzipped: Bool; var method: String }
+        struct Gzipped: Decodable, Sendable {
+            var gzipped: Bool
+            var method: String
+        }
 
         @Test("/gzip is decoded transparently")
         func gzip() async throws {

@@ -24,10 +24,12 @@ extension CoreIntegrationTests {
             let all = try await client.send(Request<CoreLive.ItemPage>.get("/items"))
             #expect(all.items.map(\.name) == ["Widget", "Gadget", "Old Lamp"])
             #expect(all.total == 3)
-            let active = try await client.send(Request<CoreLive.ItemPage>.get("/items", query: .encodable(ItemFilter(status: "active"))))
+            let active = try await client.send(
+                Request<CoreLive.ItemPage>.get("/items", query: .encodable(ItemFilter(status: "active"))))
             #expect(active.items.map(\.name) == ["Widget", "Gadget"])
-            let page = try await client.send(Request<CoreLive.ItemPage>.get(
-                "/items", query: .encodable(ItemFilter(status: "active", limit: 1, offset: 1))))
+            let page = try await client.send(
+                Request<CoreLive.ItemPage>.get(
+                    "/items", query: .encodable(ItemFilter(status: "active", limit: 1, offset: 1))))
             #expect(page.items.map(\.name) == ["Gadget"])
             #expect(page.total == 2 && page.limit == 1 && page.offset == 1)
             let search: CoreLive.ItemPage = try await client.get("/items", query: ["q": "lamp"])
@@ -39,8 +41,9 @@ extension CoreIntegrationTests {
         func crud() async throws {
             let (client, namespace) = try TestServers.apiClient()
 
-            let created = try await client.response(for: Request<Item>.post(
-                "/items", body: CoreLive.NewItem(name: "Lamp + shade", price: 19.5, status: nil, tags: ["home"])))
+            let created = try await client.response(
+                for: Request<Item>.post(
+                    "/items", body: CoreLive.NewItem(name: "Lamp + shade", price: 19.5, status: nil, tags: ["home"])))
             #expect(created.statusCode == 201)
             let item = created.value
             #expect(item.name == "Lamp + shade" && item.price == 19.5 && item.status == "active" && item.tags == ["home"])

@@ -60,7 +60,8 @@ extension CoreIntegrationTests {
         }
 
         enum Status: ExtensibleEnum {
-            case active, archived, unknown(String)
+            case active, archived
+            case unknown(String)
             static let knownCases: [Status] = [.active, .archived]
             var rawValue: String {
                 switch self {
@@ -126,7 +127,9 @@ extension CoreIntegrationTests {
             #expect(response.statusCode == 200)
             #expect(response.response.mediaType == "application/json")
             #expect(response.response.body.isEmpty)
-            let error = await CoreLive.networkError { try await client.send(Request<CoreLive.Item>(method: .head, path: "/items/1")) }
+            let error = await CoreLive.networkError {
+                try await client.send(Request<CoreLive.Item>(method: .head, path: "/items/1"))
+            }
             guard case .decoding(let failure)? = error else {
                 Issue.record("expected decoding, got \(String(describing: error))")
                 return

@@ -10,12 +10,13 @@ extension CoreIntegrationTests {
     /// API 1.0 (issue 8 §1): nothing a policy promises is silently dropped, `Retry-After` is an
     /// instruction, raw statuses are the caller's, failures say what the server sent.
     @Suite(.timeLimit(.minutes(2))) struct SafeDefaults {
-        @Test("a policy the pipeline cannot keep fails locally, names what is missing, sends nothing",
-              arguments: [
-                  EndpointPolicy.authorizedRead,
-                  EndpointPolicy.standard.with(\.idempotency, .key("order-1")),
-                  EndpointPolicy.standard.with(\.cache, .onlyIfCached),
-              ])
+        @Test(
+            "a policy the pipeline cannot keep fails locally, names what is missing, sends nothing",
+            arguments: [
+                EndpointPolicy.authorizedRead,
+                EndpointPolicy.standard.with(\.idempotency, .key("order-1")),
+                EndpointPolicy.standard.with(\.cache, .onlyIfCached),
+            ])
         func missingInterceptor(_ policy: EndpointPolicy) async throws {
             let (client, namespace) = try TestServers.apiClient { $0.interceptors = [RequestIDInterceptor()] }
             do {
@@ -65,8 +66,9 @@ extension CoreIntegrationTests {
             #expect(try await session.stats().requests("GET /items") == 2)
         }
 
-        @Test("a Retry-After longer than the policy accepts stops retries at once; the error carries the wait",
-              arguments: [503, 429])
+        @Test(
+            "a Retry-After longer than the policy accepts stops retries at once; the error carries the wait",
+            arguments: [503, 429])
         func longRetryAfterStops(status: Int) async throws {
             let clock = TestClock()
             let session = try RetrySession.start(clock: clock)

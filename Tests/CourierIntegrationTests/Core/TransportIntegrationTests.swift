@@ -56,8 +56,9 @@ extension CoreIntegrationTests {
             let clock = ContinuousClock()
             let start = clock.now
             let error = await CoreLive.networkError {
-                try await client.send(Request<Void>.get("/slow", query: ["seconds": "10"])
-                    .policy(.standard.with(\.deadline, .milliseconds(300))))
+                try await client.send(
+                    Request<Void>.get("/slow", query: ["seconds": "10"])
+                        .policy(.standard.with(\.deadline, .milliseconds(300))))
             }
             let elapsed = clock.now - start
             guard case .timedOut(let underlying)? = error else {
@@ -77,16 +78,18 @@ extension CoreIntegrationTests {
             // URLSession on Linux truncates timeoutInterval to whole seconds; a 1.5 s idle timeout
             // used to fire at 1 s with URLError.timedOut before the server answered.
             let (client, _) = try TestServers.apiClient()
-            let slept: [String: Double] = try await client.send(Request<[String: Double]>.get("/slow", query: ["seconds": "1.2"])
-                .policy(.standard.with(\.deadline, .milliseconds(1500)).with(\.retry, .none)))
+            let slept: [String: Double] = try await client.send(
+                Request<[String: Double]>.get("/slow", query: ["seconds": "1.2"])
+                    .policy(.standard.with(\.deadline, .milliseconds(1500)).with(\.retry, .none)))
             #expect(slept["slept"] == 1.2)
         }
 
         @Test("a deadline too large for URLSession's timeout arithmetic (\".seconds(Int64.max)\") does not crash")
         func hugeDeadline() async throws {
             let (client, _) = try TestServers.apiClient()
-            let echo = try await client.send(Request<Echo>.get("/echo/huge")
-                .policy(.standard.with(\.deadline, .seconds(Int64.max))))
+            let echo = try await client.send(
+                Request<Echo>.get("/echo/huge")
+                    .policy(.standard.with(\.deadline, .seconds(Int64.max))))
             #expect(echo.routePath == "/echo/huge")
         }
 

@@ -17,17 +17,20 @@ extension CoreIntegrationTests {
             var missing: String?
         }
 
-        @Test("query values come back exactly as given, for each array style", arguments: [
-            (URLQueryEncoder.ArrayEncoding.repeated, "ids", ["1", "2"], "ids=1&ids=2"),
-            (.brackets, "ids[]", ["1", "2"], "ids%5B%5D=1&ids%5B%5D=2"),
-            (.commaSeparated, "ids", ["1,2"], "ids=1%2C2"),
-        ])
+        @Test(
+            "query values come back exactly as given, for each array style",
+            arguments: [
+                (URLQueryEncoder.ArrayEncoding.repeated, "ids", ["1", "2"], "ids=1&ids=2"),
+                (.brackets, "ids[]", ["1", "2"], "ids%5B%5D=1&ids%5B%5D=2"),
+                (.commaSeparated, "ids", ["1,2"], "ids=1%2C2"),
+            ])
         func queryRoundTrip(style: URLQueryEncoder.ArrayEncoding, idsName: String, ids: [String], rawIDs: String) async throws {
             let (client, namespace) = try TestServers.apiClient { $0.queryEncoder = URLQueryEncoder(arrayEncoding: style) }
             let echo = try await client.send(Request<Echo>.get("/echo", query: .encodable(Filter())))
-            #expect(echo.query == [
-                "email": ["user+tag@example.com"], "q": ["a&b=c#d"], "sp": ["x y"], idsName: ids,
-            ])
+            #expect(
+                echo.query == [
+                    "email": ["user+tag@example.com"], "q": ["a&b=c#d"], "sp": ["x y"], idsName: ids,
+                ])
             #expect(echo.rawQuery == "email=user%2Btag%40example.com&\(rawIDs)&q=a%26b%3Dc%23d&sp=x%20y")
             #expect(echo.namespace == namespace)
             #expect(echo.method == "GET")
@@ -36,8 +39,9 @@ extension CoreIntegrationTests {
         @Test("a dictionary-literal query with the same values arrives the same way")
         func literalQuery() async throws {
             let (client, _) = try TestServers.apiClient()
-            let echo = try await client.send(Request<Echo>.get(
-                "/echo", query: ["email": "user+tag@example.com", "q": "a&b=c#d", "sp": "x y", "none": nil]))
+            let echo = try await client.send(
+                Request<Echo>.get(
+                    "/echo", query: ["email": "user+tag@example.com", "q": "a&b=c#d", "sp": "x y", "none": nil]))
             #expect(echo.query == ["email": ["user+tag@example.com"], "q": ["a&b=c#d"], "sp": ["x y"]])
             #expect(echo.rawQuery == "email=user%2Btag%40example.com&q=a%26b%3Dc%23d&sp=x%20y")
         }
@@ -92,10 +96,13 @@ extension CoreIntegrationTests {
         @Test("a form body: + arrives as + (sent as %2B), space and & survive")
         func formBody() async throws {
             let (client, _) = try TestServers.apiClient()
-            let echo = try await client.send(Request<Echo>(
-                method: .post, path: "/echo",
-                body: .form([URLQueryItem(name: "email", value: "a+b@example.com"),
-                             URLQueryItem(name: "note", value: "x y & z=1")])))
+            let echo = try await client.send(
+                Request<Echo>(
+                    method: .post, path: "/echo",
+                    body: .form([
+                        URLQueryItem(name: "email", value: "a+b@example.com"),
+                        URLQueryItem(name: "note", value: "x y & z=1"),
+                    ])))
             #expect(echo.header("Content-Type") == "application/x-www-form-urlencoded")
             #expect(echo.body == "email=a%2Bb%40example.com&note=x%20y%20%26%20z%3D1")
             #expect(echo.form == ["email": ["a+b@example.com"], "note": ["x y & z=1"]])
@@ -105,7 +112,8 @@ extension CoreIntegrationTests {
         func rawBody() async throws {
             let (client, _) = try TestServers.apiClient()
             let bytes = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
-            let echo = try await client.send(Request<Echo>(method: .put, path: "/echo", body: .data(bytes, contentType: "application/octet-stream")))
+            let echo = try await client.send(
+                Request<Echo>(method: .put, path: "/echo", body: .data(bytes, contentType: "application/octet-stream")))
             #expect(echo.bodyData == bytes)
             #expect(echo.bodySize == 4096)
             #expect(echo.header("Content-Type") == "application/octet-stream")

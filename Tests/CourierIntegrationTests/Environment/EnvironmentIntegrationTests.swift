@@ -107,10 +107,14 @@ struct EnvironmentIntegrationTests {
     func sharedTransportLeaksCookies() async throws {
         let servers = try TwoServers()
         let shared = URLSessionTransport()
-        let staging = APIClient(environment: APIEnvironment(name: "staging", baseURL: TwoServers.base(servers.staging, servers.namespace))) {
+        let staging = APIClient(
+            environment: APIEnvironment(name: "staging", baseURL: TwoServers.base(servers.staging, servers.namespace))
+        ) {
             $0.transport = shared
         }
-        let production = APIClient(environment: APIEnvironment(name: "production", baseURL: TwoServers.base(servers.production, servers.namespace))) {
+        let production = APIClient(
+            environment: APIEnvironment(name: "production", baseURL: TwoServers.base(servers.production, servers.namespace))
+        ) {
             $0.transport = shared
         }
         try await staging.send(Request<Void>.get("/cookies/set", query: ["session": "staging-cookie-value"]))

@@ -23,7 +23,7 @@ extension GraphQLIntegrationTests {
             #expect(first.context.cacheOutcome == .miss)
             #expect(second.context.cacheOutcome == .hit)
             #expect(second.data.item.name == "Widget")
-            #expect(other.context.cacheOutcome == .miss) // other variables, other URL
+            #expect(other.context.cacheOutcome == .miss)  // other variables, other URL
             let stats = try await GraphQLServerStats.fetch(namespace)
             #expect(stats.requests("GET") == 2)
             #expect(stats.executions("GetItem") == 2)
@@ -59,7 +59,9 @@ extension GraphQLIntegrationTests {
             #expect(stats.int("createdByKey", key) == 1)
             #expect(stats.int("replays") == 1)
             #expect(stats.requests("POST") == 2)
-            let keys = try await TestServers.requestLog(namespace: namespace, path: "/graphql").map { $0.header("Idempotency-Key") }
+            let keys = try await TestServers.requestLog(namespace: namespace, path: "/graphql").map {
+                $0.header("Idempotency-Key")
+            }
             #expect(keys == [key, key])
         }
 
@@ -73,7 +75,10 @@ extension GraphQLIntegrationTests {
                 _ = try await graphQL.send(Ops.CreateItem(name: "Wall Lamp"))
                 Issue.record("expected a transport error")
             } catch let error as NetworkError {
-                guard case .transport = error else { Issue.record("expected transport, got \(error)"); return }
+                guard case .transport = error else {
+                    Issue.record("expected transport, got \(error)")
+                    return
+                }
             }
             let stats = try await GraphQLServerStats.fetch(namespace)
             #expect(stats.int("itemsCreated") == 1)
@@ -92,7 +97,7 @@ extension GraphQLIntegrationTests {
             #expect(result.context.attempt == 2)
             #expect(result.context.idempotencyKey == nil)
             let stats = try await GraphQLServerStats.fetch(namespace)
-            #expect(stats.stats.requests("POST /graphql") == 2) // the dropped one never reached the handler
+            #expect(stats.stats.requests("POST /graphql") == 2)  // the dropped one never reached the handler
             #expect(stats.executions("GetItem") == 1)
         }
     }

@@ -19,7 +19,10 @@ extension GraphQLIntegrationTests {
             static let operationName = "SignIn"
             struct ResponseData: Decodable, Sendable {}
             struct Variables: Encodable, Sendable {
-                struct User: Encodable, Sendable { var email: String; var password: String }
+                struct User: Encodable, Sendable {
+                    var email: String
+                    var password: String
+                }
                 var user: User
             }
             let variables = Variables(user: .init(email: "alice@example.com", password: "hunter2-secret"))
@@ -30,8 +33,9 @@ extension GraphQLIntegrationTests {
             let metrics = CapturingMetricsSink()
             let har = HARRecorder()
             let (graphQL, _) = try TestServers.graphQLClient(
-                interceptors: .standard(logger: logger, recorders: [har], metrics: metrics,
-                                        retry: RetryInterceptor(clock: TestClock())))
+                interceptors: .standard(
+                    logger: logger, recorders: [har], metrics: metrics,
+                    retry: RetryInterceptor(clock: TestClock())))
             _ = try await graphQL.send(Ops.GetItem(id: "1"))
             _ = try await graphQL.send(Ops.CreateItem(name: "Bulb"))
 
@@ -44,7 +48,8 @@ extension GraphQLIntegrationTests {
             let entries = try #require(try JSONSerialization.jsonObject(with: har.jsonData()) as? [String: Any])
             let log = try #require(entries["log"] as? [String: Any])
             let harEntries = try #require(log["entries"] as? [[String: Any]])
-            #expect(harEntries.map { $0["_pathTemplate"] as? String } == ["/graphql query GetItem", "/graphql mutation CreateItem"])
+            #expect(
+                harEntries.map { $0["_pathTemplate"] as? String } == ["/graphql query GetItem", "/graphql mutation CreateItem"])
         }
 
         /// Secret-named variables are redacted in debug body previews by default; the whole
@@ -69,7 +74,7 @@ extension GraphQLIntegrationTests {
                 if hidingAll {
                     #expect(!text.contains("alice@example.com"), "variables shown (\(method))")
                 } else {
-                    #expect(text.contains("alice@example.com")) // non-secret variables stay readable
+                    #expect(text.contains("alice@example.com"))  // non-secret variables stay readable
                     #expect(text.contains("<redacted>"))
                 }
             }

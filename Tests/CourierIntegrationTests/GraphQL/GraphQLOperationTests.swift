@@ -25,7 +25,8 @@ extension GraphQLIntegrationTests {
             #expect(sent.header("Accept") == "application/graphql-response+json, application/json")
             #expect(sent.header("Content-Type") == "application/json")
             let stats = try await GraphQLServerStats.fetch(namespace)
-            #expect(stats.log == [.init(method: "POST", operationName: "GetItem", kind: "full", status: 200, outcome: "executed")])
+            #expect(
+                stats.log == [.init(method: "POST", operationName: "GetItem", kind: "full", status: 200, outcome: "executed")])
             #expect(stats.executions("GetItem") == 1)
         }
 
@@ -36,7 +37,7 @@ extension GraphQLIntegrationTests {
             #expect(created.name == "Desk Lamp")
             #expect(created.details?.color == "amber")
             #expect(created.details?.dimensions?.width == 20)
-            #expect(created.details?.dimensions?.unit == "cm") // the schema's default for the nested input
+            #expect(created.details?.dimensions?.unit == "cm")  // the schema's default for the nested input
 
             let stats = try await GraphQLServerStats.fetch(namespace)
             #expect(stats.int("itemsCreated") == 1)
@@ -89,9 +90,12 @@ extension GraphQLIntegrationTests {
                 #expect(failure.operationName == "GetItem")
                 #expect(failure.statusCode == 200)
                 #expect(!failure.hasPartialData)
-                #expect(failure.errors == [GraphQLError(
-                    message: "Item 99 not found", locations: [.init(line: 2, column: 27)],
-                    path: [.field("item")], extensions: ["code": .string("NOT_FOUND")])])
+                #expect(
+                    failure.errors == [
+                        GraphQLError(
+                            message: "Item 99 not found", locations: [.init(line: 2, column: 27)],
+                            path: [.field("item")], extensions: ["code": .string("NOT_FOUND")])
+                    ])
                 #expect(failure.description == "GetItem failed (HTTP 200): Item 99 not found (at item, code NOT_FOUND)")
             }
         }
@@ -122,7 +126,10 @@ extension GraphQLIntegrationTests {
                 Issue.record("expected notFound")
             } catch let error as NetworkError {
                 #expect(error.statusCode == 404)
-                guard case .notFound = error else { Issue.record("expected notFound, got \(error)"); return }
+                guard case .notFound = error else {
+                    Issue.record("expected notFound, got \(error)")
+                    return
+                }
             }
         }
 
@@ -140,12 +147,18 @@ extension GraphQLIntegrationTests {
 
 /// Any JSON value, for reading REST bodies in these tests.
 enum JSONValueForTest: Decodable, Equatable {
-    case string(String), number(Double), other
+    case string(String)
+    case number(Double)
+    case other
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let text = try? container.decode(String.self) { self = .string(text) }
-        else if let number = try? container.decode(Double.self) { self = .number(number) }
-        else { self = .other }
+        if let text = try? container.decode(String.self) {
+            self = .string(text)
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else {
+            self = .other
+        }
     }
 }

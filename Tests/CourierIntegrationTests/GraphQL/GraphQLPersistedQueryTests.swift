@@ -26,15 +26,17 @@ extension GraphQLIntegrationTests {
             let stats = try await GraphQLServerStats.fetch(namespace)
             let verb = method == .get ? "GET" : "POST"
             // The server saw the hash alone first, then the document with the hash, then the hash alone.
-            #expect(stats.log == [
-                .init(method: verb, operationName: "GetItem", kind: "hashOnly", status: 400, outcome: "persistedQueryNotFound"),
-                .init(method: verb, operationName: "GetItem", kind: "fullWithHash", status: 200, outcome: "executed"),
-                .init(method: verb, operationName: "GetItem", kind: "hashOnly", status: 200, outcome: "executed"),
-            ])
+            #expect(
+                stats.log == [
+                    .init(
+                        method: verb, operationName: "GetItem", kind: "hashOnly", status: 400, outcome: "persistedQueryNotFound"),
+                    .init(method: verb, operationName: "GetItem", kind: "fullWithHash", status: 200, outcome: "executed"),
+                    .init(method: verb, operationName: "GetItem", kind: "hashOnly", status: 200, outcome: "executed"),
+                ])
             #expect(stats.int("apq", "misses") == 1)
             #expect(stats.int("apq", "registered") == 1)
             #expect(stats.int("apq", "hits") == 1)
-            #expect(stats.int("apq", "mismatches") == 0) // the client's SHA-256 is the server's
+            #expect(stats.int("apq", "mismatches") == 0)  // the client's SHA-256 is the server's
             #expect(graphQL.documents.hashComputations == 1)
         }
 

@@ -44,7 +44,10 @@ enum CatalogOperations {
         static let operationName = "ListItems"
         struct ResponseData: Decodable, Sendable { var items: [Item] }
         struct Variables: Encodable, Sendable {
-            struct PriceRange: Encodable, Sendable { var min: Double?; var max: Double? }
+            struct PriceRange: Encodable, Sendable {
+                var min: Double?
+                var max: Double?
+            }
             struct Filter: Encodable, Sendable {
                 var status: String?
                 var tags: [String]?
@@ -65,7 +68,11 @@ enum CatalogOperations {
         static let operationName = "CreateItem"
         struct Created: Decodable, Sendable {
             struct Details: Decodable, Sendable {
-                struct Dimensions: Decodable, Sendable { var width: Double; var height: Double; var unit: String }
+                struct Dimensions: Decodable, Sendable {
+                    var width: Double
+                    var height: Double
+                    var unit: String
+                }
                 var color: String?
                 var dimensions: Dimensions?
             }
@@ -76,16 +83,28 @@ enum CatalogOperations {
         }
         struct ResponseData: Decodable, Sendable { var createItem: Created }
         struct Variables: Encodable, Sendable {
-            struct Dimensions: Encodable, Sendable { var width: Double; var height: Double }
-            struct Details: Encodable, Sendable { var color: String; var dimensions: Dimensions }
-            struct Input: Encodable, Sendable { var name: String; var price: Double; var tags: [String]; var details: Details }
+            struct Dimensions: Encodable, Sendable {
+                var width: Double
+                var height: Double
+            }
+            struct Details: Encodable, Sendable {
+                var color: String
+                var dimensions: Dimensions
+            }
+            struct Input: Encodable, Sendable {
+                var name: String
+                var price: Double
+                var tags: [String]
+                var details: Details
+            }
             var input: Input
         }
         let variables: Variables
         init(name: String) {
-            variables = Variables(input: .init(
-                name: name, price: 12.5, tags: ["lamps"],
-                details: .init(color: "amber", dimensions: .init(width: 20, height: 35))))
+            variables = Variables(
+                input: .init(
+                    name: name, price: 12.5, tags: ["lamps"],
+                    details: .init(color: "amber", dimensions: .init(width: 20, height: 35))))
         }
     }
 
@@ -93,7 +112,10 @@ enum CatalogOperations {
         static let document = "query Viewer { viewer { username tokenId } }"
         static let operationName = "Viewer"
         struct ResponseData: Decodable, Sendable {
-            struct Viewer: Decodable, Sendable { var username: String; var tokenId: String }
+            struct Viewer: Decodable, Sendable {
+                var username: String
+                var tokenId: String
+            }
             var viewer: Viewer
         }
     }
@@ -142,7 +164,9 @@ extension TestServers {
     /// A GraphQL client on a reference-server client in a fresh namespace.
     static func graphQLClient(
         _ prefix: String = "gql",
-        interceptors: [any Interceptor] = [RequestIDInterceptor(), RetryInterceptor(clock: TestClock()), IdempotencyInterceptor()],
+        interceptors: [any Interceptor] = [
+            RequestIDInterceptor(), RetryInterceptor(clock: TestClock()), IdempotencyInterceptor(),
+        ],
         configure: (inout GraphQLClient.Configuration) -> Void = { _ in }
     ) throws -> (GraphQLClient, String) {
         let (client, namespace) = try apiClient(namespace: makeNamespace(prefix)) { $0.interceptors = interceptors }

@@ -30,9 +30,10 @@ struct BasicAuthAndModelHeadersIntegrationTests {
             // httpbin's 401 carries `WWW-Authenticate: Basic`, which on Linux URLSession turns into a
             // challenge that never completes unless Courier ends it (TransportSessionDelegate); the short
             // deadline keeps a regression from costing a minute.
-            try await client.send(Request<BasicAuthResult>.get("/basic-auth/alice/open-sesame-42")
-                .basicAuth(user: "alice", password: "not-the-password")
-                .policy(EndpointPolicy().with(\.deadline, .seconds(5))))
+            try await client.send(
+                Request<BasicAuthResult>.get("/basic-auth/alice/open-sesame-42")
+                    .basicAuth(user: "alice", password: "not-the-password")
+                    .policy(EndpointPolicy().with(\.deadline, .seconds(5))))
         }
         #expect(wrong?.statusCode == 401)
         #expect(wrong?.failedResponse?.headers["WWW-Authenticate"] == #"Basic realm="Fake Realm""#)
@@ -56,7 +57,9 @@ struct BasicAuthAndModelHeadersIntegrationTests {
         var deviceID: String?
         var platform: String
         enum CodingKeys: String, CodingKey {
-            case appVersion = "X-App-Version", deviceID = "X-Device-ID", platform = "X-Platform"
+            case appVersion = "X-App-Version"
+            case deviceID = "X-Device-ID"
+            case platform = "X-Platform"
         }
     }
 

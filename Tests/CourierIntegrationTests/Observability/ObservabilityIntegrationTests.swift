@@ -44,7 +44,8 @@ struct ObservabilityIntegrationTests {
         let text = observed.logger.text
         #expect(text.contains("Authorization: Bearer <redacted>"))
         #expect(text.contains("Cookie: sid=<redacted>"))
-        #expect(text.lowercased().contains("x-api-key: <redacted>"), "the per-attempt line shows what the inner interceptor added")
+        #expect(
+            text.lowercased().contains("x-api-key: <redacted>"), "the per-attempt line shows what the inner interceptor added")
         #expect(text.contains("Idempotency-Key: order-17"), "an idempotency key is not a secret")
         #expect(text.contains(#""password":"<redacted>""#))
         #expect(text.contains("access_token=<redacted>&page=1"))
@@ -72,8 +73,9 @@ struct ObservabilityIntegrationTests {
         #expect(status == 200)
 
         let payload = Data(String(repeating: "x", count: 1000).utf8)
-        let echoed = try await observed.client.response(for: Request<HTTPResponse>.raw(
-            .post, "/echo", body: .data(payload, contentType: "text/plain")))
+        let echoed = try await observed.client.response(
+            for: Request<HTTPResponse>.raw(
+                .post, "/echo", body: .data(payload, contentType: "text/plain")))
         var item = Request<HTTPResponse>.raw(.get, "/items/1")
         item.pathTemplate = "/items/{id}"
         let fetched = try await observed.client.response(for: item)
@@ -110,9 +112,11 @@ struct ObservabilityIntegrationTests {
     @Test func aHARFileOfSeveralCallsParsesWithTheRequiredFields() async throws {
         let observed = try ObservedClient()
         let list = try await observed.client.response(for: Request<HTTPResponse>.raw(.get, "/items"))
-        let echo = try await observed.client.response(for: Request<HTTPResponse>.raw(
-            .post, "/echo", query: ["token": "SECRET-TOKEN"],
-            body: .data(Data(#"{"refresh_token":"SECRET-REFRESH"}"#.utf8), contentType: "application/json")).verboseLogging)
+        let echo = try await observed.client.response(
+            for: Request<HTTPResponse>.raw(
+                .post, "/echo", query: ["token": "SECRET-TOKEN"],
+                body: .data(Data(#"{"refresh_token":"SECRET-REFRESH"}"#.utf8), contentType: "application/json")
+            ).verboseLogging)
         _ = try await observed.client.response(for: Request<HTTPResponse>.raw(.get, "/status/503"))
         // A connection failure: nothing listens on port 1.
         await #expect(throws: NetworkError.self) {
@@ -137,7 +141,9 @@ struct ObservabilityIntegrationTests {
                 #expect(request[key] != nil, "request.\(key) missing")
             }
             let response = try #require(entry["response"] as? [String: Any])
-            for key in ["status", "statusText", "httpVersion", "cookies", "headers", "content", "redirectURL", "headersSize", "bodySize"] {
+            for key in [
+                "status", "statusText", "httpVersion", "cookies", "headers", "content", "redirectURL", "headersSize", "bodySize",
+            ] {
                 #expect(response[key] != nil, "response.\(key) missing")
             }
             let timings = try #require(entry["timings"] as? [String: Any])

@@ -44,7 +44,8 @@ struct PinningIntegrationTests {
         let observed = try pinnedClient(pinning: host)
         let port = api.port.map { ":\($0)" } ?? ""
         do {
-            _ = try await observed.client.send(Request<HTTPResponse>.raw(.get, "https://\(host)\(port)/ns/\(observed.namespace)/items"))
+            _ = try await observed.client.send(
+                Request<HTTPResponse>.raw(.get, "https://\(host)\(port)/ns/\(observed.namespace)/items"))
             Issue.record("Linux cannot check pins: the request must be refused")
         } catch let error as NetworkError {
             #expect(error.pinningFailure == .unsupportedPlatform(host: host))

@@ -117,18 +117,23 @@ struct ObservedClient {
     ///   - inner: Interceptors between the metrics and the per-attempt logging interceptor
     ///     (a retry, an auth stand-in).
     ///   - transport: The transport; a fresh ``URLSessionTransport`` by default.
-    init(namespace: String = TestServers.makeNamespace("obs"), inner: [any Interceptor] = [], transport: (any Transport)? = nil) throws {
-        let logger = self.logger, har = self.har, metrics = self.metrics
+    init(
+        namespace: String = TestServers.makeNamespace("obs"), inner: [any Interceptor] = [], transport: (any Transport)? = nil
+    ) throws {
+        let logger = self.logger
+        let har = self.har
+        let metrics = self.metrics
         self.namespace = namespace
         self.client = try TestServers.apiClient(namespace: namespace) { configuration in
             if let transport { configuration.transport = transport }
-            configuration.interceptors = [
-                RequestIDInterceptor(),
-                LoggingInterceptor(logger: logger, recorders: [har]),   // per call
-                MetricsInterceptor(sink: metrics),
-            ] + inner + [
-                LoggingInterceptor(logger: logger),                       // per attempt
-            ]
+            configuration.interceptors =
+                [
+                    RequestIDInterceptor(),
+                    LoggingInterceptor(logger: logger, recorders: [har]),  // per call
+                    MetricsInterceptor(sink: metrics),
+                ] + inner + [
+                    LoggingInterceptor(logger: logger)  // per attempt
+                ]
         }.0
         SecretGuard.current?.watch(logger: logger, har: har, metrics: metrics)
     }
@@ -168,7 +173,9 @@ struct SecretGuardSelfTests {
     @Test func aLeakedSecretIsReported() {
         let guardian = SecretGuard()
         let logger = CapturingNetworkLogger()
-        logger.log(NetworkLogEntry(level: .info, event: .response, requestID: RequestID(), summary: "Authorization: Bearer SECRET-TOKEN"))
+        logger.log(
+            NetworkLogEntry(level: .info, event: .response, requestID: RequestID(), summary: "Authorization: Bearer SECRET-TOKEN")
+        )
         guardian.watch(logger: logger, har: HARRecorder(), metrics: CapturingMetricsSink())
         withKnownIssue { guardian.verify(sourceLocation: #_sourceLocation) }
     }
@@ -180,7 +187,8 @@ struct SecretGuardSelfTests {
     @Test func cleanOutputPasses() {
         let guardian = SecretGuard()
         let logger = CapturingNetworkLogger()
-        logger.log(NetworkLogEntry(level: .info, event: .response, requestID: RequestID(), summary: "Authorization: Bearer <redacted>"))
+        logger.log(
+            NetworkLogEntry(level: .info, event: .response, requestID: RequestID(), summary: "Authorization: Bearer <redacted>"))
         guardian.watch(logger: logger, har: HARRecorder(), metrics: CapturingMetricsSink())
         guardian.verify(sourceLocation: #_sourceLocation)
     }

@@ -34,7 +34,7 @@ extension RetryIntegrationTests {
                 _ = try await session.client.send(Self.createOrder(.none))
                 Issue.record("expected a transport error")
             } catch NetworkError.transport(let urlError) {
-                #expect(RetryPolicy.default.isRetryable(urlError)) // retryable in kind — but not for a keyless POST
+                #expect(RetryPolicy.default.isRetryable(urlError))  // retryable in kind — but not for a keyless POST
             }
             let stats = try await session.stats()
             #expect(stats.ordersCreated == 1)
@@ -53,7 +53,7 @@ extension RetryIntegrationTests {
             if case .key(let chosen) = idempotency { #expect(key == chosen) }
 
             #expect(response.statusCode == 201)
-            #expect(response.response.headers["Idempotent-Replayed"] == "true") // the stored outcome, replayed
+            #expect(response.response.headers["Idempotent-Replayed"] == "true")  // the stored outcome, replayed
             #expect(response.value.id == 1)
             #expect(response.value.idempotencyKey == key)
             #expect(response.context.attempt == 2)

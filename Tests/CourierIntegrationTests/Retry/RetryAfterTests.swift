@@ -16,11 +16,11 @@ extension RetryIntegrationTests {
             let response = try await session.client.response(for: RetrySession.items)
             #expect(response.statusCode == 200)
             #expect(response.context.attempt == 3)
-            #expect(clock.sleeps == [.seconds(1), .seconds(1)])       // the delays taken…
+            #expect(clock.sleeps == [.seconds(1), .seconds(1)])  // the delays taken…
             #expect(response.context.retryDelays == [.seconds(1), .seconds(1)])
             #expect(response.context.retryRecords.map(\.delaySource) == [.retryAfter, .retryAfter])
             let stats = try await session.stats()
-            #expect(stats.requests("GET /items") == 3)                  // …and what the server saw
+            #expect(stats.requests("GET /items") == 3)  // …and what the server saw
             #expect(stats.int("faults", "served") == 2)
         }
 
@@ -82,7 +82,7 @@ extension RetryIntegrationTests {
                 return
             }
             #expect(elapsed < .seconds(1), "took \(elapsed) after the cancel")
-            #expect(context.retryDelays == [.seconds(2)]) // it was waiting out the Retry-After
+            #expect(context.retryDelays == [.seconds(2)])  // it was waiting out the Retry-After
             #expect(context.attempt == 1)
             #expect(try await session.stats().requests("GET /items") == 1)
         }

@@ -16,7 +16,9 @@ struct RetrySession {
 
     static func start(clock: some Clock<Duration> = TestClock(), random: Double = 0.5) throws -> RetrySession {
         let (client, namespace) = try TestServers.apiClient(namespace: TestServers.makeNamespace("retry")) {
-            $0.interceptors = [RequestIDInterceptor(), RetryInterceptor(clock: clock, random: { random }), IdempotencyInterceptor()]
+            $0.interceptors = [
+                RequestIDInterceptor(), RetryInterceptor(clock: clock, random: { random }), IdempotencyInterceptor(),
+            ]
         }
         return RetrySession(client: client, namespace: namespace)
     }

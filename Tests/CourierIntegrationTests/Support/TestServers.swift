@@ -40,7 +40,8 @@ enum TestServers {
 
     /// An environment pointing at the reference API inside `namespace`.
     static func apiEnvironment(namespace: String) throws -> APIEnvironment {
-        APIEnvironment(name: "test-\(namespace)", baseURL: try apiURL().appendingPathComponent("ns").appendingPathComponent(namespace))
+        APIEnvironment(
+            name: "test-\(namespace)", baseURL: try apiURL().appendingPathComponent("ns").appendingPathComponent(namespace))
     }
 
     /// An environment pointing at httpbin.

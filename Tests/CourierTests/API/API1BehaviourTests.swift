@@ -29,7 +29,7 @@ import CourierTesting
         let decider = RetryDecider { failure, _ in
             asked.withLock { $0 += 1 }
             #expect(failure.proposal == .doNotRetry, "a 451 is not retryable by policy")
-            await Task.yield()   // e.g. the user accepting new terms
+            await Task.yield()  // e.g. the user accepting new terms
             return failure.response?.statusCode == 451 ? .retry(after: .milliseconds(10)) : failure.proposal
         }
         let clock = TestClock()
@@ -63,9 +63,13 @@ import CourierTesting
     @Test func aValidatorsRetryableErrorIsRetriedAndARejectedResponseIsNeverCached() async throws {
         let calls = Locked(0)
         let stub = StubTransport { _ in
-            let n = calls.withLock { $0 += 1; return $0 }
-            return .status(200, body: n == 1 ? #"{"ready":false}"# : #"{"ready":true}"#, contentType: "application/json",
-                           headers: ["Cache-Control": "max-age=60"])
+            let n = calls.withLock {
+                $0 += 1
+                return $0
+            }
+            return .status(
+                200, body: n == 1 ? #"{"ready":false}"# : #"{"ready":true}"#, contentType: "application/json",
+                headers: ["Cache-Control": "max-age=60"])
         }
         let validator = AnyResponseValidator { response, _ in
             if response.bodySnippet().contains("false") { throw NotReady() }
@@ -97,7 +101,7 @@ import CourierTesting
         let client = Self.client(stub) { $0.clock = clock }
         let policy = EndpointPolicy.standard.with(\.minimumDuration, .seconds(2)).with(\.retry, .none)
         let success = Task { try await client.send(Request<Void>.post("/login", policy: policy)) }
-        try await clock.waitForSleepers(count: 2)   // the deadline and the hold
+        try await clock.waitForSleepers(count: 2)  // the deadline and the hold
         #expect(stub.requestCount == 1)
         clock.advance(by: .seconds(2))
         try await success.value
@@ -188,7 +192,8 @@ import CourierTesting
         for error in errors {
             #expect(!error.localizedDescription.contains("couldn"), "\(error)")
         }
-        #expect(TokenRefreshRejection(statusCode: 400, error: "invalid_grant", errorDescription: "Refresh token revoked")
-            .localizedDescription == "Refresh token revoked")
+        #expect(
+            TokenRefreshRejection(statusCode: 400, error: "invalid_grant", errorDescription: "Refresh token revoked")
+                .localizedDescription == "Refresh token revoked")
     }
 }

@@ -131,8 +131,9 @@ final class FakeAuthServer: Sendable {
             let header = request.value(forHTTPHeaderField: "Authorization") ?? ""
             let token = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
             guard state.validAccess.contains(token) else {
-                return .json(#"{"error":"invalid_token"}"#, status: 401,
-                             headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
+                return .json(
+                    #"{"error":"invalid_token"}"#, status: 401,
+                    headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
             }
             let id = JSONWebToken.claims(of: token)?.id ?? "?"
             return .json(#"{"jti":"\#(id)"}"#)
@@ -154,16 +155,19 @@ final class FakeAuthServer: Sendable {
             break
         }
         let body = String(decoding: request.httpBody ?? Data(), as: UTF8.self)
-        let fields = Dictionary(body.split(separator: "&").map { pair -> (String, String) in
-            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            return (parts[0], parts.count > 1 ? (parts[1].removingPercentEncoding ?? parts[1]) : "")
-        }, uniquingKeysWith: { first, _ in first })
+        let fields = Dictionary(
+            body.split(separator: "&").map { pair -> (String, String) in
+                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                return (parts[0], parts.count > 1 ? (parts[1].removingPercentEncoding ?? parts[1]) : "")
+            }, uniquingKeysWith: { first, _ in first })
         return state.withLock { state in
             guard let presented = fields["refresh_token"], state.liveRefresh.remove(presented) != nil else {
                 return .json(#"{"error":"invalid_grant","error_description":"Refresh token already used"}"#, status: 400)
             }
             let tokens = issue(&state, expiresAt: now.addingTimeInterval(3600))
-            return .json(#"{"access_token":"\#(tokens.accessToken)","refresh_token":"\#(tokens.refreshToken ?? "")","token_type":"Bearer","expires_in":3600}"#)
+            return .json(
+                #"{"access_token":"\#(tokens.accessToken)","refresh_token":"\#(tokens.refreshToken ?? "")","token_type":"Bearer","expires_in":3600}"#
+            )
         }
     }
 

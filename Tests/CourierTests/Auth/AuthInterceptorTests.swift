@@ -21,7 +21,8 @@ extension AuthTests {
         }
 
         static func client(
-            _ transport: StubTransport, manager: TokenManager, recorder: PathRecorder = PathRecorder(), clock: TestClock = TestClock()
+            _ transport: StubTransport, manager: TokenManager, recorder: PathRecorder = PathRecorder(),
+            clock: TestClock = TestClock()
         ) -> APIClient {
             APIClient(environment: AuthFixture.environment) {
                 $0.transport = transport
@@ -66,7 +67,9 @@ extension AuthTests {
             let store = InMemoryTokenStore()
             let manager = FakeAuthServer.tokenManager(transport, store: store)
             let client = Self.client(transport, manager: manager)
-            let anonymous = Request<HTTPResponse>(method: .get, path: "/feed", policy: EndpointPolicy.standard.with(\.auth, .optional)) { r, _ in r }
+            let anonymous = Request<HTTPResponse>(
+                method: .get, path: "/feed", policy: EndpointPolicy.standard.with(\.auth, .optional)
+            ) { r, _ in r }
             _ = try? await client.send(anonymous)
             #expect(transport.requests.last?.value(forHTTPHeaderField: "Authorization") == nil)
             let tokens = server.signIn()
@@ -114,7 +117,7 @@ extension AuthTests {
                 #expect(failed.statusCode == 401)
             }
             #expect(server.refreshCalls == 1)
-            #expect(transport.requestCount == 3) // GET, refresh, GET
+            #expect(transport.requestCount == 3)  // GET, refresh, GET
         }
 
         @Test func authRetryHappensOncePerCallAcrossRetries() async throws {
@@ -148,7 +151,8 @@ extension AuthTests {
             server.expireAllAccessTokens()
             let me = try await Self.client(transport, manager: manager).send(Self.me())
             #expect(me.jti == "jti-2")
-            #expect(transport.requests.map { $0.url?.path ?? "" }
+            #expect(
+                transport.requests.map { $0.url?.path ?? "" }
                     == ["/v1/me", "/v1/auth/refresh", "/v1/me", "/v1/auth/refresh", "/v1/me"])
             #expect(try await manager.isSignedIn())
         }
@@ -215,7 +219,7 @@ extension AuthTests {
             #expect(try await first.value.jti == "jti-2")
             for call in later { #expect(try await call.value.jti == "jti-2") }
             let paths = transport.requests.map { $0.url?.path ?? "" }
-            #expect(paths.filter { $0 == "/v1/me" }.count == 12) // 1 refused + 1 retry + 10 sent once
+            #expect(paths.filter { $0 == "/v1/me" }.count == 12)  // 1 refused + 1 retry + 10 sent once
             #expect(server.refreshCalls == 1)
         }
     }

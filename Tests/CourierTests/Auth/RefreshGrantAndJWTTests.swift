@@ -14,7 +14,8 @@ extension AuthTests {
 
         @Test func formRequest() throws {
             let grant = RefreshTokenGrant.oauth2(
-                tokenURL: AuthFixture.tokenURL, clientID: "ios app", scope: "read write", additionalParameters: ["b": "2", "a": "&="])
+                tokenURL: AuthFixture.tokenURL, clientID: "ios app", scope: "read write",
+                additionalParameters: ["b": "2", "a": "&="])
             let request = try grant.makeRequest("r/1+2 3")
             #expect(request.httpMethod == "POST")
             #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded")
@@ -32,9 +33,14 @@ extension AuthTests {
         }
 
         @Test func successWithRotation() throws {
-            let response = HTTPResponse.json(#"{"access_token":"new-access","refresh_token":"new-refresh","token_type":"Bearer","expires_in":60}"#)
+            let response = HTTPResponse.json(
+                #"{"access_token":"new-access","refresh_token":"new-refresh","token_type":"Bearer","expires_in":60}"#)
             let tokens = try RefreshTokenGrant.parseOAuth2Response(response, current: Self.current, receivedAt: Self.receivedAt)
-            #expect(tokens == AuthTokens(accessToken: "new-access", refreshToken: "new-refresh", expiresAt: Self.receivedAt.addingTimeInterval(60)))
+            #expect(
+                tokens
+                    == AuthTokens(
+                        accessToken: "new-access", refreshToken: "new-refresh", expiresAt: Self.receivedAt.addingTimeInterval(60))
+            )
         }
 
         @Test func successWithoutRotationKeepsTheRefreshToken() throws {
@@ -52,14 +58,16 @@ extension AuthTests {
         ])
         func refusalsAreRejections(status: Int, body: String) {
             #expect(throws: TokenRefreshRejection.self) {
-                try RefreshTokenGrant.parseOAuth2Response(.json(body, status: status), current: Self.current, receivedAt: Self.receivedAt)
+                try RefreshTokenGrant.parseOAuth2Response(
+                    .json(body, status: status), current: Self.current, receivedAt: Self.receivedAt)
             }
         }
 
         @Test(arguments: [500, 502, 503, 429, 403, 404])
         func otherFailuresAreTransientNetworkErrors(_ status: Int) {
             do {
-                _ = try RefreshTokenGrant.parseOAuth2Response(.json("{}", status: status), current: Self.current, receivedAt: Self.receivedAt)
+                _ = try RefreshTokenGrant.parseOAuth2Response(
+                    .json("{}", status: status), current: Self.current, receivedAt: Self.receivedAt)
                 Issue.record("expected an error")
             } catch let error as NetworkError {
                 #expect(error.statusCode == status)
@@ -85,7 +93,8 @@ extension AuthTests {
     @Suite struct JSONWebTokenTests {
         @Test func readsRegisteredClaimsIncludingFractionalDates() throws {
             // {"iss":"courier-test-server","sub":"alice","ns":"t1","iat":1795953116.252,"exp":1795953176.252,"jti":"6b6f44ed47a2e1c5"}
-            let payload = #"{"iss":"courier-test-server","sub":"alice","ns":"t1","iat":1795953116.252,"exp":1795953176.252,"jti":"6b6f44ed47a2e1c5"}"#
+            let payload =
+                #"{"iss":"courier-test-server","sub":"alice","ns":"t1","iat":1795953116.252,"exp":1795953176.252,"jti":"6b6f44ed47a2e1c5"}"#
             let token = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + Self.base64URL(payload) + ".sig"
             let claims = try #require(JSONWebToken.claims(of: token))
             #expect(claims.subject == "alice")
@@ -104,7 +113,10 @@ extension AuthTests {
             #expect(JSONWebToken.claims(of: token)?.subject == "??>>~~")
         }
 
-        @Test(arguments: ["", "opaque-token", "a.b", "a.b.c.d", "h.!!!.s", "h.e30x.s", "h." + base64URL(#"{"exp":"soon"}"#) + ".s", "h." + base64URL("[1]") + ".s"])
+        @Test(arguments: [
+            "", "opaque-token", "a.b", "a.b.c.d", "h.!!!.s", "h.e30x.s", "h." + base64URL(#"{"exp":"soon"}"#) + ".s",
+            "h." + base64URL("[1]") + ".s",
+        ])
         func unreadableTokensHaveNoClaims(_ token: String) {
             #expect(JSONWebToken.claims(of: token) == nil)
         }

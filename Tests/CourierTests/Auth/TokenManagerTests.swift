@@ -32,9 +32,9 @@ extension AuthTests {
             let stored = try #require(store.read())
             #expect(tokens == [stored.accessToken])
             #expect(stored.accessToken != initial.accessToken)
-            #expect(stored.refreshToken == "refresh-2") // the rotated one…
+            #expect(stored.refreshToken == "refresh-2")  // the rotated one…
             #expect(server.isLive(refreshToken: "refresh-2"))
-            #expect(!server.isLive(refreshToken: "refresh-1")) // …and the old one is spent
+            #expect(!server.isLive(refreshToken: "refresh-1"))  // …and the old one is spent
         }
 
         @Test func lateFailureWithAnOldTokenDoesNotRefreshAgain() async throws {
@@ -68,7 +68,8 @@ extension AuthTests {
             #expect(request.url == AuthFixture.tokenURL)
             #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded")
             #expect(request.value(forHTTPHeaderField: "Authorization") == nil)
-            #expect(String(decoding: request.httpBody ?? Data(), as: UTF8.self) == "grant_type=refresh_token&refresh_token=refresh-1")
+            #expect(
+                String(decoding: request.httpBody ?? Data(), as: UTF8.self) == "grant_type=refresh_token&refresh_token=refresh-1")
         }
 
         // MARK: Proactive refresh
@@ -78,7 +79,8 @@ extension AuthTests {
             let server = FakeAuthServer(now: now)
             let transport = server.makeTransport()
             let initial = server.signIn(accessExpiresAt: now.addingTimeInterval(20))
-            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(initial), leeway: .seconds(30), now: { now })
+            let manager = FakeAuthServer.tokenManager(
+                transport, store: InMemoryTokenStore(initial), leeway: .seconds(30), now: { now })
             let token = try await manager.validAccessToken()
             #expect(token != nil)
             #expect(token != initial.accessToken)
@@ -90,7 +92,8 @@ extension AuthTests {
             let server = FakeAuthServer(now: now)
             let transport = server.makeTransport()
             let initial = server.signIn(accessExpiresAt: now.addingTimeInterval(31))
-            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(initial), leeway: .seconds(30), now: { now })
+            let manager = FakeAuthServer.tokenManager(
+                transport, store: InMemoryTokenStore(initial), leeway: .seconds(30), now: { now })
             #expect(try await manager.validAccessToken() == initial.accessToken)
             #expect(server.refreshCalls == 0)
         }
@@ -154,7 +157,7 @@ extension AuthTests {
             #expect(try await manager.isSignedIn())
             try await manager.signOut()
             var iterator = events.makeAsyncIterator()
-            #expect(await iterator.next() == .signedOut) // no sessionExpired before it
+            #expect(await iterator.next() == .signedOut)  // no sessionExpired before it
         }
 
         // MARK: Session expiry
@@ -188,9 +191,10 @@ extension AuthTests {
             #expect(store.read() == nil)
             #expect(server.refreshCalls == 1)
             #expect(try await manager.validAccessToken() == nil)
-            let expected = SessionEvent.sessionExpired(TokenRefreshRejection(
-                statusCode: status, error: code,
-                errorDescription: code == "invalid_grant" ? "Refresh token already used" : nil))
+            let expected = SessionEvent.sessionExpired(
+                TokenRefreshRejection(
+                    statusCode: status, error: code,
+                    errorDescription: code == "invalid_grant" ? "Refresh token already used" : nil))
             var firstIterator = first.makeAsyncIterator()
             var secondIterator = second.makeAsyncIterator()
             #expect(await firstIterator.next() == expected)
@@ -308,14 +312,15 @@ extension AuthTests {
             let manager = FakeAuthServer.tokenManager(server.makeTransport(), store: store)
             #expect(try await manager.validAccessToken() == first.accessToken)
             let second = server.signIn()
-            store.write(second) // another process (an app extension) signed in again
+            store.write(second)  // another process (an app extension) signed in again
             #expect(try await manager.validAccessToken() == first.accessToken)
             await manager.reloadFromStore()
             #expect(try await manager.validAccessToken() == second.accessToken)
         }
 
         @Test func eventStreamsEndWhenTheManagerIsReleased() async throws {
-            var manager: TokenManager? = FakeAuthServer.tokenManager(FakeAuthServer().makeTransport(), store: InMemoryTokenStore())
+            var manager: TokenManager? = FakeAuthServer.tokenManager(
+                FakeAuthServer().makeTransport(), store: InMemoryTokenStore())
             let events = try #require(manager).events()
             manager = nil
             var iterator = events.makeAsyncIterator()

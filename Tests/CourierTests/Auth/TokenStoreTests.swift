@@ -24,7 +24,9 @@ extension AuthTests {
 
         static func mode(of url: URL) throws -> UInt32 {
             var info = stat()
-            guard stat(url.path, &info) == 0 else { throw TokenStoreError.fileSystem(operation: "stat", path: url.path, errno: errno) }
+            guard stat(url.path, &info) == 0 else {
+                throw TokenStoreError.fileSystem(operation: "stat", path: url.path, errno: errno)
+            }
             return UInt32(info.st_mode) & 0o777
         }
 
@@ -46,7 +48,7 @@ extension AuthTests {
                 #expect(try Self.mode(of: url) == 0o600)
                 #expect(try Self.mode(of: url.deletingLastPathComponent()) == 0o700)
                 #expect(try store.read() == Self.tokens)
-                #expect(try FileTokenStore(fileURL: url).read() == Self.tokens) // a new instance reads the file
+                #expect(try FileTokenStore(fileURL: url).read() == Self.tokens)  // a new instance reads the file
 
                 var rotated = Self.tokens
                 rotated.refreshToken = "refresh-secret-43"
@@ -54,11 +56,12 @@ extension AuthTests {
                 #expect(try store.read() == rotated)
                 #expect(try Self.mode(of: url) == 0o600)
                 // Atomic replace leaves no temporary files behind.
-                #expect(try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path) == ["tokens.json"])
+                #expect(
+                    try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path) == ["tokens.json"])
 
                 try store.clear()
                 #expect(try store.read() == nil)
-                try store.clear() // clearing twice is fine
+                try store.clear()  // clearing twice is fine
             }
         }
 
@@ -105,7 +108,7 @@ extension AuthTests {
         }
 
         @Test func unwritableDirectoryFailsAndKeepsTheOldFile() throws {
-            guard getuid() != 0 else { return } // root ignores directory permissions
+            guard getuid() != 0 else { return }  // root ignores directory permissions
             try Self.withTemporaryDirectory { directory in
                 let url = directory.appendingPathComponent("tokens.json")
                 let store = FileTokenStore(fileURL: url)
@@ -122,7 +125,11 @@ extension AuthTests {
         @Test func tokensNeverAppearInText() {
             let texts = [
                 "\(Self.tokens)", String(reflecting: Self.tokens), String(describing: Self.tokens),
-                { var out = ""; dump(Self.tokens, to: &out); return out }(),
+                {
+                    var out = ""
+                    dump(Self.tokens, to: &out)
+                    return out
+                }(),
                 String(describing: OAuthTokenResponse(accessToken: "eyJ.access.token", refreshToken: "refresh-secret-42")),
             ]
             for text in texts {

@@ -30,7 +30,9 @@ extension CachingTests {
             let clock = self.clock
             let stub = StubTransport { request in
                 if request.value(forHTTPHeaderField: "If-None-Match") != nil {
-                    return HTTPResponse(statusCode: 304, headers: ["ETag": #""v1""#, "Cache-Control": "max-age=10", "Date": HTTPDate.string(from: clock.now)])
+                    return HTTPResponse(
+                        statusCode: 304,
+                        headers: ["ETag": #""v1""#, "Cache-Control": "max-age=10", "Date": HTTPDate.string(from: clock.now)])
                 }
                 return CacheFixture.item(clock: clock, headers: ["ETag": #""v1""#, "Cache-Control": "max-age=10"])
             }
@@ -58,7 +60,9 @@ extension CachingTests {
                 if request.value(forHTTPHeaderField: "If-None-Match") != nil {
                     return HTTPResponse(statusCode: 304, headers: ["ETag": tag])
                 }
-                return CacheFixture.item(clock: clock, headers: ["ETag": tag, "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT", "Cache-Control": "no-cache"])
+                return CacheFixture.item(
+                    clock: clock,
+                    headers: ["ETag": tag, "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT", "Cache-Control": "no-cache"])
             }
             let client = CacheFixture.client(stub, cache: CacheFixture.cache(clock: clock))
             _ = try await client.send(CacheFixture.getItem())
@@ -74,11 +78,14 @@ extension CachingTests {
             let clock = self.clock
             let stub = StubTransport { request in
                 if request.value(forHTTPHeaderField: "If-None-Match") != nil {
-                    return HTTPResponse(statusCode: 304, headers: [
-                        "ETag": #""v1""#, "Cache-Control": "max-age=100", "X-Extra": "new", "Content-Length": "0",
-                    ])
+                    return HTTPResponse(
+                        statusCode: 304,
+                        headers: [
+                            "ETag": #""v1""#, "Cache-Control": "max-age=100", "X-Extra": "new", "Content-Length": "0",
+                        ])
                 }
-                return CacheFixture.item(clock: clock, headers: ["ETag": #""v1""#, "Cache-Control": "max-age=1", "X-Extra": "old"])
+                return CacheFixture.item(
+                    clock: clock, headers: ["ETag": #""v1""#, "Cache-Control": "max-age=1", "X-Extra": "old"])
             }
             let cache = CacheFixture.cache(clock: clock)
             let client = CacheFixture.client(stub, cache: cache)
@@ -98,7 +105,10 @@ extension CachingTests {
             let clock = self.clock
             let count = Locked(0)
             let stub = StubTransport { request in
-                let n = count.withLock { $0 += 1; return $0 }
+                let n = count.withLock {
+                    $0 += 1
+                    return $0
+                }
                 if n == 1 { return CacheFixture.item(clock: clock, headers: ["ETag": #""v1""#, "Cache-Control": "max-age=1"]) }
                 if n == 2 { return HTTPResponse(statusCode: 304, headers: ["ETag": #""v9""#]) }
                 #expect(request.value(forHTTPHeaderField: "If-None-Match") == nil)
@@ -140,7 +150,8 @@ extension CachingTests {
             let clock = self.clock
             let stub = StubTransport { request in
                 let language = request.value(forHTTPHeaderField: "Accept-Language") ?? "none"
-                return CacheFixture.item(language, clock: clock, headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language"])
+                return CacheFixture.item(
+                    language, clock: clock, headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language"])
             }
             let cache = CacheFixture.cache(clock: clock)
             let client = CacheFixture.client(stub, cache: cache)
@@ -162,7 +173,9 @@ extension CachingTests {
 
         @Test func varyStarIsNeverServed() async throws {
             let clock = self.clock
-            let stub = StubTransport { _ in CacheFixture.item(clock: clock, headers: ["Cache-Control": "max-age=60", "Vary": "*"]) }
+            let stub = StubTransport { _ in
+                CacheFixture.item(clock: clock, headers: ["Cache-Control": "max-age=60", "Vary": "*"])
+            }
             let client = CacheFixture.client(stub, cache: CacheFixture.cache(clock: clock))
             _ = try await client.send(CacheFixture.getItem())
             _ = try await client.send(CacheFixture.getItem())
@@ -174,11 +187,15 @@ extension CachingTests {
             let clock = self.clock
             let stub = StubTransport { request in
                 if request.httpMethod != "GET" {
-                    return .json("{}", status: 201, headers: [
-                        "Location": "/v1/items/lamp", "Content-Location": "https://elsewhere.test/v1/items",
-                    ])
+                    return .json(
+                        "{}", status: 201,
+                        headers: [
+                            "Location": "/v1/items/lamp", "Content-Location": "https://elsewhere.test/v1/items",
+                        ])
                 }
-                return .json(#"{"name":"x","version":1}"#, headers: ["Cache-Control": "max-age=600", "Date": HTTPDate.string(from: clock.now)])
+                return .json(
+                    #"{"name":"x","version":1}"#,
+                    headers: ["Cache-Control": "max-age=600", "Date": HTTPDate.string(from: clock.now)])
             }
             let cache = CacheFixture.cache(clock: clock)
             let client = CacheFixture.client(stub, cache: cache)
@@ -212,9 +229,14 @@ extension CachingTests {
             let clock = self.clock
             let count = Locked(0)
             let stub = StubTransport { _ in
-                let n = count.withLock { $0 += 1; return $0 }
+                let n = count.withLock {
+                    $0 += 1
+                    return $0
+                }
                 if n == 1 {
-                    return CacheFixture.item(clock: clock, headers: ["Cache-Control": "max-age=1, must-revalidate, stale-if-error=600, stale-while-revalidate=600"])
+                    return CacheFixture.item(
+                        clock: clock,
+                        headers: ["Cache-Control": "max-age=1, must-revalidate, stale-if-error=600, stale-while-revalidate=600"])
                 }
                 return .json(#"{"error":"down"}"#, status: 503)
             }

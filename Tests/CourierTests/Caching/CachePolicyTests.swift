@@ -10,11 +10,16 @@ extension CachingTests {
     @Suite struct Policies {
         let clock = ManualDate()
 
-        private func primed(_ headers: HTTPHeaders = ["Cache-Control": "max-age=10"]) async throws -> (StubTransport, APIClient, HTTPCache) {
+        private func primed(
+            _ headers: HTTPHeaders = ["Cache-Control": "max-age=10"]
+        ) async throws -> (StubTransport, APIClient, HTTPCache) {
             let clock = self.clock
             let count = Locked(0)
             let stub = StubTransport { _ in
-                let n = count.withLock { $0 += 1; return $0 }
+                let n = count.withLock {
+                    $0 += 1
+                    return $0
+                }
                 return CacheFixture.item(version: n, clock: clock, headers: headers)
             }
             let cache = CacheFixture.cache(clock: clock)
@@ -82,7 +87,7 @@ extension CachingTests {
         @Test(arguments: ["no-cache", "max-age=0"])
         func requestDirectivesForceValidation(_ directive: String) async throws {
             let (stub, client, _) = try await primed()
-            clock.advance(by: 1)   // max-age=0 accepts an age of exactly 0 (RFC 9111 §5.2.1.1)
+            clock.advance(by: 1)  // max-age=0 accepts an age of exactly 0 (RFC 9111 §5.2.1.1)
             let response = try await client.response(for: CacheFixture.getItem(headers: ["Cache-Control": directive]))
             #expect(stub.requestCount == 2)
             #expect(response.context.cacheOutcome == .miss)

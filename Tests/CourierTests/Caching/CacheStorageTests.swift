@@ -9,9 +9,10 @@ extension CachingTests {
         private func response(_ body: String, vary: [String: String?] = [:], at time: Date? = nil) -> CachedResponse {
             var headers: HTTPHeaders = ["Cache-Control": "max-age=60", "Content-Type": "application/json"]
             if !vary.isEmpty { headers.replace("Vary", with: vary.keys.sorted().joined(separator: ", ")) }
-            return CachedResponse(statusCode: 200, headers: headers, body: Data(body.utf8),
-                                  url: URL(string: "https://a.test/x"), requestTime: time ?? t0,
-                                  responseTime: time ?? t0, varyingRequestHeaders: vary)
+            return CachedResponse(
+                statusCode: 200, headers: headers, body: Data(body.utf8),
+                url: URL(string: "https://a.test/x"), requestTime: time ?? t0,
+                responseTime: time ?? t0, varyingRequestHeaders: vary)
         }
 
         private func key(_ path: String, _ partition: String = "p") -> CacheKey {
@@ -41,7 +42,7 @@ extension CachingTests {
             let storage = MemoryCacheStorage(byteLimit: one.byteCount * 2 + 10)
             await storage.store(one, for: key("1"))
             await storage.store(one, for: key("2"))
-            _ = await storage.responses(for: key("1"))   // 1 is now more recent than 2
+            _ = await storage.responses(for: key("1"))  // 1 is now more recent than 2
             await storage.store(one, for: key("3"))
             #expect(await storage.responses(for: key("1")).count == 1)
             #expect(await storage.responses(for: key("2")).isEmpty)
@@ -146,7 +147,9 @@ extension CachingTests {
             let metadata = Data(json.utf8)
             let count = UInt32(metadata.count)
             var tampered = Data(DiskEntryCodec.magic)
-            tampered.append(contentsOf: [UInt8(count >> 24), UInt8(count >> 16 & 0xff), UInt8(count >> 8 & 0xff), UInt8(count & 0xff)])
+            tampered.append(contentsOf: [
+                UInt8(count >> 24), UInt8(count >> 16 & 0xff), UInt8(count >> 8 & 0xff), UInt8(count & 0xff),
+            ])
             tampered.append(metadata)
             tampered.append(data[(8 + length)...])
 

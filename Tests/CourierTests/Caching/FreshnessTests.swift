@@ -10,9 +10,12 @@ extension CachingTests {
     @Suite struct FreshnessRules {
         let t0 = Date(timeIntervalSince1970: 1_750_000_000)
 
-        private func entry(_ headers: HTTPHeaders, status: Int = 200, requestTime: Date? = nil, responseTime: Date? = nil) -> CachedResponse {
-            CachedResponse(statusCode: status, headers: headers, body: Data(), url: nil,
-                           requestTime: requestTime ?? t0, responseTime: responseTime ?? t0)
+        private func entry(
+            _ headers: HTTPHeaders, status: Int = 200, requestTime: Date? = nil, responseTime: Date? = nil
+        ) -> CachedResponse {
+            CachedResponse(
+                statusCode: status, headers: headers, body: Data(), url: nil,
+                requestTime: requestTime ?? t0, responseTime: responseTime ?? t0)
         }
 
         private func freshness(_ entry: CachedResponse, at now: Date) -> Freshness {
@@ -34,15 +37,19 @@ extension CachingTests {
         }
 
         @Test func maxAgeTakesPrecedenceOverExpires() {
-            let headers: HTTPHeaders = ["Date": HTTPDate.string(from: t0), "Cache-Control": "max-age=60",
-                                        "Expires": HTTPDate.string(from: t0.addingTimeInterval(3600))]
+            let headers: HTTPHeaders = [
+                "Date": HTTPDate.string(from: t0), "Cache-Control": "max-age=60",
+                "Expires": HTTPDate.string(from: t0.addingTimeInterval(3600)),
+            ]
             #expect(freshness(entry(headers), at: t0).lifetime == 60)
         }
 
         @Test func expiresIsRelativeToDate() {
             // The server's clock runs 1000 s ahead; Expires − Date is what counts.
             let serverNow = t0.addingTimeInterval(1000)
-            let headers: HTTPHeaders = ["Date": HTTPDate.string(from: serverNow), "Expires": HTTPDate.string(from: serverNow.addingTimeInterval(120))]
+            let headers: HTTPHeaders = [
+                "Date": HTTPDate.string(from: serverNow), "Expires": HTTPDate.string(from: serverNow.addingTimeInterval(120)),
+            ]
             let value = freshness(entry(headers), at: t0.addingTimeInterval(100))
             #expect(value.lifetime == 120)
             #expect(value.age == 100)
@@ -60,7 +67,9 @@ extension CachingTests {
             // Date 5 s before the response arrived, Age 10 from an upstream cache, 2 s response delay,
             // 30 s resident: corrected_initial_age = max(5, 10 + 2) = 12; current_age = 42.
             let requestTime = t0.addingTimeInterval(-2)
-            let headers: HTTPHeaders = ["Date": HTTPDate.string(from: t0.addingTimeInterval(-5)), "Age": "10", "Cache-Control": "max-age=40"]
+            let headers: HTTPHeaders = [
+                "Date": HTTPDate.string(from: t0.addingTimeInterval(-5)), "Age": "10", "Cache-Control": "max-age=40",
+            ]
             let value = freshness(entry(headers, requestTime: requestTime, responseTime: t0), at: t0.addingTimeInterval(30))
             #expect(value.age == 42)
             #expect(!value.isFresh)
@@ -73,8 +82,12 @@ extension CachingTests {
         }
 
         @Test func heuristicIsTenPercentOfLastModifiedAgeCapped() {
-            let recent: HTTPHeaders = ["Date": HTTPDate.string(from: t0), "Last-Modified": HTTPDate.string(from: t0.addingTimeInterval(-1000))]
-            let old: HTTPHeaders = ["Date": HTTPDate.string(from: t0), "Last-Modified": HTTPDate.string(from: t0.addingTimeInterval(-10_000_000))]
+            let recent: HTTPHeaders = [
+                "Date": HTTPDate.string(from: t0), "Last-Modified": HTTPDate.string(from: t0.addingTimeInterval(-1000)),
+            ]
+            let old: HTTPHeaders = [
+                "Date": HTTPDate.string(from: t0), "Last-Modified": HTTPDate.string(from: t0.addingTimeInterval(-10_000_000)),
+            ]
             let recentValue = freshness(entry(recent), at: t0)
             #expect(recentValue.lifetime == 100)
             #expect(recentValue.isHeuristic)
@@ -83,7 +96,9 @@ extension CachingTests {
 
         @Test(arguments: [(200, true), (404, true), (301, true), (201, false), (302, false), (500, false)])
         func heuristicOnlyForHeuristicallyCacheableStatuses(_ status: Int, _ allowed: Bool) {
-            let headers: HTTPHeaders = ["Date": HTTPDate.string(from: t0), "Last-Modified": HTTPDate.string(from: t0.addingTimeInterval(-1000))]
+            let headers: HTTPHeaders = [
+                "Date": HTTPDate.string(from: t0), "Last-Modified": HTTPDate.string(from: t0.addingTimeInterval(-1000)),
+            ]
             #expect((freshness(entry(headers, status: status), at: t0).lifetime > 0) == allowed)
         }
 

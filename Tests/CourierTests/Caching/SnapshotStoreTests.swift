@@ -13,11 +13,14 @@ extension CachingTests {
         let clock = ManualDate()
 
         private func store() -> (SnapshotStore, URL) {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-snapshots-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "courier-snapshots-\(UUID().uuidString)")
             return (SnapshotStore(directory: directory, now: clock.provider), directory)
         }
 
-        private func collect(_ stream: AsyncThrowingStream<SnapshotState<Catalog>, any Error>) async -> ([SnapshotState<Catalog>], (any Error)?) {
+        private func collect(
+            _ stream: AsyncThrowingStream<SnapshotState<Catalog>, any Error>
+        ) async -> ([SnapshotState<Catalog>], (any Error)?) {
             var states: [SnapshotState<Catalog>] = []
             do {
                 for try await state in stream { states.append(state) }
@@ -113,10 +116,13 @@ struct SnapshotStoreLogoutTests {
         let store = SnapshotStore(directory: directory)
         try await store.save("account-A-old", key: "profile")
         var states: [String] = []
-        for try await state in store.snapshotFirst(key: "profile", as: String.self, fetch: {
-            await store.removeAll()          // the user logs out while the request is in flight
-            return "account-A-new"
-        }) {
+        for try await state in store.snapshotFirst(
+            key: "profile", as: String.self,
+            fetch: {
+                await store.removeAll()  // the user logs out while the request is in flight
+                return "account-A-new"
+            })
+        {
             states.append(state.value)
         }
         #expect(states == ["account-A-old", "account-A-new"])

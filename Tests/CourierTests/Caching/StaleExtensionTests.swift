@@ -16,7 +16,10 @@ extension CachingTests {
             let clock = self.clock
             let count = Locked(0)
             let stub = StubTransport { _ in
-                let n = count.withLock { $0 += 1; return $0 }
+                let n = count.withLock {
+                    $0 += 1
+                    return $0
+                }
                 return n == 1
                     ? CacheFixture.item(clock: clock, headers: ["Cache-Control": "max-age=10, stale-if-error=60"])
                     : .json(#"{"error":"down"}"#, status: status)
@@ -65,13 +68,19 @@ extension CachingTests {
             let gate = Gate()
             let count = Locked(0)
             let stub = StubTransport { request in
-                let n = count.withLock { $0 += 1; return $0 }
+                let n = count.withLock {
+                    $0 += 1
+                    return $0
+                }
                 if n == 1 {
-                    return CacheFixture.item(clock: clock, headers: ["Cache-Control": "max-age=10, stale-while-revalidate=60", "ETag": #""v1""#])
+                    return CacheFixture.item(
+                        clock: clock, headers: ["Cache-Control": "max-age=10, stale-while-revalidate=60", "ETag": #""v1""#])
                 }
                 #expect(request.value(forHTTPHeaderField: "If-None-Match") == #""v1""#)
                 await gate.wait()
-                return CacheFixture.item(version: 2, clock: clock, headers: ["Cache-Control": "max-age=10, stale-while-revalidate=60", "ETag": #""v2""#])
+                return CacheFixture.item(
+                    version: 2, clock: clock,
+                    headers: ["Cache-Control": "max-age=10, stale-while-revalidate=60", "ETag": #""v2""#])
             }
             let cache = CacheFixture.cache(clock: clock)
             let client = CacheFixture.client(stub, cache: cache)
@@ -104,8 +113,12 @@ extension CachingTests {
             let clock = self.clock
             let count = Locked(0)
             let stub = StubTransport { _ in
-                let n = count.withLock { $0 += 1; return $0 }
-                return CacheFixture.item(version: n, clock: clock, headers: ["Cache-Control": "max-age=10, stale-while-revalidate=5"])
+                let n = count.withLock {
+                    $0 += 1
+                    return $0
+                }
+                return CacheFixture.item(
+                    version: n, clock: clock, headers: ["Cache-Control": "max-age=10, stale-while-revalidate=5"])
             }
             let cache = CacheFixture.cache(clock: clock)
             let client = CacheFixture.client(stub, cache: cache)
@@ -122,12 +135,16 @@ extension CachingTests {
             let gate = Gate()
             let count = Locked(0)
             let stub = StubTransport { _ in
-                let n = count.withLock { $0 += 1; return $0 }
+                let n = count.withLock {
+                    $0 += 1
+                    return $0
+                }
                 if n > 1 {
                     await gate.wait()
                     try Task.checkCancellation()
                 }
-                return CacheFixture.item(version: n, clock: clock, headers: ["Cache-Control": "max-age=10, stale-while-revalidate=60"])
+                return CacheFixture.item(
+                    version: n, clock: clock, headers: ["Cache-Control": "max-age=10, stale-while-revalidate=60"])
             }
             let cache = CacheFixture.cache(clock: clock)
             let client = CacheFixture.client(stub, cache: cache)
@@ -156,7 +173,10 @@ extension CachingTests {
             let clock = ManualDate()
             let count = Locked(0)
             let stub = StubTransport { _ in
-                let n = count.withLock { $0 += 1; return $0 }
+                let n = count.withLock {
+                    $0 += 1
+                    return $0
+                }
                 return n == 1
                     ? CacheFixture.item(clock: clock, headers: ["Cache-Control": "max-age=10, stale-if-error=600"])
                     : .json(#"{"error":"down"}"#, status: 503)

@@ -37,7 +37,10 @@ extension CodingTests {
             #expect(CodingPathFormatter.string(path) == expected)
         }
 
-        struct Inner: Decodable { let name: String; let id: Int }
+        struct Inner: Decodable {
+            let name: String
+            let id: Int
+        }
         struct Outer: Decodable { let items: [Inner] }
 
         static func decodeError(_ json: String) throws -> DecodingError {

@@ -33,7 +33,7 @@ extension CodingTests {
             let error = try #require(throws: DecodingError.self) {
                 try Self.decoder().decode(Event.self, from: json)
             }
-            guard case let .dataCorrupted(context) = error else {
+            guard case .dataCorrupted(let context) = error else {
                 Issue.record("Expected dataCorrupted, got \(error)")
                 return
             }

@@ -5,7 +5,8 @@ import Courier
 extension CodingTests {
     @Suite struct ExtensibleEnumTests {
         enum Status: ExtensibleEnum {
-            case active, archived, unknown(String)
+            case active, archived
+            case unknown(String)
 
             static let knownCases: [Status] = [.active, .archived]
 
@@ -19,7 +20,8 @@ extension CodingTests {
         }
 
         enum Priority: ExtensibleEnum {
-            case low, high, unknown(Int)
+            case low, high
+            case unknown(Int)
 
             static let knownCases: [Priority] = [.low, .high]
 

@@ -12,9 +12,11 @@ extension CodingTests {
         }
 
         @Test func encodesEncodableAsFormBody() throws {
-            let login = Login(username: "jo ann+1@example.com", password: "p&ss=w#rd~", remember: true, scopes: ["read", "write"])
+            let login = Login(
+                username: "jo ann+1@example.com", password: "p&ss=w#rd~", remember: true, scopes: ["read", "write"])
             let body = try FormURLEncoder().encode(login)
-            let expected = "password=p%26ss%3Dw%23rd~&remember=true&scopes=read&scopes=write"
+            let expected =
+                "password=p%26ss%3Dw%23rd~&remember=true&scopes=read&scopes=write"
                 + "&username=jo%20ann%2B1%40example.com"
             #expect(String(decoding: body, as: UTF8.self) == expected)
         }

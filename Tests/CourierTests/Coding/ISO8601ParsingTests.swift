@@ -138,7 +138,8 @@ extension CodingTests {
                 // Deterministic spread over seconds 10–59 and all microsecond values.
                 let second = 10 + step % 50
                 let fraction = String(1_000_000 + (step * 104_729 + 7_919) % 1_000_000).dropFirst()
-                let text = digits == 0
+                let text =
+                    digits == 0
                     ? "2026-05-25T22:46:\(second)Z"
                     : "2026-05-25T22:46:\(second).\(fraction.prefix(digits))Z"
                 let date = try #require(ISO8601Parsing.date(from: text))

@@ -130,11 +130,12 @@ extension CodingTests {
             }
             let items = try URLQueryEncoder().encode(Scalars())
             let values = Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0.value ?? "") })
-            #expect(values == [
-                "double": "1.5", "float": "0.1", "int8": "-8", "uint64": "18446744073709551615",
-                "url": "https://example.com/a?b=c", "uuid": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F",
-                "decimal": "12.5", "data": "/wAQ",
-            ])
+            #expect(
+                values == [
+                    "double": "1.5", "float": "0.1", "int8": "-8", "uint64": "18446744073709551615",
+                    "url": "https://example.com/a?b=c", "uuid": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F",
+                    "decimal": "12.5", "data": "/wAQ",
+                ])
         }
 
         @Test func rawRepresentableEnumsEncodeTheirRawValue() throws {

@@ -15,8 +15,9 @@ extension CoreTests {
         func environmentSwitch() async throws {
             let stub = StubTransport { _ in .status(204) }
             let development = APIEnvironment(name: "development", baseURL: URL(string: "http://127.0.0.1:8080/api")!)
-            let staging = APIEnvironment(name: "staging", baseURL: URL(string: "https://staging.example.test/v2")!,
-                                         headers: ["X-Api-Key": "stage"])
+            let staging = APIEnvironment(
+                name: "staging", baseURL: URL(string: "https://staging.example.test/v2")!,
+                headers: ["X-Api-Key": "stage"])
             let client = CoreFixture.client(stub, environment: development)
             try await client.send(Request<Void>.get("/items"))
             client.switchEnvironment(to: staging)
@@ -24,9 +25,10 @@ extension CoreTests {
             try await client.send(Request<Void>.get("/items"))
             client.switchEnvironment(to: development)
             try await client.send(Request<Void>.get("/items"))
-            #expect(stub.requests.map(CoreFixture.urlString) == [
-                "http://127.0.0.1:8080/api/items", "https://staging.example.test/v2/items", "http://127.0.0.1:8080/api/items",
-            ])
+            #expect(
+                stub.requests.map(CoreFixture.urlString) == [
+                    "http://127.0.0.1:8080/api/items", "https://staging.example.test/v2/items", "http://127.0.0.1:8080/api/items",
+                ])
             #expect(stub.requests.map { $0.value(forHTTPHeaderField: "X-Api-Key") } == [nil, "stage", nil])
             #expect(client.configuration.environment == development)
         }
@@ -76,10 +78,12 @@ extension CoreTests {
             var balance: Double
         }
 
-        @Test("ErrorEnvelopeValidator lets a success envelope through", arguments: [
-            #"{"ok":true,"data":{"id":42,"name":"Envelope","balance":100.25}}"#,
-            #"{"ok":true,"error":null,"data":{"id":42,"name":"Envelope","balance":100.25}}"#,
-        ])
+        @Test(
+            "ErrorEnvelopeValidator lets a success envelope through",
+            arguments: [
+                #"{"ok":true,"data":{"id":42,"name":"Envelope","balance":100.25}}"#,
+                #"{"ok":true,"error":null,"data":{"id":42,"name":"Envelope","balance":100.25}}"#,
+            ])
         func envelopeOK(body: String) async throws {
             let stub = StubTransport(responses: [.json(body)])
             let client = CoreFixture.client(stub) { $0.validators = [ErrorEnvelopeValidator()] }
@@ -87,14 +91,16 @@ extension CoreTests {
             #expect(envelope.data == Account(id: 42, name: "Envelope", balance: 100.25))
         }
 
-        @Test("ErrorEnvelopeValidator shapes", arguments: [
-            (#"{"ok":false}"#, true, nil),
-            (#"{"error":"rate_limited"}"#, true, "rate_limited"),
-            (#"{"success":false,"error":{"code":"x"}}"#, true, "x"),
-            (#"[{"error":"not an envelope"}]"#, false, nil),
-            ("plain text", false, nil),
-            ("", false, nil),
-        ] as [(String, Bool, String?)])
+        @Test(
+            "ErrorEnvelopeValidator shapes",
+            arguments: [
+                (#"{"ok":false}"#, true, nil),
+                (#"{"error":"rate_limited"}"#, true, "rate_limited"),
+                (#"{"success":false,"error":{"code":"x"}}"#, true, "x"),
+                (#"[{"error":"not an envelope"}]"#, false, nil),
+                ("plain text", false, nil),
+                ("", false, nil),
+            ] as [(String, Bool, String?)])
         func envelopeShapes(body: String, rejected: Bool, code: String?) {
             let validator = ErrorEnvelopeValidator()
             do {
@@ -148,14 +154,16 @@ extension CoreTests {
             try await client.delete("/items/2")
             let deleted: Item = try await client.delete("/items/1")
             #expect([got, created, replaced, patched, deleted].allSatisfy { $0 == Item(id: 1, name: "A") })
-            #expect(stub.requests.map { "\($0.httpMethod ?? "") \($0.url?.path ?? "")" } == [
-                "GET /v1/items/1", "POST /v1/items", "POST /v1/items/1/touch", "PUT /v1/items/1", "PUT /v1/items/1/flag",
-                "PATCH /v1/items/1", "PATCH /v1/items/1/flag", "DELETE /v1/items/2", "DELETE /v1/items/1",
-            ])
+            #expect(
+                stub.requests.map { "\($0.httpMethod ?? "") \($0.url?.path ?? "")" } == [
+                    "GET /v1/items/1", "POST /v1/items", "POST /v1/items/1/touch", "PUT /v1/items/1", "PUT /v1/items/1/flag",
+                    "PATCH /v1/items/1", "PATCH /v1/items/1/flag", "DELETE /v1/items/2", "DELETE /v1/items/1",
+                ])
             #expect(stub.requests.first?.url?.query == "expand=tags")
-            #expect(stub.requests.map { $0.httpBody.map { String(decoding: $0, as: UTF8.self) } } == [
-                nil, #"{"name":"A"}"#, nil, #"{"name":"A"}"#, nil, #"{"name":"A"}"#, nil, nil, nil,
-            ])
+            #expect(
+                stub.requests.map { $0.httpBody.map { String(decoding: $0, as: UTF8.self) } } == [
+                    nil, #"{"name":"A"}"#, nil, #"{"name":"A"}"#, nil, #"{"name":"A"}"#, nil, nil, nil,
+                ])
         }
 
         @Test("URL conveniences go to the absolute URL as given, keeping its encoding")
@@ -174,9 +182,10 @@ extension CoreTests {
             #expect([got, posted, put, patched].allSatisfy { $0.id == 1 })
             #expect(stub.requests.map { $0.httpMethod ?? "" } == ["GET", "POST", "POST", "PUT", "PATCH", "DELETE"])
             #expect(CoreFixture.urlString(stub.requests.first) == "https://cdn.example.test/files/a%20b?sig=x%2By&v=2")
-            #expect(stub.requests.dropFirst().allSatisfy {
-                CoreFixture.urlString($0) == "https://cdn.example.test/files/a%20b?sig=x%2By"
-            })
+            #expect(
+                stub.requests.dropFirst().allSatisfy {
+                    CoreFixture.urlString($0) == "https://cdn.example.test/files/a%20b?sig=x%2By"
+                })
         }
 
         @Test("send(_:) and response(for:) on Request values infer the type from context")

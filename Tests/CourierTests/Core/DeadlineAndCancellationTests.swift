@@ -115,16 +115,19 @@ extension CoreTests {
             #expect(sawCancellation.current)
         }
 
-        @Test("a deadline too large for the clock (\"no deadline\") neither traps nor fires", arguments: [
-            Duration.seconds(Int64.max), .seconds(1e20), .seconds(-Int64.max),
-        ])
+        @Test(
+            "a deadline too large for the clock (\"no deadline\") neither traps nor fires",
+            arguments: [
+                Duration.seconds(Int64.max), .seconds(1e20), .seconds(-Int64.max),
+            ])
         func hugeDeadline(timeout: Duration) async throws {
             let stub = StubTransport { _ in
                 try await Task.sleep(for: .milliseconds(50))  // the deadline's sleeper starts meanwhile
                 return .status(204)
             }
             let client = CoreFixture.client(stub)  // ContinuousClock: the real conversion that trapped
-            let result = await Task { try await client.send(Request<Void>.get("/x").policy(.standard.with(\.deadline, timeout))) }.result
+            let result = await Task { try await client.send(Request<Void>.get("/x").policy(.standard.with(\.deadline, timeout))) }
+                .result
             if timeout > .zero {
                 #expect(throws: Never.self) { try result.get() }
             } else if case .failure(let error) = result {
@@ -167,11 +170,17 @@ extension CoreTests {
             let clock = ManualClock()
             let attempts = Locked(0)
             let stub = StubTransport { _ in
-                let attempt = attempts.withLock { $0 += 1; return $0 }
+                let attempt = attempts.withLock {
+                    $0 += 1
+                    return $0
+                }
                 if attempt < 3 { return .status(503) }
                 return try await CoreFixture.suspendUntilCancelled()
             }
-            let client = CoreFixture.client(stub) { $0.clock = clock; $0.interceptors = [RetryForever()] }
+            let client = CoreFixture.client(stub) {
+                $0.clock = clock
+                $0.interceptors = [RetryForever()]
+            }
             let call = Task { try await client.send(Request<Void>.get("/x").policy(.standard.with(\.deadline, .seconds(2)))) }
             try await clock.waitForSleepers(1)
             try await CoreFixture.waitUntil("the third attempt") { stub.requestCount == 3 }
@@ -195,8 +204,9 @@ extension CoreTests {
             #expect(underlying?.code == .timedOut)
         }
 
-        @Test("offline and other transport failures are mapped, not thrown raw",
-              arguments: [URLError.Code.notConnectedToInternet, .cannotConnectToHost])
+        @Test(
+            "offline and other transport failures are mapped, not thrown raw",
+            arguments: [URLError.Code.notConnectedToInternet, .cannotConnectToHost])
         func transportFailures(code: URLError.Code) async throws {
             let stub = StubTransport(responses: [.failure(URLError(code))])
             let error = await CoreFixture.networkError { try await CoreFixture.client(stub).send(Request<Void>.get("/x")) }

@@ -16,8 +16,9 @@ extension CoreTests {
             #expect(!NetworkError(URLError(.timedOut)).isCancellation)
         }
 
-        @Test("a transport that throws either cancellation error gives .cancelled from the client",
-              arguments: [CancellationError() as any Error, URLError(.cancelled)])
+        @Test(
+            "a transport that throws either cancellation error gives .cancelled from the client",
+            arguments: [CancellationError() as any Error, URLError(.cancelled)])
         func cancellationThroughClient(error: any Error) async throws {
             let stub = StubTransport { _ in throw error }
             let result = await CoreFixture.networkError { try await CoreFixture.client(stub).send(Request<Void>.get("/x")) }
@@ -37,12 +38,14 @@ extension CoreTests {
             }
         }
 
-        @Test("URLError codes map by what the user can do", arguments: [
-            (URLError.Code.notConnectedToInternet, Kind.offline), (.dataNotAllowed, .offline),
-            (.internationalRoamingOff, .offline), (.timedOut, .timedOut), (.badURL, .invalidRequest),
-            (.unsupportedURL, .invalidRequest), (.cannotConnectToHost, .transport), (.networkConnectionLost, .transport),
-            (.secureConnectionFailed, .transport), (.cancelled, .cancelled),
-        ])
+        @Test(
+            "URLError codes map by what the user can do",
+            arguments: [
+                (URLError.Code.notConnectedToInternet, Kind.offline), (.dataNotAllowed, .offline),
+                (.internationalRoamingOff, .offline), (.timedOut, .timedOut), (.badURL, .invalidRequest),
+                (.unsupportedURL, .invalidRequest), (.cannotConnectToHost, .transport), (.networkConnectionLost, .transport),
+                (.secureConnectionFailed, .transport), (.cancelled, .cancelled),
+            ])
         func urlErrors(code: URLError.Code, expected: Kind) {
             #expect(Self.kind(NetworkError(URLError(code))) == expected)
         }
@@ -100,8 +103,10 @@ extension CoreTests {
                 .unauthorized(failed), .sessionExpired, .forbidden(failed), .notFound(failed), .conflict(failed),
                 .unprocessable(ValidationProblem(failed)), .rateLimited(retryAfter: .seconds(1), response: failed),
                 .server(failed), .client(failed), .rejected(APIProblem(code: "c", message: "m", response: failed)),
-                .decoding(DecodingFailure(underlying: EmptyBodyError(), codingPath: "<root>", typeName: "T",
-                                          response: HTTPResponse(statusCode: 200))),
+                .decoding(
+                    DecodingFailure(
+                        underlying: EmptyBodyError(), codingPath: "<root>", typeName: "T",
+                        response: HTTPResponse(statusCode: 200))),
                 .invalidRequest("x"), .transport(URLError(.cannotConnectToHost)), .signedOut,
                 .missingInterceptor("AuthInterceptor"), .notCached,
             ]

@@ -36,7 +36,8 @@ extension CoreTests {
             }
             let response = try await client.response(for: Request<Void>.get("/x"))
             #expect(log.current == ["a>", "b>", "c>", "transport", "<c", "<b", "<a"])
-            #expect(stub.requests.first?.value(forHTTPHeaderField: "X-Trail") == "a,b,c"
+            #expect(
+                stub.requests.first?.value(forHTTPHeaderField: "X-Trail") == "a,b,c"
                     || stub.requests.first?.value(forHTTPHeaderField: "X-Trail") == "a, b, c")
             #expect(response.response.headers.values(for: "X-Seen-By") == ["c", "b", "a"])
         }
@@ -229,8 +230,10 @@ extension CoreTests {
         func presets() {
             #expect(EndpointPolicy.standard.auth == .none && EndpointPolicy.standard.deadline == .seconds(60))
             #expect(EndpointPolicy.authorizedRead.auth == .required && EndpointPolicy.authorizedRead.idempotency == .none)
-            #expect(EndpointPolicy.authorizedWrite.idempotency == .automatic && EndpointPolicy.authorizedWrite.cache == .bypassCache)
-            #expect(EndpointPolicy.authorizedUpload.deadline == .seconds(300) && EndpointPolicy.authorizedUpload.auth == .required)
+            #expect(
+                EndpointPolicy.authorizedWrite.idempotency == .automatic && EndpointPolicy.authorizedWrite.cache == .bypassCache)
+            #expect(
+                EndpointPolicy.authorizedUpload.deadline == .seconds(300) && EndpointPolicy.authorizedUpload.auth == .required)
             #expect(EndpointPolicy.publicPolling.auth == .none && EndpointPolicy.publicPolling.retry == .polling)
             #expect(EndpointPolicy.authRefresh.auth == .none && EndpointPolicy.authRefresh.cache == .bypassCache)
             let tuned = EndpointPolicy.authorizedRead.with(\.deadline, .seconds(5))

@@ -36,12 +36,16 @@ extension CoreTests {
 
         @Test("form fields: + is sent as %2B, space as %20, order kept")
         func formBody() async throws {
-            let request = try await sent(Request<Void>(
-                method: .post, path: "/login",
-                body: .form([URLQueryItem(name: "user", value: "a+b@example.com"),
-                             URLQueryItem(name: "pass", value: "x y&z=1")])))
+            let request = try await sent(
+                Request<Void>(
+                    method: .post, path: "/login",
+                    body: .form([
+                        URLQueryItem(name: "user", value: "a+b@example.com"),
+                        URLQueryItem(name: "pass", value: "x y&z=1"),
+                    ])))
             #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded")
-            #expect(String(decoding: request.httpBody ?? Data(), as: UTF8.self)
+            #expect(
+                String(decoding: request.httpBody ?? Data(), as: UTF8.self)
                     == "user=a%2Bb%40example.com&pass=x%20y%26z%3D1")
         }
 
@@ -67,9 +71,10 @@ extension CoreTests {
 
         @Test("an endpoint's own Content-Type wins over the body's")
         func explicitContentType() async throws {
-            let request = try await sent(Request<Void>(
-                method: .post, path: "/x", headers: ["content-type": "application/vnd.api+json"],
-                body: .json(["a": 1])))
+            let request = try await sent(
+                Request<Void>(
+                    method: .post, path: "/x", headers: ["content-type": "application/vnd.api+json"],
+                    body: .json(["a": 1])))
             #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/vnd.api+json")
             #expect(String(decoding: request.httpBody ?? Data(), as: UTF8.self) == #"{"a":1}"#)
         }
@@ -145,11 +150,12 @@ extension CoreTests {
             #expect(first.context.requestID != second.context.requestID)
         }
 
-        @Test("a header value with CR, LF or NUL, or a name that is not a token, is an invalidRequest and nothing is sent",
-              arguments: [
-                  ("X-Evil", "a\r\nX-Injected: 1"), ("X-Evil", "a\nb"), ("X-Evil", "a\u{0}b"),
-                  ("Bad Name", "v"), ("X-Colon:", "v"), ("", "v"), ("X-Evil\r\nX-Injected", "1"), ("Nämé", "v"),
-              ])
+        @Test(
+            "a header value with CR, LF or NUL, or a name that is not a token, is an invalidRequest and nothing is sent",
+            arguments: [
+                ("X-Evil", "a\r\nX-Injected: 1"), ("X-Evil", "a\nb"), ("X-Evil", "a\u{0}b"),
+                ("Bad Name", "v"), ("X-Colon:", "v"), ("", "v"), ("X-Evil\r\nX-Injected", "1"), ("Nämé", "v"),
+            ])
         func invalidHeaderFields(name: String, value: String) async throws {
             let stub = StubTransport(responses: [.status(204)])
             let error = await CoreFixture.networkError {
@@ -165,8 +171,10 @@ extension CoreTests {
 
         @Test("odd-cased names, tokens with punctuation, non-ASCII values and empty values are sent")
         func validHeaderFields() async throws {
-            let request = try await sent(Request<Void>.get("/h")
-                .header("x-CUSTOM", "1").header("X-a.b_c~!#$%&'*+^`|", "tab\tinside").header("X-U", "héllo").header("X-Empty", ""))
+            let request = try await sent(
+                Request<Void>.get("/h")
+                    .header("x-CUSTOM", "1").header("X-a.b_c~!#$%&'*+^`|", "tab\tinside").header("X-U", "héllo").header(
+                        "X-Empty", ""))
             #expect(request.value(forHTTPHeaderField: "X-Custom") == "1")
             #expect(request.value(forHTTPHeaderField: "X-U") == "héllo")
             #expect(request.value(forHTTPHeaderField: "X-a.b_c~!#$%&'*+^`|") == "tab\tinside")
@@ -183,11 +191,13 @@ extension CoreTests {
 
         // Whole seconds rounded up: URLSession on Linux truncates timeoutInterval to whole seconds
         // (a 2.5 s interval fires at 2 s, before the deadline) and traps on huge values.
-        @Test("the URLRequest idle timeout is whole seconds, never shorter than the deadline, in 1 s...1 year", arguments: [
-            (Duration.milliseconds(300), 1.0), (.seconds(30), 30.0), (.milliseconds(2500), 3.0),
-            (.milliseconds(1200), 2.0), (.zero, 1.0), (.seconds(-5), 1.0),
-            (.seconds(Int64.max), 31_536_000.0), (.seconds(1e16), 31_536_000.0),
-        ])
+        @Test(
+            "the URLRequest idle timeout is whole seconds, never shorter than the deadline, in 1 s...1 year",
+            arguments: [
+                (Duration.milliseconds(300), 1.0), (.seconds(30), 30.0), (.milliseconds(2500), 3.0),
+                (.milliseconds(1200), 2.0), (.zero, 1.0), (.seconds(-5), 1.0),
+                (.seconds(Int64.max), 31_536_000.0), (.seconds(1e16), 31_536_000.0),
+            ])
         func idleTimeout(deadline: Duration, expected: TimeInterval) async throws {
             let request = try await sent(Request<Void>.get("/t").policy(.standard.with(\.deadline, deadline)))
             #expect(request.timeoutInterval == expected)

@@ -17,8 +17,10 @@ extension CoreTests {
         }
 
         @Test(arguments: [
-            ("Unrecognized content encoding type. libcurl understands deflate, gzip, br, zstd content encodings.",
-             ResponseCodingFailure.Reason.unsupportedCoding),
+            (
+                "Unrecognized content encoding type. libcurl understands deflate, gzip, br, zstd content encodings.",
+                ResponseCodingFailure.Reason.unsupportedCoding
+            ),
             ("Error while processing content unencoding: incorrect header check", .corruptContent),
             ("Unrecognized or bad HTTP Content or Transfer-Encoding", .corruptContent),
             ("Illegal or missing hexadecimal sequence in chunked-encoding", .malformedChunkedFraming),
@@ -50,7 +52,10 @@ extension CoreTests {
         }
 
         @Test func theClientReportsItOnceWithoutRetrying() async throws {
-            let stub = StubTransport { _ in throw Self.linuxError("Unrecognized content encoding type. libcurl understands deflate, gzip, br, zstd content encodings.") }
+            let stub = StubTransport { _ in
+                throw Self.linuxError(
+                    "Unrecognized content encoding type. libcurl understands deflate, gzip, br, zstd content encodings.")
+            }
             let client = CoreFixture.client(stub) { $0.interceptors = .standard() }
             let error = await CoreFixture.networkError { try await client.send(Request<Void>.get("/x")) }
             guard case .undecodableResponse(let failure)? = error else {

@@ -24,8 +24,9 @@ extension CoreTests {
             #expect(stub.requests.map(\.httpMethod) == ["DELETE", "DELETE"])
         }
 
-        @Test("an empty body gives nil for an Optional response type",
-              arguments: [204, 205, 200])
+        @Test(
+            "an empty body gives nil for an Optional response type",
+            arguments: [204, 205, 200])
         func optionalNil(status: Int) async throws {
             let stub = StubTransport(responses: [HTTPResponse(statusCode: status)])
             let value = try await CoreFixture.client(stub).send(Request<Item?>.get("/items/1"))
@@ -38,11 +39,14 @@ extension CoreTests {
             #expect(try await CoreFixture.client(stub).send(Request<Item?>.get("/items/3")) == Item(id: 3, name: "C"))
         }
 
-        @Test("a model on an empty body fails with the empty-body decoding error, not a JSON syntax error",
-              arguments: [204, 200])
+        @Test(
+            "a model on an empty body fails with the empty-body decoding error, not a JSON syntax error",
+            arguments: [204, 200])
         func modelOnEmptyBody(status: Int) async throws {
             let stub = StubTransport(responses: [HTTPResponse(statusCode: status, headers: ["Content-Length": "0"])])
-            let error = await CoreFixture.networkError { try await CoreFixture.client(stub).send(Request<Item>.delete("/items/1")) }
+            let error = await CoreFixture.networkError {
+                try await CoreFixture.client(stub).send(Request<Item>.delete("/items/1"))
+            }
             guard case .decoding(let failure)? = error else {
                 Issue.record("expected decoding, got \(String(describing: error))")
                 return
@@ -161,12 +165,14 @@ extension CoreTests {
             var at: Date
         }
 
-        @Test("the client's decoder parses ISO 8601 variants (fraction, Z, offset, date-only)", arguments: [
-            ("2026-05-25T22:46:27.580497Z", 1_779_749_187.580497),
-            ("2026-05-25T22:46:27Z", 1_779_749_187),
-            ("2026-05-25T22:46:27+02:00", 1_779_741_987),
-            ("2026-05-25", 1_779_667_200),
-        ])
+        @Test(
+            "the client's decoder parses ISO 8601 variants (fraction, Z, offset, date-only)",
+            arguments: [
+                ("2026-05-25T22:46:27.580497Z", 1_779_749_187.580497),
+                ("2026-05-25T22:46:27Z", 1_779_749_187),
+                ("2026-05-25T22:46:27+02:00", 1_779_741_987),
+                ("2026-05-25", 1_779_667_200),
+            ])
         func dates(text: String, seconds: Double) async throws {
             let stub = StubTransport(responses: [.json(#"{"at":"\#(text)"}"#)])
             let value = try await CoreFixture.client(stub).send(Request<ItemWithDate>.get("/dates"))

@@ -27,11 +27,13 @@ extension CoreTests {
             }
         }
 
-        @Test("status → case", arguments: [
-            (400, Kind.client), (401, .unauthorized), (403, .forbidden), (404, .notFound), (405, .client),
-            (409, .conflict), (410, .notFound), (418, .client), (422, .unprocessable), (429, .rateLimited),
-            (451, .client), (500, .server), (502, .server), (503, .server), (504, .server), (302, .server),
-        ])
+        @Test(
+            "status → case",
+            arguments: [
+                (400, Kind.client), (401, .unauthorized), (403, .forbidden), (404, .notFound), (405, .client),
+                (409, .conflict), (410, .notFound), (418, .client), (422, .unprocessable), (429, .rateLimited),
+                (451, .client), (500, .server), (502, .server), (503, .server), (504, .server), (302, .server),
+            ])
         func mapping(status: Int, expected: Kind) async throws {
             let stub = StubTransport(responses: [.json(#"{"error":{"code":"c","message":"m"}}"#, status: status)])
             let error = await CoreFixture.networkError {
@@ -52,7 +54,8 @@ extension CoreTests {
 
         @Test("422 carries the server's message and field messages")
         func validationProblem() async throws {
-            let body = #"{"error":{"code":"validation_failed","message":"Validation failed","fields":{"name":["must not be empty"],"price":["is required","must be a number"]}}}"#
+            let body =
+                #"{"error":{"code":"validation_failed","message":"Validation failed","fields":{"name":["must not be empty"],"price":["is required","must be a number"]}}}"#
             let stub = StubTransport(responses: [.json(body, status: 422)])
             let error = await CoreFixture.networkError {
                 try await CoreFixture.client(stub).send(Request<Void>.post("/items", body: ["name": ""]))
@@ -78,13 +81,18 @@ extension CoreTests {
             #expect(problem.fieldErrors == ["email": ["is taken"]])
         }
 
-        @Test("429 carries Retry-After as seconds or as a date", arguments: [
-            ("120", RetryAfter.seconds(120)),
-            ("Sun, 06 Nov 1994 08:49:37 GMT", .date(Date(timeIntervalSince1970: 784_111_777))),
-        ])
+        @Test(
+            "429 carries Retry-After as seconds or as a date",
+            arguments: [
+                ("120", RetryAfter.seconds(120)),
+                ("Sun, 06 Nov 1994 08:49:37 GMT", .date(Date(timeIntervalSince1970: 784_111_777))),
+            ])
         func rateLimited(header: String, expected: RetryAfter) async throws {
-            let stub = StubTransport(responses: [.status(429, body: "slow down", contentType: "text/plain",
-                                                         headers: ["Retry-After": header])])
+            let stub = StubTransport(responses: [
+                .status(
+                    429, body: "slow down", contentType: "text/plain",
+                    headers: ["Retry-After": header])
+            ])
             let error = await CoreFixture.networkError { try await CoreFixture.client(stub).send(Request<Void>.get("/r")) }
             guard case .rateLimited(let retryAfter, let response)? = error else {
                 Issue.record("expected rateLimited, got \(String(describing: error))")
@@ -98,7 +106,8 @@ extension CoreTests {
         func rateLimitedWithoutHint(header: String?) {
             var headers = HTTPHeaders()
             if let header { headers.add("Retry-After", header) }
-            guard case .rateLimited(let retryAfter, _) = NetworkError(response: HTTPResponse(statusCode: 429, headers: headers)) else {
+            guard case .rateLimited(let retryAfter, _) = NetworkError(response: HTTPResponse(statusCode: 429, headers: headers))
+            else {
                 Issue.record("expected rateLimited")
                 return
             }
@@ -107,7 +116,8 @@ extension CoreTests {
 
         @Test("an HTML 502 is a server error with status, media type and a whitespace-collapsed snippet")
         func htmlServerError() async throws {
-            let html = "<html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n<center><h1>502 Bad Gateway</h1></center>\n</body>\n</html>\n"
+            let html =
+                "<html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n<center><h1>502 Bad Gateway</h1></center>\n</body>\n</html>\n"
             let stub = StubTransport(responses: [.status(502, body: html, contentType: "text/html; charset=utf-8")])
             let error = await CoreFixture.networkError {
                 try await CoreFixture.client(stub).send(Request<CoreFixture.Item>.get("/items/1"))
@@ -191,7 +201,9 @@ extension CoreTests {
             var statusValidation: StatusValidation { .codes([200, 202]) }
         }
 
-        @Test(".codes accepts exactly the listed statuses", arguments: [(200, true), (202, true), (201, false), (204, false), (409, false)])
+        @Test(
+            ".codes accepts exactly the listed statuses",
+            arguments: [(200, true), (202, true), (201, false), (204, false), (409, false)])
         func acceptedCodes(status: Int, accepted: Bool) async throws {
             let stub = StubTransport(responses: [.status(status)])
             let client = CoreFixture.client(stub)
@@ -211,13 +223,17 @@ extension CoreTests {
             #expect(StatusValidation.codes([304]).accepts(304) && !StatusValidation.codes([304]).accepts(200))
         }
 
-        @Test("server messages are read from the common error body shapes", arguments: [
-            (#"{"error":{"code":"a","message":"m1"}}"#, "a", "m1"),
-            (#"{"code":"b","message":"m2"}"#, "b", "m2"),
-            (#"{"error":"invalid_grant","error_description":"m3"}"#, "invalid_grant", "m3"),
-            (#"{"type":"https://example.test/probs/out-of-credit","title":"m4","detail":"m5"}"#,
-             "https://example.test/probs/out-of-credit", "m5"),
-        ] as [(String, String?, String?)])
+        @Test(
+            "server messages are read from the common error body shapes",
+            arguments: [
+                (#"{"error":{"code":"a","message":"m1"}}"#, "a", "m1"),
+                (#"{"code":"b","message":"m2"}"#, "b", "m2"),
+                (#"{"error":"invalid_grant","error_description":"m3"}"#, "invalid_grant", "m3"),
+                (
+                    #"{"type":"https://example.test/probs/out-of-credit","title":"m4","detail":"m5"}"#,
+                    "https://example.test/probs/out-of-credit", "m5"
+                ),
+            ] as [(String, String?, String?)])
         func errorBodyShapes(body: String, code: String?, message: String?) {
             let failed = FailedResponse(HTTPResponse.json(body, status: 400))
             #expect(failed.code == code)

@@ -48,17 +48,22 @@ extension CoreTests {
             #expect(!HTTPResponse(statusCode: 300).isSuccess)
         }
 
-        @Test("HTTP-dates in all three RFC 9110 §5.6.7 formats name the same instant", arguments: [
-            "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
-        ])
+        @Test(
+            "HTTP-dates in all three RFC 9110 §5.6.7 formats name the same instant",
+            arguments: [
+                "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+            ])
         func httpDates(text: String) {
             #expect(HTTPDate.parse(text) == Date(timeIntervalSince1970: 784_111_777))
         }
 
-        @Test("invalid HTTP-dates are rejected", arguments: [
-            "", "yesterday", "Sun, 06 Nov 1994 08:49:37 PST", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:00:00 GMT",
-            "2026-05-25T22:46:27Z",
-        ])
+        @Test(
+            "invalid HTTP-dates are rejected",
+            arguments: [
+                "", "yesterday", "Sun, 06 Nov 1994 08:49:37 PST", "Sun, 06 Foo 1994 08:49:37 GMT",
+                "Sun, 06 Nov 1994 25:00:00 GMT",
+                "2026-05-25T22:46:27Z",
+            ])
         func invalidHTTPDates(text: String) {
             #expect(HTTPDate.parse(text) == nil)
         }

@@ -20,16 +20,18 @@ extension CoreTests {
             return CoreFixture.urlString(stub.requests.first)
         }
 
-        @Test("each path segment is percent-encoded; the base URL's path prefix is kept", arguments: [
-            ("/items/42", "https://api.example.test/v1/items/42"),
-            ("items/42", "https://api.example.test/v1/items/42"),
-            ("/files/a b", "https://api.example.test/v1/files/a%20b"),
-            ("/tags/c++", "https://api.example.test/v1/tags/c%2B%2B"),
-            ("/q/what?#", "https://api.example.test/v1/q/what%3F%23"),
-            ("/users/élodie", "https://api.example.test/v1/users/%C3%A9lodie"),
-            ("/pct/100%", "https://api.example.test/v1/pct/100%25"),
-            ("/dir/", "https://api.example.test/v1/dir/"),
-        ])
+        @Test(
+            "each path segment is percent-encoded; the base URL's path prefix is kept",
+            arguments: [
+                ("/items/42", "https://api.example.test/v1/items/42"),
+                ("items/42", "https://api.example.test/v1/items/42"),
+                ("/files/a b", "https://api.example.test/v1/files/a%20b"),
+                ("/tags/c++", "https://api.example.test/v1/tags/c%2B%2B"),
+                ("/q/what?#", "https://api.example.test/v1/q/what%3F%23"),
+                ("/users/élodie", "https://api.example.test/v1/users/%C3%A9lodie"),
+                ("/pct/100%", "https://api.example.test/v1/pct/100%25"),
+                ("/dir/", "https://api.example.test/v1/dir/"),
+            ])
         func pathSegments(path: String, expected: String) async throws {
             #expect(try await sentURL(.get(path)) == expected)
         }
@@ -71,16 +73,19 @@ extension CoreTests {
             var page: Int?
         }
 
-        @Test("an Encodable query: sorted keys, nil omitted, each array style", arguments: [
-            (URLQueryEncoder.ArrayEncoding.repeated, "ids=1&ids=2"),
-            (.brackets, "ids%5B%5D=1&ids%5B%5D=2"),
-            (.commaSeparated, "ids=1%2C2"),
-        ])
+        @Test(
+            "an Encodable query: sorted keys, nil omitted, each array style",
+            arguments: [
+                (URLQueryEncoder.ArrayEncoding.repeated, "ids=1&ids=2"),
+                (.brackets, "ids%5B%5D=1&ids%5B%5D=2"),
+                (.commaSeparated, "ids=1%2C2"),
+            ])
         func encodableQuery(style: URLQueryEncoder.ArrayEncoding, expectedIDs: String) async throws {
             let url = try await sentURL(.get("/echo", query: .encodable(Filter()))) {
                 $0.queryEncoder = URLQueryEncoder(arrayEncoding: style)
             }
-            #expect(url == "https://api.example.test/v1/echo?email=user%2Btag%40example.com&\(expectedIDs)&q=a%26b%3Dc%23d&sp=x%20y")
+            #expect(
+                url == "https://api.example.test/v1/echo?email=user%2Btag%40example.com&\(expectedIDs)&q=a%26b%3Dc%23d&sp=x%20y")
         }
 
         @Test("the same input gives a byte-identical URL every time")
@@ -104,8 +109,10 @@ extension CoreTests {
 
         @Test("explicit query items keep their order and a nil value is a bare name")
         func explicitItems() async throws {
-            let query = Query([URLQueryItem(name: "z", value: "1"), URLQueryItem(name: "flag", value: nil),
-                               URLQueryItem(name: "a", value: "")])
+            let query = Query([
+                URLQueryItem(name: "z", value: "1"), URLQueryItem(name: "flag", value: nil),
+                URLQueryItem(name: "a", value: ""),
+            ])
             #expect(try await sentURL(.get("/x", query: query)) == "https://api.example.test/v1/x?z=1&flag&a=")
         }
 
@@ -171,13 +178,15 @@ extension CoreTests {
             #expect(try await sentURL(.get("/items"), environment: environment) == "http://api.example.test/items")
         }
 
-        @Test("APIEnvironment(baseURL: String) accepts only absolute http(s) URLs", arguments: [
-            ("https://api.example.test/v1", true),
-            ("http://127.0.0.1:9000", true),
-            ("ftp://example.test", false),
-            ("/relative/path", false),
-            ("not a url", false),
-        ])
+        @Test(
+            "APIEnvironment(baseURL: String) accepts only absolute http(s) URLs",
+            arguments: [
+                ("https://api.example.test/v1", true),
+                ("http://127.0.0.1:9000", true),
+                ("ftp://example.test", false),
+                ("/relative/path", false),
+                ("not a url", false),
+            ])
         func environmentValidation(text: String, valid: Bool) {
             let environment = try? APIEnvironment(name: "x", baseURL: text)
             #expect((environment != nil) == valid)

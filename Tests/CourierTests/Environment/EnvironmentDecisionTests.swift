@@ -14,7 +14,9 @@ struct EnvironmentDecisionTests {
             store: InMemoryEnvironmentChoiceStore("production"))
         #expect(set.current.id == "development")
         #expect(set.decision.source == .override(EnvironmentOverride(environmentID: "development", origin: .environmentVariable)))
-        #expect(set.decision.description.hasPrefix("development — chosen by environment variable COURIER_ENV=development; build: TestFlight build"))
+        #expect(
+            set.decision.description.hasPrefix(
+                "development — chosen by environment variable COURIER_ENV=development; build: TestFlight build"))
     }
 
     @Test("no override: the persisted choice decides over the build")
@@ -25,10 +27,12 @@ struct EnvironmentDecisionTests {
         #expect(set.decision.notes.isEmpty)
     }
 
-    @Test("no override, nothing persisted: the build decides, per channel", arguments: [
-        (BuildChannel.debug, "development"), (.xcode, "staging"), (.testFlight, "staging"),
-        (.appStore, "production"), (.unknown, "production"),
-    ])
+    @Test(
+        "no override, nothing persisted: the build decides, per channel",
+        arguments: [
+            (BuildChannel.debug, "development"), (.xcode, "staging"), (.testFlight, "staging"),
+            (.appStore, "production"), (.unknown, "production"),
+        ])
     func buildDecides(channel: BuildChannel, expected: String) throws {
         let set = try F.set(channel: channel)
         #expect(set.current.id == expected)
@@ -85,10 +89,11 @@ struct EnvironmentDecisionTests {
             store: InMemoryEnvironmentChoiceStore("development"))
         #expect(set.current.id == "production")
         #expect(set.decision.source == .build)
-        #expect(set.decision.notes == [
-            "launch argument -COURIER_ENV staging ignored: switching is forbidden in this build (App Store build)",
-            "persisted choice 'development' ignored: switching is forbidden in this build (App Store build)",
-        ])
+        #expect(
+            set.decision.notes == [
+                "launch argument -COURIER_ENV staging ignored: switching is forbidden in this build (App Store build)",
+                "persisted choice 'development' ignored: switching is forbidden in this build (App Store build)",
+            ])
         #expect(!set.isSwitchingAllowed)
     }
 
@@ -102,28 +107,38 @@ struct EnvironmentDecisionTests {
 
     @Test("the process detector: DEBUG first, then the launch argument, then the variable")
     func processDetector() async {
-        let debug = ProcessBuildChannelDetector(isDebugBuild: true, arguments: [], environment: ["COURIER_BUILD_CHANNEL": "appstore"])
+        let debug = ProcessBuildChannelDetector(
+            isDebugBuild: true, arguments: [], environment: ["COURIER_BUILD_CHANNEL": "appstore"])
         #expect(await debug.detectChannel().channel == .debug)
         let argument = ProcessBuildChannelDetector(
             isDebugBuild: false, arguments: ["/app", "-COURIER_BUILD_CHANNEL", "TestFlight"],
             environment: ["COURIER_BUILD_CHANNEL": "appstore"])
-        #expect(await argument.detectChannel() == BuildChannelReading(.testFlight, evidence: "launch argument -COURIER_BUILD_CHANNEL TestFlight"))
-        let variable = ProcessBuildChannelDetector(isDebugBuild: false, arguments: [], environment: ["COURIER_BUILD_CHANNEL": "appstore"])
+        #expect(
+            await argument.detectChannel()
+                == BuildChannelReading(.testFlight, evidence: "launch argument -COURIER_BUILD_CHANNEL TestFlight"))
+        let variable = ProcessBuildChannelDetector(
+            isDebugBuild: false, arguments: [], environment: ["COURIER_BUILD_CHANNEL": "appstore"])
         #expect(await variable.detectChannel().channel == .appStore)
-        let bogus = ProcessBuildChannelDetector(isDebugBuild: false, arguments: [], environment: ["COURIER_BUILD_CHANNEL": "beta"])
+        let bogus = ProcessBuildChannelDetector(
+            isDebugBuild: false, arguments: [], environment: ["COURIER_BUILD_CHANNEL": "beta"])
         #expect(await bogus.detectChannel().channel == .unknown)
         let none = ProcessBuildChannelDetector(isDebugBuild: false, arguments: [], environment: [:])
-        #expect(await none.detectChannel() == BuildChannelReading(.unknown, evidence: "release build; COURIER_BUILD_CHANNEL not set"))
+        #expect(
+            await none.detectChannel() == BuildChannelReading(.unknown, evidence: "release build; COURIER_BUILD_CHANNEL not set"))
     }
 
     @Test("detect(...) wires the detector's reading into the decision")
     func detectEntryPoint() async throws {
         let set = try await EnvironmentSet.detect(
             environments: F.standard(),
-            detector: ProcessBuildChannelDetector(isDebugBuild: false, arguments: [], environment: ["COURIER_BUILD_CHANNEL": "xcode"]),
+            detector: ProcessBuildChannelDetector(
+                isDebugBuild: false, arguments: [], environment: ["COURIER_BUILD_CHANNEL": "xcode"]),
             store: InMemoryEnvironmentChoiceStore(), override: nil)
         #expect(set.current.id == "staging")
-        #expect(set.decision.description == "staging — chosen by the build; build: release build run from Xcode (environment variable COURIER_BUILD_CHANNEL = xcode)")
+        #expect(
+            set.decision.description
+                == "staging — chosen by the build; build: release build run from Xcode (environment variable COURIER_BUILD_CHANNEL = xcode)"
+        )
     }
 
     @Test("declarations are validated: identifiers, duplicates, mapping, base URLs")
@@ -136,13 +151,16 @@ struct EnvironmentDecisionTests {
             try ServerEnvironment("ftp", baseURL: URL(string: "ftp://x.test")!)
         }
         #expect(throws: EnvironmentError.duplicateIdentifier("staging")) {
-            try EnvironmentSet(environments: [F.environment("staging"), F.environment("staging")], build: F.reading(.debug),
-                               mapping: BuildMapping(debug: "staging", xcode: "staging", testFlight: "staging", appStore: "staging", unknown: "staging"),
-                               store: InMemoryEnvironmentChoiceStore(), override: nil)
+            try EnvironmentSet(
+                environments: [F.environment("staging"), F.environment("staging")], build: F.reading(.debug),
+                mapping: BuildMapping(
+                    debug: "staging", xcode: "staging", testFlight: "staging", appStore: "staging", unknown: "staging"),
+                store: InMemoryEnvironmentChoiceStore(), override: nil)
         }
         #expect(throws: EnvironmentError.unknownEnvironment("development", known: ["staging", "production"])) {
-            try EnvironmentSet(environments: [F.environment("staging"), F.environment("production")], build: F.reading(.appStore),
-                               store: InMemoryEnvironmentChoiceStore(), override: nil)
+            try EnvironmentSet(
+                environments: [F.environment("staging"), F.environment("production")], build: F.reading(.appStore),
+                store: InMemoryEnvironmentChoiceStore(), override: nil)
         }
         #expect(throws: EnvironmentError.noEnvironments) {
             try EnvironmentSet(environments: [], build: F.reading(.debug), store: InMemoryEnvironmentChoiceStore(), override: nil)

@@ -57,7 +57,10 @@ struct EnvironmentSwitchingTests {
         var stubs: [String: StubTransport] = [:]
         let client = try APIClient(environments: set) { configuration, environment in
             let stub = StubTransport { _ in
-                if environment.id == "staging" { await arrived.open(); await gate.wait() }
+                if environment.id == "staging" {
+                    await arrived.open()
+                    await gate.wait()
+                }
                 return .json("{}")
             }
             stubs[environment.id] = stub
@@ -135,7 +138,9 @@ struct EnvironmentSwitchingTests {
         }
         struct BrokenStore: EnvironmentChoiceStore {
             func load() throws -> String? { nil }
-            func save(_ environmentID: String) throws { throw EnvironmentError.storeFailed(operation: "save", reason: "disk full") }
+            func save(_ environmentID: String) throws {
+                throw EnvironmentError.storeFailed(operation: "save", reason: "disk full")
+            }
             func clear() throws {}
         }
         let broken = try F.set(channel: .testFlight, store: BrokenStore())
@@ -199,11 +204,14 @@ struct EnvironmentSwitchingTests {
         withExtendedLifetime(client) {}
     }
 
-    static func authClient(sessionsOnSwitch: SessionsOnSwitch) throws -> (EnvironmentSet, EnvironmentScoped<TokenManager>, APIClient) {
+    static func authClient(
+        sessionsOnSwitch: SessionsOnSwitch
+    ) throws -> (EnvironmentSet, EnvironmentScoped<TokenManager>, APIClient) {
         let set = try F.set(channel: .testFlight, sessionsOnSwitch: sessionsOnSwitch)
         let tokens = EnvironmentScoped { environment in
-            TokenManager(store: InMemoryTokenStore(), transport: StubTransport { _ in .status(500) },
-                         grant: .oauth2(tokenURL: environment.baseURLs["default"]!.appendingPathComponent("token")))
+            TokenManager(
+                store: InMemoryTokenStore(), transport: StubTransport { _ in .status(500) },
+                grant: .oauth2(tokenURL: environment.baseURLs["default"]!.appendingPathComponent("token")))
         }
         let client = try APIClient(environments: set) { configuration, environment in
             configuration.transport = StubTransport { request in
@@ -218,9 +226,11 @@ struct EnvironmentSwitchingTests {
     @Test("an environment's pins put its requests through a PinningTransport")
     func pinsPerEnvironment() async throws {
         var production = try F.environment("production")
-        production.pins = try PinningPolicy(pins: ["production.example.test": [
-            String(repeating: "A", count: 43) + "=", String(repeating: "B", count: 43) + "=",
-        ]])
+        production.pins = try PinningPolicy(pins: [
+            "production.example.test": [
+                String(repeating: "A", count: 43) + "=", String(repeating: "B", count: 43) + "=",
+            ]
+        ])
         let set = try EnvironmentSet(
             environments: [F.environment("development"), F.environment("staging"), production],
             build: F.reading(.testFlight), store: InMemoryEnvironmentChoiceStore(), override: nil)

@@ -44,7 +44,8 @@ struct EnvironmentSessionIsolationTests {
     func sharedTransport() throws {
         let set = try F.set()
         let shared = URLSessionTransport()
-        #expect(Self.sharedStateError { try APIClient(environments: set) { configuration, _ in configuration.transport = shared } }
+        #expect(
+            Self.sharedStateError { try APIClient(environments: set) { configuration, _ in configuration.transport = shared } }
                 == "environments 'development' and 'staging' share one URLSession")
     }
 
@@ -52,34 +53,48 @@ struct EnvironmentSessionIsolationTests {
     func sharedCookieStorage() throws {
         let set = try F.set()
         let configuration = URLSessionTransport.defaultConfiguration()
-        #expect(Self.sharedStateError {
-            try APIClient(environments: set) { config, _ in config.transport = URLSessionTransport(configuration: configuration) }
-        } == "environments 'development' and 'staging' share one cookie storage")
+        #expect(
+            Self.sharedStateError {
+                try APIClient(environments: set) { config, _ in
+                    config.transport = URLSessionTransport(configuration: configuration)
+                }
+            } == "environments 'development' and 'staging' share one cookie storage")
     }
 
     @Test("one token manager, or one token file, for two environments is refused")
     func sharedTokens() throws {
         let set = try F.set()
-        let manager = TokenManager(store: InMemoryTokenStore(), transport: StubTransport { _ in .status(500) },
-                                   grant: .oauth2(tokenURL: URL(string: "https://x.test/token")!))
-        #expect(Self.sharedStateError {
-            try APIClient(environments: set) { config, _ in config.interceptors = [AuthInterceptor(tokenManager: manager)] }
-        } == "environments 'development' and 'staging' share one TokenManager")
+        let manager = TokenManager(
+            store: InMemoryTokenStore(), transport: StubTransport { _ in .status(500) },
+            grant: .oauth2(tokenURL: URL(string: "https://x.test/token")!))
+        #expect(
+            Self.sharedStateError {
+                try APIClient(environments: set) { config, _ in config.interceptors = [AuthInterceptor(tokenManager: manager)] }
+            } == "environments 'development' and 'staging' share one TokenManager")
 
         let directory = URL(fileURLWithPath: "/tmp/courier-never-written")
-        #expect(Self.sharedStateError {
-            try APIClient(environments: set) { config, _ in
-                config.interceptors = [AuthInterceptor(tokenManager: TokenManager(
-                    store: FileTokenStore(fileURL: directory.appendingPathComponent("tokens.json")),
-                    transport: StubTransport { _ in .status(500) }, grant: .oauth2(tokenURL: URL(string: "https://x.test/token")!)))]
-            }
-        } == "environments 'development' and 'staging' share the token file /tmp/courier-never-written/tokens.json")
+        #expect(
+            Self.sharedStateError {
+                try APIClient(environments: set) { config, _ in
+                    config.interceptors = [
+                        AuthInterceptor(
+                            tokenManager: TokenManager(
+                                store: FileTokenStore(fileURL: directory.appendingPathComponent("tokens.json")),
+                                transport: StubTransport { _ in .status(500) },
+                                grant: .oauth2(tokenURL: URL(string: "https://x.test/token")!)))
+                    ]
+                }
+            } == "environments 'development' and 'staging' share the token file /tmp/courier-never-written/tokens.json")
 
         // One file per namespace is accepted.
         _ = try APIClient(environments: set) { config, environment in
-            config.interceptors = [AuthInterceptor(tokenManager: TokenManager(
-                store: FileTokenStore(directory: directory, namespace: environment.storageNamespace),
-                transport: StubTransport { _ in .status(500) }, grant: .oauth2(tokenURL: URL(string: "https://x.test/token")!)))]
+            config.interceptors = [
+                AuthInterceptor(
+                    tokenManager: TokenManager(
+                        store: FileTokenStore(directory: directory, namespace: environment.storageNamespace),
+                        transport: StubTransport { _ in .status(500) },
+                        grant: .oauth2(tokenURL: URL(string: "https://x.test/token")!)))
+            ]
         }
     }
 
@@ -87,9 +102,10 @@ struct EnvironmentSessionIsolationTests {
     func sharedCachePartition() throws {
         let set = try F.set()
         let storage = MemoryCacheStorage()
-        #expect(Self.sharedStateError {
-            try APIClient(environments: set) { config, _ in config.interceptors = HTTPCache(storage: storage).interceptors() }
-        }?.hasPrefix("environments 'development' and 'staging' share the cache partition 'shared'") == true)
+        #expect(
+            Self.sharedStateError {
+                try APIClient(environments: set) { config, _ in config.interceptors = HTTPCache(storage: storage).interceptors() }
+            }?.hasPrefix("environments 'development' and 'staging' share the cache partition 'shared'") == true)
         _ = try APIClient(environments: set) { config, environment in
             let namespace = environment.storageNamespace
             config.interceptors = HTTPCache(storage: storage, partition: { namespace }).interceptors()

@@ -10,10 +10,12 @@ import CourierTesting
 struct BasicCredentialsTests {
     @Test("RFC 7617's examples: ASCII and UTF-8")
     func rfcExamples() throws {
-        #expect(try BasicCredentials(user: "Aladdin", password: "open sesame").authorizationValue
-                == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")              // §2
-        #expect(try BasicCredentials(user: "test", password: "123\u{A3}").authorizationValue
-                == "Basic dGVzdDoxMjPCow==")                          // §2.1, charset="UTF-8"
+        #expect(
+            try BasicCredentials(user: "Aladdin", password: "open sesame").authorizationValue
+                == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")  // §2
+        #expect(
+            try BasicCredentials(user: "test", password: "123\u{A3}").authorizationValue
+                == "Basic dGVzdDoxMjPCow==")  // §2.1, charset="UTF-8"
     }
 
     @Test("user-id and password are normalised to NFC before encoding (RFC 7617 §2.1)")

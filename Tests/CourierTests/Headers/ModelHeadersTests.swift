@@ -22,22 +22,30 @@ struct ModelHeadersTests {
         var authorization: String?
 
         enum CodingKeys: String, CodingKey {
-            case appVersion = "X-App-Version", deviceID = "X-Device-ID", channel = "X-Channel"
-            case retries = "X-Retries", debug = "X-Debug", ratio = "X-Ratio", docs = "X-Docs"
-            case since = "If-Modified-Since", authorization = "Authorization"
+            case appVersion = "X-App-Version"
+            case deviceID = "X-Device-ID"
+            case channel = "X-Channel"
+            case retries = "X-Retries"
+            case debug = "X-Debug"
+            case ratio = "X-Ratio"
+            case docs = "X-Docs"
+            case since = "If-Modified-Since"
+            case authorization = "Authorization"
         }
     }
 
     @Test("non-nil fields become fields named by the coding keys, in order; nil fields are absent")
     func fieldsFromModel() throws {
         let id = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
-        let headers = try HTTPHeaders(encoding: ClientHeaders(
-            appVersion: "4.2.1", deviceID: id, channel: .beta, retries: 3, debug: false, ratio: 0.25,
-            docs: URL(string: "https://docs.example.test/a?b=c"), since: Date(timeIntervalSince1970: 784_111_777),
-            authorization: nil))
-        #expect(headers.fields.map(\.name) == [
-            "X-App-Version", "X-Device-ID", "X-Channel", "X-Retries", "X-Debug", "X-Ratio", "X-Docs", "If-Modified-Since",
-        ])
+        let headers = try HTTPHeaders(
+            encoding: ClientHeaders(
+                appVersion: "4.2.1", deviceID: id, channel: .beta, retries: 3, debug: false, ratio: 0.25,
+                docs: URL(string: "https://docs.example.test/a?b=c"), since: Date(timeIntervalSince1970: 784_111_777),
+                authorization: nil))
+        #expect(
+            headers.fields.map(\.name) == [
+                "X-App-Version", "X-Device-ID", "X-Channel", "X-Retries", "X-Debug", "X-Ratio", "X-Docs", "If-Modified-Since",
+            ])
         #expect(headers["X-Device-ID"] == "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
         #expect(headers["X-Channel"] == "beta")
         #expect(headers["X-Retries"] == "3")
@@ -51,14 +59,21 @@ struct ModelHeadersTests {
 
     @Test("property names are used when there are no coding keys")
     func propertyNames() throws {
-        struct Plain: Encodable { var Authorization: String?; var anythingElse: String }
+        struct Plain: Encodable {
+            // swift-format-ignore: AlwaysUseLowerCamelCase
+            var Authorization: String?
+            var anythingElse: String
+        }
         let headers = try HTTPHeaders(encoding: Plain(Authorization: nil, anythingElse: "hello"))
         #expect(headers.fields == [HTTPHeaders.Field(name: "anythingElse", value: "hello")])
     }
 
     @Test("CR/LF in a value is an injection attempt: refused with a typed error naming the field, not the value")
     func injectionRefused() throws {
-        struct Evil: Encodable { var note: String; enum CodingKeys: String, CodingKey { case note = "X-Note" } }
+        struct Evil: Encodable {
+            var note: String
+            enum CodingKeys: String, CodingKey { case note = "X-Note" }
+        }
         let error = #expect(throws: HeaderFieldError.invalidValue(field: "X-Note", problem: .lineBreak)) {
             try HTTPHeaders(encoding: Evil(note: "ok\r\nAuthorization: Bearer stolen"))
         }
@@ -80,27 +95,43 @@ struct ModelHeadersTests {
 
     @Test("names that are not tokens, nested values, arrays, bare values and duplicates are refused")
     func refusals() {
-        struct BadName: Encodable { var value = "x"; enum CodingKeys: String, CodingKey { case value = "X Bad:Name" } }
+        struct BadName: Encodable {
+            var value = "x"
+            enum CodingKeys: String, CodingKey { case value = "X Bad:Name" }
+        }
         #expect(throws: HeaderFieldError.invalidName("X Bad:Name")) { try HTTPHeaders(encoding: BadName()) }
-        struct Nested: Encodable { struct Inner: Encodable { var a = 1 }; var inner = Inner() }
-        #expect(throws: HeaderFieldError.unsupportedValue(field: "inner", type: "nested object")) { try HTTPHeaders(encoding: Nested()) }
+        struct Nested: Encodable {
+            struct Inner: Encodable { var a = 1 }
+            var inner = Inner()
+        }
+        #expect(throws: HeaderFieldError.unsupportedValue(field: "inner", type: "nested object")) {
+            try HTTPHeaders(encoding: Nested())
+        }
         struct Listy: Encodable { var tags = ["a", "b"] }
         #expect(throws: HeaderFieldError.unsupportedValue(field: "tags", type: "array")) { try HTTPHeaders(encoding: Listy()) }
         #expect(throws: HeaderFieldError.notAModel(type: "String")) { try HTTPHeaders(encoding: "text") }
         #expect(throws: HeaderFieldError.notAModel(type: "Array<String>")) { try HTTPHeaders(encoding: ["a"]) }
         struct Twice: Encodable {
             var a = "1", b = "2"
-            enum CodingKeys: String, CodingKey { case a = "X-Same", b = "x-same" }
+            enum CodingKeys: String, CodingKey {
+                case a = "X-Same"
+                case b = "x-same"
+            }
         }
         #expect(throws: HeaderFieldError.duplicateField("x-same")) { try HTTPHeaders(encoding: Twice()) }
         struct NotFinite: Encodable { var ratio = Double.nan }
-        #expect(throws: HeaderFieldError.unsupportedValue(field: "ratio", type: "non-finite number")) { try HTTPHeaders(encoding: NotFinite()) }
+        #expect(throws: HeaderFieldError.unsupportedValue(field: "ratio", type: "non-finite number")) {
+            try HTTPHeaders(encoding: NotFinite())
+        }
     }
 
     struct Trace: Encodable {
         var traceID: String?
         var locale: String
-        enum CodingKeys: String, CodingKey { case traceID = "X-Trace-ID", locale = "Accept-Language" }
+        enum CodingKeys: String, CodingKey {
+            case traceID = "X-Trace-ID"
+            case locale = "Accept-Language"
+        }
     }
 
     @Test("per-client and per-request model headers reach the transport; the request's win")
@@ -145,6 +176,8 @@ struct EnvironmentAndHeaderErrorTextTests {
         let header: any Error = HeaderFieldError.invalidValue(field: "X-Note", problem: .lineBreak)
         #expect(header.localizedDescription == "the value of header 'X-Note' contains CR or LF")
         let environment: any Error = EnvironmentError.switchingForbidden(current: "production", channel: .appStore)
-        #expect(environment.localizedDescription == "switching environments is forbidden in this build (App Store build); staying on 'production'")
+        #expect(
+            environment.localizedDescription
+                == "switching environments is forbidden in this build (App Store build); staying on 'production'")
     }
 }

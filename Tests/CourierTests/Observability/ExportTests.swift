@@ -17,24 +17,27 @@ struct CURLCommandTests {
     }
 
     @Test func reproducesMethodHeadersAndBodyRedacted() throws {
-        let command = CURLCommand(try request(
-            "POST", "https://api.example.com/login?access_token=SECRET-Q",
-            headers: ["Authorization": "Bearer SECRET-TOKEN", "Content-Type": "application/json"],
-            body: #"{"user":"ann","password":"SECRET-PW"}"#))
-        #expect(command.text == """
-            curl -X 'POST' 'https://api.example.com/login?access_token=<redacted>' \\
-              -H 'Authorization: Bearer <redacted>' \\
-              -H 'Content-Type: application/json' \\
-              --data-binary '{"user":"ann","password":"<redacted>"}'
-            """)
+        let command = CURLCommand(
+            try request(
+                "POST", "https://api.example.com/login?access_token=SECRET-Q",
+                headers: ["Authorization": "Bearer SECRET-TOKEN", "Content-Type": "application/json"],
+                body: #"{"user":"ann","password":"SECRET-PW"}"#))
+        #expect(
+            command.text == """
+                curl -X 'POST' 'https://api.example.com/login?access_token=<redacted>' \\
+                  -H 'Authorization: Bearer <redacted>' \\
+                  -H 'Content-Type: application/json' \\
+                  --data-binary '{"user":"ann","password":"<redacted>"}'
+                """)
     }
 
     @Test func unredactedOnlyWhenAskedFor() throws {
         let original = try request("GET", "https://api.example.com/me", headers: ["Authorization": "Bearer SECRET-TOKEN"])
-        #expect(CURLCommand(original, redactor: nil).text == """
-            curl 'https://api.example.com/me' \\
-              -H 'Authorization: Bearer SECRET-TOKEN'
-            """)
+        #expect(
+            CURLCommand(original, redactor: nil).text == """
+                curl 'https://api.example.com/me' \\
+                  -H 'Authorization: Bearer SECRET-TOKEN'
+                """)
         #expect(!original.cURLCommand.contains("SECRET"))
     }
 
@@ -58,11 +61,12 @@ struct CURLCommandTests {
             requestID: RequestID(), method: "PATCH", pathTemplate: "/items/{id}", url: "https://api.example.com/items/1",
             headers: ["Authorization": "Bearer <redacted>"], body: .text(#"{"name":"Lamp"}"#, truncated: false),
             bodySize: 15, contentType: "application/json", attempt: 1, timestamp: Date())
-        #expect(CURLCommand(snapshot).text == """
-            curl -X 'PATCH' 'https://api.example.com/items/1' \\
-              -H 'Authorization: Bearer <redacted>' \\
-              --data-binary '{"name":"Lamp"}'
-            """)
+        #expect(
+            CURLCommand(snapshot).text == """
+                curl -X 'PATCH' 'https://api.example.com/items/1' \\
+                  -H 'Authorization: Bearer <redacted>' \\
+                  --data-binary '{"name":"Lamp"}'
+                """)
         var truncated = snapshot
         truncated.body = .text("{", truncated: true)
         #expect(CURLCommand(truncated).text.hasPrefix("# body of 15 bytes truncated in the record; omitted\n"))
@@ -77,13 +81,17 @@ struct HARExportTests {
         let request = RequestRecord(
             requestID: id, method: "POST", pathTemplate: "/login",
             url: "https://api.example.com/login?access_token=<redacted>&lang=en%20GB",
-            headers: [("Cookie", "sid=<redacted>; theme=<redacted>"), ("Content-Type", "application/json")].reduce(into: HTTPHeaders()) { $0.add($1.0, $1.1) },
+            headers: [("Cookie", "sid=<redacted>; theme=<redacted>"), ("Content-Type", "application/json")].reduce(
+                into: HTTPHeaders()
+            ) { $0.add($1.0, $1.1) },
             body: .text(#"{"password":"<redacted>"}"#, truncated: false), bodySize: 24,
             contentType: "application/json", attempt: 1, timestamp: start)
         let response = ResponseRecord(
             requestID: id, statusCode: 201, url: nil,
-            headers: HTTPHeaders([.init(name: "Set-Cookie", value: "sid=<redacted>; Path=/; HttpOnly; Secure"),
-                                  .init(name: "Content-Type", value: "application/json")]),
+            headers: HTTPHeaders([
+                .init(name: "Set-Cookie", value: "sid=<redacted>; Path=/; HttpOnly; Secure"),
+                .init(name: "Content-Type", value: "application/json"),
+            ]),
             body: .text(#"{"ok":true}"#, truncated: false), bodySize: 11, contentType: "application/json",
             duration: .milliseconds(42), attempt: 2)
         let failedRequest = RequestRecord(
@@ -116,7 +124,9 @@ struct HARExportTests {
                 #expect(request[key] != nil, "request.\(key) missing")
             }
             let response = try #require(entry["response"] as? [String: Any])
-            for key in ["status", "statusText", "httpVersion", "cookies", "headers", "content", "redirectURL", "headersSize", "bodySize"] {
+            for key in [
+                "status", "statusText", "httpVersion", "cookies", "headers", "content", "redirectURL", "headersSize", "bodySize",
+            ] {
                 #expect(response[key] != nil, "response.\(key) missing")
             }
             let content = try #require(response["content"] as? [String: Any])
@@ -138,7 +148,8 @@ struct HARExportTests {
         let entry = try #require(har.log.entries.first)
         #expect(entry.startedDateTime == "2026-05-28T20:26:40.250Z")
         #expect(entry.time == 42)
-        #expect(entry.request.queryString == [.init(name: "access_token", value: "<redacted>"), .init(name: "lang", value: "en GB")])
+        #expect(
+            entry.request.queryString == [.init(name: "access_token", value: "<redacted>"), .init(name: "lang", value: "en GB")])
         #expect(entry.request.cookies.map(\.name) == ["sid", "theme"])
         #expect(entry.request.cookies.allSatisfy { $0.value == "<redacted>" })
         #expect(entry.request.postData?.text == #"{"password":"<redacted>"}"#)

@@ -141,7 +141,8 @@ struct LoggingInterceptorTests {
     func policyAndCapDecideWhatIsLogged(policy: LoggingPolicy, cap: LoggingPolicy, entries: Int, bodies: Bool) async throws {
         let logger = CapturingNetworkLogger()
         let stub = StubTransport { _ in .json(#"{"ok":true}"#) }
-        let client = try ObservabilityFixtures.makeClient(transport: stub, interceptors: [LoggingInterceptor(logger: logger, maximumDetail: cap)])
+        let client = try ObservabilityFixtures.makeClient(
+            transport: stub, interceptors: [LoggingInterceptor(logger: logger, maximumDetail: cap)])
         let response = try await client.response(for: ObservabilityFixtures.secretRequest(policy: policy))
         #expect(logger.entries.count == entries)
         #expect(logger.lines.contains { $0.hasPrefix("body: {") } == bodies)
@@ -176,9 +177,12 @@ struct LoggingInterceptorTests {
         let logger = CapturingNetworkLogger()
         let har = HARRecorder()
         let stub = StubTransport(responses: [.failure(URLError(.notConnectedToInternet))])
-        let client = try ObservabilityFixtures.makeClient(transport: stub, interceptors: [LoggingInterceptor(logger: logger, recorders: [har])])
+        let client = try ObservabilityFixtures.makeClient(
+            transport: stub, interceptors: [LoggingInterceptor(logger: logger, recorders: [har])])
         let context = RequestContext(method: .post, pathTemplate: "/users/{id}/login")
-        await #expect(throws: NetworkError.self) { try await client.response(for: ObservabilityFixtures.secretRequest(), context: context) }
+        await #expect(throws: NetworkError.self) {
+            try await client.response(for: ObservabilityFixtures.secretRequest(), context: context)
+        }
         let error = try #require(context.errorRecord)
         #expect(error.kind == "offline")
         #expect(error.code == URLError.Code.notConnectedToInternet.rawValue)
@@ -193,16 +197,19 @@ struct LoggingInterceptorTests {
     @Test func placedInnermostItLogsEveryAttemptWithTheHeadersSent() async throws {
         let logger = CapturingNetworkLogger()
         let stub = StubTransport(responses: [.status(503), .json("{}")])
-        let client = try ObservabilityFixtures.makeClient(transport: stub, interceptors: [
-            LoggingInterceptor(logger: logger),          // per call
-            ObservabilityFixtures.OneRetryOn503(),
-            ObservabilityFixtures.AddHeader(name: "Authorization", value: "Bearer SECRET-INNER"),
-            LoggingInterceptor(logger: logger),          // per attempt
-        ])
-        let response = try await client.response(for: Request<HTTPResponse>.raw(.get, "/items").policy(
-            EndpointPolicy.standard.with(\.logging, .debugSafe)))
+        let client = try ObservabilityFixtures.makeClient(
+            transport: stub,
+            interceptors: [
+                LoggingInterceptor(logger: logger),  // per call
+                ObservabilityFixtures.OneRetryOn503(),
+                ObservabilityFixtures.AddHeader(name: "Authorization", value: "Bearer SECRET-INNER"),
+                LoggingInterceptor(logger: logger),  // per attempt
+            ])
+        let response = try await client.response(
+            for: Request<HTTPResponse>.raw(.get, "/items").policy(
+                EndpointPolicy.standard.with(\.logging, .debugSafe)))
         let requests = logger.entries.filter { $0.event == .request }
-        #expect(requests.count == 3)   // call + 2 attempts
+        #expect(requests.count == 3)  // call + 2 attempts
         #expect(requests.map { $0.summary.contains("attempt 2") } == [false, false, true])
         let responses = logger.entries.filter { $0.event == .response }
         #expect(responses.map { $0.summary.hasPrefix("← 503") || $0.summary.hasPrefix("← 200") } == [true, true, true])

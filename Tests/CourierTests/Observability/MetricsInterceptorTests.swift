@@ -39,11 +39,14 @@ struct MetricsInterceptorTests {
     @Test func oneEventPerCallWithStatusRetriesAndSizes() async throws {
         let sink = CapturingMetricsSink()
         let stub = StubTransport(responses: [.status(503), .json(#"{"id":42,"name":"Lamp"}"#)])
-        let client = try ObservabilityFixtures.makeClient(transport: stub, interceptors: [
-            MetricsInterceptor(sink: sink, clock: SteppingClock(step: .milliseconds(7))),
-            ObservabilityFixtures.OneRetryOn503(),
-        ])
-        var request = Request<HTTPResponse>.raw(.put, "/items/42", body: .data(Data("0123456789".utf8), contentType: "text/plain"))
+        let client = try ObservabilityFixtures.makeClient(
+            transport: stub,
+            interceptors: [
+                MetricsInterceptor(sink: sink, clock: SteppingClock(step: .milliseconds(7))),
+                ObservabilityFixtures.OneRetryOn503(),
+            ])
+        var request = Request<HTTPResponse>.raw(
+            .put, "/items/42", body: .data(Data("0123456789".utf8), contentType: "text/plain"))
         request.pathTemplate = "/items/{id}"
         let response = try await client.response(for: request)
 
@@ -113,20 +116,23 @@ struct MetricsInterceptorTests {
         struct MeasuringTransport: Transport {
             func send(_ request: URLRequest) async throws -> HTTPResponse {
                 let start = Date(timeIntervalSince1970: 1_000)
-                TaskTimingsReporter.current?.report(TaskTimings(
-                    instants: .init(
-                        fetchStart: start,
-                        requestStart: start.addingTimeInterval(0.010), requestEnd: start.addingTimeInterval(0.012),
-                        responseStart: start.addingTimeInterval(0.050), responseEnd: start.addingTimeInterval(0.060)),
-                    isReusedConnection: true, networkProtocol: "h2"))
+                TaskTimingsReporter.current?.report(
+                    TaskTimings(
+                        instants: .init(
+                            fetchStart: start,
+                            requestStart: start.addingTimeInterval(0.010), requestEnd: start.addingTimeInterval(0.012),
+                            responseStart: start.addingTimeInterval(0.050), responseEnd: start.addingTimeInterval(0.060)),
+                        isReusedConnection: true, networkProtocol: "h2"))
                 return .json("{}")
             }
         }
         let sink = CapturingMetricsSink()
         let har = HARRecorder()
-        let client = try ObservabilityFixtures.makeClient(transport: MeasuringTransport(), interceptors: [
-            LoggingInterceptor(logger: nil, recorders: [har]), MetricsInterceptor(sink: sink),
-        ])
+        let client = try ObservabilityFixtures.makeClient(
+            transport: MeasuringTransport(),
+            interceptors: [
+                LoggingInterceptor(logger: nil, recorders: [har]), MetricsInterceptor(sink: sink),
+            ])
         let response = try await client.response(for: Request<HTTPResponse>.raw(.get, "/items"))
         let timings = try #require(sink.events.first?.taskTimings)
         #expect(timings.domainLookup == nil && timings.connect == nil && timings.secureConnection == nil)
@@ -140,10 +146,11 @@ struct MetricsInterceptorTests {
 
     @Test func phasesWithAMissingOrReversedEndAreAbsent() {
         let start = Date(timeIntervalSince1970: 0)
-        let timings = TaskTimings(instants: .init(
-            domainLookupStart: start, domainLookupEnd: nil,
-            connectStart: start.addingTimeInterval(1), connectEnd: start,
-            requestStart: start, requestEnd: start.addingTimeInterval(0.5)))
+        let timings = TaskTimings(
+            instants: .init(
+                domainLookupStart: start, domainLookupEnd: nil,
+                connectStart: start.addingTimeInterval(1), connectEnd: start,
+                requestStart: start, requestEnd: start.addingTimeInterval(0.5)))
         #expect(timings.domainLookup == nil)
         #expect(timings.connect == nil)
         #expect(timings.requestSend == .milliseconds(500))

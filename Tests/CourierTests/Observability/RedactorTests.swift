@@ -39,38 +39,47 @@ struct RedactorTests {
     }
 
     @Test func aSecretRepeatedInAnotherHeaderIsScrubbedToo() {
-        let redacted = redactor.redact(HTTPHeaders([
-            .init(name: "Authorization", value: "Bearer SECRET-TOKEN"),
-            .init(name: "X-Debug", value: "forwarded SECRET-TOKEN to upstream"),
-        ]))
+        let redacted = redactor.redact(
+            HTTPHeaders([
+                .init(name: "Authorization", value: "Bearer SECRET-TOKEN"),
+                .init(name: "X-Debug", value: "forwarded SECRET-TOKEN to upstream"),
+            ]))
         #expect(redacted["X-Debug"] == "forwarded <redacted> to upstream")
     }
 
     @Test func urlValuedHeadersHaveTheirQueryRedacted() {
-        let redacted = redactor.redact(HTTPHeaders([
-            .init(name: "Location", value: "https://app.example.com/callback?code=SECRET-CODE&state=abc"),
-            .init(name: "Referer", value: "https://app.example.com/reset?token=SECRET-T"),
-        ]))
+        let redacted = redactor.redact(
+            HTTPHeaders([
+                .init(name: "Location", value: "https://app.example.com/callback?code=SECRET-CODE&state=abc"),
+                .init(name: "Referer", value: "https://app.example.com/reset?token=SECRET-T"),
+            ]))
         #expect(redacted["Location"] == "https://app.example.com/callback?code=<redacted>&state=abc")
         #expect(redacted["Referer"] == "https://app.example.com/reset?token=<redacted>")
     }
 
     @Test func basicCredentialsAreLearnedDecoded() {
         // "SECRET-USER:SECRET-PW" base64
-        let redacted = redactor.redact(HTTPHeaders([
-            .init(name: "Authorization", value: "Basic U0VDUkVULVVTRVI6U0VDUkVULVBX"),
-            .init(name: "X-Note", value: "pw=SECRET-PW"),
-        ]))
+        let redacted = redactor.redact(
+            HTTPHeaders([
+                .init(name: "Authorization", value: "Basic U0VDUkVULVVTRVI6U0VDUkVULVBX"),
+                .init(name: "X-Note", value: "pw=SECRET-PW"),
+            ]))
         #expect(redacted["X-Note"] == "pw=<redacted>")
     }
 
     @Test(arguments: [
-        ("https://api.example.com/items?access_token=SECRET-1&page=2",
-         "https://api.example.com/items?access_token=<redacted>&page=2"),
-        ("https://api.example.com/x?api_key=SECRET-2&refresh_token=SECRET-3&q=lamp",
-         "https://api.example.com/x?api_key=<redacted>&refresh_token=<redacted>&q=lamp"),
-        ("https://api.example.com/cb?code=SECRET-4&state=xyz#access_token=SECRET-5&token_type=bearer",
-         "https://api.example.com/cb?code=<redacted>&state=xyz#access_token=<redacted>&token_type=<redacted>"),
+        (
+            "https://api.example.com/items?access_token=SECRET-1&page=2",
+            "https://api.example.com/items?access_token=<redacted>&page=2"
+        ),
+        (
+            "https://api.example.com/x?api_key=SECRET-2&refresh_token=SECRET-3&q=lamp",
+            "https://api.example.com/x?api_key=<redacted>&refresh_token=<redacted>&q=lamp"
+        ),
+        (
+            "https://api.example.com/cb?code=SECRET-4&state=xyz#access_token=SECRET-5&token_type=bearer",
+            "https://api.example.com/cb?code=<redacted>&state=xyz#access_token=<redacted>&token_type=<redacted>"
+        ),
         ("https://ann:SECRET-6@api.example.com/path?flag", "https://ann:<redacted>@api.example.com/path?flag"),
         ("https://api.example.com/plain", "https://api.example.com/plain"),
     ])
@@ -80,10 +89,14 @@ struct RedactorTests {
 
     /// A query value that is JSON text (a GraphQL GET's `variables`) is redacted by member name.
     @Test(arguments: [
-        ("https://api.example.com/graphql?operationName=SignIn&variables=%7B%22user%22%3A%7B%22email%22%3A%22ann%40example.com%22%2C%22password%22%3A%22SECRET%20PW%22%7D%7D",
-         "https://api.example.com/graphql?operationName=SignIn&variables=%7B%22user%22:%7B%22email%22:%22ann@example.com%22,%22password%22:%22<redacted>%22%7D%7D"),
-        ("https://api.example.com/x?filter=%5B%7B%22token%22%3A%22SECRET-T%22%7D%5D&q=%7Bnot%20json",
-         "https://api.example.com/x?filter=%5B%7B%22token%22:%22<redacted>%22%7D%5D&q=%7Bnot%20json"),
+        (
+            "https://api.example.com/graphql?operationName=SignIn&variables=%7B%22user%22%3A%7B%22email%22%3A%22ann%40example.com%22%2C%22password%22%3A%22SECRET%20PW%22%7D%7D",
+            "https://api.example.com/graphql?operationName=SignIn&variables=%7B%22user%22:%7B%22email%22:%22ann@example.com%22,%22password%22:%22<redacted>%22%7D%7D"
+        ),
+        (
+            "https://api.example.com/x?filter=%5B%7B%22token%22%3A%22SECRET-T%22%7D%5D&q=%7Bnot%20json",
+            "https://api.example.com/x?filter=%5B%7B%22token%22:%22<redacted>%22%7D%5D&q=%7Bnot%20json"
+        ),
         ("https://api.example.com/x?variables=%7B%22id%22%3A1%7D", "https://api.example.com/x?variables=%7B%22id%22%3A1%7D"),
     ])
     func jsonQueryValuesAreRedactedByMemberName(url: String, expected: String) throws {
@@ -93,9 +106,14 @@ struct RedactorTests {
     }
 
     @Test func jsonKeysAreRedactedAtAnyDepthKeepingLayout() throws {
-        let body = #"{"user": {"name": "Ann", "password": "SECRET-PW"}, "items": [{"token": "SECRET-T", "id": 7}], "card_number": 4111111111111111, "ok": true}"#
+        let body =
+            #"{"user": {"name": "Ann", "password": "SECRET-PW"}, "items": [{"token": "SECRET-T", "id": 7}], "card_number": 4111111111111111, "ok": true}"#
         let preview = try #require(redactor.preview(of: Data(body.utf8), contentType: "application/json"))
-        #expect(preview == .text(#"{"user": {"name": "Ann", "password": "<redacted>"}, "items": [{"token": "<redacted>", "id": 7}], "card_number": "<redacted>", "ok": true}"#, truncated: false))
+        #expect(
+            preview
+                == .text(
+                    #"{"user": {"name": "Ann", "password": "<redacted>"}, "items": [{"token": "<redacted>", "id": 7}], "card_number": "<redacted>", "ok": true}"#,
+                    truncated: false))
     }
 
     @Test func aSensitiveKeyHidesAWholeObjectOrArray() throws {
@@ -104,7 +122,9 @@ struct RedactorTests {
         #expect(preview.text == #"{"credentials":"<redacted>","phone":"<redacted>","next":1}"#)
     }
 
-    @Test(arguments: ["access_token", "refreshToken", "client_secret", "newPassword", "cardNumber", "CVV", "pin", "otp", "id_token", "apiKey"])
+    @Test(arguments: [
+        "access_token", "refreshToken", "client_secret", "newPassword", "cardNumber", "CVV", "pin", "otp", "id_token", "apiKey",
+    ])
     func defaultBodyFieldsCoverCommonSpellings(key: String) throws {
         let body = "{\"\(key)\":\"SECRET-VALUE\"}"
         let preview = try #require(redactor.preview(of: Data(body.utf8), contentType: "application/json"))
@@ -157,11 +177,15 @@ struct RedactorTests {
     @Test(arguments: [
         ("image/png", [UInt8]([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])),
         ("application/octet-stream", [UInt8]([1, 2, 3])),
-        ("multipart/form-data; boundary=x", Array("--x\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nSECRET\r\n--x--".utf8)),
+        (
+            "multipart/form-data; boundary=x",
+            Array("--x\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nSECRET\r\n--x--".utf8)
+        ),
         ("application/json", [UInt8]([0x7B, 0xFF, 0xFE, 0x7D])),
     ])
     func binaryAndInvalidBodiesAreSummarised(contentType: String, bytes: [UInt8]) {
-        #expect(redactor.preview(of: Data(bytes), contentType: contentType) == .binary(size: bytes.count, contentType: contentType))
+        #expect(
+            redactor.preview(of: Data(bytes), contentType: contentType) == .binary(size: bytes.count, contentType: contentType))
     }
 
     @Test func bodiesWithoutAContentTypeAreSniffed() throws {
@@ -172,13 +196,13 @@ struct RedactorTests {
     }
 
     @Test(arguments: [
-        #"{"password":"SECRET-PW"#,          // cut inside the secret
-        #"{"password":"#,                     // cut before the value
+        #"{"password":"SECRET-PW"#,  // cut inside the secret
+        #"{"password":"#,  // cut before the value
         #"{"a":{"token":{"x":["SECRET-PW","#,  // cut inside a swallowed container
-        #"]]]}}}"password":"SECRET-PW"}"#,    // unbalanced garbage
-        #"{"password" "SECRET-PW"}"#,         // missing colon: not an object member
-        #"{"password":,"x":"SECRET-PW"}"#,    // missing value
-        "{\"password\":\"SECRET\\",          // dangling escape
+        #"]]]}}}"password":"SECRET-PW"}"#,  // unbalanced garbage
+        #"{"password" "SECRET-PW"}"#,  // missing colon: not an object member
+        #"{"password":,"x":"SECRET-PW"}"#,  // missing value
+        "{\"password\":\"SECRET\\",  // dangling escape
     ])
     func brokenJSONNeverCrashesAndNeverShowsTheSensitiveValue(body: String) throws {
         let preview = try #require(redactor.preview(of: Data(body.utf8), contentType: "application/json"))

@@ -20,13 +20,17 @@ struct ReadmeClientTests {
         let tokens = TokenManager(
             store: FileTokenStore(fileURL: directory.appendingPathComponent("tokens.json")),
             grant: .oauth2(tokenURL: try #require(URL(string: "https://auth.example.com/oauth/token"))))
-        let cache = HTTPCache(storage: DiskCacheStorage(directory: directory.appendingPathComponent("cache"), byteLimit: 50 << 20),
-                              partition: { "user-1" })
+        let cache = HTTPCache(
+            storage: DiskCacheStorage(directory: directory.appendingPathComponent("cache"), byteLimit: 50 << 20),
+            partition: { "user-1" })
         let metrics = CapturingMetricsSink()
-        let client = APIClient(environment: APIEnvironment(name: "production", baseURL: try #require(URL(string: "https://api.example.com/v1")))) {
+        let client = APIClient(
+            environment: APIEnvironment(name: "production", baseURL: try #require(URL(string: "https://api.example.com/v1")))
+        ) {
             $0.transport = stub
-            $0.interceptors = .standard(tokenManager: tokens, cache: cache,
-                                        logger: CapturingNetworkLogger(), metrics: metrics)
+            $0.interceptors = .standard(
+                tokenManager: tokens, cache: cache,
+                logger: CapturingNetworkLogger(), metrics: metrics)
         }
         try await tokens.signIn(AuthTokens(accessToken: "access-1", refreshToken: "refresh-1"))
 

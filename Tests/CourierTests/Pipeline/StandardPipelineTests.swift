@@ -17,10 +17,11 @@ struct StandardPipelineTests {
             tokenManager: tokens, cache: HTTPCache(), logger: ConsoleNetworkLogger(),
             metrics: ClosureMetricsSink { _ in })
         let names = pipeline.map { String(describing: type(of: $0)) }
-        #expect(names == [
-            "RequestIDInterceptor", "LoggingInterceptor", "MetricsInterceptor", "CacheInterceptor",
-            "DeduplicationInterceptor", "RetryInterceptor", "AuthInterceptor", "IdempotencyInterceptor",
-        ])
+        #expect(
+            names == [
+                "RequestIDInterceptor", "LoggingInterceptor", "MetricsInterceptor", "CacheInterceptor",
+                "DeduplicationInterceptor", "RetryInterceptor", "AuthInterceptor", "IdempotencyInterceptor",
+            ])
     }
 
     @Test("without optional parts only request ID, retry and idempotency remain")
@@ -32,7 +33,8 @@ struct StandardPipelineTests {
     @Test("a standard client retries a 503 for GET and sends one idempotency key on every attempt of a keyed POST")
     func behaviour() async throws {
         let stub = StubTransport(responses: [.status(503), .json("{}"), .status(503), .json("{}")])
-        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test")))) {
+        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test"))))
+        {
             $0.transport = stub
             $0.interceptors = .standard(retry: RetryInterceptor(clock: TestClock(), random: { 0 }))
         }
@@ -56,7 +58,8 @@ struct StandardPipelineLogoutTests {
         let tokens = TokenManager(store: store, transport: StubTransport(responses: [HTTPResponse]()), grant: grant)
         try await tokens.signIn(AuthTokens(accessToken: "A", refreshToken: "R"))
         #expect(try await tokens.isSignedIn())
-        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test")))) {
+        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test"))))
+        {
             $0.transport = StubTransport(responses: [HTTPResponse]())
             $0.interceptors = .standard(tokenManager: tokens)
         }
@@ -76,7 +79,8 @@ struct DeadlineReportingTests {
         }
         let metrics = CapturingMetricsSink()
         let logger = CapturingNetworkLogger(minimumLevel: .debug)
-        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test")))) {
+        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test"))))
+        {
             $0.transport = stub
             $0.interceptors = .standard(logger: logger, metrics: metrics)
         }
@@ -85,7 +89,10 @@ struct DeadlineReportingTests {
         do {
             try await client.send(request)
         } catch let error as NetworkError {
-            guard case .timedOut(nil) = error else { Issue.record("expected timedOut(nil), got \(error)"); return }
+            guard case .timedOut(nil) = error else {
+                Issue.record("expected timedOut(nil), got \(error)")
+                return
+            }
         }
         let kinds = metrics.events.map(\.errorKind)
         #expect(kinds == ["timedOut", "timedOut"], "metrics: \(kinds)")
@@ -99,7 +106,8 @@ struct RequestBuildingEdgeCaseTests {
     @Test("a GET or HEAD with a body is an invalid request and sends nothing", arguments: [HTTPMethod.get, .head])
     func bodyOnGet(method: HTTPMethod) async throws {
         let stub = StubTransport { _ in .status(200) }
-        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test")))) {
+        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test"))))
+        {
             $0.transport = stub
         }
         let request = Request<Void>(method: method, path: "/search", body: .json(["q": "lamp"]))
@@ -107,7 +115,10 @@ struct RequestBuildingEdgeCaseTests {
             try await client.send(request)
             Issue.record("expected invalidRequest")
         } catch let error as NetworkError {
-            guard case .invalidRequest(let reason) = error else { Issue.record("got \(error)"); return }
+            guard case .invalidRequest(let reason) = error else {
+                Issue.record("got \(error)")
+                return
+            }
             #expect(reason.contains("must not have a body"))
         }
         #expect(stub.requestCount == 0)
@@ -119,14 +130,19 @@ struct DotSegmentTests {
     @Test("a '.' or '..' segment is an invalid request and nothing is sent", arguments: ["/items/../admin", "/items/./1", "/.."])
     func dotSegmentsAreRefused(path: String) async throws {
         let stub = StubTransport { _ in .status(200) }
-        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test/v1")))) {
+        let client = APIClient(
+            environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test/v1")))
+        ) {
             $0.transport = stub
         }
         do {
             try await client.send(Request<Void>.get(path))
             Issue.record("expected invalidRequest for \(path)")
         } catch let error as NetworkError {
-            guard case .invalidRequest(let reason) = error else { Issue.record("got \(error)"); return }
+            guard case .invalidRequest(let reason) = error else {
+                Issue.record("got \(error)")
+                return
+            }
             #expect(reason.contains("segment"))
         }
         #expect(stub.requestCount == 0)
@@ -135,7 +151,9 @@ struct DotSegmentTests {
     @Test("dots inside a segment are ordinary characters")
     func dotsInsideSegments() async throws {
         let stub = StubTransport { _ in .status(204) }
-        let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test/v1")))) {
+        let client = APIClient(
+            environment: APIEnvironment(name: "stub", baseURL: try #require(URL(string: "http://stub.test/v1")))
+        ) {
             $0.transport = stub
         }
         try await client.send(Request<Void>.get("/files/report..v2.pdf/.well-known"))

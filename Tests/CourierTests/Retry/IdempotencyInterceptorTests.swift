@@ -19,7 +19,7 @@ extension RetryTests {
             #expect(keys.count == 2)
             #expect(keys[0] == first.context.idempotencyKey)
             #expect(keys[1] == second.context.idempotencyKey)
-            #expect(keys[0] != keys[1]) // one key per logical call, not per client
+            #expect(keys[0] != keys[1])  // one key per logical call, not per client
             #expect(UUID(uuidString: keys[0]) != nil)
         }
 
@@ -59,7 +59,9 @@ extension RetryTests {
         func invalidKeysFailWithoutSending(_ key: String) async throws {
             let stub = StubTransport(responses: [.status(201)])
             let policy = EndpointPolicy.standard.with(\.idempotency, .key(key))
-            let error = await RetryFixture.networkError { try await RetryFixture.client(stub).send(RetryFixture.request(.post, policy: policy)) }
+            let error = await RetryFixture.networkError {
+                try await RetryFixture.client(stub).send(RetryFixture.request(.post, policy: policy))
+            }
             guard case .invalidRequest? = error else {
                 Issue.record("expected invalidRequest, got \(String(describing: error))")
                 return

@@ -37,14 +37,18 @@ extension RetryTests {
 
         @Test func retryAfterDateIsMeasuredFromTheInjectedNow() async throws {
             // now = 1_800_000_000 = Fri, 15 Jan 2027 08:00:00 GMT; the date is 12 s later.
-            let stub = StubTransport(responses: [RetryFixture.status(503, retryAfter: "Fri, 15 Jan 2027 08:00:12 GMT"), .status(200)])
+            let stub = StubTransport(responses: [
+                RetryFixture.status(503, retryAfter: "Fri, 15 Jan 2027 08:00:12 GMT"), .status(200),
+            ])
             let clock = TestClock()
             _ = try await RetryFixture.client(stub, clock: clock).response(for: RetryFixture.get())
             #expect(clock.sleeps == [.seconds(12)])
         }
 
         @Test func pastRetryAfterDateUsesBackoffNotZero() async throws {
-            let stub = StubTransport(responses: [RetryFixture.status(503, retryAfter: "Fri, 15 Jan 2027 07:00:00 GMT"), .status(200)])
+            let stub = StubTransport(responses: [
+                RetryFixture.status(503, retryAfter: "Fri, 15 Jan 2027 07:00:00 GMT"), .status(200),
+            ])
             let clock = TestClock()
             let response = try await RetryFixture.client(stub, clock: clock, random: 1).response(for: RetryFixture.get())
             #expect(clock.sleeps == [.milliseconds(500)])
@@ -54,16 +58,20 @@ extension RetryTests {
         @Test func exhaustedRetriesReturnTheLastResponse() async throws {
             let stub = StubTransport(responses: Array(repeating: RetryFixture.status(503), count: 5))
             let clock = TestClock()
-            let error = await RetryFixture.networkError { try await RetryFixture.client(stub, clock: clock).send(RetryFixture.get()) }
+            let error = await RetryFixture.networkError {
+                try await RetryFixture.client(stub, clock: clock).send(RetryFixture.get())
+            }
             #expect(error?.statusCode == 503)
-            #expect(stub.requestCount == 3) // maxRetries 2 → three attempts
+            #expect(stub.requestCount == 3)  // maxRetries 2 → three attempts
             #expect(clock.sleeps.count == 2)
         }
 
         @Test func maxRetriesZeroRunsOnce() async throws {
             let stub = StubTransport(responses: [RetryFixture.status(503), .status(200)])
             let policy = EndpointPolicy.standard.with(\.retry, .none)
-            let error = await RetryFixture.networkError { try await RetryFixture.client(stub).send(RetryFixture.get(policy: policy)) }
+            let error = await RetryFixture.networkError {
+                try await RetryFixture.client(stub).send(RetryFixture.get(policy: policy))
+            }
             #expect(error?.statusCode == 503)
             #expect(stub.requestCount == 1)
         }
@@ -72,7 +80,9 @@ extension RetryTests {
         func clientErrorsAreNeverRetried(_ status: Int) async throws {
             let stub = StubTransport(responses: [RetryFixture.status(status), .status(200)])
             let clock = TestClock()
-            let error = await RetryFixture.networkError { try await RetryFixture.client(stub, clock: clock).send(RetryFixture.get()) }
+            let error = await RetryFixture.networkError {
+                try await RetryFixture.client(stub, clock: clock).send(RetryFixture.get())
+            }
             #expect(error?.statusCode == status)
             #expect(stub.requestCount == 1)
             #expect(clock.sleeps.isEmpty)
@@ -120,13 +130,17 @@ extension RetryTests {
             let policy = EndpointPolicy.standard
                 .with(\.idempotency, .automatic)
                 .with(\.retry, RetryPolicy(retriesKeyedNonIdempotentRequests: false))
-            let error = await RetryFixture.networkError { try await RetryFixture.client(stub).send(RetryFixture.request(.post, policy: policy)) }
+            let error = await RetryFixture.networkError {
+                try await RetryFixture.client(stub).send(RetryFixture.request(.post, policy: policy))
+            }
             #expect(error?.statusCode == 503)
             #expect(stub.requestCount == 1)
         }
 
         @Test func transientTransportFailureIsRetriedOthersAreNot() async throws {
-            let transient = StubTransport(responses: [.failure(URLError(.timedOut)), .failure(URLError(.cannotConnectToHost)), .success(.status(200))])
+            let transient = StubTransport(responses: [
+                .failure(URLError(.timedOut)), .failure(URLError(.cannotConnectToHost)), .success(.status(200)),
+            ])
             #expect(try await RetryFixture.client(transient).response(for: RetryFixture.get()).statusCode == 200)
             #expect(transient.requestCount == 3)
 
@@ -143,7 +157,9 @@ extension RetryTests {
         @Test func cancelledAttemptIsNeverRetried() async throws {
             let stub = StubTransport(responses: [.failure(URLError(.cancelled)), .success(.status(200))])
             let clock = TestClock()
-            let error = await RetryFixture.networkError { try await RetryFixture.client(stub, clock: clock).send(RetryFixture.get()) }
+            let error = await RetryFixture.networkError {
+                try await RetryFixture.client(stub, clock: clock).send(RetryFixture.get())
+            }
             #expect(error?.isCancellation == true)
             #expect(stub.requestCount == 1)
             #expect(clock.sleeps.isEmpty)
@@ -170,7 +186,9 @@ extension RetryTests {
             let stub = StubTransport(responses: [RetryFixture.status(503, retryAfter: "5"), .status(200)])
             let clock = TestClock()
             let policy = EndpointPolicy.standard.with(\.deadline, .seconds(2))
-            let error = await RetryFixture.networkError { try await RetryFixture.client(stub, clock: clock).send(RetryFixture.get(policy: policy)) }
+            let error = await RetryFixture.networkError {
+                try await RetryFixture.client(stub, clock: clock).send(RetryFixture.get(policy: policy))
+            }
             #expect(error?.statusCode == 503)
             #expect(stub.requestCount == 1)
             #expect(clock.sleeps.isEmpty)
@@ -183,7 +201,9 @@ extension RetryTests {
             ])
             let clock = TestClock()
             let policy = EndpointPolicy.standard.with(\.deadline, .milliseconds(2500))
-            let error = await RetryFixture.networkError { try await RetryFixture.client(stub, clock: clock).send(RetryFixture.get(policy: policy)) }
+            let error = await RetryFixture.networkError {
+                try await RetryFixture.client(stub, clock: clock).send(RetryFixture.get(policy: policy))
+            }
             #expect(error?.statusCode == 503)
             #expect(stub.requestCount == 2)
             #expect(clock.sleeps == [.seconds(1)])
@@ -216,6 +236,11 @@ extension RetryTests {
 final class CallCounter: Sendable {
     private let count = Locked(0)
     /// Adds one and returns the new value.
-    func increment() -> Int { count.withLock { $0 += 1; return $0 } }
+    func increment() -> Int {
+        count.withLock {
+            $0 += 1
+            return $0
+        }
+    }
     var value: Int { count.withLock { $0 } }
 }

@@ -6,7 +6,7 @@ import CourierTesting
 extension RetryTests {
     /// The delay arithmetic of `RetryPolicy`: exponential backoff, jitter, `Retry-After`.
     @Suite struct RetryPolicyDelayTests {
-        static let now = Date(timeIntervalSince1970: 1_800_000_000) // 2027-01-15T08:00:00Z
+        static let now = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
 
         @Test(arguments: [
             (0, Duration.milliseconds(500)), (1, .seconds(1)), (2, .seconds(2)), (3, .seconds(4)),
@@ -37,14 +37,15 @@ extension RetryTests {
 
         @Test func retryAfterSecondsWins() {
             let policy = RetryPolicy(jitter: .none)
-            #expect(policy.delay(forRetry: 1, retryAfter: RetryAfter(headerValue: "7"), now: Self.now, random: 0.5) == .seconds(7))
+            #expect(
+                policy.delay(forRetry: 1, retryAfter: RetryAfter(headerValue: "7"), now: Self.now, random: 0.5) == .seconds(7))
         }
 
         /// The three HTTP-date forms of RFC 9110 §5.6.7, each 90 s after `now`.
         @Test(arguments: [
-            "Fri, 15 Jan 2027 08:01:30 GMT",     // IMF-fixdate
-            "Friday, 15-Jan-27 08:01:30 GMT",    // RFC 850
-            "Fri Jan 15 08:01:30 2027",          // asctime
+            "Fri, 15 Jan 2027 08:01:30 GMT",  // IMF-fixdate
+            "Friday, 15-Jan-27 08:01:30 GMT",  // RFC 850
+            "Fri Jan 15 08:01:30 2027",  // asctime
         ])
         func retryAfterDateFormats(_ header: String) throws {
             let retryAfter = try #require(RetryAfter(headerValue: header))
@@ -99,13 +100,18 @@ extension RetryTests {
             #expect(!RetryPolicy.default.isRetryable(statusCode: status))
         }
 
-        @Test(arguments: [URLError.Code.timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed])
+        @Test(arguments: [
+            URLError.Code.timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
+        ])
         func transientTransportFailuresAreRetryable(_ code: URLError.Code) {
             #expect(RetryPolicy.default.isRetryable(URLError(code)))
             #expect(RetryPolicy.default.isRetryable(NetworkError(URLError(code))))
         }
 
-        @Test(arguments: [URLError.Code.cancelled, .badURL, .secureConnectionFailed, .notConnectedToInternet, .cannotDecodeContentData, .unknown])
+        @Test(arguments: [
+            URLError.Code.cancelled, .badURL, .secureConnectionFailed, .notConnectedToInternet, .cannotDecodeContentData,
+            .unknown,
+        ])
         func otherTransportFailuresAreFinal(_ code: URLError.Code) {
             #expect(!RetryPolicy.default.isRetryable(URLError(code)))
         }

@@ -43,7 +43,7 @@ extension RetryTests {
             sleeper.cancel()
             await #expect(throws: CancellationError.self) { try await sleeper.value }
             #expect(clock.sleeperCount == 0)
-            clock.advance(by: .seconds(60)) // nothing left to resume, and nothing resumed twice
+            clock.advance(by: .seconds(60))  // nothing left to resume, and nothing resumed twice
         }
 
         @Test func alreadyCancelledTaskDoesNotSleep() async throws {

@@ -13,8 +13,9 @@ extension ReviewTests {
         /// the body is not redacted at all in `bodySnippet` (text bodies skip structural redaction).
         @Test func decodingSnippetHidesTokenInTextBody() async throws {
             let stub = StubTransport(responses: [
-                .status(200, body: "access_token=at-SECRET-42424242&token_type=bearer&refresh_token=rt-SECRET-99999999",
-                        contentType: "text/plain"),
+                .status(
+                    200, body: "access_token=at-SECRET-42424242&token_type=bearer&refresh_token=rt-SECRET-99999999",
+                    contentType: "text/plain")
             ])
             let client = ReviewFixture.client(stub)
             let error = await ReviewFixture.networkError { try await client.send(Request<Item>.get("/token")) }
@@ -29,8 +30,9 @@ extension ReviewTests {
         /// and the snippet does not know them.
         @Test func decodingSnippetHidesTheRequestsOwnBearerToken() async throws {
             let stub = StubTransport(responses: [
-                .status(200, body: "<html><body>Request headers: Authorization: Bearer tok-SECRET-123</body></html>",
-                        contentType: "text/html"),
+                .status(
+                    200, body: "<html><body>Request headers: Authorization: Bearer tok-SECRET-123</body></html>",
+                    contentType: "text/html")
             ])
             let client = ReviewFixture.client(stub, tokenManager: ReviewFixture.signedInManager())
             let error = await ReviewFixture.networkError {
@@ -59,10 +61,12 @@ extension ReviewTests {
         /// decoding failure would be redacted.
         @Test func serverErrorDescriptionDoesNotLeakTokens() async throws {
             let stub = StubTransport(responses: [
-                .json(#"{"refresh_token": "rt-SECRET-77777777", "trace": "x"}"#, status: 500),
+                .json(#"{"refresh_token": "rt-SECRET-77777777", "trace": "x"}"#, status: 500)
             ])
             let client = ReviewFixture.client(stub, retry: RetryInterceptor(clock: TestClock()))
-            let error = await ReviewFixture.networkError { try await client.send(Request<Item>.get("/x", policy: .standard.with(\.retry, .none))) }
+            let error = await ReviewFixture.networkError {
+                try await client.send(Request<Item>.get("/x", policy: .standard.with(\.retry, .none)))
+            }
             #expect(error?.kind == .server)
             #expect(error?.failedResponse?.snippet.contains("rt-SECRET-77777777") == false)
             #expect(error?.description.contains("rt-SECRET-77777777") == false)
@@ -82,7 +86,9 @@ extension ReviewTests {
         @Test func htmlWithByteOrderMarkIsUnexpectedContentType() async throws {
             var body = Data([0xEF, 0xBB, 0xBF])
             body.append(Data("<!DOCTYPE html><html><title>Sign in to Wi-Fi</title></html>".utf8))
-            let stub = StubTransport(responses: [HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: body)])
+            let stub = StubTransport(responses: [
+                HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: body)
+            ])
             let client = ReviewFixture.client(stub)
             let error = await ReviewFixture.networkError { try await client.send(Request<Item>.get("/x")) }
             #expect(ReviewFixture.decodingFailure(error)?.kind == .unexpectedContentType)

@@ -30,8 +30,8 @@ extension ReviewTests {
             let response = try await client.response(for: Request<Item>.get("/items/1").onStart { starts.withLock { $0 += 1 } })
             #expect(response.context.cacheOutcome == .staleServed(.whileRevalidating))
             await cache.waitForBackgroundRevalidations()
-            #expect(stub.requestCount == 2)     // the revalidation did go out
-            #expect(starts.current == 0)        // but the caller was told nothing started
+            #expect(stub.requestCount == 2)  // the revalidation did go out
+            #expect(starts.current == 0)  // but the caller was told nothing started
         }
 
         /// A token manager without a transport and outside any client fails the refresh with
@@ -39,7 +39,8 @@ extension ReviewTests {
         /// (Documents the naming; passes.)
         @Test func tokenManagerWithoutTransportNamesTheProblem() async throws {
             let manager = TokenManager(
-                store: InMemoryTokenStore(AuthTokens(accessToken: "a", refreshToken: "r", expiresAt: Date(timeIntervalSince1970: 0))),
+                store: InMemoryTokenStore(
+                    AuthTokens(accessToken: "a", refreshToken: "r", expiresAt: Date(timeIntervalSince1970: 0))),
                 grant: .oauth2(tokenURL: URL(string: "https://auth.example.test/token")!))
             let error = await ReviewFixture.networkError { try await manager.validAccessToken() }
             #expect(error?.kind == .invalidRequest)

@@ -15,10 +15,14 @@ struct SPKIPinTests {
     @Test(arguments: [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
         ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
-        ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
-         "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"),
+        (
+            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        ),
+        (
+            "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+            "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
+        ),
     ])
     func sha256MatchesTheStandardVectors(message: String, digest: String) {
         #expect(sha256Hex(Array(message.utf8)) == digest)
@@ -54,28 +58,37 @@ struct SPKIPinTests {
     static let keys: [KeyFixture] = [
         KeyFixture(
             name: "rsa2048", algorithm: .rsa,
-            key: "MIIBCgKCAQEAnLesLK4xtxD1M48SSJJeKLxkRgLl1vNrAmSXvAAEtQGKkJQPE1JdhoyZ9+gBcMc27mqKYn5eKWjqFhhYV6ldCq0dfzEsqWCIXqADa6P7QokVjI71/QDDZoXGOZ6ImJdDBs7WzqpCHLpwESR1p1yDi6uO+f5P7yIWXeRSAZZCFdaEMlN6g9/T7G/vHImGE5SstKKPTNzIo8j7kNtQM63Zjd/PEFyZRzVh7yUH9wnodJn8iALZk011ffPoh1/xf97HaEqWpgmrIHdimIjbJVQYMP/t0WNQtdvT++Zk7I33+kjEu8WQ1inygoJ0T3ib6YPA3lxfk3LWUnOWzXTsONvs4QIDAQAB",
-            spki: "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAnLesLK4xtxD1M48SSJJeKLxkRgLl1vNrAmSXvAAEtQGKkJQPE1JdhoyZ9+gBcMc27mqKYn5eKWjqFhhYV6ldCq0dfzEsqWCIXqADa6P7QokVjI71/QDDZoXGOZ6ImJdDBs7WzqpCHLpwESR1p1yDi6uO+f5P7yIWXeRSAZZCFdaEMlN6g9/T7G/vHImGE5SstKKPTNzIo8j7kNtQM63Zjd/PEFyZRzVh7yUH9wnodJn8iALZk011ffPoh1/xf97HaEqWpgmrIHdimIjbJVQYMP/t0WNQtdvT++Zk7I33+kjEu8WQ1inygoJ0T3ib6YPA3lxfk3LWUnOWzXTsONvs4QIDAQAB",
+            key:
+                "MIIBCgKCAQEAnLesLK4xtxD1M48SSJJeKLxkRgLl1vNrAmSXvAAEtQGKkJQPE1JdhoyZ9+gBcMc27mqKYn5eKWjqFhhYV6ldCq0dfzEsqWCIXqADa6P7QokVjI71/QDDZoXGOZ6ImJdDBs7WzqpCHLpwESR1p1yDi6uO+f5P7yIWXeRSAZZCFdaEMlN6g9/T7G/vHImGE5SstKKPTNzIo8j7kNtQM63Zjd/PEFyZRzVh7yUH9wnodJn8iALZk011ffPoh1/xf97HaEqWpgmrIHdimIjbJVQYMP/t0WNQtdvT++Zk7I33+kjEu8WQ1inygoJ0T3ib6YPA3lxfk3LWUnOWzXTsONvs4QIDAQAB",
+            spki:
+                "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAnLesLK4xtxD1M48SSJJeKLxkRgLl1vNrAmSXvAAEtQGKkJQPE1JdhoyZ9+gBcMc27mqKYn5eKWjqFhhYV6ldCq0dfzEsqWCIXqADa6P7QokVjI71/QDDZoXGOZ6ImJdDBs7WzqpCHLpwESR1p1yDi6uO+f5P7yIWXeRSAZZCFdaEMlN6g9/T7G/vHImGE5SstKKPTNzIo8j7kNtQM63Zjd/PEFyZRzVh7yUH9wnodJn8iALZk011ffPoh1/xf97HaEqWpgmrIHdimIjbJVQYMP/t0WNQtdvT++Zk7I33+kjEu8WQ1inygoJ0T3ib6YPA3lxfk3LWUnOWzXTsONvs4QIDAQAB",
             pin: "mt6CLBG7Uu5u3sdtY83KB03FYUxMEaEHh0q+IJmBHbo="),
         KeyFixture(
             name: "rsa4096", algorithm: .rsa,
-            key: "MIICCgKCAgEAwJKYbIKAOib6uLLyfJXnyKqZrBJfcpr/hwBsJseZnoAwfDK8VYyNe5JslEy8eibSiJBE8kHMPOh4ZsspoT5DenHyF2jLnbGr9AbahgrwLjmp2JzW6kkDkcLrAWTOoYrNV4NQ077CVMUd0LyGN2Da96GAk2XMsKxtjPAz7F499Nd9a4T1ELLtrsQsTZXiK2g9SkP59MxgdFdemjknIvYs7tJlJ2Pp3FIKGdtTNVRNkKn+9G9S3WKEXL7SRCComEU0IMuo0J9m/W8CxsB7dXC9T9w3Wl8rw1ZvvAmbECOrRx1cdIYnRwgDJlW2fktkspAsG+aeTaULc67K5QWPOm+o5u1ilb4amhPRAu/05jLig2YWvL04OvYq+X4UaAikgvEffAvnIfG27PWeXjEbYtnZUvBAyTKJ4g5WOMy1YCxafcwVZllXt88kwF0Qa2Ox3LtJM0rzCLG49gujrAloU/MCJkH02C+LUfZmxYxPMNP8D3jWpe2b8lE9jnOCeE/+pNkyoO1wqQyyigJluakvpZSeWsqNRxRNa3zYGdSk7xOLbf9xnuvrL7XzedqJBwGwGNRPYndBi90FL7EPjOFnHNMOJ/M3qEIOzh+glfSoqpC7aLzUGwJxAnhP4f97qk3vLvDLwED5scvsvThNYY+VFba6ZkmRn5XLqfc9kGNlKSzGchsCAwEAAQ==",
-            spki: "MIICIjANBgkqhkiG9w0BAQEFAAOCAg8AMIICCgKCAgEAwJKYbIKAOib6uLLyfJXnyKqZrBJfcpr/hwBsJseZnoAwfDK8VYyNe5JslEy8eibSiJBE8kHMPOh4ZsspoT5DenHyF2jLnbGr9AbahgrwLjmp2JzW6kkDkcLrAWTOoYrNV4NQ077CVMUd0LyGN2Da96GAk2XMsKxtjPAz7F499Nd9a4T1ELLtrsQsTZXiK2g9SkP59MxgdFdemjknIvYs7tJlJ2Pp3FIKGdtTNVRNkKn+9G9S3WKEXL7SRCComEU0IMuo0J9m/W8CxsB7dXC9T9w3Wl8rw1ZvvAmbECOrRx1cdIYnRwgDJlW2fktkspAsG+aeTaULc67K5QWPOm+o5u1ilb4amhPRAu/05jLig2YWvL04OvYq+X4UaAikgvEffAvnIfG27PWeXjEbYtnZUvBAyTKJ4g5WOMy1YCxafcwVZllXt88kwF0Qa2Ox3LtJM0rzCLG49gujrAloU/MCJkH02C+LUfZmxYxPMNP8D3jWpe2b8lE9jnOCeE/+pNkyoO1wqQyyigJluakvpZSeWsqNRxRNa3zYGdSk7xOLbf9xnuvrL7XzedqJBwGwGNRPYndBi90FL7EPjOFnHNMOJ/M3qEIOzh+glfSoqpC7aLzUGwJxAnhP4f97qk3vLvDLwED5scvsvThNYY+VFba6ZkmRn5XLqfc9kGNlKSzGchsCAwEAAQ==",
+            key:
+                "MIICCgKCAgEAwJKYbIKAOib6uLLyfJXnyKqZrBJfcpr/hwBsJseZnoAwfDK8VYyNe5JslEy8eibSiJBE8kHMPOh4ZsspoT5DenHyF2jLnbGr9AbahgrwLjmp2JzW6kkDkcLrAWTOoYrNV4NQ077CVMUd0LyGN2Da96GAk2XMsKxtjPAz7F499Nd9a4T1ELLtrsQsTZXiK2g9SkP59MxgdFdemjknIvYs7tJlJ2Pp3FIKGdtTNVRNkKn+9G9S3WKEXL7SRCComEU0IMuo0J9m/W8CxsB7dXC9T9w3Wl8rw1ZvvAmbECOrRx1cdIYnRwgDJlW2fktkspAsG+aeTaULc67K5QWPOm+o5u1ilb4amhPRAu/05jLig2YWvL04OvYq+X4UaAikgvEffAvnIfG27PWeXjEbYtnZUvBAyTKJ4g5WOMy1YCxafcwVZllXt88kwF0Qa2Ox3LtJM0rzCLG49gujrAloU/MCJkH02C+LUfZmxYxPMNP8D3jWpe2b8lE9jnOCeE/+pNkyoO1wqQyyigJluakvpZSeWsqNRxRNa3zYGdSk7xOLbf9xnuvrL7XzedqJBwGwGNRPYndBi90FL7EPjOFnHNMOJ/M3qEIOzh+glfSoqpC7aLzUGwJxAnhP4f97qk3vLvDLwED5scvsvThNYY+VFba6ZkmRn5XLqfc9kGNlKSzGchsCAwEAAQ==",
+            spki:
+                "MIICIjANBgkqhkiG9w0BAQEFAAOCAg8AMIICCgKCAgEAwJKYbIKAOib6uLLyfJXnyKqZrBJfcpr/hwBsJseZnoAwfDK8VYyNe5JslEy8eibSiJBE8kHMPOh4ZsspoT5DenHyF2jLnbGr9AbahgrwLjmp2JzW6kkDkcLrAWTOoYrNV4NQ077CVMUd0LyGN2Da96GAk2XMsKxtjPAz7F499Nd9a4T1ELLtrsQsTZXiK2g9SkP59MxgdFdemjknIvYs7tJlJ2Pp3FIKGdtTNVRNkKn+9G9S3WKEXL7SRCComEU0IMuo0J9m/W8CxsB7dXC9T9w3Wl8rw1ZvvAmbECOrRx1cdIYnRwgDJlW2fktkspAsG+aeTaULc67K5QWPOm+o5u1ilb4amhPRAu/05jLig2YWvL04OvYq+X4UaAikgvEffAvnIfG27PWeXjEbYtnZUvBAyTKJ4g5WOMy1YCxafcwVZllXt88kwF0Qa2Ox3LtJM0rzCLG49gujrAloU/MCJkH02C+LUfZmxYxPMNP8D3jWpe2b8lE9jnOCeE/+pNkyoO1wqQyyigJluakvpZSeWsqNRxRNa3zYGdSk7xOLbf9xnuvrL7XzedqJBwGwGNRPYndBi90FL7EPjOFnHNMOJ/M3qEIOzh+glfSoqpC7aLzUGwJxAnhP4f97qk3vLvDLwED5scvsvThNYY+VFba6ZkmRn5XLqfc9kGNlKSzGchsCAwEAAQ==",
             pin: "km81Tp3JriQNgyZjH4CAY1Tvz4LsatQIqTMY6Ze9Yfo="),
         KeyFixture(
             name: "p256", algorithm: .ecP256,
             key: "BJre5g78o9CRsOLRSUU3JrUIKkaH4W1DFhf/P0r02YgyszsABXrUnwBh+W+PoIRsrHg3uhJvur+t1Sn/kVJV1pw=",
-            spki: "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEmt7mDvyj0JGw4tFJRTcmtQgqRofhbUMWF/8/SvTZiDKzOwAFetSfAGH5b4+ghGyseDe6Em+6v63VKf+RUlXWnA==",
+            spki:
+                "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEmt7mDvyj0JGw4tFJRTcmtQgqRofhbUMWF/8/SvTZiDKzOwAFetSfAGH5b4+ghGyseDe6Em+6v63VKf+RUlXWnA==",
             pin: "n9wAWgmBsYfvyXPWyaIAuryh55GSNUvmk3qvvDcFFaM="),
         KeyFixture(
             name: "p384", algorithm: .ecP384,
-            key: "BHvYRm9k68BucjxZGNQFE8h4xLVSOhbb+s0toj5DPFuTEMcfCRDgW63USlnx8ORW7aUH27glMs7K1uxJVrR/vrSY79u3j/gQSSI7zB2fHGCNaKoghpdVMbg5Vv/4EqxtSg==",
-            spki: "MHYwEAYHKoZIzj0CAQYFK4EEACIDYgAEe9hGb2TrwG5yPFkY1AUTyHjEtVI6Ftv6zS2iPkM8W5MQxx8JEOBbrdRKWfHw5FbtpQfbuCUyzsrW7ElWtH++tJjv27eP+BBJIjvMHZ8cYI1oqiCGl1UxuDlW//gSrG1K",
+            key:
+                "BHvYRm9k68BucjxZGNQFE8h4xLVSOhbb+s0toj5DPFuTEMcfCRDgW63USlnx8ORW7aUH27glMs7K1uxJVrR/vrSY79u3j/gQSSI7zB2fHGCNaKoghpdVMbg5Vv/4EqxtSg==",
+            spki:
+                "MHYwEAYHKoZIzj0CAQYFK4EEACIDYgAEe9hGb2TrwG5yPFkY1AUTyHjEtVI6Ftv6zS2iPkM8W5MQxx8JEOBbrdRKWfHw5FbtpQfbuCUyzsrW7ElWtH++tJjv27eP+BBJIjvMHZ8cYI1oqiCGl1UxuDlW//gSrG1K",
             pin: "EQ0GTPsJIrIAzMmjppP4PDPmgkIsrAF5q9yuY5cv7t8="),
         KeyFixture(
             name: "p521", algorithm: .ecP521,
-            key: "BAGjJppWZ6Og4hsDLY0tOR1MyRHPgXI1GqV6bGkjNOHAi28xPMAXpsT1RJp6qnxCSL0PXrP7FeBjRzX7UHntre0N0QDbE/pScJl96+JAq1HLdrZkkc8/QGODCqFCMlJRtNMjCXCvLYcUBMZrb/+nc0EeHuAwjbB514Q58A/8kzwp09wvzg==",
-            spki: "MIGbMBAGByqGSM49AgEGBSuBBAAjA4GGAAQBoyaaVmejoOIbAy2NLTkdTMkRz4FyNRqlemxpIzThwItvMTzAF6bE9USaeqp8Qki9D16z+xXgY0c1+1B57a3tDdEA2xP6UnCZfeviQKtRy3a2ZJHPP0BjgwqhQjJSUbTTIwlwry2HFATGa2//p3NBHh7gMI2wedeEOfAP/JM8KdPcL84=",
+            key:
+                "BAGjJppWZ6Og4hsDLY0tOR1MyRHPgXI1GqV6bGkjNOHAi28xPMAXpsT1RJp6qnxCSL0PXrP7FeBjRzX7UHntre0N0QDbE/pScJl96+JAq1HLdrZkkc8/QGODCqFCMlJRtNMjCXCvLYcUBMZrb/+nc0EeHuAwjbB514Q58A/8kzwp09wvzg==",
+            spki:
+                "MIGbMBAGByqGSM49AgEGBSuBBAAjA4GGAAQBoyaaVmejoOIbAy2NLTkdTMkRz4FyNRqlemxpIzThwItvMTzAF6bE9USaeqp8Qki9D16z+xXgY0c1+1B57a3tDdEA2xP6UnCZfeviQKtRy3a2ZJHPP0BjgwqhQjJSUbTTIwlwry2HFATGa2//p3NBHh7gMI2wedeEOfAP/JM8KdPcL84=",
             pin: "GTUCTdzwNzQ0wxSKxPiUo0RnQvzrRylOQCSS39MeeOE="),
     ]
 

@@ -46,7 +46,10 @@ struct SessionResetTests {
             interceptors: [RequestIDInterceptor(), StatefulInterceptor(journal: journal)])
         do {
             try await client.resetSession(also: [
-                SessionResetAction("tokens") { journal.append("tokens"); throw Failing() },
+                SessionResetAction("tokens") {
+                    journal.append("tokens")
+                    throw Failing()
+                },
                 SessionResetAction("cache") { journal.append("cache") },
             ])
             Issue.record("the failing participant must be reported")
@@ -63,7 +66,8 @@ struct SessionResetTests {
         let storage = try #require(transport.cookieStorage)
         let otherStorage = try #require(other.cookieStorage)
         #expect(storage !== HTTPCookieStorage.shared)
-        let cookie = try #require(HTTPCookie(properties: [.name: "sid", .value: "SECRET-SID", .domain: "api.example.com", .path: "/"]))
+        let cookie = try #require(
+            HTTPCookie(properties: [.name: "sid", .value: "SECRET-SID", .domain: "api.example.com", .path: "/"]))
         storage.setCookie(cookie)
         otherStorage.setCookie(cookie)
         #expect(storage.cookies?.count == 1)

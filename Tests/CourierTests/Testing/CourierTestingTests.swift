@@ -13,8 +13,10 @@ extension CoreTests {
 
         @Test("StubTransport serves its queue in order, records every request, then fails cleanly")
         func queue() async throws {
-            let stub = StubTransport(responses: [.success(.status(200, body: "one")), .failure(URLError(.timedOut)),
-                                                 .success(.status(201, body: "three"))])
+            let stub = StubTransport(responses: [
+                .success(.status(200, body: "one")), .failure(URLError(.timedOut)),
+                .success(.status(201, body: "three")),
+            ])
             var first = URLRequest(url: Self.url)
             first.httpMethod = "POST"
             #expect(try await stub.send(first).bodySnippet() == "one")

@@ -7,13 +7,15 @@ import Testing
 
 @Suite("Redirect safety")
 struct RedirectSafetyTests {
-    @Test("origin comparison fills default ports and ignores case", arguments: [
-        ("https://api.example.com/a", "https://API.example.com:443/b", true),
-        ("http://api.example.com/a", "http://api.example.com:80/b", true),
-        ("https://api.example.com/a", "http://api.example.com/a", false),
-        ("https://api.example.com/a", "https://cdn.example.com/a", false),
-        ("https://api.example.com/a", "https://api.example.com:8443/a", false),
-    ])
+    @Test(
+        "origin comparison fills default ports and ignores case",
+        arguments: [
+            ("https://api.example.com/a", "https://API.example.com:443/b", true),
+            ("http://api.example.com/a", "http://api.example.com:80/b", true),
+            ("https://api.example.com/a", "http://api.example.com/a", false),
+            ("https://api.example.com/a", "https://cdn.example.com/a", false),
+            ("https://api.example.com/a", "https://api.example.com:8443/a", false),
+        ])
     func origins(_ a: String, _ b: String, _ same: Bool) throws {
         #expect(RedirectSafety.isSameOrigin(try #require(URL(string: a)), try #require(URL(string: b))) == same)
     }

@@ -8,7 +8,8 @@ extension HARLog {
     /// known (Apple) they fill `dns`, `connect`, `ssl`, `send` and `receive`; `wait` is the rest of
     /// the measured duration. Without them (Linux) the whole duration is `wait`.
     public init(exchanges: [NetworkExchange], creator: Creator = .courier) {
-        let entries = exchanges
+        let entries =
+            exchanges
             .sorted { $0.request.timestamp < $1.request.timestamp }
             .map(HARLog.entry(for:))
         self.init(log: Log(creator: creator, entries: entries))
@@ -60,8 +61,11 @@ extension HARLog {
             switch response.body {
             case .text(let text, let truncated)?:
                 content.text = text
-                if truncated { content.comment = "truncated and redacted by Courier (body is \(response.bodySize) bytes)" }
-                else { content.comment = "redacted by Courier" }
+                if truncated {
+                    content.comment = "truncated and redacted by Courier (body is \(response.bodySize) bytes)"
+                } else {
+                    content.comment = "redacted by Courier"
+                }
             case .binary?:
                 content.comment = "binary body not recorded"
             case nil:
@@ -94,8 +98,10 @@ extension HARLog {
         let mimeType = request.contentType ?? "application/octet-stream"
         switch request.body {
         case .text(let text, let truncated)?:
-            return PostData(mimeType: mimeType, text: text,
-                            comment: truncated ? "truncated and redacted by Courier (body is \(request.bodySize ?? 0) bytes)" : "redacted by Courier")
+            return PostData(
+                mimeType: mimeType, text: text,
+                comment: truncated
+                    ? "truncated and redacted by Courier (body is \(request.bodySize ?? 0) bytes)" : "redacted by Courier")
         case .binary(let size, _)?:
             return PostData(mimeType: mimeType, text: "", comment: "binary body of \(size) bytes not recorded")
         case nil:

@@ -77,7 +77,9 @@ public struct HARLog: Codable, Sendable, Hashable {
 
         enum CodingKeys: String, CodingKey {
             case startedDateTime, time, request, response, cache, timings, comment
-            case requestID = "_requestID", attempts = "_attempts", cacheOutcome = "_cacheOutcome"
+            case requestID = "_requestID"
+            case attempts = "_attempts"
+            case cacheOutcome = "_cacheOutcome"
             case pathTemplate = "_pathTemplate"
         }
     }

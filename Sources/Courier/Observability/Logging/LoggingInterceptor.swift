@@ -80,8 +80,10 @@ public struct LoggingInterceptor: Interceptor {
                     includesDetails: verbose)
                 if entry.level >= logger.minimumLevel { logger.log(entry) }
             }
-            record(NetworkExchange(
-                request: requestRecord, outcome: .response(responseRecord), timings: context.taskTimings, cacheOutcome: cacheOutcome))
+            record(
+                NetworkExchange(
+                    request: requestRecord, outcome: .response(responseRecord), timings: context.taskTimings,
+                    cacheOutcome: cacheOutcome))
             return response
         } catch {
             let errorRecord = builder.error(error, context: context, duration: clock.now - start)
@@ -90,8 +92,10 @@ public struct LoggingInterceptor: Interceptor {
                 let entry = LogFormatting.failureEntry(errorRecord, request: requestRecord)
                 if entry.level >= logger.minimumLevel { logger.log(entry) }
             }
-            record(NetworkExchange(
-                request: requestRecord, outcome: .failure(errorRecord), timings: context.taskTimings, cacheOutcome: context.cacheOutcome))
+            record(
+                NetworkExchange(
+                    request: requestRecord, outcome: .failure(errorRecord), timings: context.taskTimings,
+                    cacheOutcome: context.cacheOutcome))
             throw error
         }
     }

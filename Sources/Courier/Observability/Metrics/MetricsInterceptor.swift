@@ -45,12 +45,16 @@ public struct MetricsInterceptor: Interceptor {
         let requestBytes: Int? = request.httpBody?.count ?? (request.httpBodyStream == nil ? 0 : nil)
         do {
             let response = try await TaskTimingsReporter.withReporting(to: context) { try await next(request) }
-            sink.record(event(context, startedAt, elapsed(), requestBytes, status: response.statusCode,
-                              responseBytes: response.body.count, errorKind: nil))
+            sink.record(
+                event(
+                    context, startedAt, elapsed(), requestBytes, status: response.statusCode,
+                    responseBytes: response.body.count, errorKind: nil))
             return response
         } catch {
-            sink.record(event(context, startedAt, elapsed(), requestBytes, status: nil,
-                              responseBytes: nil, errorKind: ErrorRecord.kind(of: error)))
+            sink.record(
+                event(
+                    context, startedAt, elapsed(), requestBytes, status: nil,
+                    responseBytes: nil, errorKind: ErrorRecord.kind(of: error)))
             throw error
         }
     }

@@ -44,7 +44,8 @@ struct RecordBuilder {
         let contentType = response.headers["Content-Type"]
         var preview: BodyPreview?
         if includesBodies {
-            preview = redactor.preview(of: response.body, contentType: contentType, limit: redactor.bodyPreviewLimit, secrets: &secrets)
+            preview = redactor.preview(
+                of: response.body, contentType: contentType, limit: redactor.bodyPreviewLimit, secrets: &secrets)
         }
         remember(secrets, in: context)
         return ResponseRecord(

@@ -43,13 +43,15 @@ enum BodyKind: Equatable {
         guard let mediaType, !mediaType.isEmpty else { return sniff(bytes) }
         if mediaType == "application/json" || mediaType.hasSuffix("+json") || mediaType == "text/json"
             || mediaType == "application/x-ndjson" || mediaType == "application/jsonl"
-            || mediaType == "application/json-seq" {
+            || mediaType == "application/json-seq"
+        {
             return .json
         }
         if mediaType == "application/x-www-form-urlencoded" { return .form }
         if mediaType.hasPrefix("text/") || mediaType.hasSuffix("+xml") || mediaType == "application/xml"
             || mediaType == "application/javascript" || mediaType == "application/graphql"
-            || mediaType == "application/yaml" || mediaType == "application/x-yaml" {
+            || mediaType == "application/yaml" || mediaType == "application/x-yaml"
+        {
             // Servers and clients often label JSON `text/plain`: a body that looks like JSON is
             // redacted as JSON (the scanner tolerates anything that turns out not to be).
             // Likewise a `key=value&…` body labelled as text is redacted as a form.
@@ -68,8 +70,8 @@ enum BodyKind: Equatable {
             switch byte {
             case UInt8(ascii: "="): sawEquals = true
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "&"), UInt8(ascii: "%"), UInt8(ascii: "+"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "*"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "&"), UInt8(ascii: "%"), UInt8(ascii: "+"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "*"):
                 continue
             case 0x0A, 0x0D: continue
             default: return false

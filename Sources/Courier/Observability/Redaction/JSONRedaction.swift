@@ -165,17 +165,18 @@ struct JSONRedaction {
                 continue
             }
             let escape = bytes[index + 1]
-            let simple: UInt8? = switch escape {
-            case UInt8(ascii: "\""): UInt8(ascii: "\"")
-            case UInt8(ascii: "\\"): UInt8(ascii: "\\")
-            case UInt8(ascii: "/"): UInt8(ascii: "/")
-            case UInt8(ascii: "b"): 0x08
-            case UInt8(ascii: "f"): 0x0C
-            case UInt8(ascii: "n"): 0x0A
-            case UInt8(ascii: "r"): 0x0D
-            case UInt8(ascii: "t"): 0x09
-            default: nil
-            }
+            let simple: UInt8? =
+                switch escape {
+                case UInt8(ascii: "\""): UInt8(ascii: "\"")
+                case UInt8(ascii: "\\"): UInt8(ascii: "\\")
+                case UInt8(ascii: "/"): UInt8(ascii: "/")
+                case UInt8(ascii: "b"): 0x08
+                case UInt8(ascii: "f"): 0x0C
+                case UInt8(ascii: "n"): 0x0A
+                case UInt8(ascii: "r"): 0x0D
+                case UInt8(ascii: "t"): 0x09
+                default: nil
+                }
             if let simple {
                 buffer.append(simple)
                 index += 2
@@ -190,8 +191,9 @@ struct JSONRedaction {
             index += 6
             var value = unit
             if (0xD800..<0xDC00).contains(unit), index + 1 < bytes.endIndex,
-               bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u"),
-               let low = hex4(at: index + 2), (0xDC00..<0xE000).contains(low) {
+                bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u"),
+                let low = hex4(at: index + 2), (0xDC00..<0xE000).contains(low)
+            {
                 value = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
                 index += 6
             }

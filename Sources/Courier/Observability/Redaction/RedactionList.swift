@@ -69,9 +69,11 @@ public struct RedactionList: Sendable, Hashable, ExpressibleByArrayLiteral {
 
     /// Lower-cases `name` and keeps only its letters and digits.
     static func normalise(_ name: String) -> String {
-        String(String.UnicodeScalarView(name.lowercased().unicodeScalars.filter {
-            ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0.value > 0x7F
-        }))
+        String(
+            String.UnicodeScalarView(
+                name.lowercased().unicodeScalars.filter {
+                    ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0.value > 0x7F
+                }))
     }
 }
 

@@ -128,17 +128,18 @@ public struct Redactor: Sendable, Hashable {
 
     /// Redacts header fields, scrubbing non-sensitive values of `secrets`.
     func redact(_ headers: HTTPHeaders, secrets: SecretValues) -> HTTPHeaders {
-        HTTPHeaders(headers.map { field in
-            if self.headers.matches(field.name) {
-                return HTTPHeaders.Field(name: field.name, value: redactedValue(ofHeader: field.name, value: field.value))
-            }
-            var value = field.value
-            if Self.urlValuedHeaders.contains(field.name.lowercased()) {
-                var ignored: [String] = []
-                value = FormRedaction.redactURL(value, names: queryParameters, marker: marker, secrets: &ignored)
-            }
-            return HTTPHeaders.Field(name: field.name, value: secrets.scrub(value, marker: marker))
-        })
+        HTTPHeaders(
+            headers.map { field in
+                if self.headers.matches(field.name) {
+                    return HTTPHeaders.Field(name: field.name, value: redactedValue(ofHeader: field.name, value: field.value))
+                }
+                var value = field.value
+                if Self.urlValuedHeaders.contains(field.name.lowercased()) {
+                    var ignored: [String] = []
+                    value = FormRedaction.redactURL(value, names: queryParameters, marker: marker, secrets: &ignored)
+                }
+                return HTTPHeaders.Field(name: field.name, value: secrets.scrub(value, marker: marker))
+            })
     }
 
     /// What a sensitive header shows: its structure without its secrets.
@@ -204,7 +205,8 @@ public struct Redactor: Sendable, Hashable {
             found = result.secrets
             text = String(decoding: result.output, as: UTF8.self)
         case .form:
-            text = FormRedaction.redact(String(decoding: prefix, as: UTF8.self), names: bodyFields, marker: marker, secrets: &found)
+            text = FormRedaction.redact(
+                String(decoding: prefix, as: UTF8.self), names: bodyFields, marker: marker, secrets: &found)
         case .text, .binary:
             text = String(decoding: prefix, as: UTF8.self)
         }

@@ -20,7 +20,8 @@ struct SecretValues: Sendable, Hashable {
         guard trimmed.count >= max(1, minimumLength), !["true", "false", "null"].contains(trimmed) else { return }
         values.insert(trimmed)
         if let decoded = trimmed.replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
-           decoded != trimmed, decoded.count >= max(1, minimumLength) {
+            decoded != trimmed, decoded.count >= max(1, minimumLength)
+        {
             values.insert(decoded)
         }
         let escaped = JSONRedaction.escape(trimmed)
@@ -60,8 +61,9 @@ struct SecretValues: Sendable, Hashable {
         let credentials = String(parts[1])
         insert(credentials, minimumLength: minimumLength)
         if parts[0].lowercased() == "basic",
-           let data = Data(base64Encoded: credentials.trimmingCharacters(in: .whitespaces)),
-           let decoded = String(data: data, encoding: .utf8) {
+            let data = Data(base64Encoded: credentials.trimmingCharacters(in: .whitespaces)),
+            let decoded = String(data: data, encoding: .utf8)
+        {
             insert(decoded, minimumLength: minimumLength)
             if let colon = decoded.firstIndex(of: ":") {
                 insert(String(decoded[decoded.index(after: colon)...]), minimumLength: minimumLength)

@@ -13,7 +13,8 @@ extension CachingTests {
         let t0 = Date(timeIntervalSince1970: 1_750_000_000)
 
         private func freshness(_ headers: HTTPHeaders) -> Freshness {
-            let entry = CachedResponse(statusCode: 200, headers: headers, body: Data(), url: nil, requestTime: t0, responseTime: t0)
+            let entry = CachedResponse(
+                statusCode: 200, headers: headers, body: Data(), url: nil, requestTime: t0, responseTime: t0)
             return Freshness(of: entry, at: t0, heuristicFraction: 0.1, maxHeuristicLifetime: 86_400)
         }
 
@@ -81,27 +82,33 @@ extension CachingTests {
         @Test func connectionSpecificFieldsAreNeverStoredOrReplayed() async throws {
             let clock = ManualDate()
             let stub = StubTransport { [clock] _ in
-                CacheFixture.item(clock: clock, headers: [
-                    "Cache-Control": "max-age=3600", "Connection": "a, B", "a": "1", "b": "2", "c": "3",
-                    "Keep-Alive": "timeout=5", "TE": "trailers", "Transfer-Encoding": "chunked", "Upgrade": "h2c",
-                    "Proxy-Authenticate": "Basic", "Proxy-Authentication-Info": "x", "Proxy-Connection": "keep-alive",
-                ])
+                CacheFixture.item(
+                    clock: clock,
+                    headers: [
+                        "Cache-Control": "max-age=3600", "Connection": "a, B", "a": "1", "b": "2", "c": "3",
+                        "Keep-Alive": "timeout=5", "TE": "trailers", "Transfer-Encoding": "chunked", "Upgrade": "h2c",
+                        "Proxy-Authenticate": "Basic", "Proxy-Authentication-Info": "x", "Proxy-Connection": "keep-alive",
+                    ])
             }
             let client = CacheFixture.client(stub, cache: CacheFixture.cache(clock: clock))
             _ = try await client.send(CacheFixture.getItem())
             let cached = try await client.response(for: CacheFixture.getItem())
             #expect(cached.context.cacheOutcome == .hit)
             #expect(cached.response.headers["c"] == "3")
-            for name in ["Connection", "a", "b", "Keep-Alive", "TE", "Transfer-Encoding", "Upgrade",
-                         "Proxy-Authenticate", "Proxy-Authentication-Info", "Proxy-Connection"] {
+            for name in [
+                "Connection", "a", "b", "Keep-Alive", "TE", "Transfer-Encoding", "Upgrade",
+                "Proxy-Authenticate", "Proxy-Authentication-Info", "Proxy-Connection",
+            ] {
                 #expect(!cached.response.headers.contains(name), "\(name) replayed from the cache")
             }
         }
 
         @Test func notModifiedDoesNotAddItsConnectionFields() {
-            let entry = CachedResponse(statusCode: 200, headers: ["ETag": #""v1""#, "a": "old"], body: Data(), url: nil,
-                                       requestTime: t0, responseTime: t0)
-            let notModified = HTTPResponse(statusCode: 304, headers: ["Connection": "x", "x": "1", "a": "new", "Keep-Alive": "timeout=5"])
+            let entry = CachedResponse(
+                statusCode: 200, headers: ["ETag": #""v1""#, "a": "old"], body: Data(), url: nil,
+                requestTime: t0, responseTime: t0)
+            let notModified = HTTPResponse(
+                statusCode: 304, headers: ["Connection": "x", "x": "1", "a": "new", "Keep-Alive": "timeout=5"])
             let updated = Validation.freshen(entry, with: notModified, requestTime: t0, responseTime: t0)
             #expect(updated.headers["a"] == "new")
             #expect(!updated.headers.contains("x"))

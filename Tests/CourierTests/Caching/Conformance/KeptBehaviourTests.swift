@@ -17,10 +17,15 @@ extension CachingTests {
         private func origin(headTag: String) -> StubTransport {
             StubTransport { [clock] request in
                 if request.httpMethod == "HEAD" {
-                    return HTTPResponse(statusCode: 200, headers: ["ETag": headTag, "Cache-Control": "max-age=600", "X-Version": "2",
-                                                                   "Date": HTTPDate.string(from: clock.now)])
+                    return HTTPResponse(
+                        statusCode: 200,
+                        headers: [
+                            "ETag": headTag, "Cache-Control": "max-age=600", "X-Version": "2",
+                            "Date": HTTPDate.string(from: clock.now),
+                        ])
                 }
-                return CacheFixture.item(clock: clock, headers: ["ETag": #""v1""#, "Cache-Control": "max-age=10", "X-Version": "1"])
+                return CacheFixture.item(
+                    clock: clock, headers: ["ETag": #""v1""#, "Cache-Control": "max-age=10", "X-Version": "1"])
             }
         }
 

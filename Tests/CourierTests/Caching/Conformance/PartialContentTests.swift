@@ -85,9 +85,13 @@ extension CachingTests {
             let stub = StubTransport { [self] request in
                 switch request.value(forHTTPHeaderField: "Range") {
                 case "bytes=0-4":
-                    return body("01234", status: 206, ["Cache-Control": "max-age=3600", "ETag": #""v1""#, "Content-Range": "bytes 0-4/10", "A": "1"])
+                    return body(
+                        "01234", status: 206,
+                        ["Cache-Control": "max-age=3600", "ETag": #""v1""#, "Content-Range": "bytes 0-4/10", "A": "1"])
                 default:
-                    return body("56789", status: 206, ["Cache-Control": "max-age=3600", "ETag": #""v1""#, "Content-Range": "bytes 5-9/10", "A": "2"])
+                    return body(
+                        "56789", status: 206,
+                        ["Cache-Control": "max-age=3600", "ETag": #""v1""#, "Content-Range": "bytes 5-9/10", "A": "2"])
                 }
             }
             let client = CacheFixture.client(stub, cache: CacheFixture.cache(clock: clock))
@@ -110,7 +114,9 @@ extension CachingTests {
         func partsWithoutAMatchingStrongETagAreNotCombined(_ first: String, _ second: String) async throws {
             let stub = StubTransport { [self] request in
                 let isFirst = request.value(forHTTPHeaderField: "Range") == "bytes=0-4"
-                var headers: HTTPHeaders = ["Cache-Control": "max-age=3600", "Content-Range": isFirst ? "bytes 0-4/10" : "bytes 5-9/10"]
+                var headers: HTTPHeaders = [
+                    "Cache-Control": "max-age=3600", "Content-Range": isFirst ? "bytes 0-4/10" : "bytes 5-9/10",
+                ]
                 let tag = isFirst ? first : second
                 if !tag.isEmpty { headers.replace("ETag", with: tag) }
                 return body(isFirst ? "01234" : "56789", status: 206, headers)
@@ -126,20 +132,25 @@ extension CachingTests {
             let stub = StubTransport { [self] request in
                 request.value(forHTTPHeaderField: "Range") == nil
                     ? body("0123456789", ["Cache-Control": "max-age=10", "ETag": #""v1""#])
-                    : body("01234", status: 206, ["Cache-Control": "max-age=3600", "ETag": #""v1""#, "Content-Range": "bytes 0-4/10"])
+                    : body(
+                        "01234", status: 206,
+                        ["Cache-Control": "max-age=3600", "ETag": #""v1""#, "Content-Range": "bytes 0-4/10"])
             }
             let cache = CacheFixture.cache(clock: clock)
             let client = CacheFixture.client(stub, cache: cache)
             _ = try await get(client)
             clock.advance(by: 20)
-            _ = try await get(client, range: "bytes=0-4")   // stale: validated with the Range, origin sends a 206
-            let stored = await cache.storage.responses(for: CacheKey(partition: "user-1", url: CacheFixture.baseURL.appendingPathComponent("file")))
+            _ = try await get(client, range: "bytes=0-4")  // stale: validated with the Range, origin sends a 206
+            let stored = await cache.storage.responses(
+                for: CacheKey(partition: "user-1", url: CacheFixture.baseURL.appendingPathComponent("file")))
             #expect(stored.map(\.statusCode) == [200])
             #expect(stored.first?.body.count == 10)
         }
 
         @Test func contentCodedBodiesAreNeverSliced() async throws {
-            let stub = StubTransport { [self] _ in body("0123456789", ["Cache-Control": "max-age=3600", "Content-Encoding": "gzip"]) }
+            let stub = StubTransport { [self] _ in
+                body("0123456789", ["Cache-Control": "max-age=3600", "Content-Encoding": "gzip"])
+            }
             let client = CacheFixture.client(stub, cache: CacheFixture.cache(clock: clock))
             _ = try await get(client)
             _ = try await get(client, range: "bytes=0-1")

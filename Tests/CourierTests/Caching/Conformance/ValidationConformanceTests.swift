@@ -26,7 +26,9 @@ extension CachingTests {
         @Test(arguments: [599, 299])
         func mustUnderstandWithAnUnknownStatusIsNeverStored(_ status: Int) async throws {
             let stub = StubTransport { [clock] _ in
-                .json("{}", status: status, headers: ["Cache-Control": "max-age=3600, must-understand", "Date": HTTPDate.string(from: clock.now)])
+                .json(
+                    "{}", status: status,
+                    headers: ["Cache-Control": "max-age=3600, must-understand", "Date": HTTPDate.string(from: clock.now)])
             }
             let client = CacheFixture.client(stub, cache: CacheFixture.cache(clock: clock))
             _ = try await client.response(for: Request<HTTPResponse>.raw(.get, "/items/lamp"))
@@ -39,10 +41,14 @@ extension CachingTests {
         private func origin(answerTag: Locked<String?>) -> StubTransport {
             StubTransport { [clock] request in
                 if request.value(forHTTPHeaderField: "If-None-Match") != nil, let tag = answerTag.current {
-                    return HTTPResponse(statusCode: 304, headers: ["ETag": "\"\(tag)\"", "Cache-Control": "max-age=60", "Date": HTTPDate.string(from: clock.now)])
+                    return HTTPResponse(
+                        statusCode: 304,
+                        headers: ["ETag": "\"\(tag)\"", "Cache-Control": "max-age=60", "Date": HTTPDate.string(from: clock.now)])
                 }
                 let language = request.value(forHTTPHeaderField: "Accept-Language") ?? "none"
-                return CacheFixture.item(language, clock: clock, headers: ["ETag": "\"\(language)\"", "Cache-Control": "max-age=60", "Vary": "Accept-Language"])
+                return CacheFixture.item(
+                    language, clock: clock,
+                    headers: ["ETag": "\"\(language)\"", "Cache-Control": "max-age=60", "Vary": "Accept-Language"])
             }
         }
 
