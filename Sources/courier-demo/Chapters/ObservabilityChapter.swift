@@ -157,7 +157,7 @@ func runObservabilityChapter(_ demo: Demo) async throws {
 
     // 2. Metrics: one event per call, even when a 503 makes the retry interceptor try twice.
     try await ObservabilityDemo.queueFault(demo, path: "/items", method: "GET", status: 503)
-    let response = try await client.response(for: Request<HTTPResponse>.raw(.get, "/items"))
+    let response = try await client.response(for: Request<Data>.get("/items"))
     if let event = observability.metrics.all.last(where: { $0.requestID == response.context.requestID }) {
         demo.say(
             "GET /items after one 503 → metrics event: status \(event.statusCode.map(String.init) ?? "none"), "
