@@ -6,8 +6,9 @@ import Testing
 import Courier
 import CourierTesting
 
-/// Tests written by a first-time user trying to break the promises of issue 8 §1–3. Each test
-/// asserts the behaviour the README or the doc comments promise; a failing test documents a bug.
+/// Regression tests from a first-time user's attempt to break the promises of issue 8 §1–3. Each
+/// test asserts the behaviour the README or the doc comments promise; the comment above a test
+/// describes the problem as it was found (every one is fixed; a failure means it came back).
 enum ReviewTests {}
 
 enum ReviewFixture {
