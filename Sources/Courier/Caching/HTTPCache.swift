@@ -26,8 +26,8 @@ public final class HTTPCache: Sendable {
         /// Fraction of the time since `Last-Modified` used as heuristic freshness lifetime when the
         /// response gives none (RFC 9111 §4.2.2 suggests 10 %). `0.1` by default.
         public var heuristicFraction: Double = 0.1
-        /// Upper bound of a heuristic freshness lifetime, in seconds; 24 hours by default.
-        public var maxHeuristicLifetime: TimeInterval = 24 * 60 * 60
+        /// Upper bound of a heuristic freshness lifetime (RFC 9111 §4.2.2); 24 hours by default.
+        public var maxHeuristicLifetime: Duration = .seconds(24 * 60 * 60)
         /// Responses with larger bodies are not stored, in bytes; 5 MiB by default.
         public var maxEntryBytes: Int = 5 * 1024 * 1024
         /// A background revalidation (`stale-while-revalidate`) is cancelled after this long.
@@ -150,6 +150,6 @@ public final class HTTPCache: Sendable {
     func freshness(of entry: CachedResponse, at now: Date) -> Freshness {
         Freshness(
             of: entry, at: now, heuristicFraction: configuration.heuristicFraction,
-            maxHeuristicLifetime: configuration.maxHeuristicLifetime)
+            maxHeuristicLifetime: configuration.maxHeuristicLifetime / .seconds(1))
     }
 }

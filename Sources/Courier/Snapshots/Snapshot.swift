@@ -13,8 +13,10 @@ public struct Snapshot<Value: Sendable>: Sendable {
         self.savedAt = savedAt
     }
 
-    /// Seconds between ``savedAt`` and `now`, never negative.
-    public func age(at now: Date = Date()) -> TimeInterval { max(0, now.timeIntervalSince(savedAt)) }
+    /// Time between ``savedAt`` and `now` (millisecond resolution), never negative.
+    public func age(at now: Date = Date()) -> Duration {
+        .milliseconds(Int64((max(0, now.timeIntervalSince(savedAt)) * 1000).rounded()))
+    }
 }
 
 extension Snapshot: Equatable where Value: Equatable {}
@@ -22,9 +24,9 @@ extension Snapshot: Hashable where Value: Hashable {}
 
 /// One step of a snapshot-first read (see ``SnapshotStore/snapshotFirst(key:as:maxSnapshotAge:fetch:)``).
 public enum SnapshotState<Value: Sendable>: Sendable {
-    /// The saved snapshot, shown while the network is asked; `age` is in seconds at the time
+    /// The saved snapshot, shown while the network is asked; `age` is measured at the time
     /// it was read.
-    case snapshot(Snapshot<Value>, age: TimeInterval)
+    case snapshot(Snapshot<Value>, age: Duration)
     /// The value just fetched from the network, already saved as the new snapshot.
     case fresh(Snapshot<Value>)
 

@@ -23,11 +23,11 @@ extension SnapshotStore {
     /// - Parameters:
     ///   - key: The snapshot's key, e.g. `"catalog"` or `"orders?page=1"`.
     ///   - type: The value type.
-    ///   - maxSnapshotAge: Snapshots older than this, in seconds, are not shown; `nil` for no limit.
+    ///   - maxSnapshotAge: Snapshots older than this are not shown; `nil` for no limit.
     ///   - fetch: Loads the fresh value; its errors end the stream.
     /// - Returns: A stream of one or two states.
     public nonisolated func snapshotFirst<Value: Codable & Sendable>(
-        key: String, as type: Value.Type = Value.self, maxSnapshotAge: TimeInterval? = nil,
+        key: String, as type: Value.Type = Value.self, maxSnapshotAge: Duration? = nil,
         fetch: @escaping @Sendable () async throws -> Value
     ) -> AsyncThrowingStream<SnapshotState<Value>, any Error> {
         AsyncThrowingStream { continuation in

@@ -43,9 +43,8 @@ public actor SnapshotStore {
     }
 
     /// The snapshot saved under `key`, or `nil` when there is none, it no longer decodes as
-    /// `Value`, or it is older than `maxAge` seconds (the last two are deleted).
-    public func load<Value: Codable & Sendable>(_ type: Value.Type, key: String, maxAge: TimeInterval? = nil) -> Snapshot<Value>?
-    {
+    /// `Value`, or it is older than `maxAge` (the last two are deleted).
+    public func load<Value: Codable & Sendable>(_ type: Value.Type, key: String, maxAge: Duration? = nil) -> Snapshot<Value>? {
         let url = fileURL(for: key)
         guard let data = try? Data(contentsOf: url) else { return nil }
         guard let envelope = try? Self.decoder().decode(Envelope<Value>.self, from: data), envelope.key == key else {

@@ -77,7 +77,7 @@ func runCatalogChapter(_ demo: Demo) async throws {
     for try await state in snapshots.snapshotFirst(key: "catalog-screen", fetch: { try await client.send(fresh) }) {
         switch state {
         case .snapshot(let snapshot, let age):
-            demo.say("screen shows saved catalog v\(snapshot.value.version) (\(Int(age / 60)) min old) while loading…")
+            demo.say("screen shows saved catalog v\(snapshot.value.version) (\(Int(age / .seconds(60))) min old) while loading…")
         case .fresh(let snapshot):
             demo.say("screen updates to catalog v\(snapshot.value.version) from the network (saved)")
         }

@@ -37,7 +37,7 @@ extension CachingTests {
             clock.advance(by: 90)
             let loaded = try #require(await store.load(Catalog.self, key: "catalog"))
             #expect(loaded.value == Catalog(items: ["a"]))
-            #expect(loaded.age(at: clock.now) == 90)
+            #expect(loaded.age(at: clock.now) == .seconds(90))
         }
 
         @Test func snapshotFirstYieldsSnapshotThenFreshAndSavesIt() async throws {
@@ -51,7 +51,7 @@ extension CachingTests {
             #expect(states.count == 2)
             if case .snapshot(let snapshot, let age)? = states.first {
                 #expect(snapshot.value.items == ["old"])
-                #expect(age == 60)
+                #expect(age == .seconds(60))
             } else {
                 Issue.record("first state should be the snapshot: \(states)")
             }
@@ -86,7 +86,8 @@ extension CachingTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             try await store.save(Catalog(items: ["old"]), key: "catalog")
             clock.advance(by: 3600)
-            let (states, _) = await collect(store.snapshotFirst(key: "catalog", maxSnapshotAge: 600) { Catalog(items: ["new"]) })
+            let (states, _) = await collect(
+                store.snapshotFirst(key: "catalog", maxSnapshotAge: .seconds(600)) { Catalog(items: ["new"]) })
             #expect(states.count == 1)
             #expect(states.first?.isFresh == true)
         }
