@@ -94,18 +94,26 @@ async def _idempotent(request: web.Request, bucket: MutationsState, raw: bytes, 
     return web.Response(status=status, body=body, headers={"Content-Type": "application/json"})
 
 
-async def post_mutation(request: web.Request) -> web.StreamResponse:
-    bucket = _bucket(request)
+async def _read_object(request: web.Request, bucket: MutationsState, what: str):
+    """The raw body and its JSON object, or a response to send instead (server down, not an object)."""
     raw = await request.read()
     down = _down_answer(request, bucket)
     if down is not None:
-        return down
+        return raw, None, down
     try:
         payload = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         payload = None
     if not isinstance(payload, dict):
-        return error_response(400, "bad_request", "Mutation body must be a JSON object")
+        return raw, None, error_response(400, "bad_request", f"{what} body must be a JSON object")
+    return raw, payload, None
+
+
+async def post_mutation(request: web.Request) -> web.StreamResponse:
+    bucket = _bucket(request)
+    raw, payload, refusal = await _read_object(request, bucket, "Mutation")
+    if refusal is not None:
+        return refusal
     if payload.get("invalid"):
         bucket.deliveries += 1
         return json_response({"error": {"code": "validation_failed", "message": "The change is invalid",
@@ -139,16 +147,9 @@ def _etag(entity: dict[str, Any]) -> str:
 
 async def put_entity(request: web.Request) -> web.StreamResponse:
     bucket = _bucket(request)
-    raw = await request.read()
-    down = _down_answer(request, bucket)
-    if down is not None:
-        return down
-    try:
-        payload = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        payload = None
-    if not isinstance(payload, dict):
-        return error_response(400, "bad_request", "Entity body must be a JSON object")
+    raw, payload, refusal = await _read_object(request, bucket, "Entity")
+    if refusal is not None:
+        return refusal
     entity = _entity(bucket, request.match_info["id"])
     if_match = request.headers.get("If-Match")
     if if_match is not None and if_match.strip() not in ("*", _etag(entity)):
