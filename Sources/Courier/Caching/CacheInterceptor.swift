@@ -46,6 +46,8 @@ public struct CacheInterceptor: Interceptor {
     public init(cache: HTTPCache) { self.cache = cache }
 
     public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        // A streamed body is never buffered to be stored (issue: the cache must not hold a stream).
+        if context.streaming != nil { return try await next(request) }
         let method = (request.httpMethod ?? "GET").uppercased()
         guard let url = request.url else {
             context.cacheOutcome = .bypassed

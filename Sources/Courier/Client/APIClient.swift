@@ -172,7 +172,7 @@ public final class APIClient: Sendable {
     /// Runs `operation` in a child task and fails with ``NetworkError/timedOut(_:)`` when `timeout`
     /// passes first: the deadline cancels the task, which cancels its `URLSessionTask`. Cancelling
     /// the caller cancels the task too.
-    private func withDeadline<T: Sendable>(
+    func withDeadline<T: Sendable>(
         _ timeout: Duration, context: RequestContext, deadlines: any DeadlineScheduling,
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {

@@ -51,6 +51,8 @@ package struct DeduplicationInterceptor: Interceptor {
     package var waitingCount: Int { flights.waiterCount }
 
     package func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        // A stream has one consumer; it cannot be shared with another call.
+        if context.streaming != nil { return try await next(request) }
         let method = (request.httpMethod ?? "GET").uppercased()
         let shareable =
             request.httpBodyStream == nil

@@ -52,6 +52,7 @@ public struct ErrorMessages: Sendable {
         .transport: "A network error occurred.",
         .undecodableResponse: "The server sent something unexpected.",
         .notCached: "This isn't available offline yet.",
+        .streamBufferOverflow: "The download fell behind. Try again.",
     ])
 }
 

@@ -51,6 +51,8 @@ extension NetworkError {
         case undecodableResponse
         /// ``NetworkError/notCached``.
         case notCached
+        /// ``NetworkError/streamBufferOverflow(limit:)``.
+        case streamBufferOverflow
     }
 
     /// This error's case without its payload.
@@ -76,6 +78,7 @@ extension NetworkError {
         case .transport: return .transport
         case .undecodableResponse: return .undecodableResponse
         case .notCached: return .notCached
+        case .streamBufferOverflow: return .streamBufferOverflow
         }
     }
 }
@@ -96,6 +99,8 @@ extension NetworkError: Equatable {
         case (.undecodableResponse(let a), .undecodableResponse(let b)):
             return a.reason == b.reason && a.underlying.code == b.underlying.code
         case (.invalidRequest(let a), .invalidRequest(let b)), (.missingInterceptor(let a), .missingInterceptor(let b)):
+            return a == b
+        case (.streamBufferOverflow(let a), .streamBufferOverflow(let b)):
             return a == b
         default:
             let (a, b) = (lhs.failedResponse, rhs.failedResponse)

@@ -84,6 +84,11 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     /// situation as a 504 from the cache; Courier reports it as its own case so the UI can show an
     /// offline/empty state instead of a server error).
     case notCached
+    /// The consumer of a streamed body fell more than `limit` bytes behind the network on a
+    /// transport that cannot pause the transfer (URLSession on Linux), so the transfer was
+    /// cancelled rather than buffered without bound (see ``StreamingOptions/bufferLimit``).
+    /// Read faster, raise the limit, or use a transport that pauses (CourierCurl on Linux).
+    case streamBufferOverflow(limit: Int)
 
     /// The HTTP status behind the error, when there was a response.
     public var statusCode: Int? { failedResponse?.statusCode }
@@ -146,6 +151,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         case .transport(let e): return "transport error (URLError \(e.code.rawValue)): \(e.localizedDescription)"
         case .undecodableResponse(let failure): return "undecodable response: \(failure)"
         case .notCached: return "not cached (only-if-cached miss)"
+        case .streamBufferOverflow(let limit): return "stream buffer overflow (consumer more than \(limit) bytes behind)"
         }
     }
 }

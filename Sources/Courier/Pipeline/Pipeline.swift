@@ -61,7 +61,7 @@ package struct Pipeline: Sendable {
     }
 
     private func validate(_ response: HTTPResponse, context: RequestContext) throws {
-        guard !validators.isEmpty, context.statusValidation != .none,
+        guard !validators.isEmpty, !response.isStreamed, context.statusValidation != .none,
             context.statusValidation.accepts(response.statusCode)
         else { return }
         for validator in validators {

@@ -53,3 +53,16 @@ private enum DeclaredSafeKey: RequestContextKey {
 private enum AccessTokenRejectionKey: RequestContextKey {
     typealias Value = @Sendable (HTTPResponse) -> Bool
 }
+
+extension RequestContext {
+    /// The body options of a streamed call (``APIClient/stream(_:options:)``); `nil` for a buffered
+    /// one. The pipeline's last step then asks the transport for a streamed response.
+    package var streaming: StreamingOptions? {
+        get { self[StreamingKey.self] }
+        set { self[StreamingKey.self] = newValue }
+    }
+}
+
+private enum StreamingKey: RequestContextKey {
+    typealias Value = StreamingOptions
+}

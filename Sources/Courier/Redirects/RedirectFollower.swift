@@ -33,8 +33,19 @@ struct RedirectFollower: Sendable {
         while true {
             var wire = request
             if let stream { wire.httpBodyStream = try stream.makeStream() }
-            let response = try await transport.send(wire)
-            guard let next = Self.nextRequest(after: response, to: request) else { return response }
+            var response: HTTPResponse
+            if let options = context.streaming {
+                response = try await transport.stream(wire, options: options)
+            } else {
+                response = try await transport.send(wire)
+            }
+            let next = Self.nextRequest(after: response, to: request)
+            if response.isStreamed, next != nil || !context.statusValidation.accepts(response.statusCode) {
+                // Not for the caller's consumer: read it like a buffered response, so retries,
+                // auth and error mapping see the error body (bounded).
+                response = try await Self.buffered(response)
+            }
+            guard let next else { return response }
             hops += 1
             guard hops <= Self.maxRedirects else { throw URLError(.httpTooManyRedirects) }
             if next.httpMethod != request.httpMethod {
@@ -47,6 +58,25 @@ struct RedirectFollower: Sendable {
             context.recordRedirect(RedirectRecord(statusCode: response.statusCode, from: request.url, to: next.url))
             request = next
         }
+    }
+
+    /// The most bytes of a streamed response's body read when the response is an error or a
+    /// redirect rather than the stream the caller asked for.
+    static let bufferedErrorBodyLimit = 64 << 10
+
+    /// `response` with at most ``bufferedErrorBodyLimit`` bytes of its streamed body read into
+    /// ``HTTPResponse/body``; the rest is not read (the transfer is cancelled).
+    static func buffered(_ response: HTTPResponse) async throws -> HTTPResponse {
+        var buffered = response
+        buffered.streamedBody = nil
+        guard let stream = response.streamedBody else { return response }
+        var body = Data()
+        for try await chunk in stream {
+            body.append(chunk.prefix(bufferedErrorBodyLimit - body.count))
+            if body.count >= bufferedErrorBodyLimit { break }
+        }
+        buffered.body = body
+        return buffered
     }
 
     /// The request a redirect response asks for, or `nil` when `response` is not one to follow.

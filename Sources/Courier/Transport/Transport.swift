@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The one thing the client needs from the network: send a request, return the whole response.
+/// What the client needs from the network: send a request and return the whole response, or
+/// return the response head as soon as it arrives with the body still streaming.
 ///
 /// ``URLSessionTransport`` is the production conformance; `StubTransport` (module CourierTesting)
 /// is the test seam. A transport returns every HTTP status as a value — mapping statuses to errors
@@ -15,4 +16,26 @@ public protocol Transport: Sendable {
     /// - Throws: `URLError` for network failures (`.cancelled` when the task was cancelled),
     ///   `CancellationError` when cancelled before the request left.
     func send(_ request: URLRequest) async throws -> HTTPResponse
+
+    /// Sends `request` and returns as soon as the response head has arrived: the response's
+    /// ``HTTPResponse/body`` is empty and ``HTTPResponse/streamedBody`` delivers the bytes, holding
+    /// at most about `options.bufferLimit` of them for a slow consumer (pausing the transfer when
+    /// the transport can, failing with ``NetworkError/streamBufferOverflow(limit:)`` when it
+    /// cannot). Cancelling the consumer, or dropping its iterator, cancels the transfer.
+    ///
+    /// The default implementation calls ``send(_:)`` and hands the buffered bytes over as one
+    /// chunk — correct for any transport, streaming for none.
+    ///
+    /// - Throws: As ``send(_:)``, until the head arrived; later failures end the body instead.
+    func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse
+}
+
+extension Transport {
+    /// Calls ``send(_:)`` and wraps its body as a one-chunk ``HTTPBody``.
+    public func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse {
+        var response = try await send(request)
+        response.streamedBody = HTTPBody(response.body)
+        response.body = Data()
+        return response
+    }
 }

@@ -19,7 +19,32 @@ import FoundationNetworking
 ///   platforms URLSession's default handling returns the 401 itself (with no stored credential:
 ///   the session is ephemeral), and per-task delegates (pinning, metrics) keep handling
 ///   server-trust challenges.
+///
+/// Streamed calls (``URLSessionTransport/stream(_:options:)``) run through this delegate on every
+/// platform: a task-id → call map hands the head to the caller on `didReceive response` and each
+/// `didReceive data` chunk to the call's ``StreamBuffer``.
 final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    /// The streamed calls running now, by task identifier.
+    let streams = Locked<[Int: StreamingCall]>([:])
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        if let http = response as? HTTPURLResponse { deliverHead(dataTask.taskIdentifier, http) }
+        completionHandler(.allow)
+    }
+
+    #if canImport(Darwin)
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        _ = receiveStreamed(dataTask.taskIdentifier, data, task: dataTask)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        completeStreamed(task.taskIdentifier, error: error, response: task.response)
+    }
+    #endif
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
@@ -62,10 +87,16 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if receiveStreamed(dataTask.taskIdentifier, data, task: dataTask) { return }
         calls.withLock { $0[dataTask.taskIdentifier]?.body.append(data) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let mapped = error.map { error -> URLError in
+            let urlError = error as? URLError ?? URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error])
+            return URLSessionTransport.connectionLostMidResponse(urlError) ?? urlError
+        }
+        if completeStreamed(task.taskIdentifier, error: mapped, response: task.response) { return }
         finish(task.taskIdentifier) { body in
             if let error {
                 let urlError = error as? URLError ?? URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error])
@@ -83,7 +114,12 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         // Linux raises no server-trust or client-certificate challenge. swift-corelibs-foundation raises the challenge once the whole 401 has arrived; every
         // disposition but a credential then cancels the task, so the call gets the 401 first.
         if let failure = challenge.failureResponse as? HTTPURLResponse {
-            finish(task.taskIdentifier) { .success(HTTPResponse(failure, body: $0)) }
+            if streams.withLock({ $0[task.taskIdentifier] != nil }) {
+                deliverHead(task.taskIdentifier, failure)
+                completeStreamed(task.taskIdentifier, error: nil, response: failure)
+            } else {
+                finish(task.taskIdentifier) { .success(HTTPResponse(failure, body: $0)) }
+            }
         }
         completionHandler(.cancelAuthenticationChallenge, nil)
     }

@@ -91,6 +91,29 @@ public final class URLSessionTransport: Transport {
         return HTTPResponse(http, body: data)
     }
 
+    /// Sends `request` as a data task whose body is handed over chunk by chunk as it arrives
+    /// (see ``Transport/stream(_:options:)``). `options.idleTimeout` becomes the request's
+    /// `timeoutInterval` (URLSession's idle timeout on every platform).
+    ///
+    /// On Apple platforms a consumer that falls `options.bufferLimit` bytes behind suspends the
+    /// task until it catches up; on Linux, where suspending re-sends the request, it gets
+    /// ``NetworkError/streamBufferOverflow(limit:)`` instead. A session created with
+    /// ``init(session:)`` whose delegate is not Courier's falls back to the buffered ``send(_:)``.
+    ///
+    /// - Throws: As ``send(_:)``, until the head arrived.
+    public func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        guard let delegate = session.delegate as? TransportSessionDelegate else {
+            var response = try await send(request)
+            response.streamedBody = HTTPBody(response.body)
+            response.body = Data()
+            return response
+        }
+        var request = request
+        request.timeoutInterval = max(0.001, Double(options.idleTimeout.components.seconds))
+        return try await delegate.stream(session.dataTask(with: request), limit: options.bufferLimit)
+    }
+
     #if canImport(FoundationNetworking)
     /// URLSession on Linux reports a connection that died mid-response as `URLError(.unknown)`
     /// (-1, the code it also uses for TLS failures) carrying libcurl's message: "transfer closed

@@ -42,7 +42,7 @@ enum FailureClass: Equatable {
             default: return .permanent
             }
         case .forbidden, .notFound, .unprocessable, .rejected, .decoding, .invalidRequest,
-            .missingInterceptor, .undecodableResponse, .notCached:
+            .missingInterceptor, .undecodableResponse, .notCached, .streamBufferOverflow:
             return .permanent
         }
     }

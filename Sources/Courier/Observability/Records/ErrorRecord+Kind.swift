@@ -45,6 +45,8 @@ extension ErrorRecord {
                 return (domain, nil, "session expired")
             case .notCached:
                 return (domain, nil, "not in the cache (only-if-cached)")
+            case .streamBufferOverflow(let limit):
+                return (domain, nil, "stream consumer more than \(limit) bytes behind")
             case .undecodableResponse(let failure):
                 return (domain, failure.underlying.errorCode, describe(failure.underlying))
             case .decoding(let failure):

@@ -1,0 +1,262 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A body as an asynchronous sequence of byte chunks: either bytes already in memory or bytes still
+/// arriving from the network (or any other producer).
+///
+/// A body says how long it is when that is known (``length-swift.property``) and whether it can be
+/// iterated more than once (``iterationBehavior-swift.property``). A body from the network is
+/// ``IterationBehavior-swift.enum/single``: its bytes are handed over once and never kept, so
+/// memory stays bounded by the stream's buffer (``StreamingOptions/bufferLimit``), and iterating
+/// it a second time throws ``HTTPBodyError/alreadyIterated`` rather than yielding nothing.
+///
+/// ```swift
+/// let stream = try await client.stream(ExportOrders())
+/// for try await chunk in stream.body {           // Data chunks, at most ~16–64 KiB each
+///     try handle.write(contentsOf: chunk)
+/// }
+/// ```
+///
+/// Cancelling the consuming task, or dropping the iterator before the end, cancels the transfer
+/// at once. Errors thrown while iterating are ``NetworkError``s (a connection lost mid-body is
+/// ``NetworkError/transport(_:)`` or ``NetworkError/offline(_:)``), or ``HTTPBodyError``.
+public struct HTTPBody: AsyncSequence, Sendable {
+    /// One chunk of bytes, never empty.
+    public typealias Element = Data
+
+    /// The body's length, when known in advance.
+    public enum Length: Sendable, Hashable {
+        /// Exactly this many bytes (for a response: `Content-Length` of an identity-encoded body).
+        case known(Int64)
+        /// Not known until the end (chunked transfer coding, a compressed body, a live feed).
+        case unknown
+    }
+
+    /// Whether a body can be iterated more than once.
+    public enum IterationBehavior: Sendable, Hashable {
+        /// Only once: a second iteration throws ``HTTPBodyError/alreadyIterated``.
+        case single
+        /// Any number of times, each yielding the same bytes.
+        case multiple
+    }
+
+    /// The length, when known.
+    public let length: Length
+    /// Whether the body can be iterated more than once.
+    public let iterationBehavior: IterationBehavior
+    private let source: Source
+
+    private enum Source: Sendable {
+        case bytes(Data)
+        case buffer(StreamBuffer, IterationGuard)
+        case sequence(@Sendable () -> AnyChunkIterator, IterationGuard?)
+    }
+
+    /// A body of bytes already in memory; iterable any number of times, as one chunk.
+    ///
+    /// - Parameter data: The bytes.
+    public init(_ data: Data) {
+        self.length = .known(Int64(data.count))
+        self.iterationBehavior = .multiple
+        self.source = .bytes(data)
+    }
+
+    /// A body whose chunks come from `sequence`.
+    ///
+    /// - Parameters:
+    ///   - sequence: The chunks; empty chunks are skipped. Errors it throws reach the consumer.
+    ///   - length: The total length in bytes, when known.
+    ///   - iterationBehavior: ``IterationBehavior-swift.enum/multiple`` only when iterating
+    ///     `sequence` again yields the same bytes again.
+    public init<S: AsyncSequence & Sendable>(
+        _ sequence: S, length: Length = .unknown, iterationBehavior: IterationBehavior = .single
+    ) where S.Element == Data {
+        self.length = length
+        self.iterationBehavior = iterationBehavior
+        self.source = .sequence(
+            { AnyChunkIterator(sequence.makeAsyncIterator()) },
+            iterationBehavior == .single ? IterationGuard() : nil)
+    }
+
+    /// A single-use body fed by a transport through `buffer`.
+    package init(buffer: StreamBuffer, length: Length) {
+        self.length = length
+        self.iterationBehavior = .single
+        self.source = .buffer(buffer, IterationGuard())
+    }
+
+    /// This body ending with ``NetworkError/timedOut(_:)`` once `limit` has passed (a streamed
+    /// call's ``StreamingOptions/maxDuration``). Only a transport's body can be interrupted; other
+    /// bodies are returned as they are.
+    func limited(to limit: Duration, deadlines: any DeadlineScheduling) -> HTTPBody {
+        guard case .buffer(let buffer, _) = source else { return self }
+        guard limit > .zero else {
+            buffer.abort(with: .timedOut(nil))
+            return self
+        }
+        _ = deadlines.schedule(after: limit) { buffer.abort(with: .timedOut(nil)) }
+        return self
+    }
+
+    /// The body's bytes when they are already in memory (a buffered body), else `nil`.
+    package var bufferedBytes: Data? {
+        if case .bytes(let data) = source { return data }
+        return nil
+    }
+
+    /// Creates the iterator. For a ``IterationBehavior-swift.enum/single`` body, only the first
+    /// iterator yields bytes; later ones throw ``HTTPBodyError/alreadyIterated`` on their first
+    /// `next()`.
+    public func makeAsyncIterator() -> Iterator {
+        switch source {
+        case .bytes(let data):
+            return Iterator(.bytes(data.isEmpty ? nil : data))
+        case .buffer(let buffer, let guardian):
+            guard guardian.claim() else { return Iterator(.failed(.alreadyIterated)) }
+            return Iterator(.buffer(BufferLease(buffer)))
+        case .sequence(let make, let guardian):
+            if let guardian, !guardian.claim() { return Iterator(.failed(.alreadyIterated)) }
+            return Iterator(.sequence(make()))
+        }
+    }
+
+    /// Reads the whole body into memory.
+    ///
+    /// - Parameter maxBytes: The most bytes accepted.
+    /// - Returns: The bytes.
+    /// - Throws: ``HTTPBodyError/tooLarge(maxBytes:)`` as soon as the body exceeds `maxBytes`
+    ///   (the rest is not read and the transfer is cancelled); ``NetworkError`` for a failed
+    ///   transfer; ``HTTPBodyError/alreadyIterated`` for a single-use body read before.
+    public func collect(upTo maxBytes: Int) async throws -> Data {
+        if case .bytes(let data) = source {
+            guard data.count <= maxBytes else { throw HTTPBodyError.tooLarge(maxBytes: maxBytes) }
+            return data
+        }
+        if case .known(let total) = length, total > maxBytes { throw HTTPBodyError.tooLarge(maxBytes: maxBytes) }
+        var collected = Data()
+        if case .known(let total) = length { collected.reserveCapacity(Int(total)) }
+        for try await chunk in self {
+            guard collected.count + chunk.count <= maxBytes else { throw HTTPBodyError.tooLarge(maxBytes: maxBytes) }
+            collected.append(chunk)
+        }
+        return collected
+    }
+
+    /// Iterates an ``HTTPBody``'s chunks.
+    public struct Iterator: AsyncIteratorProtocol {
+        private var state: State
+
+        fileprivate enum State {
+            case bytes(Data?)
+            case buffer(BufferLease)
+            case sequence(AnyChunkIterator)
+            case failed(HTTPBodyError)
+            case done
+        }
+
+        fileprivate init(_ state: State) { self.state = state }
+
+        /// The next chunk, or `nil` at the end.
+        ///
+        /// - Throws: ``NetworkError`` for a failed or cancelled transfer, ``HTTPBodyError``.
+        public mutating func next() async throws -> Data? {
+            switch state {
+            case .bytes(let data):
+                state = .done
+                return data
+            case .buffer(let lease):
+                do {
+                    guard let chunk = try await lease.buffer.next() else {
+                        lease.finished()
+                        state = .done
+                        return nil
+                    }
+                    return chunk
+                } catch {
+                    lease.finished()
+                    state = .done
+                    throw error
+                }
+            case .sequence(let iterator):
+                while true {
+                    guard let chunk = try await iterator.next() else {
+                        state = .done
+                        return nil
+                    }
+                    if !chunk.isEmpty { return chunk }
+                }
+            case .failed(let error):
+                state = .done
+                throw error
+            case .done:
+                return nil
+            }
+        }
+    }
+}
+
+/// What can go wrong with an ``HTTPBody`` itself (not the network).
+public enum HTTPBodyError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A single-use body (one from the network) was iterated a second time.
+    case alreadyIterated
+    /// ``HTTPBody/collect(upTo:)`` found more than `maxBytes` bytes.
+    case tooLarge(maxBytes: Int)
+    /// A line of ``HTTPBody/lines(maxLineLength:)`` or ``HTTPBody/ndjson(as:decoder:maxLineLength:)``
+    /// is longer than `maxBytes` bytes.
+    case lineTooLong(maxBytes: Int)
+    /// Line `number` (1-based) of an NDJSON body is not a value of the expected type; `reason` is
+    /// the decoder's explanation (coding path and what was expected).
+    case undecodableLine(number: Int, reason: String)
+
+    /// A sentence for logs.
+    public var description: String {
+        switch self {
+        case .alreadyIterated: return "the body can be read only once and was already read"
+        case .tooLarge(let maxBytes): return "the body is larger than the \(maxBytes) bytes allowed"
+        case .lineTooLong(let maxBytes): return "a line of the body is longer than the \(maxBytes) bytes allowed"
+        case .undecodableLine(let number, let reason): return "line \(number) of the body could not be decoded: \(reason)"
+        }
+    }
+}
+
+/// Claims a single-use body for its first iterator.
+private final class IterationGuard: Sendable {
+    private let claimed = Locked(false)
+
+    func claim() -> Bool {
+        claimed.withLock { claimed in
+            defer { claimed = true }
+            return !claimed
+        }
+    }
+}
+
+/// Holds a transport's buffer for one iterator: when the last copy of the iterator goes away
+/// before the body ended, the transfer is cancelled.
+private final class BufferLease: Sendable {
+    let buffer: StreamBuffer
+    private let ended = Locked(false)
+
+    init(_ buffer: StreamBuffer) { self.buffer = buffer }
+
+    func finished() { ended.set(true) }
+
+    deinit {
+        if !ended.current { buffer.cancel() }
+    }
+}
+
+/// A type-erased iterator of chunks, shared by reference so `HTTPBody.Iterator` stays a value.
+private final class AnyChunkIterator: @unchecked Sendable {
+    // Only the one task that iterates touches `advance` (an iterator is not shared across tasks).
+    private let advance: () async throws -> Data?
+
+    init<I: AsyncIteratorProtocol>(_ iterator: I) where I.Element == Data {
+        var iterator = iterator
+        advance = { try await iterator.next() }
+    }
+
+    func next() async throws -> Data? { try await advance() }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Splits chunks of bytes into lines ending in LF or CRLF (the CR of a CRLF split across two
+/// chunks included). Nothing else ends a line: not a lone CR, not U+0085, U+2028 or U+2029 — so a
+/// JSON string holding those characters (escaped or raw) never splits a record.
+struct LineSplitter {
+    /// The longest line kept, in bytes, without its line end.
+    let maxLineLength: Int
+    private var pending = Data()
+    private var chunk = Data()
+    private var offset = 0
+
+    init(maxLineLength: Int) { self.maxLineLength = maxLineLength }
+
+    /// Starts splitting `data` (call after ``nextLine()`` returned `nil`).
+    mutating func feed(_ data: Data) {
+        chunk = data
+        offset = chunk.startIndex
+    }
+
+    /// The next complete line of the bytes fed so far, without its line end; `nil` when the rest
+    /// is an incomplete line (kept for the next chunk).
+    ///
+    /// - Throws: ``HTTPBodyError/lineTooLong(maxBytes:)``.
+    mutating func nextLine() throws -> Data? {
+        let end = chunk.endIndex
+        guard offset < end else { return nil }
+        guard let newline = chunk[offset..<end].firstIndex(of: 0x0A) else {
+            let rest = end - offset
+            guard pending.count + rest <= maxLineLength + 1 else { throw HTTPBodyError.lineTooLong(maxBytes: maxLineLength) }
+            pending.append(chunk[offset..<end])
+            offset = end
+            return nil
+        }
+        var line: Data
+        if pending.isEmpty {
+            line = chunk[offset..<newline]
+        } else {
+            pending.append(chunk[offset..<newline])
+            line = pending
+            pending = Data()
+        }
+        offset = newline + 1
+        if line.last == 0x0D { line = line.dropLast() }
+        guard line.count <= maxLineLength else { throw HTTPBodyError.lineTooLong(maxBytes: maxLineLength) }
+        return line
+    }
+
+    /// The last line when the body did not end with a line end; `nil` when nothing is left.
+    mutating func finish() -> Data? {
+        guard !pending.isEmpty else { return nil }
+        defer { pending = Data() }
+        return pending.last == 0x0D ? pending.dropLast() : pending
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The bounded hand-over between a transport that produces a response body and the one consumer
+/// that iterates it (``HTTPBody``).
+///
+/// The producer calls ``append(_:)`` from any thread and never blocks. Memory is bounded by
+/// `limit` bytes held in the buffer:
+///
+/// - A transport that can pause its transfer (URLSession on Apple platforms, libcurl) passes
+///   `pausesProducer: true`: at the limit ``append(_:)`` still takes the chunk but answers
+///   ``Demand/pause``; the producer stops delivering and waits for the closure given to
+///   ``setOnResume(_:)``, called once the consumer has drained the buffer to half the limit.
+/// - A transport that cannot pause (URLSession on Linux: suspending a task re-sends a GET)
+///   passes `false`: crossing the limit fails the consumer with
+///   ``NetworkError/streamBufferOverflow(limit:)`` and cancels the transfer — a clear error
+///   instead of unbounded growth.
+///
+/// `onCancel` runs once when the consumer goes away first: its task was cancelled, it dropped the
+/// iterator, or the buffer overflowed. The producer must then stop the transfer at once.
+package final class StreamBuffer: Sendable {
+    /// What the producer should do after handing over a chunk.
+    package enum Demand: Sendable, Equatable {
+        /// Keep delivering.
+        case more
+        /// Stop delivering until the resume closure is called.
+        case pause
+    }
+
+    /// The most bytes held before the producer must stop.
+    package let limit: Int
+    /// Whether the producer can pause (otherwise the limit is a hard failure).
+    package let pausesProducer: Bool
+    private let onCancel: @Sendable () -> Void
+    private let state = Locked(State())
+
+    private struct State: Sendable {
+        var chunks: [Data] = []
+        var head = 0
+        var buffered = 0
+        var finished = false
+        var failure: NetworkError?
+        var cancelled = false
+        var paused = false
+        var waiter: CheckedContinuation<Data?, any Error>?
+        var onResume: (@Sendable () -> Void)?
+    }
+
+    /// Creates an empty buffer.
+    ///
+    /// - Parameters:
+    ///   - limit: Bytes held before the producer must stop (at least 1).
+    ///   - pausesProducer: Whether the producer honours ``Demand/pause``.
+    ///   - onCancel: Stops the transfer; called at most once, never under the buffer's lock.
+    package init(limit: Int, pausesProducer: Bool, onCancel: @escaping @Sendable () -> Void) {
+        self.limit = max(1, limit)
+        self.pausesProducer = pausesProducer
+        self.onCancel = onCancel
+    }
+
+    /// Sets the closure that lets a paused producer continue. Called from the consumer's task.
+    package func setOnResume(_ body: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onResume = body }
+    }
+
+    /// Bytes currently held.
+    package var bufferedByteCount: Int { state.withLock { $0.buffered } }
+
+    /// Hands `chunk` to the consumer. Empty chunks are ignored; chunks after the end are dropped.
+    ///
+    /// - Returns: ``Demand/pause`` when a pausing producer must stop until resumed.
+    @discardableResult
+    package func append(_ chunk: Data) -> Demand {
+        guard !chunk.isEmpty else { return .more }
+        enum Action {
+            case none
+            case deliver(CheckedContinuation<Data?, any Error>)
+            case overflow(CheckedContinuation<Data?, any Error>?)
+        }
+        var demand = Demand.more
+        let action: Action = state.withLock { state in
+            guard !state.finished else { return .none }
+            if let waiter = state.waiter, state.buffered == 0 {
+                state.waiter = nil
+                return .deliver(waiter)
+            }
+            state.chunks.append(chunk)
+            state.buffered += chunk.count
+            guard state.buffered >= limit else { return .none }
+            if pausesProducer {
+                state.paused = true
+                demand = .pause
+                return .none
+            }
+            state.finished = true
+            state.cancelled = true
+            state.failure = .streamBufferOverflow(limit: limit)
+            state.chunks = []
+            state.head = 0
+            state.buffered = 0
+            defer { state.waiter = nil }
+            return .overflow(state.waiter)
+        }
+        switch action {
+        case .none: break
+        case .deliver(let waiter): waiter.resume(returning: chunk)
+        case .overflow(let waiter):
+            waiter?.resume(throwing: NetworkError.streamBufferOverflow(limit: limit))
+            onCancel()
+            return .pause
+        }
+        return demand
+    }
+
+    /// Ends the body: normally when `error` is `nil`, else with `error` mapped to a
+    /// ``NetworkError``. Later calls are ignored.
+    package func finish(throwing error: (any Error)? = nil) {
+        let waiter: CheckedContinuation<Data?, any Error>? = state.withLock { state in
+            guard !state.finished else { return nil }
+            state.finished = true
+            if let error { state.failure = NetworkError(error) }
+            guard state.buffered == 0 else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        guard let waiter else { return }
+        if let error {
+            waiter.resume(throwing: NetworkError(error))
+        } else {
+            waiter.resume(returning: nil)
+        }
+    }
+
+    /// Ends the body with `error` from outside both sides (a total time limit): the consumer gets
+    /// `error`, the producer is cancelled. Has no effect once the body ended.
+    package func abort(with error: NetworkError) {
+        let (wasRunning, waiter): (Bool, CheckedContinuation<Data?, any Error>?) = state.withLock { state in
+            guard !state.finished else { return (false, nil) }
+            state.finished = true
+            state.cancelled = true
+            state.failure = error
+            state.chunks = []
+            state.head = 0
+            state.buffered = 0
+            defer { state.waiter = nil }
+            return (true, state.waiter)
+        }
+        waiter?.resume(throwing: error)
+        if wasRunning { onCancel() }
+    }
+
+    /// Stops the body from the consumer's side (cancelled task, dropped iterator); the producer is
+    /// told through `onCancel`. Has no effect once the body ended.
+    package func cancel() {
+        let (wasRunning, waiter): (Bool, CheckedContinuation<Data?, any Error>?) = state.withLock { state in
+            let running = !state.finished
+            state.finished = true
+            if running { state.cancelled = true }
+            state.chunks = []
+            state.head = 0
+            state.buffered = 0
+            defer { state.waiter = nil }
+            return (running, state.waiter)
+        }
+        waiter?.resume(throwing: NetworkError.cancelled)
+        if wasRunning { onCancel() }
+    }
+
+    /// The next chunk, `nil` at the end.
+    ///
+    /// - Throws: ``NetworkError``: the transfer's failure, ``NetworkError/cancelled`` when the
+    ///   calling task is cancelled (which also cancels the transfer),
+    ///   ``NetworkError/streamBufferOverflow(limit:)``.
+    package func next() async throws -> Data? {
+        if let ready = try takeBuffered() { return ready.chunk }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+                var resume: (@Sendable () -> Void)?
+                let outcome: Result<Data?, NetworkError>? = state.withLock { state in
+                    if state.head < state.chunks.count { return .success(Self.pop(&state, limit: limit, resume: &resume)) }
+                    if state.finished {
+                        if state.cancelled && state.failure == nil { return .failure(.cancelled) }
+                        return state.failure.map { .failure($0) } ?? .success(nil)
+                    }
+                    state.waiter = continuation
+                    return nil
+                }
+                resume?()
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    private struct Ready { let chunk: Data? }
+
+    /// A chunk (or the end) available without waiting; `nil` when the consumer must wait.
+    private func takeBuffered() throws -> Ready? {
+        var resume: (@Sendable () -> Void)?
+        let outcome: Result<Ready, NetworkError>? = state.withLock { state in
+            if state.head < state.chunks.count {
+                return .success(Ready(chunk: Self.pop(&state, limit: limit, resume: &resume)))
+            }
+            guard state.finished else { return nil }
+            if state.cancelled && state.failure == nil { return .failure(.cancelled) }
+            return state.failure.map { .failure($0) } ?? .success(Ready(chunk: nil))
+        }
+        resume?()
+        return try outcome?.get()
+    }
+
+    /// Removes the oldest chunk; sets `resume` when a paused producer may continue.
+    private static func pop(_ state: inout State, limit: Int, resume: inout (@Sendable () -> Void)?) -> Data {
+        let chunk = state.chunks[state.head]
+        state.head += 1
+        state.buffered -= chunk.count
+        if state.paused && state.buffered <= limit / 2 {
+            state.paused = false
+            resume = state.onResume
+        }
+        if state.head == state.chunks.count {
+            state.chunks.removeAll(keepingCapacity: true)
+            state.head = 0
+        } else if state.head >= 64 {
+            state.chunks.removeFirst(state.head)
+            state.head = 0
+        }
+        return chunk
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A streamed call's answer: the response head as the pipeline accepted it, and its body still
+/// arriving.
+public struct StreamedResponse: Sendable {
+    /// The response head: status, header fields and final URL (``HTTPResponse/body`` is empty).
+    public let response: HTTPResponse
+    /// The body, delivered as it arrives; single-use (see ``HTTPBody``).
+    public let body: HTTPBody
+    /// The call's context: request ID, attempts before the head arrived, the slots interceptors filled.
+    public let context: RequestContext
+
+    /// The status code.
+    public var statusCode: Int { response.statusCode }
+}
+
+extension APIClient {
+    /// Sends `endpoint` and returns as soon as the response head has arrived, with the body
+    /// streaming — for exports, log tails, token streams and live feeds that must not be held in
+    /// memory whole. The endpoint's `Response` type and decoding are not used: read the body as
+    /// chunks, ``HTTPBody/lines(maxLineLength:)`` or ``HTTPBody/ndjson(as:decoder:maxLineLength:)``.
+    ///
+    /// ```swift
+    /// let export = try await client.stream(ExportOrders(), options: .init(bufferLimit: 256 << 10))
+    /// for try await order in export.body.ndjson(as: Order.self) { try await store.insert(order) }
+    /// ```
+    ///
+    /// The whole pipeline applies up to the head: request ID, auth (a 401 refreshes the token and
+    /// resends), retries with backoff, idempotency key, logging and metrics, redirects, all within
+    /// ``EndpointPolicy/deadline``. A status the endpoint does not accept never reaches the caller
+    /// as a stream: its body is read (at most 64 KiB) and mapped to a ``NetworkError`` exactly as
+    /// in a buffered call. Once the head is returned nothing is retried: a failure ends the body
+    /// with a ``NetworkError``. After the head, ``StreamingOptions/idleTimeout`` bounds each gap
+    /// between chunks and ``StreamingOptions/maxDuration`` (if set) the whole call. The HTTP cache
+    /// and request deduplication pass streamed calls through (nothing is stored or shared).
+    ///
+    /// - Parameters:
+    ///   - endpoint: What to call.
+    ///   - options: Buffer bound and timeouts of the body.
+    /// - Returns: The head and the body.
+    /// - Throws: ``NetworkError``, as ``send(_:)-(E)`` does, until the head arrived.
+    public func stream<E: Endpoint>(
+        _ endpoint: E, options: StreamingOptions = StreamingOptions()
+    ) async throws
+        -> StreamedResponse
+    {
+        let context = RequestContext(
+            requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
+            pathTemplate: endpoint.pathTemplate ?? endpoint.path, statusValidation: endpoint.statusValidation,
+            startedAt: .now, onStart: endpoint.options.onStart)
+        context.streaming = options
+        let lane = routing.lane
+        do {
+            if let missing = context.policy.missingCapability(in: lane.capabilities) {
+                throw NetworkError.missingInterceptor(missing)
+            }
+            var request = try lane.builder.makeRequest(for: endpoint, environment: lane.environment.current)
+            if case .stream(let stream, _) = endpoint.body {
+                context.bodyStream = stream
+            } else if let stream = request.httpBodyStream {
+                context.bodyStream = .once(stream)
+                request.httpBodyStream = nil
+            }
+            let pipeline = lane.pipeline
+            let head = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) {
+                [request] in
+                try await pipeline.send(request, context: context)
+            }
+            guard endpoint.statusValidation.accepts(head.statusCode) else {
+                throw NetworkError(response: head, knownErrors: endpoint.knownErrors)
+            }
+            var body = head.streamedBody ?? HTTPBody(head.body)
+            if let maxDuration = options.maxDuration {
+                body = body.limited(to: maxDuration - context.elapsed, deadlines: lane.deadlines)
+            }
+            var response = head
+            response.streamedBody = body
+            response.body = Data()
+            return StreamedResponse(response: response, body: body, context: context)
+        } catch {
+            throw NetworkError(error)
+        }
+    }
+}
