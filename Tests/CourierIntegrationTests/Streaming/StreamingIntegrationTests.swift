@@ -1,0 +1,171 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+
+/// Streamed calls against the reference server's `/stream/*` routes (TestServer/routes_streaming.py).
+@Suite("Streaming against the reference server")
+struct StreamingIntegrationTests {
+    private static func streamingStats(_ namespace: String) async throws -> [String: Int] {
+        (try await TestServers.stats(namespace: namespace)["streaming"] as? [String: Int]) ?? [:]
+    }
+
+    @Test("5 MB arrive in order, chunk by chunk, byte-identical, with the known length")
+    func bytes() async throws {
+        let (client, _) = try TestServers.apiClient()
+        let size = 5_000_000
+        // A debug-build consumer is slow and URLSession on Linux cannot pause: room for all of it.
+        let streamed = try await client.stream(
+            Request<Data>.get("/stream/bytes", query: ["size": "\(size)"]), options: StreamingOptions(bufferLimit: 8 << 20))
+        #expect(streamed.body.length == .known(Int64(size)))
+        let period = Data((0..<251).map(UInt8.init))
+        var count = 0
+        var chunks = 0
+        var mismatch: Int?
+        for try await chunk in streamed.body {
+            chunks += 1
+            var expected = Data()
+            var position = count % 251
+            while expected.count < chunk.count {
+                expected.append(period[position..<min(251, position + chunk.count - expected.count)])
+                position = 0
+            }
+            if mismatch == nil && chunk != expected { mismatch = count }
+            count += chunk.count
+        }
+        #expect(count == size)
+        #expect(mismatch == nil)
+        #expect(chunks > 1)
+    }
+
+    struct Record: Decodable, Sendable {
+        var id: Int
+        var name: String
+    }
+
+    @Test("NDJSON with CRLF, blank lines and U+2028/U+0085 inside strings decodes every record")
+    func ndjson() async throws {
+        let (client, _) = try TestServers.apiClient()
+        let streamed = try await client.stream(
+            Request<Data>.get("/stream/ndjson", query: ["count": "20000", "crlf": "1", "blank": "1", "tricky": "1"]))
+        var next = 0
+        for try await record in streamed.body.ndjson(as: Record.self) {
+            #expect(record.id == next)
+            if record.id != next { break }
+            next += 1
+        }
+        #expect(next == 20000)
+    }
+
+    @Test("an unparseable NDJSON line fails with its line number after the records before it")
+    func ndjsonBadLine() async throws {
+        let (client, _) = try TestServers.apiClient()
+        let streamed = try await client.stream(Request<Data>.get("/stream/ndjson", query: ["count": "100", "bad": "57"]))
+        var decoded = 0
+        do {
+            for try await _ in streamed.body.ndjson(as: Record.self) { decoded += 1 }
+            Issue.record("expected an error")
+        } catch let HTTPBodyError.undecodableLine(number, _) {
+            #expect(number == 57)
+        }
+        #expect(decoded == 56)
+    }
+
+    @Test("a 500 before the stream is a typed error carrying the server's body, and is retried first")
+    func serverError() async throws {
+        let (client, namespace) = try TestServers.apiClient {
+            $0.interceptors = .standard(retry: RetryInterceptor(clock: TestClock()))
+        }
+        do {
+            _ = try await client.stream(Request<Data>.get("/stream/fail"))
+            Issue.record("expected an error")
+        } catch let error as NetworkError {
+            #expect(error.kind == .server)
+            #expect(error.failedResponse?.code == "stream_unavailable")
+        }
+        let attempts = try await TestServers.requestCount("GET /stream/fail", namespace: namespace)
+        #expect(attempts == 1 + EndpointPolicy.standard.retry.maxRetries)
+    }
+
+    @Test("a connection dropped mid-body ends the stream with a transport error and is not retried")
+    func droppedMidBody() async throws {
+        let (client, namespace) = try TestServers.apiClient {
+            $0.interceptors = .standard(retry: RetryInterceptor(clock: TestClock()))
+        }
+        let streamed = try await client.stream(Request<Data>.get("/stream/drop", query: ["after": "30000"]))
+        var received = 0
+        do {
+            for try await chunk in streamed.body { received += chunk.count }
+            Issue.record("expected an error")
+        } catch let error as NetworkError {
+            #expect([NetworkError.Kind.transport, .offline].contains(error.kind))
+        }
+        #expect(received == 30000)
+        #expect(try await TestServers.requestCount("GET /stream/drop", namespace: namespace) == 1)
+    }
+
+    @Test("cancelling the consumer closes the connection: the server sees the disconnect")
+    func cancellationReachesServer() async throws {
+        let (client, namespace) = try TestServers.apiClient()
+        let consumer = Task {
+            let streamed = try await client.stream(
+                Request<Data>.get("/stream/endless", query: ["chunk": "4096", "delay": "0.01"]))
+            var received = 0
+            for try await chunk in streamed.body {
+                received += chunk.count
+                if received >= 40_000 { break }  // leaving the loop drops the iterator
+            }
+            return received
+        }
+        #expect(try await consumer.value >= 40_000)
+        var stats: [String: Int] = [:]
+        for _ in 0..<400 {
+            stats = try await Self.streamingStats(namespace)
+            if stats["disconnected"] == 1 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(stats["opened"] == 1)
+        #expect(stats["disconnected"] == 1)
+    }
+
+    #if canImport(FoundationNetworking)
+    @Test("on Linux URLSession, a consumer that falls behind the buffer bound gets streamBufferOverflow")
+    func slowConsumerOverflows() async throws {
+        let (client, namespace) = try TestServers.apiClient()
+        let streamed = try await client.stream(
+            Request<Data>.get("/stream/bytes", query: ["size": "\(64 << 20)"]), options: StreamingOptions(bufferLimit: 256 << 10))
+        // Fall behind: let the server write well past the bound (bounded wait), then read.
+        for _ in 0..<500 {
+            let written = try await Self.streamingStats(namespace)["bytesWritten"] ?? 0
+            if written > 1 << 20 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        await #expect(throws: NetworkError.streamBufferOverflow(limit: 256 << 10)) {
+            for try await _ in streamed.body {}
+        }
+        // The transfer was cancelled, not read to the end: the server stopped early.
+        for _ in 0..<400 {
+            if try await Self.streamingStats(namespace)["disconnected"] == 1 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let stats = try await Self.streamingStats(namespace)
+        #expect(stats["disconnected"] == 1)
+        #expect((stats["bytesWritten"] ?? 0) < 64 << 20)
+    }
+    #endif
+
+    @Test("a 401 before the stream refreshes the token once and the stream then flows")
+    func refreshBeforeStream() async throws {
+        let session = try await AuthSession.start(mode: .reactive)
+        let streamed = try await session.client.stream(
+            Request<Data>.get("/stream/protected", query: ["size": "100000"]).policy(.authorizedRead))
+        #expect(try await streamed.body.collect(upTo: 200_000).count == 100_000)
+        let stats = try await session.stats()
+        #expect(stats.refreshSuccesses == 1)
+        #expect(stats.unauthorized == 1)
+        #expect(stats.requests("GET /stream/protected") == 2)
+    }
+}
