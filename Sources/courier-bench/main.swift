@@ -3,7 +3,9 @@ import Foundation
 // courier-bench: speed goals measured against raw URLSession in the same run.
 // Run with scripts/bench (starts the reference server), or:
 //   swift run -c release courier-bench --base-url http://127.0.0.1:PORT [--requests N] [--rounds R]
-//   [--only overhead|core|cache|refresh|offline] [--mutations M]
+//   [--only overhead|core|cache|refresh|offline|stream] [--mutations M]
+//   --only stream: 1 GiB body and 1 M NDJSON records, throughput and peak RSS per process
+//   [--stream-bytes N] [--stream-records N]
 
 func argument(_ name: String) -> String? {
     let arguments = CommandLine.arguments
@@ -17,6 +19,10 @@ guard
 else {
     FileHandle.standardError.write(Data("courier-bench: pass --base-url or set COURIER_API_URL (scripts/bench does this)\n".utf8))
     exit(2)
+}
+if let spec = argument("--stream-child") {
+    await runStreamChild(spec, serverURL: serverURL)
+    exit(0)
 }
 let requests = argument("--requests").flatMap(Int.init) ?? 2000
 let rounds = argument("--rounds").flatMap(Int.init) ?? 3
@@ -34,6 +40,10 @@ do {
     if runs("refresh") {
         print("")
         try await runRefreshStormBench(serverURL: serverURL, requests: 1000)
+    }
+    if only == "stream" {  // long (1 GiB, 1 M records): only when asked for
+        print("")
+        try await runStreamBench(serverURL: serverURL)
     }
     if runs("offline") {
         try await runOfflineBench(serverURL: serverURL, mutations: argument("--mutations").flatMap(Int.init) ?? 1000)

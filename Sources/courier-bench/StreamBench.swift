@@ -1,0 +1,192 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Courier
+
+// Streamed bodies (issue 10): throughput and peak RSS of a 1 GiB body and of 1 M NDJSON records,
+// Courier's `APIClient.stream` against raw URLSession (a data task whose delegate counts or splits
+// the bytes itself). Peak RSS is per process, so each case runs in its own child process:
+//   courier-bench --stream-child <courier|urlsession>:<bytes|ndjson> --base-url URL
+
+/// One streaming record as the reference server's `/stream/ndjson` sends it.
+struct StreamRecord: Decodable, Sendable {
+    let id: Int
+    let name: String
+}
+
+/// What a child process measured.
+struct StreamResult: Codable {
+    var seconds: Double
+    var bytes: Int
+    var records: Int
+    var maxRSSMiB: Double
+    var error: String?
+}
+
+/// The 1 GiB and 1 M-record cases (override with `--stream-bytes`, `--stream-records`).
+enum StreamCase: String, CaseIterable {
+    case bytes, ndjson
+}
+
+/// Peak resident set size of this process so far, in MiB (getrusage `ru_maxrss`).
+func peakRSSMiB() -> Double {
+    var usage = rusage()
+    #if os(Linux)
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_maxrss) / 1024  // KiB on Linux
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    return Double(usage.ru_maxrss) / 1_048_576  // bytes on Darwin
+    #endif
+}
+
+/// Parent: runs every (implementation, case) pair in a child process and prints the table.
+func runStreamBench(serverURL: URL) async throws {
+    let bytes = argument("--stream-bytes").flatMap(Int.init) ?? 1 << 30
+    let records = argument("--stream-records").flatMap(Int.init) ?? 1_000_000
+    print("Streamed bodies: \(bytes) bytes and \(records) NDJSON records, each case in its own process (peak RSS goal < 64 MiB)")
+    print("case     implementation   seconds   MiB/s or rec/s   peak RSS MiB")
+    for kind in StreamCase.allCases {
+        for implementation in ["urlsession", "courier"] {
+            let result = try runChild(
+                [
+                    "--stream-child", "\(implementation):\(kind.rawValue)", "--base-url", serverURL.absoluteString,
+                    "--stream-bytes", "\(bytes)", "--stream-records", "\(records)",
+                ])
+            let rate =
+                kind == .bytes
+                ? String(format: "%8.0f MiB/s", Double(result.bytes) / 1_048_576 / result.seconds)
+                : String(format: "%8.0f rec/s", Double(result.records) / result.seconds)
+            let label = implementation == "courier" ? "Courier stream" : "raw URLSession"
+            print(
+                kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
+                    + label.padding(toLength: 17, withPad: " ", startingAt: 0)
+                    + String(format: "%7.2f   %@   %8.1f", result.seconds, rate, result.maxRSSMiB)
+                    + (result.error.map { "   ERROR: \($0)" } ?? ""))
+        }
+    }
+}
+
+private func runChild(_ arguments: [String]) throws -> StreamResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    #if canImport(Darwin)
+    process.executableURL = Bundle.main.executableURL
+    #endif
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard let line = output.split(separator: 0x0A).last,
+        let result = try? JSONDecoder().decode(StreamResult.self, from: Data(line))
+    else {
+        return StreamResult(seconds: 0, bytes: 0, records: 0, maxRSSMiB: 0, error: "child exited \(process.terminationStatus)")
+    }
+    return result
+}
+
+/// Child: runs one case and prints its `StreamResult` as one JSON line.
+func runStreamChild(_ spec: String, serverURL: URL) async {
+    let parts = spec.split(separator: ":").map(String.init)
+    let bytes = argument("--stream-bytes").flatMap(Int.init) ?? 1 << 30
+    let records = argument("--stream-records").flatMap(Int.init) ?? 1_000_000
+    let base = serverURL.appendingPathComponent("ns").appendingPathComponent("bench-stream")
+    let kind = StreamCase(rawValue: parts.count == 2 ? parts[1] : "") ?? .bytes
+    var components = URLComponents(
+        url: base.appendingPathComponent(kind == .bytes ? "stream/bytes" : "stream/ndjson"), resolvingAgainstBaseURL: false)
+    components?.queryItems =
+        kind == .bytes
+        ? [URLQueryItem(name: "size", value: "\(bytes)"), URLQueryItem(name: "chunk", value: "262144")]
+        : [URLQueryItem(name: "count", value: "\(records)")]
+    guard let url = components?.url else { return }
+    let start = ContinuousClock.now
+    var result = StreamResult(seconds: 0, bytes: 0, records: 0, maxRSSMiB: 0)
+    do {
+        if parts.first == "courier" {
+            (result.bytes, result.records) = try await courierStream(url: url, base: base, kind: kind)
+        } else {
+            (result.bytes, result.records) = try await RawStreamDelegate.run(url: url, kind: kind)
+        }
+    } catch {
+        result.error = "\(error)"
+    }
+    let elapsed = ContinuousClock.now - start
+    result.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    result.maxRSSMiB = peakRSSMiB()
+    if let data = try? JSONEncoder().encode(result) { print(String(decoding: data, as: UTF8.self)) }
+}
+
+private func courierStream(url: URL, base: URL, kind: StreamCase) async throws -> (Int, Int) {
+    let client = APIClient(environment: APIEnvironment(name: "bench", baseURL: base))
+    let path = String(url.path.dropFirst(base.path.count))
+    let query = Query(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? [])
+    // 4 MiB of room: URLSession on Linux cannot pause, so a consumer that falls behind fails.
+    let streamed = try await client.stream(Request<Data>.get(path, query: query), options: StreamingOptions(bufferLimit: 4 << 20))
+    switch kind {
+    case .bytes:
+        var total = 0
+        for try await chunk in streamed.body { total += chunk.count }
+        return (total, 0)
+    case .ndjson:
+        var count = 0
+        for try await _ in streamed.body.ndjson(as: StreamRecord.self) { count += 1 }
+        return (0, count)
+    }
+}
+
+/// Raw URLSession: a data task whose delegate counts the bytes, or splits lines and decodes each
+/// with `JSONDecoder` — what an app would write by hand.
+private final class RawStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let kind: StreamCase
+    private var bytes = 0
+    private var records = 0
+    private var pending = Data()
+    private let decoder = JSONDecoder()
+    private var failure: (any Error)?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(kind: StreamCase) { self.kind = kind }
+
+    static func run(url: URL, kind: StreamCase) async throws -> (Int, Int) {
+        let delegate = RawStreamDelegate(kind: kind)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(
+            configuration: URLSessionTransport.defaultConfiguration(), delegate: delegate, delegateQueue: queue)
+        session.dataTask(with: url).resume()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                delegate.done.wait()
+                continuation.resume()
+            }
+        }
+        session.finishTasksAndInvalidate()
+        if let failure = delegate.failure { throw failure }
+        return (delegate.bytes, delegate.records)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        bytes += data.count
+        guard kind == .ndjson else { return }
+        pending.append(data)
+        var start = pending.startIndex
+        while let newline = pending[start...].firstIndex(of: 0x0A) {
+            if newline > start, (try? decoder.decode(StreamRecord.self, from: pending[start..<newline])) != nil { records += 1 }
+            start = newline + 1
+        }
+        pending.removeSubrange(pending.startIndex..<start)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        failure = error
+        done.signal()
+    }
+}
