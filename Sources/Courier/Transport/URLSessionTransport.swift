@@ -110,7 +110,8 @@ public final class URLSessionTransport: Transport {
             return response
         }
         var request = request
-        request.timeoutInterval = max(0.001, Double(options.idleTimeout.components.seconds))
+        let idle = options.idleTimeout.components
+        request.timeoutInterval = max(0.001, Double(idle.seconds) + Double(idle.attoseconds) / 1e18)
         return try await delegate.stream(session.dataTask(with: request), limit: options.bufferLimit)
     }
 
