@@ -42,11 +42,31 @@ public final class PinningTransport: Transport {
         self.base = base
     }
 
-    /// Sends `request`, enforcing the pins of its host.
+    /// Streams `request` (see ``URLSessionTransport/stream(_:options:)``), enforcing the pins of
+    /// its host exactly as ``send(_:)`` does.
     ///
     /// - Throws: A `URLError` carrying a ``PinningFailure`` when pins refuse the connection;
     ///   otherwise whatever the base transport throws.
-    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+    public func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse {
+        #if canImport(Darwin)
+        _ = try checkedPins(request)
+        let delegate = PinningTaskDelegate(policy: policy, timings: nil)
+        do {
+            return try await base.stream(request, options: options, taskDelegate: delegate)
+        } catch {
+            if let failure = delegate.failure { throw failure.urlError }
+            throw error
+        }
+        #else
+        let (host, pinned) = try checkedPins(request)
+        if pinned { throw PinningFailure.unsupportedPlatform(host: HostPins.normalise(host)).urlError }
+        return try await base.stream(request, options: options)
+        #endif
+    }
+
+    /// The request's host and whether it is pinned, after refusing what can never be checked: a
+    /// pinned host over plain HTTP, or (Apple) a session whose own delegate answers trust.
+    private func checkedPins(_ request: URLRequest) throws -> (host: String, pinned: Bool) {
         try Task.checkCancellation()
         let host = request.url?.host ?? ""
         let pinned = !policy.isBypassed && policy.pins(for: host) != nil
@@ -57,6 +77,17 @@ public final class PinningTransport: Transport {
         if pinned, sessionHandlesTrustItself {
             throw PinningFailure.trustHandledElsewhere(host: HostPins.normalise(host)).urlError
         }
+        #endif
+        return (host, pinned)
+    }
+
+    /// Sends `request`, enforcing the pins of its host.
+    ///
+    /// - Throws: A `URLError` carrying a ``PinningFailure`` when pins refuse the connection;
+    ///   otherwise whatever the base transport throws.
+    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+        #if canImport(Darwin)
+        _ = try checkedPins(request)
         let delegate = PinningTaskDelegate(policy: policy, timings: TaskTimingsReporter.current)
         do {
             let (data, response) = try await base.session.data(for: request, delegate: delegate)
@@ -68,6 +99,7 @@ public final class PinningTransport: Transport {
             throw error
         }
         #else
+        let (host, pinned) = try checkedPins(request)
         if pinned { throw PinningFailure.unsupportedPlatform(host: HostPins.normalise(host)).urlError }
         let response = try await base.send(request)
         if let finalHost = response.url?.host, HostPins.normalise(finalHost) != HostPins.normalise(host),

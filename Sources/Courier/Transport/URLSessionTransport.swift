@@ -102,6 +102,16 @@ public final class URLSessionTransport: Transport {
     ///
     /// - Throws: As ``send(_:)``, until the head arrived.
     public func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse {
+        try await stream(request, options: options, taskDelegate: nil)
+    }
+
+    /// ``stream(_:options:)`` with a per-task delegate on Apple platforms (pinning answers the
+    /// server-trust challenge there; the body still flows through the session delegate, which
+    /// URLSession asks for every method the task delegate does not implement). Ignored on Linux,
+    /// where per-task delegates are never called.
+    package func stream(
+        _ request: URLRequest, options: StreamingOptions, taskDelegate: (any URLSessionTaskDelegate)?
+    ) async throws -> HTTPResponse {
         try Task.checkCancellation()
         guard let delegate = session.delegate as? TransportSessionDelegate else {
             var response = try await send(request)
@@ -112,7 +122,11 @@ public final class URLSessionTransport: Transport {
         var request = request
         let idle = options.idleTimeout.components
         request.timeoutInterval = max(0.001, Double(idle.seconds) + Double(idle.attoseconds) / 1e18)
-        return try await delegate.stream(session.dataTask(with: request), limit: options.bufferLimit)
+        let task = session.dataTask(with: request)
+        #if canImport(Darwin)
+        if let taskDelegate { task.delegate = taskDelegate }
+        #endif
+        return try await delegate.stream(task, limit: options.bufferLimit)
     }
 
     #if canImport(FoundationNetworking)

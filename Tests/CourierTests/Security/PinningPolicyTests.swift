@@ -125,5 +125,18 @@ struct PinningTransportTests {
             #expect(error.code == .secureConnectionFailed)
         }
     }
+
+    @Test func aStreamedCallIsCheckedLikeABufferedOne() async throws {
+        let transport = PinningTransport(policy: try Self.policy())
+        for url in ["https://pinned.invalid/feed", "http://pinned.invalid/feed"] {
+            let request = URLRequest(url: try #require(URL(string: url)))
+            do {
+                _ = try await transport.stream(request, options: StreamingOptions())
+                Issue.record("a pinned host must not be streamed from on Linux")
+            } catch let error as URLError {
+                #expect(error.pinningFailure != nil)
+            }
+        }
+    }
     #endif
 }
