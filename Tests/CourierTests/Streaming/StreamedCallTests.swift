@@ -55,3 +55,21 @@ struct StreamedCallTests {
         #expect(try await streamed.body.collect(upTo: 10) == Data("x".utf8))
     }
 }
+
+extension StreamedCallTests {
+    @Test("a stub can script the chunks of a streamed body (split anywhere, e.g. inside a CRLF)")
+    func stubScriptsChunks() async throws {
+        let chunks = AsyncStream<Data> { continuation in
+            for part in ["{\"n\":1}\r", "\n{\"n\"", ":2}\n"] { continuation.yield(Data(part.utf8)) }
+            continuation.finish()
+        }
+        var head = HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/x-ndjson"])
+        head.streamedBody = HTTPBody(chunks)
+        let transport = StubTransport(responses: [.success(head)])
+        let streamed = try await client(transport).stream(Request<Data>.get("/feed"))
+        struct Number: Decodable { var n: Int }
+        var numbers: [Int] = []
+        for try await value in streamed.body.ndjson(as: Number.self) { numbers.append(value.n) }
+        #expect(numbers == [1, 2])
+    }
+}
