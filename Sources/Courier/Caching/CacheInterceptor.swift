@@ -46,8 +46,6 @@ public struct CacheInterceptor: Interceptor {
     public init(cache: HTTPCache) { self.cache = cache }
 
     public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        // A streamed body is never buffered to be stored (issue: the cache must not hold a stream).
-        if context.streaming != nil { return try await next(request) }
         let method = (request.httpMethod ?? "GET").uppercased()
         guard let url = request.url else {
             context.cacheOutcome = .bypassed
@@ -60,6 +58,12 @@ public struct CacheInterceptor: Interceptor {
                 await cache.invalidate(target)
             }
             return response
+        }
+        if context.streaming != nil {
+            // A streamed body is never buffered to be stored or answered from storage: it has one
+            // consumer and may be endless. (An unsafe method above still invalidates.)
+            context.cacheOutcome = .bypassed
+            return try await next(request)
         }
         let isConditional = Validation.conditionalFields.contains { request.value(forHTTPHeaderField: $0) != nil }
         // A single byte range of a GET is answered from stored content (RFC 9111 §3.4); other
