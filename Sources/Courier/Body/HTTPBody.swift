@@ -50,7 +50,7 @@ public struct HTTPBody: AsyncSequence, Sendable {
 
     private enum Source: Sendable {
         case bytes(Data)
-        case buffer(StreamBuffer, IterationGuard)
+        case buffer(BufferOwner)
         case sequence(@Sendable () -> AnyChunkIterator, IterationGuard?)
     }
 
@@ -84,14 +84,15 @@ public struct HTTPBody: AsyncSequence, Sendable {
     package init(buffer: StreamBuffer, length: Length) {
         self.length = length
         self.iterationBehavior = .single
-        self.source = .buffer(buffer, IterationGuard())
+        self.source = .buffer(BufferOwner(buffer))
     }
 
     /// This body ending with ``NetworkError/timedOut(_:)`` once `limit` has passed (a streamed
     /// call's ``StreamingOptions/maxDuration``). Only a transport's body can be interrupted; other
     /// bodies are returned as they are.
     func limited(to limit: Duration, deadlines: any DeadlineScheduling) -> HTTPBody {
-        guard case .buffer(let buffer, _) = source else { return self }
+        guard case .buffer(let owner) = source else { return self }
+        let buffer = owner.buffer
         guard limit > .zero else {
             buffer.abort(with: .timedOut(nil))
             return self
@@ -113,9 +114,9 @@ public struct HTTPBody: AsyncSequence, Sendable {
         switch source {
         case .bytes(let data):
             return Iterator(.bytes(data.isEmpty ? nil : data))
-        case .buffer(let buffer, let guardian):
-            guard guardian.claim() else { return Iterator(.failed(.alreadyIterated)) }
-            return Iterator(.buffer(BufferLease(buffer)))
+        case .buffer(let owner):
+            guard owner.claim() else { return Iterator(.failed(.alreadyIterated)) }
+            return Iterator(.buffer(BufferLease(owner)))
         case .sequence(let make, let guardian):
             if let guardian, !guardian.claim() { return Iterator(.failed(.alreadyIterated)) }
             return Iterator(.sequence(make()))
@@ -233,13 +234,33 @@ private final class IterationGuard: Sendable {
     }
 }
 
-/// Holds a transport's buffer for one iterator: when the last copy of the iterator goes away
-/// before the body ended, the transfer is cancelled.
-private final class BufferLease: Sendable {
+/// Owns a transport's buffer for every copy of one ``HTTPBody``: hands it to the first iterator
+/// only, and cancels the transfer when the body is dropped without being read to the end (a
+/// response nobody iterates must not keep a connection, or a paused task, alive).
+private final class BufferOwner: Sendable {
     let buffer: StreamBuffer
-    private let ended = Locked(false)
+    private let claimed = Locked(false)
 
     init(_ buffer: StreamBuffer) { self.buffer = buffer }
+
+    func claim() -> Bool {
+        claimed.withLock { claimed in
+            defer { claimed = true }
+            return !claimed
+        }
+    }
+
+    deinit { buffer.cancel() }  // no effect once the body ended
+}
+
+/// Holds a transport's buffer for one iterator: when the last copy of the iterator goes away
+/// before the body ended, the transfer is cancelled (even while the body value itself lives on).
+private final class BufferLease: Sendable {
+    private let owner: BufferOwner
+    var buffer: StreamBuffer { owner.buffer }
+    private let ended = Locked(false)
+
+    init(_ owner: BufferOwner) { self.owner = owner }
 
     func finished() { ended.set(true) }
 

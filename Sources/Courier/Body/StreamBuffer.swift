@@ -65,6 +65,9 @@ package final class StreamBuffer: Sendable {
         state.withLock { $0.onResume = body }
     }
 
+    /// Whether a pausing producer was told to pause and not yet resumed.
+    package var isPaused: Bool { state.withLock { $0.paused } }
+
     /// Bytes currently held.
     package var bufferedByteCount: Int { state.withLock { $0.buffered } }
 

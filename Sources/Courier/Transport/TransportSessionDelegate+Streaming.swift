@@ -69,7 +69,17 @@ extension TransportSessionDelegate {
                 return (call.buffer, call.progress, call.received, call.expected)
             })
         else { return false }
-        if buffer.append(data) == .pause { task.suspend() }
+        let demand = buffer.append(data)
+        #if canImport(Darwin)
+        if demand == .pause {
+            task.suspend()
+            // The consumer may have drained the buffer (and resumed the not yet suspended task)
+            // between `append` and `suspend`: then resume here, or the task would stay suspended.
+            if !buffer.isPaused { task.resume() }
+        }
+        #else
+        _ = demand  // Linux: a full buffer already failed the body and cancelled the task.
+        #endif
         progress?.didReceive(received, of: expected)
         return true
     }

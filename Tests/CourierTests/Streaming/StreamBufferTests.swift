@@ -88,6 +88,18 @@ struct StreamBufferTests {
         #expect(cancels.count == 1)
     }
 
+    @Test("a body dropped without ever being read cancels the transfer; one read to the end does not")
+    func unreadBodyCancels() async throws {
+        let cancels = Counter()
+        do {
+            let buffer = StreamBuffer(limit: 1024, pausesProducer: true) { cancels.increment() }
+            buffer.append(Data([1]))
+            let body = HTTPBody(buffer: buffer, length: .unknown)
+            #expect(body.length == .unknown)
+        }
+        #expect(cancels.count == 1)
+    }
+
     @Test("a body read to the end does not cancel anything")
     func finishedBodyDoesNotCancel() async throws {
         let cancels = Counter()
