@@ -52,6 +52,9 @@ public struct HTTPBody: AsyncSequence, Sendable {
         case bytes(Data)
         case buffer(BufferOwner)
         case sequence(@Sendable () -> AnyChunkIterator, IterationGuard?)
+        /// A wrapper over a transport's body: iterated through the wrapper (whose inner iterator
+        /// claims the buffer for single use), interrupted through the transport's buffer.
+        case wrapped(@Sendable () -> AnyChunkIterator, BufferOwner)
     }
 
     /// A body of bytes already in memory; iterable any number of times, as one chunk.
@@ -80,6 +83,20 @@ public struct HTTPBody: AsyncSequence, Sendable {
             iterationBehavior == .single ? IterationGuard() : nil)
     }
 
+    /// A body over `chunks` that keeps `base`'s length and iteration behaviour and can still be
+    /// interrupted like `base` (``limited(to:deadlines:)``) — for wrappers such as the cache's tee.
+    package init<S: AsyncSequence & Sendable>(wrapping base: HTTPBody, chunks: S) where S.Element == Data {
+        self.length = base.length
+        self.iterationBehavior = base.iterationBehavior
+        switch base.source {
+        case .buffer(let owner), .wrapped(_, let owner):
+            self.source = .wrapped({ AnyChunkIterator(chunks.makeAsyncIterator()) }, owner)
+        default:
+            self.source = .sequence(
+                { AnyChunkIterator(chunks.makeAsyncIterator()) }, base.iterationBehavior == .single ? IterationGuard() : nil)
+        }
+    }
+
     /// A single-use body fed by a transport through `buffer`.
     package init(buffer: StreamBuffer, length: Length) {
         self.length = length
@@ -91,8 +108,11 @@ public struct HTTPBody: AsyncSequence, Sendable {
     /// call's ``StreamingOptions/maxDuration``). Only a transport's body can be interrupted; other
     /// bodies are returned as they are.
     func limited(to limit: Duration, deadlines: any DeadlineScheduling) -> HTTPBody {
-        guard case .buffer(let owner) = source else { return self }
-        let buffer = owner.buffer
+        let buffer: StreamBuffer
+        switch source {
+        case .buffer(let owner), .wrapped(_, let owner): buffer = owner.buffer
+        default: return self
+        }
         guard limit > .zero else {
             buffer.abort(with: .timedOut(nil))
             return self
@@ -119,6 +139,9 @@ public struct HTTPBody: AsyncSequence, Sendable {
             return Iterator(.buffer(BufferLease(owner)))
         case .sequence(let make, let guardian):
             if let guardian, !guardian.claim() { return Iterator(.failed(.alreadyIterated)) }
+            return Iterator(.sequence(make()))
+        case .wrapped(let make, _):
+            // The wrapped body's own iterator claims the transport's buffer (single use).
             return Iterator(.sequence(make()))
         }
     }

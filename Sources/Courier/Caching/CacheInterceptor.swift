@@ -59,12 +59,6 @@ public struct CacheInterceptor: Interceptor {
             }
             return response
         }
-        if context.streaming != nil {
-            // A streamed body is never buffered to be stored or answered from storage: it has one
-            // consumer and may be endless. (An unsafe method above still invalidates.)
-            context.cacheOutcome = .bypassed
-            return try await next(request)
-        }
         let isConditional = Validation.conditionalFields.contains { request.value(forHTTPHeaderField: $0) != nil }
         // A single byte range of a GET is answered from stored content (RFC 9111 §3.4); other
         // range requests (several ranges, HEAD, unknown units) go to the origin untouched.

@@ -4,13 +4,44 @@ import FoundationNetworking
 #endif
 
 extension CacheTransaction {
+    /// Stores a buffered response now (``record(_:requestTime:responseTime:known:)``). A streamed
+    /// one is returned with its body teed: the bytes the consumer reads are copied, up to the
+    /// cache's ``HTTPCache/Configuration/maxEntryBytes``, and the response is stored when — and
+    /// only if — the consumer reads it to the end within that size. A longer body is passed on
+    /// without keeping more of it; a failed or abandoned one stores nothing.
+    func recordOrTee(
+        _ response: HTTPResponse, requestTime: Date, responseTime: Date, known: [CachedResponse]?
+    ) async
+        -> HTTPResponse
+    {
+        guard let body = response.streamedBody else {
+            await record(response, requestTime: requestTime, responseTime: responseTime, known: known)
+            return response
+        }
+        guard shouldWrite, !isHead, (200..<300).contains(response.statusCode),
+            Storability.refusal(
+                request: request, response: response, isAuthorized: Storability.isAuthorized(request, policy: context.policy),
+                cachesAuthorizedResponses: context.policy.cachesAuthorizedResponses,
+                maxEntryBytes: cache.configuration.maxEntryBytes) == nil
+        else { return response }
+        var teed = response
+        let transaction = self
+        teed.streamedBody = body.teed(upTo: cache.configuration.maxEntryBytes) { bytes in
+            var complete = response
+            complete.streamedBody = nil
+            complete.body = bytes
+            await transaction.record(complete, requestTime: requestTime, responseTime: responseTime, known: known)
+        }
+        return teed
+    }
+
     /// Stores a response when allowed (§3), without its hop-by-hop fields (§3.1); a newer
     /// non-storable, non-error answer removes the stored ones it supersedes. 5xx answers leave
     /// stored responses alone (they may still be served by `stale-if-error`). A `206` is stored
     /// as a part, combined with a stored part of the same representation when they touch (§3.3),
     /// and never replaces a stored complete response with the same strong entity tag.
     func record(_ response: HTTPResponse, requestTime: Date, responseTime: Date, known: [CachedResponse]?) async {
-        guard shouldWrite, !isHead else { return }
+        guard shouldWrite, !isHead, !response.isStreamed else { return }
         let refusal = Storability.refusal(
             request: request, response: response,
             isAuthorized: Storability.isAuthorized(request, policy: context.policy),

@@ -129,9 +129,9 @@ struct CacheTransaction: Sendable {
             requestTime = now
             response = try await next(request)
         }
-        await record(response, requestTime: requestTime, responseTime: now, known: entries)
+        let recorded = await recordOrTee(response, requestTime: requestTime, responseTime: now, known: entries)
         context.cacheOutcome = .miss
-        return response
+        return recorded
     }
 
     /// Validates `entry` with a conditional request (§4.3.1) and applies the answer (§4.3.3).
@@ -175,9 +175,9 @@ struct CacheTransaction: Sendable {
         if let entry, staleAllowed, Self.isOriginError(response.statusCode), staleIfErrorCovers(entry) {
             return serve(entry, .staleServed(.error))
         }
-        await record(response, requestTime: requestTime, responseTime: responseTime, known: entries)
+        let recorded = await recordOrTee(response, requestTime: requestTime, responseTime: responseTime, known: entries)
         context.cacheOutcome = .miss
-        return response
+        return recorded
     }
 
     /// HEAD with no fresh stored GET response: forwarded as is; its header fields freshen the
@@ -224,7 +224,8 @@ struct CacheTransaction: Sendable {
             return
         }
         guard !Self.isOriginError(response.statusCode) else { return }
-        await record(response, requestTime: requestTime, responseTime: responseTime, known: nil)
+        // A streamed revalidation is dropped unread: its tee never completes, nothing is stored.
+        _ = await recordOrTee(response, requestTime: requestTime, responseTime: responseTime, known: nil)
     }
 
     /// RFC 5861 §4's errors when thrown rather than returned: the origin could not be reached

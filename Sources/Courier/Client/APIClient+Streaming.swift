@@ -35,7 +35,9 @@ extension APIClient {
     /// in a buffered call. Once the head is returned nothing is retried: a failure ends the body
     /// with a ``NetworkError``. After the head, ``StreamingOptions/idleTimeout`` bounds each gap
     /// between chunks and ``StreamingOptions/maxDuration`` (if set) the whole call. The HTTP cache
-    /// and request deduplication pass streamed calls through (nothing is stored or shared).
+    /// may answer from storage (one chunk) and stores a storable streamed response only once the
+    /// consumer read all of it within the cache's entry limit (it copies what is read, never reads
+    /// ahead); request deduplication passes streamed calls through.
     ///
     /// - Parameters:
     ///   - endpoint: What to call.

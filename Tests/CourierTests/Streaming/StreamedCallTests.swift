@@ -73,3 +73,50 @@ extension StreamedCallTests {
         #expect(numbers == [1, 2])
     }
 }
+
+extension StreamedCallTests {
+    private func cachingClient(_ transport: StubTransport, cache: HTTPCache) -> APIClient {
+        APIClient(environment: APIEnvironment(name: "stub", baseURL: URL(string: "https://api.example.com")!)) {
+            $0.transport = transport
+            $0.interceptors = .standard(cache: cache, retry: RetryInterceptor(clock: TestClock()))
+        }
+    }
+
+    private func streamedResponse(_ parts: [String], maxAge: Int = 60) -> HTTPResponse {
+        let chunks = AsyncStream<Data> { continuation in
+            for part in parts { continuation.yield(Data(part.utf8)) }
+            continuation.finish()
+        }
+        var head = HTTPResponse(statusCode: 200, headers: ["Cache-Control": "max-age=\(maxAge)", "Content-Type": "text/plain"])
+        head.streamedBody = HTTPBody(chunks)
+        return head
+    }
+
+    @Test("the cache stores a streamed response read to the end (teed, not buffered ahead) and serves it next time")
+    func cacheTeesAStreamReadToTheEnd() async throws {
+        let transport = StubTransport(responses: [.success(streamedResponse(["ab", "cd"]))])
+        let client = cachingClient(transport, cache: HTTPCache(storage: MemoryCacheStorage()))
+        let first = try await client.stream(Request<Data>.get("/feed"))
+        #expect(try await first.body.collect(upTo: 100) == Data("abcd".utf8))
+        let second = try await client.stream(Request<Data>.get("/feed"))
+        #expect(try await second.body.collect(upTo: 100) == Data("abcd".utf8))
+        #expect(second.context.cacheOutcome == .hit)
+        #expect(transport.requestCount == 1)
+    }
+
+    @Test("a streamed response longer than the cache's entry limit, or abandoned, is not stored")
+    func cacheSkipsLongOrAbandonedStreams() async throws {
+        var configuration = HTTPCache.Configuration()
+        configuration.maxEntryBytes = 3
+        let transport = StubTransport(responses: [
+            .success(streamedResponse(["ab", "cd"])), .success(streamedResponse(["x", "y"])),
+            .success(streamedResponse(["z"])),
+        ])
+        let client = cachingClient(transport, cache: HTTPCache(storage: MemoryCacheStorage(), configuration: configuration))
+        #expect(try await client.stream(Request<Data>.get("/long")).body.collect(upTo: 100).count == 4)
+        var abandoned = try await client.stream(Request<Data>.get("/long")).body.makeAsyncIterator()
+        #expect(try await abandoned.next() == Data("x".utf8))
+        #expect(try await client.stream(Request<Data>.get("/long")).body.collect(upTo: 100) == Data("z".utf8))
+        #expect(transport.requestCount == 3)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+extension HTTPBody {
+    /// This body, with the bytes its consumer reads also collected — up to `limit` bytes — and
+    /// handed to `onComplete` once the consumer reached the end. A body longer than `limit` is
+    /// passed on without keeping more of it, and `onComplete` is not called; nor is it for a body
+    /// that fails or is abandoned. Used by the HTTP cache to store a streamed response while the
+    /// caller reads it; nothing is buffered ahead of the consumer.
+    package func teed(upTo limit: Int, onComplete: @escaping @Sendable (Data) async -> Void) -> HTTPBody {
+        HTTPBody(wrapping: self, chunks: TeeChunks(base: self, limit: limit, onComplete: onComplete))
+    }
+}
+
+/// The chunks of a body, copied aside while they pass (see ``HTTPBody/teed(upTo:onComplete:)``).
+private struct TeeChunks: AsyncSequence, Sendable {
+    typealias Element = Data
+    let base: HTTPBody
+    let limit: Int
+    let onComplete: @Sendable (Data) async -> Void
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(base: base.makeAsyncIterator(), limit: limit, onComplete: onComplete)
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var base: HTTPBody.Iterator
+        let limit: Int
+        let onComplete: @Sendable (Data) async -> Void
+        var collected: Data? = Data()
+
+        init(base: HTTPBody.Iterator, limit: Int, onComplete: @escaping @Sendable (Data) async -> Void) {
+            self.base = base
+            self.limit = limit
+            self.onComplete = onComplete
+        }
+
+        mutating func next() async throws -> Data? {
+            guard let chunk = try await base.next() else {
+                if let collected {
+                    self.collected = nil
+                    await onComplete(collected)
+                }
+                return nil
+            }
+            if let held = collected {
+                collected = held.count + chunk.count <= limit ? held + chunk : nil
+            }
+            return chunk
+        }
+    }
+}
