@@ -6,11 +6,28 @@ import Foundation
 //   [--only overhead|core|cache|refresh|offline|stream] [--mutations M]
 //   --only stream: 1 GiB body and 1 M NDJSON records, throughput and peak RSS per process
 //   [--stream-bytes N] [--stream-records N]
+//   swift run -c release courier-bench --only pipeline [--calls N] [--rounds R]   (no server needed)
 
 func argument(_ name: String) -> String? {
     let arguments = CommandLine.arguments
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     return arguments[index + 1]
+}
+
+let only = argument("--only")  // run one section: overhead, pipeline, core, cache, refresh, offline, stream
+func runs(_ section: String) -> Bool { only == nil || only == section }
+let rounds = argument("--rounds").flatMap(Int.init) ?? 3
+
+if only == "pipeline" {
+    // In-memory only: no server needed.
+    do {
+        try await runPipelineCostBench(
+            calls: argument("--calls").flatMap(Int.init) ?? 20_000, rounds: rounds, only: argument("--case"))
+    } catch {
+        FileHandle.standardError.write(Data("courier-bench failed: \(error)\n".utf8))
+        exit(1)
+    }
+    exit(0)
 }
 
 guard
@@ -25,13 +42,13 @@ if let spec = argument("--stream-child") {
     exit(0)
 }
 let requests = argument("--requests").flatMap(Int.init) ?? 2000
-let rounds = argument("--rounds").flatMap(Int.init) ?? 3
-
-let only = argument("--only")  // run one section: overhead, core, cache, refresh, offline
-func runs(_ section: String) -> Bool { only == nil || only == section }
 
 do {
     if runs("overhead") { try await runOverheadBench(calls: 20_000) }
+    if runs("pipeline") {
+        print("")
+        try await runPipelineCostBench(calls: argument("--calls").flatMap(Int.init) ?? 20_000, rounds: rounds)
+    }
     if runs("core") { try await runCoreBench(serverURL: serverURL, requests: requests, rounds: rounds) }
     if runs("cache") {
         print("")

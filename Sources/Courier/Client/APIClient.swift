@@ -126,7 +126,9 @@ public final class APIClient: Sendable {
             if let missing = context.policy.missingCapability(in: lane.capabilities) {
                 throw NetworkError.missingInterceptor(missing)
             }
-            var request = try lane.builder.makeRequest(for: endpoint, environment: lane.environment.current)
+            var request = try lane.builder.makeRequest(
+                for: endpoint, environment: lane.environment.current,
+                requestID: lane.requestIDHeader.map { HTTPHeaders.Field(name: $0, value: context.requestID.description) })
             if case .stream(let stream, _) = endpoint.body {
                 context.bodyStream = stream
             } else if let stream = request.httpBodyStream {

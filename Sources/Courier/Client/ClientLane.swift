@@ -17,6 +17,10 @@ final class ClientLane: Sendable {
     let builder: RequestBuilder
     let deadlines: any DeadlineScheduling
     let environment: Locked<APIEnvironment>
+    /// The header field of the pipeline's outermost ``RequestIDInterceptor``, which the request
+    /// builder fills in directly (see `RequestBuilder.makeRequest`); `nil` when the pipeline does
+    /// not start with one.
+    let requestIDHeader: String?
 
     init(configuration: APIClient.Configuration) {
         self.configuration = configuration
@@ -34,6 +38,7 @@ final class ClientLane: Sendable {
             defaultHeaders: configuration.headers)
         self.deadlines = makeDeadlineScheduler(clock: configuration.clock)
         self.environment = Locked(configuration.environment)
+        self.requestIDHeader = (configuration.interceptors.first as? RequestIDInterceptor)?.headerName
     }
 }
 

@@ -13,7 +13,9 @@ struct RequestBuilder: Sendable {
 
     /// - Throws: ``NetworkError/invalidRequest(_:)`` for a bad URL, an unencodable body/query, or a
     ///   header field that is not valid HTTP (see ``validate(_:)``).
-    func makeRequest<E: Endpoint>(for endpoint: E, environment: APIEnvironment) throws -> URLRequest {
+    func makeRequest<E: Endpoint>(
+        for endpoint: E, environment: APIEnvironment, requestID: HTTPHeaders.Field? = nil
+    ) throws -> URLRequest {
         let url = try makeURL(for: endpoint, environment: environment)
         var request = URLRequest(url: url)
         request.httpMethod = endpoint.method.rawValue
@@ -44,6 +46,14 @@ struct RequestBuilder: Sendable {
         } else if let (data, contentType) = try encodeBody(endpoint.body, encoder: endpoint.options.encoder ?? encoder) {
             request.httpBody = data
             if !headers.contains("Content-Type") { headers.replace("Content-Type", with: contentType) }
+        }
+        // The request ID the pipeline's outermost RequestIDInterceptor would add, added here with
+        // the other fields instead: one `setValue` on Linux copies the request and costs ~5 µs.
+        // Only when nothing can tell the difference: no request modifier runs after this point.
+        if let requestID, endpoint.options.modifyRequest == nil, !headers.contains(requestID.name),
+            (try? Self.validate(requestID)) != nil
+        {
+            headers.replace(requestID.name, with: requestID.value)
         }
         for field in headers { try Self.validate(field) }
         request.allHTTPHeaderFields = headers.dictionary  // one bridge to NSMutableURLRequest, not one per field

@@ -38,15 +38,29 @@ public protocol Interceptor: Sendable {
 /// The rest of the pipeline after the current interceptor. Call it like a function:
 /// `try await next(request)`. It may be called more than once (retries).
 public struct Next: Sendable {
-    private let proceed: @Sendable (URLRequest) async throws -> HTTPResponse
+    private enum Step: Sendable {
+        case closure(@Sendable (URLRequest) async throws -> HTTPResponse)
+        /// The pipeline from `index` on: no closure allocated per interceptor and call.
+        case pipeline(Pipeline, index: Int, context: RequestContext)
+    }
+
+    private let step: Step
 
     /// Wraps a closure as the rest of the pipeline (useful in tests of a single interceptor).
     public init(_ proceed: @escaping @Sendable (URLRequest) async throws -> HTTPResponse) {
-        self.proceed = proceed
+        self.step = .closure(proceed)
+    }
+
+    /// The rest of `pipeline` from the interceptor at `index` on.
+    init(_ pipeline: Pipeline, from index: Int, context: RequestContext) {
+        self.step = .pipeline(pipeline, index: index, context: context)
     }
 
     /// Sends `request` through the remaining interceptors and the transport.
     public func callAsFunction(_ request: URLRequest) async throws -> HTTPResponse {
-        try await proceed(request)
+        switch step {
+        case .closure(let proceed): return try await proceed(request)
+        case .pipeline(let pipeline, let index, let context): return try await pipeline.run(from: index, request, context)
+        }
     }
 }

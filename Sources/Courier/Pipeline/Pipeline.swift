@@ -40,7 +40,8 @@ package struct Pipeline: Sendable {
         try await run(from: 0, request, context)
     }
 
-    private func run(from index: Int, _ request: URLRequest, _ context: RequestContext) async throws -> HTTPResponse {
+    /// Runs `request` through the interceptors from `index` on, then the transport.
+    func run(from index: Int, _ request: URLRequest, _ context: RequestContext) async throws -> HTTPResponse {
         do {
             guard index < interceptors.count else {
                 try Task.checkCancellation()
@@ -51,8 +52,8 @@ package struct Pipeline: Sendable {
                 try validate(response, context: context)
                 return response
             }
-            let next = Next { [self] request in try await self.run(from: index + 1, request, context) }
-            return try await interceptors[index].intercept(request, context: context, next: next)
+            return try await interceptors[index].intercept(
+                request, context: context, next: Next(self, from: index + 1, context: context))
         } catch  where context.isDeadlineExpired && NetworkError(error).isCancellation {
             // The client cancelled the call because its deadline passed: every layer above sees
             // a timeout (logged and counted as one), not a cancellation.

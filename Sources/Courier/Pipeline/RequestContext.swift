@@ -45,7 +45,7 @@ public final class RequestContext: Sendable {
     private struct State: Sendable {
         var attempt = 0
         var startHookArmed = true
-        var lastSentHeaders: [String: String]?
+        var lastSent: URLRequest?
         var deadlineExpired = false
         var values: [ObjectIdentifier: any Sendable] = [:]
     }
@@ -105,10 +105,13 @@ public final class RequestContext: Sendable {
     /// The header fields of the last request handed to the transport (with the token the auth
     /// interceptor added), so error snippets can hide the request's own secrets.
     var lastSentHeaders: HTTPHeaders {
-        HTTPHeaders((state.withLock { $0.lastSentHeaders } ?? [:]).map { HTTPHeaders.Field(name: $0.key, value: $0.value) })
+        guard let request = state.withLock({ $0.lastSent }) else { return HTTPHeaders() }
+        return HTTPHeaders((request.allHTTPHeaderFields ?? [:]).map { HTTPHeaders.Field(name: $0.key, value: $0.value) })
     }
 
-    func recordSent(_ request: URLRequest) { state.withLock { $0.lastSentHeaders = request.allHTTPHeaderFields } }
+    /// Keeps the request handed to the transport (a copy-on-write value: its header fields are
+    /// only read if an error snippet needs them).
+    func recordSent(_ request: URLRequest) { state.withLock { $0.lastSent = request } }
 
     /// Work done for the call after its answer (a background revalidation) must not look like
     /// the call starting: the hook is spent.
@@ -147,6 +150,17 @@ public final class RequestContext: Sendable {
     public subscript<Key: RequestContextKey>(key: Key.Type) -> Key.Value? {
         get { state.withLock { $0.values[ObjectIdentifier(key)] as? Key.Value } }
         set { state.withLock { $0.values[ObjectIdentifier(key)] = newValue } }
+    }
+
+    /// The value in slot `key`, storing `make()` first when the slot is empty (one lock, and
+    /// nothing made when a value is there).
+    func value<Key: RequestContextKey>(for key: Key.Type, orInsert make: () -> Key.Value) -> Key.Value {
+        state.withLock { state in
+            if let value = state.values[ObjectIdentifier(key)] as? Key.Value { return value }
+            let value = make()
+            state.values[ObjectIdentifier(key)] = value
+            return value
+        }
     }
 
     /// Atomically updates the slot `key`, starting from `initial` when it is empty.

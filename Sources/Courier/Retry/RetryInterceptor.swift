@@ -71,11 +71,15 @@ public struct RetryInterceptor: Interceptor {
     public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         let policy = context.policy.retry
         let method = request.httpMethod.map { HTTPMethod(rawValue: $0) } ?? context.method
-        let keyed = context.idempotencyKey != nil || request.value(forHTTPHeaderField: "Idempotency-Key") != nil
-        // A call its API declares safe (a GraphQL query sent as POST) repeats like a GET.
+        // A call its API declares safe (a GraphQL query sent as POST) repeats like a GET. The
+        // header is only looked up when the method alone does not decide (a lookup per call).
         let repeatable =
             policy.maxRetries > 0
-            && (context.isDeclaredSafe || policy.allowsRetry(method: method, hasIdempotencyKey: keyed))
+            && (method.isIdempotent || context.isDeclaredSafe
+                || policy.allowsRetry(
+                    method: method,
+                    hasIdempotencyKey: context.idempotencyKey != nil
+                        || request.value(forHTTPHeaderField: "Idempotency-Key") != nil))
         // The remaining budget of the call, on this interceptor's clock.
         let deadline = clock.elapsed() + (context.policy.deadline - context.elapsed)
 

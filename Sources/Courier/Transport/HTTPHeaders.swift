@@ -46,7 +46,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     public subscript(_ name: String) -> String? {
         get {
             let values = self.values(for: name)
-            if values.count > 1, name.caseInsensitiveCompare("Set-Cookie") == .orderedSame { return values.first }
+            if values.count > 1, name.equalsFieldName("Set-Cookie") { return values.first }
             return values.isEmpty ? nil : values.joined(separator: ", ")
         }
         set {
@@ -56,12 +56,12 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Every field line named `name`, in order (case-insensitive match), e.g. each `Set-Cookie`.
     public func values(for name: String) -> [String] {
-        fields.compactMap { $0.name.caseInsensitiveCompare(name) == .orderedSame ? $0.value : nil }
+        fields.compactMap { $0.name.equalsFieldName(name) ? $0.value : nil }
     }
 
     /// `true` when at least one field is named `name` (case-insensitive).
     public func contains(_ name: String) -> Bool {
-        fields.contains { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        fields.contains { $0.name.equalsFieldName(name) }
     }
 
     /// Appends a field, keeping existing fields of the same name.
@@ -75,14 +75,14 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Removes every field named `name` (case-insensitive).
     public mutating func remove(_ name: String) {
-        fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        fields.removeAll { $0.name.equalsFieldName(name) }
     }
 
     /// The fields as a dictionary with repeated names joined by `", "` (first spelling wins).
     public var dictionary: [String: String] {
         var result: [String: String] = [:]
         for field in fields {
-            if let key = result.keys.first(where: { $0.caseInsensitiveCompare(field.name) == .orderedSame }) {
+            if let key = result.keys.first(where: { $0.equalsFieldName(field.name) }) {
                 result[key] = (result[key] ?? "") + ", " + field.value
             } else {
                 result[field.name] = field.value
@@ -109,7 +109,7 @@ extension HTTPHeaders {
         for (key, value) in all {
             guard let name = key as? String else { continue }
             let text = value as? String ?? "\(value)"
-            if name.caseInsensitiveCompare("Set-Cookie") == .orderedSame {
+            if name.equalsFieldName("Set-Cookie") {
                 for cookie in Self.splitSetCookie(text) { fields.append(Field(name: name, value: cookie)) }
             } else {
                 fields.append(Field(name: name, value: text))
@@ -155,5 +155,31 @@ extension HTTPHeaders {
     /// Reads the header fields of a `URLRequest`, sorted by name so the order is stable.
     package init(_ request: URLRequest) {
         self.init(request.allHTTPHeaderFields ?? [:])
+    }
+}
+
+extension String {
+    /// Whether two field names are equal ignoring case (RFC 9110 §5.1). Names are ASCII tokens:
+    /// compared byte by byte, which on Linux is far cheaper than `caseInsensitiveCompare`, the
+    /// fallback for anything else.
+    func equalsFieldName(_ other: String) -> Bool {
+        var lhs = self
+        var rhs = other
+        let ascii = lhs.withUTF8 { lhs in
+            rhs.withUTF8 { rhs -> Bool? in
+                guard lhs.count == rhs.count else {
+                    return lhs.allSatisfy({ $0 < 0x80 }) && rhs.allSatisfy({ $0 < 0x80 }) ? false : nil
+                }
+                for (left, right) in zip(lhs, rhs) {
+                    guard left < 0x80, right < 0x80 else { return nil }
+                    if left == right { continue }
+                    let lowerLeft = (0x41...0x5A).contains(left) ? left | 0x20 : left
+                    let lowerRight = (0x41...0x5A).contains(right) ? right | 0x20 : right
+                    if lowerLeft != lowerRight { return false }
+                }
+                return true
+            }
+        }
+        return ascii ?? (caseInsensitiveCompare(other) == .orderedSame)
     }
 }

@@ -19,24 +19,43 @@ enum LogFormatting {
         _ record: ResponseRecord, request: RequestRecord, cacheOutcome: CacheOutcome?, redirects: Int = 0,
         includesDetails: Bool
     ) -> NetworkLogEntry {
-        var summary = "← \(record.statusCode) \(request.method) \(request.pathTemplate)"
-        summary += " \(milliseconds(record.duration)) \(bytes(record.bodySize))"
-        if record.attempt > 1 { summary += " after \(record.attempt - 1) \(record.attempt == 2 ? "retry" : "retries")" }
+        var entry = responseEntry(
+            ResponseLine(
+                statusCode: record.statusCode, method: request.method, pathTemplate: request.pathTemplate,
+                duration: record.duration, bodySize: record.bodySize, attempt: record.attempt, requestID: record.requestID,
+                url: record.url ?? request.url),
+            cacheOutcome: cacheOutcome, redirects: redirects)
+        if includesDetails {
+            entry.details += record.headers.map { "\($0.name): \($0.value)" }
+            entry.details += bodyLines(record.body, size: record.bodySize)
+        }
+        return entry
+    }
+
+    /// What a response's summary line and its URL detail are made of: plain values, the URL
+    /// already redacted — so an info line needs no header redaction.
+    struct ResponseLine {
+        var statusCode: Int
+        var method: HTTPMethod
+        var pathTemplate: String
+        var duration: Duration
+        var bodySize: Int
+        var attempt: Int
+        var requestID: RequestID
+        var url: String
+    }
+
+    /// The response entry without header and body lines.
+    static func responseEntry(_ line: ResponseLine, cacheOutcome: CacheOutcome?, redirects: Int) -> NetworkLogEntry {
+        var summary = "← \(line.statusCode) \(line.method) \(line.pathTemplate)"
+        summary += " \(milliseconds(line.duration)) \(bytes(line.bodySize))"
+        if line.attempt > 1 { summary += " after \(line.attempt - 1) \(line.attempt == 2 ? "retry" : "retries")" }
         if redirects > 0 { summary += " via \(redirects) \(redirects == 1 ? "redirect" : "redirects")" }
         if let cacheOutcome { summary += " cache=\(cacheOutcome)" }
-        summary += " [\(shortID(record.requestID))]"
-        var details = ["\(request.method) \(record.url ?? request.url)"]
-        if includesDetails {
-            details += record.headers.map { "\($0.name): \($0.value)" }
-            details += bodyLines(record.body, size: record.bodySize)
-        }
-        let level: NetworkLogLevel
-        switch record.statusCode {
-        case 500...: level = .error
-        case 400..<500: level = .notice
-        default: level = .info
-        }
-        return NetworkLogEntry(level: level, event: .response, requestID: record.requestID, summary: summary, details: details)
+        summary += " [\(shortID(line.requestID))]"
+        return NetworkLogEntry(
+            level: level(ofStatus: line.statusCode), event: .response, requestID: line.requestID, summary: summary,
+            details: ["\(line.method) \(line.url)"])
     }
 
     static func failureEntry(_ record: ErrorRecord, request: RequestRecord) -> NetworkLogEntry {
@@ -46,9 +65,26 @@ enum LogFormatting {
         if record.attempt > 1 { summary += ", \(record.attempt) attempts" }
         summary += " [\(shortID(record.requestID))]"
         let details = ["\(request.method) \(request.url)", record.message]
-        let level: NetworkLogLevel = record.kind == "cancelled" ? .notice : .error
+        let level: NetworkLogLevel = record.kind == cancelledKind ? .notice : .error
         return NetworkLogEntry(level: level, event: .failure, requestID: record.requestID, summary: summary, details: details)
     }
+
+    /// The level of a response entry: 5xx error, 4xx notice, anything else info.
+    static func level(ofStatus statusCode: Int) -> NetworkLogLevel {
+        switch statusCode {
+        case 500...: return .error
+        case 400..<500: return .notice
+        default: return .info
+        }
+    }
+
+    /// The level of a failure entry for `error`, known before any record is built: notice for a
+    /// cancellation, error otherwise.
+    static func level(ofFailure error: any Error) -> NetworkLogLevel {
+        ErrorRecord.kind(of: error) == cancelledKind ? .notice : .error
+    }
+
+    private static let cancelledKind = "cancelled"
 
     private static func bodyLines(_ preview: BodyPreview?, size: Int?) -> [String] {
         if let preview { return ["body: \(preview)"] }
@@ -64,14 +100,28 @@ enum LogFormatting {
     /// `12.4 ms`, `1.52 s`.
     static func milliseconds(_ duration: Duration) -> String {
         let ms = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        if ms >= 1000 { return String(format: "%.2f s", ms / 1000) }
-        return String(format: "%.1f ms", ms)
+        if ms >= 1000 { return fixed(ms / 1000, digits: 2) + " s" }
+        return fixed(ms, digits: 1) + " ms"
     }
 
     /// `512 B`, `1.5 KiB`, `3.2 MiB`.
     static func bytes(_ count: Int) -> String {
         if count < 1024 { return "\(count) B" }
-        if count < 1024 * 1024 { return String(format: "%.1f KiB", Double(count) / 1024) }
-        return String(format: "%.1f MiB", Double(count) / (1024 * 1024))
+        if count < 1024 * 1024 { return fixed(Double(count) / 1024, digits: 1) + " KiB" }
+        return fixed(Double(count) / (1024 * 1024), digits: 1) + " MiB"
+    }
+
+    /// `value` rounded to `digits` (1 or 2) decimals like `%.1f` / `%.2f` — without `String(format:)`,
+    /// which costs microseconds per call on Linux. Rounds half away from zero (printf rounds the
+    /// binary value, so an exact tie such as 0.25 may print differently — never seen in a duration
+    /// measured in attoseconds).
+    static func fixed(_ value: Double, digits: Int) -> String {
+        guard value.isFinite, value >= 0, value < 1e15 else { return "\(value)" }
+        let scale = digits == 2 ? 100.0 : 10.0
+        let scaled = Int64((value * scale).rounded())
+        let whole = scaled / Int64(scale)
+        let fraction = String(scaled % Int64(scale))
+        let padded = digits == 2 && fraction.count == 1 ? "0" + fraction : fraction
+        return "\(whole).\(padded)"
     }
 }

@@ -22,6 +22,11 @@ import FoundationNetworking
 /// ``NetworkLogger/minimumLevel`` is ``NetworkLogLevel/debug``; records and recorders get them
 /// regardless.
 ///
+/// **Cost**: nothing is redacted or formatted for an entry below the logger's level. Records are
+/// built the first time something needs them — a logger that writes the entry, a recorder, or a
+/// read of ``RequestContext/requestRecord``, ``RequestContext/responseRecord`` or
+/// ``RequestContext/errorRecord`` — with the same content as if built at once.
+///
 /// ```swift
 /// $0.interceptors = .standard(logger: OSLogNetworkLogger(subsystem: "com.example.app"), recorders: [har])
 /// ```
@@ -59,43 +64,71 @@ public struct LoggingInterceptor: Interceptor {
         let policy = Self.lesser(context.policy.logging, maximumDetail)
         guard policy != .disabled else { return try await next(request) }
 
+        // Nothing is redacted or formatted here unless a logger will write the entry at its level
+        // or a recorder takes the exchange: the journal keeps what was seen and builds records
+        // when they are first read (also through `context.requestRecord` and its siblings).
         let builder = RecordBuilder(redactor: redactor, includesBodies: policy == .debugSafe)
-        let requestRecord = builder.request(request, context: context)
-        context.requestRecord = requestRecord
-        let verbose = logger.map { $0.minimumLevel <= .debug } ?? false
-        if let logger, verbose {
+        let journal = context.recordJournal
+        let requestIndex = journal.append(.request(request, builder, attempt: context.attempt + 1, timestamp: Date()))
+        context[RequestRecordKey.self] = .pending(journal, requestIndex)
+        let minimumLevel = logger?.minimumLevel
+        let verbose = minimumLevel.map { $0 <= .debug } ?? false
+        if let logger, verbose, let requestRecord = journal.requestRecord(at: requestIndex) {
             logger.log(LogFormatting.requestEntry(requestRecord, includesDetails: true))
         }
 
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = ContinuousClock.now
         do {
             let response = try await TaskTimingsReporter.withReporting(to: context) { try await next(request) }
-            let responseRecord = builder.response(response, context: context, duration: clock.now - start)
-            context.responseRecord = responseRecord
-            let cacheOutcome = context.cacheOutcome
-            if let logger {
-                let entry = LogFormatting.responseEntry(
-                    responseRecord, request: requestRecord, cacheOutcome: cacheOutcome, redirects: context.redirects.count,
-                    includesDetails: verbose)
-                if entry.level >= logger.minimumLevel { logger.log(entry) }
+            let duration = ContinuousClock.now - start
+            let attempt = max(1, context.attempt)
+            let index = journal.append(.response(response, builder, attempt: attempt, duration: duration))
+            context[ResponseRecordKey.self] = .pending(journal, index)
+            let logs = minimumLevel.map { LogFormatting.level(ofStatus: response.statusCode) >= $0 } ?? false
+            if logs, !verbose, recorders.isEmpty, let logger {
+                // A summary line: the redacted URLs are all it needs; no header is redacted.
+                let line = LogFormatting.ResponseLine(
+                    statusCode: response.statusCode,
+                    method: request.httpMethod.map(HTTPMethod.init(rawValue:)) ?? context.method,
+                    pathTemplate: context.pathTemplate, duration: duration, bodySize: response.body.count,
+                    attempt: attempt, requestID: context.requestID,
+                    url: journal.url(at: index) ?? journal.url(at: requestIndex) ?? "")
+                logger.log(
+                    LogFormatting.responseEntry(line, cacheOutcome: context.cacheOutcome, redirects: context.redirects.count))
+                return response
             }
-            record(
-                NetworkExchange(
-                    request: requestRecord, outcome: .response(responseRecord), timings: context.taskTimings,
-                    cacheOutcome: cacheOutcome))
+            guard logs || !recorders.isEmpty, let requestRecord = journal.requestRecord(at: requestIndex),
+                let responseRecord = journal.responseRecord(at: index)
+            else { return response }
+            let cacheOutcome = context.cacheOutcome
+            if let logger, logs {
+                logger.log(
+                    LogFormatting.responseEntry(
+                        responseRecord, request: requestRecord, cacheOutcome: cacheOutcome,
+                        redirects: context.redirects.count, includesDetails: verbose))
+            }
+            if !recorders.isEmpty {
+                record(
+                    NetworkExchange(
+                        request: requestRecord, outcome: .response(responseRecord), timings: context.taskTimings,
+                        cacheOutcome: cacheOutcome))
+            }
             return response
         } catch {
-            let errorRecord = builder.error(error, context: context, duration: clock.now - start)
-            context.errorRecord = errorRecord
-            if let logger {
-                let entry = LogFormatting.failureEntry(errorRecord, request: requestRecord)
-                if entry.level >= logger.minimumLevel { logger.log(entry) }
+            let index = journal.append(
+                .error(error, builder, attempt: context.attempt, duration: ContinuousClock.now - start))
+            context[ErrorRecordKey.self] = .pending(journal, index)
+            let logs = minimumLevel.map { LogFormatting.level(ofFailure: error) >= $0 } ?? false
+            guard logs || !recorders.isEmpty, let requestRecord = journal.requestRecord(at: requestIndex),
+                let errorRecord = journal.errorRecord(at: index)
+            else { throw error }
+            if let logger, logs { logger.log(LogFormatting.failureEntry(errorRecord, request: requestRecord)) }
+            if !recorders.isEmpty {
+                record(
+                    NetworkExchange(
+                        request: requestRecord, outcome: .failure(errorRecord), timings: context.taskTimings,
+                        cacheOutcome: context.cacheOutcome))
             }
-            record(
-                NetworkExchange(
-                    request: requestRecord, outcome: .failure(errorRecord), timings: context.taskTimings,
-                    cacheOutcome: context.cacheOutcome))
             throw error
         }
     }

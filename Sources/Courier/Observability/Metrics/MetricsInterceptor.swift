@@ -16,8 +16,9 @@ import FoundationNetworking
 public struct MetricsInterceptor: Interceptor {
     /// Where events go.
     package let sink: any NetworkMetricsSink
-    /// Starts a measurement; the returned closure gives the time elapsed since.
-    private let startStopwatch: @Sendable () -> @Sendable () -> Duration
+    /// Time elapsed on the clock since the interceptor was made: read at both ends of a call, so
+    /// a measurement allocates nothing.
+    private let elapsedSinceOrigin: @Sendable () -> Duration
 
     /// Creates the interceptor, measuring with `ContinuousClock`.
     ///
@@ -33,27 +34,25 @@ public struct MetricsInterceptor: Interceptor {
     ///   - clock: Measures durations.
     public init<C: Clock>(sink: any NetworkMetricsSink, clock: C) where C.Duration == Duration {
         self.sink = sink
-        self.startStopwatch = {
-            let start = clock.now
-            return { start.duration(to: clock.now) }
-        }
+        let origin = clock.now
+        self.elapsedSinceOrigin = { origin.duration(to: clock.now) }
     }
 
     public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        let elapsed = startStopwatch()
+        let start = elapsedSinceOrigin()
         let startedAt = Date()
         let requestBytes: Int? = request.httpBody?.count ?? (request.httpBodyStream == nil ? 0 : nil)
         do {
             let response = try await TaskTimingsReporter.withReporting(to: context) { try await next(request) }
             sink.record(
                 event(
-                    context, startedAt, elapsed(), requestBytes, status: response.statusCode,
+                    context, startedAt, elapsedSinceOrigin() - start, requestBytes, status: response.statusCode,
                     responseBytes: response.body.count, errorKind: nil))
             return response
         } catch {
             sink.record(
                 event(
-                    context, startedAt, elapsed(), requestBytes, status: nil,
+                    context, startedAt, elapsedSinceOrigin() - start, requestBytes, status: nil,
                     responseBytes: nil, errorKind: ErrorRecord.kind(of: error)))
             throw error
         }

@@ -3,16 +3,79 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Makes redacted records for one call, sharing the secret values learned so far through the
-/// call's ``RequestContext`` (``LearnedSecretsKey``), so a value hidden in the request is also
-/// hidden in the response and in error messages.
-struct RecordBuilder {
+/// Makes redacted records for one call. The secret values learned so far come in and go out
+/// through `secrets`, so a value hidden in the request is also hidden in the response and in
+/// error messages; ``RecordJournal`` keeps them for the call and decides when records are built.
+struct RecordBuilder: Sendable {
     let redactor: Redactor
     /// Whether body previews are made (``LoggingPolicy/debugSafe``).
     let includesBodies: Bool
 
-    func request(_ request: URLRequest, context: RequestContext, timestamp: Date = Date()) -> RequestRecord {
-        var secrets = context[LearnedSecretsKey.self] ?? SecretValues()
+    /// What redacting a request or response learns, in the order a full build would: enough to
+    /// render its record later exactly as it would have been (without body previews, which
+    /// learn as they render: ``LoggingPolicy/debugSafe`` records are built in one step).
+    struct Learned: Sendable {
+        /// The redacted URL, as the record will show it.
+        var url: String?
+        var headers: HTTPHeaders
+        var contentType: String?
+        /// The call's secrets once this entry was learned; what its headers are redacted with.
+        var secrets: SecretValues
+    }
+
+    /// The learning half of ``request(_:call:attempt:timestamp:secrets:)`` (no body preview).
+    func learn(_ request: URLRequest, secrets: inout SecretValues) -> Learned {
+        let headers = HTTPHeaders(request)
+        redactor.learn(headers: headers, into: &secrets)
+        let url = redactor.redact(url: request.url?.absoluteString ?? "", learning: &secrets)
+        return Learned(
+            url: redactor.scrub(url, secrets: secrets), headers: headers, contentType: headers["Content-Type"],
+            secrets: secrets)
+    }
+
+    /// The rendering half of ``request(_:call:attempt:timestamp:secrets:)`` (no body preview).
+    func render(
+        _ learned: Learned, of request: URLRequest, call: RecordJournal.Call, attempt: Int, timestamp: Date
+    ) -> RequestRecord {
+        RequestRecord(
+            requestID: call.requestID,
+            method: request.httpMethod.map(HTTPMethod.init(rawValue:)) ?? call.method,
+            pathTemplate: call.pathTemplate,
+            url: learned.url ?? "",
+            headers: redactor.redact(learned.headers, secrets: learned.secrets),
+            body: nil,
+            bodySize: request.httpBody?.count ?? (request.httpBodyStream == nil ? 0 : nil),
+            contentType: learned.contentType,
+            attempt: attempt,
+            timestamp: timestamp)
+    }
+
+    /// The learning half of ``response(_:call:attempt:duration:secrets:)`` (no body preview).
+    func learn(_ response: HTTPResponse, secrets: inout SecretValues) -> Learned {
+        redactor.learn(headers: response.headers, into: &secrets)
+        let url = response.url.map { redactor.redact(url: $0.absoluteString, learning: &secrets) }
+        return Learned(url: url, headers: response.headers, contentType: response.headers["Content-Type"], secrets: secrets)
+    }
+
+    /// The rendering half of ``response(_:call:attempt:duration:secrets:)`` (no body preview).
+    func render(
+        _ learned: Learned, of response: HTTPResponse, call: RecordJournal.Call, attempt: Int, duration: Duration
+    ) -> ResponseRecord {
+        ResponseRecord(
+            requestID: call.requestID,
+            statusCode: response.statusCode,
+            url: learned.url,
+            headers: redactor.redact(learned.headers, secrets: learned.secrets),
+            body: nil,
+            bodySize: response.body.count,
+            contentType: learned.contentType,
+            duration: duration,
+            attempt: attempt)
+    }
+
+    func request(
+        _ request: URLRequest, call: RecordJournal.Call, attempt: Int, timestamp: Date, secrets: inout SecretValues
+    ) -> RequestRecord {
         let headers = HTTPHeaders(request)
         let contentType = headers["Content-Type"]
         redactor.learn(headers: headers, into: &secrets)
@@ -22,23 +85,23 @@ struct RecordBuilder {
             redactor.learn(body: body, contentType: contentType, into: &secrets)
             preview = redactor.preview(of: body, contentType: contentType, limit: redactor.bodyPreviewLimit, secrets: &secrets)
         }
-        remember(secrets, in: context)
         let bodySize: Int? = request.httpBody?.count ?? (request.httpBodyStream == nil ? 0 : nil)
         return RequestRecord(
-            requestID: context.requestID,
-            method: request.httpMethod.map(HTTPMethod.init(rawValue:)) ?? context.method,
-            pathTemplate: context.pathTemplate,
+            requestID: call.requestID,
+            method: request.httpMethod.map(HTTPMethod.init(rawValue:)) ?? call.method,
+            pathTemplate: call.pathTemplate,
             url: redactor.scrub(url, secrets: secrets),
             headers: redactor.redact(headers, secrets: secrets),
             body: preview,
             bodySize: bodySize,
             contentType: contentType,
-            attempt: context.attempt + 1,
+            attempt: attempt,
             timestamp: timestamp)
     }
 
-    func response(_ response: HTTPResponse, context: RequestContext, duration: Duration) -> ResponseRecord {
-        var secrets = context[LearnedSecretsKey.self] ?? SecretValues()
+    func response(
+        _ response: HTTPResponse, call: RecordJournal.Call, attempt: Int, duration: Duration, secrets: inout SecretValues
+    ) -> ResponseRecord {
         redactor.learn(headers: response.headers, into: &secrets)
         let url = response.url.map { redactor.redact(url: $0.absoluteString, learning: &secrets) }
         let contentType = response.headers["Content-Type"]
@@ -47,9 +110,8 @@ struct RecordBuilder {
             preview = redactor.preview(
                 of: response.body, contentType: contentType, limit: redactor.bodyPreviewLimit, secrets: &secrets)
         }
-        remember(secrets, in: context)
         return ResponseRecord(
-            requestID: context.requestID,
+            requestID: call.requestID,
             statusCode: response.statusCode,
             url: url,
             headers: redactor.redact(response.headers, secrets: secrets),
@@ -57,24 +119,20 @@ struct RecordBuilder {
             bodySize: response.body.count,
             contentType: contentType,
             duration: duration,
-            attempt: max(1, context.attempt))
+            attempt: attempt)
     }
 
-    func error(_ error: any Error, context: RequestContext, duration: Duration) -> ErrorRecord {
-        let secrets = context[LearnedSecretsKey.self] ?? SecretValues()
+    func error(
+        _ error: any Error, call: RecordJournal.Call, attempt: Int, duration: Duration, secrets: SecretValues
+    ) -> ErrorRecord {
         let description = ErrorRecord.describe(error)
         return ErrorRecord(
-            requestID: context.requestID,
+            requestID: call.requestID,
             kind: ErrorRecord.kind(of: error),
             domain: description.domain,
             code: description.code,
             message: redactor.scrub(description.message, secrets: secrets),
             duration: duration,
-            attempt: context.attempt)
-    }
-
-    private func remember(_ secrets: SecretValues, in context: RequestContext) {
-        guard !secrets.isEmpty else { return }
-        context.update(LearnedSecretsKey.self, default: SecretValues()) { $0.formUnion(secrets) }
+            attempt: attempt)
     }
 }

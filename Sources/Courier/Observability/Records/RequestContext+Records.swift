@@ -1,45 +1,73 @@
-/// The ``RequestContext`` slot holding the latest ``RequestRecord`` of the call.
-package enum RequestRecordKey: RequestContextKey {
-    /// The stored type.
-    package typealias Value = RequestRecord
+/// The ``RequestContext`` slot holding the latest request record of the call.
+enum RequestRecordKey: RequestContextKey {
+    typealias Value = RecordSlot<RequestRecord>
 }
 
-/// The ``RequestContext`` slot holding the latest ``ResponseRecord`` of the call.
-package enum ResponseRecordKey: RequestContextKey {
-    /// The stored type.
-    package typealias Value = ResponseRecord
+/// The ``RequestContext`` slot holding the latest response record of the call.
+enum ResponseRecordKey: RequestContextKey {
+    typealias Value = RecordSlot<ResponseRecord>
 }
 
-/// The ``RequestContext`` slot holding the latest ``ErrorRecord`` of the call.
-package enum ErrorRecordKey: RequestContextKey {
-    /// The stored type.
-    package typealias Value = ErrorRecord
+/// The ``RequestContext`` slot holding the latest error record of the call.
+enum ErrorRecordKey: RequestContextKey {
+    typealias Value = RecordSlot<ErrorRecord>
 }
 
-/// Secret values learned while redacting this call, shared by every logging interceptor of the
-/// call so a value hidden in the request is also hidden in the response. Internal: never exposed.
-enum LearnedSecretsKey: RequestContextKey {
-    typealias Value = SecretValues
+/// The call's ``RecordJournal``, shared by every logging interceptor of the call so a value hidden
+/// in the request is also hidden in the response. Internal: never exposed.
+enum RecordJournalKey: RequestContextKey {
+    typealias Value = RecordJournal
 }
 
 extension RequestContext {
     /// The redacted request as the ``LoggingInterceptor`` last saw it; `nil` when no logging
     /// interceptor ran or the endpoint's ``LoggingPolicy`` is ``LoggingPolicy/disabled``.
+    /// Redacted when first read.
     public var requestRecord: RequestRecord? {
-        get { self[RequestRecordKey.self] }
-        set { self[RequestRecordKey.self] = newValue }
+        get {
+            switch self[RequestRecordKey.self] {
+            case .built(let record): return record
+            case .pending(let journal, let index): return journal.requestRecord(at: index)
+            case nil: return nil
+            }
+        }
+        set { self[RequestRecordKey.self] = newValue.map { .built($0) } }
     }
 
-    /// The redacted response the ``LoggingInterceptor`` last saw.
+    /// The redacted response the ``LoggingInterceptor`` last saw. Redacted when first read.
     public var responseRecord: ResponseRecord? {
-        get { self[ResponseRecordKey.self] }
-        set { self[ResponseRecordKey.self] = newValue }
+        get {
+            switch self[ResponseRecordKey.self] {
+            case .built(let record): return record
+            case .pending(let journal, let index): return journal.responseRecord(at: index)
+            case nil: return nil
+            }
+        }
+        set { self[ResponseRecordKey.self] = newValue.map { .built($0) } }
     }
 
     /// The redacted error the ``LoggingInterceptor`` last saw, when an attempt or the call failed
-    /// without a response.
+    /// without a response. Redacted when first read.
     public var errorRecord: ErrorRecord? {
-        get { self[ErrorRecordKey.self] }
-        set { self[ErrorRecordKey.self] = newValue }
+        get {
+            switch self[ErrorRecordKey.self] {
+            case .built(let record): return record
+            case .pending(let journal, let index): return journal.errorRecord(at: index)
+            case nil: return nil
+            }
+        }
+        set { self[ErrorRecordKey.self] = newValue.map { .built($0) } }
+    }
+
+    /// How many of what the call's logging interceptors saw (requests, responses, errors) has been
+    /// redacted so far: only what a logger writes, a recorder takes or someone reads, and what
+    /// came before it (tests check this).
+    package var redactedRecordCount: Int { self[RecordJournalKey.self]?.redactedCount ?? 0 }
+
+    /// The call's record journal, created by the first logging interceptor that asks.
+    var recordJournal: RecordJournal {
+        value(for: RecordJournalKey.self) {
+            RecordJournal(call: RecordJournal.Call(requestID: requestID, method: method, pathTemplate: pathTemplate))
+        }
     }
 }

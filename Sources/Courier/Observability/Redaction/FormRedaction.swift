@@ -61,6 +61,10 @@ enum FormRedaction {
     static func redactURL(
         _ text: String, names: RedactionList, json: JSONRedaction? = nil, marker: String, secrets: inout [String]
     ) -> String {
+        // Nothing to redact without a query, a fragment or user info: the common case, decided on
+        // the bytes (these ASCII bytes never occur inside a multi-byte character).
+        let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "@") }
+        guard text.utf8.contains(where: special) else { return text }
         var rest = Substring(text)
         var fragment: Substring?
         if let hash = rest.firstIndex(of: "#") {
@@ -82,9 +86,19 @@ enum FormRedaction {
         return result
     }
 
+    /// The index just past the first `://` in `text` (without Foundation's `range(of:)`).
+    private static func schemeEnd(in text: Substring) -> Substring.Index? {
+        var rest = text
+        while let colon = rest.firstIndex(of: ":") {
+            let after = text[colon...]
+            if after.hasPrefix("://") { return text.index(colon, offsetBy: 3) }
+            rest = text[text.index(after: colon)...]
+        }
+        return nil
+    }
+
     private static func redactUserInfo(_ prefix: Substring, marker: String, secrets: inout [String]) -> String {
-        guard let schemeEnd = prefix.range(of: "://") else { return String(prefix) }
-        let authorityStart = schemeEnd.upperBound
+        guard let authorityStart = schemeEnd(in: prefix) else { return String(prefix) }
         let authorityEnd = prefix[authorityStart...].firstIndex(of: "/") ?? prefix.endIndex
         let authority = prefix[authorityStart..<authorityEnd]
         guard let at = authority.lastIndex(of: "@") else { return String(prefix) }

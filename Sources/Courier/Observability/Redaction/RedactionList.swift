@@ -61,15 +61,55 @@ public struct RedactionList: Sendable, Hashable, ExpressibleByArrayLiteral {
 
     /// Whether `name` must be redacted.
     public func matches(_ name: String) -> Bool {
-        let normalised = Self.normalise(name)
+        var normalised = Self.normalise(name)
         guard !normalised.isEmpty else { return false }
         if exactNames.contains(normalised) { return true }
-        return fragments.contains { normalised.contains($0) }
+        // An ASCII name (every header name, nearly every key) is searched byte by byte, which
+        // costs nanoseconds where `String.contains(_:)` costs microseconds. Exact: each of its
+        // characters is one byte, and a fragment with a non-ASCII character is in neither.
+        let found = normalised.withUTF8 { text -> Bool? in
+            guard text.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return fragments.contains { fragment in
+                var fragment = fragment
+                return fragment.withUTF8 { Self.contains(text, $0) }
+            }
+        }
+        return found ?? fragments.contains { normalised.contains($0) }
+    }
+
+    /// Whether the bytes `fragment` occur in `text`.
+    static func contains(_ text: UnsafeBufferPointer<UInt8>, _ fragment: UnsafeBufferPointer<UInt8>) -> Bool {
+        let length = fragment.count
+        guard length > 0 else { return true }
+        guard length <= text.count else { return false }
+        let first = fragment[0]
+        for start in 0...(text.count - length) where text[start] == first {
+            var index = 1
+            while index < length, text[start + index] == fragment[index] { index += 1 }
+            if index == length { return true }
+        }
+        return false
     }
 
     /// Lower-cases `name` and keeps only its letters and digits.
     static func normalise(_ name: String) -> String {
-        String(
+        var name = name
+        // ASCII (every header name, nearly every key): one pass over the bytes, one allocation.
+        let ascii = name.withUTF8 { bytes -> String? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                var count = 0
+                for byte in bytes {
+                    let lower = (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
+                    guard (0x61...0x7A).contains(lower) || (0x30...0x39).contains(lower) else { continue }
+                    buffer[count] = lower
+                    count += 1
+                }
+                return count
+            }
+        }
+        if let ascii { return ascii }
+        return String(
             String.UnicodeScalarView(
                 name.lowercased().unicodeScalars.filter {
                     ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0.value > 0x7F

@@ -1,0 +1,160 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the logging interceptors of one call saw, redacted only when someone reads it.
+///
+/// Each pass through a ``LoggingInterceptor`` appends the request it saw, then the response or
+/// the error. A record is built the first time it is needed — a logger that will write the entry
+/// at its level, a recorder, or ``RequestContext/requestRecord`` and its siblings — and kept.
+/// Building one entry first builds every earlier entry, in the order they were appended, so the
+/// secret values learned on the way (a token hidden in the request is also hidden in the response
+/// and in error messages) are exactly those of building every record at once, as it happens.
+final class RecordJournal: Sendable {
+    /// What every record of the call shares.
+    struct Call: Sendable {
+        let requestID: RequestID
+        let method: HTTPMethod
+        let pathTemplate: String
+    }
+
+    /// What a pass saw, with what the record needs from that moment.
+    enum Entry: Sendable {
+        case request(URLRequest, RecordBuilder, attempt: Int, timestamp: Date)
+        case response(HTTPResponse, RecordBuilder, attempt: Int, duration: Duration)
+        case error(any Error, RecordBuilder, attempt: Int, duration: Duration)
+    }
+
+    /// A built record.
+    enum Record: Sendable {
+        case request(RequestRecord)
+        case response(ResponseRecord)
+        case error(ErrorRecord)
+    }
+
+    /// How far an entry got: learned (its secrets are known, its record can be rendered later
+    /// exactly as it would have been now) or built.
+    private enum Progress: Sendable {
+        case learned(RecordBuilder.Learned)
+        case built(Record)
+    }
+
+    private struct State: Sendable {
+        var entries: [Entry] = []
+        var progress: [Progress] = []
+        var secrets = SecretValues()
+    }
+
+    let call: Call
+    private let state = Locked(State())
+
+    init(call: Call) { self.call = call }
+
+    /// Appends what a pass saw and returns its position; redacts nothing.
+    func append(_ entry: Entry) -> Int {
+        state.withLock { state in
+            state.entries.append(entry)
+            return state.entries.count - 1
+        }
+    }
+
+    /// The record of the entry at `index`, learning every earlier entry first.
+    func record(at index: Int) -> Record {
+        state.withLock { state in
+            learn(upTo: index, &state)
+            switch state.progress[index] {
+            case .built(let record):
+                return record
+            case .learned(let learned):
+                let record = render(state.entries[index], learned)
+                state.progress[index] = .built(record)
+                return record
+            }
+        }
+    }
+
+    /// The redacted URL the record at `index` shows — all a summary log line needs — without
+    /// rendering its header fields.
+    func url(at index: Int) -> String? {
+        state.withLock { state in
+            learn(upTo: index, &state)
+            switch state.progress[index] {
+            case .learned(let learned): return learned.url
+            case .built(.request(let record)): return record.url
+            case .built(.response(let record)): return record.url
+            case .built(.error): return nil
+            }
+        }
+    }
+
+    /// Learns the entries up to `index`, in order: body previews (``LoggingPolicy/debugSafe``)
+    /// learn as they render, so those records are built at once.
+    private func learn(upTo index: Int, _ state: inout State) {
+        while state.progress.count <= index {
+            let progress: Progress
+            switch state.entries[state.progress.count] {
+            case .request(let request, let builder, let attempt, let timestamp):
+                if builder.includesBodies {
+                    progress = .built(
+                        .request(
+                            builder.request(
+                                request, call: call, attempt: attempt, timestamp: timestamp, secrets: &state.secrets)))
+                } else {
+                    progress = .learned(builder.learn(request, secrets: &state.secrets))
+                }
+            case .response(let response, let builder, let attempt, let duration):
+                if builder.includesBodies {
+                    progress = .built(
+                        .response(
+                            builder.response(
+                                response, call: call, attempt: attempt, duration: duration, secrets: &state.secrets)))
+                } else {
+                    progress = .learned(builder.learn(response, secrets: &state.secrets))
+                }
+            case .error:
+                progress = .learned(
+                    RecordBuilder.Learned(url: nil, headers: HTTPHeaders(), contentType: nil, secrets: state.secrets))
+            }
+            state.progress.append(progress)
+        }
+    }
+
+    private func render(_ entry: Entry, _ learned: RecordBuilder.Learned) -> Record {
+        switch entry {
+        case .request(let request, let builder, let attempt, let timestamp):
+            return .request(builder.render(learned, of: request, call: call, attempt: attempt, timestamp: timestamp))
+        case .response(let response, let builder, let attempt, let duration):
+            return .response(builder.render(learned, of: response, call: call, attempt: attempt, duration: duration))
+        case .error(let error, let builder, let attempt, let duration):
+            return .error(builder.error(error, call: call, attempt: attempt, duration: duration, secrets: learned.secrets))
+        }
+    }
+
+    /// How many entries were redacted so far (learned or built), from the first on.
+    var redactedCount: Int { state.withLock { $0.progress.count } }
+
+    /// The request record at `index` (an index ``append(_:)`` returned for a request).
+    func requestRecord(at index: Int) -> RequestRecord? {
+        if case .request(let record) = record(at: index) { return record }
+        return nil
+    }
+
+    /// The response record at `index`.
+    func responseRecord(at index: Int) -> ResponseRecord? {
+        if case .response(let record) = record(at: index) { return record }
+        return nil
+    }
+
+    /// The error record at `index`.
+    func errorRecord(at index: Int) -> ErrorRecord? {
+        if case .error(let record) = record(at: index) { return record }
+        return nil
+    }
+}
+
+/// A record slot's content: a record set by hand, or one the call's journal builds when read.
+enum RecordSlot<Record: Sendable>: Sendable {
+    case built(Record)
+    case pending(RecordJournal, Int)
+}
