@@ -118,7 +118,9 @@ package struct SHA256: Sendable {
         }
     }
 
-    private mutating func compress(_ block: UnsafeRawBufferPointer, at offset: Int, schedule w: UnsafeMutableBufferPointer<UInt32>) {
+    private mutating func compress(
+        _ block: UnsafeRawBufferPointer, at offset: Int, schedule w: UnsafeMutableBufferPointer<UInt32>
+    ) {
         for t in 0..<16 {
             let i = offset + 4 * t
             w[t] = UInt32(block[i]) << 24 | UInt32(block[i + 1]) << 16 | UInt32(block[i + 2]) << 8 | UInt32(block[i + 3])

@@ -36,7 +36,9 @@ struct DownloadFixture {
     /// `GET /media/{bytes}` with the server's variant parameters; retries mid-body after no wait.
     static func media(_ bytes: Int, _ query: [String: String] = [:], retries: Int = 2) -> Request<Void> {
         let policy = EndpointPolicy.standard.with(\.retry, RetryPolicy(maxRetries: retries, baseDelay: .zero, maxDelay: .zero))
-        return Request<Void>.get("/media/\(bytes)", query: Query(query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }), policy: policy)
+        return Request<Void>.get(
+            "/media/\(bytes)", query: Query(query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }),
+            policy: policy)
     }
 
     func destination(_ name: String = "file.bin") -> URL { folder.appendingPathComponent(name) }
@@ -78,7 +80,8 @@ extension [DownloadProgress] {
     /// and `restarts` never decreases.
     var isMonotone: Bool {
         zip(self, dropFirst()).allSatisfy { previous, next in
-            next.restarts > previous.restarts || (next.restarts == previous.restarts && next.bytesReceived >= previous.bytesReceived)
+            next.restarts > previous.restarts
+                || (next.restarts == previous.restarts && next.bytesReceived >= previous.bytesReceived)
         }
     }
 }

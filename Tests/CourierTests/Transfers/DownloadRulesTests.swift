@@ -142,7 +142,8 @@ struct DownloadRulesTests {
             (10, [("Content-Range", "bytes */10"), ("ETag", "\"m10-v9\"")]),
             (10, []),
         ] {
-            guard case .restart = DownloadRules.step(for: Self.response(416, fields), requestedOffset: offset, validator: Self.tag)
+            guard
+                case .restart = DownloadRules.step(for: Self.response(416, fields), requestedOffset: offset, validator: Self.tag)
             else {
                 Issue.record("expected a restart for \(offset) \(fields)")
                 continue

@@ -13,6 +13,15 @@ struct Downloader<E: Endpoint>: Sendable {
     let destination: URL
     let resumeData: DownloadResumeData?
     let progress: AsyncStream<DownloadProgress>.Continuation
+    /// Bodies go to disk as fast as they arrive; the larger buffer absorbs a slow disk where the
+    /// transport cannot pause (URLSession on Linux). An overflow still loses nothing: the
+    /// download continues from the bytes written, like after a lost connection.
+    static var streamingOptions: StreamingOptions { StreamingOptions(bufferLimit: 16 << 20) }
+
+    /// Continuations after a buffer overflow that kept the bytes written (they do not use up
+    /// the endpoint's retries: nothing failed on the network), per download.
+    static var maxOverflowRecoveries: Int { 32 }
+
     /// Restarts from zero (each needing a new request) allowed per download, on top of the retries.
     static var maxRestarts: Int { 2 }
 
@@ -60,9 +69,11 @@ struct Downloader<E: Endpoint>: Sendable {
         }
         let retry = endpoint.policy.retry
         var retries = 0
+        var overflows = 0
         report(state)
-        for _ in 0..<(1 + retry.maxRetries + Self.maxRestarts + 1) {
+        for _ in 0..<(1 + retry.maxRetries + Self.maxRestarts + Self.maxOverflowRecoveries) {
             let failure: AttemptFailure
+            let lengthBefore = state.file.length
             do {
                 if case .finished(let response) = try await attempt(state) { return .success(response) }
                 continue
@@ -78,7 +89,15 @@ struct Downloader<E: Endpoint>: Sendable {
                 if Task.isCancelled || mapped.isCancellation {
                     return .failure(finish(state, url: url, .network(.cancelled), keepsPartial: resumable))
                 }
-                guard retries < retry.maxRetries, retry.isRetryable(error) else {
+                if mapped.kind == .streamBufferOverflow, resumable, state.file.length > lengthBefore,
+                    overflows < Self.maxOverflowRecoveries
+                {
+                    // The consumer fell behind a transport that cannot pause (URLSession on
+                    // Linux); every byte written is good: continue from there at once.
+                    overflows += 1
+                    continue
+                }
+                guard retries < retry.maxRetries, retry.isRetryable(error) || mapped.kind == .streamBufferOverflow else {
                     return .failure(finish(state, url: url, .network(mapped), keepsPartial: resumable))
                 }
                 let wait = retry.delay(forRetry: retries, retryAfter: nil)
@@ -113,7 +132,8 @@ struct Downloader<E: Endpoint>: Sendable {
         let resume = state.validator.flatMap { file.length > 0 ? (offset: file.length, validator: $0) : nil }
         let streamed: StreamedResponse
         do {
-            streamed = try await client.stream(DownloadAttemptEndpoint(base: endpoint, resume: resume))
+            streamed = try await client.stream(
+                DownloadAttemptEndpoint(base: endpoint, resume: resume), options: Self.streamingOptions)
         } catch {
             // The pipeline has already retried what its policy allows before the first byte.
             let failure = NetworkError(error)
@@ -121,20 +141,30 @@ struct Downloader<E: Endpoint>: Sendable {
             throw .fatal(.network(failure), keepsPartial: resume != nil)
         }
         let response = streamed.response
+        let body = streamed.body
+        // A body not read to its end is released at once: the transfer is cancelled.
+        func abandonBody() { _ = body.makeAsyncIterator() }
         guard (200..<300).contains(response.statusCode) || response.statusCode == 416 else {
-            throw .fatal(.network(NetworkError(response: response, knownErrors: endpoint.knownErrors)), keepsPartial: resume != nil)
+            abandonBody()
+            throw .fatal(
+                .network(NetworkError(response: response, knownErrors: endpoint.knownErrors)), keepsPartial: resume != nil)
         }
         switch DownloadRules.step(for: response, requestedOffset: resume?.offset, validator: resume?.validator) {
         case .invalid:
+            abandonBody()
             throw .fatal(.network(.transport(URLError(.badServerResponse))), keepsPartial: false)
         case .restart:
+            abandonBody()
             guard state.restarts < Self.maxRestarts else {
                 throw .fatal(.network(.transport(URLError(.badServerResponse))), keepsPartial: false)
             }
             try discard(state)
             return .restart
         case .complete(let length):
-            guard file.length == length else { throw .fatal(.lengthMismatch(expected: length, received: file.length), keepsPartial: false) }
+            abandonBody()
+            guard file.length == length else {
+                throw .fatal(.lengthMismatch(expected: length, received: file.length), keepsPartial: false)
+            }
             try place(file)
             return .finished(Response(value: destination, response: response, context: streamed.context))
         case .write(let offset, let completeLength, let discardsPartial):
