@@ -25,39 +25,10 @@ struct Downloader<E: Endpoint>: Sendable {
     /// Restarts from zero (each needing a new request) allowed per download, on top of the retries.
     static var maxRestarts: Int { 2 }
 
-    /// How an attempt ended when it did not fail.
-    private enum AttemptOutcome {
-        /// The file is in place.
-        case finished(Response<URL>)
-        /// The partial data was discarded; ask again for the whole file (no retry used up).
-        case restart
-    }
-
-    /// What ends an attempt short of success.
-    private enum AttemptFailure: Error {
-        /// The body stopped: a transport failure, a short body, or cancellation.
-        case interrupted(any Error)
-        /// Anything else; ends the download.
-        case fatal(DownloadError.Reason, keepsPartial: Bool)
-    }
-
-    /// Mutable state of the download, owned by ``run()``'s task.
-    private final class State {
-        let file: PartialDownloadFile
-        var validator: String?
-        var expectedLength: Int64?
-        var restarts = 0
-        init(file: PartialDownloadFile, validator: String?, expectedLength: Int64?) {
-            self.file = file
-            self.validator = validator
-            self.expectedLength = expectedLength
-        }
-    }
-
     func run() async -> Result<Response<URL>, DownloadError> {
         defer { progress.finish() }
         let url: URL
-        let state: State
+        let state: DownloadState
         do {
             url = try client.routing.lane.builder.makeURL(
                 for: endpoint, environment: client.routing.lane.environment.current)
@@ -115,18 +86,18 @@ struct Downloader<E: Endpoint>: Sendable {
 
     /// The partial file and validator to start from: the resume data's when it is for this URL
     /// and its file still exists; otherwise a new empty file (an unusable resume's file is deleted).
-    private func openState(for url: URL) throws -> State {
+    private func openState(for url: URL) throws -> DownloadState {
         if let resume = resumeData {
             if resume.url == url, let file = try PartialDownloadFile.reopen(resume, for: destination) {
-                return State(file: file, validator: resume.validator, expectedLength: resume.expectedLength)
+                return DownloadState(file: file, validator: resume.validator, expectedLength: resume.expectedLength)
             }
             resume.removePartialFile()
         }
-        return State(file: try PartialDownloadFile.make(for: destination), validator: nil, expectedLength: nil)
+        return DownloadState(file: try PartialDownloadFile.make(for: destination), validator: nil, expectedLength: nil)
     }
 
     /// One request and its body. Returns the finished download or throws why it stopped.
-    private func attempt(_ state: State) async throws(AttemptFailure) -> AttemptOutcome {
+    private func attempt(_ state: DownloadState) async throws(AttemptFailure) -> AttemptOutcome {
         let file = state.file
         if file.length > 0, state.validator == nil { try discard(state) }
         let resume = state.validator.flatMap { file.length > 0 ? (offset: file.length, validator: $0) : nil }
@@ -198,28 +169,9 @@ struct Downloader<E: Endpoint>: Sendable {
                 // A body that ends early without an error is a lost connection, like a transport's.
                 throw .interrupted(URLError(.networkConnectionLost))
             }
-            if let digest { try verify(digest, file: file, partHasher: &partHasher) }
+            if let digest { try verifyDigest(digest, file: file, partHasher: &partHasher) }
             try place(file)
             return .finished(Response(value: destination, response: response, context: streamed.context))
-        }
-    }
-
-    /// Checks the digest; a mismatch deletes nothing yet (``finish`` does) and ends the download.
-    private func verify(_ digest: DownloadDigest, file: PartialDownloadFile, partHasher: inout SHA256?) throws(AttemptFailure) {
-        let actual: [UInt8]
-        if var hasher = partHasher {
-            actual = hasher.finalize()
-            partHasher = nil
-        } else {
-            do { actual = try file.sha256() } catch {
-                throw .fatal(.fileSystem(String(describing: error)), keepsPartial: false)
-            }
-        }
-        guard actual == digest.sha256 else {
-            throw .fatal(
-                .digestMismatch(
-                    field: digest.field, expected: DownloadDigest.hex(digest.sha256), actual: DownloadDigest.hex(actual)),
-                keepsPartial: false)
         }
     }
 
@@ -230,7 +182,7 @@ struct Downloader<E: Endpoint>: Sendable {
     }
 
     /// Drops the partial data (a restart from zero) and says so in the progress.
-    private func discard(_ state: State) throws(AttemptFailure) {
+    private func discard(_ state: DownloadState) throws(AttemptFailure) {
         do { try state.file.discardContents() } catch {
             throw .fatal(.fileSystem(String(describing: error)), keepsPartial: false)
         }
@@ -239,14 +191,14 @@ struct Downloader<E: Endpoint>: Sendable {
         report(state)
     }
 
-    private func report(_ state: State) {
+    private func report(_ state: DownloadState) {
         progress.yield(
             DownloadProgress(
                 bytesReceived: state.file.length, totalBytesExpected: state.expectedLength, restarts: state.restarts))
     }
 
     /// The error for `reason`, with resume data when the partial file is kept; deletes it otherwise.
-    private func finish(_ state: State, url: URL, _ reason: DownloadError.Reason, keepsPartial: Bool) -> DownloadError {
+    private func finish(_ state: DownloadState, url: URL, _ reason: DownloadError.Reason, keepsPartial: Bool) -> DownloadError {
         guard keepsPartial, let validator = state.validator, state.file.length > 0 else {
             state.file.remove()
             return DownloadError(reason)
@@ -257,5 +209,56 @@ struct Downloader<E: Endpoint>: Sendable {
             resumeData: DownloadResumeData(
                 url: url, offset: state.file.length, validator: validator, expectedLength: state.expectedLength,
                 partialFileURL: state.file.url))
+    }
+}
+
+// Top-level rather than nested in the generic `Downloader`: nested in it, typed throws of
+// `AttemptFailure` crash the Swift 6.3.1 optimizer (FunctionSignatureOpts, release builds).
+
+/// How an attempt ended when it did not fail.
+private enum AttemptOutcome {
+    /// The file is in place.
+    case finished(Response<URL>)
+    /// The partial data was discarded; ask again for the whole file (no retry used up).
+    case restart
+}
+
+/// What ends an attempt short of success.
+private enum AttemptFailure: Error {
+    /// The body stopped: a transport failure, a short body, or cancellation.
+    case interrupted(any Error)
+    /// Anything else; ends the download.
+    case fatal(DownloadError.Reason, keepsPartial: Bool)
+}
+
+/// Mutable state of the download, owned by ``run()``'s task.
+private final class DownloadState {
+    let file: PartialDownloadFile
+    var validator: String?
+    var expectedLength: Int64?
+    var restarts = 0
+    init(file: PartialDownloadFile, validator: String?, expectedLength: Int64?) {
+        self.file = file
+        self.validator = validator
+        self.expectedLength = expectedLength
+    }
+}
+
+/// Checks the digest; a mismatch deletes nothing yet (``finish`` does) and ends the download.
+private func verifyDigest(_ digest: DownloadDigest, file: PartialDownloadFile, partHasher: inout SHA256?) throws(AttemptFailure) {
+    let actual: [UInt8]
+    if var hasher = partHasher {
+        actual = hasher.finalize()
+        partHasher = nil
+    } else {
+        do { actual = try file.sha256() } catch {
+            throw .fatal(.fileSystem(String(describing: error)), keepsPartial: false)
+        }
+    }
+    guard actual == digest.sha256 else {
+        throw .fatal(
+            .digestMismatch(
+                field: digest.field, expected: DownloadDigest.hex(digest.sha256), actual: DownloadDigest.hex(actual)),
+            keepsPartial: false)
     }
 }
