@@ -24,6 +24,9 @@ Query parameters (all optional, combinable):
 * ``chunked=1``      no ``Content-Length`` (chunked transfer coding)
 * ``gzip=always``    ``Content-Encoding: gzip`` whatever the client accepts (ranges ignored)
 * ``chunkDelay=S``   sleep S seconds (max 1) between writes (demo progress bars)
+* ``stallAfter=N``   the first request to this path in the namespace waits 10 s after N body
+                     bytes before sending the rest (a client that cancels meanwhile is mid-body
+                     for sure, whatever the machine's load)
 
 Every request is logged in the namespace's ``downloads`` bucket (``GET /_stats`` ->
 ``downloads.log``): ``range``, ``ifRange``, ``acceptEncoding`` as received, the status, the
@@ -217,11 +220,22 @@ async def media(request: web.Request) -> web.StreamResponse:
         except ValueError:
             pass
     delay = min(max(parse_float(q.get("chunkDelay"), 0.0) or 0.0, 0.0), 1.0)
+    stall_after: int | None = None
+    try:
+        stall_after = int(q["stallAfter"]) if "stallAfter" in q and served_before == 0 else None
+    except ValueError:
+        pass
     compressor = zlib.compressobj(6, zlib.DEFLATED, 31) if gzip else None
     pos = first
     try:
         while pos <= last:
             n = min(WRITE, last - pos + 1)
+            if stall_after is not None:
+                if entry["bytesSent"] >= stall_after:
+                    stall_after = None
+                    await asyncio.sleep(10)
+                else:
+                    n = min(n, stall_after - entry["bytesSent"])
             if drop_after is not None:
                 n = min(n, drop_after - entry["bytesSent"])
                 if n <= 0:
