@@ -15,6 +15,7 @@ struct DownloadIntegrationTests {
     /// The restart cases need no 10 MB: 2 MB dropped at 1 MiB keeps the suite light.
     static let small = 2_000_000
     static let smallDrop = 1 << 20
+    static let smallTag = "\"m2000000-v0\""
 
     @Test func aDownloadDroppedAt4MiBResumesWithRangeAndIfRangeAndIsByteIdentical() async throws {
         let fixture = try DownloadFixture.start()
@@ -26,7 +27,7 @@ struct DownloadIntegrationTests {
         #expect(response.value == fixture.destination())
         #expect(response.statusCode == 206)
         // Byte-identical (stronger than equal SHA-256s; digest checks after a resume are
-        // `digestsAreVerifiedOnWholeAndResumedFiles`, on 1 MB: SHA-256 is slow in debug builds).
+        // `digestsAreVerifiedOnWholeAndResumedFiles`, on 300 KB: SHA-256 is slow in debug builds).
         #expect(try Data(contentsOf: fixture.destination()) == DownloadFixture.content(Self.size))
         #expect(fixture.leftovers() == ["file.bin"])
 
@@ -47,30 +48,30 @@ struct DownloadIntegrationTests {
     @Test func withoutRetriesTheErrorCarriesPersistableResumeDataAndTheResumeCompletes() async throws {
         let fixture = try DownloadFixture.start()
         defer { fixture.cleanUp() }
-        let endpoint = DownloadFixture.media(Self.size, ["dropAfter": "\(Self.dropAt)"], retries: 0)
+        let endpoint = DownloadFixture.media(Self.small, ["dropAfter": "\(Self.smallDrop)"], retries: 0)
         let failure = await fixture.client.download(endpoint, to: fixture.destination()).result
         guard case .failure(let error) = failure, let resume = error.resumeData else {
             Issue.record("expected a resumable failure, got \(failure)")
             return
         }
         #expect(error.reason.networkKind == .transport || error.reason.networkKind == .offline)
-        #expect(resume.offset == Int64(Self.dropAt))
-        #expect(resume.validator == Self.tag)
-        #expect(resume.expectedLength == Int64(Self.size))
+        #expect(resume.offset == Int64(Self.smallDrop))
+        #expect(resume.validator == Self.smallTag)
+        #expect(resume.expectedLength == Int64(Self.small))
         #expect(!FileManager.default.fileExists(atPath: fixture.destination().path))
-        #expect(try Data(contentsOf: resume.partialFileURL) == DownloadFixture.content(Self.dropAt))
+        #expect(try Data(contentsOf: resume.partialFileURL) == DownloadFixture.content(Self.smallDrop))
 
         // Persisted and read back, as an app would across launches.
         let restored = try JSONDecoder().decode(DownloadResumeData.self, from: JSONEncoder().encode(resume))
         #expect(restored == resume)
         let response = try await fixture.client.download(endpoint, to: fixture.destination(), resumingFrom: restored).value
         #expect(response.statusCode == 206)
-        #expect(try Data(contentsOf: fixture.destination()) == DownloadFixture.content(Self.size))
+        #expect(try Data(contentsOf: fixture.destination()) == DownloadFixture.content(Self.small))
         #expect(!FileManager.default.fileExists(atPath: resume.partialFileURL.path))
         #expect(fixture.leftovers() == ["file.bin"])
         let served = try await fixture.served()
-        #expect(served.map(\.range) == [nil, "bytes=\(Self.dropAt)-"])
-        #expect(served.map(\.ifRange) == [nil, Self.tag])
+        #expect(served.map(\.range) == [nil, "bytes=\(Self.smallDrop)-"])
+        #expect(served.map(\.ifRange) == [nil, Self.smallTag])
     }
 
     @Test func aServerWithoutRangesRestartsFromZeroAndTheFileIsCorrect() async throws {
@@ -199,7 +200,7 @@ struct DownloadIntegrationTests {
         let fixture = try DownloadFixture.start()
         defer { fixture.cleanUp() }
         // The server sends 1 MB, then waits (up to 10 s) before the rest: the cancel lands mid-body.
-        let endpoint = DownloadFixture.media(Self.size, ["stallAfter": "1000000"])
+        let endpoint = DownloadFixture.media(Self.small, ["stallAfter": "1000000"])
         let task = fixture.client.download(endpoint, to: fixture.destination())
         for await value in task.progress where value.bytesReceived >= 1_000_000 {
             task.cancel()
@@ -217,7 +218,7 @@ struct DownloadIntegrationTests {
 
         let response = try await fixture.client.download(endpoint, to: fixture.destination(), resumingFrom: resume).value
         #expect(response.statusCode == 206)
-        #expect(try Data(contentsOf: fixture.destination()) == DownloadFixture.content(Self.size))
+        #expect(try Data(contentsOf: fixture.destination()) == DownloadFixture.content(Self.small))
         #expect(try await fixture.served().last?.range == "bytes=\(resume.offset)-")
         #expect(fixture.leftovers() == ["file.bin"])
     }
@@ -244,14 +245,14 @@ struct DownloadIntegrationTests {
     @Test func aDigestMismatchFailsWithATypedErrorAndLeavesNothing() async throws {
         let fixture = try DownloadFixture.start()
         defer { fixture.cleanUp() }
-        let result = await fixture.client.download(DownloadFixture.media(1_000_000, ["digest": "bad"]), to: fixture.destination())
+        let result = await fixture.client.download(DownloadFixture.media(300_000, ["digest": "bad"]), to: fixture.destination())
             .result
         guard case .failure(let error) = result, case .digestMismatch(let field, let expected, let actual) = error.reason else {
             Issue.record("expected a digest mismatch, got \(result)")
             return
         }
         #expect(field == "Repr-Digest")
-        #expect(actual == SHA256Hex.of(DownloadFixture.content(1_000_000)))
+        #expect(actual == SHA256Hex.of(DownloadFixture.content(300_000)))
         #expect(expected != actual)
         #expect(error.resumeData == nil)
         #expect(fixture.leftovers().isEmpty)
@@ -261,9 +262,9 @@ struct DownloadIntegrationTests {
     func digestsAreVerifiedOnWholeAndResumedFiles(_ kind: String) async throws {
         let fixture = try DownloadFixture.start()
         defer { fixture.cleanUp() }
-        let size = 1_000_000
+        let size = 300_000
         _ = try await fixture.client.download(
-            DownloadFixture.media(size, ["digest": kind, "dropAfter": "300000"]), to: fixture.destination()
+            DownloadFixture.media(size, ["digest": kind, "dropAfter": "100000"]), to: fixture.destination()
         ).value
         #expect(try Data(contentsOf: fixture.destination()) == DownloadFixture.content(size))
         #expect(try await fixture.served().map(\.status) == [200, 206])
