@@ -3,10 +3,12 @@ import Foundation
 // courier-bench: speed goals measured against raw URLSession in the same run.
 // Run with scripts/bench (starts the reference server), or:
 //   swift run -c release courier-bench --base-url http://127.0.0.1:PORT [--requests N] [--rounds R]
-//   [--only overhead|core|cache|refresh|offline|stream] [--mutations M]
+//   [--only overhead|core|cache|refresh|offline|stream|download] [--mutations M]
 //   --only stream: 1 GiB body and 1 M NDJSON records, throughput and peak RSS per process
 //   [--stream-bytes N] [--stream-records N]
 //   swift run -c release courier-bench --only pipeline [--calls N] [--rounds R]   (no server needed)
+// The 1 GiB download (about 10-20 s) runs only with `--only download` (`--download-bytes N` for
+// another size); see DownloadBench.swift.
 
 func argument(_ name: String) -> String? {
     let arguments = CommandLine.arguments
@@ -14,7 +16,7 @@ func argument(_ name: String) -> String? {
     return arguments[index + 1]
 }
 
-let only = argument("--only")  // run one section: overhead, pipeline, core, cache, refresh, offline, stream
+let only = argument("--only")  // run one section: overhead, pipeline, core, cache, refresh, offline, stream, download
 func runs(_ section: String) -> Bool { only == nil || only == section }
 let rounds = argument("--rounds").flatMap(Int.init) ?? 3
 
@@ -41,6 +43,17 @@ if let spec = argument("--stream-child") {
     await runStreamChild(spec, serverURL: serverURL)
     exit(0)
 }
+let downloadBytes = argument("--download-bytes").flatMap(Int64.init) ?? (1 << 30)
+if CommandLine.arguments.dropFirst().first == "download-1g" {
+    do {
+        try await runDownloadChild(serverURL: serverURL, impl: argument("--impl") ?? "courier", bytes: downloadBytes)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("courier-bench download-1g failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 let requests = argument("--requests").flatMap(Int.init) ?? 2000
 
 do {
@@ -62,6 +75,7 @@ do {
         print("")
         try await runStreamBench(serverURL: serverURL)
     }
+    if only == "download" { try runDownloadBench(serverURL: serverURL, bytes: downloadBytes) }
     if runs("offline") {
         try await runOfflineBench(serverURL: serverURL, mutations: argument("--mutations").flatMap(Int.init) ?? 1000)
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// SHA-256 (FIPS 180-4 §6.2) in plain Swift, for certificate-pin hashes on every platform —
 /// CryptoKit exists only on Apple platforms and Foundation has no hash on Linux.
 ///
@@ -18,6 +20,36 @@ package struct SHA256: Sendable {
         var hasher = SHA256()
         hasher.update(bytes)
         return hasher.finalize()
+    }
+
+    /// The SHA-256 digest of `data` (whole blocks hashed in place: fast enough for files).
+    package static func hash(_ data: Data) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(data)
+        return hasher.finalize()
+    }
+
+    /// Feeds `data`; whole 64-byte blocks are compressed straight from its storage, so large
+    /// inputs (downloaded files) hash without a per-byte copy.
+    mutating func update(_ data: Data) {
+        data.withUnsafeBytes { raw in
+            var index = 0
+            length &+= UInt64(raw.count)
+            if !buffer.isEmpty {
+                let take = min(64 - buffer.count, raw.count)
+                buffer.append(contentsOf: raw[0..<take])
+                index = take
+                guard buffer.count == 64 else { return }
+                let block = buffer
+                compress(block)
+                buffer.removeAll(keepingCapacity: true)
+            }
+            while raw.count - index >= 64 {
+                compress(raw, at: index)
+                index += 64
+            }
+            buffer.append(contentsOf: raw[index...])
+        }
     }
 
     /// Feeds more input.
@@ -76,11 +108,22 @@ package struct SHA256: Sendable {
 
     /// One block (FIPS 180-4 §6.2.2).
     private mutating func compress(_ block: [UInt8]) {
-        var w = [UInt32](repeating: 0, count: 64)
+        block.withUnsafeBytes { compress($0, at: 0) }
+    }
+
+    /// The 64-byte block of `bytes` at `offset` (FIPS 180-4 §6.2.2).
+    private mutating func compress(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            compress(bytes, at: offset, schedule: w)
+        }
+    }
+
+    private mutating func compress(
+        _ block: UnsafeRawBufferPointer, at offset: Int, schedule w: UnsafeMutableBufferPointer<UInt32>
+    ) {
         for t in 0..<16 {
-            w[t] =
-                UInt32(block[4 * t]) << 24 | UInt32(block[4 * t + 1]) << 16
-                | UInt32(block[4 * t + 2]) << 8 | UInt32(block[4 * t + 3])
+            let i = offset + 4 * t
+            w[t] = UInt32(block[i]) << 24 | UInt32(block[i + 1]) << 16 | UInt32(block[i + 2]) << 8 | UInt32(block[i + 3])
         }
         for t in 16..<64 {
             let s0 = Self.rotr(w[t - 15], 7) ^ Self.rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)

@@ -1,0 +1,118 @@
+import Foundation
+
+/// The bytes of a download while it is under way: a file in a Courier-owned folder next to the
+/// destination (`.courier-downloads/`, so the final move is a `rename(2)` within one volume:
+/// atomic, never a half-written destination). Written with `FileHandle` in the order the chunks
+/// arrive; memory use does not depend on the file's size.
+///
+/// Not thread-safe: one download task owns it.
+final class PartialDownloadFile {
+    /// Name of the folder that holds partial files, next to each destination.
+    static let folderName = ".courier-downloads"
+
+    let url: URL
+    private var handle: FileHandle?
+    /// Bytes in the file (the next write goes here).
+    private(set) var length: Int64
+
+    /// Opens `url` (creating it and its folder when needed) and cuts it to `length` bytes, or to
+    /// its current size when that is shorter (bytes that were never written cannot be trusted).
+    init(url: URL, keeping length: Int64) throws {
+        self.url = url
+        let manager = FileManager.default
+        try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if !manager.fileExists(atPath: url.path) {
+            guard manager.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        }
+        let handle = try FileHandle(forUpdating: url)
+        self.handle = handle
+        let size = Int64(try handle.seekToEnd())
+        self.length = max(0, min(length, size))
+        try handle.truncate(atOffset: UInt64(self.length))
+        try handle.seek(toOffset: UInt64(self.length))
+    }
+
+    /// A new partial file for a download to `destination`.
+    static func make(for destination: URL) throws -> PartialDownloadFile {
+        let folder = destination.deletingLastPathComponent().appendingPathComponent(folderName, isDirectory: true)
+        return try PartialDownloadFile(url: folder.appendingPathComponent(UUID().uuidString + ".partial"), keeping: 0)
+    }
+
+    /// The partial file of `resume`, moved next to `destination` first when it lives elsewhere
+    /// (a resume to another folder); `nil` when it is gone.
+    static func reopen(_ resume: DownloadResumeData, for destination: URL) throws -> PartialDownloadFile? {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: resume.partialFileURL.path) else { return nil }
+        let folder = destination.deletingLastPathComponent().appendingPathComponent(folderName, isDirectory: true)
+        var url = resume.partialFileURL
+        if url.deletingLastPathComponent().standardizedFileURL.path != folder.standardizedFileURL.path {
+            try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+            let moved = folder.appendingPathComponent(UUID().uuidString + ".partial")
+            try manager.moveItem(at: url, to: moved)
+            removeFolderIfEmpty(url.deletingLastPathComponent())
+            url = moved
+        }
+        return try PartialDownloadFile(url: url, keeping: resume.offset)
+    }
+
+    /// Appends `chunk`.
+    func append(_ chunk: Data) throws {
+        guard let handle else { throw CocoaError(.fileWriteUnknown) }
+        try handle.write(contentsOf: chunk)
+        length += Int64(chunk.count)
+    }
+
+    /// Drops every byte (a restart from zero).
+    func discardContents() throws {
+        guard let handle else { throw CocoaError(.fileWriteUnknown) }
+        try handle.truncate(atOffset: 0)
+        try handle.seek(toOffset: 0)
+        length = 0
+    }
+
+    /// Flushes and closes the file; later writes fail.
+    func close() {
+        guard let handle else { return }
+        try? handle.synchronize()
+        try? handle.close()
+        self.handle = nil
+    }
+
+    /// Closes the file and renames it over `destination` (replacing an existing file atomically,
+    /// `rename(2)`); the folder is removed when nothing else is in it.
+    func moveIntoPlace(at destination: URL) throws {
+        close()
+        try FileManager.default.createDirectory(
+            at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        guard rename(url.path, destination.path) == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
+        }
+        Self.removeFolderIfEmpty(url.deletingLastPathComponent())
+    }
+
+    /// Closes and deletes the file (and its folder when empty).
+    func remove() {
+        close()
+        try? FileManager.default.removeItem(at: url)
+        Self.removeFolderIfEmpty(url.deletingLastPathComponent())
+    }
+
+    /// The SHA-256 of the whole file, read back in 1 MiB pieces.
+    func sha256() throws -> [UInt8] {
+        let reader = try FileHandle(forReadingFrom: url)
+        defer { try? reader.close() }
+        var hasher = SHA256()
+        while let piece = try reader.read(upToCount: 1 << 20), !piece.isEmpty {
+            hasher.update(piece)
+        }
+        return hasher.finalize()
+    }
+
+    /// Removes `folder` when it is a `.courier-downloads` folder with nothing in it.
+    static func removeFolderIfEmpty(_ folder: URL) {
+        guard folder.lastPathComponent == folderName,
+            let contents = try? FileManager.default.contentsOfDirectory(atPath: folder.path), contents.isEmpty
+        else { return }
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
