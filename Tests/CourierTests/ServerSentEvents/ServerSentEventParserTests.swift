@@ -22,7 +22,8 @@ extension ServerSentEventsTests {
             var parser = ServerSentEventParser()
             let events = try ServerSentEventsTests.parse(Array(stream.utf8), parser: &parser)
             #expect(events == [Event(data: "first event", lastEventID: "1"), Event(data: "second event", lastEventID: "")])
-            #expect(parser.finish())  // " third event" was pending and is discarded
+            let discarded = parser.finish()
+            #expect(discarded)  // " third event" was pending and is discarded
             #expect(try parser.parse(Data("\n".utf8)).isEmpty)
         }
 
@@ -49,7 +50,8 @@ extension ServerSentEventsTests {
         }
 
         @Test func aByteOrderMarkLaterInTheStreamIsData() throws {
-            #expect(try ServerSentEventsTests.parse("data: a\n\ndata: \u{FEFF}b\n\n") == [Event(data: "a"), Event(data: "\u{FEFF}b")])
+            #expect(
+                try ServerSentEventsTests.parse("data: a\n\ndata: \u{FEFF}b\n\n") == [Event(data: "a"), Event(data: "\u{FEFF}b")])
         }
 
         @Test(arguments: [[1], [2], [1, 1], [1, 1, 1], [3], [4]])
@@ -70,7 +72,8 @@ extension ServerSentEventsTests {
         @Test func finishAllowsAByteOrderMarkAgainOnTheNextStream() throws {
             var parser = ServerSentEventParser()
             #expect(try parser.parse(Data("\u{FEFF}data: a\n\n".utf8)) == [Event(data: "a")])
-            #expect(!parser.finish())
+            let discarded = parser.finish()
+            #expect(!discarded)
             #expect(try parser.parse(Data("\u{FEFF}data: b\n\n".utf8)) == [Event(data: "b")])
         }
 
@@ -194,7 +197,8 @@ extension ServerSentEventsTests {
             var parser = ServerSentEventParser(lastEventID: "5")
             #expect(try parser.parse(Data("id: 6\ndata: a\n".utf8)).isEmpty)
             #expect(parser.lastEventID == "5")
-            #expect(parser.finish())
+            let discarded = parser.finish()
+            #expect(discarded)
             // The discarded block's id is forgotten; the next stream continues from "5".
             #expect(try parser.parse(Data("data: b\n\n".utf8)) == [Event(data: "b", lastEventID: "5")])
         }
@@ -222,7 +226,9 @@ extension ServerSentEventsTests {
             #expect(try parser.parse(Data("data: a\n\n".utf8)) == [Event(data: "a", retry: .seconds(10))])
         }
 
-        @Test(arguments: ["retry: one thousand", "retry: 1.5", "retry: -1", "retry: 10 ", "retry:", "retry", "retry: +5", "retry: 1e3"])
+        @Test(arguments: [
+            "retry: one thousand", "retry: 1.5", "retry: -1", "retry: 10 ", "retry:", "retry", "retry: +5", "retry: 1e3",
+        ])
         func aRetryThatIsNotOnlyASCIIDigitsIsIgnored(_ line: String) throws {
             var parser = ServerSentEventParser()
             _ = try parser.parse(Data("retry: 3000\n\n\(line)\ndata: a\n\n".utf8))
@@ -249,14 +255,17 @@ extension ServerSentEventsTests {
             var parser = ServerSentEventParser()
             let events = try parser.parse(Data("data: a\n\ndata: b\n".utf8))
             #expect(events == [Event(data: "a")])
-            #expect(parser.finish())
-            #expect(!parser.finish())
+            let discarded = parser.finish()
+            #expect(discarded)
+            let again = parser.finish()
+            #expect(!again)
         }
 
         @Test func anUnterminatedLastLineIsDiscarded() throws {
             var parser = ServerSentEventParser()
             #expect(try parser.parse(Data("data: a\n\ndata: b".utf8)) == [Event(data: "a")])
-            #expect(parser.finish())
+            let discarded = parser.finish()
+            #expect(discarded)
             #expect(try parser.parse(Data("\n\n".utf8)).isEmpty)  // "b" does not come back
         }
 
