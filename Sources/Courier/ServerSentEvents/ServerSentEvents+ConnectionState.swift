@@ -19,9 +19,17 @@ extension ServerSentEvents {
             switch self {
             case .connecting: "connecting"
             case .open: "open"
-            case .reconnecting(let attempt, let delay): "reconnecting (attempt \(attempt)) in \(delay)"
+            case .reconnecting(let attempt, let delay): "reconnecting in \(Self.seconds(delay)) (attempt \(attempt))"
             case .closed: "closed"
             }
+        }
+
+        /// `delay` in seconds with two decimals, e.g. `0.55 s`.
+        private static func seconds(_ delay: Duration) -> String {
+            let (seconds, attoseconds) = delay.components
+            let hundredths = seconds * 100 + Int64((Double(attoseconds) / 1e16).rounded())
+            let fraction = hundredths % 100
+            return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"
         }
     }
 }

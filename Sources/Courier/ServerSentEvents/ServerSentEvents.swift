@@ -9,7 +9,7 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let feed = client.events(Request<Void>.get("/prices", policy: .authorizedRead))
-/// Task { for await state in feed.states() { banner.show(state) } }   // "reconnecting in 3 s"
+/// Task { for await state in feed.states() { banner.show(state) } }   // "reconnecting in 3.00 s (attempt 1)"
 /// for try await event in feed where event.type == "price" {
 ///     try show(JSONDecoder().decode(Price.self, from: Data(event.data.utf8)))
 /// }

@@ -209,6 +209,31 @@ extension ServerSentEventsTests {
             #expect(await states.value == [.connecting, .open, .closed])
         }
 
+        @Test func everyConnectionIsItsOwnCallThroughThePipeline() async {
+            let transport = ScriptedTransport([.stream(chunks: ["id: 1\ndata: a\n\n"])])
+            let clock = TestClock(mode: .manual)
+            let client = ServerSentEventsTests.client(transport, clock: clock, interceptors: [RequestIDInterceptor()])
+            let feed = client.events(Self.feed, configuration: Self.noJitter)
+            let states = ServerSentEventsTests.drive(feed, clock: clock)
+            _ = await ServerSentEventsTests.drain(feed)
+            _ = await states.value
+            let ids = (0..<2).compactMap { transport.header("X-Request-ID", ofConnection: $0) }
+            #expect(ids.count == 2 && Set(ids).count == 2)  // the reconnect is a new call with a new ID
+        }
+
+        @Test(arguments: [
+            (
+                ServerSentEvents.ConnectionState.reconnecting(attempt: 1, delay: .milliseconds(554)),
+                "reconnecting in 0.55 s (attempt 1)"
+            ),
+            (.reconnecting(attempt: 3, delay: .seconds(3)), "reconnecting in 3.00 s (attempt 3)"),
+            (.reconnecting(attempt: 2, delay: .milliseconds(1005)), "reconnecting in 1.01 s (attempt 2)"),
+            (.connecting, "connecting"), (.closed, "closed"),
+        ])
+        func statesDescribeThemselvesForABanner(state: ServerSentEvents.ConnectionState, text: String) {
+            #expect(state.description == text)
+        }
+
         // MARK: Delay arithmetic
 
         @Test(
