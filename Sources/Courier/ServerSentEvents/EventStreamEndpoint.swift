@@ -4,7 +4,9 @@ import FoundationNetworking
 #endif
 
 /// One connection of a feed: the app's endpoint with `Accept: text/event-stream` (unless it sets
-/// its own) and `Last-Event-ID` when the feed has one (WHATWG HTML §9.2.4).
+/// its own), `Last-Event-ID` when the feed has one (WHATWG HTML §9.2.4), and the HTTP cache
+/// bypassed: an event stream is never answered from nor stored in a cache (§9.2.2 fetches it
+/// with cache mode "no-store"), or a reconnect could replay old events.
 struct EventStreamEndpoint<Base: Endpoint>: Endpoint {
     typealias Response = Base.Response
 
@@ -26,7 +28,7 @@ struct EventStreamEndpoint<Base: Endpoint>: Endpoint {
         return headers
     }
     var body: RequestBody { base.body }
-    var policy: EndpointPolicy { base.policy }
+    var policy: EndpointPolicy { base.policy.with(\.cache, .bypassCache) }
     var statusValidation: StatusValidation { base.statusValidation }
     var knownErrors: [Int: String] { base.knownErrors }
     var pathTemplate: String? { base.pathTemplate }

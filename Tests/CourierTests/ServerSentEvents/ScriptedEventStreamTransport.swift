@@ -79,7 +79,9 @@ extension ServerSentEventsTests {
                         throw CancellationError()
                     }
                 }
-                var response = HTTPResponse(statusCode: status, headers: ["Content-Type": contentType], url: request.url)
+                // Marked cacheable on purpose: a feed must bypass the HTTP cache all the same.
+                var response = HTTPResponse(
+                    statusCode: status, headers: ["Content-Type": contentType, "Cache-Control": "max-age=600"], url: request.url)
                 response.streamedBody = HTTPBody(body)
                 return response
             }

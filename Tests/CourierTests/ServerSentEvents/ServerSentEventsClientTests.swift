@@ -221,6 +221,32 @@ extension ServerSentEventsTests {
             #expect(ids.count == 2 && Set(ids).count == 2)  // the reconnect is a new call with a new ID
         }
 
+        @Test func aCacheablyMarkedFeedIsNeverAnsweredFromTheHTTPCache() async {
+            // Short, clean, cacheable-looking responses (max-age=600): were one stored, the
+            // reconnect would replay "a" from the cache instead of reaching the server.
+            let transport = ScriptedTransport([
+                .stream(chunks: ["id: 1\ndata: a\n\n"]), .stream(chunks: ["id: 2\ndata: b\n\n"]),
+            ])
+            let clock = TestClock(mode: .manual)
+            let client = ServerSentEventsTests.client(
+                transport, clock: clock, interceptors: .standard(cache: HTTPCache(storage: MemoryCacheStorage())))
+            let feed = client.events(Self.feed, configuration: Self.noJitter)
+            let states = ServerSentEventsTests.drive(feed, clock: clock)
+            let (events, error) = await ServerSentEventsTests.drain(feed)
+            _ = await states.value
+            #expect(error == nil)
+            #expect(events.map(\.data) == ["a", "b"])
+            #expect(transport.requests.count == 3)
+
+            // Control: the same response through a plain streamed call is stored and served
+            // again, so the cache in this pipeline would have replayed the feed.
+            let plain = ScriptedTransport([.stream(chunks: ["id: 1\ndata: a\n\n"])])
+            let cached = ServerSentEventsTests.client(
+                plain, clock: TestClock(mode: .manual), interceptors: .standard(cache: HTTPCache(storage: MemoryCacheStorage())))
+            for _ in 0..<2 { _ = try? await cached.stream(Self.feed).body.collect(upTo: 1024) }
+            #expect(plain.requests.count == 1)
+        }
+
         @Test(arguments: [
             (
                 ServerSentEvents.ConnectionState.reconnecting(attempt: 1, delay: .milliseconds(554)),
