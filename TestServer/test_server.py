@@ -241,6 +241,22 @@ def transfer() -> None:
     eq((r.status, len(r.body)), (200, 1000), "if-range mismatch")
 
 
+@case
+def server_sent_events() -> None:
+    p = ns()
+    r = call("GET", p + "/sse/f?count=3&retry=1500")
+    eq((r.status, r.header("Content-Type")), (200, "text/event-stream; charset=utf-8"), "sse head")
+    check(r.body.startswith(b"\xef\xbb\xbf: courier sse feed f\r\nretry: 1500\r\n\r\n"), "BOM, comment, retry")
+    check(b"id: 1\r\nevent: tick\r\ndata: event 1\r\n\r\n" in r.body and b"id: 3\nevent: tick\n" in r.body, "events")
+    eq(call("GET", p + "/sse/f?count=3", headers={"Last-Event-ID": "3"}).status, 204, "204 when complete")
+    r = call("GET", p + "/sse/f?count=3", headers={"Last-Event-ID": "2"})
+    check(b"id: 3" in r.body and b"id: 2" not in r.body, "resumes after Last-Event-ID")
+    eq(call("GET", p + "/sse/g?rejectFirst=1").status, 401, "401 once")
+    eq(call("GET", p + "/sse/g?rejectFirst=1").status, 401, "then a token is needed")
+    j = call("GET", p + "/_sse/f").json()
+    eq((j["connections"], j["lastEventIds"], j["statuses"]), (3, [None, "3", "2"], [200, 204, 200]), "record")
+
+
 # --------------------------------------------------------------------------- auth
 
 def login(p: str, ttl: Any = None) -> dict[str, Any]:

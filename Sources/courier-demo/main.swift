@@ -38,6 +38,7 @@ do {
     try await runObservabilityChapter(demo)
     try await runGraphQLChapter(demo)
     try await runLiveChapter(demo)
+    try await runLiveEventsChapter(demo)
     try await runOfflineChapter(demo)
     try await runMediaDownloadChapter(demo)
     try DemoObservability.shared.finish()

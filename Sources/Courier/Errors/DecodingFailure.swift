@@ -85,6 +85,9 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
     public var description: String {
         let sent = "HTTP \(statusCode), \(contentType ?? "no Content-Type"), \(bodyLength) bytes"
         if let text = underlying as? TextDecodingError { return "\(typeName): \(text) (\(sent))" }
+        if let stream = underlying as? ServerSentEventError {
+            return "\(typeName): \(stream) (\(sent))\(bodySnippet.isEmpty ? "" : ": \(bodySnippet.prefix(120))")"
+        }
         switch kind {
         case .emptyBody:
             return "\(typeName): empty body (\(sent)); use an Optional or EmptyResponse type if no content is expected"

@@ -1,0 +1,20 @@
+/// Why an event stream cannot be read further. ``APIClient``'s event streams report these inside
+/// ``NetworkError/decoding(_:)`` (as the ``DecodingFailure/underlying`` error), so a caller still
+/// handles one error type; ``ServerSentEventParser`` throws them directly.
+public enum ServerSentEventError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// One event (its pending line plus its `data` so far) grew beyond `limit` bytes without a
+    /// blank line ending it. The rest of the stream is not read: Courier never holds an unbounded
+    /// event in memory.
+    case eventTooLarge(limit: Int)
+    /// The response is not `text/event-stream` (WHATWG HTML §9.2.3: the connection fails, and is
+    /// not re-established). `mediaType` is what the server sent, lower-cased, `nil` when it sent no
+    /// `Content-Type`. A captive portal's HTML page looks like this.
+    case unexpectedContentType(String?)
+
+    public var description: String {
+        switch self {
+        case .eventTooLarge(let limit): return "an event exceeded \(limit) bytes"
+        case .unexpectedContentType(let type): return "expected text/event-stream, got \(type ?? "no Content-Type")"
+        }
+    }
+}

@@ -1,0 +1,239 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+
+/// Server-Sent Events feeds against the reference server's `/sse/{feed}` (TestServer/routes_sse.py):
+/// scripted chunk splits (BOM split, CR | LF across chunks, comments, retry, ids), drops,
+/// 204, 401 once, a wrong media type. Backoff waits run on a manual test clock that the test advances (never slept).
+@Suite struct ServerSentEventsIntegrationTests {
+    /// The feed's server-side record (`GET /_sse/{feed}`).
+    struct FeedRecord: Decodable {
+        var connections: Int
+        var lastEventIds: [String?]
+        var statuses: [Int]
+        var drops: Int
+        var cleanEnds: Int
+        var disconnects: Int
+        var open: Int
+        var restarts: Int
+    }
+
+    /// The data the server sends as event `seq` (routes_sse.expected_data).
+    static func expectedData(_ seq: Int) -> String { seq % 4 == 0 ? "event \(seq)\n second line" : "event \(seq)" }
+
+    static func record(_ feed: String, namespace: String) async throws -> FeedRecord {
+        let (_, data) = try await TestServers.control("GET", "_sse/\(feed)", namespace: namespace)
+        return try JSONDecoder().decode(FeedRecord.self, from: data)
+    }
+
+    static func client(namespace: String, clock: TestClock, interceptors: [any Interceptor] = .standard()) throws -> APIClient {
+        try TestServers.apiClient(namespace: namespace) {
+            $0.interceptors = interceptors
+            $0.clock = clock
+        }.0
+    }
+
+    /// No jitter (exact delays to compare) and a bound on reconnects, so a broken feed fails fast
+    /// instead of reconnecting forever.
+    static let noJitter = ServerSentEvents.Configuration(reconnect: .init(jitter: 0, maximumAttempts: 8))
+
+    /// Records every state of `feed` until it closes, and moves the manual `clock` by each
+    /// reconnect delay once the feed sleeps (deadlines sleep on the same clock).
+    static func drive(_ feed: ServerSentEvents, clock: TestClock) -> Task<[ServerSentEvents.ConnectionState], Never> {
+        let states = feed.states()
+        return Task {
+            var seen: [ServerSentEvents.ConnectionState] = []
+            for await state in states {
+                seen.append(state)
+                if case .reconnecting(_, let delay) = state {
+                    try? await clock.waitForSleepers(count: 1)
+                    clock.advance(by: delay)
+                }
+            }
+            return seen
+        }
+    }
+
+    static func delays(_ states: [ServerSentEvents.ConnectionState]) -> [Duration] {
+        states.compactMap {
+            if case .reconnecting(_, let delay) = $0 { return delay }
+            return nil
+        }
+    }
+
+    static func feed(_ name: String, _ query: [String: String], policy: EndpointPolicy = .standard) -> Request<Void> {
+        Request<Void>.get(
+            "/sse/\(name)", query: Query(query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }),
+            policy: policy)
+    }
+
+    @Test func reconnectsAfterDropsAndResumesWithLastEventID() async throws {
+        let namespace = TestServers.makeNamespace("sse")
+        let clock = TestClock(mode: .manual)
+        let client = try Self.client(namespace: namespace, clock: clock)
+        let feed = client.events(
+            Self.feed("ticks", ["count": "6", "dropAfter": "2", "drops": "2", "retry": "1500"]), configuration: Self.noJitter)
+        let states = Self.drive(feed, clock: clock)
+        var events: [ServerSentEvent] = []
+        for try await event in feed {
+            events.append(event)
+            if events.count > 20 { break }
+        }
+        // Every event exactly once, in order, across 2 drops and a clean end; the 4th connection
+        // (Last-Event-ID 6) got 204 and ended the feed.
+        #expect(events.map(\.lastEventID) == ["1", "2", "3", "4", "5", "6"])
+        #expect(events.map(\.data) == (1...6).map(Self.expectedData))
+        #expect(Set(events.map(\.type)) == ["tick"])
+        let record = try await Self.record("ticks", namespace: namespace)
+        #expect(record.connections == 4)
+        #expect(record.lastEventIds == [nil, "2", "4", "6"])
+        #expect(record.statuses == [200, 200, 200, 204])
+        #expect(record.drops == 2 && record.cleanEnds == 1)
+        // The server's retry: 1.5 s, doubling for each failure in a row (no connection was stable).
+        #expect(Self.delays(await states.value) == [.milliseconds(1500), .seconds(3), .seconds(6)])
+        #expect(feed.state == .closed)
+    }
+
+    @Test func a204StopsReconnection() async throws {
+        let namespace = TestServers.makeNamespace("sse")
+        let client = try Self.client(namespace: namespace, clock: TestClock(mode: .manual))
+        let feed = client.events(Self.feed("done", ["status": "204"]))
+        var count = 0
+        for try await _ in feed { count += 1 }
+        #expect(count == 0)
+        let record = try await Self.record("done", namespace: namespace)
+        #expect(record.connections == 1)
+        #expect(record.statuses == [204])
+        #expect(feed.state == .closed)
+    }
+
+    @Test func a401OnceRefreshesTheTokenAndStreams() async throws {
+        struct Login: Encodable, Sendable {
+            var username = "alice"
+            var password = "secret"
+        }
+        let namespace = TestServers.makeNamespace("sse")
+        let environment = try TestServers.apiEnvironment(namespace: namespace)
+        let tokens = TokenManager(
+            store: InMemoryTokenStore(), transport: URLSessionTransport(),
+            grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
+        let clock = TestClock(mode: .manual)
+        let client = try Self.client(namespace: namespace, clock: clock, interceptors: .standard(tokenManager: tokens))
+        let login = try await client.send(Request<OAuthTokenResponse>.post("/auth/login", body: Login()))
+        try await tokens.signIn(login.tokens())
+
+        let feed = client.events(
+            Self.feed("private", ["rejectFirst": "1", "count": "3"], policy: .authorizedRead), configuration: Self.noJitter)
+        let states = Self.drive(feed, clock: clock)
+        var events: [ServerSentEvent] = []
+        for try await event in feed {
+            events.append(event)
+            if events.count > 10 { break }
+        }
+        #expect(events.map(\.data) == (1...3).map(Self.expectedData))
+        #expect(Self.delays(await states.value) == [.seconds(3)])
+        let record = try await Self.record("private", namespace: namespace)
+        // 401 → refresh → the same call resent with the new token → 200; after the clean end the
+        // reconnect (Last-Event-ID 3) is authorised too and answered 204.
+        #expect(record.statuses == [401, 200, 204])
+        #expect(record.lastEventIds == [nil, nil, "3"])
+        let stats = try await TestServers.stats(namespace: namespace)
+        #expect((stats["auth"] as? [String: Any])?["refreshSuccesses"] as? Int == 1)
+    }
+
+    @Test func aWrongContentTypeFailsWithoutReconnecting() async throws {
+        let namespace = TestServers.makeNamespace("sse")
+        let client = try Self.client(namespace: namespace, clock: TestClock(mode: .manual))
+        let feed = client.events(Self.feed("portal", ["contentType": "text/html"]))
+        do {
+            for try await _ in feed {}
+            Issue.record("the feed ended without an error")
+        } catch let error as NetworkError {
+            guard case .decoding(let failure) = error else {
+                Issue.record("expected a decoding error, got \(error)")
+                return
+            }
+            #expect(failure.kind == .unexpectedContentType)
+            #expect(failure.contentType == "text/html")
+            #expect(failure.bodySnippet.contains("Sign in to the Wi-Fi"))
+        }
+        #expect(try await Self.record("portal", namespace: namespace).connections == 1)
+    }
+
+    @Test func aServerErrorFailsWithoutReconnecting() async throws {
+        let namespace = TestServers.makeNamespace("sse")
+        let client = try Self.client(namespace: namespace, clock: TestClock(mode: .manual))
+        let feed = client.events(Self.feed("broken", ["status": "500"], policy: EndpointPolicy.standard.with(\.retry, .none)))
+        do {
+            for try await _ in feed {}
+            Issue.record("the feed ended without an error")
+        } catch let error as NetworkError {
+            #expect(error.kind == .server)
+            #expect(error.statusCode == 500)
+        }
+        #expect(try await Self.record("broken", namespace: namespace).connections == 1)
+    }
+
+    @Test func aServerRestartMidFeedResumesAfterTheLastID() async throws {
+        let namespace = TestServers.makeNamespace("sse")
+        let clock = TestClock(mode: .manual)
+        let client = try Self.client(namespace: namespace, clock: clock)
+        let feed = client.events(Self.feed("live", ["count": "0", "interval": "0.05"]), configuration: Self.noJitter)
+        let states = Self.drive(feed, clock: clock)
+        var events: [ServerSentEvent] = []
+        var afterReconnect = 0
+        for try await event in feed {
+            events.append(event)
+            if events.count == 3 {
+                let (_, data) = try await TestServers.control("POST", "_sse/live/restart", namespace: namespace)
+                let closed = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["closed"] as? Int
+                #expect(closed == 1)
+            }
+            if events.count > 3, try await Self.record("live", namespace: namespace).connections >= 2 { afterReconnect += 1 }
+            if afterReconnect == 3 || events.count > 200 { break }  // bounded, however slow the machine
+        }
+        // Every event once, in order, across the restart: the second connection asked to resume
+        // after the last event the feed had received when the server dropped it.
+        #expect(events.map(\.lastEventID) == (1...events.count).map(String.init))
+        let record = try await Self.record("live", namespace: namespace)
+        #expect(record.restarts == 1 && record.connections == 2)
+        #expect(record.lastEventIds.first == .some(nil))
+        if record.lastEventIds.count == 2, let resumedAfter = record.lastEventIds[1].flatMap({ Int($0) }) {
+            #expect(resumedAfter >= 3 && resumedAfter < events.count)
+        } else {
+            Issue.record("the second connection sent no numeric Last-Event-ID: \(record.lastEventIds)")
+        }
+        // No retry from this feed: the default reconnection time.
+        #expect(Self.delays(await states.value) == [.seconds(3)])
+    }
+
+    @Test func cancellingTheConsumerClosesTheServerSideConnection() async throws {
+        let namespace = TestServers.makeNamespace("sse")
+        let client = try Self.client(namespace: namespace, clock: TestClock(mode: .manual))
+        let feed = client.events(Self.feed("endless", ["count": "0", "interval": "0.02"]))
+        let (received, receivedContinuation) = AsyncStream.makeStream(of: Int.self)
+        let consumer = Task {
+            var count = 0
+            for try await _ in feed {
+                count += 1
+                receivedContinuation.yield(count)
+            }
+        }
+        for await count in received where count == 2 { break }
+        consumer.cancel()
+        await #expect(throws: NetworkError.cancelled) { try await consumer.value }
+        #expect(feed.state == .closed)
+        // The server notices the closed connection within a few of its 20 ms ticks (bounded wait).
+        var record = try await Self.record("endless", namespace: namespace)
+        for _ in 0..<200 where record.disconnects == 0 {
+            try await Task.sleep(for: .milliseconds(10))
+            record = try await Self.record("endless", namespace: namespace)
+        }
+        #expect(record.disconnects == 1 && record.open == 0)
+        #expect(record.connections == 1)
+    }
+}
