@@ -14,8 +14,10 @@
 Test controls (never counted): ``GET /_tus/{id}`` → ``{"offset", "length", "sha256", "complete",
 "patches", "metadata"}``; ``POST /_tus/{id}/expire`` ``{"status": 410|404}``; ``POST
 /_tus/{id}/offset`` ``{"offset": n}`` moves the server's offset back to ``n`` (drops the bytes
-after it), so the client's next PATCH meets a 409; ``POST /_tus/control`` ``{"failPatches": [k...]}``
-makes the k-th PATCH of the namespace (1-based) answer 503 without reading its body.
+after it), so the client's next PATCH meets a 409; ``POST /_tus/control`` ``{"failPatches": [k...], "conflictPatches": [k...], "conflictOffset": n}``
+makes the k-th PATCH of the namespace (1-based) answer 503 without reading its body
+(``failPatches``), or first cut the upload back to ``n`` bytes so that PATCH meets a 409
+(``conflictPatches``).
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ class TusState:
         self.uploads: dict[str, TusUpload] = {}
         self.patches = 0
         self.fail_patches: set[int] = set()
+        self.conflict_patches: set[int] = set()
+        self.conflict_offset = 0
         self.created = 0
         self.conflicts = 0
 
@@ -122,6 +126,9 @@ async def patch(request: web.Request) -> web.Response:
     upload, error = _upload(request)
     if error is not None:
         return error
+    if bucket.patches in bucket.conflict_patches:
+        # the server "lost" the bytes after conflictOffset: this PATCH's offset no longer matches
+        del upload.data[min(bucket.conflict_offset, len(upload.data)):]
     if request.headers.get("Content-Type") != "application/offset+octet-stream":
         return web.Response(status=415, headers=_headers())
     raw = request.headers.get("Upload-Offset")
@@ -182,8 +189,12 @@ async def control(request: web.Request) -> web.Response:
     if error is not None:
         return error
     bucket = state_of(request).bucket("tus")
-    bucket.fail_patches = {int(k) for k in (body or {}).get("failPatches", [])}
-    return json_response({"failPatches": sorted(bucket.fail_patches)})
+    body = body if isinstance(body, dict) else {}
+    bucket.fail_patches = {int(k) for k in body.get("failPatches", [])}
+    bucket.conflict_patches = {int(k) for k in body.get("conflictPatches", [])}
+    bucket.conflict_offset = int(body.get("conflictOffset", 0))
+    return json_response({"failPatches": sorted(bucket.fail_patches),
+                          "conflictPatches": sorted(bucket.conflict_patches)})
 
 
 def setup(routes) -> None:
