@@ -29,6 +29,7 @@ final class UploadProgressTracker: Sendable {
     private struct State {
         var completed: Int64 = 0
         var published = false
+        var publishedTotal: Int64?
         var finished = false
     }
 
@@ -51,6 +52,7 @@ final class UploadProgressTracker: Sendable {
             guard clamped > state.completed || !state.published else { return nil }
             state.completed = max(state.completed, clamped)
             state.published = true
+            state.publishedTotal = total
             return TransferProgress(completedBytes: state.completed, totalBytes: total)
         }
         if let value { continuation.yield(value) }
@@ -62,7 +64,7 @@ final class UploadProgressTracker: Sendable {
             guard !state.finished else { return nil }
             state.finished = true
             let total = knownTotal ?? sentTotal ?? state.completed
-            guard state.completed < total || !state.published else { return nil }
+            guard state.completed < total || !state.published || state.publishedTotal != total else { return nil }
             state.completed = total
             return TransferProgress(completedBytes: total, totalBytes: total)
         }
