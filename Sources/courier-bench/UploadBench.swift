@@ -20,7 +20,8 @@ func runUploadBench(serverURL: URL, megabytes: Int) async throws {
     let file = directory.appendingPathComponent("video.bin")
     try writePatternFile(file, megabytes: megabytes)
     let bytes = Int64(megabytes) << 20
-    let base = serverURL.appendingPathComponent("ns").appendingPathComponent("bench-up-\(UUID().uuidString.prefix(8).lowercased())")
+    let base = serverURL.appendingPathComponent("ns").appendingPathComponent(
+        "bench-up-\(UUID().uuidString.prefix(8).lowercased())")
 
     var form = MultipartForm()
     try form.addField(named: "title", value: "bench")
@@ -29,7 +30,8 @@ func runUploadBench(serverURL: URL, megabytes: Int) async throws {
     // Courier: streamed from the file, progress followed.
     let client = APIClient(environment: APIEnvironment(name: "bench", baseURL: base))
     let courier = try await measureUpload {
-        let upload = client.upload(Request<Data>(method: .post, path: "/uploads/multipart", body: .multipart(form)) { r, _ in r.body })
+        let upload = client.upload(
+            Request<Data>(method: .post, path: "/uploads/multipart", body: .multipart(form)) { r, _ in r.body })
         var updates = 0
         for await _ in upload.progress { updates += 1 }
         let body = try await upload.value

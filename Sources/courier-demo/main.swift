@@ -39,6 +39,7 @@ do {
     try await runGraphQLChapter(demo)
     try await runLiveChapter(demo)
     try await runOfflineChapter(demo)
+    try await runMediaUploadChapter(demo)
     try await runMediaDownloadChapter(demo)
     try DemoObservability.shared.finish()
     print("\nDemo finished.")

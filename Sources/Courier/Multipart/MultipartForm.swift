@@ -101,7 +101,8 @@ public struct MultipartForm: Sendable {
     ///   `name`; ``MultipartFormError/boundaryInContent(_:)`` when a boundary given by the caller
     ///   occurs in `value`.
     public mutating func addField(named name: String, value: String) throws {
-        try add(Part(header: MultipartHeaders.block(name: name, filename: nil, contentType: nil), content: .data(Data(value.utf8))))
+        try add(
+            Part(header: MultipartHeaders.block(name: name, filename: nil, contentType: nil), content: .data(Data(value.utf8))))
     }
 
     /// Adds a file part from memory.
@@ -115,7 +116,8 @@ public struct MultipartForm: Sendable {
     public mutating func addFile(
         named name: String, data: Data, filename: String, contentType: String = "application/octet-stream"
     ) throws {
-        try add(Part(header: MultipartHeaders.block(name: name, filename: filename, contentType: contentType), content: .data(data)))
+        try add(
+            Part(header: MultipartHeaders.block(name: name, filename: filename, contentType: contentType), content: .data(data)))
     }
 
     /// Adds a file part read from disk when the body is sent (constant memory).
@@ -131,7 +133,8 @@ public struct MultipartForm: Sendable {
         named name: String, fileURL: URL, filename: String? = nil, contentType: String = "application/octet-stream"
     ) throws {
         guard let size = FileSize.of(fileURL) else { throw MultipartFormError.unreadableFile(path: fileURL.path) }
-        let header = try MultipartHeaders.block(name: name, filename: filename ?? fileURL.lastPathComponent, contentType: contentType)
+        let header = try MultipartHeaders.block(
+            name: name, filename: filename ?? fileURL.lastPathComponent, contentType: contentType)
         try add(Part(header: header, content: .file(fileURL, length: size)))
     }
 

@@ -34,7 +34,8 @@ final class MultipartSegmentReader: BodySource {
                     try? current.handle.close()
                     file = nil
                     guard current.read == current.expected else {
-                        throw MultipartFormError.fileChanged(path: current.url.path, expected: current.expected, actual: current.read)
+                        throw MultipartFormError.fileChanged(
+                            path: current.url.path, expected: current.expected, actual: current.read)
                     }
                     continue
                 }

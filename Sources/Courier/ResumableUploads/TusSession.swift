@@ -65,7 +65,9 @@ struct TusSession: Sendable {
                 try? store.save(record)
             case 404, 410:
                 recreations += 1
-                guard recreations <= Self.maxRecreations else { throw NetworkError(response: response.response, knownErrors: [:]) }
+                guard recreations <= Self.maxRecreations else {
+                    throw NetworkError(response: response.response, knownErrors: [:])
+                }
                 store.remove(key)
                 record = try await create(length: length)
                 offset = 0
@@ -110,6 +112,8 @@ struct TusSession: Sendable {
     }
 
     private static func offset(_ response: HTTPResponse) -> Int64? {
-        response.headers["Upload-Offset"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
+        response.headers["Upload-Offset"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }.flatMap {
+            $0 >= 0 ? $0 : nil
+        }
     }
 }

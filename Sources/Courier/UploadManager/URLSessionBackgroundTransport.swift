@@ -5,14 +5,14 @@ import FoundationNetworking
 
 /// A ``BackgroundTransport`` over a delegate-based `URLSession`: file uploads and downloads only.
 ///
-/// On Apple platforms create it with ``init(identifier:)`` — a session from
+/// On Apple platforms create it with `init(identifier:)` — a session from
 /// `URLSessionConfiguration.background(withIdentifier:)` that the system keeps running while the
 /// app is suspended or terminated. Create exactly one per identifier, early at every launch (the
 /// session is recreated with the same identifier and receives the events of tasks started
 /// before), and hand the system's completion handler to
-/// ``handleEventsForBackgroundURLSession(identifier:completionHandler:)`` (see <doc:BackgroundUploads>).
+/// `handleEventsForBackgroundURLSession(identifier:completionHandler:)` (Apple platforms) (see <doc:BackgroundUploads>).
 ///
-/// ``init(configuration:)`` runs the same tasks in an ordinary session (every platform, used by the
+/// ``init(configuration:downloadsDirectory:)`` runs the same tasks in an ordinary session (every platform, used by the
 /// tests on Linux): nothing survives the process there.
 public final class URLSessionBackgroundTransport: NSObject, BackgroundTransport, @unchecked Sendable {
     // @unchecked Sendable: `session` is set once in init; the mutable maps live in `Locked` boxes.
@@ -135,7 +135,8 @@ extension URLSessionBackgroundTransport: URLSessionDataDelegate, URLSessionDownl
         } else if let http = task.response as? HTTPURLResponse {
             if task is URLSessionDownloadTask {
                 guard let file else {
-                    continuation.yield(BackgroundTransferEvent(taskDescription: description, outcome: .failed(URLError(.cannotMoveFile))))
+                    continuation.yield(
+                        BackgroundTransferEvent(taskDescription: description, outcome: .failed(URLError(.cannotMoveFile))))
                     return
                 }
                 outcome = .downloaded(statusCode: http.statusCode, fileURL: file)
@@ -150,10 +151,12 @@ extension URLSessionBackgroundTransport: URLSessionDataDelegate, URLSessionDownl
 
     #if canImport(Darwin)
     public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
-        guard let handler = systemCompletion.withLock({ value -> (@Sendable () -> Void)? in
-            defer { value = nil }
-            return value
-        }) else { return }
+        guard
+            let handler = systemCompletion.withLock({ value -> (@Sendable () -> Void)? in
+                defer { value = nil }
+                return value
+            })
+        else { return }
         DispatchQueue.main.async { handler() }
     }
     #endif

@@ -97,7 +97,9 @@ public actor UploadManager {
     private func record(
         _ name: String, path: String, method: HTTPMethod, contentType: String, headers: [String: String], mode: UploadMode
     ) async throws -> UUID {
-        guard let url = URL(string: path, relativeTo: nil)?.scheme != nil ? URL(string: path) : Self.resolve(path, client.environment.baseURL)
+        guard
+            let url = URL(string: path, relativeTo: nil)?.scheme != nil
+                ? URL(string: path) : Self.resolve(path, client.environment.baseURL)
         else {
             staging.remove(name)
             throw NetworkError.invalidRequest("'\(path)' is not a valid upload path")

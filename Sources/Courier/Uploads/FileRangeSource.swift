@@ -17,7 +17,9 @@ final class FileRangeSource: BodySource {
     func read(into buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) throws -> Int {
         if !opened {
             opened = true
-            guard let handle = try? FileHandle(forReadingFrom: url) else { throw MultipartFormError.unreadableFile(path: url.path) }
+            guard let handle = try? FileHandle(forReadingFrom: url) else {
+                throw MultipartFormError.unreadableFile(path: url.path)
+            }
             try handle.seek(toOffset: UInt64(offset))
             self.handle = handle
         }

@@ -90,6 +90,7 @@ struct MultipartIntegrationTests {
         #expect(result.bytes == Int(form.contentLength))
         #expect(result.sha256 == UploadFixtures.sha256(try form.encodedData()))
         let stats = try await TestServers.stats(namespace: namespace)
-        #expect((stats["uploads"] as? [String: Any])?["perAttempt"] as? [Int] == [Int(form.contentLength), Int(form.contentLength)])
+        #expect(
+            (stats["uploads"] as? [String: Any])?["perAttempt"] as? [Int] == [Int(form.contentLength), Int(form.contentLength)])
     }
 }

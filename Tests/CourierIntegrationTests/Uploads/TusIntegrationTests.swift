@@ -61,7 +61,10 @@ struct TusIntegrationTests {
         #expect(info.complete && info.sha256 == UploadFixtures.sha256(data))
         let log = try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }
         #expect(log.map(\.method) == ["POST", "PATCH", "PATCH", "HEAD", "PATCH", "PATCH", "PATCH", "PATCH"])
-        #expect(log.filter { $0.method == "PATCH" }.map { $0.header("Upload-Offset") } == ["0", "65536", "1000", "66536", "132072", "197608"])
+        #expect(
+            log.filter { $0.method == "PATCH" }.map { $0.header("Upload-Offset") } == [
+                "0", "65536", "1000", "66536", "132072", "197608",
+            ])
         #expect((try await TestServers.stats(namespace: namespace)["tus"] as? [String: Any])?["conflicts"] as? Int == 1)
     }
 
@@ -74,7 +77,8 @@ struct TusIntegrationTests {
         try await TestServers.control("POST", "_tus/control", namespace: namespace, json: ["failPatches": [2]])
         await #expect(throws: NetworkError.self) { _ = try await Self.uploader(client, store: store).upload(fileAt: file).value }
         let old = try #require(store.record(for: TusUploader.key(for: file)))
-        try await TestServers.control("POST", "_tus/\(old.uploadURL.lastPathComponent)/expire", namespace: namespace, json: ["status": status])
+        try await TestServers.control(
+            "POST", "_tus/\(old.uploadURL.lastPathComponent)/expire", namespace: namespace, json: ["status": status])
         let location = try await Self.uploader(client, store: store).upload(fileAt: file).value
         #expect(location != old.uploadURL)
         let info = try await Self.info(location, namespace: namespace)

@@ -73,13 +73,15 @@ struct UploadIntegrationTests {
         let chunks = (0..<8).map { UploadFixtures.bytes(40_000, seed: $0) }
         let whole = chunks.reduce(Data(), +)
         let replayable = HTTPBody(Chunks(chunks: chunks), length: .known(Int64(whole.count)), iterationBehavior: .multiple)
-        let first = try await client.send(Self.count(.stream(BodyStream(replayable), contentType: "application/octet-stream"), query: ["fail": "1"]))
+        let first = try await client.send(
+            Self.count(.stream(BodyStream(replayable), contentType: "application/octet-stream"), query: ["fail": "1"]))
         #expect(first.sha256 == UploadFixtures.sha256(whole))
         #expect(first.attempt == 2)
 
         let single = HTTPBody(Chunks(chunks: chunks), length: .unknown, iterationBehavior: .single)
         await #expect(throws: NetworkError.self) {
-            _ = try await client.send(Self.count(.stream(BodyStream(single), contentType: "application/octet-stream"), query: ["fail": "3"]))
+            _ = try await client.send(
+                Self.count(.stream(BodyStream(single), contentType: "application/octet-stream"), query: ["fail": "3"]))
         }
         let stats = try await TestServers.stats(namespace: namespace)
         let uploads = try #require(stats["uploads"] as? [String: Any])

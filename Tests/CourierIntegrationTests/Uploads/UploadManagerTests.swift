@@ -31,7 +31,9 @@ struct UploadManagerTests {
         #expect(Self.staged(directory).isEmpty)
     }
 
-    @Test("background mode through the transport protocol (Linux: the same transport over an ordinary session); a multipart body is staged as a file and removed after")
+    @Test(
+        "background mode through the transport protocol (Linux: the same transport over an ordinary session); a multipart body is staged as a file and removed after"
+    )
     func backgroundMultipart() async throws {
         let (client, namespace) = try UploadFixtures.client()
         let directory = try UploadFixtures.folder()
@@ -77,7 +79,8 @@ struct UploadManagerTests {
         try data.write(to: staged.appendingPathComponent("pending.bin"))
         try Data("left by a crash".utf8).write(to: staged.appendingPathComponent("stray.multipart"))
         let record = UploadRecord(
-            id: UUID(), method: "POST", url: try TestServers.apiEnvironment(namespace: TestServers.makeNamespace()).baseURL
+            id: UUID(), method: "POST",
+            url: try TestServers.apiEnvironment(namespace: TestServers.makeNamespace()).baseURL
                 .appendingPathComponent("uploads/count"),
             headers: ["Content-Type": "application/octet-stream"], stagedFileName: "pending.bin", mode: .foreground,
             state: .pending, createdAt: Date())
@@ -113,8 +116,10 @@ struct UploadManagerTests {
         await manager.resumePending()
         #expect(await manager.orphanedBackgroundUploads().map(\.id) == [id])
         #expect(Self.staged(directory) == ["bg.bin"])  // still pending: nothing re-sent, nothing removed
-        transport.deliver(BackgroundTransferEvent(
-            taskDescription: id.uuidString, outcome: .uploaded(statusCode: 201, headers: HTTPHeaders(), body: Data("ok".utf8))))
+        transport.deliver(
+            BackgroundTransferEvent(
+                taskDescription: id.uuidString, outcome: .uploaded(statusCode: 201, headers: HTTPHeaders(), body: Data("ok".utf8))
+            ))
         let response = try await manager.result(for: id)
         #expect(response.statusCode == 201 && response.body == Data("ok".utf8))
         #expect(Self.staged(directory).isEmpty)

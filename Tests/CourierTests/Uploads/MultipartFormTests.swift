@@ -7,7 +7,9 @@ import Testing
 
 @Suite("multipart/form-data encoding (RFC 7578)")
 struct MultipartFormTests {
-    @Test("exact bytes: --boundary CRLF first, CRLF before every later delimiter, close delimiter and CRLF last; Content-Length matches")
+    @Test(
+        "exact bytes: --boundary CRLF first, CRLF before every later delimiter, close delimiter and CRLF last; Content-Length matches"
+    )
     func exactEncoding() throws {
         var form = try MultipartForm(boundary: "b0undary")
         try form.addField(named: "a", value: "1")
@@ -31,7 +33,9 @@ struct MultipartFormTests {
         #expect(!text.contains("filename*"))
     }
 
-    @Test("CR, LF and other control characters are refused with a typed error", arguments: ["a\rb", "a\nb", "a\r\nb", "a\u{0}b", "a\u{7F}"])
+    @Test(
+        "CR, LF and other control characters are refused with a typed error",
+        arguments: ["a\rb", "a\nb", "a\r\nb", "a\u{0}b", "a\u{7F}"])
     func controlCharactersRefused(_ bad: String) throws {
         var form = MultipartForm()
         #expect(throws: MultipartFormError.invalidCharacter(what: "filename", value: bad)) {
@@ -63,7 +67,9 @@ struct MultipartFormTests {
         #expect(boundaries.allSatisfy { $0.count == 48 && MultipartBoundary.isValid($0) })
     }
 
-    @Test("invalid caller boundaries are refused", arguments: ["", String(repeating: "a", count: 71), "ends with space ", "semi;colon"])
+    @Test(
+        "invalid caller boundaries are refused",
+        arguments: ["", String(repeating: "a", count: 71), "ends with space ", "semi;colon"])
     func invalidBoundary(_ boundary: String) {
         #expect(throws: MultipartFormError.invalidBoundary(boundary)) { _ = try MultipartForm(boundary: boundary) }
     }
@@ -77,7 +83,9 @@ struct MultipartFormTests {
         try form.addFile(named: "f", fileURL: url, contentType: "application/octet-stream")
         #expect(try form.encodedData().count == Int(form.contentLength))
         try Data(repeating: 7, count: 10).write(to: url)
-        #expect(throws: MultipartFormError.fileChanged(path: url.path, expected: 200_000, actual: 10)) { _ = try form.encodedData() }
+        #expect(throws: MultipartFormError.fileChanged(path: url.path, expected: 200_000, actual: 10)) {
+            _ = try form.encodedData()
+        }
         #expect(throws: MultipartFormError.unreadableFile(path: "/nonexistent/x")) {
             try form.addFile(named: "g", fileURL: URL(fileURLWithPath: "/nonexistent/x"))
         }
