@@ -121,9 +121,12 @@ public actor UploadManager {
         return record.id
     }
 
+    /// `path` (which may carry a query) appended to `base`.
     private static func resolve(_ path: String, _ base: URL) -> URL? {
+        var root = base.absoluteString
+        while root.hasSuffix("/") { root.removeLast() }
         let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
-        return trimmed.isEmpty ? base : base.appendingPathComponent(trimmed)
+        return trimmed.isEmpty ? base : URL(string: root + "/" + trimmed)
     }
 
     // MARK: Running

@@ -21,7 +21,7 @@ struct MultipartIntegrationTests {
         let memoryFile = UploadFixtures.bytes(70_000, seed: 1)
         // A file whose lines look like delimiters: another boundary, the close form, a prefix.
         var tricky = Data("first line\r\n--courier-notTheBoundary\r\n--\r\n----\r\n".utf8)
-        tricky.append(UploadFixtures.bytes(300_000, seed: 2))
+        tricky.append(UploadFixtures.bytes(120_000, seed: 2))
         tricky.append(Data("\r\n--courier-\r\n--courier---\r\nlast".utf8))
         let diskFile = try UploadFixtures.file(tricky, name: "disk.bin")
         defer { try? FileManager.default.removeItem(at: diskFile.deletingLastPathComponent()) }
@@ -76,7 +76,7 @@ struct MultipartIntegrationTests {
     @Test("a streamed form is re-read from its files for a retry")
     func streamedFormIsRereadForRetry() async throws {
         let (client, namespace) = try UploadFixtures.client()
-        let data = UploadFixtures.bytes(200_000, seed: 5)
+        let data = UploadFixtures.bytes(100_000, seed: 5)
         let file = try UploadFixtures.file(data)
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         var form = MultipartForm()

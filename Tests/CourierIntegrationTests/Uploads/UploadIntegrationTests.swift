@@ -17,7 +17,7 @@ struct UploadIntegrationTests {
     @Test("a file upload is streamed from disk: the server gets every byte, progress rises monotonically and ends at the total")
     func fileUploadWithProgress() async throws {
         let (client, _) = try UploadFixtures.client()
-        let data = UploadFixtures.bytes(1 << 20)
+        let data = UploadFixtures.bytes(512 << 10)
         let url = try UploadFixtures.file(data)
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let upload = client.upload(Self.count(.file(url, contentType: "application/octet-stream")))
@@ -92,10 +92,10 @@ struct UploadIntegrationTests {
     @Test("cancelling an upload stops it: the response throws cancelled and progress finishes")
     func cancelledUpload() async throws {
         let (client, _) = try UploadFixtures.client()
-        let data = UploadFixtures.bytes(4 << 20)
+        let data = UploadFixtures.bytes(2 << 20)
         let url = try UploadFixtures.file(data)
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-        let upload = client.upload(Self.count(.file(url), query: ["delay": "0.05"]))
+        let upload = client.upload(Self.count(.file(url), query: ["delay": "0.5"]))
         var iterator = upload.progress.makeAsyncIterator()
         _ = await iterator.next()
         upload.cancel()

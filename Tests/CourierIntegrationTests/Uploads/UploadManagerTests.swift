@@ -20,7 +20,7 @@ struct UploadManagerTests {
     func foregroundUpload() async throws {
         let (client, _) = try UploadFixtures.client()
         let directory = try UploadFixtures.folder()
-        let data = UploadFixtures.bytes(300_000)
+        let data = UploadFixtures.bytes(100_000)
         let original = try UploadFixtures.file(data, name: "photo.jpg")
         let manager = UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
         let id = try await manager.enqueue(fileAt: original, to: "/uploads/count", contentType: "image/jpeg")
@@ -43,12 +43,13 @@ struct UploadManagerTests {
             prepareBackgroundRequest: { $0.setValue("Bearer background", forHTTPHeaderField: "Authorization") })
         var form = MultipartForm()
         try form.addField(named: "caption", value: "sunset")
-        try form.addFile(named: "photo", data: UploadFixtures.bytes(120_000), filename: "sunset.jpg", contentType: "image/jpeg")
+        let photo = UploadFixtures.bytes(60_000)
+        try form.addFile(named: "photo", data: photo, filename: "sunset.jpg", contentType: "image/jpeg")
         let id = try await manager.enqueue(form, to: "/uploads/multipart", mode: .background)
         let response = try await manager.result(for: id)
         let parsed = try JSONDecoder().decode(ParsedForm.self, from: response.body)
         #expect(parsed.parts.map(\.name) == ["caption", "photo"])
-        #expect(parsed.parts[1].sha256 == UploadFixtures.sha256(UploadFixtures.bytes(120_000)))
+        #expect(parsed.parts[1].sha256 == UploadFixtures.sha256(photo))
         #expect(Self.staged(directory).isEmpty)
         let log = try await TestServers.requestLog(namespace: namespace, path: "/uploads/multipart")
         #expect(log.first?.header("Authorization") == "Bearer background")
@@ -56,17 +57,19 @@ struct UploadManagerTests {
 
     @Test("a cancelled upload leaves no staged or temporary file and no record")
     func cancelledUploadLeavesNothing() async throws {
-        let (client, _) = try UploadFixtures.client()
+        let (client, namespace) = try UploadFixtures.client()
         let directory = try UploadFixtures.folder()
         let manager = UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
         var form = MultipartForm()
         try form.addFile(named: "f", data: UploadFixtures.bytes(2 << 20), filename: "big.bin")
-        let id = try await manager.enqueue(form, to: "/uploads/count?delay=0.05")
+        let id = try await manager.enqueue(form, to: "/uploads/count?delay=0.5")
         #expect(Self.staged(directory).count == 1)
         await manager.cancel(id)
         await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
         #expect(Self.staged(directory).isEmpty)
         #expect(await manager.uploads.isEmpty)
+        let uploads = try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any]
+        #expect(uploads?["completed"] as? Int == 0)  // never finished on the server
     }
 
     @Test("after a crash: a new manager sends the pending foreground upload again and removes stray staged files")
