@@ -17,7 +17,7 @@ struct UploadIntegrationTests {
     @Test("a file upload is streamed from disk: the server gets every byte, progress rises monotonically and ends at the total")
     func fileUploadWithProgress() async throws {
         let (client, _) = try UploadFixtures.client()
-        let data = UploadFixtures.bytes(512 << 10)
+        let data = UploadFixtures.bytes(256 << 10)
         let url = try UploadFixtures.file(data)
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let upload = client.upload(Self.count(.file(url, contentType: "application/octet-stream")))

@@ -41,9 +41,15 @@ enum UploadFixtures {
     /// Lower-case hex of the UTF-8 bytes of `text`.
     static func hex(_ text: String) -> String { Data(text.utf8).map { String(format: "%02x", $0) }.joined() }
 
-    /// Deterministic bytes: byte i is `(i * 31 + seed) % 256`.
+    /// Deterministic bytes: byte i is `((i % 256) * 31 + seed) % 256`.
     static func bytes(_ count: Int, seed: Int = 7) -> Data {
-        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed) })
+        // One 256-byte block repeated (memcpy-fast even in debug builds, so tests running in
+        // parallel keep their cooperative threads).
+        let block = Data((0..<256).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed) })
+        var data = Data(capacity: count)
+        while data.count + block.count <= count { data.append(block) }
+        data.append(block.prefix(count - data.count))
+        return data
     }
 
     /// A new file of `data` in a fresh temporary folder; returns its URL.
