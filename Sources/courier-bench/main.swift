@@ -3,10 +3,11 @@ import Foundation
 // courier-bench: speed goals measured against raw URLSession in the same run.
 // Run with scripts/bench (starts the reference server), or:
 //   swift run -c release courier-bench --base-url http://127.0.0.1:PORT [--requests N] [--rounds R]
-//   [--only overhead|core|cache|refresh|offline|stream|download] [--mutations M]
+//   [--only overhead|core|cache|refresh|offline|stream|download|upload] [--mutations M]
 //   --only stream: 1 GiB body and 1 M NDJSON records, throughput and peak RSS per process
 //   [--stream-bytes N] [--stream-records N]
 //   swift run -c release courier-bench --only pipeline [--calls N] [--rounds R]   (no server needed)
+// The 512 MiB multipart upload runs only with `--only upload` (`--upload-mib N`; UploadBench.swift).
 // The 1 GiB download (about 10-20 s) runs only with `--only download` (`--download-bytes N` for
 // another size); see DownloadBench.swift.
 
@@ -16,7 +17,7 @@ func argument(_ name: String) -> String? {
     return arguments[index + 1]
 }
 
-let only = argument("--only")  // run one section: overhead, pipeline, core, cache, refresh, offline, stream, download
+let only = argument("--only")  // run one section: overhead, pipeline, core, cache, refresh, offline, stream, download, upload
 func runs(_ section: String) -> Bool { only == nil || only == section }
 let rounds = argument("--rounds").flatMap(Int.init) ?? 3
 
@@ -76,6 +77,9 @@ do {
         try await runStreamBench(serverURL: serverURL)
     }
     if only == "download" { try runDownloadBench(serverURL: serverURL, bytes: downloadBytes) }
+    if only == "upload" {  // long (512 MiB): only when asked for
+        try await runUploadBench(serverURL: serverURL, megabytes: argument("--upload-mib").flatMap(Int.init) ?? 512)
+    }
     if runs("offline") {
         try await runOfflineBench(serverURL: serverURL, mutations: argument("--mutations").flatMap(Int.init) ?? 1000)
     }

@@ -40,6 +40,7 @@ do {
     try await runLiveChapter(demo)
     try await runLiveEventsChapter(demo)
     try await runOfflineChapter(demo)
+    try await runMediaUploadChapter(demo)
     try await runMediaDownloadChapter(demo)
     try DemoObservability.shared.finish()
     print("\nDemo finished.")

@@ -33,11 +33,9 @@ struct RedirectFollower: Sendable {
         while true {
             var wire = request
             if let stream { wire.httpBodyStream = try stream.makeStream() }
-            var response: HTTPResponse
-            if let options = context.streaming {
-                response = try await transport.stream(wire, options: options)
-            } else {
-                response = try await transport.send(wire)
+            var response = try await Self.reportingProgress(of: context) { [wire] in
+                if let options = context.streaming { return try await transport.stream(wire, options: options) }
+                return try await transport.send(wire)
             }
             let next = Self.nextRequest(after: response, to: request)
             if response.isStreamed, next != nil || !context.statusValidation.accepts(response.statusCode) {
@@ -58,6 +56,16 @@ struct RedirectFollower: Sendable {
             context.recordRedirect(RedirectRecord(statusCode: response.statusCode, from: request.url, to: next.url))
             request = next
         }
+    }
+
+    /// Runs `send` with the call's progress reporter (an upload's) bound as
+    /// ``TransferProgressReporter/current``, so only this call's own sends report into it — not a
+    /// token refresh made on the side. A call without one keeps whatever reporter is bound.
+    private static func reportingProgress(
+        of context: RequestContext, _ send: () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        guard let reporter = context.transferProgress else { return try await send() }
+        return try await TransferProgressReporter.$current.withValue(reporter) { try await send() }
     }
 
     /// The most bytes of a streamed response's body read when the response is an error or a

@@ -45,6 +45,22 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     }
     #endif
 
+    /// Upload progress of the calls this delegate runs (Linux) and of streamed calls (every
+    /// platform); Apple's buffered calls report through their per-task delegate instead.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        // A streamed body's expected length is unknown (-1) on Linux: it is sent chunked.
+        let id = task.taskIdentifier
+        #if canImport(FoundationNetworking)
+        let reporter = streams.withLock { $0[id]?.progress } ?? calls.withLock { $0[id]?.progress }
+        #else
+        let reporter = streams.withLock { $0[id]?.progress }
+        #endif
+        reporter?.didSend(totalBytesSent, of: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
+    }
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
@@ -56,6 +72,8 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     /// One running call on Linux: where its response goes and what arrived so far.
     private struct Call {
         let continuation: CheckedContinuation<HTTPResponse, any Error>
+        /// Where the request body's bytes are reported (an upload's progress), if anywhere.
+        let progress: TransferProgressReporter?
         var body = Data()
     }
 
@@ -64,9 +82,10 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     /// Runs `task` and returns its complete response; cancelling the calling task cancels it.
     func run(_ task: URLSessionDataTask) async throws -> HTTPResponse {
         let id = task.taskIdentifier
+        let progress = TransferProgressReporter.current
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                calls.withLock { $0[id] = Call(continuation: continuation) }
+                calls.withLock { $0[id] = Call(continuation: continuation, progress: progress) }
                 // Cancelled before it started (the handler below may already have run and found
                 // nothing to wait for): never start it. A cancel after this check reaches the
                 // running task and completes it through the delegate.

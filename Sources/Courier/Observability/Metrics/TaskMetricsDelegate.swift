@@ -23,22 +23,35 @@ extension TaskTimings {
 }
 
 /// A per-task URLSession delegate that forwards `URLSessionTaskMetrics` to the call's
-/// ``TaskTimingsReporter`` (Apple platforms; Linux never delivers task metrics).
+/// ``TaskTimingsReporter`` (Apple platforms; Linux never delivers task metrics) and
+/// `didSendBodyData` to the call's ``TransferProgressReporter`` (an upload's progress).
 final class TaskMetricsDelegate: NSObject, URLSessionTaskDelegate, Sendable {
-    private let reporter: TaskTimingsReporter
+    private let reporter: TaskTimingsReporter?
+    private let progress: TransferProgressReporter?
 
-    private init(reporter: TaskTimingsReporter) {
+    private init(reporter: TaskTimingsReporter?, progress: TransferProgressReporter?) {
         self.reporter = reporter
+        self.progress = progress
     }
 
     /// A delegate for the call the current task is sending, or `nil` when no interceptor wants
-    /// timings (then no delegate is installed at all).
+    /// timings and nobody follows the progress (then no delegate is installed at all).
     static func forCurrentCall() -> TaskMetricsDelegate? {
-        TaskTimingsReporter.current.map { TaskMetricsDelegate(reporter: $0) }
+        let timings = TaskTimingsReporter.current
+        let progress = TransferProgressReporter.current
+        guard timings != nil || progress != nil else { return nil }
+        return TaskMetricsDelegate(reporter: timings, progress: progress)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-        reporter.report(TaskTimings(metrics))
+        reporter?.report(TaskTimings(metrics))
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        progress?.didSend(totalBytesSent, of: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
     }
 }
 #endif

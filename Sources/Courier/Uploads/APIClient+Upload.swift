@@ -1,0 +1,82 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension APIClient {
+    /// Starts sending `endpoint` and returns the running ``Upload`` with its progress.
+    ///
+    /// The body is the endpoint's: `.data` (from memory), ``RequestBody/file(_:contentType:)``
+    /// (streamed from disk in constant memory, re-read from the start for a retry),
+    /// ``RequestBody/multipart(_:memoryThreshold:)``, or any ``BodyStream``. Use the
+    /// ``EndpointPolicy/authorizedUpload`` policy for a long deadline, an idempotency key and the
+    /// upload retry preset.
+    ///
+    /// - Returns: The upload, already running.
+    public func upload<E: Endpoint>(_ endpoint: E) -> Upload<E.Response> {
+        startUpload(endpoint)
+    }
+
+    /// Starts sending a ``Request`` value: `client.upload(.post("/files", body: .file(url, contentType: "text/csv")))`.
+    public func upload<Value>(_ request: Request<Value>) -> Upload<Value> {
+        startUpload(request)
+    }
+
+    private func startUpload<E: Endpoint>(_ endpoint: E) -> Upload<E.Response> {
+        let (progress, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let tracker = UploadProgressTracker(knownTotal: endpoint.body.knownLength, continuation: continuation)
+        let context = RequestContext(
+            requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
+            pathTemplate: endpoint.pathTemplate ?? endpoint.path, statusValidation: endpoint.statusValidation,
+            startedAt: .now, onStart: endpoint.options.onStart)
+        context.transferProgress = tracker.reporter
+        let task = Task { [self] in
+            do {
+                let response = try await self.response(for: endpoint, context: context)
+                tracker.finish(sentTotal: nil)
+                return response
+            } catch {
+                tracker.fail()
+                throw error
+            }
+        }
+        return Upload(progress: progress, task: task)
+    }
+}
+
+extension RequestBody {
+    /// The contents of the file at `url`, streamed from disk (constant memory) and read afresh for
+    /// every send — a retry or a 307/308 redirect re-reads it from the start. Same as
+    /// `.stream(.file(url), contentType:)`.
+    ///
+    /// - Parameters:
+    ///   - url: A `file:` URL. A file that cannot be opened fails the call with
+    ///     ``NetworkError/invalidRequest(_:)``.
+    ///   - contentType: The media type, e.g. `image/jpeg`.
+    public static func file(_ url: URL, contentType: String = "application/octet-stream") -> RequestBody {
+        .stream(.file(url), contentType: contentType)
+    }
+
+    /// The body's length in bytes when known before it is encoded.
+    var knownLength: Int64? {
+        switch self {
+        case .none: return 0
+        case .data(let data, _): return Int64(data.count)
+        case .stream(let stream, _): return stream.length.map(Int64.init)
+        case .json, .form, .formEncodable: return nil
+        }
+    }
+}
+
+extension RequestContext {
+    /// Where the transport reports this call's body bytes (``APIClient/upload(_:)-(E)``); bound as
+    /// ``TransferProgressReporter/current`` around each send by the pipeline's last step only.
+    package var transferProgress: TransferProgressReporter? {
+        get { self[TransferProgressKey.self] }
+        set { self[TransferProgressKey.self] = newValue }
+    }
+}
+
+private enum TransferProgressKey: RequestContextKey {
+    typealias Value = TransferProgressReporter
+}

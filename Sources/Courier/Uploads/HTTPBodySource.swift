@@ -1,0 +1,113 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension BodyStream {
+    /// A request body read from an ``HTTPBody`` as URLSession sends it.
+    ///
+    /// - A ``HTTPBody/IterationBehavior-swift.enum/multiple`` body is iterated afresh for every
+    ///   send, so retries and 307/308 redirects re-send it, like ``factory(length:_:)``.
+    /// - A ``HTTPBody/IterationBehavior-swift.enum/single`` body (a stream from the network, a
+    ///   live capture) is sent at most once, like ``once(_:length:)``: no retry, no resend after a
+    ///   401, and a 307/308 fails with ``NetworkError/invalidRequest(_:)``.
+    ///
+    /// The length is sent as `Content-Length` on Apple platforms when it is
+    /// ``HTTPBody/Length-swift.enum/known(_:)``; URLSession on Linux sends every stream chunked.
+    /// URLSession reads request bodies synchronously, so the reading thread waits for each chunk
+    /// (at most 60 s per chunk, then ``NetworkError/timedOut(_:)``); on Linux the chunks are
+    /// pulled on a dedicated thread, never Swift's cooperative pool. On Linux URLSession reads
+    /// every body on one work queue shared by all its sessions: a body whose chunks come from a
+    /// URLSession download in the same process would wait for that queue — pipe such a body
+    /// through a file instead.
+    ///
+    /// - Parameter body: The body; its errors fail the call.
+    public init(_ body: HTTPBody) {
+        let length: Int? = if case .known(let count) = body.length { Int(count) } else { nil }
+        let make: @Sendable () -> InputStream = { SourceInputStream.make(HTTPBodySource(body)) }
+        switch body.iterationBehavior {
+        case .multiple: self = .factory(length: length, make)
+        case .single: self = .once(make(), length: length)
+        }
+    }
+}
+
+/// Reads an ``HTTPBody`` for a stream: the reading thread waits for each chunk, which a task
+/// pulls from the body's iterator.
+final class HTTPBodySource: BodySource {
+    /// The longest wait for one chunk before the body fails (seconds).
+    static let chunkTimeout: TimeInterval = 60
+
+    private let iterator: IteratorBox
+    private var chunk = Data()
+    private var offset = 0
+    private var ended = false
+
+    init(_ body: HTTPBody) { self.iterator = IteratorBox(body.makeAsyncIterator()) }
+
+    func read(into buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) throws -> Int {
+        while offset >= chunk.count {
+            guard !ended else { return 0 }
+            guard let next = try iterator.nextBlocking(timeout: Self.chunkTimeout) else {
+                ended = true
+                return 0
+            }
+            chunk = next
+            offset = 0
+        }
+        let count = min(maxLength, chunk.count - offset)
+        chunk.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            buffer.update(from: base.advanced(by: offset).assumingMemoryBound(to: UInt8.self), count: count)
+        }
+        offset += count
+        return count
+    }
+
+    func close() {
+        ended = true
+        iterator.cancel()
+    }
+}
+
+/// The body's iterator, advanced by one task at a time.
+///
+/// `@unchecked Sendable`: `iterator` is touched only inside `nextBlocking`, whose caller waits
+/// for the task it starts to finish before returning, so two accesses never overlap; `task` is
+/// guarded by `lock`.
+private final class IteratorBox: @unchecked Sendable {
+    private var iterator: HTTPBody.Iterator
+    private let lock = NSLock()
+    private var task: Task<Void, Never>?
+
+    init(_ iterator: HTTPBody.Iterator) { self.iterator = iterator }
+
+    func nextBlocking(timeout: TimeInterval) throws -> Data? {
+        let done = DispatchSemaphore(value: 0)
+        let result = Locked<Result<Data?, any Error>?>(nil)
+        let work: @Sendable () async -> Void = {
+            do {
+                let value = try await self.advance()
+                result.set(.success(value))
+            } catch {
+                result.set(.failure(error))
+            }
+            done.signal()
+        }
+        #if canImport(FoundationNetworking)
+        let task = Task(executorPreference: BodyProducerExecutor.shared) { await work() }
+        #else
+        let task = Task { await work() }
+        #endif
+        lock.withLock { self.task = task }
+        guard done.wait(timeout: .now() + timeout) == .success else {
+            task.cancel()
+            throw NetworkError.timedOut(nil)
+        }
+        return try result.current?.get() ?? nil
+    }
+
+    private func advance() async throws -> Data? { try await iterator.next() }
+
+    func cancel() { lock.withLock { task?.cancel() } }
+}

@@ -1,0 +1,117 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+
+@Suite("tus 1.0 resumable uploads against the reference server (issue 11 §4)")
+struct TusIntegrationTests {
+    struct Info: Decodable {
+        var offset: Int
+        var length: Int
+        var sha256: String
+        var complete: Bool
+        var metadata: String?
+    }
+
+    static func info(_ url: URL, namespace: String) async throws -> Info {
+        let (_, data) = try await TestServers.control("GET", "_tus/\(url.lastPathComponent)", namespace: namespace)
+        return try JSONDecoder().decode(Info.self, from: data)
+    }
+
+    static func uploader(_ client: APIClient, store: ResumableUploadStore, chunk: Int = 64 << 10) -> TusUploader {
+        TusUploader(client: client, creationPath: "/tus/files", store: store, chunkSize: chunk, policy: UploadFixtures.policy)
+    }
+
+    @Test("an upload is created, sent in chunks and complete; the record is removed; progress ends at the total")
+    func uploadsInChunks() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let data = UploadFixtures.bytes(300_000)
+        let file = try UploadFixtures.file(data)
+        let store = ResumableUploadStore(directory: try UploadFixtures.folder())
+        let upload = Self.uploader(client, store: store).upload(fileAt: file, metadata: ["filename": "clip.mov"])
+        let progress = collect(upload.progress)
+        let location = try await upload.value
+        let values = await progress.value
+        let info = try await Self.info(location, namespace: namespace)
+        #expect(info.complete && info.sha256 == UploadFixtures.sha256(data))
+        #expect(info.metadata == "filename \(Data("clip.mov".utf8).base64EncodedString())")
+        #expect(store.allRecords().isEmpty)
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0.completedBytes <= $1.completedBytes })
+        #expect(values.last?.completedBytes == Int64(data.count))
+        let patches = try await TestServers.requestLog(namespace: namespace).filter { $0.method == "PATCH" }
+        #expect(patches.count == 5)  // 300 000 bytes in 64 KiB chunks
+        #expect(patches.allSatisfy { $0.header("Tus-Resumable") == "1.0.0" })
+    }
+
+    @Test("a 409 offset conflict is recovered: HEAD, then continue from the server's offset")
+    func offsetConflictRecovered() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let data = UploadFixtures.bytes(200_000, seed: 9)
+        let file = try UploadFixtures.file(data)
+        let store = ResumableUploadStore(directory: try UploadFixtures.folder())
+        // At the 2nd PATCH the server has lost everything after byte 1000: that PATCH (offset
+        // 65536) gets 409, the client asks HEAD and sends from 1000.
+        try await TestServers.control(
+            "POST", "_tus/control", namespace: namespace, json: ["conflictPatches": [2], "conflictOffset": 1000])
+        let location = try await Self.uploader(client, store: store).upload(fileAt: file).value
+        let info = try await Self.info(location, namespace: namespace)
+        #expect(info.complete && info.sha256 == UploadFixtures.sha256(data))
+        let log = try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }
+        #expect(log.map(\.method) == ["POST", "PATCH", "PATCH", "HEAD", "PATCH", "PATCH", "PATCH", "PATCH"])
+        #expect(
+            log.filter { $0.method == "PATCH" }.map { $0.header("Upload-Offset") } == [
+                "0", "65536", "1000", "66536", "132072", "197608",
+            ])
+        #expect((try await TestServers.stats(namespace: namespace)["tus"] as? [String: Any])?["conflicts"] as? Int == 1)
+    }
+
+    @Test("an expired upload (404 or 410) starts a new one", arguments: [404, 410])
+    func expiredUploadStartsOver(status: Int) async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let data = UploadFixtures.bytes(150_000, seed: 12)
+        let file = try UploadFixtures.file(data)
+        let store = ResumableUploadStore(directory: try UploadFixtures.folder())
+        try await TestServers.control("POST", "_tus/control", namespace: namespace, json: ["failPatches": [2]])
+        await #expect(throws: NetworkError.self) { _ = try await Self.uploader(client, store: store).upload(fileAt: file).value }
+        let old = try #require(store.record(for: TusUploader.key(for: file)))
+        try await TestServers.control(
+            "POST", "_tus/\(old.uploadURL.lastPathComponent)/expire", namespace: namespace, json: ["status": status])
+        let location = try await Self.uploader(client, store: store).upload(fileAt: file).value
+        #expect(location != old.uploadURL)
+        let info = try await Self.info(location, namespace: namespace)
+        #expect(info.complete && info.sha256 == UploadFixtures.sha256(data))
+        #expect((try await TestServers.stats(namespace: namespace)["tus"] as? [String: Any])?["created"] as? Int == 2)
+    }
+
+    @Test("after a restart a new uploader with the persisted record resumes: no new creation, PATCH from the saved offset")
+    func resumesAfterRestart() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let data = UploadFixtures.bytes(260_000, seed: 21)
+        let file = try UploadFixtures.file(data)
+        let folder = try UploadFixtures.folder()
+        try await TestServers.control("POST", "_tus/control", namespace: namespace, json: ["failPatches": [3]])
+        await #expect(throws: NetworkError.self) {
+            _ = try await Self.uploader(client, store: ResumableUploadStore(directory: folder)).upload(fileAt: file).value
+        }
+        // "Restart": a new client, a new store instance over the same folder.
+        let (freshClient, _) = try UploadFixtures.client(namespace: namespace)
+        let store = ResumableUploadStore(directory: folder)
+        let saved = try #require(store.record(for: TusUploader.key(for: file)))
+        #expect(saved.offset == 2 * (64 << 10))
+        let upload = Self.uploader(freshClient, store: store).upload(fileAt: file)
+        let progress = collect(upload.progress)
+        let location = try await upload.value
+        #expect(location == saved.uploadURL)
+        #expect(await progress.value.first?.completedBytes == saved.offset)
+        let info = try await Self.info(location, namespace: namespace)
+        #expect(info.complete && info.sha256 == UploadFixtures.sha256(data))
+        let log = try await TestServers.requestLog(namespace: namespace)
+        #expect(log.filter { $0.method == "POST" && $0.path.hasSuffix("/tus/files") }.count == 1)
+        let lastHead = try #require(log.lastIndex { $0.method == "HEAD" })
+        #expect(log[(lastHead + 1)...].first { $0.method == "PATCH" }?.header("Upload-Offset") == String(saved.offset))
+        #expect(store.allRecords().isEmpty)
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+
+@Suite("Upload manager: staging, registry, modes, cleanup (issue 11 §5)")
+struct UploadManagerTests {
+    static func staged(_ directory: URL) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("staged").path)) ?? []
+    }
+
+    static func counted(_ response: HTTPResponse) throws -> CountedUpload {
+        try JSONDecoder().decode(CountedUpload.self, from: response.body)
+    }
+
+    @Test("foreground: the staged copy is sent (the original may change), the record completes, the copy is removed")
+    func foregroundUpload() async throws {
+        let (client, _) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        let data = UploadFixtures.bytes(100_000)
+        let original = try UploadFixtures.file(data, name: "photo.jpg")
+        let manager = UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        let id = try await manager.enqueue(fileAt: original, to: "/uploads/count", contentType: "image/jpeg")
+        try Data("changed".utf8).write(to: original)  // the user edits the file meanwhile
+        let result = try Self.counted(try await manager.result(for: id))
+        #expect(result.sha256 == UploadFixtures.sha256(data))
+        #expect(await manager.uploads.map(\.state) == [.completed(statusCode: 200)])
+        #expect(Self.staged(directory).isEmpty)
+    }
+
+    @Test(
+        "background mode through the transport protocol (Linux: the same transport over an ordinary session); a multipart body is staged as a file and removed after"
+    )
+    func backgroundMultipart() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        let transport = URLSessionBackgroundTransport(configuration: .ephemeral)
+        let manager = UploadManager(
+            client: client, directory: directory, backgroundTransport: transport,
+            prepareBackgroundRequest: { $0.setValue("Bearer background", forHTTPHeaderField: "Authorization") })
+        var form = MultipartForm()
+        try form.addField(named: "caption", value: "sunset")
+        let photo = UploadFixtures.bytes(60_000)
+        try form.addFile(named: "photo", data: photo, filename: "sunset.jpg", contentType: "image/jpeg")
+        let id = try await manager.enqueue(form, to: "/uploads/multipart", mode: .background)
+        let response = try await manager.result(for: id)
+        let parsed = try JSONDecoder().decode(ParsedForm.self, from: response.body)
+        #expect(parsed.parts.map(\.name) == ["caption", "photo"])
+        #expect(parsed.parts[1].sha256 == UploadFixtures.sha256(photo))
+        #expect(Self.staged(directory).isEmpty)
+        let log = try await TestServers.requestLog(namespace: namespace, path: "/uploads/multipart")
+        #expect(log.first?.header("Authorization") == "Bearer background")
+    }
+
+    @Test("a cancelled upload leaves no staged or temporary file and no record")
+    func cancelledUploadLeavesNothing() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        let manager = UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        var form = MultipartForm()
+        try form.addFile(named: "f", data: UploadFixtures.bytes(2 << 20), filename: "big.bin")
+        let id = try await manager.enqueue(form, to: "/uploads/count?delay=0.5")
+        #expect(Self.staged(directory).count == 1)
+        await manager.cancel(id)
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        #expect(Self.staged(directory).isEmpty)
+        #expect(await manager.uploads.isEmpty)
+        let uploads = try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any]
+        #expect(uploads?["completed"] as? Int == 0)  // never finished on the server
+    }
+
+    @Test("after a crash: a new manager sends the pending foreground upload again and removes stray staged files")
+    func resumesAfterCrash() async throws {
+        let (client, _) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        let staged = directory.appendingPathComponent("staged")
+        try FileManager.default.createDirectory(at: staged, withIntermediateDirectories: true)
+        let data = UploadFixtures.bytes(50_000)
+        try data.write(to: staged.appendingPathComponent("pending.bin"))
+        try Data("left by a crash".utf8).write(to: staged.appendingPathComponent("stray.multipart"))
+        let record = UploadRecord(
+            id: UUID(), method: "POST",
+            url: try TestServers.apiEnvironment(namespace: TestServers.makeNamespace()).baseURL
+                .appendingPathComponent("uploads/count"),
+            headers: ["Content-Type": "application/octet-stream"], stagedFileName: "pending.bin", mode: .foreground,
+            state: .pending, createdAt: Date())
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        try encoder.encode([record]).write(to: directory.appendingPathComponent("uploads.json"))
+
+        let manager = UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        await manager.resumePending()
+        let result = try Self.counted(try await manager.result(for: record.id))
+        #expect(result.sha256 == UploadFixtures.sha256(data))
+        #expect(Self.staged(directory).isEmpty)
+    }
+
+    @Test("after a relaunch a background task of the previous launch is matched to its record by taskDescription")
+    func backgroundEventOfEarlierLaunch() async throws {
+        let (client, _) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        let staged = directory.appendingPathComponent("staged")
+        try FileManager.default.createDirectory(at: staged, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: staged.appendingPathComponent("bg.bin"))
+        let id = UUID()
+        let record = UploadRecord(
+            id: id, method: "PUT", url: URL(string: "https://uploads.example/files/1")!,
+            headers: ["Content-Type": "application/octet-stream"], stagedFileName: "bg.bin", mode: .background,
+            state: .pending, createdAt: Date())
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        try encoder.encode([record]).write(to: directory.appendingPathComponent("uploads.json"))
+
+        let transport = RelaunchedTransport(running: [])
+        let manager = UploadManager(client: client, directory: directory, backgroundTransport: transport)
+        await manager.resumePending()
+        #expect(await manager.orphanedBackgroundUploads().map(\.id) == [id])
+        #expect(Self.staged(directory) == ["bg.bin"])  // still pending: nothing re-sent, nothing removed
+        transport.deliver(
+            BackgroundTransferEvent(
+                taskDescription: id.uuidString, outcome: .uploaded(statusCode: 201, headers: HTTPHeaders(), body: Data("ok".utf8))
+            ))
+        let response = try await manager.result(for: id)
+        #expect(response.statusCode == 201 && response.body == Data("ok".utf8))
+        #expect(Self.staged(directory).isEmpty)
+        #expect(transport.started.current.isEmpty)
+    }
+}
+
+/// A background transport standing in for a session recreated at launch: it starts nothing and
+/// delivers the events the test hands it.
+final class RelaunchedTransport: BackgroundTransport {
+    let events: AsyncStream<BackgroundTransferEvent>
+    private let continuation: AsyncStream<BackgroundTransferEvent>.Continuation
+    private let running: [String]
+    let started = Locked<[String]>([])
+
+    init(running: [String]) {
+        (events, continuation) = AsyncStream.makeStream(of: BackgroundTransferEvent.self)
+        self.running = running
+    }
+
+    func deliver(_ event: BackgroundTransferEvent) { continuation.yield(event) }
+    func startUpload(_ request: URLRequest, fromFile fileURL: URL, taskDescription: String) throws {
+        started.withLock { $0.append(taskDescription) }
+    }
+    func startDownload(_ request: URLRequest, taskDescription: String) throws {
+        started.withLock { $0.append(taskDescription) }
+    }
+    func runningTaskDescriptions() async -> [String] { running }
+    func cancelTask(withDescription taskDescription: String) async {}
+}

@@ -1,0 +1,89 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Courier
+import CourierTesting
+
+/// What `/uploads/count` reports about one upload.
+struct CountedUpload: Decodable, Sendable {
+    var attempt: Int
+    var bytes: Int
+    var sha256: String
+    var contentLength: String?
+    var transferEncoding: String?
+}
+
+/// What `/uploads/multipart` reports: every part the strict parser found.
+struct ParsedForm: Decodable, Sendable {
+    struct Part: Decodable, Sendable {
+        var name: String
+        var nameHex: String
+        var filename: String?
+        var filenameHex: String?
+        var contentType: String?
+        var headers: [[String]]
+        var sha256: String
+        var length: Int
+    }
+    var parts: [Part]
+    var bytes: Int
+    var boundary: String
+    var contentLength: String?
+}
+
+enum UploadFixtures {
+    /// SHA-256 as lower-case hex.
+    static func sha256(_ data: Data) -> String {
+        SHA256.hash(data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Lower-case hex of the UTF-8 bytes of `text`.
+    static func hex(_ text: String) -> String { Data(text.utf8).map { String(format: "%02x", $0) }.joined() }
+
+    /// Deterministic bytes: byte i is `((i % 256) * 31 + seed) % 256`.
+    static func bytes(_ count: Int, seed: Int = 7) -> Data {
+        // One 256-byte block repeated (memcpy-fast even in debug builds, so tests running in
+        // parallel keep their cooperative threads).
+        let block = Data((0..<256).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed) })
+        var data = Data(capacity: count)
+        while data.count + block.count <= count { data.append(block) }
+        data.append(block.prefix(count - data.count))
+        return data
+    }
+
+    /// A new file of `data` in a fresh temporary folder; returns its URL.
+    static func file(_ data: Data, name: String = "upload.bin") throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-up-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent(name)
+        try data.write(to: url)
+        return url
+    }
+
+    /// A fresh empty folder.
+    static func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-up-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// A client for the reference server with retries that never really sleep.
+    static func client(namespace: String = TestServers.makeNamespace("up")) throws -> (APIClient, String) {
+        try TestServers.apiClient(namespace: namespace) {
+            $0.interceptors = .standard(retry: RetryInterceptor(clock: TestClock()))
+        }
+    }
+
+    /// The upload policy without auth (the reference routes are public).
+    static let policy = EndpointPolicy.authorizedUpload.with(\.auth, .none)
+}
+
+/// Collects an upload's progress values in a task.
+func collect(_ progress: AsyncStream<TransferProgress>) -> Task<[TransferProgress], Never> {
+    Task {
+        var values: [TransferProgress] = []
+        for await value in progress { values.append(value) }
+        return values
+    }
+}
