@@ -93,6 +93,13 @@ public struct TusUploader: Sendable {
         return Upload(progress: progress, task: task)
     }
 
+    /// The path template metrics group an upload URL under: the server's upload URLs differ per
+    /// upload (`https://host/files/24e5…`), so the last segment becomes `{upload}`.
+    static func metricsTemplate(_ path: String) -> String {
+        guard path.contains("://"), let url = URL(string: path), url.pathComponents.count > 1 else { return path }
+        return url.deletingLastPathComponent().path + "/{upload}"
+    }
+
     /// Sends one tus request with the raw status returned (409, 404, 410 are steps, not errors).
     func send(
         _ method: HTTPMethod, _ path: String, headers: [(String, String)], body: RequestBody = .none,
@@ -103,7 +110,7 @@ public struct TusUploader: Sendable {
         for (name, value) in headers { fields.replace(name, with: value) }
         let request = Request<HTTPResponse>.raw(method, path, headers: fields, body: body, policy: policy)
         let context = RequestContext(
-            requestID: RequestID(), policy: policy, method: method, pathTemplate: request.pathTemplate ?? path,
+            requestID: RequestID(), policy: policy, method: method, pathTemplate: request.pathTemplate ?? Self.metricsTemplate(path),
             statusValidation: request.statusValidation, startedAt: .now, onStart: nil)
         context.transferProgress = progress
         return try await client.response(for: request, context: context)
