@@ -86,6 +86,8 @@ static inline CURLSHcode ccurl_share_setopt_lock(CURLSH *share, curl_lock_functi
 // MARK: - constants Swift does not import
 
 static inline int ccurl_pause_continue(void) { return CURLPAUSE_CONT; }
+static inline int ccurl_pause_receive(void) { return CURLPAUSE_RECV; }
+static inline int ccurl_pause_send(void) { return CURLPAUSE_SEND; }
 static inline size_t ccurl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
 static inline size_t ccurl_readfunc_pause(void) { return CURL_READFUNC_PAUSE; }
 static inline size_t ccurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }

@@ -73,8 +73,27 @@ public final class CurlTransport: Transport {
         try await perform(request, delivery: .buffered, idleTimeout: nil)
     }
 
+    /// Sends `request` and returns as soon as the response head has arrived, the body streaming
+    /// through ``HTTPResponse/streamedBody``.
+    ///
+    /// Back-pressure is real: once `options.bufferLimit` bytes wait for a slow consumer, the
+    /// transfer is paused (libcurl stops reading the socket, so the server's sends stall in TCP
+    /// flow control) and resumed when the consumer has drained half of it; memory stays bounded
+    /// for any consumer speed. A paused transfer never counts as idle. `options.idleTimeout` is
+    /// the longest gap between received bytes, `options.maxDuration` (when set) also limits the
+    /// whole transfer in libcurl. Cancelling the consumer's task or dropping its iterator aborts
+    /// the transfer at once.
+    ///
+    /// - Throws: As ``send(_:)`` until the head arrived; later failures end the body with the
+    ///   matching ``NetworkError``.
+    public func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse {
+        try await perform(
+            request, delivery: .streamed(limit: options.bufferLimit), idleTimeout: options.idleTimeout,
+            totalTimeout: options.maxDuration)
+    }
+
     private func perform(
-        _ request: URLRequest, delivery: CurlTransfer.Delivery, idleTimeout: Duration?
+        _ request: URLRequest, delivery: CurlTransfer.Delivery, idleTimeout: Duration?, totalTimeout: Duration? = nil
     ) async throws -> HTTPResponse {
         try Task.checkCancellation()
         let engine = self.engine.current
@@ -82,10 +101,11 @@ public final class CurlTransport: Transport {
             throw URLError(request.url == nil ? .badURL : .unknown)
         }
         let transfer = CurlTransfer(
-            handle: handle, url: url, delivery: delivery, engine: engine, timings: TaskTimingsReporter.current)
+            handle: handle, url: url, delivery: delivery, engine: engine, timings: TaskTimingsReporter.current,
+            progress: TransferProgressReporter.current)
         do {
             try CurlRequestOptions(configuration: configuration, cookies: cookies)
-                .apply(request, to: transfer, idleTimeout: idleTimeout)
+                .apply(request, to: transfer, idleTimeout: idleTimeout, totalTimeout: totalTimeout)
         } catch {
             transfer.release()
             engine.recycle(handle)

@@ -11,8 +11,8 @@ import FoundationNetworking
 /// of commands followed by a wakeup. The thread starts with the first transfer and ends after
 /// ``shutdown()`` (when its transport is released), failing whatever is still running as cancelled.
 final class CurlEngine: @unchecked Sendable {
-    // @unchecked: `commands`, `threadStarted` and `idleHandles` are guarded by `lock`; `running`,
-    // `pausedUploads` and the multi handle are only touched on the engine thread.
+    // @unchecked: `commands`, `threadStarted` and `idleHandles` are guarded by `lock`; `running`
+    // and the multi handle are only touched on the engine thread.
 
     /// What other threads ask the engine thread to do.
     enum Command {
@@ -22,6 +22,8 @@ final class CurlEngine: @unchecked Sendable {
         case cancel(CurlTransfer)
         /// The consumer drained the stream buffer: continue a paused download.
         case resume(CurlTransfer)
+        /// The request body stream has bytes (or its end) again: continue a paused upload.
+        case resumeUpload(CurlTransfer)
         /// Stop the thread, failing every running transfer.
         case shutdown
         /// Stop the thread once the running transfers have finished.
@@ -36,7 +38,6 @@ final class CurlEngine: @unchecked Sendable {
     private var threadStarted = false
     private var idleHandles: [UnsafeMutableRawPointer] = []
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    private var pausedUploads: [CurlTransfer] = []
     private var shuttingDown = false
     private var retiring = false
     private var exited = false
@@ -145,20 +146,18 @@ final class CurlEngine: @unchecked Sendable {
                 case .add(let transfer): add(transfer)
                 case .cancel(let transfer): cancel(transfer)
                 case .resume(let transfer): resume(transfer)
+                case .resumeUpload(let transfer): resumeUpload(transfer)
                 case .shutdown: stopping = true
                 case .retire: retiring = true
                 }
             }
             if stopping || (retiring && running.isEmpty) { break }
-            retryPausedUploads()
             var active: Int32 = 0
             _ = curl_multi_perform(multi, &active)
             collectFinished()
             for transfer in running.values { transfer.flushStream() }
             var ready: Int32 = 0
-            // A paused upload waits for its stream without a wakeup: look again soon.
-            let timeout: Int32 = pausedUploads.isEmpty ? 1000 : 5
-            _ = curl_multi_poll(multi, nil, 0, timeout, &ready)
+            _ = curl_multi_poll(multi, nil, 0, 1000, &ready)
         }
         let late: [Command] = lock.withLock {
             exited = true
@@ -202,27 +201,16 @@ final class CurlEngine: @unchecked Sendable {
         transfer.wantsPause = false
         if transfer.isReceivePaused {
             transfer.isReceivePaused = false
-            _ = curl_easy_pause(transfer.handle, ccurl_pause_continue())
+            // Keep an upload that waits for its stream paused.
+            _ = curl_easy_pause(transfer.handle, transfer.isSendPaused ? ccurl_pause_send() : ccurl_pause_continue())
         }
     }
 
-    private func retryPausedUploads() {
-        guard !pausedUploads.isEmpty else { return }
-        let waiting = pausedUploads
-        pausedUploads.removeAll()
-        for transfer in waiting where running[transfer.handle] === transfer {
-            if transfer.upload?.isReadable ?? true {
-                transfer.isSendPaused = false
-                _ = curl_easy_pause(transfer.handle, ccurl_pause_continue())
-            } else {
-                pausedUploads.append(transfer)
-            }
-        }
-    }
-
-    /// Called by a transfer's read callback when its stream has no bytes yet.
-    func uploadDidPause(_ transfer: CurlTransfer) {
-        pausedUploads.append(transfer)
+    private func resumeUpload(_ transfer: CurlTransfer) {
+        guard running[transfer.handle] === transfer, transfer.isSendPaused else { return }
+        transfer.isSendPaused = false
+        // Keep a download that waits for its consumer paused.
+        _ = curl_easy_pause(transfer.handle, transfer.isReceivePaused ? ccurl_pause_receive() : ccurl_pause_continue())
     }
 
     private func collectFinished() {
@@ -242,7 +230,6 @@ final class CurlEngine: @unchecked Sendable {
 
     private func remove(_ transfer: CurlTransfer, failing error: URLError) {
         running[transfer.handle] = nil
-        pausedUploads.removeAll { $0 === transfer }
         _ = curl_multi_remove_handle(multi, transfer.handle)
         transfer.complete(with: error)
         transfer.release()

@@ -20,10 +20,12 @@ struct CurlRequestOptions {
     ///
     /// - Parameter idleTimeout: Overrides the idle timeout (streamed calls: the longest gap
     ///   between chunks); otherwise the request's or the configuration's.
+    /// - Parameter totalTimeout: Overrides the configuration's total limit (a streamed call's
+    ///   `maxDuration`).
     /// - Throws: `URLError(.unsupportedURL)` for a URL that is not `http`/`https`,
     ///   `URLError(.secureConnectionFailed)` carrying ``PinningFailure/insecureScheme(host:)`` for
     ///   plain `http` to a pinned host, `URLError(.unknown)` when libcurl rejects an option.
-    func apply(_ request: URLRequest, to transfer: CurlTransfer, idleTimeout: Duration?) throws {
+    func apply(_ request: URLRequest, to transfer: CurlTransfer, idleTimeout: Duration?, totalTimeout: Duration?) throws {
         guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: "only http and https URLs are supported"])
         }
@@ -55,7 +57,9 @@ struct CurlRequestOptions {
         set(CURLOPT_CONNECTTIMEOUT_MS, idleMilliseconds)
         set(CURLOPT_LOW_SPEED_LIMIT, 1)
         set(CURLOPT_LOW_SPEED_TIME, max(1, (idleMilliseconds + 999) / 1000))
-        if let total = configuration.timeoutIntervalForResource { set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
+        if let total = totalTimeout ?? configuration.timeoutIntervalForResource {
+            set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total))
+        }
 
         // Decode every content coding libcurl knows (gzip, deflate, br, zstd), as URLSession does;
         // a request that names its own Accept-Encoding (e.g. `identity` for a ranged download)

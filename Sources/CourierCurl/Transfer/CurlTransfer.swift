@@ -32,6 +32,8 @@ final class CurlTransfer: @unchecked Sendable {
     var upload: CurlUpload?
     /// Where phase timings go, when an interceptor measures this call.
     let timings: TaskTimingsReporter?
+    /// Where transfer progress goes, when someone follows it.
+    let progress: TransferProgressReporter?
     /// Filled by libcurl with a detailed message on failure (CURLOPT_ERRORBUFFER).
     let errorBuffer: UnsafeMutablePointer<CChar>
 
@@ -55,12 +57,19 @@ final class CurlTransfer: @unchecked Sendable {
     /// The upload stream failed (the read callback aborted the transfer).
     var uploadFailed = false
 
-    init(handle: UnsafeMutableRawPointer, url: URL, delivery: Delivery, engine: CurlEngine, timings: TaskTimingsReporter?) {
+    private var received: Int64 = 0
+    private var sent: Int64 = 0
+
+    init(
+        handle: UnsafeMutableRawPointer, url: URL, delivery: Delivery, engine: CurlEngine, timings: TaskTimingsReporter?,
+        progress: TransferProgressReporter?
+    ) {
         self.handle = handle
         self.url = url
         self.delivery = delivery
         self.engine = engine
         self.timings = timings
+        self.progress = progress
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
     }
@@ -144,6 +153,7 @@ final class CurlTransfer: @unchecked Sendable {
         switch delivery {
         case .buffered:
             body.append(contentsOf: bytes)
+            reportReceived(bytes.count)
             return bytes.count
         case .streamed:
             if wantsPause {
@@ -153,6 +163,7 @@ final class CurlTransfer: @unchecked Sendable {
                 return ccurl_writefunc_pause()
             }
             pending.append(contentsOf: bytes)
+            reportReceived(bytes.count)
             if pending.count >= Self.streamChunk { flushStream() }
             return bytes.count
         }
@@ -174,17 +185,27 @@ final class CurlTransfer: @unchecked Sendable {
     /// `CURL_READFUNC_PAUSE` while the stream has nothing yet, `CURL_READFUNC_ABORT` on failure.
     func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let upload else { return 0 }
-        switch upload.read(into: buffer) {
+        let engine = self.engine
+        switch upload.read(into: buffer, onReadable: { [self] in engine.submit(.resumeUpload(self)) }) {
         case .bytes(let count):
+            if let progress, count > 0 {
+                sent += Int64(count)
+                progress.didSend(sent, of: upload.length.map(Int64.init))
+            }
             return count
         case .wouldBlock:
             isSendPaused = true
-            engine.uploadDidPause(self)
             return ccurl_readfunc_pause()
         case .failed:
             uploadFailed = true
             return ccurl_readfunc_abort()
         }
+    }
+
+    private func reportReceived(_ count: Int) {
+        guard let progress else { return }
+        received += Int64(count)
+        progress.didReceive(received, of: isContentDecoded ? nil : contentLength.map(Int64.init))
     }
 
     // MARK: - completion (engine thread)

@@ -1,16 +1,17 @@
 #if canImport(CCurl)
 import Foundation
 
-/// Where request body bytes come from: the request's `httpBody`, or its `httpBodyStream` read
-/// without ever blocking the engine thread.
+/// Where request body bytes come from: the request's `httpBody`, or its `httpBodyStream` read by a
+/// ``CurlUploadPump`` so that the engine thread never blocks on it.
 final class CurlUpload: @unchecked Sendable {
-    // @unchecked: used only on the engine thread once the transfer is submitted.
+    // @unchecked: used only on the engine thread once the transfer is submitted (the pump has
+    // its own lock).
 
     /// What one read produced.
     enum ReadResult {
         /// This many bytes were written (0 = end of body).
         case bytes(Int)
-        /// The stream is open but has nothing yet: pause the upload and ask again later.
+        /// The stream is open but has nothing yet: pause the upload until the pump says so.
         case wouldBlock
         /// The stream failed.
         case failed
@@ -18,10 +19,11 @@ final class CurlUpload: @unchecked Sendable {
 
     private enum Source {
         case data(Data, offset: Int)
-        case stream(InputStream, opened: Bool, sent: Int)
+        case stream(InputStream, CurlUploadPump, started: Bool)
     }
 
     private var source: Source
+    private var taken = 0
     /// The body length in bytes when known (`Content-Length`); `nil` sends it chunked.
     let length: Int?
 
@@ -33,21 +35,12 @@ final class CurlUpload: @unchecked Sendable {
 
     /// A body read from `stream`, of `length` bytes when known.
     init(stream: InputStream, length: Int?) {
-        source = .stream(stream, opened: false, sent: 0)
+        source = .stream(stream, CurlUploadPump(), started: false)
         self.length = length
     }
 
-    /// Whether a read now would make progress (bytes, end or error) rather than block.
-    var isReadable: Bool {
-        guard case .stream(let stream, let opened, _) = source, opened else { return true }
-        switch stream.streamStatus {
-        case .atEnd, .error, .closed: return true
-        default: return stream.hasBytesAvailable
-        }
-    }
-
-    /// Copies the next bytes into `buffer`.
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
+    /// Copies the next bytes into `buffer`; `onReadable` is how a paused upload is woken.
+    func read(into buffer: UnsafeMutableRawBufferPointer, onReadable: @escaping @Sendable () -> Void) -> ReadResult {
         switch source {
         case .data(let data, let offset):
             let count = min(buffer.count, data.count - offset)
@@ -55,41 +48,34 @@ final class CurlUpload: @unchecked Sendable {
             data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: offset..<(offset + count))
             source = .data(data, offset: offset + count)
             return .bytes(count)
-        case .stream(let stream, let opened, let sent):
-            if !opened { stream.open() }
-            switch stream.streamStatus {
-            case .atEnd, .closed: return .bytes(0)
-            case .error: return .failed
-            default: break
+        case .stream(let stream, let pump, let started):
+            if !started {
+                pump.start(stream, onReadable: onReadable)
+                source = .stream(stream, pump, started: true)
             }
-            // A file stream always has bytes (or its end); a bound pair or socket may not yet.
-            guard stream.hasBytesAvailable else {
-                source = .stream(stream, opened: true, sent: sent)
-                return .wouldBlock
-            }
-            guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .failed }
-            let count = stream.read(base, maxLength: buffer.count)
-            source = .stream(stream, opened: true, sent: sent + max(0, count))
-            return count < 0 ? .failed : .bytes(count)
+            let result = pump.take(into: buffer)
+            if case .bytes(let count) = result { taken += count }
+            return result
         }
     }
 
     /// Moves back to `offset` (libcurl rewinds to resend on a reused connection that turned out
-    /// closed). Only bytes in memory, or a stream not read yet, can go back.
+    /// closed). Bytes in memory can go back anywhere; a stream only to its start, and only before
+    /// libcurl took any of it.
     func seek(to offset: Int) -> Bool {
         switch source {
         case .data(let data, _):
             guard (0...data.count).contains(offset) else { return false }
             source = .data(data, offset: offset)
             return true
-        case .stream(_, _, let sent):
-            return offset == 0 && sent == 0
+        case .stream:
+            return offset == 0 && taken == 0
         }
     }
 
-    /// Closes the stream, if any.
+    /// Stops the pump, if any.
     func close() {
-        if case .stream(let stream, let opened, _) = source, opened { stream.close() }
+        if case .stream(_, let pump, _) = source { pump.close() }
     }
 }
 #endif
