@@ -49,7 +49,14 @@ let package = Package(
         .executableTarget(
             name: "courier-demo", dependencies: ["Courier", "CourierGraphQL", "CourierRealtime", "CourierOffline"],
             swiftSettings: strict),
-        .executableTarget(name: "courier-bench", dependencies: ["Courier", "CourierOffline"], swiftSettings: strict),
+        .executableTarget(
+            name: "courier-bench",
+            dependencies: [
+                "Courier", "CourierOffline",
+                .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
+                .target(name: "CCurl", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict),
         // Test helper (not a product): enqueues and flushes mutations so the crash-safety test
         // can SIGKILL it at chosen moments and restart it.
         .executableTarget(

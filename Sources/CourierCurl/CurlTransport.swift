@@ -61,7 +61,9 @@ public final class CurlTransport: Transport {
     }
 
     deinit {
-        engine.current.shutdown()
+        // Like URLSession's finishTasksAndInvalidate: a body still streaming keeps the engine
+        // thread until it ends; then the thread exits and the connections close.
+        engine.current.retire()
     }
 
     /// Sends `request` and returns the complete response.

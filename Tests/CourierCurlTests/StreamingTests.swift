@@ -93,6 +93,17 @@ struct StreamingTests {
         }
     }
 
+    @Test("a body outlives its transport: releasing the transport lets the running transfer finish")
+    func bodyOutlivesTheTransport() async throws {
+        let (base, _) = try CurlServers.namespace()
+        let response = try await CurlTransport().stream(
+            URLRequest(url: base.appendingPathComponent("flow/bytes/\(1 << 20)")),
+            options: StreamingOptions(bufferLimit: 64 << 10))
+        var total = 0
+        for try await chunk in try #require(response.streamedBody) { total += chunk.count }
+        #expect(total == 1 << 20)
+    }
+
     @Test("dropping the iterator before the end cancels the transfer")
     func droppingTheBodyCancels() async throws {
         let (base, namespace) = try CurlServers.namespace()

@@ -9,7 +9,7 @@ import FoundationNetworking
 /// `curl_multi_wakeup`). Every call on the multi handle, and on an easy handle while it is added
 /// to it, happens on that thread; other threads talk to it through ``submit(_:)``, a locked queue
 /// of commands followed by a wakeup. The thread starts with the first transfer and ends after
-/// ``shutdown()`` (when its transport is released), failing whatever is still running as cancelled.
+/// ``retire()`` (when its transport is released or reset) once the transfers still running have ended.
 final class CurlEngine: @unchecked Sendable {
     // @unchecked: `commands`, `threadStarted` and `idleHandles` are guarded by `lock`; `running`
     // and the multi handle are only touched on the engine thread.
@@ -24,8 +24,6 @@ final class CurlEngine: @unchecked Sendable {
         case resume(CurlTransfer)
         /// The request body stream has bytes (or its end) again: continue a paused upload.
         case resumeUpload(CurlTransfer)
-        /// Stop the thread, failing every running transfer.
-        case shutdown
         /// Stop the thread once the running transfers have finished.
         case retire
     }
@@ -105,19 +103,6 @@ final class CurlEngine: @unchecked Sendable {
         }
     }
 
-    /// Ends the thread once it has failed every running transfer as cancelled.
-    func shutdown() {
-        let started: Bool = lock.withLock {
-            shuttingDown = true
-            return threadStarted
-        }
-        if started {
-            submit(.shutdown)
-        } else {
-            cleanUp()
-        }
-    }
-
     /// Lets the running transfers finish, then ends the thread and closes the connections
     /// (the transport switched to a new engine).
     func retire() {
@@ -135,8 +120,7 @@ final class CurlEngine: @unchecked Sendable {
     // MARK: - the engine thread
 
     private func run() {
-        var stopping = false
-        while !stopping {
+        while true {
             let batch: [Command] = lock.withLock {
                 defer { commands.removeAll(keepingCapacity: true) }
                 return commands
@@ -147,26 +131,28 @@ final class CurlEngine: @unchecked Sendable {
                 case .cancel(let transfer): cancel(transfer)
                 case .resume(let transfer): resume(transfer)
                 case .resumeUpload(let transfer): resumeUpload(transfer)
-                case .shutdown: stopping = true
                 case .retire: retiring = true
                 }
             }
-            if stopping || (retiring && running.isEmpty) { break }
+            if retiring && running.isEmpty && isDrained() { break }
             var active: Int32 = 0
             _ = curl_multi_perform(multi, &active)
             collectFinished()
             for transfer in running.values { transfer.flushStream() }
+            if retiring && running.isEmpty && isDrained() { break }
             var ready: Int32 = 0
             _ = curl_multi_poll(multi, nil, 0, 1000, &ready)
         }
-        let late: [Command] = lock.withLock {
-            exited = true
-            defer { commands.removeAll() }
-            return commands
-        }
-        for case .add(let transfer) in late { running[transfer.handle] = transfer }  // failed below
-        for transfer in Array(running.values) { remove(transfer, failing: URLError(.cancelled)) }
         cleanUp()
+    }
+
+    /// Whether no command waits; if so, later submissions are refused (the thread is ending).
+    private func isDrained() -> Bool {
+        lock.withLock {
+            guard commands.isEmpty else { return false }
+            exited = true
+            return true
+        }
     }
 
     private func add(_ transfer: CurlTransfer) {
