@@ -15,7 +15,7 @@ extension CurlTransport {
         case http2PriorKnowledge
     }
 
-    /// How a ``CurlTransport`` sends requests. The defaults match ``URLSessionTransport``'s
+    /// How a ``CurlTransport`` sends requests. The defaults match `URLSessionTransport`'s
     /// default configuration.
     public struct Configuration: Sendable {
         /// The longest time without any byte received or sent before a request fails with
@@ -27,7 +27,7 @@ extension CurlTransport {
         public var timeoutIntervalForRequest: Duration = .seconds(60)
         /// The longest a whole request may take (`CURLOPT_TIMEOUT_MS`), or `nil` for no limit —
         /// URLSession's `timeoutIntervalForResource`, which URLSession on Linux ignores. Courier's
-        /// client enforces ``EndpointPolicy/deadline`` itself in any case. Default `nil`.
+        /// client enforces `EndpointPolicy.deadline` itself in any case. Default `nil`.
         public var timeoutIntervalForResource: Duration?
         /// The HTTP version to ask for. Default ``HTTPVersion/automatic``.
         public var httpVersion: HTTPVersion = .automatic
@@ -45,9 +45,9 @@ extension CurlTransport {
         /// (`CURLOPT_PINNEDPUBLICKEY`), after normal certificate verification; `nil` pins
         /// nothing. libcurl compares the pins with the server certificate's key (the leaf of the
         /// chain), so pin the leaf key and its backup, not a CA's. A mismatch fails the request
-        /// before it is sent with a `URLError` whose ``Foundation/URLError/pinningFailure`` is
-        /// ``PinningFailure/pinMismatch(host:presented:)``; a plain `http` request to a pinned
-        /// host is refused with ``PinningFailure/insecureScheme(host:)``.
+        /// before it is sent with a `URLError` whose `URLError.pinningFailure` is
+        /// `PinningFailure.pinMismatch(host:presented:)`; a plain `http` request to a pinned
+        /// host is refused with `PinningFailure.insecureScheme(host:)`.
         public var pinning: PinningPolicy?
 
         /// The default configuration.

@@ -6,7 +6,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A ``Transport`` on libcurl: what URLSession on Linux is built on, without the wrapper's cost,
+/// A `Transport` on libcurl: what URLSession on Linux is built on, without the wrapper's cost,
 /// and with what that wrapper lacks there — back-pressure on streamed bodies, certificate
 /// pinning, phase timings, HTTP/2 with prior knowledge.
 ///
@@ -19,19 +19,19 @@ import FoundationNetworking
 /// one thread that starts with the first request, plus a pool of reusable easy handles and a
 /// cookie store of its own. Requests never block a thread of their own.
 ///
-/// It behaves like ``URLSessionTransport`` so that a client can switch in one line:
+/// It behaves like `URLSessionTransport` so that a client can switch in one line:
 /// - every HTTP status comes back as a response; redirects are never followed by libcurl (the
 ///   client's redirect step follows them, keeping credentials on their origin, RFC 9110 §15.4);
 ///   a 401 with a challenge comes back at once;
 /// - `gzip`, `deflate`, `br` and `zstd` bodies are decoded, header fields stay as received;
-/// - failures are the same `URLError` codes (see ``Foundation/URLError/curlCode`` for libcurl's);
+/// - failures are the same `URLError` codes (see `URLError.curlCode` for libcurl's);
 /// - cancelling the calling task aborts the transfer at once and closes its connection (an HTTP/2
 ///   stream is reset), surfacing as `URLError(.cancelled)`;
 /// - cookies are kept per transport, never shared with another (``Configuration/httpShouldSetCookies``).
 ///
 /// Phase timings (DNS, connect, TLS, first byte, total, byte counts, negotiated protocol) reach
-/// ``RequestContext/taskTimings`` and the metrics and log events, which URLSession never delivers
-/// on Linux. Pins in ``Configuration/pinning`` are enforced on Linux, where ``PinningTransport``
+/// `RequestContext.taskTimings` and the metrics and log events, which URLSession never delivers
+/// on Linux. Pins in ``Configuration/pinning`` are enforced on Linux, where `PinningTransport`
 /// must refuse pinned hosts.
 public final class CurlTransport: Transport {
     /// How this transport sends requests.
@@ -42,7 +42,7 @@ public final class CurlTransport: Transport {
     /// Creates a transport.
     ///
     /// - Parameter configuration: Timeouts, HTTP version, cookies, trust and pins; the defaults
-    ///   match ``URLSessionTransport/defaultConfiguration()``.
+    ///   match `URLSessionTransport.defaultConfiguration()`.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         cookies = configuration.httpShouldSetCookies ? CurlCookieShare() : nil
@@ -76,7 +76,7 @@ public final class CurlTransport: Transport {
     }
 
     /// Sends `request` and returns as soon as the response head has arrived, the body streaming
-    /// through ``HTTPResponse/streamedBody``.
+    /// through `HTTPResponse.streamedBody`.
     ///
     /// Back-pressure is real: once `options.bufferLimit` bytes wait for a slow consumer, the
     /// transfer is paused (libcurl stops reading the socket, so the server's sends stall in TCP
@@ -87,7 +87,7 @@ public final class CurlTransport: Transport {
     /// the transfer at once.
     ///
     /// - Throws: As ``send(_:)`` until the head arrived; later failures end the body with the
-    ///   matching ``NetworkError``.
+    ///   matching `NetworkError`.
     public func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse {
         try await perform(
             request, delivery: .streamed(limit: options.bufferLimit), idleTimeout: options.idleTimeout,

@@ -23,7 +23,7 @@ struct CurlRequestOptions {
     /// - Parameter totalTimeout: Overrides the configuration's total limit (a streamed call's
     ///   `maxDuration`).
     /// - Throws: `URLError(.unsupportedURL)` for a URL that is not `http`/`https`,
-    ///   `URLError(.secureConnectionFailed)` carrying ``PinningFailure/insecureScheme(host:)`` for
+    ///   `URLError(.secureConnectionFailed)` carrying `PinningFailure.insecureScheme(host:)` for
     ///   plain `http` to a pinned host, `URLError(.unknown)` when libcurl rejects an option.
     func apply(_ request: URLRequest, to transfer: CurlTransfer, idleTimeout: Duration?, totalTimeout: Duration?) throws {
         guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {

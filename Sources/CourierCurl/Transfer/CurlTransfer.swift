@@ -18,7 +18,7 @@ final class CurlTransfer: @unchecked Sendable {
         /// Collect the whole body, then resume the caller with the complete response.
         case buffered
         /// Resume the caller as soon as the head arrives; the body flows through a
-        /// ``StreamBuffer`` of at most `limit` bytes.
+        /// `StreamBuffer` of at most `limit` bytes.
         case streamed(limit: Int)
     }
 
