@@ -221,6 +221,7 @@ final class CurlTransfer: @unchecked Sendable {
             } else {
                 flushStream()
                 stream?.finish()
+                stream = nil  // the buffer's callbacks hold this transfer: no cycle once it ended
             }
             return
         }
