@@ -234,6 +234,9 @@ final class CurlTransfer: @unchecked Sendable {
             continuation.resume(throwing: error)
             self.continuation = nil
         } else {
+            // Bytes that arrived before the failure still reach the consumer (a resumed download
+            // continues from the last byte it got), then the error.
+            flushStream()
             stream?.finish(throwing: error)
         }
         stream = nil
