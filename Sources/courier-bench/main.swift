@@ -19,7 +19,8 @@ func argument(_ name: String) -> String? {
     return arguments[index + 1]
 }
 
-let only = argument("--only")  // run one section: overhead, pipeline, core, cache, refresh, offline, stream, download, upload, curl
+// One section: overhead, pipeline, core, cache, refresh, offline, stream, download, upload, curl.
+let only = argument("--only")
 func runs(_ section: String) -> Bool { only == nil || only == section }
 let rounds = argument("--rounds").flatMap(Int.init) ?? 3
 

@@ -110,7 +110,7 @@ struct TLSTests {
         }
         _ = try await client.send(Request<Data>.get("/tls/hello"))  // opens the connection
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<16 { group.addTask { _ = try await client.send(Request<Data>.get("/tls/bytes/100000")) } }
+            for _ in 0..<16 { group.addTask { _ = try await client.send(Request<Data>.get("/tls/bytes/16000")) } }
             try await group.waitForAll()
         }
         let timings = sink.events.compactMap(\.taskTimings)
