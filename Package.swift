@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "CourierGraphQL", targets: ["CourierGraphQL"]),
         .library(name: "CourierRealtime", targets: ["CourierRealtime"]),
         .library(name: "CourierOffline", targets: ["CourierOffline"]),
+        .library(name: "CourierCurl", targets: ["CourierCurl"]),
     ],
     targets: [
         .target(name: "Courier", swiftSettings: strict),
@@ -32,6 +33,8 @@ let package = Package(
             name: "CourierRealtime",
             dependencies: ["Courier", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
             swiftSettings: strict),
+        // An HTTP transport on libcurl (Linux; macOS links the SDK's libcurl through the same map).
+        .target(name: "CourierCurl", dependencies: ["Courier", "CCurl"], swiftSettings: strict),
         // The system SQLite: Apple platforms import the SDK's `SQLite3` module; elsewhere this
         // module map links libsqlite3 (Debian: libsqlite3-dev, installed by scripts/setup).
         .systemLibrary(
@@ -46,7 +49,14 @@ let package = Package(
         .executableTarget(
             name: "courier-demo", dependencies: ["Courier", "CourierGraphQL", "CourierRealtime", "CourierOffline"],
             swiftSettings: strict),
-        .executableTarget(name: "courier-bench", dependencies: ["Courier", "CourierOffline"], swiftSettings: strict),
+        .executableTarget(
+            name: "courier-bench",
+            dependencies: [
+                "Courier", "CourierOffline",
+                .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
+                .target(name: "CCurl", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict),
         // Test helper (not a product): enqueues and flushes mutations so the crash-safety test
         // can SIGKILL it at chosen moments and restart it.
         .executableTarget(
@@ -54,11 +64,18 @@ let package = Package(
             path: "Tests/CrashHelper", swiftSettings: strict),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"], swiftSettings: strict),
         .testTarget(
-            name: "CourierIntegrationTests", dependencies: ["Courier", "CourierTesting", "CourierGraphQL"], swiftSettings: strict),
+            name: "CourierIntegrationTests",
+            dependencies: [
+                "Courier", "CourierTesting", "CourierGraphQL",
+                .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "CourierRealtimeTests", dependencies: ["Courier", "CourierTesting", "CourierRealtime"], swiftSettings: strict),
         .testTarget(
             name: "CourierOfflineTests", dependencies: ["Courier", "CourierTesting", "CourierOffline"], swiftSettings: strict),
+        .testTarget(
+            name: "CourierCurlTests", dependencies: ["Courier", "CourierTesting", "CourierCurl"], swiftSettings: strict),
         .testTarget(
             name: "CourierGraphQLTests", dependencies: ["Courier", "CourierTesting", "CourierGraphQL"], swiftSettings: strict),
     ]

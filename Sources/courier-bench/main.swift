@@ -3,13 +3,15 @@ import Foundation
 // courier-bench: speed goals measured against raw URLSession in the same run.
 // Run with scripts/bench (starts the reference server), or:
 //   swift run -c release courier-bench --base-url http://127.0.0.1:PORT [--requests N] [--rounds R]
-//   [--only overhead|core|cache|refresh|offline|stream|download|upload] [--mutations M]
+//   [--only overhead|core|cache|refresh|offline|stream|download|upload|curl] [--mutations M]
 //   --only stream: 1 GiB body and 1 M NDJSON records, throughput and peak RSS per process
 //   [--stream-bytes N] [--stream-records N]
 //   swift run -c release courier-bench --only pipeline [--calls N] [--rounds R]   (no server needed)
 // The 512 MiB multipart upload runs only with `--only upload` (`--upload-mib N`; UploadBench.swift).
 // The 1 GiB download (about 10-20 s) runs only with `--only download` (`--download-bytes N` for
 // another size); see DownloadBench.swift.
+//   --only curl: CourierCurl vs URLSession vs libcurl (CPU per request, then 1 GiB downloads, one
+//   process per case: `--only curl-download --case NAME` runs one)
 
 func argument(_ name: String) -> String? {
     let arguments = CommandLine.arguments
@@ -17,7 +19,8 @@ func argument(_ name: String) -> String? {
     return arguments[index + 1]
 }
 
-let only = argument("--only")  // run one section: overhead, pipeline, core, cache, refresh, offline, stream, download, upload
+// One section: overhead, pipeline, core, cache, refresh, offline, stream, download, upload, curl.
+let only = argument("--only")
 func runs(_ section: String) -> Bool { only == nil || only == section }
 let rounds = argument("--rounds").flatMap(Int.init) ?? 3
 
@@ -57,6 +60,13 @@ if CommandLine.arguments.dropFirst().first == "download-1g" {
 
 let requests = argument("--requests").flatMap(Int.init) ?? 2000
 
+#if canImport(CourierCurl)
+if only == "curl-download" {
+    await runDownloadCase(argument("--case") ?? "", serverURL: serverURL)
+    exit(0)
+}
+#endif
+
 do {
     if runs("overhead") { try await runOverheadBench(calls: 20_000) }
     if runs("pipeline") {
@@ -83,6 +93,9 @@ do {
     if runs("offline") {
         try await runOfflineBench(serverURL: serverURL, mutations: argument("--mutations").flatMap(Int.init) ?? 1000)
     }
+    #if canImport(CourierCurl)
+    if only == "curl" { try await runCurlBench(serverURL: serverURL, requests: requests, rounds: rounds) }
+    #endif
 } catch {
     FileHandle.standardError.write(Data("courier-bench failed: \(error)\n".utf8))
     exit(1)

@@ -35,13 +35,19 @@ public struct ResponseCodingFailure: Error, Sendable, Hashable, CustomStringConv
 
     /// The failure `error` reports, or `nil` when it is about something else.
     ///
-    /// Apple platforms use dedicated codes (`cannotDecodeContentData`, `cannotDecodeRawData`).
+    /// A reason stored under ``reasonKey`` wins. Apple platforms use dedicated codes
+    /// (`cannotDecodeContentData`, `cannotDecodeRawData`).
     /// swift-corelibs-foundation on Linux reports every libcurl failure as `URLError.unknown`
     /// (-1) with libcurl's message as the description, so those are recognised by the messages
     /// of libcurl 7.x/8.x: "Unrecognized content encoding type…" (CURLE_BAD_CONTENT_ENCODING for an
     /// unknown coding), "Error while processing content unencoding…" and "Unrecognized or bad HTTP
     /// Content or Transfer-Encoding" (undecodable bytes), "…in chunked-encoding" (bad framing).
     package init?(_ error: URLError) {
+        if let reason = error.userInfo[Self.reasonKey] as? Reason {
+            // A transport that knows the reason from its own error codes says so (CourierCurl).
+            self.init(reason: reason, underlying: error)
+            return
+        }
         switch error.code {
         case .cannotDecodeContentData, .cannotDecodeRawData:
             self.init(reason: .corruptContent, underlying: error)
@@ -60,6 +66,10 @@ public struct ResponseCodingFailure: Error, Sendable, Hashable, CustomStringConv
             return nil
         }
     }
+
+    /// The `URLError.userInfo` key under which a transport states the ``Reason`` it determined
+    /// itself, from protocol state rather than message text.
+    package static let reasonKey = "CourierResponseCodingReason"
 
     public var description: String {
         let what: String

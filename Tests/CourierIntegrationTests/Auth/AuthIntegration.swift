@@ -51,9 +51,7 @@ struct AuthSession {
         let environment = try TestServers.apiEnvironment(namespace: namespace)
         // Room for every parallel call to be in flight at once (the reactive storms hold up to
         // 50 requests at the server); URLSession's default allows only a few per host.
-        let configuration = URLSessionTransport.defaultConfiguration()
-        configuration.httpMaximumConnectionsPerHost = 64
-        let transport = URLSessionTransport(configuration: configuration)
+        let transport = TestTransport.make(maximumConnectionsPerHost: 64)
         let store = InMemoryTokenStore()
         let clock: @Sendable () -> Date
         switch mode {

@@ -10,7 +10,10 @@ extension CachingIntegrationTests {
     /// httpbin has no counters, so the outcome plus what httpbin echoes tells what went over the wire.
     @Suite struct HTTPBin {
         private func client(_ cache: HTTPCache = CacheIntegration.cache()) throws -> APIClient {
-            APIClient(environment: try TestServers.httpbinEnvironment()) { $0.interceptors = cache.interceptors() }
+            APIClient(environment: try TestServers.httpbinEnvironment()) {
+                $0.transport = TestTransport.make()
+                $0.interceptors = cache.interceptors()
+            }
         }
 
         @Test func etagRouteIsRevalidatedWithIfNoneMatch() async throws {

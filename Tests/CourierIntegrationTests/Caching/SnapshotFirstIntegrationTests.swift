@@ -76,7 +76,8 @@ extension CachingIntegrationTests {
             #expect(secondLaunch.last?.value.items.count == 2)
 
             // The server is down: the snapshot, then the error; the snapshot stays saved.
-            let down = APIClient(environment: APIEnvironment(name: "down", baseURL: try closedPortURL()))
+            let down = APIClient(
+                environment: APIEnvironment(name: "down", baseURL: try closedPortURL()), configure: TestTransport.configure)
             let (offline, offlineError) = await collect(
                 store.snapshotFirst(key: "catalog") {
                     try await down.send(Request<Catalog>.get("/items"))

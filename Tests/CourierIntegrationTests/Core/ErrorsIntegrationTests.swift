@@ -175,7 +175,9 @@ extension CoreIntegrationTests {
         @Test("a connection refused is .transport with the URLError")
         func connectionRefused() async throws {
             // Port 9 (discard) has no listener on the loopback interface here.
-            let client = APIClient(environment: APIEnvironment(name: "closed", baseURL: URL(string: "http://127.0.0.1:9")!))
+            let client = APIClient(
+                environment: APIEnvironment(name: "closed", baseURL: URL(string: "http://127.0.0.1:9")!),
+                configure: TestTransport.configure)
             let error = await CoreLive.networkError { try await client.send(Request<Void>.get("/x")) }
             guard case .transport(let urlError)? = error else {
                 Issue.record("expected transport, got \(String(describing: error))")

@@ -10,7 +10,10 @@ extension CoreIntegrationTests {
     /// Generic HTTP behaviour against httpbin, a server Courier did not write.
     @Suite struct HTTPBin {
         private func client(configure: (inout APIClient.Configuration) -> Void = { _ in }) throws -> APIClient {
-            APIClient(environment: try TestServers.httpbinEnvironment(), configure: configure)
+            APIClient(environment: try TestServers.httpbinEnvironment()) { configuration in
+                TestTransport.configure(&configuration)
+                configure(&configuration)
+            }
         }
 
         struct Get: Decodable, Sendable {
@@ -66,7 +69,10 @@ extension CoreIntegrationTests {
         func headers() async throws {
             var environment = try TestServers.httpbinEnvironment()
             environment.headers = ["X-Env": "bin"]
-            let client = APIClient(environment: environment) { $0.headers = ["X-Default": "d"] }
+            let client = APIClient(environment: environment) {
+                $0.transport = TestTransport.make()
+                $0.headers = ["X-Default": "d"]
+            }
             // httpbin hides X-Request-Id (a proxy header) unless asked with show_env=1.
             let response = try await client.response(
                 for: Request<Headers>(

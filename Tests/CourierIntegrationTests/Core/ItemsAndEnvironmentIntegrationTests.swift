@@ -87,7 +87,8 @@ extension CoreIntegrationTests {
         func switchNamespaces() async throws {
             let first = TestServers.makeNamespace("env-a")
             let second = TestServers.makeNamespace("env-b")
-            let client = APIClient(environment: try TestServers.apiEnvironment(namespace: first))
+            let client = APIClient(
+                environment: try TestServers.apiEnvironment(namespace: first), configure: TestTransport.configure)
             let created: Item = try await client.post("/items", body: CoreLive.NewItem(name: "Only in A", price: 1))
 
             client.switchEnvironment(to: try TestServers.apiEnvironment(namespace: second))

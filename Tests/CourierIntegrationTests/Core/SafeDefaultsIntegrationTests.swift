@@ -121,7 +121,7 @@ extension CoreIntegrationTests {
 
         @Test("an HTML page where JSON was expected is told apart from malformed JSON")
         func htmlInsteadOfJSON() async throws {
-            let client = APIClient(environment: try TestServers.httpbinEnvironment())
+            let client = APIClient(environment: try TestServers.httpbinEnvironment(), configure: TestTransport.configure)
             struct Item: Decodable { var id: Int }
             let error = await #expect(throws: NetworkError.self) { try await client.send(Request<Item>.get("/html")) }
             guard case .decoding(let failure)? = error else {
@@ -137,7 +137,7 @@ extension CoreIntegrationTests {
 
         @Test("a Data response is the raw body bytes")
         func dataResponse() async throws {
-            let client = APIClient(environment: try TestServers.httpbinEnvironment())
+            let client = APIClient(environment: try TestServers.httpbinEnvironment(), configure: TestTransport.configure)
             let bytes = try await client.send(Request<Data>.get("/bytes/64", query: ["seed": "7"]))
             #expect(bytes.count == 64)
         }

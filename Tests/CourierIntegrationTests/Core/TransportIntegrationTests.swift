@@ -29,12 +29,12 @@ extension CoreIntegrationTests {
             #expect(ended < .seconds(1), "ended \(ended) after cancel")
         }
 
-        @Test("cancellation reaches the URLSession task: the transport throws URLError.cancelled promptly")
-        func cancellationPropagatesToURLSession() async throws {
+        @Test("cancellation reaches the transport's task: the transport throws URLError.cancelled promptly")
+        func cancellationPropagatesToTheTransport() async throws {
             let namespace = TestServers.makeNamespace()
             let base = try TestServers.apiURL().appendingPathComponent("ns").appendingPathComponent(namespace)
             let request = URLRequest(url: try #require(URL(string: base.absoluteString + "/slow?seconds=5")))
-            let transport = URLSessionTransport()
+            let transport = TestTransport.make()
             let clock = ContinuousClock()
             let task = Task { try await transport.send(request) }
             try await CoreLive.waitUntilServerSaw("/slow", namespace: namespace)
@@ -43,7 +43,7 @@ extension CoreIntegrationTests {
             let result = await task.result
             #expect(clock.now - cancelledAt < .seconds(1))
             guard case .failure(let error as URLError) = result else {
-                Issue.record("expected URLError.cancelled from URLSession, got \(result)")
+                Issue.record("expected URLError.cancelled from \(TestTransport.name), got \(result)")
                 return
             }
             #expect(error.code == .cancelled)
@@ -93,7 +93,7 @@ extension CoreIntegrationTests {
             #expect(echo.routePath == "/echo/huge")
         }
 
-        @Test("one URLSession per client, reused by every call")
+        @Test("one URLSession per client, reused by every call", TestTransport.urlSessionOnly)
         func oneSession() async throws {
             let (client, namespace) = try TestServers.apiClient()
             let session = try #require(client.session)
@@ -125,6 +125,7 @@ extension CoreIntegrationTests {
 
             let shared = HTTPCookieStorage.shared.cookies ?? []
             #expect(!shared.contains { $0.name == name })
+            guard !TestTransport.isCurl else { return }  // CurlTransport's store is libcurl's: checked server-side above
             let storageA = (clientA.configuration.transport as? URLSessionTransport)?.cookieStorage
             #expect(storageA?.cookies?.contains { $0.name == name } == true)
             let storageB = (clientB.configuration.transport as? URLSessionTransport)?.cookieStorage

@@ -126,6 +126,7 @@ extension CoreIntegrationTests {
             var environment = try TestServers.apiEnvironment(namespace: namespace)
             environment.headers = ["X-Api-Key": "env-key", "X-Layer": "environment"]
             let client = APIClient(environment: environment) {
+                $0.transport = TestTransport.make()
                 $0.headers = ["X-Api-Key": "default-key", "X-Layer": "default", "X-Default-Only": "d"]
             }
             let echo = try await client.send(Request<Echo>(method: .get, path: "/echo", headers: ["x-layer": "endpoint"]))

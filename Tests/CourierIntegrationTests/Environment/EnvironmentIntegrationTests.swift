@@ -27,8 +27,8 @@ struct EnvironmentIntegrationTests {
     func switchMovesRequests() async throws {
         let servers = try TwoServers()
         let set = try servers.set()
-        let client = try APIClient(environments: set)
-        let other = try APIClient(environments: set)
+        let client = try APIClient(environments: set, configure: TestTransport.configure)
+        let other = try APIClient(environments: set, configure: TestTransport.configure)
 
         let before = try await client.send(Request<Echo>.get("/echo"))
         #expect(before.header("Host") == "127.0.0.1:\(servers.staging.port ?? 0)")
@@ -50,11 +50,12 @@ struct EnvironmentIntegrationTests {
         let tokens = EnvironmentScoped { environment in
             TokenManager(
                 store: FileTokenStore(directory: directory, namespace: environment.storageNamespace),
-                transport: URLSessionTransport(),
+                transport: TestTransport.make(),
                 grant: .oauth2(tokenURL: environment.baseURLs["default"]!.appendingPathComponent("auth/refresh")))
         }
         let logger = CapturingNetworkLogger()
         let client = try APIClient(environments: set) { configuration, environment in
+            TestTransport.configure(&configuration, environment)
             configuration.interceptors = [
                 RequestIDInterceptor(), LoggingInterceptor(logger: logger),
                 AuthInterceptor(tokenManager: tokens[environment]),
@@ -106,7 +107,7 @@ struct EnvironmentIntegrationTests {
     @Test("control: one transport shared by clients of both servers does leak the cookie (what the set prevents)")
     func sharedTransportLeaksCookies() async throws {
         let servers = try TwoServers()
-        let shared = URLSessionTransport()
+        let shared = TestTransport.make()
         let staging = APIClient(
             environment: APIEnvironment(name: "staging", baseURL: TwoServers.base(servers.staging, servers.namespace))
         ) {
@@ -131,10 +132,11 @@ struct EnvironmentIntegrationTests {
         let tokens = EnvironmentScoped { environment in
             TokenManager(
                 store: FileTokenStore(directory: directory, namespace: environment.storageNamespace),
-                transport: URLSessionTransport(),
+                transport: TestTransport.make(),
                 grant: .oauth2(tokenURL: environment.baseURLs["default"]!.appendingPathComponent("auth/refresh")))
         }
         let client = try APIClient(environments: set) { configuration, environment in
+            TestTransport.configure(&configuration, environment)
             configuration.interceptors = [AuthInterceptor(tokenManager: tokens[environment])]
         }
         let login = try await client.send(Request<OAuthTokenResponse>.post("/auth/login", body: Login()))
@@ -160,14 +162,14 @@ struct EnvironmentIntegrationTests {
 
         let launch2 = try servers.set(channel: .testFlight, store: FileEnvironmentChoiceStore(fileURL: file))
         #expect(launch2.decision.source == .persisted)
-        let client = try APIClient(environments: launch2)
+        let client = try APIClient(environments: launch2, configure: TestTransport.configure)
         let echo = try await client.send(Request<Echo>.get("/echo"))
         #expect(echo.header("Host") == "127.0.0.1:\(servers.production.port ?? 0)")
 
         let appStore = try servers.set(
             channel: .appStore, override: EnvironmentOverride(environmentID: "staging", origin: .environmentVariable),
             store: FileEnvironmentChoiceStore(fileURL: file))
-        let locked = try APIClient(environments: appStore)
+        let locked = try APIClient(environments: appStore, configure: TestTransport.configure)
         await #expect(throws: EnvironmentError.switchingForbidden(current: "production", channel: .appStore)) {
             try await appStore.switchEnvironment(to: "staging")
         }

@@ -36,7 +36,7 @@ struct ChallengeTests {
     static func signedIn() async throws -> (APIClient, TokenManager, String) {
         let namespace = TestServers.makeNamespace("challenge")
         let environment = try TestServers.apiEnvironment(namespace: namespace)
-        let transport = URLSessionTransport()
+        let transport = TestTransport.make()
         let manager = TokenManager(
             store: InMemoryTokenStore(), transport: transport,
             grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
@@ -108,7 +108,7 @@ struct ClockSkewTests {
             "POST", "auth/config", namespace: namespace,
             json: ["clockSkew": skew, "omitExpiresIn": omitExpiresIn, "accessTtl": 300])
         #expect(status == 200)
-        let transport = URLSessionTransport()
+        let transport = TestTransport.make()
         let manager = TokenManager(
             store: InMemoryTokenStore(), transport: transport,
             grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))

@@ -111,7 +111,7 @@ struct HeadersBodiesAndURLTests {
         let namespace = TestServers.makeNamespace("base")
         let base = try #require(
             URL(string: try TestServers.apiURL().absoluteString + "/ns/\(namespace)/echo/dl/obj?sig=abc%2B1&x=%7E"))
-        let client = APIClient(environment: APIEnvironment(name: "signed", baseURL: base))
+        let client = APIClient(environment: APIEnvironment(name: "signed", baseURL: base), configure: TestTransport.configure)
         let plain = try await client.send(Request<Echo>.get(""))
         #expect(plain.rawPath == "/ns/\(namespace)/echo/dl/obj")
         #expect(plain.rawQuery == "sig=abc%2B1&x=%7E")

@@ -17,6 +17,7 @@ struct BasicAuthAndModelHeadersIntegrationTests {
     func basicAuth() async throws {
         let logger = CapturingNetworkLogger()
         let client = APIClient(environment: try TestServers.httpbinEnvironment()) {
+            $0.transport = TestTransport.make()
             $0.interceptors = [LoggingInterceptor(logger: logger)]
         }
         let ok = try await client.send(
@@ -44,7 +45,7 @@ struct BasicAuthAndModelHeadersIntegrationTests {
 
     @Test("a non-ASCII password is sent as UTF-8 (RFC 7617 §2.1) and accepted")
     func basicAuthUTF8() async throws {
-        let client = APIClient(environment: try TestServers.httpbinEnvironment())
+        let client = APIClient(environment: try TestServers.httpbinEnvironment(), configure: TestTransport.configure)
         let result = try await client.send(
             Request<BasicAuthResult>.get("/basic-auth/j\u{FC}rgen/p\u{E4}ss-\u{A3}5")
                 .basicAuth(user: "j\u{FC}rgen", password: "p\u{E4}ss-\u{A3}5"))
@@ -68,6 +69,7 @@ struct BasicAuthAndModelHeadersIntegrationTests {
         let namespace = TestServers.makeNamespace("hdr")
         let clientHeaders = try HTTPHeaders(encoding: Diagnostics(appVersion: "4.2", deviceID: nil, platform: "linux"))
         let client = APIClient(environment: try TestServers.apiEnvironment(namespace: namespace)) {
+            $0.transport = TestTransport.make()
             $0.headers = clientHeaders
         }
         let echo = try await client.send(

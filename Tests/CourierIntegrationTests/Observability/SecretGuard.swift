@@ -116,7 +116,7 @@ struct ObservedClient {
     /// - Parameters:
     ///   - inner: Interceptors between the metrics and the per-attempt logging interceptor
     ///     (a retry, an auth stand-in).
-    ///   - transport: The transport; a fresh ``URLSessionTransport`` by default.
+    ///   - transport: The transport; a fresh `TestTransport.make()` by default.
     init(
         namespace: String = TestServers.makeNamespace("obs"), inner: [any Interceptor] = [], transport: (any Transport)? = nil
     ) throws {
@@ -125,7 +125,7 @@ struct ObservedClient {
         let metrics = self.metrics
         self.namespace = namespace
         self.client = try TestServers.apiClient(namespace: namespace) { configuration in
-            if let transport { configuration.transport = transport }
+            configuration.transport = transport ?? TestTransport.make()
             configuration.interceptors =
                 [
                     RequestIDInterceptor(),

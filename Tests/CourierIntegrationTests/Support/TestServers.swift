@@ -54,7 +54,10 @@ enum TestServers {
         namespace: String = makeNamespace(),
         configure: (inout APIClient.Configuration) -> Void = { _ in }
     ) throws -> (APIClient, String) {
-        let client = APIClient(environment: try apiEnvironment(namespace: namespace), configure: configure)
+        let client = APIClient(environment: try apiEnvironment(namespace: namespace)) { configuration in
+            TestTransport.configure(&configuration)
+            configure(&configuration)
+        }
         return (client, namespace)
     }
 

@@ -19,6 +19,12 @@ extension TaskTimings {
             isReusedConnection: last?.isReusedConnection,
             networkProtocol: last?.networkProtocolName,
             redirectCount: metrics.redirectCount)
+        if let last {
+            requestHeaderBytesSent = last.countOfRequestHeaderBytesSent
+            requestBodyBytesSent = last.countOfRequestBodyBytesSent
+            responseHeaderBytesReceived = last.countOfResponseHeaderBytesReceived
+            responseBodyBytesReceived = last.countOfResponseBodyBytesReceived
+        }
     }
 }
 

@@ -1,11 +1,12 @@
 import Foundation
 
-/// Phase timings of one HTTP transaction as the platform measured them — on Apple platforms from
-/// `URLSessionTaskMetrics` (the last transaction of the task, i.e. after redirects).
+/// Phase timings of one HTTP transaction as the transport measured them — on Apple platforms from
+/// `URLSessionTaskMetrics` (the last transaction of the task, i.e. after redirects), with
+/// `CurlTransport` (module CourierCurl) from libcurl's `CURLINFO_*_TIME_T` values.
 ///
 /// A phase that did not happen or was not measured is `nil`, never zero: a reused connection has
-/// no DNS, connect or TLS phase, and on Linux (where URLSession never delivers task metrics) the
-/// whole value is absent. Durations come from wall-clock dates the system recorded.
+/// no DNS, connect or TLS phase, and with URLSession on Linux (which never delivers task metrics)
+/// the whole value is absent. Durations come from wall-clock dates the system recorded.
 public struct TaskTimings: Sendable, Hashable {
     /// DNS resolution (`domainLookupStart` → `domainLookupEnd`).
     public var domainLookup: Duration?
@@ -32,6 +33,17 @@ public struct TaskTimings: Sendable, Hashable {
     public var networkProtocol: String?
     /// Redirects followed by the task.
     public var redirectCount: Int
+    /// Bytes of request header fields written, request line included (Apple:
+    /// `countOfRequestHeaderBytesSent`), when measured.
+    public var requestHeaderBytesSent: Int64?
+    /// Bytes of request body written, as sent (Apple: `countOfRequestBodyBytesSent`), when measured.
+    public var requestBodyBytesSent: Int64?
+    /// Bytes of response header fields received, status line included (Apple:
+    /// `countOfResponseHeaderBytesReceived`), when measured.
+    public var responseHeaderBytesReceived: Int64?
+    /// Bytes of response body received before content decoding, i.e. as on the wire after any
+    /// chunked framing is removed (Apple: `countOfResponseBodyBytesReceived`), when measured.
+    public var responseBodyBytesReceived: Int64?
 
     /// Creates timings from phase durations.
     package init(

@@ -1,0 +1,57 @@
+#if canImport(CCurl)
+import Courier
+import Foundation
+
+extension CurlTransport {
+    /// Which HTTP version a ``CurlTransport`` asks for (`CURLOPT_HTTP_VERSION`).
+    public enum HTTPVersion: Sendable, Hashable {
+        /// HTTP/2 over TLS when the server offers it in ALPN, HTTP/1.1 otherwise and for plain
+        /// `http` (`CURL_HTTP_VERSION_2TLS`) — what URLSession does.
+        case automatic
+        /// HTTP/1.1 only (`CURL_HTTP_VERSION_1_1`).
+        case http1
+        /// HTTP/2 from the first byte, also on plain `http` ("h2c with prior knowledge", RFC 9113
+        /// §3.3; `CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE`). Only for servers known to speak it.
+        case http2PriorKnowledge
+    }
+
+    /// How a ``CurlTransport`` sends requests. The defaults match `URLSessionTransport`'s
+    /// default configuration.
+    public struct Configuration: Sendable {
+        /// The longest time without any byte received or sent before a request fails with
+        /// `URLError(.timedOut)`, unless the request's own `timeoutInterval` differs from
+        /// URLRequest's default (60 s) — URLSession's `timeoutIntervalForRequest`. Mapped to
+        /// libcurl's connect timeout and its low-speed limit (fewer than 1 byte per second for
+        /// this long; libcurl counts whole seconds). A paused download (a consumer that is not
+        /// reading) never counts as idle. Default 60 s.
+        public var timeoutIntervalForRequest: Duration = .seconds(60)
+        /// The longest a whole request may take (`CURLOPT_TIMEOUT_MS`), or `nil` for no limit —
+        /// URLSession's `timeoutIntervalForResource`, which URLSession on Linux ignores. Courier's
+        /// client enforces `EndpointPolicy.deadline` itself in any case. Default `nil`.
+        public var timeoutIntervalForResource: Duration?
+        /// The HTTP version to ask for. Default ``HTTPVersion/automatic``.
+        public var httpVersion: HTTPVersion = .automatic
+        /// Whether responses' `Set-Cookie` fields are stored and matching cookies sent
+        /// (RFC 6265), in a cookie store private to this transport. Default `true`.
+        public var httpShouldSetCookies = true
+        /// The most connections open to one host at a time (`CURLMOPT_MAX_HOST_CONNECTIONS`);
+        /// further requests wait for one. Default 6, URLSession's `httpMaximumConnectionsPerHost`
+        /// on macOS.
+        public var httpMaximumConnectionsPerHost = 6
+        /// A PEM file of certificate authorities to trust instead of the system store
+        /// (`CURLOPT_CAINFO`), for test servers and enterprise CAs; `nil` trusts the system store.
+        public var trustedCertificateAuthorities: URL?
+        /// Public-key pins checked on every TLS connection to a pinned host
+        /// (`CURLOPT_PINNEDPUBLICKEY`), after normal certificate verification; `nil` pins
+        /// nothing. libcurl compares the pins with the server certificate's key (the leaf of the
+        /// chain), so pin the leaf key and its backup, not a CA's. A mismatch fails the request
+        /// before it is sent with a `URLError` whose `URLError.pinningFailure` is
+        /// `PinningFailure.pinMismatch(host:presented:)`; a plain `http` request to a pinned
+        /// host is refused with `PinningFailure.insecureScheme(host:)`.
+        public var pinning: PinningPolicy?
+
+        /// The default configuration.
+        public init() {}
+    }
+}
+#endif

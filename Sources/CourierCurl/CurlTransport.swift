@@ -1,0 +1,145 @@
+#if canImport(CCurl)
+import CCurl
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A `Transport` on libcurl: what URLSession on Linux is built on, without the wrapper's cost,
+/// and with what that wrapper lacks there — back-pressure on streamed bodies, certificate
+/// pinning, phase timings, HTTP/2 with prior knowledge.
+///
+/// ```swift
+/// let client = APIClient(environment: .production) { $0.transport = CurlTransport() }
+/// ```
+///
+/// Create one per client and keep it, as with a `URLSession`: a transport owns one libcurl multi
+/// handle — its connection pool (keep-alive, TLS session reuse, HTTP/2 multiplexing) — driven by
+/// one thread that starts with the first request, plus a pool of reusable easy handles and a
+/// cookie store of its own. Requests never block a thread of their own.
+///
+/// It behaves like `URLSessionTransport` so that a client can switch in one line:
+/// - every HTTP status comes back as a response; redirects are never followed by libcurl (the
+///   client's redirect step follows them, keeping credentials on their origin, RFC 9110 §15.4);
+///   a 401 with a challenge comes back at once;
+/// - `gzip`, `deflate`, `br` and `zstd` bodies are decoded, header fields stay as received;
+/// - failures are the same `URLError` codes (see `URLError.curlCode` for libcurl's);
+/// - cancelling the calling task aborts the transfer at once and closes its connection (an HTTP/2
+///   stream is reset), surfacing as `URLError(.cancelled)`;
+/// - cookies are kept per transport, never shared with another (``Configuration/httpShouldSetCookies``).
+///
+/// Phase timings (DNS, connect, TLS, first byte, total, byte counts, negotiated protocol) reach
+/// `RequestContext.taskTimings` and the metrics and log events, which URLSession never delivers
+/// on Linux. Pins in ``Configuration/pinning`` are enforced on Linux, where `PinningTransport`
+/// must refuse pinned hosts.
+public final class CurlTransport: Transport {
+    /// How this transport sends requests.
+    public let configuration: Configuration
+    private let engine: Locked<CurlEngine>
+    private let cookies: CurlCookieShare?
+
+    /// Creates a transport.
+    ///
+    /// - Parameter configuration: Timeouts, HTTP version, cookies, trust and pins; the defaults
+    ///   match `URLSessionTransport.defaultConfiguration()`.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        cookies = configuration.httpShouldSetCookies ? CurlCookieShare() : nil
+        engine = Locked(CurlEngine(maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost, cookies: cookies))
+    }
+
+    /// Creates a transport from the default configuration changed by `configure`.
+    ///
+    /// ```swift
+    /// CurlTransport { $0.httpVersion = .http2PriorKnowledge }
+    /// ```
+    public convenience init(_ configure: (inout Configuration) -> Void) {
+        var configuration = Configuration()
+        configure(&configuration)
+        self.init(configuration: configuration)
+    }
+
+    deinit {
+        // Like URLSession's finishTasksAndInvalidate: a body still streaming keeps the engine
+        // thread until it ends; then the thread exits and the connections close.
+        engine.current.retire()
+    }
+
+    /// Sends `request` and returns the complete response.
+    ///
+    /// - Throws: `URLError` for network failures, with the code URLSession uses for the same
+    ///   event (`.cancelled` when the calling task is cancelled, `.timedOut` after the idle
+    ///   timeout, `.cannotConnectToHost`, `.networkConnectionLost`…).
+    public func send(_ request: URLRequest) async throws -> HTTPResponse {
+        try await perform(request, delivery: .buffered, idleTimeout: nil)
+    }
+
+    /// Sends `request` and returns as soon as the response head has arrived, the body streaming
+    /// through `HTTPResponse.streamedBody`.
+    ///
+    /// Back-pressure is real: once `options.bufferLimit` bytes wait for a slow consumer, the
+    /// transfer is paused (libcurl stops reading the socket, so the server's sends stall in TCP
+    /// flow control) and resumed when the consumer has drained half of it; memory stays bounded
+    /// for any consumer speed. A paused transfer never counts as idle. `options.idleTimeout` is
+    /// the longest gap between received bytes, `options.maxDuration` (when set) also limits the
+    /// whole transfer in libcurl. Cancelling the consumer's task or dropping its iterator aborts
+    /// the transfer at once.
+    ///
+    /// - Throws: As ``send(_:)`` until the head arrived; later failures end the body with the
+    ///   matching `NetworkError`.
+    public func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse {
+        try await perform(
+            request, delivery: .streamed(limit: options.bufferLimit), idleTimeout: options.idleTimeout,
+            totalTimeout: options.maxDuration)
+    }
+
+    private func perform(
+        _ request: URLRequest, delivery: CurlTransfer.Delivery, idleTimeout: Duration?, totalTimeout: Duration? = nil
+    ) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        let engine = self.engine.current
+        guard let handle = engine.makeHandle(), let url = request.url else {
+            throw URLError(request.url == nil ? .badURL : .unknown)
+        }
+        let transfer = CurlTransfer(
+            handle: handle, url: url, delivery: delivery, engine: engine, timings: TaskTimingsReporter.current,
+            progress: TransferProgressReporter.current)
+        do {
+            try CurlRequestOptions(configuration: configuration, cookies: cookies)
+                .apply(request, to: transfer, idleTimeout: idleTimeout, totalTimeout: totalTimeout)
+        } catch {
+            transfer.release()
+            engine.recycle(handle)
+            throw error
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                transfer.attach(continuation)
+                engine.submit(.add(transfer))
+            }
+        } onCancel: {
+            engine.submit(.cancel(transfer))
+        }
+    }
+}
+
+extension CurlTransport: SessionResettable {
+    /// Forgets the account's transport-level state: deletes every cookie of this transport and
+    /// makes later requests use new connections (requests already running finish on the old
+    /// ones, whose pool then closes).
+    public func resetSession() async {
+        if let cookies, let handle = curl_easy_init() {
+            _ = ccurl_easy_setopt_pointer(handle, CURLOPT_SHARE, cookies.share)
+            _ = ccurl_easy_setopt_string(handle, CURLOPT_COOKIELIST, "ALL")
+            curl_easy_cleanup(handle)
+        }
+        let fresh = CurlEngine(maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost, cookies: cookies)
+        let old = engine.withLock { current -> CurlEngine in
+            defer { current = fresh }
+            return current
+        }
+        old.retire()
+    }
+}
+#endif

@@ -1,0 +1,132 @@
+#if canImport(CCurl)
+import CCurl
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Maps a failed transfer's `CURLcode` — never libcurl's message text — to the `URLError` code
+/// the URLSession transport reports for the same event on Apple platforms, so that
+/// `NetworkError`, retries and the UI behave the same with either transport.
+///
+/// Where one `CURLcode` covers two events, protocol state tells them apart: the OS error
+/// (`CURLINFO_OS_ERRNO`) for a malformed chunked body versus a reset connection (both
+/// `CURLE_RECV_ERROR`), the response's `Content-Encoding` for an unknown coding versus corrupt
+/// bytes (both `CURLE_BAD_CONTENT_ENCODING`), and the OpenSSL verification result
+/// (`CURLINFO_SSL_VERIFYRESULT`) for the kind of certificate problem.
+package enum CurlErrorMapping {
+    /// What besides the code decides the mapping.
+    package struct Facts: Sendable, Hashable {
+        /// `CURLINFO_OS_ERRNO`: the socket error behind the failure, 0 when none.
+        package var osErrno: Int = 0
+        /// `CURLINFO_SSL_VERIFYRESULT`: OpenSSL's `X509_V_ERR_*`, 0 when verification passed.
+        package var sslVerifyResult: Int = 0
+        /// The response's `Content-Encoding` codings, lower-cased, when a head arrived.
+        package var contentCodings: [String] = []
+        /// Whether the response used `Transfer-Encoding: chunked`.
+        package var isChunked = false
+        /// Whether the request body stream failed.
+        package var uploadFailed = false
+
+        package init(
+            osErrno: Int = 0, sslVerifyResult: Int = 0, contentCodings: [String] = [], isChunked: Bool = false,
+            uploadFailed: Bool = false
+        ) {
+            self.osErrno = osErrno
+            self.sslVerifyResult = sslVerifyResult
+            self.contentCodings = contentCodings
+            self.isChunked = isChunked
+            self.uploadFailed = uploadFailed
+        }
+    }
+
+    /// The content codings libcurl undoes (`CURLOPT_ACCEPT_ENCODING` with this build's features).
+    package static let decodedCodings: Set<String> = ["identity", "gzip", "x-gzip", "deflate", "br", "zstd"]
+
+    /// The `URLError` code for `code`, and the response-coding reason when it is one.
+    package static func map(_ code: CURLcode, facts: Facts = Facts()) -> (URLError.Code, ResponseCodingFailure.Reason?) {
+        switch code {
+        case CURLE_UNSUPPORTED_PROTOCOL: return (.unsupportedURL, nil)
+        case CURLE_URL_MALFORMAT: return (.badURL, nil)
+        case CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_RESOLVE_HOST: return (.cannotFindHost, nil)
+        case CURLE_COULDNT_CONNECT, CURLE_PROXY: return (.cannotConnectToHost, nil)
+        case CURLE_OPERATION_TIMEDOUT: return (.timedOut, nil)
+        case CURLE_ABORTED_BY_CALLBACK:
+            return facts.uploadFailed ? (.requestBodyStreamExhausted, nil) : (.cancelled, nil)
+        case CURLE_READ_ERROR, CURLE_SEND_FAIL_REWIND: return (.requestBodyStreamExhausted, nil)
+        case CURLE_TOO_MANY_REDIRECTS: return (.httpTooManyRedirects, nil)
+        case CURLE_WEIRD_SERVER_REPLY: return (.badServerResponse, nil)
+        case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            // The connection closed or reset before the response was complete.
+            return (.networkConnectionLost, nil)
+        case CURLE_RECV_ERROR:
+            // libcurl's chunked decoder fails with CURLE_RECV_ERROR and no socket error.
+            if facts.isChunked && facts.osErrno == 0 { return (.cannotDecodeRawData, .malformedChunkedFraming) }
+            return (.networkConnectionLost, nil)
+        case CURLE_BAD_CONTENT_ENCODING:
+            let unknown = facts.contentCodings.contains { !decodedCodings.contains($0) }
+            return unknown ? (.cannotDecodeContentData, .unsupportedCoding) : (.cannotDecodeContentData, .corruptContent)
+        case CURLE_FILESIZE_EXCEEDED: return (.dataLengthExceedsMaximum, nil)
+        case CURLE_LOGIN_DENIED: return (.userAuthenticationRequired, nil)
+        case CURLE_SSL_CERTPROBLEM: return (.clientCertificateRejected, nil)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS,
+            CURLE_SSL_CRL_BADFILE:
+            return (certificateCode(verifyResult: facts.sslVerifyResult), nil)
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH: return (.serverCertificateUntrusted, nil)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER, CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_NOTFOUND,
+            CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ENGINE_INITFAILED:
+            return (.secureConnectionFailed, nil)
+        case CURLE_OUT_OF_MEMORY, CURLE_WRITE_ERROR: return (.unknown, nil)
+        default: return (.unknown, nil)
+        }
+    }
+
+    /// The Apple code for an OpenSSL `X509_V_ERR_*` verification result.
+    package static func certificateCode(verifyResult: Int) -> URLError.Code {
+        switch verifyResult {
+        case 9, 13: return .serverCertificateNotYetValid  // CERT_NOT_YET_VALID, ERROR_IN_CERT_NOT_BEFORE_FIELD
+        case 10, 14: return .serverCertificateHasBadDate  // CERT_HAS_EXPIRED, ERROR_IN_CERT_NOT_AFTER_FIELD
+        case 2, 18, 19, 20, 21: return .serverCertificateHasUnknownRoot  // unknown issuer, self-signed, no local issuer
+        default: return .serverCertificateUntrusted
+        }
+    }
+
+    /// The `URLError` of `transfer`, failed with `code`.
+    static func error(for code: CURLcode, transfer: CurlTransfer) -> URLError {
+        var facts = Facts(uploadFailed: transfer.uploadFailed)
+        var value = 0
+        if ccurl_easy_getinfo_long(transfer.handle, CURLINFO_OS_ERRNO, &value) == CURLE_OK { facts.osErrno = value }
+        if ccurl_easy_getinfo_long(transfer.handle, CURLINFO_SSL_VERIFYRESULT, &value) == CURLE_OK {
+            facts.sslVerifyResult = value
+        }
+        let headers = transfer.responseHeaders
+        facts.contentCodings = headers.values(for: "Content-Encoding").flatMap {
+            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        }
+        facts.isChunked = headers.values(for: "Transfer-Encoding").contains { $0.lowercased().contains("chunked") }
+        let (urlCode, reason) = map(code, facts: facts)
+        let detail = String(cString: transfer.errorBuffer)
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail,
+            NSURLErrorFailingURLErrorKey: transfer.url,
+            curlCodeKey: Int(code.rawValue),
+        ]
+        if let reason { userInfo[ResponseCodingFailure.reasonKey] = reason }
+        if code == CURLE_SSL_PINNEDPUBKEYNOTMATCH, let host = transfer.url.host {
+            let failure = PinningFailure.pinMismatch(host: host.lowercased(), presented: [])
+            userInfo[PinningFailure.userInfoKey] = failure
+            userInfo[NSLocalizedDescriptionKey] = failure.description
+        }
+        return URLError(urlCode, userInfo: userInfo)
+    }
+
+    /// The `URLError.userInfo` key holding the `CURLcode` (an `Int`) behind the error.
+    package static let curlCodeKey = "CourierCurlCode"
+}
+
+extension URLError {
+    /// The libcurl `CURLcode` behind this error, when `CurlTransport` produced it.
+    public var curlCode: Int? { userInfo[CurlErrorMapping.curlCodeKey] as? Int }
+}
+#endif

@@ -1,0 +1,162 @@
+#if canImport(CCurl)
+import CCurl
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Turns a `URLRequest` into easy-handle options, the way URLSession would send it: Courier's
+/// redirect step follows redirects (libcurl never does), content codings libcurl knows are undone
+/// as URLSession does, and the request's header fields are sent as given.
+struct CurlRequestOptions {
+    let configuration: CurlTransport.Configuration
+    let cookies: CurlCookieShare?
+
+    /// URLRequest's default `timeoutInterval`; any other value is the request's own idle timeout.
+    private static let defaultRequestTimeout: TimeInterval = 60
+
+    /// Applies `request` to the transfer's handle.
+    ///
+    /// - Parameter idleTimeout: Overrides the idle timeout (streamed calls: the longest gap
+    ///   between chunks); otherwise the request's or the configuration's.
+    /// - Parameter totalTimeout: Overrides the configuration's total limit (a streamed call's
+    ///   `maxDuration`).
+    /// - Throws: `URLError(.unsupportedURL)` for a URL that is not `http`/`https`,
+    ///   `URLError(.secureConnectionFailed)` carrying `PinningFailure.insecureScheme(host:)` for
+    ///   plain `http` to a pinned host, `URLError(.unknown)` when libcurl rejects an option.
+    func apply(_ request: URLRequest, to transfer: CurlTransfer, idleTimeout: Duration?, totalTimeout: Duration?) throws {
+        guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: "only http and https URLs are supported"])
+        }
+        let handle = transfer.handle
+        var failed: CURLoption?
+        func set(_ option: CURLoption, _ value: Int) {
+            if ccurl_easy_setopt_long(handle, option, value) != CURLE_OK, failed == nil { failed = option }
+        }
+        func set(_ option: CURLoption, _ value: String) {
+            if ccurl_easy_setopt_string(handle, option, value) != CURLE_OK, failed == nil { failed = option }
+        }
+
+        set(CURLOPT_URL, url.absoluteString)
+        set(CURLOPT_PROTOCOLS_STR, "http,https")
+        set(CURLOPT_NOSIGNAL, 1)
+        set(CURLOPT_FOLLOWLOCATION, 0)
+        set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+        set(CURLOPT_HTTP_VERSION, Self.curlVersion(configuration.httpVersion))
+        let userdata = Unmanaged.passUnretained(transfer).toOpaque()
+        _ = ccurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
+        _ = ccurl_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, CurlCallbacks.header)
+        _ = ccurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userdata)
+        _ = ccurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, CurlCallbacks.write)
+        _ = ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata)
+
+        // Timeouts: idle (URLSession's request timeout) and total.
+        let idle = idleTimeout ?? requestIdleTimeout(request)
+        let idleMilliseconds = Self.milliseconds(idle)
+        set(CURLOPT_CONNECTTIMEOUT_MS, idleMilliseconds)
+        set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        set(CURLOPT_LOW_SPEED_TIME, max(1, (idleMilliseconds + 999) / 1000))
+        if let total = totalTimeout ?? configuration.timeoutIntervalForResource {
+            set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total))
+        }
+
+        // Decode every content coding libcurl knows (gzip, deflate, br, zstd), as URLSession does;
+        // a request that names its own Accept-Encoding (e.g. `identity` for a ranged download)
+        // sends that field instead of libcurl's.
+        set(CURLOPT_ACCEPT_ENCODING, "")
+
+        if configuration.httpShouldSetCookies, let cookies {
+            _ = ccurl_easy_setopt_pointer(handle, CURLOPT_SHARE, cookies.share)
+            set(CURLOPT_COOKIEFILE, "")  // enables the cookie engine; the jar is the share's
+        }
+        if let authorities = configuration.trustedCertificateAuthorities { set(CURLOPT_CAINFO, authorities.path) }
+        if let pinning = configuration.pinning, let host = url.host {
+            if let pins = pinning.curlPinnedPublicKey(for: host) {
+                guard scheme == "https" else { throw PinningFailure.insecureScheme(host: host.lowercased()).urlError }
+                set(CURLOPT_PINNEDPUBLICKEY, pins)
+            }
+        }
+
+        let method = (request.httpMethod ?? "GET").uppercased()
+        var headers = HTTPHeaders(request)
+        if let data = request.httpBody {
+            transfer.upload = CurlUpload(data: data)
+        } else if let stream = request.httpBodyStream {
+            let declared = headers["Content-Length"].flatMap(Int.init)
+            transfer.upload = CurlUpload(stream: stream, length: declared)
+        }
+        if let upload = transfer.upload {
+            set(CURLOPT_POST, 1)
+            _ = ccurl_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(upload.length ?? -1))
+            _ = ccurl_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, CurlCallbacks.read)
+            _ = ccurl_easy_setopt_pointer(handle, CURLOPT_READDATA, userdata)
+            _ = ccurl_easy_setopt_seek_callback(handle, CurlCallbacks.seek)
+            _ = ccurl_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, userdata)
+            if method != "POST" { set(CURLOPT_CUSTOMREQUEST, method) }
+            // URLSession adds a form Content-Type only to a POST without one; libcurl would add
+            // it to every body it sends with CURLOPT_POST.
+            if method != "POST", !headers.contains("Content-Type") { headers.add("Content-Type", "") }
+            // No `Expect: 100-continue` round trip unless the request asks for it.
+            if !headers.contains("Expect") { headers.add("Expect", "") }
+        } else if method == "HEAD" {
+            set(CURLOPT_NOBODY, 1)
+        } else if method == "POST" || method == "PUT" || method == "PATCH" {
+            set(CURLOPT_POST, 1)
+            _ = ccurl_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+            set(CURLOPT_COPYPOSTFIELDS, "")  // copied: libcurl keeps no pointer to it
+            if method != "POST" { set(CURLOPT_CUSTOMREQUEST, method) }
+            if method != "POST", !headers.contains("Content-Type") { headers.add("Content-Type", "") }
+        } else {
+            set(CURLOPT_HTTPGET, 1)
+            if method != "GET" { set(CURLOPT_CUSTOMREQUEST, method) }
+        }
+
+        transfer.headerList = Self.headerList(headers)
+        if let list = transfer.headerList { _ = ccurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list) }
+
+        if let failed {
+            throw URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "libcurl rejected option \(failed.rawValue)"])
+        }
+    }
+
+    /// The request's idle timeout: its own `timeoutInterval` unless that is URLRequest's default.
+    private func requestIdleTimeout(_ request: URLRequest) -> Duration {
+        let own = request.timeoutInterval
+        guard own > 0, own.isFinite, own != Self.defaultRequestTimeout else { return configuration.timeoutIntervalForRequest }
+        return .milliseconds(Int64(min(own, 365 * 24 * 3600) * 1000))
+    }
+
+    /// Header fields as libcurl's list: `Name: value`, `Name;` for an empty value (libcurl's
+    /// spelling for "send it empty"), and `Name:` to suppress a field libcurl would add itself.
+    static func headerList(_ headers: HTTPHeaders) -> UnsafeMutablePointer<curl_slist>? {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for field in headers {
+            let line: String
+            if field.value.isEmpty {
+                let suppress = ["content-type", "expect"].contains(field.name.lowercased())
+                line = suppress ? "\(field.name):" : "\(field.name);"
+            } else {
+                line = "\(field.name): \(field.value)"
+            }
+            list = curl_slist_append(list, line)
+        }
+        return list
+    }
+
+    static func curlVersion(_ version: CurlTransport.HTTPVersion) -> Int {
+        switch version {
+        case .automatic: return CURL_HTTP_VERSION_2TLS
+        case .http1: return CURL_HTTP_VERSION_1_1
+        case .http2PriorKnowledge: return CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+        }
+    }
+
+    /// Whole milliseconds, at least 1, at most about 24 days (libcurl takes a C `long`).
+    static func milliseconds(_ duration: Duration) -> Int {
+        let value = duration / .milliseconds(1)
+        guard value.isFinite else { return Int(Int32.max) }
+        return Int(min(Double(Int32.max), max(1, value.rounded(.up))))
+    }
+}
+#endif

@@ -1,0 +1,276 @@
+#if canImport(CCurl)
+import CCurl
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request on one easy handle: what libcurl's callbacks write into, and how the caller gets
+/// the result.
+///
+/// Created and configured on the calling task, then owned by the engine thread: from
+/// ``CurlEngine/submit(_:)`` on, every property is read and written only there (callbacks run on
+/// that thread inside `curl_multi_perform`).
+final class CurlTransfer: @unchecked Sendable {
+    /// How the response body reaches the caller.
+    enum Delivery {
+        /// Collect the whole body, then resume the caller with the complete response.
+        case buffered
+        /// Resume the caller as soon as the head arrives; the body flows through a
+        /// `StreamBuffer` of at most `limit` bytes.
+        case streamed(limit: Int)
+    }
+
+    let handle: UnsafeMutableRawPointer
+    let url: URL
+    let delivery: Delivery
+    unowned(unsafe) let engine: CurlEngine
+    /// The request header list given to `CURLOPT_HTTPHEADER` (freed in ``release()``).
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The request body source, when there is one.
+    var upload: CurlUpload?
+    /// Where phase timings go, when an interceptor measures this call.
+    let timings: TaskTimingsReporter?
+    /// Where transfer progress goes, when someone follows it.
+    let progress: TransferProgressReporter?
+    /// Filled by libcurl with a detailed message on failure (CURLOPT_ERRORBUFFER).
+    let errorBuffer: UnsafeMutablePointer<CChar>
+
+    // Response state (engine thread only).
+    private var fields: [HTTPHeaders.Field] = []
+    private var headComplete = false
+    private var statusCode = 0
+    private var body = Data()
+    private var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    private var stream: StreamBuffer?
+    private var pending = Data()
+
+    /// Set by the consumer side through `cancel` before the transfer was added.
+    var isCancelled = false
+    /// The stream buffer asked the producer to stop; the next body chunk pauses the transfer.
+    var wantsPause = false
+    /// libcurl holds the transfer paused on the receiving side.
+    var isReceivePaused = false
+    /// libcurl holds the transfer paused on the sending side (the upload stream had no bytes).
+    var isSendPaused = false
+    /// The upload stream failed (the read callback aborted the transfer).
+    var uploadFailed = false
+
+    private var received: Int64 = 0
+    private var sent: Int64 = 0
+
+    init(
+        handle: UnsafeMutableRawPointer, url: URL, delivery: Delivery, engine: CurlEngine, timings: TaskTimingsReporter?,
+        progress: TransferProgressReporter?
+    ) {
+        self.handle = handle
+        self.url = url
+        self.delivery = delivery
+        self.engine = engine
+        self.timings = timings
+        self.progress = progress
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(to: 0)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+        if let headerList { curl_slist_free_all(headerList) }
+    }
+
+    /// Registers where the result goes; called once, before the transfer is submitted.
+    func attach(_ continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        self.continuation = continuation
+    }
+
+    /// Frees what libcurl no longer needs once the handle left the multi handle.
+    func release() {
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        upload?.close()
+    }
+
+    // MARK: - callbacks (engine thread)
+
+    /// One header line (CURLOPT_HEADERFUNCTION), CRLF included.
+    func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
+        guard !headComplete else { return }  // trailers
+        var end = line.count
+        while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
+        if end == 0 {
+            endOfHead()
+            return
+        }
+        let bytes = UnsafeBufferPointer(rebasing: line[0..<end])
+        if bytes.starts(with: "HTTP/".utf8) {
+            fields.removeAll(keepingCapacity: true)  // a new response (after an interim 1xx)
+            return
+        }
+        if bytes[0] == 0x20 || bytes[0] == 0x09, let last = fields.popLast() {
+            // obs-fold (RFC 9112 §5.2): the value continues, joined by one space.
+            let more = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            fields.append(HTTPHeaders.Field(name: last.name, value: last.value + " " + more))
+            return
+        }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
+        var valueStart = colon + 1
+        var valueEnd = bytes.count
+        while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+        while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self)
+        let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
+        fields.append(HTTPHeaders.Field(name: name, value: value))
+    }
+
+    private func endOfHead() {
+        var code = 0
+        _ = ccurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        if (100..<200).contains(code), code != 101 {
+            fields.removeAll(keepingCapacity: true)  // interim response; the final one follows
+            return
+        }
+        statusCode = code
+        headComplete = true
+        switch delivery {
+        case .buffered:
+            if let length = contentLength, length > 0 { body.reserveCapacity(min(length, 8 << 20)) }
+        case .streamed(let limit):
+            let engine = self.engine
+            let buffer = StreamBuffer(limit: limit, pausesProducer: true) { [self] in engine.submit(.cancel(self)) }
+            buffer.setOnResume { [self] in engine.submit(.resume(self)) }
+            stream = buffer
+            let length: HTTPBody.Length = contentLength.map { .known(Int64($0)) } ?? .unknown
+            var response = makeResponse(body: Data())
+            response.streamedBody = HTTPBody(buffer: buffer, length: isContentDecoded ? .unknown : length)
+            continuation?.resume(returning: response)
+            continuation = nil
+        }
+    }
+
+    /// Body bytes (CURLOPT_WRITEFUNCTION). Returns the count consumed, or `CURL_WRITEFUNC_PAUSE`.
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        switch delivery {
+        case .buffered:
+            body.append(contentsOf: bytes)
+            reportReceived(bytes.count)
+            return bytes.count
+        case .streamed:
+            if wantsPause {
+                // The chunk is not consumed: libcurl keeps it and delivers it again after
+                // `curl_easy_pause(CURLPAUSE_CONT)`.
+                isReceivePaused = true
+                return ccurl_writefunc_pause()
+            }
+            pending.append(contentsOf: bytes)
+            reportReceived(bytes.count)
+            if pending.count >= Self.streamChunk { flushStream() }
+            return bytes.count
+        }
+    }
+
+    /// Body bytes handed to the consumer at once rather than one 16 KiB write callback at a time.
+    private static let streamChunk = 64 << 10
+
+    /// Hands the bytes collected since the last flush to the stream buffer.
+    func flushStream() {
+        guard !pending.isEmpty, let stream else { return }
+        let chunk = pending
+        pending = Data()
+        pending.reserveCapacity(Self.streamChunk + 16 << 10)
+        if stream.append(chunk) == .pause { wantsPause = true }
+    }
+
+    /// Request body bytes (CURLOPT_READFUNCTION): the count written, 0 at the end,
+    /// `CURL_READFUNC_PAUSE` while the stream has nothing yet, `CURL_READFUNC_ABORT` on failure.
+    func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let upload else { return 0 }
+        let engine = self.engine
+        switch upload.read(into: buffer, onReadable: { [self] in engine.submit(.resumeUpload(self)) }) {
+        case .bytes(let count):
+            if let progress, count > 0 {
+                sent += Int64(count)
+                progress.didSend(sent, of: upload.length.map(Int64.init))
+            }
+            return count
+        case .wouldBlock:
+            isSendPaused = true
+            return ccurl_readfunc_pause()
+        case .failed:
+            uploadFailed = true
+            return ccurl_readfunc_abort()
+        }
+    }
+
+    private func reportReceived(_ count: Int) {
+        guard let progress else { return }
+        received += Int64(count)
+        progress.didReceive(received, of: isContentDecoded ? nil : contentLength.map(Int64.init))
+    }
+
+    // MARK: - completion (engine thread)
+
+    /// The transfer ended with `code` (CURLMSG_DONE).
+    func finish(code: CURLcode) {
+        if code == CURLE_OK || headComplete { reportTimings() }
+        if code == CURLE_OK {
+            if continuation != nil {
+                continuation?.resume(returning: makeResponse(body: body))
+                continuation = nil
+                body = Data()
+            } else {
+                flushStream()
+                stream?.finish()
+                stream = nil  // the buffer's callbacks hold this transfer: no cycle once it ended
+            }
+            return
+        }
+        complete(with: CurlErrorMapping.error(for: code, transfer: self))
+    }
+
+    /// Fails the caller (before the head) or the stream consumer (after it) with `error`.
+    func complete(with error: URLError) {
+        if let continuation {
+            continuation.resume(throwing: error)
+            self.continuation = nil
+        } else {
+            // Bytes that arrived before the failure still reach the consumer (a resumed download
+            // continues from the last byte it got), then the error.
+            flushStream()
+            stream?.finish(throwing: error)
+        }
+        stream = nil
+    }
+
+    // MARK: - response
+
+    /// The response head as received.
+    var responseHeaders: HTTPHeaders { HTTPHeaders(fields) }
+
+    private func makeResponse(body: Data) -> HTTPResponse {
+        HTTPResponse(statusCode: statusCode, headers: HTTPHeaders(fields), body: body, url: url)
+    }
+
+    private var contentLength: Int? {
+        for field in fields where field.name.caseInsensitiveCompare("Content-Length") == .orderedSame {
+            return Int(field.value)
+        }
+        return nil
+    }
+
+    /// Whether libcurl undoes a content coding, so `Content-Length` is not the delivered length.
+    private var isContentDecoded: Bool {
+        fields.contains {
+            $0.name.caseInsensitiveCompare("Content-Encoding") == .orderedSame && $0.value.lowercased() != "identity"
+        }
+    }
+
+    /// Whether the response head has arrived.
+    var hasHead: Bool { headComplete }
+
+    private func reportTimings() {
+        guard let timings else { return }
+        timings.report(CurlTimings.read(from: handle))
+    }
+}
+#endif

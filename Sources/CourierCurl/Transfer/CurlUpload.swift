@@ -1,0 +1,81 @@
+#if canImport(CCurl)
+import Foundation
+
+/// Where request body bytes come from: the request's `httpBody`, or its `httpBodyStream` read by a
+/// ``CurlUploadPump`` so that the engine thread never blocks on it.
+final class CurlUpload: @unchecked Sendable {
+    // @unchecked: used only on the engine thread once the transfer is submitted (the pump has
+    // its own lock).
+
+    /// What one read produced.
+    enum ReadResult {
+        /// This many bytes were written (0 = end of body).
+        case bytes(Int)
+        /// The stream is open but has nothing yet: pause the upload until the pump says so.
+        case wouldBlock
+        /// The stream failed.
+        case failed
+    }
+
+    private enum Source {
+        case data(Data, offset: Int)
+        case stream(InputStream, CurlUploadPump, started: Bool)
+    }
+
+    private var source: Source
+    private var taken = 0
+    /// The body length in bytes when known (`Content-Length`); `nil` sends it chunked.
+    let length: Int?
+
+    /// A body from bytes in memory (rewindable).
+    init(data: Data) {
+        source = .data(data, offset: 0)
+        length = data.count
+    }
+
+    /// A body read from `stream`, of `length` bytes when known.
+    init(stream: InputStream, length: Int?) {
+        source = .stream(stream, CurlUploadPump(), started: false)
+        self.length = length
+    }
+
+    /// Copies the next bytes into `buffer`; `onReadable` is how a paused upload is woken.
+    func read(into buffer: UnsafeMutableRawBufferPointer, onReadable: @escaping @Sendable () -> Void) -> ReadResult {
+        switch source {
+        case .data(let data, let offset):
+            let count = min(buffer.count, data.count - offset)
+            guard count > 0 else { return .bytes(0) }
+            data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: offset..<(offset + count))
+            source = .data(data, offset: offset + count)
+            return .bytes(count)
+        case .stream(let stream, let pump, let started):
+            if !started {
+                pump.start(stream, onReadable: onReadable)
+                source = .stream(stream, pump, started: true)
+            }
+            let result = pump.take(into: buffer)
+            if case .bytes(let count) = result { taken += count }
+            return result
+        }
+    }
+
+    /// Moves back to `offset` (libcurl rewinds to resend on a reused connection that turned out
+    /// closed). Bytes in memory can go back anywhere; a stream only to its start, and only before
+    /// libcurl took any of it.
+    func seek(to offset: Int) -> Bool {
+        switch source {
+        case .data(let data, _):
+            guard (0...data.count).contains(offset) else { return false }
+            source = .data(data, offset: offset)
+            return true
+        case .stream:
+            return offset == 0 && taken == 0
+        }
+    }
+
+    /// Stops the pump, if any.
+    func close() {
+        if case .stream(_, let pump, _) = source { pump.close() }
+    }
+}
+#endif

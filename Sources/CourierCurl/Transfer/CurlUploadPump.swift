@@ -1,0 +1,89 @@
+#if canImport(CCurl)
+import Foundation
+
+/// Reads a request body `InputStream` on a worker thread into a small bounded buffer, so the
+/// engine thread never blocks on it: on Linux `hasBytesAvailable` answers `true` for a pipe or
+/// socket with nothing in it and `read` then blocks, which would stall every transfer of the
+/// transport. The read callback takes bytes from the buffer and pauses the upload
+/// (`CURL_READFUNC_PAUSE`) when it is empty; the pump calls `onReadable` when bytes (or the end)
+/// arrive for a waiting upload. A full buffer stops the reader: memory stays bounded both ways.
+final class CurlUploadPump: @unchecked Sendable {
+    // @unchecked: every mutable property is guarded by `condition`.
+    private let condition = NSCondition()
+    private var buffer = Data()
+    private var finished = false
+    private var failed = false
+    private var closed = false
+    private var waiting = false
+    private let capacity: Int
+
+    /// - Parameter capacity: Bytes read ahead at most.
+    init(capacity: Int = 256 << 10) {
+        self.capacity = capacity
+    }
+
+    /// Starts reading `stream` (opened here) on a worker thread; `onReadable` runs there.
+    func start(_ stream: InputStream, onReadable: @escaping @Sendable () -> Void) {
+        let box = UncheckedStream(stream)
+        DispatchQueue.global(qos: .userInitiated).async { [self] in pump(box.stream, onReadable: onReadable) }
+    }
+
+    private func pump(_ stream: InputStream, onReadable: @Sendable () -> Void) {
+        stream.open()
+        defer { stream.close() }
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            condition.lock()
+            while buffer.count >= capacity && !closed { condition.wait() }
+            let stop = closed
+            condition.unlock()
+            if stop { return }
+            let count = stream.read(&chunk, maxLength: chunk.count)  // may block: this is why we are here
+            condition.lock()
+            if count > 0 {
+                buffer.append(contentsOf: chunk[0..<count])
+            } else if count == 0 {
+                finished = true
+            } else {
+                failed = true
+            }
+            let wake = waiting
+            waiting = false
+            condition.unlock()
+            if wake { onReadable() }
+            if count <= 0 { return }
+        }
+    }
+
+    /// Moves buffered bytes into `destination` (engine thread).
+    func take(into destination: UnsafeMutableRawBufferPointer) -> CurlUpload.ReadResult {
+        condition.lock()
+        defer { condition.unlock() }
+        if !buffer.isEmpty {
+            let count = min(destination.count, buffer.count)
+            buffer.copyBytes(to: destination.bindMemory(to: UInt8.self), count: count)
+            buffer.removeFirst(count)
+            condition.signal()
+            return .bytes(count)
+        }
+        if failed { return .failed }
+        if finished { return .bytes(0) }
+        waiting = true
+        return .wouldBlock
+    }
+
+    /// Stops reading (the transfer ended); a read blocked in the stream ends when it returns.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.signal()
+        condition.unlock()
+    }
+}
+
+/// Carries an `InputStream` (not `Sendable`) to the one thread that will use it.
+private struct UncheckedStream: @unchecked Sendable {
+    let stream: InputStream
+    init(_ stream: InputStream) { self.stream = stream }
+}
+#endif

@@ -1,0 +1,84 @@
+#if canImport(CCurl)
+import CCurl
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+@testable import CourierCurl
+
+/// The CURLcode → URLError table (issue 12, item 7): the code URLSession reports for the same
+/// event, so NetworkError, retries and the UI do not depend on the transport.
+@Suite("CurlTransport error mapping by CURLcode")
+struct ErrorMappingTests {
+    @Test(
+        "each CURLcode maps to URLSession's code for the same event",
+        arguments: [
+            (CURLE_COULDNT_RESOLVE_HOST, URLError.Code.cannotFindHost),
+            (CURLE_COULDNT_RESOLVE_PROXY, .cannotFindHost),
+            (CURLE_COULDNT_CONNECT, .cannotConnectToHost),
+            (CURLE_OPERATION_TIMEDOUT, .timedOut),
+            (CURLE_PARTIAL_FILE, .networkConnectionLost),
+            (CURLE_GOT_NOTHING, .networkConnectionLost),
+            (CURLE_SEND_ERROR, .networkConnectionLost),
+            (CURLE_RECV_ERROR, .networkConnectionLost),
+            (CURLE_HTTP2, .networkConnectionLost),
+            (CURLE_HTTP2_STREAM, .networkConnectionLost),
+            (CURLE_SSL_CONNECT_ERROR, .secureConnectionFailed),
+            (CURLE_SSL_CIPHER, .secureConnectionFailed),
+            (CURLE_PEER_FAILED_VERIFICATION, .serverCertificateUntrusted),
+            (CURLE_SSL_PINNEDPUBKEYNOTMATCH, .serverCertificateUntrusted),
+            (CURLE_SSL_CERTPROBLEM, .clientCertificateRejected),
+            (CURLE_ABORTED_BY_CALLBACK, .cancelled),
+            (CURLE_READ_ERROR, .requestBodyStreamExhausted),
+            (CURLE_SEND_FAIL_REWIND, .requestBodyStreamExhausted),
+            (CURLE_UNSUPPORTED_PROTOCOL, .unsupportedURL),
+            (CURLE_URL_MALFORMAT, .badURL),
+            (CURLE_TOO_MANY_REDIRECTS, .httpTooManyRedirects),
+            (CURLE_WEIRD_SERVER_REPLY, .badServerResponse),
+            (CURLE_FILESIZE_EXCEEDED, .dataLengthExceedsMaximum),
+            (CURLE_OUT_OF_MEMORY, .unknown),
+        ])
+    func table(_ code: CURLcode, _ expected: URLError.Code) {
+        #expect(CurlErrorMapping.map(code).0 == expected)
+    }
+
+    @Test("the mapped codes become the same NetworkError cases as URLSession's")
+    func networkErrorCases() {
+        func kind(_ code: CURLcode) -> NetworkError.Kind {
+            NetworkError(URLError(CurlErrorMapping.map(code).0)).kind
+        }
+        #expect(kind(CURLE_OPERATION_TIMEDOUT) == .timedOut)
+        #expect(kind(CURLE_ABORTED_BY_CALLBACK) == .cancelled)
+        #expect(kind(CURLE_COULDNT_CONNECT) == .transport)
+        #expect(kind(CURLE_URL_MALFORMAT) == .invalidRequest)
+    }
+
+    @Test("certificate verification results pick Apple's certificate codes")
+    func certificateCodes() {
+        func code(_ verify: Int) -> URLError.Code {
+            CurlErrorMapping.map(CURLE_PEER_FAILED_VERIFICATION, facts: .init(sslVerifyResult: verify)).0
+        }
+        #expect(code(10) == .serverCertificateHasBadDate)  // X509_V_ERR_CERT_HAS_EXPIRED
+        #expect(code(9) == .serverCertificateNotYetValid)  // X509_V_ERR_CERT_NOT_YET_VALID
+        #expect(code(18) == .serverCertificateHasUnknownRoot)  // X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT
+        #expect(code(20) == .serverCertificateHasUnknownRoot)  // X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY
+        #expect(code(62) == .serverCertificateUntrusted)  // X509_V_ERR_HOSTNAME_MISMATCH
+    }
+
+    @Test("one CURLcode, two events: protocol state tells them apart, never message text")
+    func sharedCodes() {
+        let chunkedParse = CurlErrorMapping.map(CURLE_RECV_ERROR, facts: .init(osErrno: 0, isChunked: true))
+        #expect(chunkedParse.1 == .malformedChunkedFraming)
+        let reset = CurlErrorMapping.map(CURLE_RECV_ERROR, facts: .init(osErrno: Int(ECONNRESET), isChunked: true))
+        #expect(reset.0 == .networkConnectionLost && reset.1 == nil)
+        let unknownCoding = CurlErrorMapping.map(CURLE_BAD_CONTENT_ENCODING, facts: .init(contentCodings: ["x-unknown"]))
+        #expect(unknownCoding.1 == .unsupportedCoding)
+        let corrupt = CurlErrorMapping.map(CURLE_BAD_CONTENT_ENCODING, facts: .init(contentCodings: ["gzip"]))
+        #expect(corrupt.1 == .corruptContent)
+        let streamFailed = CurlErrorMapping.map(CURLE_ABORTED_BY_CALLBACK, facts: .init(uploadFailed: true))
+        #expect(streamFailed.0 == .requestBodyStreamExhausted)
+    }
+}
+#endif

@@ -1,0 +1,87 @@
+#if canImport(CCurl)
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+import CourierCurl
+
+/// Cookies per transport, phase timings in metrics events, errors of real failures (items 4, 5, 7).
+@Suite("CurlTransport sessions: cookies, timings, real failures")
+struct SessionTests {
+    struct CookieEcho: Decodable { var cookies: [String: String] }
+
+    @Test("cookies stay in the transport that received them, and a session reset forgets them")
+    func cookieIsolation() async throws {
+        let (base, _) = try CurlServers.namespace()
+        let first = CurlTransport()
+        let second = CurlTransport()
+        func cookies(_ transport: CurlTransport) async throws -> [String: String] {
+            let response = try await transport.send(URLRequest(url: base.appendingPathComponent("cookies")))
+            return try JSONDecoder().decode(CookieEcho.self, from: response.body).cookies
+        }
+        var set = URLComponents(url: base.appendingPathComponent("cookies/set"), resolvingAgainstBaseURL: false)
+        set?.queryItems = [URLQueryItem(name: "session", value: "first-secret")]
+        _ = try await first.send(URLRequest(url: try #require(set?.url)))
+        #expect(try await cookies(first) == ["session": "first-secret"])
+        #expect(try await cookies(second).isEmpty, "another transport never sees them")
+        await first.resetSession()
+        #expect(try await cookies(first).isEmpty)
+        #expect(
+            try await CurlTransport { $0.httpShouldSetCookies = false }.send(URLRequest(url: try #require(set?.url))).statusCode
+                < 400)
+    }
+
+    @Test("metrics events carry libcurl's phase timings, byte counts and the protocol; a reused connection has no connect phase")
+    func timingsInMetricsEvents() async throws {
+        let (base, _) = try CurlServers.namespace()
+        let sink = CapturingMetricsSink()
+        let client = APIClient(environment: APIEnvironment(name: "curl", baseURL: base)) {
+            $0.transport = CurlTransport()
+            $0.interceptors = .standard(metrics: sink)
+        }
+        let payload = Data(repeating: 7, count: 3000)
+        _ = try await client.send(
+            Request<Data>(method: .post, path: "/echo", body: .data(payload, contentType: "application/octet-stream")))
+        _ = try await client.send(Request<Data>.get("/echo"))
+        let events = sink.events
+        #expect(events.count == 2)
+        let first = try #require(events.first?.taskTimings)
+        let second = try #require(events.last?.taskTimings)
+        #expect(first.isReusedConnection == false)
+        #expect(first.connect != nil && first.domainLookup != nil)
+        #expect(first.secureConnection == nil, "plain http has no TLS phase")
+        #expect(first.timeToFirstByte != nil && first.total != nil && first.waiting != nil)
+        #expect((first.total ?? .zero) >= (first.timeToFirstByte ?? .seconds(1)))
+        #expect(first.networkProtocol == "http/1.1")
+        #expect(first.requestBodyBytesSent == 3000)
+        #expect(first.responseBodyBytesReceived == Int64(events.first?.responseBodyBytes ?? -1))
+        #expect((first.requestHeaderBytesSent ?? 0) > 0 && (first.responseHeaderBytesReceived ?? 0) > 0)
+        #expect(second.isReusedConnection == true)
+        #expect(second.connect == nil && second.domainLookup == nil)
+    }
+
+    @Test("a refused connection and an idle timeout are URLSession's codes, and NetworkError's cases")
+    func realFailures() async throws {
+        await #expect {
+            _ = try await CurlTransport().send(URLRequest(url: URL(string: "http://127.0.0.1:9/")!))
+        } throws: { error in
+            (error as? URLError)?.code == .cannotConnectToHost && (error as? URLError)?.curlCode == 7
+        }
+        let (base, _) = try CurlServers.namespace()
+        var request = URLRequest(
+            url: base.appendingPathComponent("slow").appending(queryItems: [URLQueryItem(name: "seconds", value: "5")]))
+        request.timeoutInterval = 1
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect {
+            _ = try await CurlTransport().send(request)
+        } throws: { error in
+            NetworkError(error).kind == .timedOut && (error as? URLError)?.code == .timedOut
+        }
+        #expect(clock.now - start < .seconds(3))
+    }
+}
+#endif
