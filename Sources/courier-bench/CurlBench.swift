@@ -162,7 +162,7 @@ func runDownloadCase(_ name: String, serverURL: URL) async {
     let label = name.padding(toLength: 26, withPad: " ", startingAt: 0)
     print(
         String(
-            format: "%@ %7.2f  %6.0f   %12.1f   %@", label, seconds, Double(received) / 1_048_576 / seconds, peakResidentMiB(),
+            format: "%@ %7.2f  %6.0f   %12.1f   %@", label, seconds, Double(received) / 1_048_576 / seconds, peakRSSMiB(),
             outcome))
 }
 
@@ -180,16 +180,6 @@ private func consume(_ body: HTTPBody?, slow: Bool) async throws -> Int {
         }
     }
     return total
-}
-
-/// This process's peak resident set size in MiB: `VmHWM` of /proc/self/status (`ru_maxrss` would
-/// carry the parent's peak over `execve`).
-private func peakResidentMiB() -> Double {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-        let kib = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
-    else { return -1 }
-    return kib / 1024
 }
 
 // MARK: - libcurl used directly

@@ -6,7 +6,7 @@ import FoundationNetworking
 
 // The 1 GiB download: Courier's `client.download` against raw URLSession `download(for:)`, same
 // server route (bytes generated on the fly), each in its own child process so that its peak RSS
-// (getrusage ru_maxrss, `peakRSSMiB()` in StreamBench.swift) is its own:
+// (`peakRSSMiB()` in StreamBench.swift: VmHWM on Linux) is its own:
 //   courier-bench --only download [--download-bytes N]        parent: runs both children, prints the table
 //   courier-bench download-1g --impl courier|urlsession [--download-bytes N]   one child, prints one JSON line
 

@@ -34,15 +34,20 @@ enum StreamCase: String, CaseIterable {
     case bytes, ndjson
 }
 
-/// Peak resident set size of this process so far, in MiB (getrusage `ru_maxrss`).
+/// Peak resident set size of this process so far, in MiB. On Linux `VmHWM` of /proc/self/status:
+/// `ru_maxrss` would carry the spawning parent's peak over `execve`. Elsewhere `ru_maxrss` (bytes
+/// on Darwin).
 func peakRSSMiB() -> Double {
-    var usage = rusage()
     #if os(Linux)
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    return Double(usage.ru_maxrss) / 1024  // KiB on Linux
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kib = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+    else { return -1 }
+    return kib / 1024
     #else
+    var usage = rusage()
     getrusage(RUSAGE_SELF, &usage)
-    return Double(usage.ru_maxrss) / 1_048_576  // bytes on Darwin
+    return Double(usage.ru_maxrss) / 1_048_576
     #endif
 }
 

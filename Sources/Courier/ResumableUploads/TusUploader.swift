@@ -110,7 +110,8 @@ public struct TusUploader: Sendable {
         for (name, value) in headers { fields.replace(name, with: value) }
         let request = Request<HTTPResponse>.raw(method, path, headers: fields, body: body, policy: policy)
         let context = RequestContext(
-            requestID: RequestID(), policy: policy, method: method, pathTemplate: request.pathTemplate ?? Self.metricsTemplate(path),
+            requestID: RequestID(), policy: policy, method: method,
+            pathTemplate: request.pathTemplate ?? Self.metricsTemplate(path),
             statusValidation: request.statusValidation, startedAt: .now, onStart: nil)
         context.transferProgress = progress
         return try await client.response(for: request, context: context)

@@ -9,7 +9,7 @@ import CourierTesting
 extension CoreIntegrationTests {
     /// Error paths against the reference server (issue 2, items 1, 6 and 7).
     @Suite struct Errors {
-        @Test("an HTML 502 is .server with status, content type and snippet, within a second, exactly one outcome")
+        @Test("an HTML 502 is .server with status, content type and snippet, promptly, exactly one outcome")
         func html502() async throws {
             let (client, namespace) = try TestServers.apiClient()
             // Warm the connection first: the bound is about Courier's handling of the 502 (no
@@ -38,7 +38,9 @@ extension CoreIntegrationTests {
                 outcomes.withLock { $0.append("other \(error)") }
             }
             let elapsed = clock.now - start
-            #expect(elapsed < .seconds(1))
+            // A hang waiting for more bytes would last the 60 s idle timeout; 3 s leaves room for a
+            // loaded CI machine without hiding one.
+            #expect(elapsed < .seconds(3))
             #expect(outcomes.current == ["error"])
             #expect(try await TestServers.requestCount("GET /html-502", namespace: namespace) == 1)
         }
