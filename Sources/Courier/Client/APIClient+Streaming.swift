@@ -56,16 +56,7 @@ extension APIClient {
         context.streaming = options
         let lane = routing.lane
         do {
-            if let missing = context.policy.missingCapability(in: lane.capabilities) {
-                throw NetworkError.missingInterceptor(missing)
-            }
-            var request = try lane.builder.makeRequest(for: endpoint, environment: lane.environment.current)
-            if case .stream(let stream, _) = endpoint.body {
-                context.bodyStream = stream
-            } else if let stream = request.httpBodyStream {
-                context.bodyStream = .once(stream)
-                request.httpBodyStream = nil
-            }
+            let request = try prepareRequest(for: endpoint, context: context, lane: lane)
             let pipeline = lane.pipeline
             let head = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) {
                 [request] in

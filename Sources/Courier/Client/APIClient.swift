@@ -123,19 +123,7 @@ public final class APIClient: Sendable {
         // One lane for the whole call: a switch meanwhile does not move it to another environment.
         let lane = routing.lane
         do {
-            if let missing = context.policy.missingCapability(in: lane.capabilities) {
-                throw NetworkError.missingInterceptor(missing)
-            }
-            var request = try lane.builder.makeRequest(
-                for: endpoint, environment: lane.environment.current,
-                requestID: lane.requestIDHeader.map { HTTPHeaders.Field(name: $0, value: context.requestID.description) })
-            if case .stream(let stream, _) = endpoint.body {
-                context.bodyStream = stream
-            } else if let stream = request.httpBodyStream {
-                // Set by a request modifier: it can be read once, so it is never re-sent.
-                context.bodyStream = .once(stream)
-                request.httpBodyStream = nil
-            }
+            let request = try prepareRequest(for: endpoint, context: context, lane: lane)
             let pipeline = lane.pipeline
             let http = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) {
                 [request] in
@@ -149,6 +137,27 @@ public final class APIClient: Sendable {
             if !failure.isCancellation { try? await holdForMinimumDuration(endpoint.policy, context: context) }
             throw failure
         }
+    }
+
+    /// Checks the pipeline can keep the policy's promises, builds the request and moves a body
+    /// stream into the context (the pipeline's last step attaches it afresh to every send).
+    ///
+    /// - Throws: ``NetworkError/missingInterceptor(_:)``, ``NetworkError/invalidRequest(_:)``.
+    func prepareRequest<E: Endpoint>(for endpoint: E, context: RequestContext, lane: ClientLane) throws -> URLRequest {
+        if let missing = context.policy.missingCapability(in: lane.capabilities) {
+            throw NetworkError.missingInterceptor(missing)
+        }
+        var request = try lane.builder.makeRequest(
+            for: endpoint, environment: lane.environment.current,
+            requestID: lane.requestIDHeader.map { HTTPHeaders.Field(name: $0, value: context.requestID.description) })
+        if case .stream(let stream, _) = endpoint.body {
+            context.bodyStream = stream
+        } else if let stream = request.httpBodyStream {
+            // Set by a request modifier: it can be read once, so it is never re-sent.
+            context.bodyStream = .once(stream)
+            request.httpBodyStream = nil
+        }
+        return request
     }
 
     /// Maps what the pipeline threw; a validator's own error becomes a decoding failure.
