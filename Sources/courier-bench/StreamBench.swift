@@ -8,6 +8,7 @@ import Glibc
 import Darwin
 #endif
 import Courier
+import CourierCurl
 
 // Streamed bodies (issue 10): throughput and peak RSS of a 1 GiB body and of 1 M NDJSON records,
 // Courier's `APIClient.stream` against raw URLSession (a data task whose delegate counts or splits
@@ -58,7 +59,7 @@ func runStreamBench(serverURL: URL) async throws {
     print("Streamed bodies: \(bytes) bytes and \(records) NDJSON records, each case in its own process (peak RSS goal < 64 MiB)")
     print("case     implementation   seconds   MiB/s or rec/s   peak RSS MiB")
     for kind in StreamCase.allCases {
-        for implementation in ["urlsession", "courier"] {
+        for implementation in ["urlsession", "courier", "courier-curl"] {
             let result = try runChild(
                 [
                     "--stream-child", "\(implementation):\(kind.rawValue)", "--base-url", serverURL.absoluteString,
@@ -68,7 +69,7 @@ func runStreamBench(serverURL: URL) async throws {
                 kind == .bytes
                 ? String(format: "%8.0f MiB/s", Double(result.bytes) / 1_048_576 / result.seconds)
                 : String(format: "%8.0f rec/s", Double(result.records) / result.seconds)
-            let label = implementation == "courier" ? "Courier stream" : "raw URLSession"
+            let label = ["courier": "Courier/URLSess.", "courier-curl": "Courier/Curl"][implementation] ?? "raw URLSession"
             print(
                 kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
                     + label.padding(toLength: 17, withPad: " ", startingAt: 0)
@@ -115,8 +116,9 @@ func runStreamChild(_ spec: String, serverURL: URL) async {
     let start = ContinuousClock.now
     var result = StreamResult(seconds: 0, bytes: 0, records: 0, maxRSSMiB: 0)
     do {
-        if parts.first == "courier" {
-            (result.bytes, result.records) = try await courierStream(url: url, base: base, kind: kind)
+        if parts.first == "courier" || parts.first == "courier-curl" {
+            (result.bytes, result.records) = try await courierStream(
+                url: url, base: base, kind: kind, overCurl: parts.first == "courier-curl")
         } else {
             (result.bytes, result.records) = try await RawStreamDelegate.run(url: url, kind: kind)
         }
@@ -129,12 +131,16 @@ func runStreamChild(_ spec: String, serverURL: URL) async {
     if let data = try? JSONEncoder().encode(result) { print(String(decoding: data, as: UTF8.self)) }
 }
 
-private func courierStream(url: URL, base: URL, kind: StreamCase) async throws -> (Int, Int) {
-    let client = APIClient(environment: APIEnvironment(name: "bench", baseURL: base))
+private func courierStream(url: URL, base: URL, kind: StreamCase, overCurl: Bool) async throws -> (Int, Int) {
+    let client = APIClient(environment: APIEnvironment(name: "bench", baseURL: base)) {
+        if overCurl { $0.transport = CurlTransport() }
+    }
     let path = String(url.path.dropFirst(base.path.count))
     let query = Query(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? [])
-    // 4 MiB of room: URLSession on Linux cannot pause, so a consumer that falls behind fails.
-    let streamed = try await client.stream(Request<Data>.get(path, query: query), options: StreamingOptions(bufferLimit: 4 << 20))
+    // CurlTransport pauses the transfer at the default 1 MiB. URLSession on Linux cannot pause: a
+    // consumer slower than the network (decoding NDJSON is) needs room for the backlog, 32 MiB here.
+    let options = overCurl ? StreamingOptions() : StreamingOptions(bufferLimit: 32 << 20)
+    let streamed = try await client.stream(Request<Data>.get(path, query: query), options: options)
     switch kind {
     case .bytes:
         var total = 0
