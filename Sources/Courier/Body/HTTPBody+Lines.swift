@@ -63,7 +63,7 @@ struct LineBytes {
                 splitter.feed(chunk)
             } else {
                 ended = true
-                guard let last = splitter.finish() else { return nil }
+                guard let last = try splitter.finish() else { return nil }
                 lineNumber += 1
                 return last
             }

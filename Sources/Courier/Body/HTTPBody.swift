@@ -108,16 +108,20 @@ public struct HTTPBody: AsyncSequence, Sendable {
     /// call's ``StreamingOptions/maxDuration``). Only a transport's body can be interrupted; other
     /// bodies are returned as they are.
     func limited(to limit: Duration, deadlines: any DeadlineScheduling) -> HTTPBody {
-        let buffer: StreamBuffer
+        let owner: BufferOwner
         switch source {
-        case .buffer(let owner), .wrapped(_, let owner): buffer = owner.buffer
+        case .buffer(let buffering), .wrapped(_, let buffering): owner = buffering
         default: return self
         }
+        let buffer = owner.buffer
         guard limit > .zero else {
             buffer.abort(with: .timedOut(nil))
             return self
         }
         _ = deadlines.schedule(after: limit) { buffer.abort(with: .timedOut(nil)) }
+        // The client's scheduler cancels its timers when the client goes away; the body may
+        // outlive the client, so it keeps the scheduler (and the timer) alive while it lives.
+        owner.keepAlive(deadlines)
         return self
     }
 
@@ -263,8 +267,12 @@ private final class IterationGuard: Sendable {
 private final class BufferOwner: Sendable {
     let buffer: StreamBuffer
     private let claimed = Locked(false)
+    private let retained = Locked<[any Sendable]>([])
 
     init(_ buffer: StreamBuffer) { self.buffer = buffer }
+
+    /// Keeps `object` alive as long as the body (a time limit's scheduler).
+    func keepAlive(_ object: any Sendable) { retained.withLock { $0.append(object) } }
 
     func claim() -> Bool {
         claimed.withLock { claimed in

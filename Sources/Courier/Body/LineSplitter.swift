@@ -46,10 +46,14 @@ struct LineSplitter {
         return line
     }
 
-    /// The last line when the body did not end with a line end; `nil` when nothing is left.
-    mutating func finish() -> Data? {
+    /// The last line when the body did not end with a line end; `nil` when nothing is left. A CR
+    /// at the very end is part of the line: only LF and CRLF end one.
+    ///
+    /// - Throws: ``HTTPBodyError/lineTooLong(maxBytes:)``.
+    mutating func finish() throws -> Data? {
         guard !pending.isEmpty else { return nil }
         defer { pending = Data() }
-        return pending.last == 0x0D ? pending.dropLast() : pending
+        guard pending.count <= maxLineLength else { throw HTTPBodyError.lineTooLong(maxBytes: maxLineLength) }
+        return pending
     }
 }

@@ -75,7 +75,17 @@ struct HTTPBodyTests {
         let cuts = (0..<Int.random(in: 1...8, using: &generator)).map { _ in Int.random(in: 1..<count, using: &generator) }
         var lines: [String] = []
         for try await line in body(text, splitAt: cuts).lines() { lines.append(line) }
-        #expect(lines == ["a", "bb", "", "{\"x\":\"\u{2028}\\r\"}", "cc\rdd", "\u{85}", ""])
+        #expect(lines == ["a", "bb", "", "{\"x\":\"\u{2028}\\r\"}", "cc\rdd", "\u{85}", "\r"])
+    }
+
+    @Test("a last line without a line end obeys the limit too, and keeps a final lone CR")
+    func lastLine() async throws {
+        await #expect(throws: HTTPBodyError.lineTooLong(maxBytes: 1)) {
+            for try await _ in body("ab", splitAt: []).lines(maxLineLength: 1) {}
+        }
+        var lines: [String] = []
+        for try await line in body("a\n\r", splitAt: [2]).lines() { lines.append(line) }
+        #expect(lines == ["a", "\r"])
     }
 
     @Test("a line longer than the limit fails instead of growing memory")

@@ -120,3 +120,23 @@ extension StreamedCallTests {
         #expect(transport.requestCount == 3)
     }
 }
+
+extension StreamedCallTests {
+    @Test("maxDuration ends the body even when the caller did not keep the client")
+    func maxDurationOutlivesTheClient() async throws {
+        let buffer = StreamBuffer(limit: 1 << 20, pausesProducer: true) {}
+        var head = HTTPResponse(statusCode: 200)
+        head.streamedBody = HTTPBody(buffer: buffer, length: .unknown)
+        let clock = TestClock(mode: .manual)
+        let body = try await APIClient(
+            environment: APIEnvironment(name: "stub", baseURL: URL(string: "https://api.example.com")!)
+        ) {
+            $0.transport = StubTransport(responses: [.success(head)])
+            $0.clock = clock
+        }.stream(Request<Data>.get("/feed"), options: StreamingOptions(maxDuration: .seconds(5))).body
+        let reader = Task { try await body.collect(upTo: 10) }
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(5))
+        await #expect(throws: NetworkError.timedOut(nil)) { try await reader.value }
+    }
+}
