@@ -65,16 +65,28 @@ struct CrashSafetyTests {
         return (process, status)
     }
 
-    /// The `E i` acknowledgements and whether `DONE` was printed.
-    static func read(_ output: URL) -> (acks: [Int], done: Bool) {
+    /// The `E i` acknowledgements, and whether `READY` and `DONE` were printed.
+    static func read(_ output: URL) -> (acks: [Int], ready: Bool, done: Bool) {
         let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         var acks: [Int] = []
+        var ready = false
         var done = false
         for line in text.split(separator: "\n") {
+            if line == "READY" { ready = true }
             if line == "DONE" { done = true }
             if line.hasPrefix("E "), let i = Int(line.dropFirst(2)) { acks.append(i) }
         }
-        return (acks, done)
+        return (acks, ready, done)
+    }
+
+    /// Waits (at most 30 s, 5 ms steps) until the helper opened its queue, so a kill lands in the
+    /// queue's work and not in process start-up, which takes longer on a loaded machine.
+    static func waitUntilReady(_ process: Process, output: URL) async throws {
+        for _ in 0..<6000 {
+            if read(output).ready || !process.isRunning { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("the helper did not open its queue within 30 s")
     }
 
     @Test func sigkillAtTwentyMomentsLosesAndDuplicatesNothing() async throws {
@@ -97,13 +109,14 @@ struct CrashSafetyTests {
                 arguments: [
                     "--db", dir.path("queue.sqlite"), "--base-url", base, "--count", "\(total)", "--start", "\(nextStart)",
                 ], output: output)
-            try await Task.sleep(for: .milliseconds(30 + Int(generator.next() % 270)))
+            try await Self.waitUntilReady(process, output: output)
+            try await Task.sleep(for: .milliseconds(10 + Int(generator.next() % 250)))
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
                 killed += 1
             }
             _ = await status.value
-            let (acks, _) = Self.read(output)
+            let acks = Self.read(output).acks
             // Acknowledged = committed: never enqueued again, so a lost one would be missing below.
             if let last = acks.last { nextStart = last + 1 }
         }

@@ -159,9 +159,9 @@ struct ReplayTests {
         try await queue.enqueue(.json(id: "next", method: .post, path: "/mutations", body: ["i": 2]))
         let flush = Task { await queue.flush() }
         // Wait until the server has the request (applied, now sleeping before it answers).
-        for _ in 0..<500 {
+        for _ in 0..<3000 {
             if try await OfflineServer.log(namespace: namespace).applied.count == 1 { break }
-            await Task.yield()
+            try await Task.sleep(for: .milliseconds(10))
         }
         flush.cancel()
         _ = await flush.value

@@ -132,9 +132,9 @@ final class FakeTransport: WebSocketTransport, Sendable {
     }
 }
 
-/// Waits (bounded: 2,000 × 5 ms of real time) until `condition` holds.
+/// Waits (bounded: 6,000 × 5 ms of real time) until `condition` holds.
 func eventually(_ what: String, _ condition: @Sendable () async -> Bool) async throws {
-    for _ in 0..<2000 {
+    for _ in 0..<6000 {
         if await condition() { return }
         try await Task.sleep(for: .milliseconds(5))
     }

@@ -6,8 +6,8 @@ import CourierOffline
 //
 //   courier-offline-crash-helper --db PATH --base-url URL --count N --start S
 //
-// Opens the queue at PATH, enqueues mutations m-S ..< m-N (POST /mutations, body {"i": i}),
-// printing "E i" on stdout after each enqueue returned (= committed), while the queue sends
+// Opens the queue at PATH and prints "READY", then enqueues mutations m-S ..< m-N (POST /mutations,
+// body {"i": i}), printing "E i" on stdout after each enqueue returned (= committed), while the queue sends
 // (sendsOnEnqueue). Then flushes until nothing is pending and prints "DONE". Exit 0 on success,
 // 1 when the queue did not drain within 400 flushes, 2 on bad arguments.
 
@@ -35,6 +35,7 @@ var configuration = MutationQueue.Configuration()
 configuration.backoff = QueueBackoff(baseDelay: .milliseconds(20), maxDelay: .milliseconds(200))
 do {
     let queue = try MutationQueue(path: path, client: client, configuration: configuration)
+    say("READY")
     for i in start..<max(start, count) {
         try await queue.enqueue(Mutation.json(id: "m-\(i)", method: .post, path: "/mutations", body: ["i": i]))
         say("E \(i)")

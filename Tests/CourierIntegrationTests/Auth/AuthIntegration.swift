@@ -98,9 +98,9 @@ struct AuthSession {
         ServerStats(try await TestServers.stats(namespace: namespace))
     }
 
-    /// Waits until `count` requests are held at `gate` (bounded: 2,000 checks, 5 ms apart).
+    /// Waits until `count` requests are held at `gate` (bounded: 6,000 checks, 5 ms apart).
     func waitUntilHeld(_ count: Int, gate: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        for _ in 0..<2000 {
+        for _ in 0..<6000 {
             let (_, data) = try await TestServers.control("GET", "_gates/\(gate)", namespace: namespace)
             let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
             if (object?["waiting"] as? Int) == count { return }

@@ -51,13 +51,14 @@ enum CoreLive {
         }
     }
 
-    /// Polls the server's request log until a request to `path` arrived; bounded by 5 s and 500 polls.
+    /// Polls the server's request log until a request to `path` arrived; bounded by 30 s and 3,000
+    /// polls (generous: a loaded CI machine can starve the polling task for seconds).
     static func waitUntilServerSaw(_ path: String, namespace: String) async throws {
         let clock = ContinuousClock()
         let start = clock.now
-        for _ in 0..<500 {
+        for _ in 0..<3000 {
             if try await !TestServers.requestLog(namespace: namespace, path: path).isEmpty { return }
-            if clock.now - start > .seconds(5) { break }
+            if clock.now - start > .seconds(30) { break }
             try await Task.sleep(for: .milliseconds(10))
         }
         Issue.record("the server never saw \(path) in \(namespace)")

@@ -26,7 +26,7 @@ extension CoreIntegrationTests {
                 return
             }
             #expect(error.isCancellation)
-            #expect(ended < .seconds(1), "ended \(ended) after cancel")
+            #expect(ended < .milliseconds(2500), "ended \(ended) after cancel")
         }
 
         @Test("cancellation reaches the transport's task: the transport throws URLError.cancelled promptly")
@@ -41,7 +41,7 @@ extension CoreIntegrationTests {
             let cancelledAt = clock.now
             task.cancel()
             let result = await task.result
-            #expect(clock.now - cancelledAt < .seconds(1))
+            #expect(clock.now - cancelledAt < .milliseconds(2500))
             guard case .failure(let error as URLError) = result else {
                 Issue.record("expected URLError.cancelled from \(TestTransport.name), got \(result)")
                 return

@@ -229,7 +229,7 @@ import CourierTesting
         #expect(feed.state == .closed)
         // The server notices the closed connection within a few of its 20 ms ticks (bounded wait).
         var record = try await Self.record("endless", namespace: namespace)
-        for _ in 0..<200 where record.disconnects == 0 {
+        for _ in 0..<3000 where record.disconnects == 0 {
             try await Task.sleep(for: .milliseconds(10))
             record = try await Self.record("endless", namespace: namespace)
         }

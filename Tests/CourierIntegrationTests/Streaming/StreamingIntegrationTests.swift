@@ -123,7 +123,7 @@ struct StreamingIntegrationTests {
         }
         #expect(try await consumer.value >= 40_000)
         var stats: [String: Int] = [:]
-        for _ in 0..<400 {
+        for _ in 0..<3000 {
             stats = try await Self.streamingStats(namespace)
             if stats["disconnected"] == 1 { break }
             try await Task.sleep(for: .milliseconds(10))
@@ -144,7 +144,7 @@ struct StreamingIntegrationTests {
             Request<Data>.get("/stream/endless", query: ["chunk": "262144", "delay": "0"]),
             options: StreamingOptions(bufferLimit: 256 << 10))
         // Fall behind: let the server write well past the bound (bounded wait), then read.
-        for _ in 0..<500 {
+        for _ in 0..<3000 {
             let written = try await Self.streamingStats(namespace)["bytesWritten"] ?? 0
             if written > 1 << 20 { break }
             try await Task.sleep(for: .milliseconds(10))
@@ -153,7 +153,7 @@ struct StreamingIntegrationTests {
             for try await _ in streamed.body {}
         }
         // The transfer was cancelled: the server saw the disconnect.
-        for _ in 0..<400 {
+        for _ in 0..<3000 {
             if try await Self.streamingStats(namespace)["disconnected"] == 1 { break }
             try await Task.sleep(for: .milliseconds(10))
         }
