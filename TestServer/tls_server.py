@@ -118,6 +118,9 @@ async def main() -> None:
     config.accesslog = None
     config.errorlog = "-"
     config.loglevel = "WARNING"
+    # Idle connections stay open for a whole test run (hypercorn closes them after 5 s by default):
+    # a starved test must not see its HTTP/2 connection closed between two requests.
+    config.keep_alive_timeout = 300
     info = {"https": secure.getsockname()[1], "h2c": plain.getsockname()[1], "ca_file": str(cert),
             "spki_sha256": spki_pin(cert)}
     pathlib.Path(args.info_file).write_text(json.dumps(info))

@@ -74,7 +74,7 @@ struct StreamingTests {
         try await CurlServers.waitUntil("the server saw the client disconnect") {
             try await CurlServers.flow(namespace).disconnects == 1
         }
-        #expect(clock.now - cancelledAt < .seconds(5))  // the hold lasts 60 s; slack for a loaded CI machine
+        #expect(clock.now - cancelledAt < .seconds(15))  // the hold lasts 60 s; slack for a loaded CI machine
         #expect(try await CurlServers.flow(namespace).completed == 0)
     }
 

@@ -166,7 +166,7 @@ extension CoreFixture {
         var polls = 0
         while !condition() {
             polls += 1
-            if polls > 50_000 || clock.now - start > .seconds(5) {
+            if polls > 100_000 || clock.now - start > .seconds(30) {
                 Issue.record("timed out waiting for \(what)", sourceLocation: sourceLocation)
                 throw CancellationError()
             }
