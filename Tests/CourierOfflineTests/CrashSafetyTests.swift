@@ -98,7 +98,9 @@ struct CrashSafetyTests {
         // mutation the server has but the queue does not know was delivered.
         try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["delayAfterApply": 0.02])
         let base = try OfflineServer.baseURL(namespace: namespace).absoluteString
-        let total = 150
+        // Enough work (at least 20 ms a mutation on the server) that the queue is still busy at
+        // every one of the 20 kills, however fast or slow the machine.
+        let total = 300
         var generator = SeededGenerator(state: 13)
         var nextStart = 0
         var killed = 0
@@ -110,7 +112,7 @@ struct CrashSafetyTests {
                     "--db", dir.path("queue.sqlite"), "--base-url", base, "--count", "\(total)", "--start", "\(nextStart)",
                 ], output: output)
             try await Self.waitUntilReady(process, output: output)
-            try await Task.sleep(for: .milliseconds(10 + Int(generator.next() % 250)))
+            try await Task.sleep(for: .milliseconds(10 + Int(generator.next() % 200)))
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
                 killed += 1

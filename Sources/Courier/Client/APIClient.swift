@@ -189,7 +189,6 @@ public final class APIClient: Sendable {
     ) async throws -> T {
         // The operation runs in a new task, which does not inherit the caller's cancellation.
         try Task.checkCancellation()
-        let expired = Locked(false)
         let task: Task<T, any Error>
         #if compiler(>=6.2)  // Task.immediate (SE-0472) first ships with Swift 6.2.
         if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
@@ -203,7 +202,6 @@ public final class APIClient: Sendable {
         task = Task { try await operation() }
         #endif
         let token = deadlines.schedule(after: timeout) {
-            expired.set(true)
             context.markDeadlineExpired()
             task.cancel()
         }
@@ -215,7 +213,7 @@ public final class APIClient: Sendable {
                 task.cancel()
             }
         } catch {
-            if expired.current && !Task.isCancelled { throw NetworkError.timedOut(nil) }
+            if context.isDeadlineExpired && !Task.isCancelled { throw NetworkError.timedOut(nil) }
             throw error
         }
     }
