@@ -242,6 +242,55 @@ struct DownloadIntegrationTests {
         #expect(fixture.leftovers() == ["file.bin"])
     }
 
+    @Test(arguments: ["directory", "web URL"])
+    func aDestinationThatCannotTakeAFileFailsAtOnceAndSendsNothing(_ kind: String) async throws {
+        let fixture = try DownloadFixture.start()
+        defer { fixture.cleanUp() }
+        let destination: URL
+        if kind == "directory" {
+            destination = fixture.destination("folder")
+            try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+        } else {
+            destination = try #require(URL(string: "https://example.com/file.bin"))
+        }
+        let result = await fixture.client.download(DownloadFixture.media(Self.small), to: destination).result
+        guard case .failure(let error) = result, case .fileSystem(let text) = error.reason else {
+            Issue.record("expected a file-system error, got \(result)")
+            return
+        }
+        #expect(text.contains(kind == "directory" ? "is a directory" : "is not a file URL"), "\(text)")
+        #expect(error.resumeData == nil)
+        #expect(try await fixture.served().isEmpty)
+        #expect(fixture.leftovers() == (kind == "directory" ? ["folder"] : []))
+    }
+
+    @Test func aNewDownloadDeletesPartialFilesUntouchedForSevenDaysAndKeepsRecentOnes() async throws {
+        let fixture = try DownloadFixture.start()
+        defer { fixture.cleanUp() }
+        let partials = fixture.folder.appendingPathComponent(".courier-downloads", isDirectory: true)
+        try FileManager.default.createDirectory(at: partials, withIntermediateDirectories: true)
+        let old = partials.appendingPathComponent("old.partial")
+        let recent = partials.appendingPathComponent("recent.partial")
+        for url in [old, recent] { try Data("left by a crash".utf8).write(to: url) }
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -8 * 24 * 3600)], ofItemAtPath: old.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -6 * 24 * 3600)], ofItemAtPath: recent.path)
+        _ = try await fixture.client.download(DownloadFixture.media(Self.small), to: fixture.destination()).value
+        #expect(!FileManager.default.fileExists(atPath: old.path))
+        #expect(FileManager.default.fileExists(atPath: recent.path))
+        #expect(try Data(contentsOf: fixture.destination()) == DownloadFixture.content(Self.small))
+    }
+
+    @Test func aDownloadIntoAFolderThatDoesNotExistCreatesIt() async throws {
+        let fixture = try DownloadFixture.start()
+        defer { fixture.cleanUp() }
+        let destination = fixture.destination("new").appendingPathComponent("deeper").appendingPathComponent("file.bin")
+        let response = try await fixture.client.download(DownloadFixture.media(Self.small), to: destination).value
+        #expect(response.value == destination)
+        #expect(try Data(contentsOf: destination) == DownloadFixture.content(Self.small))
+    }
+
     @Test func aDigestMismatchFailsWithATypedErrorAndLeavesNothing() async throws {
         let fixture = try DownloadFixture.start()
         defer { fixture.cleanUp() }

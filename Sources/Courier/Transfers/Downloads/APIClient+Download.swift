@@ -9,6 +9,8 @@ extension APIClient {
     ///   `rename(2)`) only once it is complete and verified: its length against `Content-Length`
     ///   or `Content-Range`, and its SHA-256 against `Repr-Digest`, `Content-Digest` (RFC 9530)
     ///   or `Digest` (RFC 3230) when the server sends one. Nothing partial is ever at `destination`.
+    ///   Partial files of that folder untouched for seven days (a resume value the app lost) are
+    ///   deleted when a new download starts there.
     /// - Every attempt asks for `Accept-Encoding: identity`, so lengths and ranges count the
     ///   file's bytes. A response with a strong validator (RFC 9110 §8.8.1: a strong `ETag`, or a
     ///   `Last-Modified` 60 s older than `Date`) makes the download resumable: after a failure or
@@ -28,7 +30,8 @@ extension APIClient {
     ///
     /// - Parameters:
     ///   - endpoint: The resource to download (a `GET` usually).
-    ///   - destination: A file URL; its folder is created when missing.
+    ///   - destination: A file URL; its folder is created when missing. A directory, or a URL that
+    ///     is not a file URL, fails at once with ``DownloadError/Reason/fileSystem(_:)``.
     ///   - resumeData: What a failed or cancelled download returned; a resume for another URL,
     ///     or whose partial file is gone, starts from zero.
     /// - Returns: The running download.

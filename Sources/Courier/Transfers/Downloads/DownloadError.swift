@@ -20,7 +20,9 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
         /// `Content-Digest` — RFC 9530 — or the legacy `Digest`). Both as lower-case hex. The data is deleted.
         case digestMismatch(field: String, expected: String, actual: String)
         /// The file could not be written, read back or moved into place (disk full, no
-        /// permission, the destination's folder is on another volume); the text says which.
+        /// permission, the destination's folder is on another volume), or the destination cannot
+        /// take a file (a directory, or not a file URL: found before anything is sent);
+        /// the text says which.
         case fileSystem(String)
     }
 

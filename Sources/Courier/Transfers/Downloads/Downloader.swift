@@ -27,6 +27,9 @@ struct Downloader<E: Endpoint>: Sendable {
 
     func run() async -> Result<Response<URL>, DownloadError> {
         defer { progress.finish() }
+        if let problem = Self.destinationProblem(destination) {
+            return .failure(DownloadError(.fileSystem(problem)))
+        }
         let url: URL
         let state: DownloadState
         do {
@@ -173,6 +176,19 @@ struct Downloader<E: Endpoint>: Sendable {
             try place(file)
             return .finished(Response(value: destination, response: response, context: streamed.context))
         }
+    }
+
+    /// Why `destination` cannot receive the file, checked before anything is sent: not a file
+    /// URL, or an existing directory. `nil` when it can (a missing folder is created).
+    static func destinationProblem(_ destination: URL) -> String? {
+        guard destination.isFileURL else {
+            return "the destination \(destination.absoluteString) is not a file URL"
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return "the destination \(destination.path) is a directory: pass the URL of the file to create"
+        }
+        return nil
     }
 
     private func place(_ file: PartialDownloadFile) throws(AttemptFailure) {

@@ -32,9 +32,11 @@ final class PartialDownloadFile {
         try handle.seek(toOffset: UInt64(self.length))
     }
 
-    /// A new partial file for a download to `destination`.
+    /// A new partial file for a download to `destination`; first deletes the folder's stale
+    /// partial files (see `sweepStale(in:now:)`).
     static func make(for destination: URL) throws -> PartialDownloadFile {
         let folder = destination.deletingLastPathComponent().appendingPathComponent(folderName, isDirectory: true)
+        sweepStale(in: folder)
         return try PartialDownloadFile(url: folder.appendingPathComponent(UUID().uuidString + ".partial"), keeping: 0)
     }
 
@@ -85,7 +87,10 @@ final class PartialDownloadFile {
         try FileManager.default.createDirectory(
             at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         guard rename(url.path, destination.path) == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
+            let reason = String(cString: strerror(errno))  // e.g. "Is a directory", "Cross-device link"
+            throw CocoaError(
+                .fileWriteUnknown,
+                userInfo: [NSFilePathErrorKey: destination.path, NSLocalizedDescriptionKey: "rename(2) failed: \(reason)"])
         }
         Self.removeFolderIfEmpty(url.deletingLastPathComponent())
     }
@@ -109,6 +114,24 @@ final class PartialDownloadFile {
     }
 
     /// Removes `folder` when it is a `.courier-downloads` folder with nothing in it.
+    /// Partial files left untouched this long (seven days, in seconds) are deleted when a new
+    /// download starts in the same folder: the app lost their resume value (a crash before it was
+    /// persisted, or it was never kept), or it is too old to trust the server's validator.
+    static let staleAge: TimeInterval = 7 * 24 * 3600
+
+    /// Deletes the `.partial` files in `folder` last modified more than `staleAge` before `now`.
+    static func sweepStale(in folder: URL, now: Date = Date()) {
+        let manager = FileManager.default
+        guard let names = try? manager.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasSuffix(".partial") {
+            let path = folder.appendingPathComponent(name).path
+            guard let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                now.timeIntervalSince(modified) > staleAge
+            else { continue }
+            try? manager.removeItem(atPath: path)
+        }
+    }
+
     static func removeFolderIfEmpty(_ folder: URL) {
         guard folder.lastPathComponent == folderName,
             let contents = try? FileManager.default.contentsOfDirectory(atPath: folder.path), contents.isEmpty
