@@ -7,6 +7,17 @@
 #define COURIER_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <errno.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#else
+#include <fcntl.h>
+#include <sys/event.h>
+#endif
 
 // MARK: - easy options
 
@@ -83,6 +94,122 @@ static inline CURLSHcode ccurl_share_setopt_lock(CURLSH *share, curl_lock_functi
     return curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, unlock);
 }
 
+static inline CURLMcode ccurl_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+static inline CURLMcode ccurl_multi_setopt_socket_callback(CURLM *multi, curl_socket_callback callback) {
+    return curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, callback);
+}
+
+static inline CURLMcode ccurl_multi_setopt_timer_callback(CURLM *multi, curl_multi_timer_callback callback) {
+    return curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, callback);
+}
+
+// MARK: - the socket poller of CourierCurl's engine (epoll on Linux, kqueue elsewhere)
+//
+// The engine thread waits in ccurl_poller_wait without holding its lock, so a thread that starts a
+// transfer can register the transfer's socket (ccurl_poller_watch, from libcurl's socket
+// callback) while it waits: epoll and kqueue both take changes from other threads during a wait.
+
+/// A new poller, or -1.
+static inline int ccurl_poller_create(void) {
+#if defined(__linux__)
+    return epoll_create1(EPOLL_CLOEXEC);
+#else
+    return kqueue();
+#endif
+}
+
+/// Makes the socket `fd` watched for `what` (a CURL_POLL_* value; CURL_POLL_REMOVE stops
+/// watching it). `known` says whether it is watched already. Returns 0 or -1.
+static inline int ccurl_poller_watch(int poller, int fd, int what, int known) {
+#if defined(__linux__)
+    if (what == CURL_POLL_REMOVE) return epoll_ctl(poller, EPOLL_CTL_DEL, fd, NULL);
+    struct epoll_event event = {0};
+    event.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0);
+    event.data.fd = fd;
+    int result = epoll_ctl(poller, known ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event);
+    if (result != 0 && errno == EEXIST) result = epoll_ctl(poller, EPOLL_CTL_MOD, fd, &event);
+    if (result != 0 && errno == ENOENT) result = epoll_ctl(poller, EPOLL_CTL_ADD, fd, &event);
+    return result;
+#else
+    (void)known;
+    struct kevent changes[2];
+    int read = what != CURL_POLL_REMOVE && (what & CURL_POLL_IN);
+    int write = what != CURL_POLL_REMOVE && (what & CURL_POLL_OUT);
+    EV_SET(&changes[0], fd, EVFILT_READ, (read ? EV_ADD | EV_ENABLE : EV_DELETE) | EV_RECEIPT, 0, 0, NULL);
+    EV_SET(&changes[1], fd, EVFILT_WRITE, (write ? EV_ADD | EV_ENABLE : EV_DELETE) | EV_RECEIPT, 0, 0, NULL);
+    struct kevent results[2];
+    // EV_RECEIPT: each change reports its own result (deleting a filter never added is ENOENT).
+    return kevent(poller, changes, 2, results, 2, NULL) < 0 ? -1 : 0;
+#endif
+}
+
+/// Waits up to `timeout_ms` (-1: no limit) for ready sockets; writes each one's descriptor and
+/// CURL_CSELECT_* flags. Returns how many (0 on timeout or interruption).
+static inline int ccurl_poller_wait(int poller, int *fds, int *flags, int capacity, int timeout_ms) {
+    enum { maximum = 64 };
+    if (capacity > maximum) capacity = maximum;
+#if defined(__linux__)
+    struct epoll_event events[maximum];
+    int count = epoll_wait(poller, events, capacity, timeout_ms);
+    for (int index = 0; index < count; index++) {
+        uint32_t ready = events[index].events;
+        fds[index] = events[index].data.fd;
+        flags[index] = ((ready & EPOLLIN) ? CURL_CSELECT_IN : 0) | ((ready & EPOLLOUT) ? CURL_CSELECT_OUT : 0)
+            | ((ready & (EPOLLERR | EPOLLHUP)) ? CURL_CSELECT_ERR : 0);
+    }
+#else
+    struct kevent events[maximum];
+    struct timespec timeout = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
+    int count = kevent(poller, NULL, 0, events, capacity, timeout_ms < 0 ? NULL : &timeout);
+    for (int index = 0; index < count; index++) {
+        fds[index] = (int)events[index].ident;
+        flags[index] = (events[index].filter == EVFILT_READ ? CURL_CSELECT_IN : 0)
+            | (events[index].filter == EVFILT_WRITE ? CURL_CSELECT_OUT : 0)
+            | ((events[index].flags & EV_ERROR) ? CURL_CSELECT_ERR : 0);
+    }
+#endif
+    return count < 0 ? 0 : count;
+}
+
+/// A wake-up channel: `fds[0]` is watched by the poller, `fds[1]` written to wake it (on Linux
+/// both are the same eventfd). Returns 0 or -1.
+static inline int ccurl_waker_create(int fds[2]) {
+#if defined(__linux__)
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    fds[0] = fd;
+    fds[1] = fd;
+    return fd < 0 ? -1 : 0;
+#else
+    if (pipe(fds) != 0) return -1;
+    for (int index = 0; index < 2; index++) {
+        fcntl(fds[index], F_SETFL, fcntl(fds[index], F_GETFL) | O_NONBLOCK);
+        fcntl(fds[index], F_SETFD, FD_CLOEXEC);
+    }
+    return 0;
+#endif
+}
+
+static inline void ccurl_waker_signal(int fd) {
+    uint64_t one = 1;
+    ssize_t written = write(fd, &one, sizeof one);
+    (void)written;
+}
+
+static inline void ccurl_waker_drain(int fd) {
+    uint64_t value[8];
+    while (read(fd, value, sizeof value) > 0) {}
+}
+
+/// Milliseconds on the monotonic clock.
+static inline int64_t ccurl_now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
 // MARK: - constants Swift does not import
 
 static inline int ccurl_pause_continue(void) { return CURLPAUSE_CONT; }
@@ -91,6 +218,8 @@ static inline int ccurl_pause_send(void) { return CURLPAUSE_SEND; }
 static inline size_t ccurl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
 static inline size_t ccurl_readfunc_pause(void) { return CURL_READFUNC_PAUSE; }
 static inline size_t ccurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
+
+static inline curl_socket_t ccurl_socket_timeout(void) { return CURL_SOCKET_TIMEOUT; }
 
 /// The CURLcode of a finished transfer in a CURLMSG_DONE message (a union member in C).
 static inline CURLcode ccurl_msg_result(const CURLMsg *message) { return message->data.result; }

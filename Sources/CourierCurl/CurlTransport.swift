@@ -116,7 +116,7 @@ public final class CurlTransport: Transport {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.attach(continuation)
-                engine.submit(.add(transfer))
+                engine.start(transfer)
             }
         } onCancel: {
             engine.submit(.cancel(transfer))

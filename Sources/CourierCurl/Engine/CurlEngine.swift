@@ -5,19 +5,25 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One libcurl multi handle and the one thread that drives it (`curl_multi_poll` woken by
-/// `curl_multi_wakeup`). Every call on the multi handle, and on an easy handle while it is added
-/// to it, happens on that thread; other threads talk to it through ``submit(_:)``, a locked queue
-/// of commands followed by a wakeup. The thread starts with the first transfer and ends after
-/// ``retire()`` (when its transport is released or reset) once the transfers still running have ended.
+/// One libcurl multi handle driven through libcurl's socket interface (`curl_multi_socket_action`)
+/// by one thread waiting on a poller (epoll, kqueue) for the sockets libcurl names.
+///
+/// Every call on the multi handle, and on an easy handle while it is added to it, happens under
+/// `lock`. The engine thread holds it except while it waits, so a calling task starts its own
+/// transfer (``start(_:)``): it adds the handle and lets libcurl send the request at once, and the
+/// transfer's socket joins the poller while the engine thread keeps waiting — no wake-up of that
+/// thread per request. Everything else other threads ask for (cancel, resume a paused transfer,
+/// retire) goes through ``submit(_:)``: a queue of commands and a wake-up of the waiting thread.
+/// The thread starts with the first transfer and ends after ``retire()`` (when its transport is
+/// released or reset) once the transfers still running have ended.
 final class CurlEngine: @unchecked Sendable {
-    // @unchecked: `commands`, `threadStarted` and `idleHandles` are guarded by `lock`; `running`
-    // and the multi handle are only touched on the engine thread.
+    // @unchecked: the multi handle, `running`, `deadline`, `waitingUntil`, `retiring`, `dirty`
+    // and every running transfer are guarded by `lock`; `commands`, `threadStarted` and `exited`
+    // by `commandLock`; `idleHandles` and `shuttingDown` by `poolLock`. Order: lock, then
+    // commandLock or poolLock.
 
     /// What other threads ask the engine thread to do.
     enum Command {
-        /// Start a configured transfer.
-        case add(CurlTransfer)
         /// Abort a transfer (the task was cancelled or the consumer went away).
         case cancel(CurlTransfer)
         /// The consumer drained the stream buffer: continue a paused download.
@@ -32,16 +38,30 @@ final class CurlEngine: @unchecked Sendable {
     /// The transport's cookie store; released after the last easy handle that uses it.
     private(set) var cookies: CurlCookieShare?
     private let lock = NSLock()
+    private let commandLock = NSLock()
+    private let poolLock = NSLock()
     private var commands: [Command] = []
     private var threadStarted = false
-    private var idleHandles: [UnsafeMutableRawPointer] = []
-    private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    private var shuttingDown = false
-    private var retiring = false
     private var exited = false
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    private var shuttingDown = false
+    private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var retiring = false
+    /// Streamed transfers holding bytes not yet handed to their consumer.
+    private var dirty: [CurlTransfer] = []
+    /// libcurl's timer (`CURLMOPT_TIMERFUNCTION`): when to call `curl_multi_socket_action` with
+    /// `CURL_SOCKET_TIMEOUT`, in milliseconds on the monotonic clock; `nil` when none.
+    private var deadline: Int64?
+    /// While the engine thread waits: when it wakes by itself.
+    private var waitingUntil: Int64?
+    private let poller: Int32
+    /// The read and write ends of the wake-up channel (the same eventfd on Linux).
+    private let waker: (read: Int32, write: Int32)
 
     /// Easy handles kept for reuse (each keeps its buffers; connections live in the multi handle).
     private static let maximumIdleHandles = 64
+    /// The longest wait of the engine thread without a timer of libcurl's (milliseconds).
+    private static let longestWait: Int64 = 1000
 
     /// - Parameters:
     ///   - maximumConnectionsPerHost: `CURLMOPT_MAX_HOST_CONNECTIONS` (0 = no limit).
@@ -50,15 +70,25 @@ final class CurlEngine: @unchecked Sendable {
         _ = CurlGlobal.initialized
         self.cookies = cookies
         multi = curl_multi_init()
+        poller = ccurl_poller_create()
+        var fds: [Int32] = [-1, -1]
+        if ccurl_waker_create(&fds) != 0 { fds = [-1, -1] }
+        waker = (fds[0], fds[1])
+        if waker.read >= 0 { _ = ccurl_poller_watch(poller, waker.read, Int32(CURL_POLL_IN), 0) }
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
         // HTTP/2 multiplexing (the default since 7.62; stated for clarity).
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        _ = ccurl_multi_setopt_socket_callback(multi, Self.socketCallback)
+        _ = ccurl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, userdata)
+        _ = ccurl_multi_setopt_timer_callback(multi, Self.timerCallback)
+        _ = ccurl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, userdata)
     }
 
     /// An easy handle from the pool (reset to defaults), or a new one; `nil` only when libcurl
     /// cannot allocate one.
     func makeHandle() -> UnsafeMutableRawPointer? {
-        let reused: UnsafeMutableRawPointer? = lock.withLock { idleHandles.popLast() }
+        let reused: UnsafeMutableRawPointer? = poolLock.withLock { idleHandles.popLast() }
         if let reused {
             curl_easy_reset(reused)
             return reused
@@ -68,7 +98,7 @@ final class CurlEngine: @unchecked Sendable {
 
     /// Returns an easy handle that is not added to the multi handle to the pool.
     func recycle(_ handle: UnsafeMutableRawPointer) {
-        let kept: Bool = lock.withLock {
+        let kept: Bool = poolLock.withLock {
             guard !shuttingDown, idleHandles.count < Self.maximumIdleHandles else { return false }
             idleHandles.append(handle)
             return true
@@ -76,42 +106,65 @@ final class CurlEngine: @unchecked Sendable {
         if !kept { curl_easy_cleanup(handle) }
     }
 
-    /// Queues `command` for the engine thread and wakes it (starting it on first use).
-    func submit(_ command: Command) {
-        let start: Bool? = lock.withLock {
-            if exited { return nil }
-            commands.append(command)
-            if threadStarted { return false }
-            threadStarted = true
+    /// Starts a configured transfer on the calling thread: adds it to the multi handle and lets
+    /// libcurl begin (on a kept-alive connection, the request is sent before this returns). The
+    /// engine thread is woken only when libcurl's timer now fires before that thread would wake.
+    func start(_ transfer: CurlTransfer) {
+        lock.lock()
+        let accepted: Bool = commandLock.withLock {
+            if exited { return false }
+            startThreadIfNeeded()
             return true
         }
-        guard let start else {
+        guard accepted else {
+            lock.unlock()
             // The thread is gone (the transport was reset or released meanwhile): a transfer that
             // still arrives fails as a lost connection, which callers may retry.
-            if case .add(let transfer) = command {
-                transfer.complete(with: URLError(.networkConnectionLost))
-                curl_easy_cleanup(transfer.handle)
-            }
+            transfer.complete(with: URLError(.networkConnectionLost))
+            transfer.release()
+            curl_easy_cleanup(transfer.handle)
             return
         }
-        if start {
-            let thread = Thread { [self] in run() }
-            thread.name = "courier.curl"
-            thread.start()
-        } else {
-            curl_multi_wakeup(multi)
+        add(transfer)
+        runTimer()
+        collectFinished()
+        flushDirty()
+        let wake = waitingUntil.map { waiting in deadline.map { $0 < waiting } ?? false } ?? false
+        lock.unlock()
+        if wake { ccurl_waker_signal(waker.write) }
+    }
+
+    /// Queues `command` for the engine thread and wakes it. Safe from any thread, also from
+    /// libcurl's callbacks (it never takes `lock`).
+    func submit(_ command: Command) {
+        let accepted: Bool = commandLock.withLock {
+            if exited { return false }
+            startThreadIfNeeded()
+            commands.append(command)
+            return true
         }
+        if accepted { ccurl_waker_signal(waker.write) }
+    }
+
+    /// Starts the engine thread on first use (under `commandLock`).
+    private func startThreadIfNeeded() {
+        guard !threadStarted else { return }
+        threadStarted = true
+        let thread = Thread { [self] in run() }
+        thread.name = "courier.curl"
+        thread.start()
     }
 
     /// Lets the running transfers finish, then ends the thread and closes the connections
     /// (the transport switched to a new engine).
     func retire() {
-        let started: Bool = lock.withLock {
-            shuttingDown = true
+        poolLock.withLock { shuttingDown = true }
+        let started: Bool = commandLock.withLock {
+            if threadStarted { commands.append(.retire) }
             return threadStarted
         }
         if started {
-            submit(.retire)
+            ccurl_waker_signal(waker.write)
         } else {
             cleanUp()
         }
@@ -120,35 +173,64 @@ final class CurlEngine: @unchecked Sendable {
     // MARK: - the engine thread
 
     private func run() {
+        let capacity = 64
+        var fds = [Int32](repeating: 0, count: capacity)
+        var flags = [Int32](repeating: 0, count: capacity)
+        lock.lock()
         while true {
-            let batch: [Command] = lock.withLock {
-                defer { commands.removeAll(keepingCapacity: true) }
-                return commands
-            }
-            for command in batch {
-                switch command {
-                case .add(let transfer): add(transfer)
-                case .cancel(let transfer): cancel(transfer)
-                case .resume(let transfer): resume(transfer)
-                case .resumeUpload(let transfer): resumeUpload(transfer)
-                case .retire: retiring = true
-                }
-            }
-            if retiring && running.isEmpty && isDrained() { break }
-            var active: Int32 = 0
-            _ = curl_multi_perform(multi, &active)
+            runCommands()
+            runTimer()
             collectFinished()
-            for transfer in running.values { transfer.flushStream() }
+            flushDirty()
             if retiring && running.isEmpty && isDrained() { break }
-            var ready: Int32 = 0
-            _ = curl_multi_poll(multi, nil, 0, 1000, &ready)
+            let now = ccurl_now_ms()
+            let until = min(deadline ?? (now + Self.longestWait), now + Self.longestWait)
+            waitingUntil = until
+            lock.unlock()
+            let count = Int(ccurl_poller_wait(poller, &fds, &flags, Int32(capacity), Int32(max(0, until - now))))
+            lock.lock()
+            waitingUntil = nil
+            for index in 0..<count {
+                if fds[index] == waker.read {
+                    ccurl_waker_drain(waker.read)
+                    continue
+                }
+                var active: Int32 = 0
+                _ = curl_multi_socket_action(multi, fds[index], flags[index], &active)
+            }
         }
+        lock.unlock()
         cleanUp()
+    }
+
+    private func runCommands() {
+        let batch: [Command] = commandLock.withLock {
+            defer { commands.removeAll(keepingCapacity: true) }
+            return commands
+        }
+        for command in batch {
+            switch command {
+            case .cancel(let transfer): cancel(transfer)
+            case .resume(let transfer): resume(transfer)
+            case .resumeUpload(let transfer): resumeUpload(transfer)
+            case .retire: retiring = true
+            }
+        }
+    }
+
+    /// Lets libcurl handle its timeouts (and start transfers just added) once its timer is due.
+    private func runTimer() {
+        for _ in 0..<4 {
+            guard let due = deadline, due <= ccurl_now_ms() else { return }
+            deadline = nil  // libcurl sets the next one through the timer callback
+            var active: Int32 = 0
+            _ = curl_multi_socket_action(multi, ccurl_socket_timeout(), 0, &active)
+        }
     }
 
     /// Whether no command waits; if so, later submissions are refused (the thread is ending).
     private func isDrained() -> Bool {
-        lock.withLock {
+        commandLock.withLock {
             guard commands.isEmpty else { return false }
             exited = true
             return true
@@ -158,6 +240,7 @@ final class CurlEngine: @unchecked Sendable {
     private func add(_ transfer: CurlTransfer) {
         if transfer.isCancelled {
             transfer.complete(with: URLError(.cancelled))
+            transfer.release()
             recycle(transfer.handle)
             return
         }
@@ -166,6 +249,7 @@ final class CurlEngine: @unchecked Sendable {
             transfer.complete(
                 with: URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "curl_multi_add_handle failed (\(code.rawValue))"])
             )
+            transfer.release()
             recycle(transfer.handle)
             return
         }
@@ -214,6 +298,20 @@ final class CurlEngine: @unchecked Sendable {
         }
     }
 
+    /// Called by a streamed transfer (under `lock`, in a write callback) when it starts holding
+    /// bytes for its consumer.
+    func markDirty(_ transfer: CurlTransfer) {
+        dirty.append(transfer)
+    }
+
+    /// Hands the bytes streamed transfers collected to their consumers.
+    private func flushDirty() {
+        guard !dirty.isEmpty else { return }
+        let batch = dirty
+        dirty.removeAll(keepingCapacity: true)
+        for transfer in batch { transfer.flushStream() }
+    }
+
     private func remove(_ transfer: CurlTransfer, failing error: URLError) {
         running[transfer.handle] = nil
         _ = curl_multi_remove_handle(multi, transfer.handle)
@@ -224,13 +322,40 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     private func cleanUp() {
-        let handles: [UnsafeMutableRawPointer] = lock.withLock {
+        let handles: [UnsafeMutableRawPointer] = poolLock.withLock {
             defer { idleHandles.removeAll() }
             return idleHandles
         }
         for handle in handles { curl_easy_cleanup(handle) }
         curl_multi_cleanup(multi)
+        if poller >= 0 { close(poller) }
+        if waker.read >= 0 { close(waker.read) }
+        if waker.write >= 0, waker.write != waker.read { close(waker.write) }
         cookies = nil
+    }
+
+    // MARK: - libcurl's socket and timer callbacks (under `lock`)
+
+    /// CURLMOPT_SOCKETFUNCTION: which sockets to watch for what. `socketp` (set through
+    /// `curl_multi_assign`) is non-nil once a socket is watched.
+    private static let socketCallback: curl_socket_callback = { _, socket, what, userdata, socketp in
+        guard let userdata else { return -1 }
+        let engine = Unmanaged<CurlEngine>.fromOpaque(userdata).takeUnretainedValue()
+        let known: Int32 = socketp == nil ? 0 : 1
+        if ccurl_poller_watch(engine.poller, socket, what, known) != 0, what != Int32(CURL_POLL_REMOVE) { return -1 }
+        if what != Int32(CURL_POLL_REMOVE), socketp == nil {
+            _ = curl_multi_assign(engine.multi, socket, userdata)  // any non-nil marker
+        }
+        return 0
+    }
+
+    /// CURLMOPT_TIMERFUNCTION: when libcurl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)`
+    /// (`timeout` milliseconds from now; -1 cancels the timer).
+    private static let timerCallback: curl_multi_timer_callback = { _, timeout, userdata in
+        guard let userdata else { return -1 }
+        let engine = Unmanaged<CurlEngine>.fromOpaque(userdata).takeUnretainedValue()
+        engine.deadline = timeout < 0 ? nil : ccurl_now_ms() + Int64(timeout)
+        return 0
     }
 }
 

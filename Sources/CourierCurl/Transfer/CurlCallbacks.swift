@@ -2,7 +2,7 @@
 import CCurl
 import Foundation
 
-/// The C callbacks libcurl calls on the engine thread. `userdata` is the ``CurlTransfer``
+/// The C callbacks libcurl calls under the engine's lock. `userdata` is the ``CurlTransfer``
 /// (unretained: the engine's table of running transfers keeps it alive while libcurl may call).
 enum CurlCallbacks {
     static let header: ccurl_data_callback = { buffer, size, count, userdata in

@@ -9,9 +9,10 @@ import FoundationNetworking
 /// One request on one easy handle: what libcurl's callbacks write into, and how the caller gets
 /// the result.
 ///
-/// Created and configured on the calling task, then owned by the engine thread: from
-/// ``CurlEngine/submit(_:)`` on, every property is read and written only there (callbacks run on
-/// that thread inside `curl_multi_perform`).
+/// Created and configured on the calling task, then owned by the engine: from
+/// ``CurlEngine/start(_:)`` on, every property is read and written only under the engine's lock
+/// (callbacks run inside `curl_multi_socket_action`, on the engine thread or on the thread that
+/// starts a transfer).
 final class CurlTransfer: @unchecked Sendable {
     /// How the response body reaches the caller.
     enum Delivery {
@@ -37,8 +38,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// Filled by libcurl with a detailed message on failure (CURLOPT_ERRORBUFFER).
     let errorBuffer: UnsafeMutablePointer<CChar>
 
-    // Response state (engine thread only).
+    // Response state (under the engine's lock).
     private var fields: [HTTPHeaders.Field] = []
+    /// `Content-Length` of the response being received, when it has one.
+    private var contentLength: Int?
+    /// Whether libcurl undoes a content coding, so `Content-Length` is not the delivered length.
+    private var isContentDecoded = false
     private var headComplete = false
     private var statusCode = 0
     private var body = Data()
@@ -91,7 +96,7 @@ final class CurlTransfer: @unchecked Sendable {
         upload?.close()
     }
 
-    // MARK: - callbacks (engine thread)
+    // MARK: - callbacks (under the engine's lock)
 
     /// One header line (CURLOPT_HEADERFUNCTION), CRLF included.
     func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
@@ -104,7 +109,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         let bytes = UnsafeBufferPointer(rebasing: line[0..<end])
         if bytes.starts(with: "HTTP/".utf8) {
-            fields.removeAll(keepingCapacity: true)  // a new response (after an interim 1xx)
+            startHead()  // a new response (after an interim 1xx)
             return
         }
         if bytes[0] == 0x20 || bytes[0] == 0x09, let last = fields.popLast() {
@@ -118,16 +123,55 @@ final class CurlTransfer: @unchecked Sendable {
         var valueEnd = bytes.count
         while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
         while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self)
-        let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
+        let nameBytes = UnsafeBufferPointer(rebasing: bytes[0..<colon])
+        let valueBytes = UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd])
+        if Self.equalsIgnoringCase(nameBytes, "content-length") {
+            contentLength = Self.decimal(valueBytes)
+        } else if Self.equalsIgnoringCase(nameBytes, "content-encoding"),
+            !Self.equalsIgnoringCase(valueBytes, "identity")
+        {
+            isContentDecoded = true
+        }
+        let name = String(decoding: nameBytes, as: UTF8.self)
+        let value = String(decoding: valueBytes, as: UTF8.self)
         fields.append(HTTPHeaders.Field(name: name, value: value))
+    }
+
+    /// Forgets the head received so far (a new response begins).
+    private func startHead() {
+        fields.removeAll(keepingCapacity: true)
+        contentLength = nil
+        isContentDecoded = false
+    }
+
+    /// Whether `bytes` spell `lowercased` in any ASCII case.
+    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercased: StaticString) -> Bool {
+        guard bytes.count == lowercased.utf8CodeUnitCount else { return false }
+        let expected = lowercased.utf8Start
+        for index in 0..<bytes.count {
+            var byte = bytes[index]
+            if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 32 }
+            if byte != expected[index] { return false }
+        }
+        return true
+    }
+
+    /// A non-negative decimal number (as `Content-Length` spells it), or `nil`.
+    private static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
     }
 
     private func endOfHead() {
         var code = 0
         _ = ccurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
         if (100..<200).contains(code), code != 101 {
-            fields.removeAll(keepingCapacity: true)  // interim response; the final one follows
+            startHead()  // interim response; the final one follows
             return
         }
         statusCode = code
@@ -162,6 +206,7 @@ final class CurlTransfer: @unchecked Sendable {
                 isReceivePaused = true
                 return ccurl_writefunc_pause()
             }
+            if pending.isEmpty { engine.markDirty(self) }
             pending.append(contentsOf: bytes)
             reportReceived(bytes.count)
             if pending.count >= Self.streamChunk { flushStream() }
@@ -208,7 +253,7 @@ final class CurlTransfer: @unchecked Sendable {
         progress.didReceive(received, of: isContentDecoded ? nil : contentLength.map(Int64.init))
     }
 
-    // MARK: - completion (engine thread)
+    // MARK: - completion (under the engine's lock)
 
     /// The transfer ended with `code` (CURLMSG_DONE).
     func finish(code: CURLcode) {
@@ -249,20 +294,6 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func makeResponse(body: Data) -> HTTPResponse {
         HTTPResponse(statusCode: statusCode, headers: HTTPHeaders(fields), body: body, url: url)
-    }
-
-    private var contentLength: Int? {
-        for field in fields where field.name.caseInsensitiveCompare("Content-Length") == .orderedSame {
-            return Int(field.value)
-        }
-        return nil
-    }
-
-    /// Whether libcurl undoes a content coding, so `Content-Length` is not the delivered length.
-    private var isContentDecoded: Bool {
-        fields.contains {
-            $0.name.caseInsensitiveCompare("Content-Encoding") == .orderedSame && $0.value.lowercased() != "identity"
-        }
     }
 
     /// Whether the response head has arrived.

@@ -4,7 +4,7 @@ import Foundation
 /// Where request body bytes come from: the request's `httpBody`, or its `httpBodyStream` read by a
 /// ``CurlUploadPump`` so that the engine thread never blocks on it.
 final class CurlUpload: @unchecked Sendable {
-    // @unchecked: used only on the engine thread once the transfer is submitted (the pump has
+    // @unchecked: used only under the engine's lock once the transfer is started (the pump has
     // its own lock).
 
     /// What one read produced.

@@ -55,7 +55,7 @@ final class CurlUploadPump: @unchecked Sendable {
         }
     }
 
-    /// Moves buffered bytes into `destination` (engine thread).
+    /// Moves buffered bytes into `destination` (under the engine's lock).
     func take(into destination: UnsafeMutableRawBufferPointer) -> CurlUpload.ReadResult {
         condition.lock()
         defer { condition.unlock() }
