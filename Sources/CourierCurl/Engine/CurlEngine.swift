@@ -1,5 +1,6 @@
 #if canImport(CCurl)
 import CCurl
+import Courier
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -49,6 +50,15 @@ final class CurlEngine: @unchecked Sendable {
     private var retiring = false
     /// Streamed transfers holding bytes not yet handed to their consumer.
     private var dirty: [CurlTransfer] = []
+    /// Results for waiting callers, resumed once `lock` is released (a resumed caller that
+    /// starts its next request at once then finds the lock free).
+    private var outbox: [Delivery] = []
+
+    /// A caller's result on its way out.
+    struct Delivery {
+        let continuation: CheckedContinuation<HTTPResponse, any Error>
+        let result: Result<HTTPResponse, any Error>
+    }
     /// libcurl's timer (`CURLMOPT_TIMERFUNCTION`): when to call `curl_multi_socket_action` with
     /// `CURL_SOCKET_TIMEOUT`, in milliseconds on the monotonic clock; `nil` when none.
     private var deadline: Int64?
@@ -116,22 +126,38 @@ final class CurlEngine: @unchecked Sendable {
             startThreadIfNeeded()
             return true
         }
-        guard accepted else {
-            lock.unlock()
+        if accepted {
+            add(transfer)
+            runTimer()
+            collectFinished()
+            flushDirty()
+        } else {
             // The thread is gone (the transport was reset or released meanwhile): a transfer that
             // still arrives fails as a lost connection, which callers may retry.
             transfer.complete(with: URLError(.networkConnectionLost))
             transfer.release()
             curl_easy_cleanup(transfer.handle)
-            return
         }
-        add(transfer)
-        runTimer()
-        collectFinished()
-        flushDirty()
         let wake = waitingUntil.map { waiting in deadline.map { $0 < waiting } ?? false } ?? false
+        let ready = takeOutbox()
         lock.unlock()
         if wake { ccurl_waker_signal(waker.write) }
+        resume(ready)
+    }
+
+    /// Queues a caller's result (under `lock`); it is resumed once the lock is released.
+    func deliver(_ result: Result<HTTPResponse, any Error>, to continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        outbox.append(Delivery(continuation: continuation, result: result))
+    }
+
+    private func takeOutbox() -> [Delivery] {
+        guard !outbox.isEmpty else { return [] }
+        defer { outbox.removeAll(keepingCapacity: true) }
+        return outbox
+    }
+
+    private func resume(_ deliveries: [Delivery]) {
+        for delivery in deliveries { delivery.continuation.resume(with: delivery.result) }
     }
 
     /// Queues `command` for the engine thread and wakes it. Safe from any thread, also from
@@ -186,7 +212,9 @@ final class CurlEngine: @unchecked Sendable {
             let now = ccurl_now_ms()
             let until = min(deadline ?? (now + Self.longestWait), now + Self.longestWait)
             waitingUntil = until
+            let ready = takeOutbox()
             lock.unlock()
+            resume(ready)
             let count = Int(ccurl_poller_wait(poller, &fds, &flags, Int32(capacity), Int32(max(0, until - now))))
             lock.lock()
             waitingUntil = nil
@@ -199,7 +227,9 @@ final class CurlEngine: @unchecked Sendable {
                 _ = curl_multi_socket_action(multi, fds[index], flags[index], &active)
             }
         }
+        let ready = takeOutbox()
         lock.unlock()
+        resume(ready)
         cleanUp()
     }
 

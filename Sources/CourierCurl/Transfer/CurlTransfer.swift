@@ -187,7 +187,7 @@ final class CurlTransfer: @unchecked Sendable {
             let length: HTTPBody.Length = contentLength.map { .known(Int64($0)) } ?? .unknown
             var response = makeResponse(body: Data())
             response.streamedBody = HTTPBody(buffer: buffer, length: isContentDecoded ? .unknown : length)
-            continuation?.resume(returning: response)
+            if let continuation { engine.deliver(.success(response), to: continuation) }
             continuation = nil
         }
     }
@@ -209,20 +209,29 @@ final class CurlTransfer: @unchecked Sendable {
             if pending.isEmpty { engine.markDirty(self) }
             pending.append(contentsOf: bytes)
             reportReceived(bytes.count)
-            if pending.count >= Self.streamChunk { flushStream() }
+            if pending.count >= streamChunk { flushStream() }
             return bytes.count
         }
     }
 
-    /// Body bytes handed to the consumer at once rather than one 16 KiB write callback at a time.
-    private static let streamChunk = 64 << 10
+    /// Body bytes handed to the consumer at once rather than one write callback at a time: a
+    /// quarter of the stream buffer's limit, 64 to 256 KiB (fewer wake-ups of the consumer on a
+    /// fast download). Whatever arrived is handed over at the end of each engine step anyway.
+    private var streamChunk: Int {
+        guard case .streamed(let limit) = delivery else { return 0 }
+        return min(256 << 10, max(64 << 10, limit / 4))
+    }
+
+    /// libcurl's receive buffer for a streamed body (`CURLOPT_BUFFERSIZE`, bytes; the default is
+    /// 16 KiB): fewer `recv` calls and write callbacks on a fast download.
+    static let streamReceiveBuffer = 64 << 10
 
     /// Hands the bytes collected since the last flush to the stream buffer.
     func flushStream() {
         guard !pending.isEmpty, let stream else { return }
         let chunk = pending
         pending = Data()
-        pending.reserveCapacity(Self.streamChunk + 16 << 10)
+        pending.reserveCapacity(streamChunk + Self.streamReceiveBuffer)
         if stream.append(chunk) == .pause { wantsPause = true }
     }
 
@@ -259,9 +268,9 @@ final class CurlTransfer: @unchecked Sendable {
     func finish(code: CURLcode) {
         if code == CURLE_OK || headComplete { reportTimings() }
         if code == CURLE_OK {
-            if continuation != nil {
-                continuation?.resume(returning: makeResponse(body: body))
-                continuation = nil
+            if let continuation {
+                engine.deliver(.success(makeResponse(body: body)), to: continuation)
+                self.continuation = nil
                 body = Data()
             } else {
                 flushStream()
@@ -276,7 +285,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Fails the caller (before the head) or the stream consumer (after it) with `error`.
     func complete(with error: URLError) {
         if let continuation {
-            continuation.resume(throwing: error)
+            engine.deliver(.failure(error), to: continuation)
             self.continuation = nil
         } else {
             // Bytes that arrived before the failure still reach the consumer (a resumed download
