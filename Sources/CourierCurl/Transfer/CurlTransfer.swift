@@ -209,18 +209,14 @@ final class CurlTransfer: @unchecked Sendable {
             if pending.isEmpty { engine.markDirty(self) }
             pending.append(contentsOf: bytes)
             reportReceived(bytes.count)
-            if pending.count >= streamChunk { flushStream() }
+            if pending.count >= Self.streamChunk { flushStream() }
             return bytes.count
         }
     }
 
-    /// Body bytes handed to the consumer at once rather than one write callback at a time: a
-    /// quarter of the stream buffer's limit, 64 to 256 KiB (fewer wake-ups of the consumer on a
-    /// fast download). Whatever arrived is handed over at the end of each engine step anyway.
-    private var streamChunk: Int {
-        guard case .streamed(let limit) = delivery else { return 0 }
-        return min(256 << 10, max(64 << 10, limit / 4))
-    }
+    /// Body bytes handed to the consumer at once rather than one write callback at a time
+    /// (whatever arrived is handed over at the end of each engine step anyway).
+    private static let streamChunk = 64 << 10
 
     /// libcurl's receive buffer for a streamed body (`CURLOPT_BUFFERSIZE`, bytes; the default is
     /// 16 KiB): fewer `recv` calls and write callbacks on a fast download.
@@ -231,7 +227,7 @@ final class CurlTransfer: @unchecked Sendable {
         guard !pending.isEmpty, let stream else { return }
         let chunk = pending
         pending = Data()
-        pending.reserveCapacity(streamChunk + Self.streamReceiveBuffer)
+        pending.reserveCapacity(Self.streamChunk + Self.streamReceiveBuffer)
         if stream.append(chunk) == .pause { wantsPause = true }
     }
 
