@@ -134,6 +134,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         let name = String(decoding: nameBytes, as: UTF8.self)
         let value = String(decoding: valueBytes, as: UTF8.self)
+        if fields.capacity == 0 { fields.reserveCapacity(16) }  // one allocation for a typical head
         fields.append(HTTPHeaders.Field(name: name, value: value))
     }
 
