@@ -16,8 +16,10 @@ import FoundationNetworking
 ///
 /// Create one per client and keep it, as with a `URLSession`: a transport owns one libcurl multi
 /// handle — its connection pool (keep-alive, TLS session reuse, HTTP/2 multiplexing) — driven by
-/// one thread that starts with the first request, plus a pool of reusable easy handles and a
-/// cookie store of its own. Requests never block a thread of their own.
+/// one thread that starts with the first request and waits for the sockets, plus a pool of
+/// reusable easy handles and a cookie store of its own. The calling task starts its request
+/// itself (on a kept-alive connection the request is sent before the task suspends) and then
+/// waits without holding a thread; the response resumes it from the transport's thread.
 ///
 /// It behaves like `URLSessionTransport` so that a client can switch in one line:
 /// - every HTTP status comes back as a response; redirects are never followed by libcurl (the
