@@ -25,7 +25,7 @@ struct ConformanceTests {
     /// The echo client: sends every message back until the connection closes.
     private func echo(_ url: URL) async {
         var request = WebSocketRequest(url: url, maximumMessageSize: 8 << 20)
-        request.connectTimeout = .seconds(10)
+        request.connectTimeout = .seconds(30)
         guard let connection = try? await RFC6455Transport.curl().connect(request) else { return }
         for await event in connection.events {
             if case .message(let message) = event { try? await connection.send(message) }
