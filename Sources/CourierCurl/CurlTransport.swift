@@ -99,8 +99,24 @@ public final class CurlTransport: Transport {
     private func perform(
         _ request: URLRequest, delivery: CurlTransfer.Delivery, idleTimeout: Duration?, totalTimeout: Duration? = nil
     ) async throws -> HTTPResponse {
+        // A session reset may retire the engine this call took just before the call starts its
+        // transfer; the transfer then never reached the network and goes to the new engine.
+        for _ in 0..<3 {
+            do {
+                return try await perform(
+                    request, on: engine.current, delivery: delivery, idleTimeout: idleTimeout, totalTimeout: totalTimeout)
+            } catch is CurlEngine.Ended {
+                continue
+            }
+        }
+        throw URLError(.networkConnectionLost)
+    }
+
+    private func perform(
+        _ request: URLRequest, on engine: CurlEngine, delivery: CurlTransfer.Delivery, idleTimeout: Duration?,
+        totalTimeout: Duration?
+    ) async throws -> HTTPResponse {
         try Task.checkCancellation()
-        let engine = self.engine.current
         guard let handle = engine.makeHandle(), let url = request.url else {
             throw URLError(request.url == nil ? .badURL : .unknown)
         }

@@ -54,6 +54,10 @@ final class CurlEngine: @unchecked Sendable {
     /// starts its next request at once then finds the lock free).
     private var outbox: [Delivery] = []
 
+    /// Why ``start(_:)`` refused a transfer: the engine has ended (its transport was reset), and
+    /// the transfer never reached the network.
+    struct Ended: Error {}
+
     /// A caller's result on its way out.
     struct Delivery {
         let continuation: CheckedContinuation<HTTPResponse, any Error>
@@ -132,16 +136,16 @@ final class CurlEngine: @unchecked Sendable {
             collectFinished()
             flushDirty()
         } else {
-            // The thread is gone (the transport was reset or released meanwhile): a transfer that
-            // still arrives fails as a lost connection, which callers may retry.
-            transfer.complete(with: URLError(.networkConnectionLost))
+            // The engine has ended (the transport was reset meanwhile): the caller starts the
+            // request again on the transport's current engine.
+            transfer.refuse()
             transfer.release()
             curl_easy_cleanup(transfer.handle)
         }
         let wake = waitingUntil.map { waiting in deadline.map { $0 < waiting } ?? false } ?? false
         let ready = takeOutbox()
         lock.unlock()
-        if wake { ccurl_waker_signal(waker.write) }
+        if wake { signal() }
         resume(ready)
     }
 
@@ -163,13 +167,21 @@ final class CurlEngine: @unchecked Sendable {
     /// Queues `command` for the engine thread and wakes it. Safe from any thread, also from
     /// libcurl's callbacks (it never takes `lock`).
     func submit(_ command: Command) {
-        let accepted: Bool = commandLock.withLock {
-            if exited { return false }
+        commandLock.withLock {
+            if exited { return }
             startThreadIfNeeded()
             commands.append(command)
-            return true
+            ccurl_waker_signal(waker.write)
         }
-        if accepted { ccurl_waker_signal(waker.write) }
+    }
+
+    /// Wakes the engine thread unless it has ended. The write happens under `commandLock`: once
+    /// `exited` is set the thread closes the waker, and a write to its closed descriptor could hit
+    /// a file or socket that reused the number.
+    private func signal() {
+        commandLock.withLock {
+            if !exited { ccurl_waker_signal(waker.write) }
+        }
     }
 
     /// Starts the engine thread on first use (under `commandLock`).
@@ -186,14 +198,17 @@ final class CurlEngine: @unchecked Sendable {
     func retire() {
         poolLock.withLock { shuttingDown = true }
         let started: Bool = commandLock.withLock {
-            if threadStarted { commands.append(.retire) }
+            if threadStarted {
+                commands.append(.retire)
+                ccurl_waker_signal(waker.write)
+            } else {
+                // No thread will ever run: a caller that took this engine just before the
+                // transport switched to a new one must find it ended, not a freed multi handle.
+                exited = true
+            }
             return threadStarted
         }
-        if started {
-            ccurl_waker_signal(waker.write)
-        } else {
-            cleanUp()
-        }
+        if !started { lock.withLock { cleanUp() } }
     }
 
     // MARK: - the engine thread
@@ -227,10 +242,12 @@ final class CurlEngine: @unchecked Sendable {
                 _ = curl_multi_socket_action(multi, fds[index], flags[index], &active)
             }
         }
+        // Under `lock`: a caller that starts a transfer now finds `exited` and leaves the multi
+        // handle alone, also while libcurl's callbacks run in its cleanup.
+        cleanUp()
         let ready = takeOutbox()
         lock.unlock()
         resume(ready)
-        cleanUp()
     }
 
     private func runCommands() {
@@ -351,6 +368,7 @@ final class CurlEngine: @unchecked Sendable {
         curl_easy_cleanup(transfer.handle)
     }
 
+    /// Frees the multi handle, the idle handles and the descriptors (under `lock`, once `exited`).
     private func cleanUp() {
         let handles: [UnsafeMutableRawPointer] = poolLock.withLock {
             defer { idleHandles.removeAll() }

@@ -293,6 +293,12 @@ final class CurlTransfer: @unchecked Sendable {
         stream = nil
     }
 
+    /// Fails the caller with ``CurlEngine/Ended`` (the engine refused the transfer before it began).
+    func refuse() {
+        if let continuation { engine.deliver(.failure(CurlEngine.Ended()), to: continuation) }
+        continuation = nil
+    }
+
     // MARK: - response
 
     /// The response head as received.
