@@ -253,3 +253,26 @@ def retry_after_value(spec: Any) -> str:
     if kind == "asctime":
         return asctime_date(ts)
     return http_date(ts)
+
+
+_BYTE_RANGE = re.compile(r"\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*", re.IGNORECASE)
+
+
+def parse_byte_range(header: str, total: int) -> tuple[int, int] | None | str:
+    """One ``bytes=`` range of a ``total``-byte representation (RFC 9110 §14.1.2) -> (first, last)
+    inclusive; None = ignore the header (not one valid range, §14.2); "416" = unsatisfiable (§15.5.17)."""
+    m = _BYTE_RANGE.fullmatch(header)
+    if not m or (m.group(1) == "" and m.group(2) == ""):
+        return None
+    if m.group(1) == "":
+        suffix = int(m.group(2))
+        if suffix == 0 or total == 0:
+            return "416"
+        return max(0, total - suffix), total - 1
+    first = int(m.group(1))
+    if first >= total:
+        return "416"
+    last = int(m.group(2)) if m.group(2) else total - 1
+    if last < first:
+        return None
+    return first, min(last, total - 1)

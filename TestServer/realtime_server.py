@@ -26,7 +26,6 @@ import json
 import logging
 import pathlib
 import ssl
-import subprocess
 import sys
 from http import HTTPStatus
 from urllib.parse import parse_qs, urlsplit
@@ -41,6 +40,7 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 from websockets.http11 import Response  # noqa: E402
 
 import ws_conformance  # noqa: E402
+from certificates import make_certificate
 
 VALID_TOKEN = "fresh-token"
 
@@ -179,16 +179,6 @@ async def handler(connection) -> None:
             subscribers.discard(connection)
 
 
-def make_certificate(directory: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
-    """A self-signed certificate for 127.0.0.1/localhost, made with the openssl CLI (1 day)."""
-    cert, key = directory / "realtime-cert.pem", directory / "realtime-key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
-                    "-days", "1", "-subj", "/CN=Courier test CA", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-                    "-addext", "basicConstraints=critical,CA:TRUE"],
-                   check=True, capture_output=True)
-    return cert, key
-
-
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--host", default="127.0.0.1")
@@ -198,7 +188,7 @@ async def main() -> None:
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
 
-    cert, key = make_certificate(pathlib.Path(args.cert_dir))
+    cert, key = make_certificate(pathlib.Path(args.cert_dir), "realtime", "Courier test CA")
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
 

@@ -39,14 +39,13 @@ import asyncio
 import base64
 import collections
 import hashlib
-import re
 import zlib
 from typing import Any
 
 from aiohttp import web
 
 import state
-from common import error_response, http_date, parse_float, state_of, unprefixed_path
+from common import error_response, http_date, parse_byte_range, parse_float, state_of, unprefixed_path
 
 MAX_BYTES = 4 * 1024 * 1024 * 1024
 MAX_DIGEST_BYTES = 256 * 1024 * 1024
@@ -93,28 +92,6 @@ def _sha256(start: int, end: int, version: int) -> bytes:
         if len(_digest_cache) > 64:
             _digest_cache.pop(next(iter(_digest_cache)))
     return cached
-
-
-_RANGE = re.compile(r"\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*", re.IGNORECASE)
-
-
-def _parse_range(header: str, total: int) -> tuple[int, int] | None | str:
-    """Single ``bytes=`` range -> (first, last); None = ignore; "416" = unsatisfiable."""
-    m = _RANGE.fullmatch(header)
-    if not m or (m.group(1) == "" and m.group(2) == ""):
-        return None
-    if m.group(1) == "":
-        suffix = int(m.group(2))
-        if suffix == 0 or total == 0:
-            return "416"
-        return max(0, total - suffix), total - 1
-    first = int(m.group(1))
-    if first >= total:
-        return "416"
-    last = int(m.group(2)) if m.group(2) else total - 1
-    if last < first:
-        return None
-    return first, min(last, total - 1)
 
 
 async def media(request: web.Request) -> web.StreamResponse:
@@ -171,7 +148,7 @@ async def media(request: web.Request) -> web.StreamResponse:
             else:
                 honour = if_range.strip() == headers["Last-Modified"]  # exact match, RFC 9110 §13.1.5
         if honour:
-            parsed = _parse_range(range_header, total)
+            parsed = parse_byte_range(range_header, total)
             if parsed == "416":
                 entry["status"] = 416
                 return web.Response(status=416, headers={"Content-Range": f"bytes */{total}",

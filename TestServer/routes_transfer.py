@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
 
 from aiohttp import web
 
-from common import error_response, http_date, json_response, parse_float, parse_http_date
+from common import error_response, http_date, json_response, parse_byte_range, parse_float, parse_http_date
 
 MAX_DOWNLOAD = 4 * 1024 * 1024 * 1024
 CHUNK = 251 * 256  # 64256 bytes, a multiple of the pattern period
@@ -46,23 +45,6 @@ async def upload(request: web.Request) -> web.Response:
                           "chunksReceived": chunks})
 
 
-def _parse_range(header: str, total: int) -> tuple[int, int] | None | str:
-    """Single ``bytes=`` range -> (start, end inclusive); None = ignore header; "416" = unsatisfiable."""
-    m = re.fullmatch(r"\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*", header)
-    if not m or (m.group(1) == "" and m.group(2) == ""):
-        return None
-    if m.group(1) == "":
-        suffix = int(m.group(2))
-        if suffix == 0 or total == 0:
-            return "416"
-        return max(0, total - suffix), total - 1
-    start = int(m.group(1))
-    end = int(m.group(2)) if m.group(2) else total - 1
-    if start >= total or end < start:
-        return "416"
-    return start, min(end, total - 1)
-
-
 async def download(request: web.Request) -> web.StreamResponse:
     try:
         total = int(request.match_info["bytes"])
@@ -87,7 +69,7 @@ async def download(request: web.Request) -> web.StreamResponse:
                 since = parse_http_date(if_range)
                 honour = since is not None and since >= LAST_MODIFIED
         if honour:
-            parsed = _parse_range(range_header, total)
+            parsed = parse_byte_range(range_header, total)
             if parsed == "416":
                 return web.Response(status=416, headers={"Content-Range": f"bytes */{total}"})
             if isinstance(parsed, tuple):

@@ -27,6 +27,7 @@ import subprocess
 
 from hypercorn.asyncio import serve
 from hypercorn.config import Config
+from certificates import make_certificate
 
 _BLOCK = bytes(i % 251 for i in range(251 * 256))
 
@@ -74,16 +75,6 @@ async def _reply(send, status: int, body: bytes, content_type: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def make_certificate(directory: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
-    """A self-signed certificate for 127.0.0.1/localhost, made with the openssl CLI (1 day)."""
-    cert, key = directory / "tls-cert.pem", directory / "tls-key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
-                    "-days", "1", "-subj", "/CN=Courier TLS test", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-                    "-addext", "basicConstraints=critical,CA:TRUE"],
-                   check=True, capture_output=True)
-    return cert, key
-
-
 def spki_pin(cert: pathlib.Path) -> str:
     """base64(SHA-256(SubjectPublicKeyInfo DER)) of the certificate's key (RFC 7469 pin-sha256)."""
     pub = subprocess.run(["openssl", "x509", "-in", str(cert), "-pubkey", "-noout"], check=True, capture_output=True).stdout
@@ -109,7 +100,7 @@ async def main() -> None:
     parser.add_argument("--cert-dir", required=True)
     args = parser.parse_args()
 
-    cert, key = make_certificate(pathlib.Path(args.cert_dir))
+    cert, key = make_certificate(pathlib.Path(args.cert_dir), "tls", "Courier TLS test")
     secure, plain = listening_socket(args.host), listening_socket(args.host)
     config = Config()
     config.certfile, config.keyfile = str(cert), str(key)
