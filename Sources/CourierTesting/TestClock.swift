@@ -49,7 +49,18 @@ public final class TestClock: Clock, Sendable {
     }
 
     private struct Watcher: Sendable {
-        var count: Int
+        /// What the watcher waits for: `count` sleepers, all of them or those with one deadline.
+        struct Condition: Sendable {
+            var count: Int
+            /// Only sleepers with this deadline count; `nil`: every sleeper.
+            var deadline: Instant?
+
+            func isMet(by sleepers: [UUID: Sleeper]) -> Bool {
+                guard let deadline else { return sleepers.count >= count }
+                return sleepers.values.lazy.filter { $0.deadline == deadline }.count >= count
+            }
+        }
+        var condition: Condition
         var continuation: CheckedContinuation<Void, any Error>
     }
 
@@ -149,14 +160,32 @@ public final class TestClock: Clock, Sendable {
     /// Waits until at least `count` sleepers are suspended (``Mode/manual``), so a test can
     /// advance the clock knowing the code under test is already waiting.
     ///
+    /// Counts every sleeper, including ones the code under test keeps for other reasons (a
+    /// client's deadline timer sleeps towards its next deadline even after the call ended): to
+    /// wait for one particular sleep, use ``waitForSleeper(until:)``.
+    ///
     /// - Throws: `CancellationError` when the waiting task is cancelled (use a test time limit).
     public func waitForSleepers(count: Int = 1) async throws {
+        try await waitFor(Watcher.Condition(count: count, deadline: nil))
+    }
+
+    /// Waits until a sleeper is suspended whose deadline is exactly `deadline` (``Mode/manual``):
+    /// for code that sleeps `for: delay`, that is `now.advanced(by: delay)` with the clock's
+    /// `now` when the sleep began. Other sleepers (timers towards later deadlines) do not count,
+    /// so a test that then advances by `delay` knows it wakes that sleep.
+    ///
+    /// - Throws: `CancellationError` when the waiting task is cancelled (use a test time limit).
+    public func waitForSleeper(until deadline: Instant) async throws {
+        try await waitFor(Watcher.Condition(count: 1, deadline: deadline))
+    }
+
+    private func waitFor(_ condition: Watcher.Condition) async throws {
         let id = UUID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let ready: Bool = state.withLock { state in
-                    if Task.isCancelled || state.sleepers.count >= count { return true }
-                    state.watchers[id] = Watcher(count: count, continuation: continuation)
+                    if Task.isCancelled || condition.isMet(by: state.sleepers) { return true }
+                    state.watchers[id] = Watcher(condition: condition, continuation: continuation)
                     return false
                 }
                 if ready {
@@ -176,7 +205,8 @@ public final class TestClock: Clock, Sendable {
     }
 
     private static func takeSatisfiedWatchers(_ state: inout State) -> [CheckedContinuation<Void, any Error>] {
-        let satisfied = state.watchers.filter { $0.value.count <= state.sleepers.count }
+        let sleepers = state.sleepers
+        let satisfied = state.watchers.filter { $0.value.condition.isMet(by: sleepers) }
         for id in satisfied.keys { state.watchers.removeValue(forKey: id) }
         return satisfied.values.map(\.continuation)
     }

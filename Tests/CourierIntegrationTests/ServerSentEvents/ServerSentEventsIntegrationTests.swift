@@ -50,7 +50,9 @@ import CourierTesting
             for await state in states {
                 seen.append(state)
                 if case .reconnecting(_, let delay) = state {
-                    try? await clock.waitForSleepers(count: 1)
+                    // The reconnect sleep itself: the client's deadline timer may still sleep
+                    // towards a later deadline, and must not be taken for it.
+                    try? await clock.waitForSleeper(until: clock.now.advanced(by: delay))
                     clock.advance(by: delay)
                 }
             }
