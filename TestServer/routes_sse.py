@@ -161,6 +161,11 @@ async def feed(request: web.Request) -> web.StreamResponse:
     status = _int(q.get("status"), 200, 100, 599)
     if status == 204:
         return answer(web.Response(status=204))
+    if 200 < status < 300:
+        # A 2xx that is not 200, labelled and shaped as an event stream (a 205 has no body):
+        # a client must fail the feed for the status alone (WHATWG HTML §9.2.3).
+        body = b"" if status == 205 else b"id: 1\ndata: not a feed\n\n"
+        return answer(web.Response(status=status, body=body, headers={"Content-Type": "text/event-stream"}))
     if status != 200:
         return answer(error_response(status, "sse_status", f"The feed answered {status} as asked"))
 

@@ -76,8 +76,13 @@ extension ServerSentEvents {
                 close()
                 return
             }
+            // §9.2.3: only 200 opens a feed; any other status, 2xx included (205 has no body and
+            // would reconnect at once, 206/299 are no event stream), fails it for good.
+            guard response.statusCode == 200 else {
+                throw await notAnEventStream(response, .unexpectedStatus(response.statusCode))
+            }
             guard response.response.mediaType == "text/event-stream" else {
-                throw await unexpectedContentType(response)
+                throw await notAnEventStream(response, .unexpectedContentType(response.response.mediaType))
             }
             head = response.response
             body = response.body.makeAsyncIterator()
@@ -151,12 +156,13 @@ extension ServerSentEvents {
             }
         }
 
-        private func unexpectedContentType(_ response: StreamedResponse) async -> NetworkError {
+        /// The failure for a response that does not open a feed, with (at most) its body's first
+        /// KiB for the error snippet; reading it is best effort, the response is refused anyway.
+        private func notAnEventStream(_ response: StreamedResponse, _ error: ServerSentEventError) async -> NetworkError {
             var iterator = response.body.makeAsyncIterator()
             var sent = response.response
             sent.body = (try? await iterator.next()).flatMap { $0 }.map { Data($0.prefix(1024)) } ?? Data()
-            return decodingFailure(
-                .unexpectedContentType(response.response.mediaType), kind: .unexpectedContentType, response: sent)
+            return decodingFailure(error, kind: .unexpectedContentType, response: sent)
         }
 
         private func decodingFailure(

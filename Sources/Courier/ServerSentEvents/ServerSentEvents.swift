@@ -24,9 +24,10 @@ import FoundationNetworking
 ///   reconnects after the server's `retry` (else a default) with backoff and jitter (``ReconnectPolicy``).
 /// - A 204 ends the sequence (the server says "no more"); any other failure ends it with a
 ///   ``NetworkError`` and no reconnect: a status the endpoint does not accept (its case, such as
-///   ``NetworkError/unauthorized(_:)``), a response that is not `text/event-stream`
-///   (``NetworkError/decoding(_:)`` of kind ``DecodingFailure/Kind/unexpectedContentType``, a
-///   captive portal's page), an event beyond ``Configuration/maximumEventSize`` (kind
+///   ``NetworkError/unauthorized(_:)``), an accepted status other than 200 (a 205, 206 or 299:
+///   ``ServerSentEventError/unexpectedStatus(_:)``) or a response that is not `text/event-stream`
+///   (both ``NetworkError/decoding(_:)`` of kind ``DecodingFailure/Kind/unexpectedContentType``;
+///   the second is a captive portal's page), an event beyond ``Configuration/maximumEventSize`` (kind
 ///   ``DecodingFailure/Kind/malformedBody``), signed out, session expired.
 /// - Cancelling the consuming task (or stopping the iteration) closes the connection at once;
 ///   a cancelled iteration throws ``NetworkError/cancelled``.

@@ -166,6 +166,33 @@ import CourierTesting
         #expect(try await Self.record("portal", namespace: namespace).connections == 1)
     }
 
+    /// Only 200 opens a feed (WHATWG HTML §9.2.3): any other 2xx, even labelled
+    /// `text/event-stream` and carrying an event, fails it once, without a reconnect.
+    @Test(arguments: [201, 205, 206, 210, 299])
+    func aSuccessStatusOtherThan200FailsWithoutReconnecting(_ status: Int) async throws {
+        let namespace = TestServers.makeNamespace("sse")
+        let client = try Self.client(namespace: namespace, clock: TestClock(mode: .manual))
+        let feed = client.events(
+            Self.feed("odd", ["status": "\(status)"]), configuration: Self.noJitter)
+        var events = 0
+        do {
+            for try await _ in feed { events += 1 }
+            Issue.record("the feed ended without an error")
+        } catch let error as NetworkError {
+            guard case .decoding(let failure) = error else {
+                Issue.record("expected a decoding error, got \(error)")
+                return
+            }
+            #expect(failure.kind == .unexpectedContentType)
+            #expect(failure.underlying as? ServerSentEventError == .unexpectedStatus(status))
+        }
+        #expect(events == 0)
+        let record = try await Self.record("odd", namespace: namespace)
+        #expect(record.connections == 1)
+        #expect(record.statuses == [status])
+        #expect(feed.state == .closed)
+    }
+
     @Test func aServerErrorFailsWithoutReconnecting() async throws {
         let namespace = TestServers.makeNamespace("sse")
         let client = try Self.client(namespace: namespace, clock: TestClock(mode: .manual))
