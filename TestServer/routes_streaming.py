@@ -169,6 +169,25 @@ async def stream_endless(request: web.Request) -> web.StreamResponse:
     return await _run(request, resp, chunks())
 
 
+async def stream_silence(request: web.Request) -> web.StreamResponse:
+    """``beats`` small chunks ``every`` seconds apart (a feed's keep-alives), then ``silence``
+    seconds without a byte on an open connection, then the end: for clients' idle timeouts."""
+    beats = _int(request, "beats", 3, 0, 1000)
+    every = min(max(parse_float(request.query.get("every"), 0.2) or 0.0, 0.0), 5.0)
+    silence = min(max(parse_float(request.query.get("silence"), 20.0) or 0.0, 0.0), 60.0)
+    resp = web.StreamResponse(headers={"Content-Type": "application/octet-stream"})
+    resp.enable_chunked_encoding()
+
+    async def chunks():
+        for beat in range(beats):
+            if beat:
+                await asyncio.sleep(every)
+            yield b": keep-alive\n"
+        await asyncio.sleep(silence)
+
+    return await _run(request, resp, chunks())
+
+
 def setup(routes) -> None:
     routes.get("/stream/bytes", stream_bytes)
     routes.get("/stream/ndjson", stream_ndjson)
@@ -176,3 +195,4 @@ def setup(routes) -> None:
     routes.get("/stream/fail", stream_fail)
     routes.get("/stream/protected", stream_protected)
     routes.get("/stream/endless", stream_endless)
+    routes.get("/stream/silence", stream_silence)

@@ -83,17 +83,18 @@ public final class CurlTransport: Transport {
     /// Back-pressure is real: once `options.bufferLimit` bytes wait for a slow consumer, the
     /// transfer is paused (libcurl stops reading the socket, so the server's sends stall in TCP
     /// flow control) and resumed when the consumer has drained half of it; memory stays bounded
-    /// for any consumer speed. A paused transfer never counts as idle. `options.idleTimeout` is
-    /// the longest gap between received bytes, `options.maxDuration` (when set) also limits the
-    /// whole transfer in libcurl. Cancelling the consumer's task or dropping its iterator aborts
+    /// for any consumer speed. A paused transfer never counts as idle. `APIClient` enforces
+    /// `options.idleTimeout` (the longest gap between received bytes) exactly with its own timer;
+    /// libcurl's low-speed limit, which averages over a window, is set one whole second later as
+    /// a backstop. `options.maxDuration` (when set) also limits the whole transfer in libcurl. Cancelling the consumer's task or dropping its iterator aborts
     /// the transfer at once.
     ///
     /// - Throws: As ``send(_:)`` until the head arrived; later failures end the body with the
     ///   matching `NetworkError`.
     public func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse {
         try await perform(
-            request, delivery: .streamed(limit: options.bufferLimit), idleTimeout: options.idleTimeout,
-            totalTimeout: options.maxDuration)
+            request, delivery: .streamed(limit: options.bufferLimit),
+            idleTimeout: IdleTimer.backstop(for: options.idleTimeout), totalTimeout: options.maxDuration)
     }
 
     private func perform(

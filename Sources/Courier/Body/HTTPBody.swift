@@ -108,11 +108,7 @@ public struct HTTPBody: AsyncSequence, Sendable {
     /// call's ``StreamingOptions/maxDuration``). Only a transport's body can be interrupted; other
     /// bodies are returned as they are.
     func limited(to limit: Duration, deadlines: any DeadlineScheduling) -> HTTPBody {
-        let owner: BufferOwner
-        switch source {
-        case .buffer(let buffering), .wrapped(_, let buffering): owner = buffering
-        default: return self
-        }
+        guard let owner = bufferOwner else { return self }
         let buffer = owner.buffer
         guard limit > .zero else {
             buffer.abort(with: .timedOut(nil))
@@ -123,6 +119,26 @@ public struct HTTPBody: AsyncSequence, Sendable {
         // outlive the client, so it keeps the scheduler (and the timer) alive while it lives.
         owner.keepAlive(deadlines)
         return self
+    }
+
+    /// This body ending with ``NetworkError/timedOut(_:)`` once no byte arrived for `idle` (a
+    /// streamed call's ``StreamingOptions/idleTimeout``), measured by Courier on the client's
+    /// clock to the precision of that clock, on every transport: a paused transfer (the consumer
+    /// is behind) never counts as silent. Only a transport's body can be watched; other bodies are
+    /// returned as they are.
+    func idleLimited(to idle: Duration, deadlines: any DeadlineScheduling) -> HTTPBody {
+        guard let owner = bufferOwner else { return self }
+        IdleTimer.start(idle: idle, buffer: owner.buffer, deadlines: deadlines)
+        owner.keepAlive(deadlines)
+        return self
+    }
+
+    /// The owner of a transport's buffer, for the bodies a transport feeds.
+    private var bufferOwner: BufferOwner? {
+        switch source {
+        case .buffer(let owner), .wrapped(_, let owner): return owner
+        default: return nil
+        }
     }
 
     /// The body's bytes when they are already in memory (a buffered body), else `nil`.

@@ -46,6 +46,18 @@ package final class StreamBuffer: Sendable {
         var paused = false
         var waiter: CheckedContinuation<Data?, any Error>?
         var onResume: (@Sendable () -> Void)?
+        /// Reads the time of an idle timer's clock; set by ``trackActivity(clock:)``.
+        var activityClock: (@Sendable () -> Duration)?
+        /// When bytes last arrived or a paused producer was resumed (on `activityClock`).
+        var lastActivity: Duration = .zero
+    }
+
+    /// What an idle timer needs to know: whether the body still runs, whether the producer is
+    /// paused by a full buffer (a consumer's slowness is never silence), and when bytes last came.
+    package struct Activity: Sendable {
+        package var finished: Bool
+        package var paused: Bool
+        package var lastActivity: Duration
     }
 
     /// Creates an empty buffer.
@@ -71,6 +83,21 @@ package final class StreamBuffer: Sendable {
     /// Bytes currently held.
     package var bufferedByteCount: Int { state.withLock { $0.buffered } }
 
+    /// Starts recording, on `clock`, when bytes arrive and when a paused producer is resumed
+    /// (for an idle timer); the time of the call counts as activity.
+    package func trackActivity(clock: @escaping @Sendable () -> Duration) {
+        let now = clock()
+        state.withLock { state in
+            state.activityClock = clock
+            state.lastActivity = now
+        }
+    }
+
+    /// The body's state for an idle timer (see ``trackActivity(clock:)``).
+    package var activity: Activity {
+        state.withLock { Activity(finished: $0.finished, paused: $0.paused, lastActivity: $0.lastActivity) }
+    }
+
     /// Hands `chunk` to the consumer. Empty chunks are ignored; chunks after the end are dropped.
     ///
     /// - Returns: ``Demand/pause`` when a pausing producer must stop until resumed.
@@ -85,6 +112,7 @@ package final class StreamBuffer: Sendable {
         var demand = Demand.more
         let action: Action = state.withLock { state in
             guard !state.finished else { return .none }
+            if let clock = state.activityClock { state.lastActivity = clock() }
             if let waiter = state.waiter, state.buffered == 0 {
                 state.waiter = nil
                 return .deliver(waiter)
@@ -223,6 +251,8 @@ package final class StreamBuffer: Sendable {
         if state.paused && state.buffered <= limit / 2 {
             state.paused = false
             resume = state.onResume
+            // The silence of a paused transfer was the consumer's: the idle time starts again now.
+            if let clock = state.activityClock { state.lastActivity = clock() }
         }
         if state.head == state.chunks.count {
             state.chunks.removeAll(keepingCapacity: true)

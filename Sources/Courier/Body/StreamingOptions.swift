@@ -12,9 +12,14 @@ public struct StreamingOptions: Sendable, Hashable {
     /// platforms, CourierCurl) it pauses at this bound; where it cannot (URLSession on Linux) a
     /// consumer that falls this far behind gets ``NetworkError/streamBufferOverflow(limit:)``.
     public var bufferLimit: Int
-    /// The longest wait for the next chunk; 60 s by default. Exceeding it ends the body with
-    /// ``NetworkError/timedOut(_:)``. URLSession applies it as the request's `timeoutInterval`
-    /// (an idle timeout on every platform).
+    /// The longest silence between received bytes after the head, in seconds with any fraction
+    /// (0.5 s, 1.5 s); 60 s by default. Exceeding it ends the body with
+    /// ``NetworkError/timedOut(_:)`` (a `URLError(.timedOut)` saying how long it waited).
+    /// ``APIClient/stream(_:options:)`` enforces it with its own timer on the client's clock, the
+    /// same on every transport: bytes of any kind (an SSE keep-alive comment too) restart it, and
+    /// time the transfer spends paused because the consumer is behind never counts. The transport's
+    /// own idle limit is set to the next whole second plus one, as a backstop: FoundationNetworking
+    /// counts whole seconds and libcurl averages over a window, so neither can be exact.
     public var idleTimeout: Duration
     /// The longest the whole call may take, head and body together; `nil` (the default) for no
     /// limit. Exceeding it ends the body with ``NetworkError/timedOut(_:)``.

@@ -65,7 +65,8 @@ extension APIClient {
             guard endpoint.statusValidation.accepts(head.statusCode) else {
                 throw NetworkError(response: head, knownErrors: endpoint.knownErrors)
             }
-            var body = head.streamedBody ?? HTTPBody(head.body)
+            var body = (head.streamedBody ?? HTTPBody(head.body)).idleLimited(
+                to: options.idleTimeout, deadlines: lane.deadlines)
             if let maxDuration = options.maxDuration {
                 body = body.limited(to: maxDuration - context.elapsed, deadlines: lane.deadlines)
             }

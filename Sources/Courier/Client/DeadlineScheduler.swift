@@ -9,11 +9,14 @@ import Foundation
 /// the next one. A call that finishes first removes its entry. Registration is a lock and a
 /// dictionary insert; the sleeper is only restarted when a new deadline is earlier than the one it
 /// sleeps towards.
-protocol DeadlineScheduling: Sendable {
+protocol DeadlineScheduling: AnyObject, Sendable {
     /// Registers `expire` to run once `timeout` from now has passed; returns a token for ``cancel(_:)``.
     func schedule(after timeout: Duration, expire: @escaping @Sendable () -> Void) -> UInt64
     /// Removes a registration; its action will not run.
     func cancel(_ token: UInt64)
+    /// Time on the scheduler's clock since the scheduler was made: the instant ``schedule(after:expire:)``
+    /// measures from, for timers that compare instants (the idle timeout of a streamed body).
+    var elapsed: Duration { get }
 }
 
 /// Builds a scheduler on any `Duration`-based clock (opens the client's `any Clock<Duration>`).
@@ -74,6 +77,8 @@ final class DeadlineScheduler<C: Clock>: DeadlineScheduling where C.Duration == 
     func cancel(_ token: UInt64) {
         state.withLock { _ = $0.entries.removeValue(forKey: token) }
     }
+
+    var elapsed: Duration { origin.duration(to: clock.now) }
 
     private func makeSleeper(until deadline: Duration) -> Task<Void, Never> {
         let clock = self.clock

@@ -120,8 +120,9 @@ public final class URLSessionTransport: Transport {
             return response
         }
         var request = request
-        let idle = options.idleTimeout.components
-        request.timeoutInterval = max(0.001, Double(idle.seconds) + Double(idle.attoseconds) / 1e18)
+        // Courier's own idle timer (APIClient.stream) is exact; the session's, in whole seconds on
+        // Linux, is only a later backstop for callers of the transport itself.
+        request.timeoutInterval = TimeInterval(IdleTimer.backstop(for: options.idleTimeout).components.seconds)
         let task = session.dataTask(with: request)
         #if canImport(Darwin)
         if let taskDelegate { task.delegate = taskDelegate }
