@@ -36,7 +36,9 @@ import FoundationNetworking
 /// - **Persisted queries** (``Configuration/usesPersistedQueries``, Apollo's APQ): the first
 ///   request carries only `extensions.persistedQuery {version: 1, sha256Hash}`; on
 ///   `PersistedQueryNotFound` the call is sent once more with the full document and the hash,
-///   which registers it. Each document is hashed once per client.
+///   which registers it. The miss is recognised in every form servers send it: a 200, a 4xx with
+///   `application/graphql-response+json`, or a 400 with plain `application/json` (Apollo Server
+///   2/3, graphql-java…), as Apollo Client does. Each document is hashed once per client.
 public final class GraphQLClient: Sendable {
     /// How a ``GraphQLClient`` talks to its endpoint.
     public struct Configuration: Sendable {
