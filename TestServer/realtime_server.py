@@ -8,6 +8,8 @@ port once all are up):
   ws    (websockets)  /ns/{ns}/feed, /ns/{ns}/auth-feed, /ns/{ns}/echo, GET /ns/{ns}/_control?action=...
   wss   (websockets + TLS, certificate self-signed at startup with the openssl CLI; CA file in the JSON)
   conformance (wsproto handshake + raw frames, see ws_conformance.py)
+  faults (raw asyncio, its own handshake and framing: the second, independent server; see
+          ws_fault_server.py) — peers that stop reading, Close then reset, 3xx, ping storms
 
 Feed protocol (JSON text messages from the client): {"op":"subscribe","topic":T},
 {"op":"unsubscribe","topic":T}, {"op":"post","topic":T,"text":S} (broadcast to T's subscribers as
@@ -40,6 +42,7 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 from websockets.http11 import Response  # noqa: E402
 
 import ws_conformance  # noqa: E402
+import ws_fault_server  # noqa: E402
 from certificates import make_certificate
 
 VALID_TOKEN = "fresh-token"
@@ -58,10 +61,12 @@ class Namespace:
         self.seq: dict[str, int] = {}
         self.history: dict[str, list[dict]] = {}
         self.skip = 0
+        self.close_codes: list = []
 
     def stats(self) -> dict:
         return {"connections": self.connection_count, "open": len(self.connections), "subscribes": self.subscribes,
-                "unsubscribes": self.unsubscribes, "tokens": self.tokens, "refused": self.refused}
+                "unsubscribes": self.unsubscribes, "tokens": self.tokens, "refused": self.refused,
+                "closeCodes": self.close_codes}
 
     def drop_all(self) -> None:
         for connection in list(self.connections):
@@ -129,7 +134,7 @@ def process_request(connection, request):
     if kind == "_control":
         return json_response(connection, control(ns_name, parse_qs(url.query)))
     ns = namespace(ns_name)
-    if kind not in ("feed", "auth-feed", "echo"):
+    if kind not in ("feed", "auth-feed", "echo", "big-echo"):
         return json_response(connection, {"error": "no such path"}, HTTPStatus.NOT_FOUND)
     if ns.refusing:
         ns.refused += 1
@@ -154,6 +159,10 @@ async def handler(connection) -> None:
             if kind == "echo":
                 await connection.send(raw)
                 continue
+            if kind == "big-echo":
+                # Echoes each message doubled: over the client's limit when it set one at the size.
+                await connection.send(raw * 2)
+                continue
             try:
                 message = json.loads(raw)
             except (TypeError, ValueError):
@@ -174,6 +183,9 @@ async def handler(connection) -> None:
     except ConnectionClosed:
         pass
     finally:
+        # The close code the client sent (None: its Close had none; "none": no Close at all).
+        received = connection.protocol.close_rcvd
+        ns.close_codes.append("none" if received is None else int(received.code))
         ns.connections.discard(connection)
         for subscribers in ns.topics.values():
             subscribers.discard(connection)
@@ -196,7 +208,9 @@ async def main() -> None:
     plain = await serve(handler, args.host, 0, **options)
     secure = await serve(handler, args.host, 0, ssl=context, **options)
     conformance = await ws_conformance.start(args.host)
+    faults = await ws_fault_server.start(args.host)
     info = {
+        "faults": faults.sockets[0].getsockname()[1],
         "ws": plain.sockets[0].getsockname()[1],
         "wss": secure.sockets[0].getsockname()[1],
         "conformance": conformance.sockets[0].getsockname()[1],

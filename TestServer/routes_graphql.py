@@ -70,7 +70,7 @@ class GraphQLState:
         self.persisted: dict[str, str] = {}          # sha256 hex -> document
         self.requests: collections.Counter[str] = collections.Counter()   # by method
         self.operations: collections.Counter[str] = collections.Counter()  # executed, by operation name
-        self.apq = {"hashOnly": 0, "misses": 0, "hits": 0, "registered": 0, "mismatches": 0}
+        self.apq = {"hashOnly": 0, "misses": 0, "hits": 0, "registered": 0, "mismatches": 0, "unsupported": 0}
         self.items_created = 0
         self.created_by_key: dict[str, int] = {}
         self.keys: dict[str, dict[str, Any]] = {}    # Idempotency-Key -> record
@@ -187,12 +187,13 @@ class _Reply(Exception):
     """A response decided before execution (malformed request, APQ miss, 405...)."""
 
     def __init__(self, status: int, errors: list[dict[str, Any]], outcome: str,
-                 headers: dict[str, str] | None = None) -> None:
+                 headers: dict[str, str] | None = None, media: str | None = None) -> None:
         super().__init__(outcome)
         self.status = status
         self.errors = errors
         self.outcome = outcome
         self.headers = headers or {}
+        self.media = media  # overrides the negotiated response type (the legacy APQ forms)
 
 
 def _media_type(accept: str | None) -> str | None:
@@ -265,8 +266,15 @@ async def _params(request: web.Request) -> dict[str, Any]:
             "extensions": _json_param(body.get("extensions"), "extensions")}
 
 
-def _resolve_document(params: dict[str, Any], gql: GraphQLState, media: str, entry: dict[str, Any]) -> str:
-    """The document to run; records the request kind in ``entry``: full, hashOnly or fullWithHash (APQ)."""
+def _resolve_document(params: dict[str, Any], gql: GraphQLState, media: str, entry: dict[str, Any],
+                      apq: str = "standard") -> str:
+    """The document to run; records the request kind in ``entry``: full, hashOnly or fullWithHash (APQ).
+
+    ``apq``: "standard" answers a miss per the negotiated media type (400 graphql-response+json or
+    200 json); "400-json" answers a miss with 400 and ``application/json`` whatever the client accepts
+    (what Apollo Server 2/3, graphql-java and others send); "unsupported-400-json" refuses every
+    persisted query with PersistedQueryNotSupported in that same 400 JSON form.
+    """
     request_error = 400 if media == GQL_JSON else 200
     persisted = (params["extensions"] or {}).get("persistedQuery")
     if persisted is None:
@@ -274,6 +282,12 @@ def _resolve_document(params: dict[str, Any], gql: GraphQLState, media: str, ent
             raise _Reply(400, [{"message": "Missing query"}], "badRequest")
         entry["kind"] = "full"
         return params["query"]
+    if apq == "unsupported-400-json":
+        entry["kind"] = "fullWithHash" if params["query"] else "hashOnly"
+        gql.apq["unsupported"] += 1
+        raise _Reply(400, [{"message": "PersistedQueryNotSupported",
+                            "extensions": {"code": "PERSISTED_QUERY_NOT_SUPPORTED"}}],
+                     "persistedQueryNotSupported", media=JSON)
     sha = persisted.get("sha256Hash") if isinstance(persisted, dict) else None
     if not isinstance(persisted, dict) or persisted.get("version") != 1 or not isinstance(sha, str):
         raise _Reply(400, [{"message": "Unsupported persisted query version",
@@ -284,9 +298,11 @@ def _resolve_document(params: dict[str, Any], gql: GraphQLState, media: str, ent
         document = gql.persisted.get(sha)
         if document is None:
             gql.apq["misses"] += 1
-            raise _Reply(request_error, [{"message": "PersistedQueryNotFound",
-                                          "extensions": {"code": "PERSISTED_QUERY_NOT_FOUND"}}],
-                         "persistedQueryNotFound", {"Cache-Control": "private, no-cache, must-revalidate"})
+            legacy = apq == "400-json"
+            raise _Reply(400 if legacy else request_error, [{"message": "PersistedQueryNotFound",
+                                                             "extensions": {"code": "PERSISTED_QUERY_NOT_FOUND"}}],
+                         "persistedQueryNotFound", {"Cache-Control": "private, no-cache, must-revalidate"},
+                         media=JSON if legacy else None)
         gql.apq["hits"] += 1
         return document
     entry["kind"] = "fullWithHash"
@@ -316,7 +332,7 @@ def _fingerprint(raw: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-async def graphql_handler(request: web.Request) -> web.Response:
+async def graphql_handler(request: web.Request, apq: str = "standard") -> web.Response:
     ns = state_of(request)
     gql: GraphQLState = ns.bucket("graphql")
     gql.requests[request.method] += 1
@@ -331,7 +347,7 @@ async def graphql_handler(request: web.Request) -> web.Response:
     try:
         params = await _params(request)
         entry["operationName"] = params["operationName"]
-        document = _resolve_document(params, gql, media, entry)
+        document = _resolve_document(params, gql, media, entry, apq)
         try:
             ast = parse(document)
         except GraphQLSyntaxError as exc:
@@ -352,7 +368,8 @@ async def graphql_handler(request: web.Request) -> web.Response:
             raise _Reply(request_error, [e.formatted for e in built], "requestError")
     except _Reply as reply:
         entry.update(status=reply.status, outcome=reply.outcome)
-        return _respond(media, reply.status, {"errors": reply.errors}, {"Cache-Control": "no-store", **reply.headers})
+        return _respond(reply.media or media, reply.status, {"errors": reply.errors},
+                        {"Cache-Control": "no-store", **reply.headers})
 
     # Idempotency-Key on a mutation: replay the stored response instead of applying it again.
     key = request.headers.get("Idempotency-Key") if operation.operation == OperationType.MUTATION else None
@@ -387,6 +404,19 @@ async def graphql_handler(request: web.Request) -> web.Response:
     return _respond(media, 200, payload, headers)
 
 
+async def graphql_apq_400_json_handler(request: web.Request) -> web.Response:
+    return await graphql_handler(request, "400-json")
+
+
+async def graphql_apq_unsupported_400_json_handler(request: web.Request) -> web.Response:
+    return await graphql_handler(request, "unsupported-400-json")
+
+
 def setup(routes) -> None:
     routes.get("/graphql", graphql_handler)
     routes.post("/graphql", graphql_handler)
+    # The same endpoint with the legacy APQ answers (see _resolve_document).
+    for path, handler in (("/graphql/apq-400-json", graphql_apq_400_json_handler),
+                          ("/graphql/apq-unsupported-400-json", graphql_apq_unsupported_400_json_handler)):
+        routes.get(path, handler)
+        routes.post(path, handler)

@@ -99,6 +99,65 @@ import CourierTesting
         #expect(stub.requestCount == 2)
     }
 
+    /// Apollo Server 2/3, graphql-java and others answer an APQ miss with 400 and plain
+    /// `application/json` (not the GraphQL media type): still a miss, registered once.
+    @Test(arguments: ["application/json", "application/json; charset=utf-8", "application/problem+json"])
+    func persistedQueryMissAs400PlainJSONIsStillAMiss(_ contentType: String) async throws {
+        let notFound = HTTPResponse.json(
+            #"{"errors":[{"message":"PersistedQueryNotFound","extensions":{"code":"PERSISTED_QUERY_NOT_FOUND"}}]}"#,
+            status: 400, headers: ["Content-Type": contentType])
+        let stub = StubTransport(responses: [notFound, graphQLResponse(Self.hero), graphQLResponse(Self.hero)])
+        let graphQL = makeGraphQL(stub) { $0.usesPersistedQueries = true }
+        #expect(try await graphQL.send(GetHero()).hero.name == "R2-D2")
+        #expect(try await graphQL.send(GetHero()).hero.name == "R2-D2")
+        #expect(stub.requests.compactMap(\.jsonBody).map { $0["query"] != nil } == [false, true, false])
+    }
+
+    /// Only the APQ answers are read from a plain-JSON 4xx: any other error there stays an HTTP
+    /// failure (it may be a proxy's), and a request without a hash never reads one.
+    @Test func other400PlainJSONErrorsStayHTTPFailures() async throws {
+        let other = HTTPResponse.json(
+            #"{"errors":[{"message":"Bad things"}]}"#, status: 400, headers: ["Content-Type": "application/json"])
+        let stub = StubTransport(responses: [other])
+        let graphQL = makeGraphQL(stub) { $0.usesPersistedQueries = true }
+        let error = await #expect(throws: NetworkError.self) { try await graphQL.send(GetHero()) }
+        #expect(error?.statusCode == 400)
+        #expect(stub.requestCount == 1)
+
+        let notFound = HTTPResponse.json(
+            #"{"errors":[{"message":"PersistedQueryNotFound"}]}"#, status: 400, headers: ["Content-Type": "application/json"])
+        let plain = StubTransport(responses: [notFound])
+        let withoutAPQ = makeGraphQL(plain)
+        let plainError = await #expect(throws: NetworkError.self) { try await withoutAPQ.send(GetHero()) }
+        #expect(plainError?.statusCode == 400)
+    }
+
+    /// A plain-JSON 400 `PersistedQueryNotSupported` turns APQ off like the other forms.
+    @Test func persistedQueryNotSupportedAs400PlainJSONTurnsThemOff() async throws {
+        let unsupported = HTTPResponse.json(
+            #"{"errors":[{"message":"PersistedQueryNotSupported"}]}"#, status: 400,
+            headers: ["Content-Type": "application/json"])
+        let stub = StubTransport(responses: [unsupported, graphQLResponse(Self.hero), graphQLResponse(Self.hero)])
+        let graphQL = makeGraphQL(stub) { $0.usesPersistedQueries = true }
+        _ = try await graphQL.send(GetHero())
+        _ = try await graphQL.send(GetHero())
+        #expect(stub.requests.compactMap(\.jsonBody).map { $0["extensions"] != nil } == [true, false, false])
+    }
+
+    /// With APQ on and queries over GET, a mutation still goes out as POST (hash and document).
+    @Test func persistedMutationStaysOffGET() async throws {
+        let notFound = HTTPResponse.json(
+            #"{"errors":[{"message":"PersistedQueryNotFound"}]}"#, status: 400, headers: ["Content-Type": "application/json"])
+        let renamed = graphQLResponse(#"{"data":{"renameHero":{"name":"Luke"}}}"#)
+        let stub = StubTransport(responses: [notFound, renamed])
+        let graphQL = makeGraphQL(stub) {
+            $0.usesPersistedQueries = true
+            $0.queryMethod = .get
+        }
+        #expect(try await graphQL.send(RenameHero()).renameHero.name == "Luke")
+        #expect(stub.requests.map(\.httpMethod) == ["POST", "POST"])
+    }
+
     @Test func serverWithoutPersistedQueriesTurnsThemOff() async throws {
         let unsupported = graphQLResponse(
             #"{"errors":[{"message":"PersistedQueryNotSupported","extensions":{"code":"PERSISTED_QUERY_NOT_SUPPORTED"}}]}"#,

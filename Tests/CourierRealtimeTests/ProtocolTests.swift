@@ -173,3 +173,63 @@ struct ProtocolTests {
         #expect(await events.next() == .closed(code: .goingAway, reason: "bye", error: nil))
     }
 }
+
+@Suite("Opening handshake answers that will not change on retry")
+struct HandshakeClassificationTests {
+    private let key = "dGhlIHNhbXBsZSBub25jZQ=="
+
+    private func head(_ status: String, _ fields: [String] = []) -> [UInt8] {
+        Array(([status] + fields).joined(separator: "\r\n").utf8)
+    }
+
+    private var upgrade: [String] {
+        ["Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Accept: \(OpeningHandshake.acceptValue(for: key))"]
+    }
+
+    private func outcome(_ head: [UInt8], offered: [String] = [], requires: Bool = false) -> Result<String?, WebSocketError> {
+        Result {
+            try OpeningHandshake.validate(head: head, key: key, offered: offered, requiresSubprotocol: requires)
+        }.mapError { ($0 as? WebSocketError) ?? .notConnected }
+    }
+
+    @Test(arguments: [300, 301, 302, 303, 307, 308])
+    func redirectsAreTypedAndTerminal(_ status: Int) {
+        let result = outcome(head("HTTP/1.1 \(status) Moved", ["Location: ws://elsewhere.test/live", "Content-Length: 0"]))
+        #expect(result == .failure(.handshakeRedirected(status: status, location: "ws://elsewhere.test/live")))
+        #expect(WebSocketClient.isTerminal(.handshakeRedirected(status: status, location: nil)))
+    }
+
+    @Test func negotiationTheClientCannotUseIsTerminal() {
+        let cases: [(fields: [String], offered: [String], requires: Bool)] = [
+            (["Sec-WebSocket-Protocol: chat"], [], false),  // none offered
+            (["Sec-WebSocket-Protocol: v3"], ["v1", "v2"], false),  // not offered
+            (["Sec-WebSocket-Protocol: v1", "Sec-WebSocket-Protocol: v2"], ["v1", "v2"], false),  // two selected
+            ([], ["v1"], true),  // none selected while one is required
+            (["Sec-WebSocket-Extensions: permessage-deflate"], [], false),  // extension not offered
+        ]
+        for item in cases {
+            let result = outcome(
+                head("HTTP/1.1 101 Switching Protocols", upgrade + item.fields), offered: item.offered, requires: item.requires)
+            guard case .failure(let error) = result, case .negotiationFailed = error else {
+                Issue.record("\(item): \(result)")
+                continue
+            }
+            #expect(WebSocketClient.isTerminal(error))
+        }
+        #expect(outcome(head("HTTP/1.1 101 Switching Protocols", upgrade), offered: ["v1"]) == .success(nil))
+        #expect(
+            outcome(head("HTTP/1.1 101 Switching Protocols", upgrade + ["Sec-WebSocket-Protocol: v2"]), offered: ["v1", "v2"])
+                == .success("v2"))
+    }
+
+    @Test func statusesThatMayChangeAreRetried() {
+        for status in [408, 429, 500, 502, 503, 504] {
+            #expect(!WebSocketClient.isTerminal(.handshakeRejected(status: status)), "\(status)")
+        }
+        for status in [400, 403, 404, 410, 426] {
+            #expect(WebSocketClient.isTerminal(.handshakeRejected(status: status)), "\(status)")
+        }
+        #expect(!WebSocketClient.isTerminal(.invalidHandshake("wrong accept")))
+        #expect(!WebSocketClient.isTerminal(.writeTimeout(seconds: 30)))
+    }
+}

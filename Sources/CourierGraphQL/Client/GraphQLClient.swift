@@ -36,7 +36,9 @@ import FoundationNetworking
 /// - **Persisted queries** (``Configuration/usesPersistedQueries``, Apollo's APQ): the first
 ///   request carries only `extensions.persistedQuery {version: 1, sha256Hash}`; on
 ///   `PersistedQueryNotFound` the call is sent once more with the full document and the hash,
-///   which registers it. Each document is hashed once per client.
+///   which registers it. The miss is recognised in every form servers send it: a 200, a 4xx with
+///   `application/graphql-response+json`, or a 400 with plain `application/json` (Apollo Server
+///   2/3, graphql-java…), as Apollo Client does. Each document is hashed once per client.
 public final class GraphQLClient: Sendable {
     /// How a ``GraphQLClient`` talks to its endpoint.
     public struct Configuration: Sendable {
@@ -131,11 +133,11 @@ public final class GraphQLClient: Sendable {
         }
         let hash = documents.sha256Hash(of: Operation.document)
         let first = try await exchange(call, document: false, hash: hash)
-        if first.payload.errors.contains(where: Self.isPersistedQueryNotFound) {
+        if first.payload.errors.contains(where: \.isPersistedQueryNotFound) {
             // The server does not know the hash yet: send the document with it, once.
             return try result(of: await exchange(call, document: true, hash: hash), call: call)
         }
-        if first.payload.errors.contains(where: Self.isPersistedQueryNotSupported) {
+        if first.payload.errors.contains(where: \.isPersistedQueryNotSupported) {
             persistedQueriesRefused.set(true)
             return try result(of: await exchange(call, document: true, hash: nil), call: call)
         }
@@ -205,9 +207,11 @@ public final class GraphQLClient: Sendable {
         } else {
             requestBody = .json(body)
         }
-        return GraphQLHTTPEndpoint(
+        var endpoint = GraphQLHTTPEndpoint<Operation.ResponseData>(
             path: configuration.path, method: call.method, query: query, headers: headers,
             body: requestBody, policy: call.policy, pathTemplate: call.label)
+        endpoint.carriesPersistedQuery = hash != nil
+        return endpoint
     }
 
     /// The GET parameters (GraphQL-over-HTTP draft, "GET"): `variables` and `extensions` as JSON text.
@@ -252,12 +256,17 @@ public final class GraphQLClient: Sendable {
             data: data, errors: payload.errors, extensions: payload.extensions,
             response: exchange.response, context: exchange.context)
     }
+}
 
-    static func isPersistedQueryNotFound(_ error: GraphQLError) -> Bool {
-        error.code == "PERSISTED_QUERY_NOT_FOUND" || error.message == "PersistedQueryNotFound"
+extension GraphQLError {
+    /// Apollo APQ's "hash not registered" answer (`extensions.code` or the message, as Apollo
+    /// Client matches it), in whatever response form it came.
+    var isPersistedQueryNotFound: Bool {
+        code == "PERSISTED_QUERY_NOT_FOUND" || message == "PersistedQueryNotFound"
     }
 
-    static func isPersistedQueryNotSupported(_ error: GraphQLError) -> Bool {
-        error.code == "PERSISTED_QUERY_NOT_SUPPORTED" || error.message == "PersistedQueryNotSupported"
+    /// Apollo APQ's "this server does not do persisted queries" answer.
+    var isPersistedQueryNotSupported: Bool {
+        code == "PERSISTED_QUERY_NOT_SUPPORTED" || message == "PersistedQueryNotSupported"
     }
 }

@@ -49,6 +49,12 @@ enum GraphQLMediaType {
     /// What the client accepts, preferred first (GraphQL-over-HTTP draft, "Accept").
     static let accept = "\(graphQLResponse), \(json)"
 
+    /// Whether `mediaType` (from ``of(_:)``) is JSON: `application/json` or any `+json` type.
+    static func isJSON(_ mediaType: String?) -> Bool {
+        guard let mediaType else { return false }
+        return mediaType == json || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
+    }
+
     /// The media type of a `Content-Type` value: before any `;`, trimmed, lower-cased.
     static func of(_ contentType: String?) -> String? {
         guard let contentType else { return nil }

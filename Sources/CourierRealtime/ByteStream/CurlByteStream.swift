@@ -48,14 +48,20 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
                 request.connectTimeout.components.seconds * 1000 + request.connectTimeout.components.attoseconds
                     / 1_000_000_000_000_000))
         let caFile = request.trustedCertificateAuthorities?.path
+        let sendBufferSize = request.sendBufferSize
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try connectBlocking(url: target, timeoutMS: timeoutMS, caFile: caFile) })
+                continuation.resume(
+                    with: Result {
+                        try connectBlocking(url: target, timeoutMS: timeoutMS, caFile: caFile, sendBufferSize: sendBufferSize)
+                    })
             }
         }
     }
 
-    private static func connectBlocking(url: String, timeoutMS: Int, caFile: String?) throws -> CurlByteStream {
+    private static func connectBlocking(
+        url: String, timeoutMS: Int, caFile: String?, sendBufferSize: Int?
+    ) throws -> CurlByteStream {
         guard let handle = curl_easy_init() else { throw WebSocketError.connectionFailed("curl_easy_init failed") }
         var code = ccurl_easy_setopt_string(handle, CURLOPT_URL, url)
         if code == CURLE_OK { code = ccurl_easy_setopt_long(handle, CURLOPT_CONNECT_ONLY, 1) }
@@ -70,6 +76,10 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
             let message = String(cString: curl_easy_strerror(code))
             curl_easy_cleanup(handle)
             throw WebSocketError.connectionFailed(message)
+        }
+        if var size = sendBufferSize.map({ Int32(clamping: $0) }) {
+            // Bounds what the kernel buffers for a peer that stopped reading (tests fill it fast).
+            _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
         return CurlByteStream(handle: handle, socket: socket)
     }

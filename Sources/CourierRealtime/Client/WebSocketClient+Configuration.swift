@@ -8,9 +8,16 @@ extension WebSocketClient {
         public var url: URL
         /// Extra handshake headers (never `Authorization` when `tokenManager` is set: it adds its own).
         public var headers: [String: String] = [:]
-        /// Subprotocols to offer (`Sec-WebSocket-Protocol`, RFC 6455 §1.9); a server selecting one not
-        /// offered, or selecting any when none was offered, fails the handshake.
+        /// Subprotocols to offer (`Sec-WebSocket-Protocol`, RFC 6455 §1.9), preferred first; a server
+        /// selecting one not offered, or selecting any when none was offered, fails the handshake
+        /// with ``WebSocketError/negotiationFailed(_:)`` and the session ends (no reconnect). The
+        /// one selected is ``WebSocketClient/subprotocol``.
         public var subprotocols: [String] = []
+        /// Whether a server that selects none of ``subprotocols`` fails the handshake
+        /// (``WebSocketError/negotiationFailed(_:)``, no reconnect) instead of opening without a
+        /// subprotocol. `false` by default, as browsers and `URLSessionWebSocketTask` behave;
+        /// ignored when no subprotocol is offered.
+        public var requiresSubprotocol = false
         /// Ping interval and pong timeout; nil sends no pings.
         public var keepalive: KeepalivePolicy? = KeepalivePolicy()
         /// Reconnect backoff and when to stop.
@@ -23,6 +30,12 @@ extension WebSocketClient {
         public var trustedCertificateAuthorities: URL?
         /// Limit for TCP, TLS and the handshake of one attempt.
         public var connectTimeout: Duration = .seconds(15)
+        /// Deadline of every write on an open connection, per slice of at most 64 KiB: a server
+        /// that stops reading (its TCP window full) fails the connection with
+        /// ``WebSocketError/writeTimeout(seconds:)`` (reported as 1006, then the reconnect policy
+        /// applies) instead of blocking `send` and `close()` for ever. 30 s by default. Courier's
+        /// RFC 6455 transport (Linux); `URLSessionWebSocketTask` has its own timeouts.
+        public var writeTimeout: Duration = .seconds(30)
         /// Supplies `Authorization: Bearer` for the handshake; a 401 handshake refreshes once and
         /// retries; a second 401 or an expired session ends the session (state `closed`, 1008).
         public var tokenManager: TokenManager?
@@ -40,9 +53,12 @@ extension WebSocketClient {
                 headers.removeAll { $0.name.lowercased() == "authorization" }
                 headers.append((name: "Authorization", value: "Bearer \(token)"))
             }
-            return WebSocketRequest(
+            var request = WebSocketRequest(
                 url: url, headers: headers, subprotocols: subprotocols, maximumMessageSize: maximumMessageSize,
                 trustedCertificateAuthorities: trustedCertificateAuthorities, connectTimeout: connectTimeout)
+            request.writeTimeout = writeTimeout
+            request.requiresSubprotocol = requiresSubprotocol
+            return request
         }
     }
 }

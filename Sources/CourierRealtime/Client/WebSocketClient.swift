@@ -31,6 +31,13 @@ public actor WebSocketClient {
     public private(set) var state: ConnectionState = .closed(code: .normalClosure, reason: "not connected")
     /// The last failure: a dropped connection, a failed attempt or a keepalive timeout.
     public private(set) var lastFailure: WebSocketError?
+    /// The subprotocol the server selected in the opening handshake of the open connection (one of
+    /// ``Configuration/subprotocols``, RFC 6455 §1.9); nil while not open or when none was selected.
+    public private(set) var subprotocol: String?
+    /// The extensions negotiated on the open connection (`Sec-WebSocket-Extensions`, RFC 6455 §9);
+    /// always empty today: Courier offers none (no permessage-deflate), and a server selecting
+    /// one fails the handshake with ``WebSocketError/negotiationFailed(_:)``.
+    public private(set) var extensions: [String] = []
     /// The subscriptions re-sent after each reconnect, in registration order.
     public var subscriptions: [Subscription] { registry }
 
@@ -115,19 +122,27 @@ public actor WebSocketClient {
         if case .closed = state {} else { publish(.closed(code: code, reason: reason)) }
     }
 
-    /// Sends a text message.
+    /// Sends a text message (see ``send(_:)``).
     ///
     /// - Throws: ``WebSocketError/notConnected`` unless open; the transport's errors.
     public func send(text: String) async throws { try await send(.text(text)) }
 
-    /// Sends a binary message.
+    /// Sends a binary message (see ``send(_:)``).
     ///
     /// - Throws: ``WebSocketError/notConnected`` unless open; the transport's errors.
     public func send(data: Data) async throws { try await send(.data(data)) }
 
-    /// Sends a message.
+    /// Sends a message; returns once its bytes are written to the connection.
     ///
-    /// - Throws: ``WebSocketError/notConnected`` unless open; the transport's errors.
+    /// The client never buffers messages across connections: while `connecting`,
+    /// `reconnecting` or `closed` it throws ``WebSocketError/notConnected`` at once, without
+    /// waiting. An app that must not lose a message keeps its own outbox and sends it when
+    /// ``states()`` reports `open` again (see the CourierRealtime article, "Sending while
+    /// disconnected"). A write that makes no progress for ``Configuration/writeTimeout`` fails
+    /// the connection (``WebSocketError/writeTimeout(seconds:)``, 1006) and throws.
+    ///
+    /// - Throws: ``WebSocketError/notConnected`` unless open (also when the connection closes
+    ///   before the message was written); the transport's errors.
     public func send(_ message: WebSocketMessage) async throws {
         guard state == .open, let current else { throw WebSocketError.notConnected }
         try await current.send(message)
@@ -207,6 +222,8 @@ public actor WebSocketClient {
         currentGeneration += 1
         let generation = currentGeneration
         current = connection
+        subprotocol = connection.subprotocol
+        extensions = connection.extensions
         openedAt = clock.elapsed()
         publish(.open)
         for subscription in registry { try? await connection.send(subscription.subscribe) }
@@ -216,6 +233,8 @@ public actor WebSocketClient {
         defer {
             keepalive?.cancel()
             current = nil
+            subprotocol = nil
+            extensions = []
         }
         for await event in connection.events {
             switch event {
@@ -312,13 +331,15 @@ public actor WebSocketClient {
         return error.closeCode
     }
 
-    /// Failures that reconnecting cannot fix: a final auth rejection, a 4xx handshake other than
-    /// 408/429, a bad URL, an option the platform lacks.
-    private static func isTerminal(_ error: WebSocketError) -> Bool {
+    /// Failures that reconnecting cannot fix, because the server answers the same way every time:
+    /// a final auth rejection, a 4xx handshake other than 408/429 (401 is refreshed once first
+    /// when a token manager is set), a 3xx (redirects are not followed), a subprotocol or
+    /// extension negotiation the client cannot use, a bad URL, an option the platform lacks.
+    static func isTerminal(_ error: WebSocketError) -> Bool {
         switch error {
         case .closed(let code, _): code == .policyViolation
         case .handshakeRejected(let status): (400..<500).contains(status) && status != 408 && status != 429
-        case .invalidURL, .unsupported: true
+        case .handshakeRedirected, .negotiationFailed, .invalidURL, .unsupported: true
         default: false
         }
     }

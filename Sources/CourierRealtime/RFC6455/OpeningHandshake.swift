@@ -57,8 +57,11 @@ enum OpeningHandshake {
 
     /// Sends the request on `stream` and validates the response.
     ///
-    /// - Throws: ``WebSocketError/handshakeRejected(status:)`` for a status other than 101,
-    ///   ``WebSocketError/invalidHandshake(_:)`` for a 101 that breaks §4.1, and the stream's errors.
+    /// - Throws: ``WebSocketError/handshakeRedirected(status:location:)`` for a 3xx,
+    ///   ``WebSocketError/handshakeRejected(status:)`` for another status other than 101,
+    ///   ``WebSocketError/invalidHandshake(_:)`` for a 101 that breaks §4.1,
+    ///   ``WebSocketError/negotiationFailed(_:)`` for a subprotocol or extension the client cannot
+    ///   use, and the stream's errors.
     static func perform(on stream: any ByteStream, request: WebSocketRequest) async throws -> Outcome {
         let key = makeKey()
         try await stream.write(requestHead(request, key: key))
@@ -74,7 +77,8 @@ enum OpeningHandshake {
             if let end = firstIndex(of: terminator, in: received, from: searchFrom) {
                 let head = Array(received[..<end])
                 let leftover = Array(received[(end + 4)...])
-                let subprotocol = try validate(head: head, key: key, offered: request.subprotocols)
+                let subprotocol = try validate(
+                    head: head, key: key, offered: request.subprotocols, requiresSubprotocol: request.requiresSubprotocol)
                 return Outcome(subprotocol: subprotocol, leftover: leftover)
             }
             guard received.count <= maximumResponseHead else {
@@ -84,7 +88,7 @@ enum OpeningHandshake {
     }
 
     /// Checks a response head (§4.1, the client's checks 1–6); returns the selected subprotocol.
-    static func validate(head: [UInt8], key: String, offered: [String]) throws -> String? {
+    static func validate(head: [UInt8], key: String, offered: [String], requiresSubprotocol: Bool = false) throws -> String? {
         let text = String(decoding: head, as: UTF8.self)
         var lines = text.components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst()
@@ -92,13 +96,19 @@ enum OpeningHandshake {
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
             throw WebSocketError.invalidHandshake("malformed status line \"\(statusLine.prefix(80))\"")
         }
-        guard status == 101 else { throw WebSocketError.handshakeRejected(status: status) }
         var headers: [String: [String]] = [:]
         for line in lines where !line.isEmpty {
-            guard let colon = line.firstIndex(of: ":") else { throw WebSocketError.invalidHandshake("malformed header line") }
+            guard let colon = line.firstIndex(of: ":") else {
+                guard status == 101 else { continue }  // a rejection's status is what counts
+                throw WebSocketError.invalidHandshake("malformed header line")
+            }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
             headers[name, default: []].append(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
+        if (300..<400).contains(status) {
+            throw WebSocketError.handshakeRedirected(status: status, location: headers["location"]?.first)
+        }
+        guard status == 101 else { throw WebSocketError.handshakeRejected(status: status) }
         func tokens(_ name: String) -> [String] {
             (headers[name] ?? []).flatMap { $0.split(separator: ",") }.map {
                 $0.trimmingCharacters(in: .whitespaces).lowercased()
@@ -113,14 +123,23 @@ enum OpeningHandshake {
         guard headers["sec-websocket-accept"] == [acceptValue(for: key)] else {
             throw WebSocketError.invalidHandshake("Sec-WebSocket-Accept does not match the key (RFC 6455 §4.1)")
         }
+        // §4.1 check 5: the client offers no extension, so any selected one fails.
         if let extensions = headers["sec-websocket-extensions"], extensions.contains(where: { !$0.isEmpty }) {
-            throw WebSocketError.invalidHandshake(
+            throw WebSocketError.negotiationFailed(
                 "the server selected extensions the client did not offer: \(extensions.joined(separator: ", "))")
         }
-        guard let selected = headers["sec-websocket-protocol"] else { return nil }
+        // §4.1 check 6: at most one subprotocol, one of those offered.
+        guard let selected = headers["sec-websocket-protocol"], selected.contains(where: { !$0.isEmpty }) else {
+            if requiresSubprotocol, !offered.isEmpty {
+                throw WebSocketError.negotiationFailed(
+                    "the server selected none of the subprotocols offered (\(offered.joined(separator: ", ")))")
+            }
+            return nil
+        }
         guard selected.count == 1, let name = selected.first, offered.contains(name) else {
-            throw WebSocketError.invalidHandshake(
-                "the server selected a subprotocol the client did not offer: \(selected.joined(separator: ", "))")
+            throw WebSocketError.negotiationFailed(
+                "the server selected a subprotocol the client did not offer: \(selected.joined(separator: ", "))"
+                    + (offered.isEmpty ? " (none was offered)" : " (offered: \(offered.joined(separator: ", ")))"))
         }
         return name
     }

@@ -1,17 +1,41 @@
 import Foundation
 
 /// Courier's own RFC 6455 client connection over any ``ByteStream``: frames and masks what it
-/// sends, parses and validates what it reads, answers pings with pongs (§5.5.2–5.5.3), runs the
-/// closing handshake (§7.1.2, §5.5.1), and fails the connection with 1002, 1007 or 1009 when the
-/// server breaks the protocol (§7.1.7). A connection lost without a Close frame reports 1006.
+/// sends, parses and validates what it reads, answers pings with pongs in order (§5.5.2–5.5.3),
+/// runs the closing handshake (§7.1.2, §5.5.1), and fails the connection with 1002, 1007 or 1009
+/// when the server breaks the protocol (§7.1.7). A connection lost without a Close frame reports 1006.
+///
+/// Writing: one writer drains an outgoing queue (``OutgoingQueue``: control frames ahead of data
+/// frames not yet started, each lane in order), so `send`, `sendPing` and `close` never wait
+/// behind each other's bytes, and every write slice has a deadline (`writeTimeout`): a peer that
+/// stops reading fails the connection with ``WebSocketError/writeTimeout(seconds:)`` (1006).
+/// Pings and the closing handshake are queued, not awaited, so the keepalive and close timers run
+/// while a write is stuck.
+///
+/// Closing: the first Close received decides the code and reason reported (§7.1.5), whatever the
+/// socket does next (a reset right after it, a second Close in the same read). After the client
+/// fails the connection it keeps reading and discarding until the server closes TCP or
+/// `closeTimeout` passes, so its Close reaches the peer instead of being lost to a reset.
 actor RFC6455Connection: WebSocketConnection {
-    private enum Phase { case open, closing, closed }
+    private enum Phase {
+        /// Messages flow both ways.
+        case open
+        /// A Close was sent or received; reading continues for the closing handshake.
+        case closing
+        /// The stream is closed and `closed` was reported.
+        case closed
+    }
+
+    /// Bytes written to the stream in one call at most, each call with its own deadline.
+    static let writeSlice = 64 * 1024
 
     nonisolated let subprotocol: String?
     nonisolated let events: AsyncStream<WebSocketConnectionEvent>
     private let continuation: AsyncStream<WebSocketConnectionEvent>.Continuation
     private let stream: any ByteStream
     private let closeTimeout: Duration
+    private let writeTimeout: Duration
+    private let sleep: @Sendable (Duration) async throws -> Void
     private let fragmentSize: Int?
     private var parser: FrameParser
     private var assembler: MessageAssembler
@@ -20,18 +44,40 @@ actor RFC6455Connection: WebSocketConnection {
     private var closeWaiters: [CheckedContinuation<Void, Never>] = []
     private var closeTimer: Task<Void, Never>?
 
+    private var outgoing = OutgoingQueue()
+    private var writerRunning = false
+    private var writeNumber = 0
+    /// Our Close frame is queued (nothing is queued after it).
+    private var closeQueued = false
+    /// Our Close frame is written.
+    private var closeSent = false
+    /// The first Close frame received (§7.1.5): what is reported unless the client failed first.
+    private var receivedClose: (code: WebSocketCloseCode, reason: String)?
+    /// The error the client failed the connection with (1002, 1007, 1009).
+    private var failure: WebSocketError?
+    /// The code and reason of a closing handshake the app started.
+    private var initiatedClose: (code: WebSocketCloseCode, reason: String)?
+    /// After a failure: the parser's state is unusable, so bytes are read and thrown away.
+    private var discarding = false
+
     /// - Parameters:
     ///   - leftover: bytes the server sent right after its handshake response.
     ///   - maximumMessageSize: largest frame and message accepted, in bytes (1009 above).
     ///   - fragmentSize: split outgoing messages into frames of at most this many payload bytes.
-    ///   - closeTimeout: how long to wait for the server's Close after sending ours.
+    ///   - closeTimeout: how long to wait for the server's Close after sending ours, and how long
+    ///     to keep reading (discarding) after failing the connection before dropping TCP.
+    ///   - writeTimeout: the deadline of each write slice (at most ``writeSlice`` bytes).
+    ///   - sleep: the timers' clock (`Task.sleep` by default; tests inject a manual clock).
     init(
         stream: any ByteStream, leftover: [UInt8], subprotocol: String?, maximumMessageSize: Int,
-        fragmentSize: Int? = nil, closeTimeout: Duration = .seconds(5)
+        fragmentSize: Int? = nil, closeTimeout: Duration = .seconds(5), writeTimeout: Duration = .seconds(30),
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.stream = stream
         self.subprotocol = subprotocol
         self.closeTimeout = closeTimeout
+        self.writeTimeout = writeTimeout
+        self.sleep = sleep
         self.fragmentSize = fragmentSize.map { max(1, $0) }
         self.parser = FrameParser(maximumPayload: maximumMessageSize)
         self.assembler = MessageAssembler(maximumMessageSize: maximumMessageSize)
@@ -44,6 +90,8 @@ actor RFC6455Connection: WebSocketConnection {
         Task { await self.readLoop() }
     }
 
+    // MARK: - Commands
+
     func send(_ message: WebSocketMessage) async throws {
         guard phase == .open else { throw WebSocketError.notConnected }
         let (opcode, payload): (Opcode, [UInt8]) =
@@ -51,7 +99,7 @@ actor RFC6455Connection: WebSocketConnection {
             case .text(let text): (.text, Array(text.utf8))
             case .data(let data): (.binary, Array(data))
             }
-        var bytes: [UInt8] = []
+        var frames: [[UInt8]] = []
         if let fragmentSize, payload.count > fragmentSize {
             var offset = 0
             while offset < payload.count {
@@ -59,68 +107,79 @@ actor RFC6455Connection: WebSocketConnection {
                 let frame = Frame(
                     fin: end == payload.count, opcode: offset == 0 ? opcode : .continuation,
                     payload: Array(payload[offset..<end]))
-                bytes += FrameEncoder.encode(frame, maskingKey: FrameEncoder.freshMaskingKey())
+                frames.append(FrameEncoder.encode(frame, maskingKey: FrameEncoder.freshMaskingKey()))
                 offset = end
             }
         } else {
-            bytes = FrameEncoder.encode(Frame(opcode: opcode, payload: payload), maskingKey: FrameEncoder.freshMaskingKey())
+            frames = [FrameEncoder.encode(Frame(opcode: opcode, payload: payload), maskingKey: FrameEncoder.freshMaskingKey())]
         }
-        try await stream.write(bytes)
+        // The message is sent when its last frame is written; control frames may go between its
+        // fragments (§5.4), other messages never do.
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            outgoing.enqueueData(frames, done: done)
+            startWriter()
+        }
     }
 
+    /// Queues a ping and returns: the caller's pong timeout runs while the ping waits to be written.
     func sendPing(onPong: @escaping @Sendable () -> Void) async throws {
         guard phase == .open else { throw WebSocketError.notConnected }
         pendingPongs.append(onPong)
-        try await writeFrame(Frame(opcode: .ping, payload: Array("courier".utf8)))
+        enqueueControl(Frame(opcode: .ping, payload: Array("courier".utf8)))
     }
 
     func close(code: WebSocketCloseCode, reason: String) async {
         if phase == .open {
             phase = .closing
-            try? await writeFrame(Frame(opcode: .close, payload: FrameEncoder.closePayload(code: code, reason: reason)))
-            let timeout = closeTimeout
-            closeTimer = Task { [weak self] in
-                try? await Task.sleep(for: timeout)
-                guard !Task.isCancelled else { return }
-                await self?.finish(code: code, reason: reason, error: nil)
-            }
+            initiatedClose = (code, reason)
+            queueClose(code: code, reason: reason, urgent: false)
+            startCloseTimer()
         }
         guard phase != .closed else { return }
         await withCheckedContinuation { closeWaiters.append($0) }
     }
 
     func abort(_ error: WebSocketError) async {
-        finish(code: .abnormalClosure, reason: error.description, error: error)
+        finish(lost: error)
     }
 
     // MARK: - Reading
 
     private func readLoop() async {
+        parseBuffered()
+        while phase != .closed {
+            let bytes: [UInt8]
+            do {
+                bytes = try await stream.read(maximumLength: 64 * 1024)
+            } catch {
+                finish(lost: (error as? WebSocketError) ?? .connectionFailed("\(error)"))
+                return
+            }
+            guard phase != .closed else { return }
+            guard !bytes.isEmpty else {
+                finish(lost: nil)
+                return
+            }
+            // After the first Close received, or after failing: read and discard.
+            guard !discarding, receivedClose == nil else { continue }
+            parser.append(bytes)
+            parseBuffered()
+        }
+    }
+
+    /// Handles the complete frames buffered; a protocol violation fails the connection.
+    private func parseBuffered() {
         do {
             try processBuffered()
-            while phase != .closed {
-                let bytes = try await stream.read(maximumLength: 64 * 1024)
-                guard phase != .closed else { return }
-                guard !bytes.isEmpty else {
-                    finish(code: .abnormalClosure, reason: "connection closed without a Close frame", error: nil)
-                    return
-                }
-                parser.append(bytes)
-                try processBuffered()
-            }
         } catch let error as WebSocketError {
-            if case .connectionFailed = error {
-                finish(code: .abnormalClosure, reason: error.description, error: error)
-            } else {
-                await fail(error)
-            }
+            fail(error)
         } catch {
-            finish(code: .abnormalClosure, reason: "\(error)", error: .connectionFailed("\(error)"))
+            fail(.protocolError("\(error)"))
         }
     }
 
     private func processBuffered() throws {
-        while phase != .closed, let frame = try parser.next() {
+        while phase != .closed, !discarding, receivedClose == nil, let frame = try parser.next() {
             try handle(frame)
         }
     }
@@ -133,11 +192,8 @@ actor RFC6455Connection: WebSocketConnection {
                 continuation.yield(.message(message))
             }
         case .ping:
-            if phase == .open {
-                let pong = FrameEncoder.encode(
-                    Frame(opcode: .pong, payload: frame.payload), maskingKey: FrameEncoder.freshMaskingKey())
-                Task { try? await self.stream.write(pong) }
-            }
+            // Queued in arrival order: pongs answer pings in the order the pings came.
+            if phase == .open { enqueueControl(Frame(opcode: .pong, payload: frame.payload)) }
         case .pong:
             let callbacks = pendingPongs
             pendingPongs = []
@@ -158,45 +214,139 @@ actor RFC6455Connection: WebSocketConnection {
             guard UTF8Validation.isValid(reasonBytes) else { throw WebSocketError.invalidUTF8 }
             reason = String(decoding: reasonBytes, as: UTF8.self)
         }
+        // Recorded before anything is written: a reset or EOF right after cannot turn it into 1006.
+        receivedClose = (code, reason)
         if phase == .open {
+            // §5.5.1: answer with the same code; the connection ends once the answer is written.
             phase = .closing
-            let reply = code == .noStatusReceived ? [] : [payload[0], payload[1]]
-            let bytes = FrameEncoder.encode(Frame(opcode: .close, payload: reply), maskingKey: FrameEncoder.freshMaskingKey())
-            let stream = self.stream
-            Task {
-                try? await stream.write(bytes)
-                self.finish(code: code, reason: reason, error: nil)
-            }
-            return
+            queueClose(code: code == .noStatusReceived ? nil : code, reason: "", urgent: true)
+            startCloseTimer()
+        } else if closeSent {
+            // Both Close frames went: the closing handshake is complete.
+            finish(lost: nil)
         }
-        finish(code: code, reason: reason, error: nil)
     }
 
-    /// Fails the connection (§7.1.7): sends a Close with the error's code, then drops TCP.
-    private func fail(_ error: WebSocketError) async {
+    /// Fails the connection (§7.1.7): queues a Close with the error's code, then reads and
+    /// discards until the server closes TCP (or `closeTimeout`), so the Close is not lost to a reset.
+    private func fail(_ error: WebSocketError) {
         guard phase != .closed else { return }
-        if phase == .open {
-            phase = .closing
-            try? await writeFrame(
-                Frame(opcode: .close, payload: FrameEncoder.closePayload(code: error.closeCode, reason: error.description)))
-        }
-        finish(code: error.closeCode, reason: error.description, error: error)
+        if failure == nil, receivedClose == nil { failure = error }
+        discarding = true
+        phase = .closing
+        queueClose(code: error.closeCode, reason: error.description, urgent: true)
+        startCloseTimer()
     }
 
-    private func finish(code: WebSocketCloseCode, reason: String, error: WebSocketError?) {
+    // MARK: - Writing
+
+    private func enqueueControl(_ frame: Frame) {
+        guard !closeQueued else { return }
+        outgoing.enqueueControl(FrameEncoder.encode(frame, maskingKey: FrameEncoder.freshMaskingKey()))
+        startWriter()
+    }
+
+    /// Queues our Close (once): `urgent` ahead of unsent data, which is dropped (its `send` throws
+    /// ``WebSocketError/notConnected``); otherwise after the data already queued.
+    private func queueClose(code: WebSocketCloseCode?, reason: String, urgent: Bool) {
+        guard !closeQueued else { return }
+        closeQueued = true
+        let payload = code.map { FrameEncoder.closePayload(code: $0, reason: reason) } ?? []
+        let bytes = FrameEncoder.encode(Frame(opcode: .close, payload: payload), maskingKey: FrameEncoder.freshMaskingKey())
+        for dropped in outgoing.enqueueClose(bytes, urgent: urgent) { dropped.resume(throwing: WebSocketError.notConnected) }
+        startWriter()
+    }
+
+    private func startWriter() {
+        guard !writerRunning, phase != .closed else { return }
+        writerRunning = true
+        Task { await self.drainOutgoing() }
+    }
+
+    private func drainOutgoing() async {
+        defer { writerRunning = false }
+        while phase != .closed, let item = outgoing.next() {
+            var offset = 0
+            do {
+                while offset < item.bytes.count {
+                    let end = min(item.bytes.count, offset + Self.writeSlice)
+                    try await writeWithDeadline(Array(item.bytes[offset..<end]))
+                    offset = end
+                }
+            } catch {
+                item.done?.resume(throwing: error)
+                let writeError = (error as? WebSocketError) ?? .connectionFailed("\(error)")
+                finish(lost: writeError)
+                return
+            }
+            item.done?.resume()
+            if item.isClose { closeWritten() }
+        }
+    }
+
+    /// Writes `bytes`; a write still pending after `writeTimeout` fails the connection (1006):
+    /// the stream is closed, which ends the write.
+    private func writeWithDeadline(_ bytes: [UInt8]) async throws {
+        writeNumber += 1
+        let number = writeNumber
+        let timeout = writeTimeout
+        let sleep = self.sleep
+        let watchdog = Task { [weak self] in
+            do { try await sleep(timeout) } catch { return }
+            await self?.writeTimedOut(number)
+        }
+        defer { watchdog.cancel() }
+        try await stream.write(bytes)
+    }
+
+    private func writeTimedOut(_ number: Int) {
+        guard writeNumber == number, writerRunning, phase != .closed else { return }
+        finish(lost: .writeTimeout(seconds: ReconnectPolicy.seconds(writeTimeout)))
+    }
+
+    /// Our Close is on the wire: the handshake is complete if the server's Close came (or we are
+    /// answering it); after a failure we keep discarding until EOF or the close timer.
+    private func closeWritten() {
+        closeSent = true
+        if receivedClose != nil, !discarding { finish(lost: nil) }
+    }
+
+    private func startCloseTimer() {
+        guard closeTimer == nil else { return }
+        let timeout = closeTimeout
+        let sleep = self.sleep
+        closeTimer = Task { [weak self] in
+            do { try await sleep(timeout) } catch { return }
+            await self?.finish(lost: nil)
+        }
+    }
+
+    // MARK: - Ending
+
+    /// Ends the connection: closes the stream, fails whatever is still queued and reports, in this
+    /// order of precedence, the client's failure, the first Close received, the app's close, or
+    /// 1006 with `lost` (TCP loss, a write deadline, a keepalive failure).
+    private func finish(lost: WebSocketError?) {
         guard phase != .closed else { return }
         phase = .closed
         closeTimer?.cancel()
         stream.close()
         pendingPongs = []
-        continuation.yield(.closed(code: code, reason: reason, error: error))
+        for done in outgoing.removeAll() { done.resume(throwing: WebSocketError.notConnected) }
+        let reported: (code: WebSocketCloseCode, reason: String, error: WebSocketError?)
+        if let failure {
+            reported = (failure.closeCode, failure.description, failure)
+        } else if let receivedClose {
+            reported = (receivedClose.code, receivedClose.reason, nil)
+        } else if let initiatedClose {
+            reported = (initiatedClose.code, initiatedClose.reason, nil)
+        } else {
+            reported = (.abnormalClosure, lost?.description ?? "connection closed without a Close frame", lost)
+        }
+        continuation.yield(.closed(code: reported.code, reason: reported.reason, error: reported.error))
         continuation.finish()
         let waiters = closeWaiters
         closeWaiters = []
         for waiter in waiters { waiter.resume() }
-    }
-
-    private func writeFrame(_ frame: Frame) async throws {
-        try await stream.write(FrameEncoder.encode(frame, maskingKey: FrameEncoder.freshMaskingKey()))
     }
 }

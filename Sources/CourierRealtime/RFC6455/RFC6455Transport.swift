@@ -5,6 +5,10 @@ package struct RFC6455Transport: WebSocketTransport {
     package let openStream: @Sendable (WebSocketRequest) async throws -> any ByteStream
     /// Split outgoing messages into frames of at most this many bytes (nil: one frame each).
     package var fragmentSize: Int?
+    /// How long to wait for the server's Close after ours (and to linger after failing).
+    package var closeTimeout: Duration = .seconds(5)
+    /// The connection's timers (write deadlines, close timeout): `Task.sleep` unless a test injects one.
+    package var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
 
     package init(fragmentSize: Int? = nil, openStream: @escaping @Sendable (WebSocketRequest) async throws -> any ByteStream) {
         self.openStream = openStream
@@ -26,7 +30,8 @@ package struct RFC6455Transport: WebSocketTransport {
             let outcome = try await OpeningHandshake.perform(on: stream, request: request)
             let connection = RFC6455Connection(
                 stream: stream, leftover: outcome.leftover, subprotocol: outcome.subprotocol,
-                maximumMessageSize: request.maximumMessageSize, fragmentSize: fragmentSize)
+                maximumMessageSize: request.maximumMessageSize, fragmentSize: fragmentSize, closeTimeout: closeTimeout,
+                writeTimeout: request.writeTimeout, sleep: sleep)
             await connection.start()
             return connection
         } catch {

@@ -15,6 +15,12 @@ package struct WebSocketRequest: Sendable {
     package var trustedCertificateAuthorities: URL?
     /// Limit for TCP + TLS + handshake.
     package var connectTimeout: Duration
+    /// Deadline of each write (a slice of at most 64 KiB) on the open connection.
+    package var writeTimeout: Duration = .seconds(30)
+    /// With subprotocols offered, a 101 selecting none fails the handshake.
+    package var requiresSubprotocol = false
+    /// `SO_SNDBUF` for the socket, in bytes (nil: the system's); tests bound it to fill it fast.
+    package var sendBufferSize: Int?
 
     package init(
         url: URL, headers: [(name: String, value: String)] = [], subprotocols: [String] = [],

@@ -11,6 +11,9 @@ package enum WebSocketConnectionEvent: Sendable, Hashable {
 package protocol WebSocketConnection: Sendable {
     /// The subprotocol the server selected, if one was offered and accepted.
     var subprotocol: String? { get }
+    /// The extensions the server selected (`Sec-WebSocket-Extensions` tokens); empty unless the
+    /// transport offered some.
+    var extensions: [String] { get }
     /// Messages, then one `closed`; single consumer.
     var events: AsyncStream<WebSocketConnectionEvent> { get }
     /// Sends one message. Throws ``WebSocketError/notConnected`` once closing.
@@ -21,6 +24,11 @@ package protocol WebSocketConnection: Sendable {
     func close(code: WebSocketCloseCode, reason: String) async
     /// Drops the connection without a closing handshake; `events` ends with 1006.
     func abort(_ error: WebSocketError) async
+}
+
+extension WebSocketConnection {
+    /// Courier's transports offer no extension (no permessage-deflate, RFC 7692): none is in use.
+    package var extensions: [String] { [] }
 }
 
 /// Opens WebSocket connections: performs TCP/TLS setup and the opening handshake.

@@ -1,0 +1,330 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+@testable import CourierRealtime
+
+/// WebSocketClient over libcurl against TestServer/ws_fault_server.py, a second WebSocket server
+/// independent of the `websockets` one (raw asyncio, its own handshake and framing), which commits
+/// the faults: a peer that stops reading, a Close then a TCP reset, 3xx and negotiation answers,
+/// ping storms, two Close frames at once, an oversized message. The proof is the server's counts.
+@Suite("WebSocketClient against the raw fault server (libcurl)", .timeLimit(.minutes(3)))
+struct FaultServerTests {
+    // MARK: - Support
+
+    private func url(_ namespace: String, _ kind: String, _ query: String = "") throws -> URL {
+        let base = try RealtimeServers.url("COURIER_WS_FAULTS_URL").absoluteString
+        return try #require(URL(string: "\(base)/ns/\(namespace)/\(kind)\(query.isEmpty ? "" : "?\(query)")"))
+    }
+
+    private func stats(_ namespace: String) async throws -> [String: Any] {
+        let base = try RealtimeServers.url("COURIER_WS_FAULTS_URL").absoluteString.replacingOccurrences(
+            of: "ws://", with: "http://")
+        let target = try #require(URL(string: "\(base)/ns/\(namespace)/_stats"))
+        let (data, _) = try await URLSession.shared.data(from: target)
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    private func handshakes(_ namespace: String, _ kind: String) async throws -> Int {
+        ((try await stats(namespace))["handshakes"] as? [String: Int])?[kind] ?? 0
+    }
+
+    /// The Close codes the server received on `kind` ("none": TCP ended without one; "end": the
+    /// client ended TCP after its Close).
+    private func closes(_ namespace: String, _ kind: String) async throws -> [String] {
+        (((try await stats(namespace))["closes"] as? [String: [Any]])?[kind] ?? []).map { "\($0)" }
+    }
+
+    /// A client over libcurl whose backoff and keepalive run on `clock` and whose connection
+    /// timers (write deadlines, close timeout) run on `connectionClock`; the socket's send buffer
+    /// is bounded to 16 KiB so a peer that stops reading blocks writes quickly.
+    private func client(
+        _ url: URL, clock: TestClock, connectionClock: TestClock = TestClock(mode: .manual),
+        configure: (inout WebSocketClient.Configuration) -> Void = { _ in }
+    ) -> WebSocketClient {
+        var configuration = WebSocketClient.Configuration(url: url)
+        configuration.keepalive = nil
+        configuration.reconnect = ReconnectPolicy(initialDelay: .seconds(1), jitter: .none)
+        configure(&configuration)
+        var transport = RFC6455Transport { request in
+            var bounded = request
+            bounded.sendBufferSize = 16 * 1024
+            return try await CurlByteStream.connect(bounded)
+        }
+        transport.sleep = ClientClock(connectionClock).sleep
+        return WebSocketClient(configuration: configuration, transport: transport, clock: clock, random: { 0.5 })
+    }
+
+    /// Advances `clock` by `step` whenever something sleeps on it, until `done` (bounded: 40 steps,
+    /// each followed by up to 2 s of polling). For timers whose sleeper may come and go (a write
+    /// slice's deadline is replaced by the next slice's while bytes still move).
+    private func advance(_ clock: TestClock, by step: Duration, until done: @Sendable () -> Bool) async throws {
+        for _ in 0..<40 {
+            if done() { return }
+            try await clock.waitForSleepers(count: 1)
+            clock.advance(by: step)
+            for _ in 0..<400 where !done() { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        Issue.record("the clock was advanced 40 times without the awaited outcome")
+    }
+
+    private func isClosed(_ state: ConnectionState) -> Bool {
+        if case .closed = state { return true }
+        return false
+    }
+
+    private func isReconnecting(_ state: ConnectionState) -> Bool {
+        if case .reconnecting = state { return true }
+        return false
+    }
+
+    // MARK: - A peer that stops reading
+
+    @Test func aPeerThatStopsReadingFailsAtTheWriteDeadlineAndTheClientReconnects() async throws {
+        let namespace = RealtimeServers.namespace("stuck")
+        let clock = TestClock(mode: .manual)
+        let connectionClock = TestClock(mode: .manual)
+        let live = client(try url(namespace, "stop-reading"), clock: clock, connectionClock: connectionClock) {
+            $0.writeTimeout = .seconds(30)
+        }
+        await live.connect()
+        try await eventually("open") { await live.state == .open }
+        // 8 MiB cannot fit in the server's 4 KiB receive buffer plus the client's 16 KiB send buffer.
+        let finished = Locked(false)
+        let sending = Task {
+            defer { finished.set(true) }
+            try await live.send(data: Data(count: 8 << 20))
+        }
+        // Each write slice has a 30 s deadline; the one that stays stuck fails the connection.
+        try await advance(connectionClock, by: .seconds(30)) { finished.current }
+        await #expect(throws: WebSocketError.self) { try await sending.value }
+        try await eventually("reconnecting") { self.isReconnecting(await live.state) }
+        #expect(await live.lastFailure == .writeTimeout(seconds: 30))
+        // The reconnect policy applies: after the backoff the server sees a second handshake.
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(1))
+        try await eventually("open again") { await live.state == .open }
+        #expect(try await handshakes(namespace, "stop-reading") == 2)
+        let closed = Locked(false)
+        let closing = Task {
+            await live.close()
+            closed.set(true)
+        }
+        // The server never answers the Close: close() returns at the close timeout.
+        try await advance(connectionClock, by: .seconds(5)) { closed.current }
+        await closing.value
+        #expect(await live.state == .closed(code: .normalClosure, reason: ""))
+    }
+
+    @Test func theKeepaliveFiresWhileAWriteIsStuck() async throws {
+        let namespace = RealtimeServers.namespace("stuck-ping")
+        let clock = TestClock(mode: .manual)
+        let connectionClock = TestClock(mode: .manual)  // never advanced: no write deadline fires
+        let live = client(try url(namespace, "stop-reading"), clock: clock, connectionClock: connectionClock) {
+            $0.keepalive = KeepalivePolicy(interval: .seconds(20), timeout: .seconds(5))
+            $0.reconnect = .never
+        }
+        await live.connect()
+        try await eventually("open") { await live.state == .open }
+        let sending = Task { try await live.send(data: Data(count: 8 << 20)) }
+        try await connectionClock.waitForSleepers(count: 1)  // the data write is stuck
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(20))  // the ping is queued behind the stuck write
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(5))  // no pong: the connection fails
+        try await eventually("closed") { self.isClosed(await live.state) }
+        #expect(await live.lastFailure == .pongTimeout(seconds: 5))
+        #expect(await live.state == .closed(code: .abnormalClosure, reason: WebSocketError.pongTimeout(seconds: 5).description))
+        await #expect(throws: WebSocketError.self) { try await sending.value }
+        #expect(try await handshakes(namespace, "stop-reading") == 1)
+    }
+
+    @Test func closeReturnsAtTheCloseTimeoutWhileAWriteIsStuck() async throws {
+        let namespace = RealtimeServers.namespace("stuck-close")
+        let connectionClock = TestClock(mode: .manual)
+        let live = client(try url(namespace, "stop-reading"), clock: TestClock(mode: .manual), connectionClock: connectionClock)
+        await live.connect()
+        try await eventually("open") { await live.state == .open }
+        let sending = Task { try await live.send(data: Data(count: 8 << 20)) }
+        try await connectionClock.waitForSleepers(count: 1)
+        let closing = Task { await live.close(code: .goingAway, reason: "leaving") }
+        try await connectionClock.waitForSleepers(count: 2)  // write deadline + close timeout
+        connectionClock.advance(by: .seconds(5))
+        await closing.value
+        #expect(await live.state == .closed(code: .goingAway, reason: "leaving"))
+        await #expect(throws: WebSocketError.self) { try await sending.value }
+    }
+
+    // MARK: - The first Close received counts
+
+    /// The server sends a Close and ends TCP at once (FIN, or a reset): the app sees the code
+    /// every time, and a terminal code (1008, 1003) is not retried.
+    @Test(arguments: ["close-then-fin", "close-then-reset"])
+    func aCloseFollowedByTheEndOfTCPKeepsItsCode(_ kind: String) async throws {
+        for code in [1008, 1003] {
+            for _ in 0..<15 {
+                let namespace = RealtimeServers.namespace("first-close")
+                let live = client(
+                    try url(namespace, kind, "code=\(code)&reason=do%20not%20come%20back"), clock: TestClock(mode: .manual))
+                await live.connect()
+                try await eventually("closed") { self.isClosed(await live.state) }
+                #expect(
+                    await live.state == .closed(code: WebSocketCloseCode(rawValue: UInt16(code)), reason: "do not come back"))
+                #expect(try await handshakes(namespace, kind) == 1)
+            }
+        }
+        // A code that is not terminal is reported as it came too (no reconnect with `.never`).
+        for _ in 0..<15 {
+            let namespace = RealtimeServers.namespace("first-close")
+            let live = client(try url(namespace, kind, "code=4000&reason=later"), clock: TestClock(mode: .manual)) {
+                $0.reconnect = .never
+            }
+            await live.connect()
+            try await eventually("closed") { self.isClosed(await live.state) }
+            #expect(await live.state == .closed(code: WebSocketCloseCode(rawValue: 4000), reason: "later"))
+        }
+    }
+
+    // MARK: - Handshake answers that will not change on retry
+
+    @Test(arguments: [301, 302, 307, 308])
+    func aRedirectEndsTheSessionWithATypedError(_ status: Int) async throws {
+        let namespace = RealtimeServers.namespace("redirect")
+        let live = client(
+            try url(namespace, "redirect", "status=\(status)&location=ws://127.0.0.1:9/moved"), clock: TestClock(mode: .manual))
+        await live.connect()
+        try await eventually("closed") { self.isClosed(await live.state) }
+        #expect(await live.lastFailure == .handshakeRedirected(status: status, location: "ws://127.0.0.1:9/moved"))
+        #expect(try await handshakes(namespace, "redirect") == 1)
+    }
+
+    @Test func negotiationTheClientCannotUseEndsTheSession() async throws {
+        let cases: [(query: String, offered: [String], requires: Bool)] = [
+            ("protocol=chat", [], false),
+            ("protocol=v3", ["v1", "v2"], false),
+            ("", ["v1", "v2"], true),
+            ("extensions=permessage-deflate", [], false),
+        ]
+        for item in cases {
+            let namespace = RealtimeServers.namespace("negotiate")
+            let live = client(try url(namespace, "negotiate", item.query), clock: TestClock(mode: .manual)) {
+                $0.subprotocols = item.offered
+                $0.requiresSubprotocol = item.requires
+            }
+            await live.connect()
+            try await eventually("closed") { self.isClosed(await live.state) }
+            guard case .negotiationFailed = await live.lastFailure else {
+                Issue.record("\(item): \(String(describing: await live.lastFailure))")
+                continue
+            }
+            #expect(try await handshakes(namespace, "negotiate") == 1, "\(item)")
+        }
+    }
+
+    @Test func aClientErrorStatusEndsTheSessionAndAServerErrorIsRetried() async throws {
+        for status in [403, 404, 410] {
+            let namespace = RealtimeServers.namespace("reject")
+            let live = client(try url(namespace, "reject", "status=\(status)"), clock: TestClock(mode: .manual))
+            await live.connect()
+            try await eventually("closed") { self.isClosed(await live.state) }
+            #expect(await live.lastFailure == .handshakeRejected(status: status))
+            #expect(try await handshakes(namespace, "reject") == 1)
+        }
+        let namespace = RealtimeServers.namespace("reject")
+        let clock = TestClock(mode: .manual)
+        let live = client(try url(namespace, "reject", "status=503"), clock: clock)
+        await live.connect()
+        try await clock.waitForSleepers(count: 1)
+        #expect(self.isReconnecting(await live.state))
+        clock.advance(by: .seconds(1))
+        try await eventually("second handshake") { (try? await self.handshakes(namespace, "reject")) == 2 }
+        await live.close()
+    }
+
+    @Test func theNegotiatedSubprotocolIsExposed() async throws {
+        let namespace = RealtimeServers.namespace("negotiate")
+        let live = client(try url(namespace, "negotiate", "protocol=v2"), clock: TestClock(mode: .manual)) {
+            $0.subprotocols = ["v1", "v2"]
+            $0.requiresSubprotocol = true
+        }
+        await live.connect()
+        try await eventually("open") { await live.state == .open }
+        #expect(await live.subprotocol == "v2")
+        #expect(await live.extensions == [])
+        await live.close()
+        #expect(await live.subprotocol == nil)
+    }
+
+    // MARK: - Control frames
+
+    @Test func aPingStormIsAnsweredInOrder() async throws {
+        let namespace = RealtimeServers.namespace("storm")
+        let live = client(try url(namespace, "ping-storm", "n=2000"), clock: TestClock(mode: .manual)) { $0.reconnect = .never }
+        await live.connect()
+        try await eventually("closed") { self.isClosed(await live.state) }
+        #expect(await live.state == .closed(code: .normalClosure, reason: "storm over"))
+        let stats = try await stats(namespace)
+        #expect((stats["pongCounts"] as? [String: Int])?["ping-storm"] == 2000)
+        #expect((stats["pongsInOrder"] as? [String: Bool])?["ping-storm"] == true)
+        try await eventually("server saw the Close") { (try? await self.closes(namespace, "ping-storm")) == ["1000"] }
+    }
+
+    @Test func twoCloseFramesInOneReadAreAnsweredOnce() async throws {
+        for _ in 0..<10 {
+            let namespace = RealtimeServers.namespace("double-close")
+            let live = client(try url(namespace, "double-close"), clock: TestClock(mode: .manual)) { $0.reconnect = .never }
+            await live.connect()
+            try await eventually("closed") { self.isClosed(await live.state) }
+            #expect(await live.state == .closed(code: .goingAway, reason: "first"))
+            try await eventually("server saw the end") { (try? await self.closes(namespace, "double-close"))?.last == "end" }
+            #expect(try await closes(namespace, "double-close") == ["1001", "end"])
+        }
+    }
+
+    // MARK: - Too-big messages
+
+    @Test func aTooBigMessageReaches1009AtTheFaultServer() async throws {
+        let namespace = RealtimeServers.namespace("too-big")
+        let live = client(try url(namespace, "too-big", "size=\(4 << 20)"), clock: TestClock(mode: .manual)) {
+            $0.maximumMessageSize = 64 * 1024
+            $0.reconnect = .never
+        }
+        await live.connect()
+        try await eventually("closed") { self.isClosed(await live.state) }
+        guard case .closed(code: .messageTooBig, _) = await live.state else {
+            Issue.record("expected 1009, got \(await live.state)")
+            return
+        }
+        try await eventually("server saw a Close") { (try? await self.closes(namespace, "too-big"))?.isEmpty == false }
+        #expect(try await closes(namespace, "too-big") == ["1009"])
+    }
+
+    /// The same against the `websockets` server: it echoes each message doubled, over the limit.
+    @Test func aTooBigMessageReaches1009AtTheWebsocketsServer() async throws {
+        let namespace = RealtimeServers.namespace("big-echo")
+        var configuration = WebSocketClient.Configuration(
+            url: try RealtimeServers.url("COURIER_WS_URL").appendingPathComponent("ns/\(namespace)/big-echo"))
+        configuration.keepalive = nil
+        configuration.reconnect = .never
+        configuration.maximumMessageSize = 100_000
+        let live = WebSocketClient(
+            configuration: configuration, transport: RFC6455Transport.curl(), clock: TestClock(mode: .manual), random: { 0.5 })
+        await live.connect()
+        try await eventually("open") { await live.state == .open }
+        try await live.send(data: Data(count: 60_000))  // echoed as 120,000 bytes
+        try await eventually("closed") { self.isClosed(await live.state) }
+        guard case .closed(code: .messageTooBig, _) = await live.state else {
+            Issue.record("expected 1009, got \(await live.state)")
+            return
+        }
+        try await eventually("server recorded the close") {
+            let stats = try? await RealtimeServers.control(namespace, "action=stats")
+            return (stats?["closeCodes"] as? [Any])?.isEmpty == false
+        }
+        let stats = try await RealtimeServers.control(namespace, "action=stats")
+        #expect((stats["closeCodes"] as? [Any])?.map { "\($0)" } == ["1009"])
+    }
+}
