@@ -12,12 +12,16 @@
 * ``GET /stream/protected?size=N`` — bearer token required (401 otherwise, like /me), then bytes.
 * ``GET /stream/endless?chunk=K&delay=S`` — an endless feed; the server counts opened, finished and
   disconnected streams and bytes written in ``_stats`` → ``streaming``.
+* ``GET /stream/silence?beats=N&every=S&silence=T`` — N keep-alive lines S seconds apart, then T
+  seconds of silence on the open connection; when the client closes it during the silence, the
+  seconds from the last byte written to the close go to ``_stats`` → ``streaming.silences``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 from aiohttp import web
 
@@ -35,10 +39,12 @@ class StreamingState:
         self.finished = 0
         self.disconnected = 0
         self.bytes_written = 0
+        self.silences: list[float] = []
 
     def stats(self) -> dict:
         return {"streaming": {"opened": self.opened, "finished": self.finished,
-                              "disconnected": self.disconnected, "bytesWritten": self.bytes_written}}
+                              "disconnected": self.disconnected, "bytesWritten": self.bytes_written,
+                              "silences": self.silences}}
 
 
 state.register_bucket("streaming", StreamingState)
@@ -178,12 +184,21 @@ async def stream_silence(request: web.Request) -> web.StreamResponse:
     resp = web.StreamResponse(headers={"Content-Type": "application/octet-stream"})
     resp.enable_chunked_encoding()
 
+    bucket = state_of(request).bucket("streaming")
+
     async def chunks():
         for beat in range(beats):
             if beat:
                 await asyncio.sleep(every)
             yield b": keep-alive\n"
-        await asyncio.sleep(silence)
+        await asyncio.sleep(0)  # let the last write go out before the silence is timed
+        last = time.monotonic()
+        while time.monotonic() - last < silence:
+            transport = request.transport
+            if transport is None or transport.is_closing():
+                bucket.silences.append(round(time.monotonic() - last, 3))
+                return
+            await asyncio.sleep(0.01)
 
     return await _run(request, resp, chunks())
 

@@ -20,7 +20,11 @@ struct EngineStressTests {
         let transport = CurlTransport()
         var generator = SeededGenerator(seed: 0xC0FF_EE01)
         let plan: [Call] = (0..<200).map { index in
-            let cancelAfter = index % 3 == 1 ? Int.random(in: 0..<60, using: &generator) : nil
+            // The first ten cancellations come before the call can have finished (no yield), so
+            // the storm always races something, however loaded the machine; the rest land at
+            // seeded moments.
+            let seeded = Int.random(in: 0..<60, using: &generator)
+            let cancelAfter = index % 3 == 1 ? (index < 30 ? 0 : seeded) : nil
             let kind = Call.Kind.mixed[Int.random(in: 0..<Call.Kind.mixed.count, using: &generator)]
             return Call(index: index, kind: kind, cancelAfterYields: cancelAfter)
         }

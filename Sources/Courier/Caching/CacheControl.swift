@@ -2,7 +2,8 @@ import Foundation
 
 /// The directives of a `Cache-Control` header field (RFC 9111 §5.2), parsed once.
 ///
-/// Directive names are case-insensitive; arguments may be tokens or quoted strings. A directive
+/// Directive names are case-insensitive; arguments may be tokens or quoted strings, joined to the
+/// name by an "=" without whitespace around it (`max-age = 60` has an invalid argument). A directive
 /// repeated with different arguments keeps its first value; an invalid delta-seconds argument is
 /// treated as absent for lifetimes and as `0` for `max-age` (RFC 9111 §4.2.1: a cache should treat
 /// an invalid freshness as stale). Unknown directives are kept in ``directives``.
@@ -24,7 +25,11 @@ struct CacheControl: Sendable, Hashable {
             let name = HeaderScanning.trim(parts[0]).lowercased()
             guard !name.isEmpty, directives[name] == nil else { continue }
             var argument: String?
-            if parts.count == 2 {
+            if parts.count == 2, parts[0].last?.isWhitespace == true || parts[1].first?.isWhitespace == true {
+                // §5.2: `token [ "=" ( token / quoted-string ) ]`, no whitespace around "=":
+                // `max-age = 60` carries no valid argument (so no freshness from it).
+                argument = ""
+            } else if parts.count == 2 {
                 var text = String(HeaderScanning.trim(parts[1]))
                 if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
                     text = String(text.dropFirst().dropLast())

@@ -31,7 +31,12 @@ extension CachingTests {
             #expect(!control.noStore)
         }
 
-        @Test(arguments: [("max-age=abc", true), ("max-age=-1", true), ("max-age=", true), ("max-age=5", false)])
+        @Test(arguments: [
+            ("max-age=abc", true), ("max-age=-1", true), ("max-age=", true), ("max-age=5", false),
+            // RFC 9111 §5.2: no whitespace around "=" (the HTTP caching tests' cc-resp-max-age-space-*).
+            ("max-age =5", true), ("max-age= 5", true), ("max-age = 5", true), ("max-age\t=5", true),
+            (" max-age=5 , public", false),
+        ])
         func invalidDeltaSecondsAreRecognised(_ text: String, _ invalid: Bool) {
             #expect(CacheControl(text).hasInvalidSeconds("max-age") == invalid)
         }

@@ -181,11 +181,24 @@ struct RedactorTests {
             "multipart/form-data; boundary=x",
             Array("--x\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nSECRET\r\n--x--".utf8)
         ),
-        ("application/json", [UInt8]([0x7B, 0xFF, 0xFE, 0x7D])),
     ])
-    func binaryAndInvalidBodiesAreSummarised(contentType: String, bytes: [UInt8]) {
+    func binaryBodiesAreSummarised(contentType: String, bytes: [UInt8]) {
         #expect(
             redactor.preview(of: Data(bytes), contentType: contentType) == .binary(size: bytes.count, contentType: contentType))
+    }
+
+    /// A body labelled as text or JSON with invalid UTF-8 (a Latin-1 error page, a stray byte) is
+    /// shown with U+FFFD and a note, still redacted; it is not reduced to its size.
+    @Test(arguments: [
+        ("application/json", Array(#"{"error":"caf"#.utf8) + [0xE9] + Array(#"","token":"SECRET-T"}"#.utf8),
+         #"{"error":"caf\#u{FFFD}","token":"<redacted>"}"#),
+        ("text/plain; charset=utf-8", Array("Fehler: ung".utf8) + [0xFC] + Array("ltig".utf8), "Fehler: ung\u{FFFD}ltig"),
+        ("text/html", [0xFF, 0xFE] + Array("<p>down</p>".utf8), "\u{FFFD}\u{FFFD}<p>down</p>"),
+    ])
+    func labelledTextWithInvalidUTF8IsShownWithReplacementCharacters(contentType: String, bytes: [UInt8], shown: String) {
+        let preview = redactor.preview(of: Data(bytes), contentType: contentType)
+        #expect(preview?.text == shown + " <not valid UTF-8: invalid bytes shown as U+FFFD>")
+        #expect(preview?.description.contains("not valid UTF-8") == true)
     }
 
     @Test func bodiesWithoutAContentTypeAreSniffed() throws {

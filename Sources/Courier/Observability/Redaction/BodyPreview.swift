@@ -2,10 +2,12 @@
 /// bodies that are not text — only their size and type.
 public enum BodyPreview: Sendable, Hashable, CustomStringConvertible {
     /// Redacted text of at most ``Redactor/bodyPreviewLimit`` bytes of the body (UTF-8);
-    /// `truncated` when the body was longer.
+    /// `truncated` when the body was longer. A body labelled as text or JSON whose bytes are not
+    /// valid UTF-8 is shown with U+FFFD for each invalid sequence and the note
+    /// `<not valid UTF-8: invalid bytes shown as U+FFFD>` at the end.
     case text(String, truncated: Bool)
-    /// A body that is not shown: binary media (images, protobuf, `multipart/form-data`) or bytes
-    /// that are not valid UTF-8. Size in bytes; the `Content-Type` when known.
+    /// A body that is not shown: binary media (images, protobuf, `multipart/form-data`) or
+    /// unlabelled bytes that are not valid UTF-8. Size in bytes; the `Content-Type` when known.
     case binary(size: Int, contentType: String?)
 
     /// The preview text, or `nil` for ``binary(size:contentType:)``.

@@ -194,7 +194,11 @@ public struct Redactor: Sendable, Hashable {
         // One byte past the limit lets the prefix see whether the cut splits a character.
         let head = Array(body.prefix(limit < body.count ? limit + 1 : body.count))
         let prefix = UTF8Text.prefix(head, limit: limit)
-        guard UTF8Text.isValid(prefix) else { return .binary(size: body.count, contentType: contentType) }
+        // A body labelled as text or JSON that is not valid UTF-8 is still shown (a server's
+        // Latin-1 error page, a cut character): bad bytes become U+FFFD and the preview says so.
+        // Unlabelled bytes that are not UTF-8 are binary.
+        let invalidUTF8 = !UTF8Text.isValid(prefix)
+        if invalidUTF8, mediaType == nil { return .binary(size: body.count, contentType: contentType) }
         let truncated = prefix.count < body.count
 
         var found: [String] = []
@@ -213,8 +217,12 @@ public struct Redactor: Sendable, Hashable {
         for value in found { secrets.insert(value, minimumLength: minimumSecretLength) }
         text = secrets.scrub(text, marker: marker)
         if truncated { text = secrets.trimTrailingPartial(text) }
+        if invalidUTF8 { text += Self.invalidUTF8Note }
         return .text(text, truncated: truncated)
     }
+
+    /// Appended to the preview of a text body that is not valid UTF-8.
+    static let invalidUTF8Note = " <not valid UTF-8: invalid bytes shown as U+FFFD>"
 
     private var jsonRedaction: JSONRedaction {
         JSONRedaction(isSensitive: { [bodyFields] in bodyFields.matches($0) }, marker: marker)
