@@ -190,8 +190,10 @@ struct RedactorTests {
     /// A body labelled as text or JSON with invalid UTF-8 (a Latin-1 error page, a stray byte) is
     /// shown with U+FFFD and a note, still redacted; it is not reduced to its size.
     @Test(arguments: [
-        ("application/json", Array(#"{"error":"caf"#.utf8) + [0xE9] + Array(#"","token":"SECRET-T"}"#.utf8),
-         #"{"error":"caf\#u{FFFD}","token":"<redacted>"}"#),
+        (
+            "application/json", Array(#"{"error":"caf"#.utf8) + [0xE9] + Array(#"","token":"SECRET-T"}"#.utf8),
+            #"{"error":"caf\#u{FFFD}","token":"<redacted>"}"#
+        ),
         ("text/plain; charset=utf-8", Array("Fehler: ung".utf8) + [0xFC] + Array("ltig".utf8), "Fehler: ung\u{FFFD}ltig"),
         ("text/html", [0xFF, 0xFE] + Array("<p>down</p>".utf8), "\u{FFFD}\u{FFFD}<p>down</p>"),
     ])
