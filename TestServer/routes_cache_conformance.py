@@ -113,6 +113,11 @@ async def get_coding(request: web.Request) -> web.StreamResponse:
         return web.Response(body=b"hello", headers={"Content-Encoding": "x-unknown", "Date": http_date()})
     if kind == "corrupt-gzip":
         return web.Response(body=b"hello", headers={"Content-Encoding": "gzip", "Date": http_date()})
+    if kind == "unknown-transfer-coding" and request.transport is not None:
+        request.transport.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                                b"Transfer-Encoding: x-unknown, chunked\r\nConnection: close\r\n\r\n"
+                                b"5\r\nhello\r\n0\r\n\r\n")
+        return faults._close(request)
     if kind == "bad-chunked" and request.transport is not None:
         request.transport.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n"
                                 b"Connection: close\r\n\r\nzz\r\nhello\r\n0\r\n\r\n")

@@ -77,6 +77,12 @@ struct ErrorMappingTests {
         #expect(unknownCoding.1 == .unsupportedCoding)
         let corrupt = CurlErrorMapping.map(CURLE_BAD_CONTENT_ENCODING, facts: .init(contentCodings: ["gzip"]))
         #expect(corrupt.1 == .corruptContent)
+        // libcurl reports an unknown transfer coding as a content coding: the fields tell.
+        let unknownTransfer = CurlErrorMapping.map(
+            CURLE_BAD_CONTENT_ENCODING, facts: .init(isChunked: true, transferCodings: ["x-unknown"]))
+        #expect(unknownTransfer.0 == .cannotDecodeRawData && unknownTransfer.1 == .unsupportedTransferCoding)
+        let gzipTransfer = CurlErrorMapping.map(CURLE_BAD_CONTENT_ENCODING, facts: .init(transferCodings: ["gzip"]))
+        #expect(gzipTransfer.1 == .corruptContent)
         let streamFailed = CurlErrorMapping.map(CURLE_ABORTED_BY_CALLBACK, facts: .init(uploadFailed: true))
         #expect(streamFailed.0 == .requestBodyStreamExhausted)
     }

@@ -12,9 +12,13 @@ import FoundationNetworking
 public struct ResponseCodingFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// What could not be decoded.
     public enum Reason: Sendable, Hashable {
-        /// A `Content-Encoding` (or a `Transfer-Encoding` other than `chunked`) the transport does
-        /// not implement, e.g. `Content-Encoding: x-custom`.
+        /// A `Content-Encoding` the transport does not implement, e.g. `Content-Encoding: x-custom`
+        /// (RFC 9110 §8.4.1).
         case unsupportedCoding
+        /// A `Transfer-Encoding` other than `chunked` the transport does not implement, e.g.
+        /// `Transfer-Encoding: x-custom, chunked` (RFC 9112 §7; a server must not send a transfer
+        /// coding the request did not accept in `TE`, §6.1).
+        case unsupportedTransferCoding
         /// A known content coding whose bytes do not decode, e.g. `Content-Encoding: gzip` on a
         /// body that is not gzip (`URLError.cannotDecodeContentData` on Apple platforms).
         case corruptContent
@@ -74,7 +78,8 @@ public struct ResponseCodingFailure: Error, Sendable, Hashable, CustomStringConv
     public var description: String {
         let what: String
         switch reason {
-        case .unsupportedCoding: what = "unsupported content or transfer coding"
+        case .unsupportedCoding: what = "unsupported content coding"
+        case .unsupportedTransferCoding: what = "unsupported transfer coding"
         case .corruptContent: what = "content coding does not decode"
         case .malformedChunkedFraming: what = "malformed chunked transfer coding"
         }

@@ -26,13 +26,16 @@ package enum CurlErrorMapping {
         package var contentCodings: [String] = []
         /// Whether the response used `Transfer-Encoding: chunked`.
         package var isChunked = false
+        /// The response's `Transfer-Encoding` codings other than `chunked`, lower-cased.
+        package var transferCodings: [String] = []
         /// Whether the request body stream failed.
         package var uploadFailed = false
 
         package init(
             osErrno: Int = 0, sslVerifyResult: Int = 0, contentCodings: [String] = [], isChunked: Bool = false,
-            uploadFailed: Bool = false
+            transferCodings: [String] = [], uploadFailed: Bool = false
         ) {
+            self.transferCodings = transferCodings
             self.osErrno = osErrno
             self.sslVerifyResult = sslVerifyResult
             self.contentCodings = contentCodings
@@ -65,6 +68,11 @@ package enum CurlErrorMapping {
             if facts.isChunked && facts.osErrno == 0 { return (.cannotDecodeRawData, .malformedChunkedFraming) }
             return (.networkConnectionLost, nil)
         case CURLE_BAD_CONTENT_ENCODING:
+            // libcurl reports transfer codings (RFC 9112 §7) with the same code and message as
+            // content codings: the response's fields say which one failed.
+            if facts.transferCodings.contains(where: { !decodedCodings.contains($0) }) {
+                return (.cannotDecodeRawData, .unsupportedTransferCoding)
+            }
             let unknown = facts.contentCodings.contains { !decodedCodings.contains($0) }
             return unknown ? (.cannotDecodeContentData, .unsupportedCoding) : (.cannotDecodeContentData, .corruptContent)
         case CURLE_FILESIZE_EXCEEDED: return (.dataLengthExceedsMaximum, nil)
@@ -104,7 +112,11 @@ package enum CurlErrorMapping {
         facts.contentCodings = headers.values(for: "Content-Encoding").flatMap {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         }
-        facts.isChunked = headers.values(for: "Transfer-Encoding").contains { $0.lowercased().contains("chunked") }
+        let transferCodings = headers.values(for: "Transfer-Encoding").flatMap {
+            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        }
+        facts.isChunked = transferCodings.contains("chunked")
+        facts.transferCodings = transferCodings.filter { $0 != "chunked" && !$0.isEmpty }
         let (urlCode, reason) = map(code, facts: facts)
         let detail = String(cString: transfer.errorBuffer)
         var userInfo: [String: Any] = [

@@ -174,6 +174,23 @@ extension CachingIntegrationTests {
             }
             #expect(try await CacheConformance.requests("coding-\(kind)", namespace: namespace) == 1)
         }
+
+        /// `Transfer-Encoding: x-unknown, chunked` is a transfer-coding failure, not a content
+        /// coding one: CurlTransport tells them apart from the response's fields. URLSession on
+        /// Linux reports both with libcurl's one message, so it can only say "unsupported coding".
+        @Test func item8AnUnknownTransferCodingIsLabelledAsSuch() async throws {
+            let namespace = TestServers.makeNamespace("cache17")
+            let client = try client(namespace)
+            do {
+                let response = try await client.response(
+                    for: Request<HTTPResponse>.raw(.get, "/cache/coding/unknown-transfer-coding"))
+                Issue.record("expected undecodableResponse, got HTTP \(response.statusCode)")
+            } catch NetworkError.undecodableResponse(let failure) {
+                let expected: ResponseCodingFailure.Reason = TestTransport.isCurl ? .unsupportedTransferCoding : .unsupportedCoding
+                #expect(failure.reason == expected, "\(failure)")
+            }
+            #expect(try await CacheConformance.requests("coding-unknown-transfer-coding", namespace: namespace) == 1)
+        }
         #endif
     }
 }
