@@ -186,7 +186,8 @@ extension CachingIntegrationTests {
                     for: Request<HTTPResponse>.raw(.get, "/cache/coding/unknown-transfer-coding"))
                 Issue.record("expected undecodableResponse, got HTTP \(response.statusCode)")
             } catch NetworkError.undecodableResponse(let failure) {
-                let expected: ResponseCodingFailure.Reason = TestTransport.isCurl ? .unsupportedTransferCoding : .unsupportedCoding
+                let expected: ResponseCodingFailure.Reason =
+                    TestTransport.isCurl ? .unsupportedTransferCoding : .unsupportedCoding
                 #expect(failure.reason == expected, "\(failure)")
             }
             #expect(try await CacheConformance.requests("coding-unknown-transfer-coding", namespace: namespace) == 1)
