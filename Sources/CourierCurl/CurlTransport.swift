@@ -102,20 +102,41 @@ public final class CurlTransport: Transport {
     ) async throws -> HTTPResponse {
         // A session reset may retire the engine this call took just before the call starts its
         // transfer; the transfer then never reached the network and goes to the new engine.
+        var decodesContent = true
         for _ in 0..<3 {
             do {
                 return try await perform(
-                    request, on: engine.current, delivery: delivery, idleTimeout: idleTimeout, totalTimeout: totalTimeout)
+                    request, on: engine.current, delivery: delivery, idleTimeout: idleTimeout, totalTimeout: totalTimeout,
+                    decodesContent: decodesContent)
             } catch is CurlEngine.Ended {
+                continue
+            } catch let error as URLError where decodesContent && Self.asksAgainUndecoded(request, delivery, after: error) {
+                decodesContent = false
                 continue
             }
         }
         throw URLError(.networkConnectionLost)
     }
 
+    /// Whether a buffered `GET` or `HEAD` that failed because the response used a content coding
+    /// libcurl cannot undo (`Content-Encoding: x-custom`) is asked once more without decoding.
+    /// A response in an unknown coding is still an HTTP response: the caller (and the cache) then
+    /// get its bytes as sent, with their `Content-Encoding`, as URLSession on Apple platforms and
+    /// the curl tool without `--compressed` give them. libcurl decides whether to decode before
+    /// the head arrives, so this costs a second request; only safe methods (RFC 9110 §9.2.1) may
+    /// be asked twice, and a streamed call has handed its head over already: those keep the
+    /// typed error (``ResponseCodingFailure/Reason/unsupportedCoding``).
+    static func asksAgainUndecoded(_ request: URLRequest, _ delivery: CurlTransfer.Delivery, after error: URLError) -> Bool {
+        guard case .buffered = delivery,
+            error.userInfo[ResponseCodingFailure.reasonKey] as? ResponseCodingFailure.Reason == .unsupportedCoding
+        else { return false }
+        let method = (request.httpMethod ?? "GET").uppercased()
+        return method == "GET" || method == "HEAD"
+    }
+
     private func perform(
         _ request: URLRequest, on engine: CurlEngine, delivery: CurlTransfer.Delivery, idleTimeout: Duration?,
-        totalTimeout: Duration?
+        totalTimeout: Duration?, decodesContent: Bool
     ) async throws -> HTTPResponse {
         try Task.checkCancellation()
         guard let handle = engine.makeHandle(), let url = request.url else {
@@ -126,7 +147,9 @@ public final class CurlTransport: Transport {
             progress: TransferProgressReporter.current)
         do {
             try CurlRequestOptions(configuration: configuration, cookies: cookies)
-                .apply(request, to: transfer, idleTimeout: idleTimeout, totalTimeout: totalTimeout)
+                .apply(
+                    request, to: transfer, idleTimeout: idleTimeout, totalTimeout: totalTimeout,
+                    decodesContent: decodesContent)
         } catch {
             transfer.release()
             engine.recycle(handle)

@@ -7,8 +7,12 @@ import FoundationNetworking
 /// its transfer coding (RFC 9112 §7): the error behind ``NetworkError/undecodableResponse(_:)``.
 ///
 /// URLSession decodes `gzip`, `deflate` and `br` itself (on Linux through libcurl, which also knows
-/// `zstd`) and fails the whole task when it cannot, so the status and headers never reach Courier.
-/// Retrying does not help: the server sends the same bytes again.
+/// `zstd`) and on Linux fails the whole task when it cannot, so the status and headers never reach
+/// Courier. Retrying does not help: the server sends the same bytes again. CourierCurl's
+/// `CurlTransport` asks a buffered `GET` or `HEAD` whose response uses a content coding libcurl
+/// does not know once more without decoding, and returns the bytes as sent with their
+/// `Content-Encoding` (as Apple's URLSession does); other methods and streamed calls get
+/// ``Reason/unsupportedCoding``.
 public struct ResponseCodingFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// What could not be decoded.
     public enum Reason: Sendable, Hashable {

@@ -25,7 +25,10 @@ struct CurlRequestOptions {
     /// - Throws: `URLError(.unsupportedURL)` for a URL that is not `http`/`https`,
     ///   `URLError(.secureConnectionFailed)` carrying `PinningFailure.insecureScheme(host:)` for
     ///   plain `http` to a pinned host, `URLError(.unknown)` when libcurl rejects an option.
-    func apply(_ request: URLRequest, to transfer: CurlTransfer, idleTimeout: Duration?, totalTimeout: Duration?) throws {
+    func apply(
+        _ request: URLRequest, to transfer: CurlTransfer, idleTimeout: Duration?, totalTimeout: Duration?,
+        decodesContent: Bool = true
+    ) throws {
         guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: "only http and https URLs are supported"])
         }
@@ -66,7 +69,9 @@ struct CurlRequestOptions {
         // Decode every content coding libcurl knows (gzip, deflate, br, zstd), as URLSession does;
         // a request that names its own Accept-Encoding (e.g. `identity` for a ranged download)
         // sends that field instead of libcurl's.
-        set(CURLOPT_ACCEPT_ENCODING, "")
+        // Without decoding (a response in a coding libcurl does not know, asked again), the
+        // body arrives as the server sent it, with its Content-Encoding.
+        if decodesContent { set(CURLOPT_ACCEPT_ENCODING, "") }
 
         if configuration.httpShouldSetCookies, let cookies {
             _ = ccurl_easy_setopt_pointer(handle, CURLOPT_SHARE, cookies.share)

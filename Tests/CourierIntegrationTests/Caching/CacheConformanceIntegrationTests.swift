@@ -166,6 +166,15 @@ extension CachingIntegrationTests {
         func item8UndecodableBodiesAreATypedError(_ kind: String, _ reason: ResponseCodingFailure.Reason) async throws {
             let namespace = TestServers.makeNamespace("cache17")
             let client = try client(namespace)
+            if TestTransport.isCurl, reason == .unsupportedCoding {
+                // CurlTransport asks a GET again without decoding: the bytes as sent, with their
+                // Content-Encoding, at the cost of a second request.
+                let response = try await client.response(for: Request<HTTPResponse>.raw(.get, "/cache/coding/\(kind)"))
+                #expect(response.value.body == Data("hello".utf8))
+                #expect(response.value.headers["Content-Encoding"] == "x-unknown")
+                #expect(try await CacheConformance.requests("coding-\(kind)", namespace: namespace) == 2)
+                return
+            }
             do {
                 let response = try await client.response(for: Request<HTTPResponse>.raw(.get, "/cache/coding/\(kind)"))
                 Issue.record("expected undecodableResponse, got HTTP \(response.statusCode)")
