@@ -52,6 +52,15 @@ static inline CURLcode ccurl_easy_setopt_seek_callback(CURL *handle, curl_seek_c
     return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
 }
 
+/// CURLOPT_PREREQFUNCTION (libcurl 7.80): called on every attempt, after the connection is made or
+/// reused and before the request is sent (CURL_PREREQFUNC_OK or CURL_PREREQFUNC_ABORT).
+static inline CURLcode ccurl_easy_setopt_prereq_callback(CURL *handle, curl_prereq_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+
+static inline int ccurl_prereqfunc_ok(void) { return CURL_PREREQFUNC_OK; }
+static inline int ccurl_prereqfunc_abort(void) { return CURL_PREREQFUNC_ABORT; }
+
 static inline CURLcode ccurl_easy_setopt_xferinfo_callback(CURL *handle, curl_xferinfo_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
 }

@@ -86,8 +86,8 @@ public final class CurlTransport: Transport {
     /// for any consumer speed. A paused transfer never counts as idle. `APIClient` enforces
     /// `options.idleTimeout` (the longest gap between received bytes) exactly with its own timer;
     /// libcurl's low-speed limit, which averages over a window, is set one whole second later as
-    /// a backstop. `options.maxDuration` (when set) also limits the whole transfer in libcurl. Cancelling the consumer's task or dropping its iterator aborts
-    /// the transfer at once.
+    /// a backstop. `options.maxDuration` (when set) also limits the whole transfer in libcurl.
+    /// Cancelling the consumer's task or dropping its iterator aborts the transfer at once.
     ///
     /// - Throws: As ``send(_:)`` until the head arrived; later failures end the body with the
     ///   matching `NetworkError`.

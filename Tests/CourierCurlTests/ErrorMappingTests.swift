@@ -86,5 +86,12 @@ struct ErrorMappingTests {
         let streamFailed = CurlErrorMapping.map(CURLE_ABORTED_BY_CALLBACK, facts: .init(uploadFailed: true))
         #expect(streamFailed.0 == .requestBodyStreamExhausted)
     }
+
+    @Test("a resend Courier stopped (aborted second attempt, refused rewind) is a lost connection")
+    func refusedResend() {
+        #expect(CurlErrorMapping.map(CURLE_ABORTED_BY_CALLBACK, facts: .init(resendRefused: true)).0 == .networkConnectionLost)
+        #expect(CurlErrorMapping.map(CURLE_SEND_FAIL_REWIND, facts: .init(resendRefused: true)).0 == .networkConnectionLost)
+        #expect(CurlErrorMapping.map(CURLE_ABORTED_BY_CALLBACK).0 == .cancelled)
+    }
 }
 #endif

@@ -39,6 +39,9 @@ public final class APIClient: Sendable {
         public var headers: HTTPHeaders
         /// The clock that measures deadlines; injectable for tests.
         public var clock: any Clock<Duration>
+        /// What a redirect to another origin keeps (``RedirectPolicy``): by default no
+        /// secret-bearing header field, and no `https` → `http` hop.
+        public var redirects: RedirectPolicy = .default
 
         /// A configuration with Courier's defaults for `environment`.
         public init(environment: APIEnvironment) {

@@ -24,11 +24,14 @@ final class ClientLane: Sendable {
 
     init(configuration: APIClient.Configuration) {
         self.configuration = configuration
-        self.pipeline = Pipeline(
+        let redactor = configuration.interceptors.lazy.compactMap { ($0 as? LoggingInterceptor)?.redactor }.first ?? Redactor()
+        var pipeline = Pipeline(
             interceptors: configuration.interceptors, transport: configuration.transport,
             validators: configuration.validators)
+        pipeline.redirectRules = RedirectRules(policy: configuration.redirects, secretHeaders: redactor.headers)
+        self.pipeline = pipeline
         self.capabilities = configuration.interceptors.reduce(into: []) { $0.formUnion($1.capabilities) }
-        self.redactor = configuration.interceptors.lazy.compactMap { ($0 as? LoggingInterceptor)?.redactor }.first ?? Redactor()
+        self.redactor = redactor
         // A token manager without a transport of its own refreshes through its client's (its lane's).
         for case let auth as AuthInterceptor in configuration.interceptors {
             auth.tokenManager.adoptTransport(configuration.transport)

@@ -21,6 +21,8 @@ package struct Pipeline: Sendable {
     package let transport: any Transport
     /// Checks run on every response whose status the caller accepts (never in raw-status mode).
     let validators: [any ResponseValidator]
+    /// What the redirect step keeps on a cross-origin hop.
+    var redirectRules: RedirectRules = .default
 
     /// Creates a pipeline.
     package init(interceptors: [any Interceptor], transport: any Transport) {
@@ -48,7 +50,8 @@ package struct Pipeline: Sendable {
                 context.beginAttempt()
                 context.recordSent(request)
                 context.fireStartHook()
-                let response = try await RedirectFollower(transport: transport).send(request, context: context)
+                let follower = RedirectFollower(transport: transport, rules: redirectRules)
+                let response = try await follower.send(request, context: context)
                 try validate(response, context: context)
                 return response
             }

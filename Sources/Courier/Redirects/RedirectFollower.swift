@@ -15,7 +15,7 @@ import FoundationNetworking
 ///   `HEAD` stays `HEAD`.
 /// - Other 3xx (300, 304, 305, 306), a 3xx without a usable `Location`, or one pointing to a
 ///   scheme other than http(s), are returned as they are.
-/// - Credentials stay on their origin (``RedirectSafety``).
+/// - Credentials stay on their origin, and `https` → `http` is refused (``RedirectPolicy``).
 /// - At most ``maxRedirects`` hops; one more fails with `URLError(.httpTooManyRedirects)`.
 ///
 /// Each hop is recorded in the call's context (``RequestContext/redirects``).
@@ -24,6 +24,8 @@ struct RedirectFollower: Sendable {
     static let maxRedirects = 20
 
     let transport: any Transport
+    /// What a cross-origin hop keeps (``RedirectPolicy`` and the client's secret header names).
+    var rules: RedirectRules = .default
 
     /// Sends `request`, attaching the context's body stream, and follows redirects.
     func send(_ request: URLRequest, context: RequestContext) async throws -> HTTPResponse {
@@ -37,7 +39,7 @@ struct RedirectFollower: Sendable {
                 if let options = context.streaming { return try await transport.stream(wire, options: options) }
                 return try await transport.send(wire)
             }
-            let next = Self.nextRequest(after: response, to: request)
+            let next = try Self.nextRequest(after: response, to: request, rules: rules)
             if response.isStreamed, next != nil || !context.statusValidation.accepts(response.statusCode) {
                 // Not for the caller's consumer: read it like a buffered response, so retries,
                 // auth and error mapping see the error body (bounded).
@@ -88,7 +90,12 @@ struct RedirectFollower: Sendable {
     }
 
     /// The request a redirect response asks for, or `nil` when `response` is not one to follow.
-    static func nextRequest(after response: HTTPResponse, to request: URLRequest) -> URLRequest? {
+    ///
+    /// - Throws: `URLError(.appTransportSecurityRequiresSecureConnection)` for an `https` → `http`
+    ///   redirect `rules` refuse.
+    static func nextRequest(
+        after response: HTTPResponse, to request: URLRequest, rules: RedirectRules = .default
+    ) throws -> URLRequest? {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
             let location = response.headers["Location"]?.trimmingCharacters(in: .whitespaces), !location.isEmpty,
             let base = response.url ?? request.url,
@@ -113,7 +120,7 @@ struct RedirectFollower: Sendable {
                 next.setValue(nil, forHTTPHeaderField: name)
             }
         }
-        return RedirectSafety.sanitize(next, from: request.url)
+        return try RedirectSafety.sanitize(next, from: request.url, rules: rules)
     }
 }
 

@@ -5,22 +5,40 @@ import FoundationNetworking
 
 /// Keeps credentials on their origin when a redirect is followed (see `RedirectFollower`).
 ///
-/// A redirected request starts as a copy of the previous one, so a bearer token or a session
-/// cookie would reach whatever host a `Location` names (a CDN, a compromised partner). Like
-/// browsers and curl, Courier drops
-/// `Authorization`, `Proxy-Authorization` and `Cookie` when a redirect leaves the origin
-/// (scheme, host and port; RFC 6454 §4) or downgrades from HTTPS to HTTP. Cookies URLSession keeps
-/// in its own storage are still added for the new host by the storage's domain rules.
+/// A redirected request starts as a copy of the previous one, so a bearer token, an API key or a
+/// session cookie would reach whatever host a `Location` names (a CDN, a compromised partner).
+/// Courier drops every secret-bearing field (`Authorization`, `Proxy-Authorization`, `Cookie`,
+/// and each field the client's ``Redactor`` hides) when a redirect leaves the origin (scheme, host
+/// and port; RFC 6454 §4), except those ``RedirectPolicy/forwardedCredentialHeaders`` names, and
+/// refuses an `https` → `http` hop unless ``RedirectPolicy/allowsInsecureRedirects`` (then without
+/// any secret field). Cookies URLSession keeps in its own storage are still added for the new host
+/// by the storage's domain rules (a `Secure` cookie never over `http`).
 enum RedirectSafety {
-    /// Header fields that carry credentials and stay on their origin.
+    /// Header fields that always carry credentials.
     static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
 
-    /// `request` with credential headers removed when it goes to another origin than `previous`.
-    static func sanitize(_ request: URLRequest, from previous: URL?) -> URLRequest {
+    /// `request` with secret header fields removed when it goes to another origin than `previous`.
+    ///
+    /// - Throws: `URLError(.appTransportSecurityRequiresSecureConnection)` for an `https` → `http`
+    ///   hop the rules do not allow.
+    static func sanitize(_ request: URLRequest, from previous: URL?, rules: RedirectRules = .default) throws -> URLRequest {
         guard let target = request.url else { return request }
         if let previous, isSameOrigin(previous, target) { return request }
+        let downgrade = previous?.scheme?.lowercased() == "https" && target.scheme?.lowercased() == "http"
+        if downgrade, !rules.policy.allowsInsecureRedirects {
+            throw URLError(
+                .appTransportSecurityRequiresSecureConnection,
+                userInfo: [
+                    NSLocalizedDescriptionKey: "refused a redirect from https to http (\(target.host ?? "")): "
+                        + "set RedirectPolicy.allowsInsecureRedirects to follow it",
+                    NSURLErrorFailingURLErrorKey: target,
+                ])
+        }
         var request = request
-        for name in credentialHeaders { request.setValue(nil, forHTTPHeaderField: name) }
+        for name in (request.allHTTPHeaderFields ?? [:]).keys where rules.isSecret(name) {
+            if !downgrade, rules.forwards(name) { continue }
+            request.setValue(nil, forHTTPHeaderField: name)
+        }
         return request
     }
 

@@ -75,6 +75,11 @@ public final class URLSessionTransport: Transport {
         if let delegate = session.delegate as? TransportSessionDelegate {
             // Courier's own session: the delegate collects the response, so a 401 whose challenge
             // it refused still comes back (see TransportSessionDelegate).
+            if Self.needsFreshConnection(request) {
+                let (oneShot, fresh) = freshSession()
+                defer { oneShot.finishTasksAndInvalidate() }
+                return try await fresh.run(oneShot.dataTask(with: request))
+            }
             return try await delegate.run(session.dataTask(with: request))
         }
         let data: Data
@@ -123,12 +128,44 @@ public final class URLSessionTransport: Transport {
         // Courier's own idle timer (APIClient.stream) is exact; the session's, in whole seconds on
         // Linux, is only a later backstop for callers of the transport itself.
         request.timeoutInterval = TimeInterval(IdleTimer.backstop(for: options.idleTimeout).components.seconds)
+        #if canImport(FoundationNetworking)
+        if Self.needsFreshConnection(request) {
+            let (oneShot, fresh) = freshSession()
+            defer { oneShot.finishTasksAndInvalidate() }  // the task runs on until its body ends
+            return try await fresh.stream(oneShot.dataTask(with: request), limit: options.bufferLimit)
+        }
+        #endif
         let task = session.dataTask(with: request)
         #if canImport(Darwin)
         if let taskDelegate { task.delegate = taskDelegate }
         #endif
         return try await delegate.stream(task, limit: options.bufferLimit)
     }
+
+    #if canImport(FoundationNetworking)
+    /// Whether `request` must go out on a connection of its own on Linux.
+    ///
+    /// libcurl under FoundationNetworking repeats a request whose reused, kept-alive connection
+    /// died after the request went out and before any answer, and FoundationNetworking tells
+    /// libcurl the body was rewound when it was not: measured, the copy of a `Data` or stream
+    /// body arrived with its headers and no body bytes (or an empty chunked body), and a bodiless
+    /// `POST` arrived twice. No per-request option turns the repeat off, but libcurl repeats only
+    /// on a reused connection. So a request with a body, and
+    /// every request that may not be repeated (``TransportResendRule``, e.g. a bodiless `POST`),
+    /// goes through a one-request session, whose connection is new: sent at most once, never
+    /// empty or cut; a lost connection surfaces as `URLError(.networkConnectionLost)`. Bodiless
+    /// idempotent requests (`GET`, `HEAD`, `DELETE`) keep the shared pool: repeating them is safe.
+    static func needsFreshConnection(_ request: URLRequest) -> Bool {
+        request.httpBody != nil || request.httpBodyStream != nil || !TransportResendRule.allowsResend(request)
+    }
+
+    /// A session for one request: this transport's configuration (cookie storage included) and
+    /// its own Courier delegate, so its connection pool starts empty.
+    private func freshSession() -> (URLSession, TransportSessionDelegate) {
+        let delegate = TransportSessionDelegate()
+        return (URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: nil), delegate)
+    }
+    #endif
 
     #if canImport(FoundationNetworking)
     /// URLSession on Linux reports a connection that died mid-response as `URLError(.unknown)`

@@ -30,10 +30,13 @@ package enum CurlErrorMapping {
         package var transferCodings: [String] = []
         /// Whether the request body stream failed.
         package var uploadFailed = false
+        /// Whether Courier stopped libcurl from sending the request again after its reused
+        /// connection died (see ``TransportResendRule``).
+        package var resendRefused = false
 
         package init(
             osErrno: Int = 0, sslVerifyResult: Int = 0, contentCodings: [String] = [], isChunked: Bool = false,
-            transferCodings: [String] = [], uploadFailed: Bool = false
+            transferCodings: [String] = [], uploadFailed: Bool = false, resendRefused: Bool = false
         ) {
             self.transferCodings = transferCodings
             self.osErrno = osErrno
@@ -41,6 +44,7 @@ package enum CurlErrorMapping {
             self.contentCodings = contentCodings
             self.isChunked = isChunked
             self.uploadFailed = uploadFailed
+            self.resendRefused = resendRefused
         }
     }
 
@@ -56,8 +60,14 @@ package enum CurlErrorMapping {
         case CURLE_COULDNT_CONNECT, CURLE_PROXY: return (.cannotConnectToHost, nil)
         case CURLE_OPERATION_TIMEDOUT: return (.timedOut, nil)
         case CURLE_ABORTED_BY_CALLBACK:
+            // A resend stopped by Courier: the connection died after the request went out.
+            if facts.resendRefused { return (.networkConnectionLost, nil) }
             return facts.uploadFailed ? (.requestBodyStreamExhausted, nil) : (.cancelled, nil)
-        case CURLE_READ_ERROR, CURLE_SEND_FAIL_REWIND: return (.requestBodyStreamExhausted, nil)
+        case CURLE_SEND_FAIL_REWIND:
+            // libcurl wanted to send the request again (its reused connection died) and the body
+            // could not, or must not, be rewound.
+            return facts.resendRefused ? (.networkConnectionLost, nil) : (.requestBodyStreamExhausted, nil)
+        case CURLE_READ_ERROR: return (.requestBodyStreamExhausted, nil)
         case CURLE_TOO_MANY_REDIRECTS: return (.httpTooManyRedirects, nil)
         case CURLE_WEIRD_SERVER_REPLY: return (.badServerResponse, nil)
         case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_HTTP2, CURLE_HTTP2_STREAM:
@@ -102,7 +112,7 @@ package enum CurlErrorMapping {
 
     /// The `URLError` of `transfer`, failed with `code`.
     static func error(for code: CURLcode, transfer: CurlTransfer) -> URLError {
-        var facts = Facts(uploadFailed: transfer.uploadFailed)
+        var facts = Facts(uploadFailed: transfer.uploadFailed, resendRefused: transfer.resendRefused)
         var value = 0
         if ccurl_easy_getinfo_long(transfer.handle, CURLINFO_OS_ERRNO, &value) == CURLE_OK { facts.osErrno = value }
         if ccurl_easy_getinfo_long(transfer.handle, CURLINFO_SSL_VERIFYRESULT, &value) == CURLE_OK {

@@ -53,6 +53,13 @@ struct CurlRequestOptions {
         _ = ccurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userdata)
         _ = ccurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, CurlCallbacks.write)
         _ = ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata)
+        // libcurl repeats a request whose reused connection died before any answer; only a
+        // request that may be repeated is (TransportResendRule), with its whole body.
+        transfer.allowsResend = TransportResendRule.allowsResend(request)
+        if ccurl_easy_setopt_prereq_callback(handle, CurlCallbacks.prerequest) != CURLE_OK, failed == nil {
+            failed = CURLOPT_PREREQFUNCTION
+        }
+        _ = ccurl_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, userdata)
 
         // Timeouts: idle (URLSession's request timeout) and total.
         let idle = idleTimeout ?? requestIdleTimeout(request)

@@ -27,10 +27,32 @@ enum CurlCallbacks {
         return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
     }
 
+    /// Rewinds the body for a resend; refused for a request libcurl must not repeat
+    /// (``CurlTransfer/allowsResend``) and for a stream already read: libcurl then fails with
+    /// `CURLE_SEND_FAIL_REWIND` instead of sending the request again.
     static let seek: curl_seek_callback = { userdata, offset, origin in
         guard let userdata, origin == SEEK_SET else { return CURL_SEEKFUNC_CANTSEEK }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-        return (transfer.upload?.seek(to: Int(offset)) ?? false) ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_CANTSEEK
+        guard transfer.allowsResend, transfer.upload?.seek(to: Int(offset)) ?? false else {
+            transfer.resendRefused = true
+            return CURL_SEEKFUNC_CANTSEEK
+        }
+        return CURL_SEEKFUNC_OK
+    }
+
+    /// Called before each attempt to send the request: the first goes ahead; a later one is
+    /// libcurl repeating the request on a fresh connection ("Connection died, retrying a fresh
+    /// connect", also for a bodiless `POST`, which has nothing to rewind), aborted unless the
+    /// request may be repeated.
+    static let prerequest: curl_prereq_callback = { userdata, _, _, _, _ in
+        guard let userdata else { return ccurl_prereqfunc_abort() }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        transfer.sendAttempts += 1
+        guard transfer.sendAttempts == 1 || transfer.allowsResend else {
+            transfer.resendRefused = true
+            return ccurl_prereqfunc_abort()
+        }
+        return ccurl_prereqfunc_ok()
     }
 }
 #endif

@@ -61,6 +61,14 @@ final class CurlTransfer: @unchecked Sendable {
     var isSendPaused = false
     /// The upload stream failed (the read callback aborted the transfer).
     var uploadFailed = false
+    /// Whether libcurl may send this request again by itself (``TransportResendRule``): after a
+    /// reused connection died before any answer, libcurl reconnects and repeats the request.
+    var allowsResend = true
+    /// How many times libcurl got ready to send the request (CURLOPT_PREREQFUNCTION).
+    var sendAttempts = 0
+    /// A resend by libcurl was stopped (a second attempt, or a rewind of the body, was refused):
+    /// the request may have reached the server, and its connection was lost.
+    var resendRefused = false
 
     private var received: Int64 = 0
     private var sent: Int64 = 0

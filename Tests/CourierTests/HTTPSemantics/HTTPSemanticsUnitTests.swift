@@ -36,7 +36,7 @@ struct HTTPSemanticsUnitTests {
         ])
     func methodRules(_ method: String, _ status: Int, _ expected: String) throws {
         let next = try #require(
-            RedirectFollower.nextRequest(after: Self.redirect(status, to: "/v1/other"), to: Self.request(method)))
+            try RedirectFollower.nextRequest(after: Self.redirect(status, to: "/v1/other"), to: Self.request(method)))
         #expect(next.httpMethod == expected)
         #expect(next.url?.absoluteString == "https://api.example.test/v1/other")
         if expected == method {
@@ -55,15 +55,16 @@ struct HTTPSemanticsUnitTests {
         arguments: [
             (300, "/x"), (304, "/x"), (305, "/x"), (302, ""), (302, "ftp://files.example.test/x"),
         ])
-    func notFollowed(_ status: Int, _ location: String) {
+    func notFollowed(_ status: Int, _ location: String) throws {
         #expect(
-            RedirectFollower.nextRequest(after: Self.redirect(status, to: location), to: Self.request("GET", body: nil)) == nil)
+            try RedirectFollower.nextRequest(after: Self.redirect(status, to: location), to: Self.request("GET", body: nil))
+                == nil)
     }
 
     @Test("a redirect to another origin drops credentials")
     func crossOriginDropsCredentials() throws {
         let next = try #require(
-            RedirectFollower.nextRequest(
+            try RedirectFollower.nextRequest(
                 after: Self.redirect(307, to: "https://cdn.example.test/blob"), to: Self.request("PUT")))
         #expect(next.value(forHTTPHeaderField: "Authorization") == nil)
         #expect(next.httpBody == Data("{}".utf8))

@@ -1,0 +1,24 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Whether a transport may send a request again on its own, below Courier's retry step.
+///
+/// libcurl (under `CurlTransport`, and under URLSession on Linux) reconnects and sends a request
+/// again when a reused, kept-alive connection dies after the request went out and before any
+/// response byte arrived. The server may already have processed it, so that resend is allowed
+/// only for a request a client may repeat: an idempotent method (RFC 9110 §9.2.2: GET, HEAD,
+/// OPTIONS, TRACE, PUT, DELETE) or one that carries an `Idempotency-Key` field. Every other
+/// request is sent at most once by the transport; a lost connection surfaces as
+/// `URLError(.networkConnectionLost)` and Courier's retry rules decide.
+package enum TransportResendRule {
+    /// The field that makes a non-idempotent request safe to repeat (the idempotency interceptor's default name).
+    package static let idempotencyKeyField = "Idempotency-Key"
+
+    /// `true` when a transport may repeat `request` by itself (with the whole body).
+    package static func allowsResend(_ request: URLRequest) -> Bool {
+        if HTTPMethod(rawValue: request.httpMethod ?? "GET").isIdempotent { return true }
+        return request.value(forHTTPHeaderField: idempotencyKeyField)?.isEmpty == false
+    }
+}
