@@ -25,7 +25,12 @@ final class CurlUploadPump: @unchecked Sendable {
     /// Starts reading `stream` (opened here) on a worker thread; `onReadable` runs there.
     func start(_ stream: InputStream, onReadable: @escaping @Sendable () -> Void) {
         let box = UncheckedStream(stream)
-        DispatchQueue.global(qos: .userInitiated).async { [self] in pump(box.stream, onReadable: onReadable) }
+        // A serial queue of its own, not a global one: a global queue is as wide as the cores,
+        // so reads that block there hold its threads (libdispatch adds one about a second after
+        // all are blocked); a serial queue gets a thread of its own for as long as a read blocks.
+        DispatchQueue(label: "courier.curl.upload-pump", qos: .userInitiated).async { [self] in
+            pump(box.stream, onReadable: onReadable)
+        }
     }
 
     private func pump(_ stream: InputStream, onReadable: @Sendable () -> Void) {

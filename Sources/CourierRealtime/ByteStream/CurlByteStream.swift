@@ -50,7 +50,9 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
         let caFile = request.trustedCertificateAuthorities?.path
         let sendBufferSize = request.sendBufferSize
         return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            // Not a global queue: it is as wide as the cores, and blocking connects there hold
+            // its threads; a serial queue gets a thread of its own while the connect blocks.
+            DispatchQueue(label: "courier.realtime.curl.connect").async {
                 continuation.resume(
                     with: Result {
                         try connectBlocking(url: target, timeoutMS: timeoutMS, caFile: caFile, sendBufferSize: sendBufferSize)

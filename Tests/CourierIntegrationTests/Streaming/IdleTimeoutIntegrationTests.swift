@@ -20,7 +20,8 @@ struct IdleTimeoutIntegrationTests {
         let (client, namespace) = try TestServers.apiClient()
         let idle = Duration.milliseconds(Int(seconds * 1000))
         let streamed = try await client.stream(
-            Request<Data>.get("/stream/silence", query: ["beats": "3", "every": "0.2", "silence": "20"]),
+            Request<Data>.get(
+                "/stream/silence", query: ["beats": "3", "every": String(seconds / 5), "silence": "20"]),
             options: StreamingOptions(idleTimeout: idle))
         var bytes = 0
         do {
