@@ -41,11 +41,11 @@ struct RequestBuilder: Sendable {
         if case .stream(let stream, let contentType) = endpoint.body {
             // The stream itself is attached for each send by the pipeline (see BodyStream).
             if !headers.contains("Content-Type") { headers.replace("Content-Type", with: contentType) }
-            #if !canImport(FoundationNetworking)
-            // URLSession on Linux always sends a stream chunked; a Content-Length next to
-            // Transfer-Encoding would make the request invalid (RFC 9112 §6.3).
+            // A known length goes out as Content-Length (CurlTransport sends the body with it, not
+            // chunked). URLSessionTransport on Linux removes it: URLSession there always sends a
+            // stream chunked, and a Content-Length next to Transfer-Encoding would make the request
+            // invalid (RFC 9112 §6.3).
             if let length = stream.length { headers.replace("Content-Length", with: String(length)) }
-            #endif
         } else if let (data, contentType) = try encodeBody(endpoint.body, encoder: endpoint.options.encoder ?? encoder) {
             request.httpBody = data
             if !headers.contains("Content-Type") { headers.replace("Content-Type", with: contentType) }

@@ -230,6 +230,11 @@ extension RequestBody {
     /// body is at most `memoryThreshold` bytes, otherwise streamed part by part from its sources
     /// with a `Content-Length`, re-read from the start for every send (retries, 307/308).
     ///
+    /// On Linux, `URLSessionTransport` sends a streamed body chunked, without the
+    /// `Content-Length` (FoundationNetworking always does); `CurlTransport` sends the length.
+    /// A server that requires one (411, e.g. a presigned object-storage upload) needs
+    /// `CurlTransport` there, or a body under `memoryThreshold` with no file parts.
+    ///
     /// - Parameters:
     ///   - form: The form.
     ///   - memoryThreshold: The largest body in bytes sent from memory; default 10 MiB.

@@ -72,6 +72,7 @@ public final class URLSessionTransport: Transport {
         // when an interceptor measures this call (see TaskTimingsReporter). Linux never delivers them.
         let (data, response) = try await session.data(for: request, delegate: TaskMetricsDelegate.forCurrentCall())
         #else
+        let request = Self.onLinuxWire(request)
         if let delegate = session.delegate as? TransportSessionDelegate {
             // Courier's own session: the delegate collects the response, so a 401 whose challenge
             // it refused still comes back (see TransportSessionDelegate).
@@ -129,6 +130,7 @@ public final class URLSessionTransport: Transport {
         // Linux, is only a later backstop for callers of the transport itself.
         request.timeoutInterval = TimeInterval(IdleTimer.backstop(for: options.idleTimeout).components.seconds)
         #if canImport(FoundationNetworking)
+        request = Self.onLinuxWire(request)
         if Self.needsFreshConnection(request) {
             let (oneShot, fresh) = freshSession()
             defer { oneShot.finishTasksAndInvalidate() }  // the task runs on until its body ends
@@ -157,6 +159,18 @@ public final class URLSessionTransport: Transport {
     /// idempotent requests (`GET`, `HEAD`, `DELETE`) keep the shared pool: repeating them is safe.
     static func needsFreshConnection(_ request: URLRequest) -> Bool {
         request.httpBody != nil || request.httpBodyStream != nil || !TransportResendRule.allowsResend(request)
+    }
+
+    /// `request` as URLSession on Linux can send it: a body stream always goes chunked there, so
+    /// a `Content-Length` Courier set for a stream of known length is removed (RFC 9112 §6.3 forbids
+    /// both). Servers that require a length (411) need `CurlTransport` or a `Data` body on Linux.
+    static func onLinuxWire(_ request: URLRequest) -> URLRequest {
+        guard request.httpBodyStream != nil, request.value(forHTTPHeaderField: "Content-Length") != nil else {
+            return request
+        }
+        var request = request
+        request.setValue(nil, forHTTPHeaderField: "Content-Length")
+        return request
     }
 
     /// A session for one request: this transport's configuration (cookie storage included) and

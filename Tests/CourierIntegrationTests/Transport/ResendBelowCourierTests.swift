@@ -21,6 +21,8 @@ struct ResendBelowCourierTests {
         var sha256: String
         var complete: Bool
         var reused: Bool
+        var contentLength: String?
+        var chunked: Bool
     }
 
     /// The body kinds a request can have.
