@@ -157,6 +157,39 @@ struct ClassificationTests {
         #expect(FailureClass.of(CancellationError()) == .cancelled)
     }
 
+    /// The server says "retry at 12:00:01" in a response dated 12:00:00; the device clock is an
+    /// hour behind (or ahead): the wait is the server's 1 s either way.
+    @Test func aRetryAfterDateIsReadAgainstTheResponseDateNotTheDeviceClock() throws {
+        let served = try #require(HTTPDate.parse("Tue, 01 Dec 2026 12:00:00 GMT"))
+        let headers: HTTPHeaders = ["Retry-After": "Tue, 01 Dec 2026 12:00:01 GMT", "Date": "Tue, 01 Dec 2026 12:00:00 GMT"]
+        let skews: [TimeInterval] = [-3600, 0, 3600, -259_200]
+        for skew in skews {
+            let now = served.addingTimeInterval(skew)
+            #expect(
+                FailureClass.of(NetworkError.server(failed(503, headers: headers)), now: now)
+                    == .transient(retryAfter: .seconds(1)))
+            let response = failed(429, headers: headers)
+            #expect(
+                FailureClass.of(NetworkError.rateLimited(retryAfter: response.retryAfter, response: response), now: now)
+                    == .transient(retryAfter: .seconds(1)))
+            #expect(
+                FailureClass.of(NetworkError.client(failed(408, headers: headers)), now: now)
+                    == .transient(retryAfter: .seconds(1)))
+        }
+        // Without a Date field the moment of receipt (`now`) is the reference.
+        let undated: HTTPHeaders = ["Retry-After": "Tue, 01 Dec 2026 12:00:30 GMT"]
+        #expect(
+            FailureClass.of(NetworkError.server(failed(503, headers: undated)), now: served)
+                == .transient(retryAfter: .seconds(30)))
+        // An unparsable Date falls back to `now` too; a date in the past waits nothing.
+        let badDate: HTTPHeaders = ["Retry-After": "Tue, 01 Dec 2026 12:00:30 GMT", "Date": "yesterday"]
+        #expect(
+            FailureClass.of(NetworkError.server(failed(503, headers: badDate)), now: served)
+                == .transient(retryAfter: .seconds(30)))
+        let past: HTTPHeaders = ["Retry-After": "Tue, 01 Dec 2026 11:59:00 GMT", "Date": "Tue, 01 Dec 2026 12:00:00 GMT"]
+        #expect(FailureClass.of(NetworkError.server(failed(503, headers: past)), now: served) == .transient(retryAfter: .zero))
+    }
+
     @Test func backoffGrowsExponentiallyWithHalfJitterAndHonoursRetryAfter() {
         let backoff = QueueBackoff(baseDelay: .seconds(1), maxDelay: .seconds(60))
         #expect(backoff.delay(afterFailures: 1, random: 1, retryAfter: nil) == .seconds(1))

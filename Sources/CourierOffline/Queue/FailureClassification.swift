@@ -21,6 +21,10 @@ enum FailureClass: Equatable {
     ///
     /// `signedOut`, `sessionExpired` and 401 are transient: the change waits for the user to sign
     /// in again instead of being thrown away.
+    ///
+    /// A `Retry-After` HTTP-date is read against the response's `Date` field (RFC 9110 §6.6.1, the
+    /// server's clock, so a device clock that is off does not change the wait); `now` (the moment
+    /// of receipt, device clock) is used only when the response has no valid `Date`.
     static func of(_ error: any Error, now: Date = Date()) -> FailureClass {
         if error is CancellationError { return .cancelled }
         guard let error = error as? NetworkError else { return .permanent }
@@ -29,15 +33,15 @@ enum FailureClass: Equatable {
             return .cancelled
         case .offline, .timedOut, .transport, .signedOut, .sessionExpired, .unauthorized:
             return .transient(retryAfter: nil)
-        case .rateLimited(let retryAfter, _):
-            return .transient(retryAfter: retryAfter.map { wait($0, now: now) })
+        case .rateLimited(let retryAfter, let response):
+            return .transient(retryAfter: retryAfter.map { wait($0, response: response, now: now) })
         case .server(let response):
-            return .transient(retryAfter: response.retryAfter.map { wait($0, now: now) })
+            return .transient(retryAfter: response.retryAfter.map { wait($0, response: response, now: now) })
         case .conflict:
             return .conflict
         case .client(let response):
             switch response.statusCode {
-            case 408: return .transient(retryAfter: response.retryAfter.map { wait($0, now: now) })
+            case 408: return .transient(retryAfter: response.retryAfter.map { wait($0, response: response, now: now) })
             case 412: return .conflict
             default: return .permanent
             }
@@ -47,10 +51,15 @@ enum FailureClass: Equatable {
         }
     }
 
-    private static func wait(_ retryAfter: RetryAfter, now: Date) -> Duration {
+    /// The wait `retryAfter` asks for, at most a day: delta-seconds as given; an HTTP-date minus
+    /// the response's `Date` (both on the server's clock), or minus `now` without one.
+    private static func wait(_ retryAfter: RetryAfter, response: FailedResponse, now: Date) -> Duration {
         switch retryAfter {
-        case .seconds(let seconds): return .seconds(max(0, min(seconds, 86_400)))
-        case .date(let date): return .seconds(max(0, min(date.timeIntervalSince(now), 86_400)))
+        case .seconds(let seconds):
+            return .seconds(max(0, min(seconds, 86_400)))
+        case .date(let date):
+            let sent = response.headers["Date"].flatMap { HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) }
+            return .seconds(max(0, min(date.timeIntervalSince(sent ?? now), 86_400)))
         }
     }
 }
