@@ -20,6 +20,10 @@ public struct MutationEvent: Sendable {
         case deadLettered(DeadLetter)
         /// A 409 or 412, resolved by the kind's ``ConflictPolicy``.
         case conflict(ConflictResolution, statusCode: Int)
+        /// A write of the queue's bookkeeping about this mutation failed (read-only file, full
+        /// disk, I/O error, database busy beyond its timeout): the queue stops delivering every
+        /// mutation until the write succeeds on a later flush (``MutationQueue/storageFailure``).
+        case storageUnavailable(MutationQueueError)
     }
 
     /// The mutation's id.
@@ -44,4 +48,7 @@ public struct FlushReport: Sendable, Hashable {
     public var transientFailures: Int
     /// Mutations still pending when the flush returned.
     public var pending: Int
+    /// Why delivery stopped, when a write of the queue's bookkeeping failed
+    /// (``MutationQueue/storageFailure``); `nil` when storage worked.
+    public var storageFailure: MutationQueueError? = nil
 }

@@ -18,8 +18,46 @@ extension MutationQueue {
             task.cancel()
         }
         var result = report
-        result.pending = (try? store.count()) ?? 0
+        do {
+            result.pending = try store.count()
+        } catch {
+            noteStorageFailure(error, mutation: nil)
+        }
+        result.storageFailure = failedStorage
         return result
+    }
+
+    /// Why the queue is not delivering: a write of its bookkeeping failed (the file became
+    /// read-only, the disk is full, an I/O error, another connection held the database beyond its
+    /// busy timeout), or `nil` while storage works. While set, nothing is sent: a mutation whose
+    /// delivery could not be recorded would otherwise be sent again. Every later flush (explicit,
+    /// on connectivity or on enqueue) first writes what could not be written; once that works the
+    /// queue clears this and delivers again. The ``MutationEvent/Outcome/storageUnavailable(_:)``
+    /// event reports the moment it is set.
+    public var storageFailure: MutationQueueError? { failedStorage }
+
+    /// Writes the bookkeeping that failed before; returns whether storage works again.
+    private func recordUnrecordedWrites() -> Bool {
+        guard failedStorage != nil else { return true }
+        while let write = unrecordedWrites.first {
+            do {
+                try write()
+            } catch {
+                failedStorage = MutationQueueError(storageError: error)
+                return false
+            }
+            unrecordedWrites.removeFirst()
+        }
+        failedStorage = nil
+        return true
+    }
+
+    /// Stops delivery after a failed bookkeeping write; `retry` is the write to try again.
+    func noteStorageFailure(_ error: any Error, mutation: Mutation?, retry: (() throws -> Void)? = nil) {
+        if let retry { unrecordedWrites.append(retry) }
+        let first = failedStorage == nil
+        failedStorage = MutationQueueError(storageError: error)
+        if first, let mutation, let failure = failedStorage { publish(mutation, .storageUnavailable(failure)) }
     }
 
     /// Starts a drain, or asks the running one for another pass. Returns the drain task.
@@ -42,7 +80,14 @@ extension MutationQueue {
     private func drain() async {
         repeat {
             drainRequested = false
-            let groups = ((try? store.groups()) ?? []).filter { paused[$0] == nil }
+            guard recordUnrecordedWrites() else { break }
+            let groups: [String]
+            do {
+                groups = try store.groups().filter { paused[$0] == nil }
+            } catch {
+                noteStorageFailure(error, mutation: nil)
+                break
+            }
             await withTaskGroup(of: Void.self) { tasks in
                 for group in groups {
                     tasks.addTask { await self.drain(group: group) }
@@ -54,7 +99,7 @@ extension MutationQueue {
 
     /// Sends the group's head until the group is empty, paused, or the drain is cancelled.
     private func drain(group: String) async {
-        while !Task.isCancelled, paused[group] == nil {
+        while !Task.isCancelled, paused[group] == nil, failedStorage == nil {
             let stored: StoredMutation
             do {
                 guard let head = try store.head(group: group) else { return }
@@ -65,29 +110,57 @@ extension MutationQueue {
                 return
             }
             let kind = configuration.kind(stored.mutation.kind)
+            let response: Response<Void>
             do {
-                let response = try await client.response(for: request(for: stored, policy: kind.policy))
-                failures[group] = nil
-                _ = try? store.remove(stored)
-                report.sent += 1
-                publish(stored.mutation, .sent(statusCode: response.statusCode))
+                response = try await client.response(for: request(for: stored, policy: kind.policy))
             } catch {
-                switch FailureClass.of(error, now: configuration.now()) {
-                case .cancelled:
-                    return
-                case .transient(let retryAfter):
-                    let delay = pause(group: group, retryAfter: retryAfter)
-                    try? store.recordFailure(stored, reason: String(describing: error))
-                    report.transientFailures += 1
-                    publish(stored.mutation, .retrying(error as? NetworkError ?? .transport(URLError(.unknown)), delay: delay))
-                    return
-                case .permanent:
-                    deadLetter(stored, error: error)
-                case .conflict:
-                    await resolveConflict(stored, error: error, policy: kind.conflictPolicy)
+                guard await handleFailure(error, stored: stored, group: group, kind: kind) else { return }
+                continue
+            }
+            failures[group] = nil
+            report.sent += 1
+            do {
+                _ = try store.remove(stored)
+            } catch {
+                // Delivered but not recorded: nothing more is sent until the removal is written,
+                // or the same mutation would go out again.
+                noteStorageFailure(error, mutation: stored.mutation) { [store] in _ = try store.remove(stored) }
+                publish(stored.mutation, .sent(statusCode: response.statusCode))
+                return
+            }
+            publish(stored.mutation, .sent(statusCode: response.statusCode))
+        }
+    }
+
+    /// Classifies a failed delivery and records what follows (backoff, dead letter, conflict).
+    /// Returns whether the group goes on with its next mutation.
+    private func handleFailure(
+        _ error: any Error, stored: StoredMutation, group: String, kind: KindPolicy
+    ) async -> Bool {
+        do {
+            switch FailureClass.of(error, now: configuration.now()) {
+            case .cancelled:
+                return false
+            case .transient(let retryAfter):
+                let delay = pause(group: group, retryAfter: retryAfter)
+                let reason = String(describing: error)
+                do {
+                    try store.recordFailure(stored, reason: reason)
+                } catch {
+                    noteStorageFailure(error, mutation: stored.mutation) { [store] in
+                        try store.recordFailure(stored, reason: reason)
+                    }
                 }
+                report.transientFailures += 1
+                publish(stored.mutation, .retrying(error as? NetworkError ?? .transport(URLError(.unknown)), delay: delay))
+                return false
+            case .permanent:
+                deadLetter(stored, error: error)
+            case .conflict:
+                await resolveConflict(stored, error: error, policy: kind.conflictPolicy)
             }
         }
+        return failedStorage == nil
     }
 
     /// The request for a stored mutation: its method, path, headers and body, with its
@@ -129,11 +202,21 @@ extension MutationQueue {
         } else {
             reason = String(describing: error)
         }
-        guard
-            let letter = try? store.deadLetter(
-                stored, statusCode: response?.statusCode, reason: reason,
-                responseBody: response?.body ?? Data(), now: configuration.now())
-        else { return }
+        let now = configuration.now()
+        let letter: DeadLetter?
+        do {
+            letter = try store.deadLetter(
+                stored, statusCode: response?.statusCode, reason: reason, responseBody: response?.body ?? Data(), now: now)
+        } catch {
+            // Not moved: it would be sent again. Nothing goes out until the move is written.
+            noteStorageFailure(error, mutation: stored.mutation) { [store] in
+                _ = try store.deadLetter(
+                    stored, statusCode: response?.statusCode, reason: reason, responseBody: response?.body ?? Data(),
+                    now: now)
+            }
+            return
+        }
+        guard let letter else { return }
         report.deadLettered += 1
         publish(stored.mutation, .deadLettered(letter))
     }
@@ -151,8 +234,12 @@ extension MutationQueue {
         case .lastWriteWins:
             var mutation = stored.mutation
             for name in Self.preconditionFields { mutation.headers.remove(name) }
-            if (try? store.rewrite(stored, with: mutation)) == true {
-                publish(mutation, .conflict(.resentWithoutPreconditions, statusCode: status))
+            do {
+                if try store.rewrite(stored, with: mutation) {
+                    publish(mutation, .conflict(.resentWithoutPreconditions, statusCode: status))
+                }
+            } catch {
+                noteStorageFailure(error, mutation: mutation) { [store] in _ = try store.rewrite(stored, with: mutation) }
             }
         case .merge(let merge):
             do {
@@ -160,8 +247,11 @@ extension MutationQueue {
                     merged.id = stored.mutation.id
                     merged.group = stored.mutation.group
                     try Self.validate(merged)
-                    if (try? store.rewrite(stored, with: merged)) == true {
-                        publish(merged, .conflict(.merged, statusCode: status))
+                    let resolved = merged
+                    do {
+                        if try store.rewrite(stored, with: resolved) { publish(resolved, .conflict(.merged, statusCode: status)) }
+                    } catch {
+                        noteStorageFailure(error, mutation: resolved) { [store] in _ = try store.rewrite(stored, with: resolved) }
                     }
                 } else {
                     drop(stored, resolution: .mergeDropped, status: status)
@@ -174,7 +264,12 @@ extension MutationQueue {
     }
 
     private func drop(_ stored: StoredMutation, resolution: ConflictResolution, status: Int) {
-        guard (try? store.remove(stored)) == true else { return }
+        do {
+            guard try store.remove(stored) else { return }
+        } catch {
+            noteStorageFailure(error, mutation: stored.mutation) { [store] in _ = try store.remove(stored) }
+            return
+        }
         report.dropped += 1
         publish(stored.mutation, .conflict(resolution, statusCode: status))
     }

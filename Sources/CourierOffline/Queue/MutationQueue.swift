@@ -39,6 +39,11 @@ public actor MutationQueue {
     /// Groups paused by backoff, with the task that ends the pause.
     var paused: [String: Task<Void, Never>] = [:]
     var connectivityTask: Task<Void, Never>?
+    /// Set when a write of the queue's bookkeeping failed (read-only file, full disk, I/O error,
+    /// busy beyond its timeout): nothing is sent until it is cleared. See ``storageFailure``.
+    var failedStorage: MutationQueueError?
+    /// The bookkeeping writes that failed, in order, tried again before anything is sent.
+    var unrecordedWrites: [() throws -> Void] = []
 
     /// Opens (creating or migrating) the queue database at `path` and delivers through `client`.
     ///
@@ -165,6 +170,20 @@ public actor MutationQueue {
             return try body()
         } catch let error as SQLiteError {
             throw MutationQueueError.storage(error)
+        }
+    }
+}
+
+extension MutationQueueError {
+    /// The queue error for a failed storage call: ``storage(_:)`` with SQLite's error, or the
+    /// error itself when it is one already.
+    init(storageError error: any Error) {
+        if let error = error as? MutationQueueError {
+            self = error
+        } else if let error = error as? SQLiteError {
+            self = .storage(error)
+        } else {
+            self = .storage(SQLiteError(code: 10, message: String(describing: error)))  // 10: SQLITE_IOERR
         }
     }
 }

@@ -35,7 +35,8 @@ final class SQLiteDatabase {
 
     /// Opens (creating when missing) the database at `path`.
     ///
-    /// - Throws: ``SQLiteError`` when the file cannot be opened or is not a database.
+    /// - Throws: ``SQLiteError`` when the file cannot be opened, is not a database, or can only
+    ///   be opened read-only (`SQLITE_READONLY`).
     init(path: String) throws {
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -46,6 +47,11 @@ final class SQLiteDatabase {
             throw SQLiteError(code: rc, message: message)
         }
         handle = db
+        // SQLite falls back to read-only when it may not write the file: refuse that at open
+        // (https://www.sqlite.org/c3ref/db_readonly.html), not at the first write.
+        if sqlite3_db_readonly(db, "main") == 1 {
+            throw SQLiteError(code: SQLITE_READONLY, message: "\(path) can be read but not written")
+        }
         sqlite3_busy_timeout(db, 5_000)
         let mode = try queryText("PRAGMA journal_mode=WAL")
         guard mode?.lowercased() == "wal" else {
