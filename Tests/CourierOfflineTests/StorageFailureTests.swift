@@ -4,8 +4,8 @@ import Courier
 import CourierTesting
 @testable import CourierOffline
 
-/// A queue whose bookkeeping cannot be written (the database held by another connection past its
-/// busy timeout, standing for a read-only file, a full disk or a locked device) stops delivering:
+/// A queue whose bookkeeping cannot be written (a read-only database, standing for a full disk or
+/// a locked device too; and another connection holding the write lock) stops delivering:
 /// a delivered mutation whose removal failed is never sent again, `flush()` returns, and the
 /// queue delivers again once the write succeeds.
 @Suite("Offline queue when storage cannot be written")
@@ -25,10 +25,9 @@ struct StorageFailureTests {
         try await queue.enqueue(Mutation(id: "m2", method: .post, path: "/mutations", body: Data("{}".utf8)))
         let events = await queue.events()
 
-        // Another connection (another process, in an app) holds the write lock: the queue can
-        // read its head and send it, but not record the delivery.
-        let blocker = try SQLiteDatabase(path: dir.path("q.sqlite"))
-        try blocker.execute("BEGIN IMMEDIATE")
+        // The database turns read-only: the queue can read its head and send it, but not record
+        // the delivery.
+        try await queue.refuseStorageWrites(true)
         let blocked = await queue.flush()
         #expect(stub.requestCount == 1, "only m1 went out; nothing after the failed removal")
         #expect(blocked.sent == 1)
@@ -36,7 +35,7 @@ struct StorageFailureTests {
             Issue.record("expected a storage failure in the report, got \(String(describing: blocked.storageFailure))")
             return
         }
-        #expect(error.code == 5)  // SQLITE_BUSY
+        #expect(error.code == 8)  // SQLITE_READONLY
         #expect(await queue.storageFailure != nil)
 
         // Flushing again while storage still fails sends nothing.
@@ -45,7 +44,7 @@ struct StorageFailureTests {
         #expect(again.storageFailure != nil)
 
         // Storage works again: the removal is written first, then m2 goes out; m1 never again.
-        try blocker.execute("ROLLBACK")
+        try await queue.refuseStorageWrites(false)
         let recovered = await queue.flush()
         #expect(recovered.storageFailure == nil)
         #expect(await queue.storageFailure == nil)

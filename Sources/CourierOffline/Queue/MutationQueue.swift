@@ -62,6 +62,12 @@ public actor MutationQueue {
         self.configuration = configuration
     }
 
+    /// Makes the queue's database refuse writes (or accept them again), as a read-only file does:
+    /// the tests' way to fail storage without waiting for a lock. Not public.
+    func refuseStorageWrites(_ refuse: Bool) throws {
+        try store.refuseWrites(refuse)
+    }
+
     deinit {
         drainTask?.cancel()
         connectivityTask?.cancel()

@@ -118,6 +118,12 @@ final class MutationStore {
         possiblySent.insert(stored.mutation.id)
     }
 
+    /// Makes this connection refuse every write with `SQLITE_READONLY` (`PRAGMA query_only`), as a
+    /// read-only file or a locked device does; for tests of the queue's storage failures.
+    func refuseWrites(_ refuse: Bool) throws {
+        try db.execute("PRAGMA query_only = \(refuse ? "ON" : "OFF")")
+    }
+
     /// Removes a delivered or dropped mutation unless it was replaced meanwhile. Returns whether it did.
     func remove(_ stored: StoredMutation) throws -> Bool {
         try lightly { try deleteRow(stored) }
