@@ -60,6 +60,23 @@ import CourierTesting
         }
     }
 
+    /// Reads `feed` to its end and returns the events it yielded and the decoding failure it
+    /// ended with; records an issue when it ends otherwise.
+    static func decodingFailure(
+        of feed: ServerSentEvents, sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> (events: Int, failure: DecodingFailure?) {
+        var events = 0
+        do {
+            for try await _ in feed { events += 1 }
+            Issue.record("the feed ended without an error", sourceLocation: sourceLocation)
+        } catch NetworkError.decoding(let failure) {
+            return (events, failure)
+        } catch {
+            Issue.record("expected a decoding error, got \(error)", sourceLocation: sourceLocation)
+        }
+        return (events, nil)
+    }
+
     static func delays(_ states: [ServerSentEvents.ConnectionState]) -> [Duration] {
         states.compactMap {
             if case .reconnecting(_, let delay) = $0 { return delay }
@@ -151,18 +168,10 @@ import CourierTesting
         let namespace = TestServers.makeNamespace("sse")
         let client = try Self.client(namespace: namespace, clock: TestClock(mode: .manual))
         let feed = client.events(Self.feed("portal", ["contentType": "text/html"]))
-        do {
-            for try await _ in feed {}
-            Issue.record("the feed ended without an error")
-        } catch let error as NetworkError {
-            guard case .decoding(let failure) = error else {
-                Issue.record("expected a decoding error, got \(error)")
-                return
-            }
-            #expect(failure.kind == .unexpectedContentType)
-            #expect(failure.contentType == "text/html")
-            #expect(failure.bodySnippet.contains("Sign in to the Wi-Fi"))
-        }
+        let (_, failure) = await Self.decodingFailure(of: feed)
+        #expect(failure?.kind == .unexpectedContentType)
+        #expect(failure?.contentType == "text/html")
+        #expect(failure?.bodySnippet.contains("Sign in to the Wi-Fi") == true)
         #expect(try await Self.record("portal", namespace: namespace).connections == 1)
     }
 
@@ -174,18 +183,9 @@ import CourierTesting
         let client = try Self.client(namespace: namespace, clock: TestClock(mode: .manual))
         let feed = client.events(
             Self.feed("odd", ["status": "\(status)"]), configuration: Self.noJitter)
-        var events = 0
-        do {
-            for try await _ in feed { events += 1 }
-            Issue.record("the feed ended without an error")
-        } catch let error as NetworkError {
-            guard case .decoding(let failure) = error else {
-                Issue.record("expected a decoding error, got \(error)")
-                return
-            }
-            #expect(failure.kind == .unexpectedContentType)
-            #expect(failure.underlying as? ServerSentEventError == .unexpectedStatus(status))
-        }
+        let (events, failure) = await Self.decodingFailure(of: feed)
+        #expect(failure?.kind == .unexpectedContentType)
+        #expect(failure?.underlying as? ServerSentEventError == .unexpectedStatus(status))
         #expect(events == 0)
         let record = try await Self.record("odd", namespace: namespace)
         #expect(record.connections == 1)

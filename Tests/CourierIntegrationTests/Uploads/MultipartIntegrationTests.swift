@@ -6,7 +6,7 @@ import Testing
 import Courier
 import CourierTesting
 
-@Suite("multipart/form-data against the strict parser (issue 11 §2)")
+@Suite("multipart/form-data against the strict parser")
 struct MultipartIntegrationTests {
     static func send(_ form: MultipartForm, threshold: Int = MultipartForm.defaultMemoryThreshold) -> Request<ParsedForm> {
         Request<ParsedForm>(

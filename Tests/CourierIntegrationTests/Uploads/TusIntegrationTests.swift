@@ -6,7 +6,7 @@ import Testing
 import Courier
 import CourierTesting
 
-@Suite("tus 1.0 resumable uploads against the reference server (issue 11 §4)")
+@Suite("tus 1.0 resumable uploads against the reference server")
 struct TusIntegrationTests {
     struct Info: Decodable {
         var offset: Int

@@ -6,7 +6,7 @@ import Testing
 import Courier
 import CourierTesting
 
-@Suite("Uploads against the reference server (issue 11 §1)")
+@Suite("Uploads against the reference server: progress, bodies, retries")
 struct UploadIntegrationTests {
     static func count(_ body: RequestBody, query: Query = Query()) -> Request<CountedUpload> {
         Request<CountedUpload>(method: .post, path: "/uploads/count", query: query, body: body, policy: UploadFixtures.policy) {

@@ -6,7 +6,7 @@ import Testing
 import Courier
 import CourierTesting
 
-@Suite("Upload manager: staging, registry, modes, cleanup (issue 11 §5)")
+@Suite("Upload manager: staging, registry, modes, cleanup")
 struct UploadManagerTests {
     static func staged(_ directory: URL) -> [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("staged").path)) ?? []
