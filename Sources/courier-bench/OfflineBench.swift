@@ -38,7 +38,7 @@ func runOfflineBench(serverURL: URL, mutations: Int = 1000) async throws {
         let enqueueSeconds = seconds(ContinuousClock.now - enqueueStart)
 
         let drainStart = ContinuousClock.now
-        let report = await queue.flush()
+        let report = try await queue.flush()
         let drainSeconds = seconds(ContinuousClock.now - drainStart)
         guard report.sent == mutations, report.pending == 0 else {
             throw OfflineBenchFailure(description: "drain sent \(report.sent) of \(mutations), \(report.pending) pending")

@@ -46,7 +46,7 @@ struct ConflictTests {
             .json(
                 id: "edit-1", method: .put, path: "/entities/doc", body: Edit(value: "mine"),
                 headers: ["If-Match": "\"v1\""], kind: "doc"))
-        let report = await queue.flush()
+        let report = try await queue.flush()
         #expect(report.sent == 1)
         #expect(try await OfflineServer.entity("doc", namespace: namespace) == (3, .string("mine")))
         #expect(
@@ -69,7 +69,7 @@ struct ConflictTests {
         let recorder = await EventRecorder(queue)
         try await queue.enqueue(
             .json(id: "edit-1", method: .put, path: "/entities/doc", body: Edit(value: "mine", baseVersion: 1), kind: "doc"))
-        let report = await queue.flush()
+        let report = try await queue.flush()
         #expect(report.sent == 0)
         #expect(report.dropped == 1)
         #expect(report.pending == 0)
@@ -101,7 +101,7 @@ struct ConflictTests {
         let recorder = await EventRecorder(queue)
         try await queue.enqueue(
             .json(id: "edit-1", method: .put, path: "/entities/doc", body: Edit(value: "mine", baseVersion: 1), kind: "doc"))
-        let report = await queue.flush()
+        let report = try await queue.flush()
         #expect(report.sent == 1)
         #expect(try await OfflineServer.entity("doc", namespace: namespace) == (3, .string("theirs+mine")))
         #expect(await recorder.wait { self.conflicts($0) == [.merged] })
@@ -123,7 +123,7 @@ struct ConflictTests {
             .json(id: "drop-me", method: .put, path: "/entities/doc", body: Edit(value: "a", baseVersion: 1), kind: "doc"))
         try await queue.enqueue(
             .json(id: "throw", method: .put, path: "/entities/doc", body: Edit(value: "b", baseVersion: 1), kind: "doc"))
-        let report = await queue.flush()
+        let report = try await queue.flush()
         #expect(report.dropped == 1)
         #expect(report.deadLettered == 1)
         #expect(try await queue.deadLetters().map(\.mutation.id) == ["throw"])
@@ -141,7 +141,7 @@ struct ConflictTests {
         let recorder = await EventRecorder(queue)
         try await queue.enqueue(
             .json(id: "stubborn", method: .put, path: "/entities/doc", body: Edit(value: "x", baseVersion: 1), kind: "doc"))
-        let report = await queue.flush()
+        let report = try await queue.flush()
         #expect(report.deadLettered == 1)
         #expect(try await queue.deadLetters().first?.statusCode == 409)
         #expect(

@@ -22,18 +22,22 @@ struct ReplayTests {
         defer { dir.cleanup() }
         let namespace = OfflineServer.makeNamespace("offline-outage")
         let attempts = AttemptCounter()
-        let client = makeClient(OfflineServer.unreachable, extra: [attempts])
+        // The environment the mutations belong to, first at an address where nothing listens
+        // (an outage), then back at the server: same environment name, so they are delivered.
+        let environment = try OfflineServer.environment(namespace: namespace)
+        let down = APIEnvironment(name: environment.name, baseURL: OfflineServer.unreachable.baseURL)
+        let client = makeClient(down, extra: [attempts])
         let queue = try queue(dir, client)
         for i in 0..<200 {
             try await queue.enqueue(.json(id: "o-\(i)", method: .post, path: "/mutations", body: ["i": i]))
         }
-        let offline = await queue.flush()
+        let offline = try await queue.flush()
         #expect(offline.sent == 0)
         #expect(offline.pending == 200)
         #expect(attempts.count >= 1 && attempts.count <= 2)  // the head only; the group then waits
 
-        client.switchEnvironment(to: try OfflineServer.environment(namespace: namespace))
-        let report = await queue.flush()
+        client.switchEnvironment(to: environment)
+        let report = try await queue.flush()
         #expect(report.sent == 200)
         #expect(report.pending == 0)
         let log = try await OfflineServer.log(namespace: namespace)
@@ -51,7 +55,7 @@ struct ReplayTests {
         let recorder = await EventRecorder(queue)
         try await queue.enqueue(.json(id: "bad", method: .post, path: "/mutations", body: ["invalid": true]))
         try await queue.enqueue(.json(id: "good", method: .post, path: "/mutations", body: ["i": 1]))
-        let report = await queue.flush()
+        let report = try await queue.flush()
         #expect(report.deadLettered == 1)
         #expect(report.sent == 1)
         let letters = try await queue.deadLetters()
@@ -69,7 +73,7 @@ struct ReplayTests {
         // Discarding empties the table; a retried letter goes back to the queue.
         try await queue.retryDeadLetter(id: "bad")
         #expect(try await queue.pending().map(\.mutation.id) == ["bad"])
-        _ = await queue.flush()
+        _ = try await queue.flush()
         try await queue.discardDeadLetter(id: "bad")
         #expect(try await queue.deadLetters().isEmpty)
         await #expect(throws: MutationQueueError.noSuchDeadLetter("bad")) { try await queue.discardDeadLetter(id: "bad") }
@@ -85,7 +89,7 @@ struct ReplayTests {
         }
         try await queue.enqueue(.json(id: "other", method: .post, path: "/mutations", body: ["i": 9]))
         #expect(try await queue.pendingCount() == 2)
-        let report = await queue.flush()
+        let report = try await queue.flush()
         #expect(report.sent == 2)
         let log = try await OfflineServer.log(namespace: namespace)
         #expect(log.deliveries == 2)
@@ -142,7 +146,7 @@ struct ReplayTests {
             let group = i.isMultiple(of: 2) ? "even" : "odd"
             try await queue.enqueue(.json(id: "g-\(i)", method: .post, path: "/mutations", body: ["i": i], group: group))
         }
-        let report = await queue.flush()
+        let report = try await queue.flush()
         #expect(report.sent == 10)
         let keys = try await OfflineServer.log(namespace: namespace).applied.compactMap(\.key)
         #expect(keys.filter { ["g-0", "g-2", "g-4", "g-6", "g-8"].contains($0) } == ["g-0", "g-2", "g-4", "g-6", "g-8"])
@@ -157,19 +161,19 @@ struct ReplayTests {
         let queue = try queue(dir, makeClient(try OfflineServer.environment(namespace: namespace))) { $0.sendsOnEnqueue = false }
         try await queue.enqueue(.json(id: "slow", method: .post, path: "/mutations", body: ["i": 1]))
         try await queue.enqueue(.json(id: "next", method: .post, path: "/mutations", body: ["i": 2]))
-        let flush = Task { await queue.flush() }
+        let flush = Task { try await queue.flush() }
         // Wait until the server has the request (applied, now sleeping before it answers).
         for _ in 0..<3000 {
             if try await OfflineServer.log(namespace: namespace).applied.count == 1 { break }
             try await Task.sleep(for: .milliseconds(10))
         }
         flush.cancel()
-        _ = await flush.value
+        _ = try? await flush.value  // cancelled: its outcome is the queue state checked below
         #expect(try await queue.pending().map(\.mutation.id) == ["slow", "next"])
         #expect(try await queue.deadLetters().isEmpty)
         // The replay of the cancelled request is answered from the server's idempotency record.
         try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["delayAfterApply": 0])
-        let report = await queue.flush()
+        let report = try await queue.flush()
         #expect(report.sent == 2)
         let log = try await OfflineServer.log(namespace: namespace)
         #expect(log.applied.map(\.key) == ["slow", "next"])

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 import Courier
 import CourierTesting
@@ -10,7 +13,78 @@ import CourierTesting
 /// queue delivers again once the write succeeds.
 @Suite("Offline queue when storage cannot be written")
 struct StorageFailureTests {
+    /// The queue the stub transport reaches while answering (set once the queue exists).
+    actor QueueReference {
+        var queue: MutationQueue?
+        func set(_ queue: MutationQueue) { self.queue = queue }
+        func refuseWrites() async throws { try await queue?.refuseStorageWrites(true) }
+    }
+
+    static func storageCode(of flush: () async throws -> FlushReport) async -> Int32? {
+        do {
+            _ = try await flush()
+            return nil
+        } catch MutationQueueError.storage(let error) {
+            return error.code
+        } catch {
+            Issue.record("expected MutationQueueError.storage, got \(error)")
+            return nil
+        }
+    }
+
+    static func outcomes(_ events: AsyncStream<MutationEvent>, count: Int) async -> [String] {
+        var outcomes: [String] = []
+        for await event in events {
+            switch event.outcome {
+            case .sent: outcomes.append("sent \(event.mutationID)")
+            case .storageUnavailable: outcomes.append("storage unavailable \(event.mutationID)")
+            default: outcomes.append("other \(event.mutationID)")
+            }
+            if outcomes.count == count { break }
+        }
+        return outcomes
+    }
+
     @Test func aDeliveryThatCannotBeRecordedIsNeverSentAgain() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let reference = QueueReference()
+        // The database turns read-only while the server answers m1: the queue sent it, but
+        // cannot record the delivery.
+        let stub = StubTransport { request in
+            if request.value(forHTTPHeaderField: "Idempotency-Key") == "m1" { try await reference.refuseWrites() }
+            return .status(201)
+        }
+        let client = APIClient(environment: OfflineServer.unreachable) {
+            $0.transport = stub
+            $0.interceptors = .standard()
+        }
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+        await reference.set(queue)
+        try await queue.enqueue(Mutation(id: "m1", method: .post, path: "/mutations", body: Data("{}".utf8)))
+        try await queue.enqueue(Mutation(id: "m2", method: .post, path: "/mutations", body: Data("{}".utf8)))
+        let events = await queue.events()
+
+        #expect(await Self.storageCode { try await queue.flush() } == 8)  // SQLITE_READONLY
+        #expect(stub.requestCount == 1, "only m1 went out; nothing after the failed removal")
+        #expect(await queue.storageFailure != nil)
+
+        // Flushing again while storage still fails sends nothing.
+        #expect(await Self.storageCode { try await queue.flush() } == 8)
+        #expect(stub.requestCount == 1)
+
+        // Storage works again: the removal is written first, then m2 goes out; m1 never again.
+        try await queue.refuseStorageWrites(false)
+        let recovered = try await queue.flush()
+        #expect(await queue.storageFailure == nil)
+        #expect(stub.requests.count == 2)
+        #expect(recovered.pending == 0)
+        #expect(await Self.outcomes(events, count: 3) == ["storage unavailable m1", "sent m1", "sent m2"])
+    }
+
+    @Test func storageThatCannotBeWrittenBeforeASendStopsItGoingOut() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         let stub = StubTransport { _ in .status(201) }
@@ -25,41 +99,16 @@ struct StorageFailureTests {
         try await queue.enqueue(Mutation(id: "m2", method: .post, path: "/mutations", body: Data("{}".utf8)))
         let events = await queue.events()
 
-        // The database turns read-only: the queue can read its head and send it, but not record
-        // the delivery.
+        // Read-only before the flush: the attempt cannot be recorded, so nothing is sent.
         try await queue.refuseStorageWrites(true)
-        let blocked = await queue.flush()
-        #expect(stub.requestCount == 1, "only m1 went out; nothing after the failed removal")
-        #expect(blocked.sent == 1)
-        guard case .storage(let error)? = blocked.storageFailure else {
-            Issue.record("expected a storage failure in the report, got \(String(describing: blocked.storageFailure))")
-            return
-        }
-        #expect(error.code == 8)  // SQLITE_READONLY
-        #expect(await queue.storageFailure != nil)
+        #expect(await Self.storageCode { try await queue.flush() } == 8)
+        #expect(stub.requestCount == 0)
+        #expect(try await queue.pendingCount() == 2)
 
-        // Flushing again while storage still fails sends nothing.
-        let again = await queue.flush()
-        #expect(stub.requestCount == 1)
-        #expect(again.storageFailure != nil)
-
-        // Storage works again: the removal is written first, then m2 goes out; m1 never again.
         try await queue.refuseStorageWrites(false)
-        let recovered = await queue.flush()
-        #expect(recovered.storageFailure == nil)
-        #expect(await queue.storageFailure == nil)
-        #expect(stub.requests.count == 2)
-        #expect(recovered.pending == 0)
-
-        var outcomes: [String] = []
-        for await event in events {
-            switch event.outcome {
-            case .sent: outcomes.append("sent \(event.mutationID)")
-            case .storageUnavailable: outcomes.append("storage unavailable \(event.mutationID)")
-            default: outcomes.append("other \(event.mutationID)")
-            }
-            if outcomes.count == 3 { break }
-        }
-        #expect(outcomes == ["storage unavailable m1", "sent m1", "sent m2"])
+        let recovered = try await queue.flush()
+        #expect(recovered.sent == 2)
+        #expect(stub.requestCount == 2)
+        #expect(await Self.outcomes(events, count: 3) == ["storage unavailable m1", "sent m1", "sent m2"])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Courier
+import CourierTesting
 @testable import CourierOffline
 
 @Suite("Offline storage")
@@ -81,23 +82,44 @@ struct StorageTests {
         #expect(pending[0].idempotencyKey == "a")  // never attempted: the key is unchanged
     }
 
-    /// A mutation pending when the database is opened may have reached the server before a crash:
-    /// replacing its payload switches to a new key (the server never sees one key with two
-    /// payloads), while re-enqueueing the identical request keeps the key (a replay stays a replay).
+    /// A payload whose send began — in this process or one that crashed mid-request — may have
+    /// reached the server: replacing it switches to a new key (the server never sees one key with
+    /// two payloads). A payload never sent keeps its key when replaced, and re-enqueueing the
+    /// identical request keeps it too (a replay stays a replay). What was sent is read from the
+    /// table, so it holds across processes and launches.
     @Test func replacingAPossiblySentPayloadChangesTheKey() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         do {
-            let queue = try manualQueue(dir.path("q.sqlite"))
-            try await queue.enqueue(Mutation(id: "x", method: .post, path: "/mutations", body: Data("1".utf8)))
+            // The request for y reaches the "server" and never gets an answer: the process dies
+            // (here: the flush is cancelled) with y possibly applied.
+            let hanging = StubTransport { _ in
+                try await Task.sleep(for: .seconds(60))
+                return .status(201)
+            }
+            let client = APIClient(environment: OfflineServer.unreachable) {
+                $0.transport = hanging
+                $0.interceptors = .standard()
+            }
+            var configuration = MutationQueue.Configuration()
+            configuration.sendsOnEnqueue = false
+            let queue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
             try await queue.enqueue(Mutation(id: "y", method: .post, path: "/mutations", body: Data("1".utf8)))
+            let flush = Task { try await queue.flush() }
+            for _ in 0..<2000 where hanging.requestCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(hanging.requestCount == 1)
+            flush.cancel()
+            _ = try? await flush.value  // cancelled: the table is checked below
+            try await queue.enqueue(Mutation(id: "x", method: .post, path: "/mutations", body: Data("1".utf8)))
+            try await queue.enqueue(Mutation(id: "z", method: .post, path: "/mutations", body: Data("1".utf8)))
         }
         let reopened = try manualQueue(dir.path("q.sqlite"))
         try await reopened.enqueue(Mutation(id: "x", method: .post, path: "/mutations", body: Data("1".utf8)))
         try await reopened.enqueue(Mutation(id: "y", method: .post, path: "/mutations", body: Data("2".utf8)))
+        try await reopened.enqueue(Mutation(id: "z", method: .post, path: "/mutations", body: Data("2".utf8)))
         let pending = try await reopened.pending()
-        #expect(pending.map(\.idempotencyKey) == ["x", "y~1"])
-        #expect(pending[1].mutation.body == Data("2".utf8))
+        #expect(pending.map(\.idempotencyKey) == ["y~1", "x", "z"])
+        #expect(pending.map(\.mutation.body) == [Data("2".utf8), Data("1".utf8), Data("2".utf8)])
     }
 
     @Test func invalidMutationsAreRejectedBeforeStoring() async throws {

@@ -41,7 +41,7 @@ do {
         say("E \(i)")
     }
     for _ in 0..<400 {
-        let report = await queue.flush()
+        let report = try await queue.flush()
         if report.pending == 0 {
             say("DONE")
             exit(0)

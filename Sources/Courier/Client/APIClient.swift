@@ -113,20 +113,38 @@ public final class APIClient: Sendable {
     /// Sends `endpoint` and returns the decoded value together with the HTTP response and the call's context.
     /// - Throws: See ``send(_:)-(E)``.
     public func response<E: Endpoint>(for endpoint: E) async throws -> Response<E.Response> {
+        try await response(for: endpoint, requiredEnvironment: nil)
+    }
+
+    /// ``response(for:)-(E)``, sent only while the client points at the environment named
+    /// `requiredEnvironment` (else ``EnvironmentMismatch``, nothing sent). For Courier's modules.
+    package func response<E: Endpoint>(for endpoint: E, requiredEnvironment: String?) async throws -> Response<E.Response> {
         let context = RequestContext(
             requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
             pathTemplate: endpoint.pathTemplate ?? endpoint.path, statusValidation: endpoint.statusValidation,
             startedAt: .now, onStart: endpoint.options.onStart)
-        return try await response(for: endpoint, context: context)
+        return try await response(for: endpoint, context: context, requiredEnvironment: requiredEnvironment)
     }
 
     /// Sends `endpoint` under a context Courier's own modules built (a call on behalf of another
     /// one). The pipeline follows the context's policy, so it must be the endpoint's.
-    package func response<E: Endpoint>(for endpoint: E, context: RequestContext) async throws -> Response<E.Response> {
+    ///
+    /// With `requiredEnvironment`, the call is sent only when the environment it would go to is
+    /// the one of that ``APIEnvironment/name`` (checked once the call's lane and environment are
+    /// fixed, so a switch cannot slip between the check and the send); otherwise it throws
+    /// ``EnvironmentMismatch`` before anything is sent. The offline queue's way to never deliver a
+    /// mutation to an environment it was not made in.
+    package func response<E: Endpoint>(
+        for endpoint: E, context: RequestContext, requiredEnvironment: String? = nil
+    ) async throws -> Response<E.Response> {
         // One lane for the whole call: a switch meanwhile does not move it to another environment.
         let lane = routing.lane
+        let environment = lane.environment.current
+        if let requiredEnvironment, environment.name != requiredEnvironment {
+            throw EnvironmentMismatch(required: requiredEnvironment, current: environment.name)
+        }
         do {
-            let request = try prepareRequest(for: endpoint, context: context, lane: lane)
+            let request = try prepareRequest(for: endpoint, context: context, lane: lane, environment: environment)
             let pipeline = lane.pipeline
             let http = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) {
                 [request] in
@@ -146,12 +164,14 @@ public final class APIClient: Sendable {
     /// stream into the context (the pipeline's last step attaches it afresh to every send).
     ///
     /// - Throws: ``NetworkError/missingInterceptor(_:)``, ``NetworkError/invalidRequest(_:)``.
-    func prepareRequest<E: Endpoint>(for endpoint: E, context: RequestContext, lane: ClientLane) throws -> URLRequest {
+    func prepareRequest<E: Endpoint>(
+        for endpoint: E, context: RequestContext, lane: ClientLane, environment: APIEnvironment? = nil
+    ) throws -> URLRequest {
         if let missing = context.policy.missingCapability(in: lane.capabilities) {
             throw NetworkError.missingInterceptor(missing)
         }
         var request = try lane.builder.makeRequest(
-            for: endpoint, environment: lane.environment.current,
+            for: endpoint, environment: environment ?? lane.environment.current,
             requestID: lane.requestIDHeader.map { HTTPHeaders.Field(name: $0, value: context.requestID.description) })
         if case .stream(let stream, _) = endpoint.body {
             context.bodyStream = stream

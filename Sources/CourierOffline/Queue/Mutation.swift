@@ -77,6 +77,8 @@ public struct PendingMutation: Sendable, Hashable {
     public var enqueuedAt: Date
     /// The last transient failure, as text; `nil` before the first failure.
     public var lastError: String?
+    /// The environment and account it was made in: it is delivered only there.
+    public var origin: MutationOrigin
 }
 
 /// A mutation that failed permanently, kept until the app retries or discards it.
@@ -95,4 +97,34 @@ public struct DeadLetter: Sendable, Hashable {
     public var enqueuedAt: Date
     /// When it was moved to the dead-letter table (wall clock).
     public var failedAt: Date
+    /// The environment and account it was made in (``MutationQueue/retryDeadLetter(id:)``
+    /// queues it there again).
+    public var origin: MutationOrigin
+}
+
+/// Where a mutation belongs: the environment (``APIEnvironment/name``, which is
+/// `ServerEnvironment.id` for a client built for an `EnvironmentSet`) and the account partition
+/// (``MutationQueue/Configuration/account``) current when it was enqueued. The queue delivers a
+/// mutation only while its client points at that environment and the same account is current
+/// (``MutationQueue/Configuration/foreignMutations`` says what happens otherwise): a change made
+/// against staging never reaches production, one user's edit never goes out under another's
+/// session.
+public struct MutationOrigin: Sendable, Hashable, CustomStringConvertible {
+    /// The environment's name; `nil` for a mutation stored by a version of Courier that did not
+    /// record it (delivered wherever the client points).
+    public var environment: String?
+    /// The account partition; `nil` when the app declares none or none was current.
+    public var account: String?
+
+    /// Creates an origin.
+    public init(environment: String?, account: String?) {
+        self.environment = environment
+        self.account = account
+    }
+
+    /// `environment 'staging', account 'u1'`.
+    public var description: String {
+        let place = environment.map { "environment '\($0)'" } ?? "an unrecorded environment"
+        return account.map { "\(place), account '\($0)'" } ?? place
+    }
 }

@@ -3,7 +3,7 @@ import Courier
 
 /// Something that happened to a mutation, published by ``MutationQueue/events()``.
 ///
-/// Every outcome is reported: a mutation ends as `sent`, `deadLettered` or a dropping
+/// Every outcome is reported: a mutation ends as `sent`, `deadLettered`, `discarded` or a dropping
 /// `conflict` (``ConflictResolution/serverWon``, ``ConflictResolution/mergeDropped``).
 public struct MutationEvent: Sendable {
     /// What happened.
@@ -24,6 +24,12 @@ public struct MutationEvent: Sendable {
         /// disk, I/O error, database busy beyond its timeout): the queue stops delivering every
         /// mutation until the write succeeds on a later flush (``MutationQueue/storageFailure``).
         case storageUnavailable(MutationQueueError)
+        /// Made in another environment or account than the client's current one: kept, and
+        /// delivered there later (``ForeignMutationPolicy/hold``). Reported once per flush.
+        case held(MutationOrigin)
+        /// Made in another environment or account than the client's current one: deleted without
+        /// being sent (``ForeignMutationPolicy/discard``).
+        case discarded(MutationOrigin)
     }
 
     /// The mutation's id.
@@ -46,9 +52,15 @@ public struct FlushReport: Sendable, Hashable {
     public var dropped: Int
     /// Transient failures (each stops its group until its backoff ends).
     public var transientFailures: Int
-    /// Mutations still pending when the flush returned.
+    /// Mutations still pending when the flush returned (every environment and account).
     public var pending: Int
-    /// Why delivery stopped, when a write of the queue's bookkeeping failed
-    /// (``MutationQueue/storageFailure``); `nil` when storage worked.
-    public var storageFailure: MutationQueueError? = nil
+    /// Pending mutations of another environment or account, kept for later
+    /// (``ForeignMutationPolicy/hold``).
+    public var held: Int = 0
+    /// Mutations of another environment or account deleted unsent (``ForeignMutationPolicy/discard``).
+    public var discarded: Int = 0
+    /// Whether another queue on the same database file (usually in another process) was
+    /// delivering, so this flush sent nothing: that queue delivers this process's mutations too,
+    /// and this one tries again after ``MutationQueue/Configuration/drainLockRetryInterval``.
+    public var otherQueueDelivering: Bool = false
 }

@@ -43,6 +43,15 @@ extension MutationQueue {
         public var random: @Sendable () -> Double = { Double.random(in: 0...1) }
         /// The wall clock for enqueue times and ages.
         public var now: @Sendable () -> Date = { Date() }
+        /// The account partition current now (a user id, a tenant), recorded with each mutation
+        /// at ``MutationQueue/enqueue(_:)``; a mutation is delivered only while the same value is
+        /// current. `nil` (the default) when the app has no accounts, or while signed out.
+        public var account: @Sendable () -> String? = { nil }
+        /// What happens to mutations made in another environment or account than the current one.
+        public var foreignMutations = ForeignMutationPolicy.hold
+        /// How long a queue waits before trying again to deliver when another queue on the same
+        /// file (usually another process: an app extension, a second app instance) is delivering.
+        public var drainLockRetryInterval: Duration = .seconds(1)
 
         /// Creates the default configuration.
         public init() {}

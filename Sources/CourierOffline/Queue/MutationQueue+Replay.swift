@@ -9,8 +9,16 @@ extension MutationQueue {
     ///
     /// Joins a drain already under way. Cancelling the calling task cancels the request in
     /// flight; the queue is left as it was (the mutation stays at the head, unchanged).
+    ///
+    /// Only mutations of the client's current environment and account are sent; the others are
+    /// held or discarded (``Configuration/foreignMutations``). When another queue on the same
+    /// file is delivering (another process), nothing is sent and
+    /// ``FlushReport/otherQueueDelivering`` says so.
+    ///
+    /// - Throws: ``MutationQueueError/storage(_:)`` when a write of the queue's bookkeeping failed
+    ///   (``storageFailure``): delivery stopped, and resumes on a later flush once storage works.
     @discardableResult
-    public func flush() async -> FlushReport {
+    public func flush() async throws -> FlushReport {
         let task = requestDrain(ignoringBackoff: true)
         await withTaskCancellationHandler {
             await task.value
@@ -23,7 +31,7 @@ extension MutationQueue {
         } catch {
             noteStorageFailure(error, mutation: nil)
         }
-        result.storageFailure = failedStorage
+        if let failedStorage { throw failedStorage }
         return result
     }
 
@@ -78,41 +86,108 @@ extension MutationQueue {
     }
 
     private func drain() async {
+        defer {
+            drainLock.release()
+            drainTask = nil
+        }
+        do {
+            guard try drainLock.tryAcquire() else {
+                report.otherQueueDelivering = true
+                scheduleLockRetry()
+                return
+            }
+        } catch {
+            noteStorageFailure(error, mutation: nil)
+            return
+        }
         repeat {
             drainRequested = false
             guard recordUnrecordedWrites() else { break }
+            let origin = currentOrigin
             let groups: [String]
             do {
-                groups = try store.groups().filter { paused[$0] == nil }
+                try settleForeignMutations(origin: origin)
+                groups = try store.groups(for: origin).filter { paused[$0] == nil }
             } catch {
                 noteStorageFailure(error, mutation: nil)
                 break
             }
             await withTaskGroup(of: Void.self) { tasks in
                 for group in groups {
-                    tasks.addTask { await self.drain(group: group) }
+                    tasks.addTask { await self.drain(group: group, origin: origin) }
                 }
             }
         } while drainRequested && !Task.isCancelled
-        drainTask = nil
+    }
+
+    /// Tries the drain again after ``Configuration/drainLockRetryInterval``, while mutations wait.
+    private func scheduleLockRetry() {
+        guard lockRetryTask == nil else { return }
+        let clock = configuration.clock
+        let interval = configuration.drainLockRetryInterval
+        lockRetryTask = Task { [weak self] in
+            do { try await clock.sleep(for: interval) } catch { return }
+            await self?.retryAfterLockContention()
+        }
+    }
+
+    private func retryAfterLockContention() {
+        lockRetryTask = nil
+        do {
+            guard try store.count() > 0 else { return }
+        } catch {
+            noteStorageFailure(error, mutation: nil)
+            return
+        }
+        requestDrain(ignoringBackoff: false)
+    }
+
+    /// Holds or discards the mutations made in another environment or account (never sends them).
+    private func settleForeignMutations(origin: MutationOrigin) throws {
+        let foreign = try store.foreign(to: origin)
+        for stored in foreign {
+            switch configuration.foreignMutations {
+            case .hold:
+                report.held += 1
+                publish(stored.mutation, .held(stored.origin))
+            case .discard:
+                guard try store.remove(stored) else { continue }
+                report.discarded += 1
+                publish(stored.mutation, .discarded(stored.origin))
+            }
+        }
     }
 
     /// Sends the group's head until the group is empty, paused, or the drain is cancelled.
-    private func drain(group: String) async {
+    private func drain(group: String, origin: MutationOrigin) async {
         while !Task.isCancelled, paused[group] == nil, failedStorage == nil {
-            let stored: StoredMutation
+            var stored: StoredMutation
             do {
-                guard let head = try store.head(group: group) else { return }
-                store.markAttempt(head)
+                guard let head = try store.head(group: group, origin: origin) else { return }
                 stored = head
             } catch {
-                pause(group: group, retryAfter: nil)
+                noteStorageFailure(error, mutation: nil)
                 return
             }
+            do {
+                // Recorded as possibly sent before it goes out: unwritable storage stops here.
+                guard try store.claim(stored) else { continue }  // replaced meanwhile: read again
+                stored.mayHaveSent = true
+            } catch {
+                noteStorageFailure(error, mutation: stored.mutation)
+                return
+            }
+            // The account may have changed since the drain started: such a mutation waits.
+            if stored.origin.environment != nil, configuration.account() != stored.origin.account { return }
             let kind = configuration.kind(stored.mutation.kind)
             let response: Response<Void>
             do {
-                response = try await client.response(for: request(for: stored, policy: kind.policy))
+                response = try await client.response(
+                    for: request(for: stored, policy: kind.policy), requiredEnvironment: stored.origin.environment)
+            } catch is EnvironmentMismatch {
+                // The client switched environments since the drain started: nothing was sent;
+                // the next flush holds or discards it.
+                return
             } catch {
                 guard await handleFailure(error, stored: stored, group: group, kind: kind) else { return }
                 continue
@@ -301,6 +376,8 @@ extension MutationQueue {
     public func stop() {
         connectivityTask?.cancel()
         connectivityTask = nil
+        lockRetryTask?.cancel()
+        lockRetryTask = nil
         for task in paused.values { task.cancel() }
         paused.removeAll()
         drainTask?.cancel()

@@ -24,11 +24,32 @@ import Courier
 ///   table (``deadLetters()``); 409/412 follow the kind's ``ConflictPolicy``.
 /// - Triggers: ``enqueue(_:)`` (``Configuration/sendsOnEnqueue``), ``flush()``, a connectivity
 ///   monitor becoming reachable (``flushes(on:)``), the end of a backoff, and on Apple platforms
-///   the app entering the foreground (``LifecycleFlushTrigger``). Nothing polls.
+///   the app entering the foreground (``LifecycleFlushTrigger``). Nothing polls, except a queue
+///   that waits for another process to finish delivering (below).
+/// - Environments and accounts: each mutation records the client's environment and the
+///   ``Configuration/account`` current at enqueue (``MutationOrigin``) and is sent only there;
+///   after a switch it waits or is discarded (``Configuration/foreignMutations``), never sent to
+///   another server. Call ``flush()`` after switching back.
+/// - Several processes on one file (an app and its extension, two app instances on macOS): every
+///   process may enqueue; one queue at a time delivers, holding a lock on the file
+///   `<path>-drain.lock` (released by the kernel if its process dies), and delivers every
+///   process's mutations in order. A queue that finds the lock held sends nothing and tries again
+///   after ``Configuration/drainLockRetryInterval``. Coalescing, key generations and the choice
+///   of the next mutation are decided inside SQLite transactions, so an edit made in one process
+///   while another sends the same id gets a new key and is delivered after it, never lost.
+///   On iOS, flush from an app extension only inside a background task: a process suspended while
+///   it holds a lock in a shared container is terminated by the system.
+/// - Threads: the queue runs on a serial dispatch queue of its own (SQLite calls block), never on
+///   Swift's cooperative pool.
 public actor MutationQueue {
     let store: MutationStore
+    let drainLock: DrainLock
     let client: APIClient
     let configuration: Configuration
+    private nonisolated let executor = QueueExecutor(label: "courier.offline.mutation-queue")
+
+    /// The queue's own serial executor (see the type's documentation, Threads).
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     var subscribers: [UUID: AsyncStream<MutationEvent>.Continuation] = [:]
     var drainTask: Task<Void, Never>?
@@ -44,17 +65,25 @@ public actor MutationQueue {
     var failedStorage: MutationQueueError?
     /// The bookkeeping writes that failed, in order, tried again before anything is sent.
     var unrecordedWrites: [() throws -> Void] = []
+    /// The wake-up after another queue held the drain lock.
+    var lockRetryTask: Task<Void, Never>?
 
     /// Opens (creating or migrating) the queue database at `path` and delivers through `client`.
     ///
     /// Nothing is sent until a trigger fires: call ``flush()`` or ``flushes(on:)`` after launch
     /// to deliver what a previous run left.
     ///
-    /// - Throws: ``MutationQueueError/storage(_:)`` when the file cannot be opened or is not a
-    ///   database; ``MutationQueueError/unsupportedSchemaVersion(_:)`` when a newer build wrote it.
+    /// Opening blocks the calling thread for SQLite's open and migration (milliseconds; up to
+    /// SQLite's 5 s busy timeout while another process migrates the same file): open the queue
+    /// once at launch.
+    ///
+    /// - Throws: ``MutationQueueError/storage(_:)`` when the file (or its lock file next to it)
+    ///   cannot be opened, is not a database, or can be read but not written;
+    ///   ``MutationQueueError/unsupportedSchemaVersion(_:)`` when a newer build wrote it.
     public init(path: String, client: APIClient, configuration: Configuration = Configuration()) throws {
         do {
             store = try MutationStore(path: path)
+            drainLock = try DrainLock(databasePath: path)
         } catch let error as SQLiteError {
             throw MutationQueueError.storage(error)
         }
@@ -71,6 +100,7 @@ public actor MutationQueue {
     deinit {
         drainTask?.cancel()
         connectivityTask?.cancel()
+        lockRetryTask?.cancel()
         for task in paused.values { task.cancel() }
         for continuation in subscribers.values { continuation.finish() }
     }
@@ -79,16 +109,24 @@ public actor MutationQueue {
 
     /// Stores `mutation` durably, replacing a pending mutation with the same id (coalescing: only
     /// the newest payload is sent; its place in the group's order is kept). Returns after the
-    /// SQLite commit.
+    /// SQLite commit. The mutation belongs to the client's current environment and the current
+    /// ``Configuration/account`` (``MutationOrigin``).
     ///
     /// - Throws: ``MutationQueueError/invalidMutation(_:)`` for an empty id, an id outside
-    ///   visible ASCII (it is sent as a header value), or a path not starting with `/`;
-    ///   ``MutationQueueError/storage(_:)`` when the commit fails (nothing was stored).
+    ///   visible ASCII (it is sent as a header value), a path not starting with `/`, or an id
+    ///   pending for another environment or account; ``MutationQueueError/storage(_:)`` when the
+    ///   commit fails (nothing was stored).
     public func enqueue(_ mutation: Mutation) throws {
         try Self.validate(mutation)
-        let replaced = try storage { try store.enqueue(mutation, now: configuration.now()) }
+        let origin = currentOrigin
+        let replaced = try storage { try store.enqueue(mutation, origin: origin, now: configuration.now()) }
         publish(mutation, .enqueued(replaced: replaced))
         if configuration.sendsOnEnqueue { requestDrain(ignoringBackoff: false) }
+    }
+
+    /// The client's environment and the current account.
+    var currentOrigin: MutationOrigin {
+        MutationOrigin(environment: client.environment.name, account: configuration.account())
     }
 
     static func validate(_ mutation: Mutation) throws {
@@ -132,11 +170,12 @@ public actor MutationQueue {
     public func deadLetters() throws -> [DeadLetter] { try storage { try store.deadLetters() } }
 
     /// Moves a dead letter back to the end of its group (after the app fixed what the server
-    /// refused, or to try again).
+    /// refused, or to try again), in the environment and account it was made in.
     ///
     /// - Throws: ``MutationQueueError/noSuchDeadLetter(_:)``, ``MutationQueueError/storage(_:)``.
     public func retryDeadLetter(id: String) throws {
-        let mutation = try storage { try store.requeueDeadLetter(id: id, now: configuration.now()) }
+        let origin = currentOrigin
+        let mutation = try storage { try store.requeueDeadLetter(id: id, origin: origin, now: configuration.now()) }
         publish(mutation, .enqueued(replaced: false))
         if configuration.sendsOnEnqueue { requestDrain(ignoringBackoff: false) }
     }

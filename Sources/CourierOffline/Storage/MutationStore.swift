@@ -11,6 +11,10 @@ struct StoredMutation: Sendable {
     var conflicts: Int
     var enqueuedAt: Date
     var lastError: String?
+    /// The environment and account it was made in.
+    var origin: MutationOrigin
+    /// Whether its current payload may have reached the server (an attempt was claimed for it).
+    var mayHaveSent: Bool
 
     /// `id`, or `id~generation` once the payload was replaced after an attempt.
     var idempotencyKey: String { generation == 0 ? mutation.id : "\(mutation.id)~\(generation)" }
@@ -18,11 +22,16 @@ struct StoredMutation: Sendable {
     var pending: PendingMutation {
         PendingMutation(
             mutation: mutation, idempotencyKey: idempotencyKey, attempts: attempts,
-            enqueuedAt: enqueuedAt, lastError: lastError)
+            enqueuedAt: enqueuedAt, lastError: lastError, origin: origin)
     }
 }
 
 /// The queue's tables, one method per transaction. Used by ``MutationQueue`` only.
+///
+/// Several processes may open one file (an app and its extension): every decision that depends
+/// on the table — coalesce or insert, whether a payload needs a new key, which mutation is sent
+/// next — is taken inside one `BEGIN IMMEDIATE` transaction from what the table says, never from
+/// one process's memory.
 ///
 /// Durability: what the app hands over (enqueue, a re-queued dead letter) commits with
 /// `synchronous=FULL` before the call returns. Bookkeeping after an attempt (attempt counts,
@@ -31,16 +40,10 @@ struct StoredMutation: Sendable {
 /// server then recognises by its `Idempotency-Key`. That halves the fsyncs per delivery.
 final class MutationStore {
     private let db: SQLiteDatabase
-    /// Ids whose current payload may have reached the server: attempted in this process, or
-    /// pending when the database was opened (an earlier process may have sent them).
-    private var possiblySent: Set<String> = []
 
     init(path: String) throws {
         db = try SQLiteDatabase(path: path)
         try QueueSchema.migrate(db)
-        try db.run("SELECT id FROM pending") { row in
-            if let id = row.text(0) { self.possiblySent.insert(id) }
-        }
     }
 
     /// Commits the app's own writes with an fsync.
@@ -56,43 +59,87 @@ final class MutationStore {
     }
 
     private static let columns =
-        "seq, id, grp, kind, method, path, headers, body, content_type, generation, revision, attempts, conflicts, enqueued_at, last_error"
+        """
+        seq, id, grp, kind, method, path, headers, body, content_type, generation, revision, attempts, conflicts, \
+        enqueued_at, last_error, environment, account, may_have_sent
+        """
 
-    /// Stores `mutation`, coalescing with a pending one of the same id. Returns whether it replaced one.
-    func enqueue(_ mutation: Mutation, now: Date) throws -> Bool {
+    /// The rows a client in `origin` delivers: its own, and rows from before origins were recorded.
+    private static let deliverable = "(environment IS NULL OR (environment = ? AND account IS ?))"
+
+    private static func bindings(_ origin: MutationOrigin) -> [SQLiteValue] {
+        [origin.environment.map { .text($0) } ?? .null, origin.account.map { .text($0) } ?? .null]
+    }
+
+    /// Stores `mutation` made in `origin`, coalescing with a pending one of the same id. Returns
+    /// whether it replaced one.
+    ///
+    /// - Throws: ``MutationQueueError/invalidMutation(_:)`` when the id is pending for another
+    ///   environment or account (replacing it would move a change to a server it was not made for).
+    func enqueue(_ mutation: Mutation, origin: MutationOrigin, now: Date) throws -> Bool {
         try durably {
             if let existing = try row(id: mutation.id) {
+                if existing.origin.environment != nil, existing.origin != origin {
+                    throw MutationQueueError.invalidMutation(
+                        "\(mutation.id) is pending for \(existing.origin), not \(origin): use another id")
+                }
                 if existing.mutation.sendsSameRequest(as: mutation), existing.mutation.group == mutation.group,
                     existing.mutation.kind == mutation.kind
                 {
                     return true
                 }
-                // A payload an attempt may already have carried gets a new key (generation + 1).
-                let bump = existing.attempts > 0 || possiblySent.contains(mutation.id) ? 1 : 0
-                possiblySent.remove(mutation.id)
+                // A payload an attempt may already have carried — in this process or another one
+                // sharing the file — gets a new key (generation + 1); the new payload is unsent.
+                let bump = existing.attempts > 0 || existing.mayHaveSent ? 1 : 0
                 try db.run(
                     """
                     UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?,
-                      generation = generation + ?, revision = revision + 1, attempts = CASE WHEN ? = 1 THEN 0 ELSE attempts END
+                      generation = generation + ?, revision = revision + 1, may_have_sent = 0,
+                      attempts = CASE WHEN ? = 1 THEN 0 ELSE attempts END, environment = ?, account = ?
                     WHERE id = ?
-                    """, Self.payload(mutation) + [.integer(Int64(bump)), .integer(Int64(bump)), .text(mutation.id)])
+                    """,
+                    Self.payload(mutation) + [.integer(Int64(bump)), .integer(Int64(bump))] + Self.bindings(origin)
+                        + [.text(mutation.id)])
                 return true
             }
             try db.run(
                 """
-                INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, enqueued_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.text(mutation.id)] + Self.payload(mutation) + [.real(now.timeIntervalSince1970)])
+                INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, enqueued_at, environment, account)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.text(mutation.id)] + Self.payload(mutation) + [.real(now.timeIntervalSince1970)] + Self.bindings(origin))
             return false
         }
     }
 
-    /// The oldest pending mutation of `group`.
-    func head(group: String) throws -> StoredMutation? {
+    /// The oldest pending mutation of `group` that `origin` delivers; `nil` when there is none.
+    func head(group: String, origin: MutationOrigin) throws -> StoredMutation? {
         var result: StoredMutation?
-        try db.run("SELECT \(Self.columns) FROM pending WHERE grp = ? ORDER BY seq LIMIT 1", [.text(group)]) {
-            result = Self.stored($0)
+        try db.run(
+            "SELECT \(Self.columns) FROM pending WHERE grp = ? AND \(Self.deliverable) ORDER BY seq LIMIT 1",
+            [.text(group)] + Self.bindings(origin)
+        ) { result = Self.stored($0) }
+        return result
+    }
+
+    /// Claims `stored` for a send: records, in one write transaction, that its payload may reach
+    /// the server, so that a replacement enqueued by any process from now on gets a new key.
+    /// Returns `false` when the row was replaced or removed since it was read (read the head
+    /// again).
+    func claim(_ stored: StoredMutation) throws -> Bool {
+        try lightly {
+            try db.run(
+                "UPDATE pending SET may_have_sent = 1 WHERE id = ? AND revision = ?",
+                [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
         }
+    }
+
+    /// Pending mutations made in another environment or account than `origin`, oldest first.
+    func foreign(to origin: MutationOrigin) throws -> [StoredMutation] {
+        var result: [StoredMutation] = []
+        try db.run(
+            "SELECT \(Self.columns) FROM pending WHERE NOT \(Self.deliverable) ORDER BY seq", Self.bindings(origin)
+        ) { result.append(Self.stored($0)) }
         return result
     }
 
@@ -103,19 +150,15 @@ final class MutationStore {
         return result
     }
 
-    /// Groups with pending mutations, in order of their oldest mutation.
-    func groups() throws -> [String] {
+    /// Groups with pending mutations that `origin` delivers, in order of their oldest mutation.
+    func groups(for origin: MutationOrigin) throws -> [String] {
         var result: [String] = []
-        try db.run("SELECT grp FROM pending GROUP BY grp ORDER BY MIN(seq)") { row in
+        try db.run(
+            "SELECT grp FROM pending WHERE \(Self.deliverable) GROUP BY grp ORDER BY MIN(seq)", Self.bindings(origin)
+        ) { row in
             if let group = row.text(0) { result.append(group) }
         }
         return result
-    }
-
-    /// Notes that the payload is about to be sent (in memory: the stored attempt count grows
-    /// with each recorded failure, so a delivery costs one write — the removal).
-    func markAttempt(_ stored: StoredMutation) {
-        possiblySent.insert(stored.mutation.id)
     }
 
     /// Makes this connection refuse every write with `SQLITE_READONLY` (`PRAGMA query_only`), as a
@@ -130,12 +173,9 @@ final class MutationStore {
     }
 
     private func deleteRow(_ stored: StoredMutation) throws -> Bool {
-        let removed =
-            try db.run(
-                "DELETE FROM pending WHERE id = ? AND revision = ?",
-                [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
-        if removed { possiblySent.remove(stored.mutation.id) }
-        return removed
+        try db.run(
+            "DELETE FROM pending WHERE id = ? AND revision = ?",
+            [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
     }
 
     /// Records a transient failure: its text, and one more attempt.
@@ -154,7 +194,8 @@ final class MutationStore {
             try db.run(
                 """
                 UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?,
-                  generation = generation + 1, revision = revision + 1, attempts = 0, conflicts = conflicts + 1
+                  generation = generation + 1, revision = revision + 1, attempts = 0, conflicts = conflicts + 1,
+                  may_have_sent = 0
                 WHERE id = ? AND revision = ?
                 """, Self.payload(mutation) + [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
         }
@@ -170,18 +211,18 @@ final class MutationStore {
             let letter = DeadLetter(
                 mutation: stored.mutation, statusCode: statusCode, reason: reason,
                 responseBody: responseBody, attempts: stored.attempts + 1,
-                enqueuedAt: stored.enqueuedAt, failedAt: now)
+                enqueuedAt: stored.enqueuedAt, failedAt: now, origin: stored.origin)
             try db.run(
                 """
                 INSERT OR REPLACE INTO dead_letters (id, grp, kind, method, path, headers, body, content_type,
-                  status, reason, response_body, attempts, enqueued_at, failed_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                  status, reason, response_body, attempts, enqueued_at, failed_at, environment, account)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [.text(stored.mutation.id)] + Self.payload(stored.mutation) + [
                     statusCode.map { .integer(Int64($0)) } ?? .null, .text(reason), .blob(responseBody),
                     .integer(Int64(letter.attempts)), .real(stored.enqueuedAt.timeIntervalSince1970),
                     .real(now.timeIntervalSince1970),
-                ])
+                ] + Self.bindings(stored.origin))
             return letter
         }
     }
@@ -209,7 +250,7 @@ final class MutationStore {
         try db.run(
             """
             SELECT id, grp, kind, method, path, headers, body, content_type, status, reason, response_body,
-              attempts, enqueued_at, failed_at FROM dead_letters ORDER BY failed_at, rowid
+              attempts, enqueued_at, failed_at, environment, account FROM dead_letters ORDER BY failed_at, rowid
             """
         ) { row in
             let mutation = Self.mutation(row, id: 0)
@@ -217,26 +258,28 @@ final class MutationStore {
                 DeadLetter(
                     mutation: mutation, statusCode: row.isNull(8) ? nil : Int(row.int(8)), reason: row.text(9) ?? "",
                     responseBody: row.blob(10), attempts: Int(row.int(11)),
-                    enqueuedAt: Date(timeIntervalSince1970: row.double(12)), failedAt: Date(timeIntervalSince1970: row.double(13))
-                ))
+                    enqueuedAt: Date(timeIntervalSince1970: row.double(12)), failedAt: Date(timeIntervalSince1970: row.double(13)),
+                    origin: MutationOrigin(environment: row.text(14), account: row.text(15))))
         }
         return result
     }
 
-    /// Moves a dead letter back to the end of the queue (a new payload generation is not needed:
-    /// the server refused the previous attempt). Returns the mutation.
-    func requeueDeadLetter(id: String, now: Date) throws -> Mutation {
+    /// Moves a dead letter back to the end of the queue, in the environment and account it was
+    /// made in (`origin` for letters from before origins were recorded). A new payload generation
+    /// is not needed: the server refused the previous attempt. Returns the mutation.
+    func requeueDeadLetter(id: String, origin: MutationOrigin, now: Date) throws -> Mutation {
         try durably {
             guard let letter = try deadLetters().first(where: { $0.mutation.id == id }) else {
                 throw MutationQueueError.noSuchDeadLetter(id)
             }
             try db.run("DELETE FROM dead_letters WHERE id = ?", [.text(id)])
             try db.run("DELETE FROM pending WHERE id = ?", [.text(id)])
+            let home = letter.origin.environment == nil ? origin : letter.origin
             try db.run(
                 """
-                INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, enqueued_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.text(id)] + Self.payload(letter.mutation) + [.real(now.timeIntervalSince1970)])
+                INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, enqueued_at, environment, account)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.text(id)] + Self.payload(letter.mutation) + [.real(now.timeIntervalSince1970)] + Self.bindings(home))
             return letter.mutation
         }
     }
@@ -260,7 +303,8 @@ final class MutationStore {
         StoredMutation(
             mutation: mutation(row, id: 1), seq: row.int(0), generation: Int(row.int(9)), revision: Int(row.int(10)),
             attempts: Int(row.int(11)), conflicts: Int(row.int(12)),
-            enqueuedAt: Date(timeIntervalSince1970: row.double(13)), lastError: row.text(14))
+            enqueuedAt: Date(timeIntervalSince1970: row.double(13)), lastError: row.text(14),
+            origin: MutationOrigin(environment: row.text(15), account: row.text(16)), mayHaveSent: row.int(17) != 0)
     }
 
     /// Reads id, grp, kind, method, path, headers, body, content_type starting at column `id`.

@@ -43,7 +43,20 @@ enum QueueSchema {
             enqueued_at REAL NOT NULL,
             failed_at REAL NOT NULL
         );
+        """,
+        // 2: the environment and account a mutation was made in (NULL for rows written before:
+        // delivered wherever the queue's client points), and whether its current payload may
+        // have reached the server (set before each send, in the database so that every process
+        // sharing the file sees it; rows from version 1 may have been sent).
         """
+        ALTER TABLE pending ADD COLUMN environment TEXT;
+        ALTER TABLE pending ADD COLUMN account TEXT;
+        ALTER TABLE pending ADD COLUMN may_have_sent INTEGER NOT NULL DEFAULT 0;
+        UPDATE pending SET may_have_sent = 1;
+        ALTER TABLE dead_letters ADD COLUMN environment TEXT;
+        ALTER TABLE dead_letters ADD COLUMN account TEXT;
+        CREATE INDEX pending_origin_order ON pending (environment, account, grp, seq);
+        """,
     ]
 
     /// The version this build writes.
@@ -53,13 +66,24 @@ enum QueueSchema {
     ///
     /// - Throws: ``MutationQueueError/unsupportedSchemaVersion(_:)`` when the file was written by
     ///   a newer build (downgrading would lose data); ``SQLiteError`` when a migration fails.
+    ///
+    /// Each step reads the version inside its own write transaction, so two processes opening the
+    /// file at once never run a migration twice: the second sees the first one's result.
     static func migrate(_ database: SQLiteDatabase) throws {
         let version = Int(try database.queryInt("PRAGMA user_version") ?? 0)
         guard version <= currentVersion else { throw MutationQueueError.unsupportedSchemaVersion(version) }
-        for index in version..<currentVersion {
+        guard version < currentVersion else { return }
+        var done = false
+        while !done {
             try database.transaction {
-                try database.execute(migrations[index])
-                try database.execute("PRAGMA user_version = \(index + 1)")
+                let version = Int(try database.queryInt("PRAGMA user_version") ?? 0)
+                guard version <= currentVersion else { throw MutationQueueError.unsupportedSchemaVersion(version) }
+                guard version < currentVersion else {
+                    done = true
+                    return
+                }
+                try database.execute(migrations[version])
+                try database.execute("PRAGMA user_version = \(version + 1)")
             }
         }
     }

@@ -13,11 +13,12 @@ public final class LifecycleFlushTrigger: @unchecked Sendable {
     private let token: any NSObjectProtocol
     private let center: NotificationCenter
 
-    /// Observes `name` on `center` and calls ``MutationQueue/flush()`` for each post.
+    /// Observes `name` on `center` and flushes the queue (as ``MutationQueue/flush()`` does) for each post.
     public init(queue: MutationQueue, notification name: Notification.Name, center: NotificationCenter = .default) {
         self.center = center
         token = center.addObserver(forName: name, object: nil, queue: nil) { _ in
-            Task { await queue.flush() }
+            // A storage failure is the queue's state (`storageFailure`, an event), not the trigger's.
+            Task { await queue.requestDrain(ignoringBackoff: true) }
         }
     }
 
