@@ -21,7 +21,10 @@ struct CertificateFailureTests {
             ("SSL certificate problem: unable to get local issuer certificate", .serverCertificateHasUnknownRoot),
             ("SSL certificate problem: certificate revoked", .serverCertificateUntrusted),
             ("SSL: no alternative certificate subject name matches target host name '127.0.0.1'", .serverCertificateUntrusted),
-            ("SSL: certificate subject name 'a.example' does not match target host name 'b.example'", .serverCertificateUntrusted),
+            (
+                "SSL: certificate subject name 'a.example' does not match target host name 'b.example'",
+                .serverCertificateUntrusted
+            ),
             ("SSL: public key does not match pinned public key", .serverCertificateUntrusted),
         ])
     func libcurlMessages(message: String, code: URLError.Code) {
