@@ -6,7 +6,8 @@ transport switches that ignore them).
 
 absolute-form requests (`GET http://host:port/path`)  forwarded to host:port (Connection: close), counted
 CONNECT host:port                                     tunnelled, counted
-GET /_proxy/stats                                     {"requests": n, "connects": n, "targets": ["host:port", …]}
+GET /_proxy/stats                                     {"requests": n, "connects": n, "targets": ["host:port", …],
+                                                       "paths": [path of each forwarded request, …]}
 GET /_health                                          200
 
 Host names in --map (default courier-test.invalid=127.0.0.1) resolve to the given address, so a
@@ -22,7 +23,7 @@ import json
 import pathlib
 import urllib.parse
 
-STATS: dict = {"requests": 0, "connects": 0, "targets": []}
+STATS: dict = {"requests": 0, "connects": 0, "targets": [], "paths": []}
 NAMES: dict[str, str] = {}
 
 
@@ -95,6 +96,7 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
         kept.append(field)
     body = await reader.readexactly(length) if length else b""
     path = url.path or "/"
+    STATS["paths"].append(path)
     if url.query:
         path += "?" + url.query
     try:
