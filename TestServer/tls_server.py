@@ -10,8 +10,18 @@ Routes (both listeners):
 GET /_health            200
 GET /tls/hello          {"httpVersion": "2" | "1.1", "scheme": "https" | "http", "stream": n}
 GET /tls/bytes/{n}      n bytes (byte i = i % 251)
+GET /tls/redirect?to=URL[&status=N]   N (default 302) with Location: URL (an https → http hop for redirect tests)
+GET /tls/set-cookie     200, Set-Cookie: courier_secure=…; Secure and courier_plain=… (both Path=/, host-only)
 
-The info JSON: {"https": port, "h2c": port, "ca_file": path, "spki_sha256": base64 pin of the key}.
+Certificate-failure listeners (TLS only; each answers any request with 200 "ok" when a client accepts it):
+expired        signed by the CA file's key, validity ended yesterday        (X509_V_ERR_CERT_HAS_EXPIRED)
+not_yet_valid  signed by the CA file's key, valid from tomorrow             (X509_V_ERR_CERT_NOT_YET_VALID)
+wrong_host     signed by the CA file's key, for DNS:wrong.example only      (host name mismatch)
+self_signed    a self-signed certificate that is not in the CA file         (X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT)
+unknown_ca     signed by a CA that is not in the CA file                    (X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY)
+
+The info JSON: {"https": port, "h2c": port, "ca_file": path, "spki_sha256": base64 pin of the key,
+"bad_certificates": {"expired": port, …}}.
 """
 
 from __future__ import annotations
@@ -19,15 +29,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import datetime as dt
 import hashlib
 import json
 import pathlib
 import socket
+import ssl
 import subprocess
+import urllib.parse
 
 from hypercorn.asyncio import serve
 from hypercorn.config import Config
-from certificates import make_certificate
+from certificates import make_certificate, make_signed_certificate
 
 _BLOCK = bytes(i % 251 for i in range(251 * 256))
 
@@ -49,6 +62,19 @@ async def app(scope, receive, send) -> None:
     elif path == "/tls/hello":
         body = json.dumps({"httpVersion": scope["http_version"], "scheme": scope["scheme"]}).encode()
         await _reply(send, 200, body, b"application/json")
+    elif path == "/tls/redirect":
+        query = urllib.parse.parse_qs(scope["query_string"].decode())
+        target = query.get("to", [""])[0]
+        status = int(query.get("status", ["302"])[0])
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"location", target.encode()), (b"content-length", b"0")]})
+        await send({"type": "http.response.body", "body": b""})
+    elif path == "/tls/set-cookie":
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/plain"), (b"content-length", b"2"),
+                                (b"set-cookie", b"courier_secure=secret-over-tls; Secure; Path=/"),
+                                (b"set-cookie", b"courier_plain=visible; Path=/")]})
+        await send({"type": "http.response.body", "body": b"ok"})
     elif path.startswith("/tls/bytes/"):
         try:
             total = max(0, min(int(path.rsplit("/", 1)[1]), 1 << 30))
@@ -83,6 +109,40 @@ def spki_pin(cert: pathlib.Path) -> str:
     return base64.b64encode(hashlib.sha256(der).digest()).decode()
 
 
+def bad_certificates(directory: pathlib.Path, ca: tuple[pathlib.Path, pathlib.Path]) -> dict[str, tuple[pathlib.Path, pathlib.Path]]:
+    """The certificate of each certificate-failure listener (see the module docstring)."""
+    now = dt.datetime.now(dt.timezone.utc)
+    other_ca = make_certificate(directory, "tls-other-ca", "Courier untrusted test CA")
+    return {
+        "expired": make_signed_certificate(directory, "tls-expired", ca, not_before=now - dt.timedelta(days=3),
+                                           not_after=now - dt.timedelta(days=1)),
+        "not_yet_valid": make_signed_certificate(directory, "tls-not-yet-valid", ca,
+                                                 not_before=now + dt.timedelta(days=1),
+                                                 not_after=now + dt.timedelta(days=3)),
+        "wrong_host": make_signed_certificate(directory, "tls-wrong-host", ca, subject_alt_name="DNS:wrong.example"),
+        "self_signed": make_certificate(directory, "tls-self-signed", "Courier self-signed test"),
+        "unknown_ca": make_signed_certificate(directory, "tls-unknown-ca", other_ca),
+    }
+
+
+async def serve_certificate(host: str, cert: pathlib.Path, key: pathlib.Path) -> asyncio.Server:
+    """A TLS listener presenting ``cert`` that answers every request with 200 "ok" and closes."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(str(cert), str(key))
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=10)
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+            await writer.drain()
+        except (OSError, ssl.SSLError, asyncio.IncompleteReadError, asyncio.TimeoutError, asyncio.LimitOverrunError):
+            pass  # the client refused the certificate: the handshake failed
+        finally:
+            writer.close()
+
+    return await asyncio.start_server(handle, host, 0, ssl=context)
+
+
 def listening_socket(host: str) -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -112,8 +172,11 @@ async def main() -> None:
     # Idle connections stay open for a whole test run (hypercorn closes them after 5 s by default):
     # a starved test must not see its HTTP/2 connection closed between two requests.
     config.keep_alive_timeout = 300
+    listeners = {name: await serve_certificate(args.host, *pair)
+                 for name, pair in bad_certificates(pathlib.Path(args.cert_dir), (cert, key)).items()}
     info = {"https": secure.getsockname()[1], "h2c": plain.getsockname()[1], "ca_file": str(cert),
-            "spki_sha256": spki_pin(cert)}
+            "spki_sha256": spki_pin(cert),
+            "bad_certificates": {name: server.sockets[0].getsockname()[1] for name, server in listeners.items()}}
     pathlib.Path(args.info_file).write_text(json.dumps(info))
     pathlib.Path(args.port_file).write_text(str(info["h2c"]))
     await serve(app, config)

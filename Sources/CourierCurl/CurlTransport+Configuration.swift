@@ -15,6 +15,19 @@ extension CurlTransport {
         case http2PriorKnowledge
     }
 
+    /// Whether a ``CurlTransport`` sends through the proxy the environment names.
+    public enum ProxySettings: Sendable, Hashable {
+        /// The proxy of the process environment, as the curl tool and URLSession on Linux use it:
+        /// `http_proxy` for `http` URLs, `https_proxy` (or `HTTPS_PROXY`) for `https`, `all_proxy`
+        /// for both, except the hosts in `no_proxy` (comma-separated names, domains and addresses;
+        /// `*` for all). libcurl reads the variables for every request. The upper-case
+        /// `HTTP_PROXY` is ignored (a CGI server sets it from a request's `Proxy` header).
+        case environment
+        /// No proxy, whatever the environment says (`CURLOPT_NOPROXY` `*`): every request goes
+        /// straight to its host.
+        case none
+    }
+
     /// How a ``CurlTransport`` sends requests. The defaults match `URLSessionTransport`'s
     /// default configuration.
     public struct Configuration: Sendable {
@@ -49,6 +62,16 @@ extension CurlTransport {
         /// `PinningFailure.pinMismatch(host:presented:)`; a plain `http` request to a pinned
         /// host is refused with `PinningFailure.insecureScheme(host:)`.
         public var pinning: PinningPolicy?
+        /// Whether requests go through the proxy the environment names (`http_proxy`,
+        /// `https_proxy`, `all_proxy`, `no_proxy`). Default ``ProxySettings/environment``, what
+        /// URLSession does on Linux; ``ProxySettings/none`` ignores the variables.
+        public var proxy: ProxySettings = .environment
+        /// Addresses to use for host names instead of asking the resolver (`CURLOPT_RESOLVE`, the
+        /// curl tool's `--resolve`), keyed by lower-case host name, for every port: for example
+        /// `["api.test": "127.0.0.1"]` to reach a local server under a name that is not
+        /// loopback-named. The request still names the host (`Host`, TLS server name and
+        /// certificate check, cookies). An IPv6 address is written without brackets. Default none.
+        public var resolvedAddresses: [String: String] = [:]
 
         /// The default configuration.
         public init() {}

@@ -63,15 +63,20 @@ struct TLSTests {
         #expect(try await hello(try transport(pins: [Self.unrelatedPin, pin])).httpVersion == "2")
     }
 
-    @Test("no pinned key in the certificate: refused before the request is sent, as a pinning failure")
+    @Test("no pinned key in the certificate: refused before the request is sent, as a pinning failure naming the server's pin")
     func pinMismatch() async throws {
+        let transport = try transport(pins: [Self.unrelatedPin, Self.otherUnrelatedPin])
         let client = APIClient(
             environment: APIEnvironment(name: "tls", baseURL: try CurlServers.url("COURIER_TLS_URL")),
-            configure: { $0.transport = try! self.transport(pins: [Self.unrelatedPin, Self.otherUnrelatedPin]) })
+            configure: { $0.transport = transport })
         let error = await #expect(throws: NetworkError.self) {
             try await client.send(Request<Data>.get("/tls/hello"))
         }
-        #expect(error?.pinningFailure == .pinMismatch(host: "127.0.0.1", presented: []))
+        // The server presents one self-signed certificate: its pin is the only one in the chain.
+        let serverPin = try CurlServers.value("COURIER_TLS_PIN")
+        #expect(error?.pinningFailure == .pinMismatch(host: "127.0.0.1", presented: [serverPin]))
+        #expect(error?.certificateFailure == .untrusted)
+        #expect(error?.userMessage == ErrorMessages.certificateMessage)
         guard case .transport(let urlError)? = error else {
             Issue.record("expected a transport error, got \(String(describing: error))")
             return

@@ -30,8 +30,20 @@ public struct ErrorMessages: Sendable {
     /// No messages of the app's own: every error falls back.
     public static let none = ErrorMessages { _ in nil }
 
-    /// Courier's English sentence per case.
-    public static let english = ErrorMessages([
+    /// Courier's English sentence per case, and one of its own for a refused server certificate
+    /// (``NetworkError/certificateFailure``, inside ``NetworkError/Kind/transport``):
+    /// ``certificateMessage``.
+    public static let english = ErrorMessages { error in
+        error.certificateFailure != nil ? certificateMessage : englishByKind[error.kind]
+    }
+
+    /// The English sentence for a server certificate the client refused (expired, not yet valid,
+    /// issued by an unknown authority or for another host, no pinned key): the connection was not
+    /// made because the server could not prove who it is. An app's own ``ErrorMessages`` closure
+    /// gives its wording with `error.certificateFailure != nil`.
+    public static let certificateMessage = "The server's identity could not be verified, so no connection was made."
+
+    private static let englishByKind: [NetworkError.Kind: String] = [
         .offline: "You appear to be offline.",
         .timedOut: "The request took too long.",
         .cancelled: "Cancelled.",
@@ -53,7 +65,7 @@ public struct ErrorMessages: Sendable {
         .undecodableResponse: "The server sent something unexpected.",
         .notCached: "This isn't available offline yet.",
         .streamBufferOverflow: "The download fell behind. Try again.",
-    ])
+    ]
 }
 
 extension NetworkError {

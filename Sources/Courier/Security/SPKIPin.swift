@@ -47,3 +47,52 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
     /// ``base64``.
     public var description: String { base64 }
 }
+
+extension SPKIPin {
+    /// The pin of an X.509 certificate's key: SHA-256 of the DER `subjectPublicKeyInfo` inside
+    /// the certificate's `tbsCertificate` (RFC 5280 §4.1), the same digest a pin in a
+    /// ``PinningPolicy`` names. `nil` when `certificate` is not DER the walk understands.
+    package init?(certificateDER certificate: [UInt8]) {
+        guard let spki = Self.subjectPublicKeyInfo(inCertificate: certificate) else { return nil }
+        self.init(subjectPublicKeyInfo: spki)
+    }
+
+    /// The encoded `subjectPublicKeyInfo` element of a DER certificate: Certificate ::= SEQUENCE {
+    /// tbsCertificate SEQUENCE { [0] version OPTIONAL, serialNumber, signature, issuer, validity,
+    /// subject, subjectPublicKeyInfo, … }, … }.
+    static func subjectPublicKeyInfo(inCertificate der: [UInt8]) -> ArraySlice<UInt8>? {
+        guard let certificate = element(der, at: 0), der[certificate.start] == 0x30,
+            let tbs = element(der, at: certificate.contents), der[tbs.start] == 0x30
+        else { return nil }
+        var offset = tbs.contents
+        if offset < der.count, der[offset] == 0xA0 {  // [0] EXPLICIT version
+            guard let version = element(der, at: offset) else { return nil }
+            offset = version.end
+        }
+        // serialNumber, signature, issuer, validity, subject
+        for _ in 0..<5 {
+            guard let skipped = element(der, at: offset) else { return nil }
+            offset = skipped.end
+        }
+        guard let spki = element(der, at: offset), der[spki.start] == 0x30, spki.end <= tbs.end else { return nil }
+        return der[spki.start..<spki.end]
+    }
+
+    /// The DER element starting at `offset`: its first byte, where its contents start, and its end.
+    private static func element(_ der: [UInt8], at offset: Int) -> (start: Int, contents: Int, end: Int)? {
+        guard offset + 2 <= der.count else { return nil }
+        var index = offset + 1
+        let first = Int(der[index])
+        index += 1
+        var length = first
+        if first & 0x80 != 0 {
+            let count = first & 0x7F
+            guard count >= 1, count <= 4, index + count <= der.count else { return nil }
+            length = 0
+            for byte in der[index..<(index + count)] { length = length << 8 | Int(byte) }
+            index += count
+        }
+        guard length >= 0, index + length <= der.count else { return nil }
+        return (offset, index, index + length)
+    }
+}

@@ -113,13 +113,13 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let mapped = error.map { error -> URLError in
             let urlError = error as? URLError ?? URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error])
-            return URLSessionTransport.connectionLostMidResponse(urlError) ?? urlError
+            return URLSessionTransport.linuxFailure(urlError)
         }
         if completeStreamed(task.taskIdentifier, error: mapped, response: task.response) { return }
         finish(task.taskIdentifier) { body in
             if let error {
                 let urlError = error as? URLError ?? URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error])
-                return .failure(URLSessionTransport.connectionLostMidResponse(urlError) ?? urlError)
+                return .failure(URLSessionTransport.linuxFailure(urlError))
             }
             guard let http = task.response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
             return .success(HTTPResponse(http, body: body))

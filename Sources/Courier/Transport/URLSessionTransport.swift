@@ -88,7 +88,7 @@ public final class URLSessionTransport: Transport {
         do {
             (data, response) = try await session.data(for: request)
         } catch let error as URLError {
-            throw Self.connectionLostMidResponse(error) ?? error
+            throw Self.linuxFailure(error)
         }
         #endif
         guard let http = response as? HTTPURLResponse else {
@@ -195,6 +195,27 @@ public final class URLSessionTransport: Transport {
         var userInfo = error.userInfo
         userInfo[NSUnderlyingErrorKey] = error as NSError
         return URLError(.networkConnectionLost, userInfo: userInfo)
+    }
+
+    /// URLSession on Linux reports every certificate failure as `URLError.unknown` (-1) with
+    /// libcurl's message (measured with FoundationNetworking on libcurl 7.88 and OpenSSL 3.0: "SSL
+    /// certificate problem: certificate has expired", "… is not yet valid", "… self-signed
+    /// certificate", "… unable to get local issuer certificate", "SSL: no alternative certificate
+    /// subject name matches target host name '…'"). These become the `serverCertificate…` code
+    /// Apple platforms report for the same certificate (see ``CertificateFailure``), the original
+    /// error kept as `NSUnderlyingErrorKey`.
+    package static func certificateFailure(_ error: URLError) -> URLError? {
+        guard error.code == .unknown, let code = CertificateFailure.code(forLibcurlMessage: error.localizedDescription)
+        else { return nil }
+        var userInfo = error.userInfo
+        userInfo[NSUnderlyingErrorKey] = error as NSError
+        return URLError(code, userInfo: userInfo)
+    }
+
+    /// `error` with the codes Apple platforms use for the same event where URLSession on Linux
+    /// reports `URLError.unknown`: a connection lost mid-response, a refused certificate.
+    package static func linuxFailure(_ error: URLError) -> URLError {
+        connectionLostMidResponse(error) ?? certificateFailure(error) ?? error
     }
     #endif
 }

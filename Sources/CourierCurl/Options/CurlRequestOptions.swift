@@ -89,7 +89,20 @@ struct CurlRequestOptions {
             if let pins = pinning.curlPinnedPublicKey(for: host) {
                 guard scheme == "https" else { throw PinningFailure.insecureScheme(host: host.lowercased()).urlError }
                 set(CURLOPT_PINNEDPUBLICKEY, pins)
+                // The chain the server presents, so a mismatch can say which pins it had.
+                set(CURLOPT_CERTINFO, 1)
             }
+        }
+
+        switch configuration.proxy {
+        case .environment: break  // libcurl reads http_proxy, https_proxy, all_proxy and no_proxy itself
+        case .none: set(CURLOPT_NOPROXY, "*")
+        }
+        if let host = url.host, let address = configuration.resolvedAddresses[host.lowercased()] {
+            let port = url.port ?? (scheme == "https" ? 443 : 80)
+            let entry = address.contains(":") ? "[\(address)]" : address
+            transfer.resolveList = curl_slist_append(nil, "\(host):\(port):\(entry)")
+            if let list = transfer.resolveList { _ = ccurl_easy_setopt_slist(handle, CURLOPT_RESOLVE, list) }
         }
 
         let method = (request.httpMethod ?? "GET").uppercased()

@@ -29,6 +29,8 @@ final class CurlTransfer: @unchecked Sendable {
     unowned(unsafe) let engine: CurlEngine
     /// The request header list given to `CURLOPT_HTTPHEADER` (freed in ``release()``).
     var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The `CURLOPT_RESOLVE` list of a host with a configured address (freed in ``release()``).
+    var resolveList: UnsafeMutablePointer<curl_slist>?
     /// The request body source, when there is one.
     var upload: CurlUpload?
     /// Where phase timings go, when an interceptor measures this call.
@@ -90,6 +92,7 @@ final class CurlTransfer: @unchecked Sendable {
     deinit {
         errorBuffer.deallocate()
         if let headerList { curl_slist_free_all(headerList) }
+        if let resolveList { curl_slist_free_all(resolveList) }
     }
 
     /// Registers where the result goes; called once, before the transfer is submitted.
@@ -101,6 +104,8 @@ final class CurlTransfer: @unchecked Sendable {
     func release() {
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
+        if let resolveList { curl_slist_free_all(resolveList) }
+        resolveList = nil
         upload?.close()
     }
 

@@ -7,15 +7,19 @@ extension ErrorRecord {
     /// A stable, low-cardinality label for `error`, for logs and metrics: the ``NetworkError`` case
     /// name the client would map it to (`offline`, `timedOut`, `cancelled`, `transport`,
     /// `unauthorized`, `sessionExpired`, `decoding`…), `pinning` for a certificate-pinning
-    /// failure (``PinningFailure``), `other` for an error Courier does not know.
+    /// failure (``PinningFailure``), `certificate` for any other refused server certificate
+    /// (``CertificateFailure``), `other` for an error Courier does not know.
     package static func kind(of error: any Error) -> String {
         switch error {
         case is CancellationError:
             return "cancelled"
         case let error as URLError:
-            return error.pinningFailure == nil ? label(of: NetworkError(urlError: error)) : "pinning"
+            if error.pinningFailure != nil { return "pinning" }
+            if error.certificateFailure != nil { return "certificate" }
+            return label(of: NetworkError(urlError: error))
         case let error as NetworkError:
             if case .transport(let urlError) = error, urlError.pinningFailure != nil { return "pinning" }
+            if error.certificateFailure != nil { return "certificate" }
             return label(of: error)
         default:
             return "other"
