@@ -62,6 +62,16 @@ let package = Package(
         .executableTarget(
             name: "courier-offline-crash-helper", dependencies: ["Courier", "CourierOffline"],
             path: "Tests/CrashHelper", swiftSettings: strict),
+        // Test helper (not a product): runs the library's workloads in a process whose concurrency
+        // pool is one thread wide and measures how late probe tasks are scheduled
+        // (Tests/CourierPoolStarvationTests launches it).
+        .executableTarget(
+            name: "courier-pool-probe",
+            dependencies: [
+                "Courier", "CourierOffline", "CourierRealtime",
+                .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
+            ],
+            path: "Tests/PoolProbe", swiftSettings: strict),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"], swiftSettings: strict),
         .testTarget(
             name: "CourierIntegrationTests",
@@ -76,6 +86,7 @@ let package = Package(
             name: "CourierOfflineTests", dependencies: ["Courier", "CourierTesting", "CourierOffline"], swiftSettings: strict),
         .testTarget(
             name: "CourierCurlTests", dependencies: ["Courier", "CourierTesting", "CourierCurl"], swiftSettings: strict),
+        .testTarget(name: "CourierPoolStarvationTests", dependencies: ["Courier"], swiftSettings: strict),
         .testTarget(
             name: "CourierGraphQLTests", dependencies: ["Courier", "CourierTesting", "CourierGraphQL"], swiftSettings: strict),
     ]
