@@ -354,7 +354,7 @@ func offlineQueue() async throws {
         try await queue.enqueue(Mutation.json(id: "m-\(i)", method: .post, path: "/mutations", body: ["i": i]))
     }
     for _ in 0..<100 {
-        let report = await queue.flush()
+        let report = try await queue.flush()
         if report.pending == 0 { return }
         try await Task.sleep(for: .milliseconds(20))
     }
