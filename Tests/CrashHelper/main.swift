@@ -4,9 +4,13 @@ import CourierOffline
 
 // courier-offline-crash-helper: the process the crash-safety test SIGKILLs.
 //
-//   courier-offline-crash-helper --db PATH --base-url URL --count N --start S
+//   courier-offline-crash-helper --db PATH --base-url URL --count N --start S [--prefix P]
 //
-// Opens the queue at PATH and prints "READY", then enqueues mutations m-S ..< m-N (POST /mutations,
+// Also the two-process test's process: two of them run at once on one PATH, each with its own
+// prefix (its lock retry is 50 ms so the test is quick).
+//
+// Opens the queue at PATH and prints "READY", then enqueues mutations P-S ..< P-N (P: "m" unless
+// given; POST /mutations,
 // body {"i": i}), printing "E i" on stdout after each enqueue returned (= committed), while the queue sends
 // (sendsOnEnqueue). Then flushes until nothing is pending and prints "DONE". Exit 0 on success,
 // 1 when the queue did not drain within 400 flushes, 2 on bad arguments.
@@ -31,13 +35,16 @@ else {
 let client = APIClient(environment: APIEnvironment(name: "crash", baseURL: base)) {
     $0.interceptors = .standard()
 }
+let prefix = argument("--prefix") ?? "m"
 var configuration = MutationQueue.Configuration()
+configuration.drainLockRetryInterval = .milliseconds(50)
 configuration.backoff = QueueBackoff(baseDelay: .milliseconds(20), maxDelay: .milliseconds(200))
 do {
     let queue = try MutationQueue(path: path, client: client, configuration: configuration)
     say("READY")
     for i in start..<max(start, count) {
-        try await queue.enqueue(Mutation.json(id: "m-\(i)", method: .post, path: "/mutations", body: ["i": i]))
+        let body = ["p": prefix, "i": "\(i)"]
+        try await queue.enqueue(Mutation.json(id: "\(prefix)-\(i)", method: .post, path: "/mutations", body: body))
         say("E \(i)")
     }
     for _ in 0..<400 {

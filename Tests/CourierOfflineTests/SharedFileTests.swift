@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+import Courier
+import CourierTesting
+import CourierOffline
+
+/// Several queues on one database file — the way an app and its extension, or two app instances,
+/// share an outbox: one delivers at a time, decisions come from the table, nothing is sent twice
+/// or lost. The proof is the reference server's count of arrivals per idempotency key and body.
+@Suite("Offline queue shared by several processes (reference server)")
+struct SharedFileTests {
+    /// Two real processes enqueue 100 mutations each into one file while both try to deliver.
+    @Test func twoProcessesOnOneFileDeliverEveryMutationExactlyOnce() async throws {
+        let helper = try CrashSafetyTests.helperURL()
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let namespace = OfflineServer.makeNamespace("offline-shared")
+        let base = try OfflineServer.baseURL(namespace: namespace).absoluteString
+        var runs: [(Process, Task<Int32, Never>, URL)] = []
+        for prefix in ["a", "b"] {
+            let output = dir.url.appendingPathComponent("\(prefix).out")
+            let (process, status) = try CrashSafetyTests.launch(
+                helper,
+                arguments: [
+                    "--db", dir.path("queue.sqlite"), "--base-url", base, "--count", "100", "--start", "0", "--prefix", prefix,
+                ], output: output)
+            runs.append((process, status, output))
+        }
+        for (_, status, output) in runs {
+            #expect(await status.value == 0)
+            #expect(CrashSafetyTests.read(output).done)
+        }
+        let log = try await OfflineServer.log(namespace: namespace)
+        let keys = log.applied.compactMap(\.key)
+        #expect(Set(keys) == Set((0..<100).flatMap { ["a-\($0)", "b-\($0)"] }))
+        #expect(log.byKey.count == 200 && log.byKey.values.allSatisfy { $0 == 1 })
+        #expect(log.deliveries == 200, "every mutation arrived once: no process sent another's mutation again")
+        #expect(log.replays == 0 && log.mismatches == 0)
+        // Each process's mutations arrive in the order it enqueued them.
+        for prefix in ["a", "b"] {
+            let own = keys.filter { $0.hasPrefix("\(prefix)-") }
+            #expect(own == (0..<100).map { "\(prefix)-\($0)" })
+        }
+    }
+
+    /// An edit made through one queue while another queue on the same file is sending the same id:
+    /// the edit gets a new key and goes out after the first payload; nothing is dead-lettered.
+    @Test func anEditWhileAnotherQueueSendsTheSameIDIsDeliveredUnderANewKey() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let namespace = OfflineServer.makeNamespace("offline-shared-edit")
+        // The server applies, then holds the answer: the edit lands while the first send is out.
+        try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["delayAfterApply": 0.5])
+        let environment = try OfflineServer.environment(namespace: namespace)
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        let sender = try MutationQueue(
+            path: dir.path("queue.sqlite"), client: makeClient(environment), configuration: configuration)
+        let editor = try MutationQueue(
+            path: dir.path("queue.sqlite"), client: makeClient(environment), configuration: configuration)
+        try await sender.enqueue(.json(id: "k", method: .post, path: "/mutations", body: ["v": 1]))
+        let flush = Task { try await sender.flush() }
+        for _ in 0..<1000 {
+            if try await OfflineServer.log(namespace: namespace).applied.count == 1 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await editor.enqueue(.json(id: "k", method: .post, path: "/mutations", body: ["v": 2]))
+        // The editor cannot deliver while the sender holds the file's drain lock.
+        let blocked = try await editor.flush()
+        #expect(blocked.otherQueueDelivering)
+        #expect(blocked.sent == 0)
+        try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["delayAfterApply": 0])
+        let report = try await flush.value
+        #expect(report.sent == 2)
+        #expect(report.pending == 0)
+        let log = try await OfflineServer.log(namespace: namespace)
+        #expect(log.applied.map(\.key) == ["k", "k~1"])
+        #expect(log.applied.map { $0.payload["v"]?.int } == [1, 2])
+        #expect(log.mismatches == 0)
+        #expect(try await sender.deadLetters().isEmpty)
+        #expect(try await editor.deadLetters().isEmpty)
+    }
+}
