@@ -73,7 +73,8 @@ struct PoolStarvationTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-pool-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let output = folder.appendingPathComponent("out"), errors = folder.appendingPathComponent("err")
+        let output = folder.appendingPathComponent("out")
+        let errors = folder.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let process = Process()

@@ -59,11 +59,11 @@ func affinityCall(_ name: String) -> AffinityCall {
     return unsafeBitCast(symbol, to: AffinityCall.self)
 }
 
-func sched_getaffinity(_ pid: pid_t, _ size: Int, _ set: inout cpu_set_t) -> Int32 {
+func schedGetAffinity(_ pid: pid_t, _ size: Int, _ set: inout cpu_set_t) -> Int32 {
     withUnsafeMutablePointer(to: &set) { affinityCall("sched_getaffinity")(pid, size, UnsafeMutableRawPointer($0)) }
 }
 
-func sched_setaffinity(_ pid: pid_t, _ size: Int, _ set: inout cpu_set_t) -> Int32 {
+func schedSetAffinity(_ pid: pid_t, _ size: Int, _ set: inout cpu_set_t) -> Int32 {
     withUnsafeMutablePointer(to: &set) { affinityCall("sched_setaffinity")(pid, size, UnsafeMutableRawPointer($0)) }
 }
 
@@ -92,10 +92,10 @@ func narrowThePool() {
             position += 1
         }
         withUnsafeMutableBytes(of: &set) { $0.copyBytes(from: bytes) }
-        guard sched_setaffinity(0, size, &set) == 0 else { fail(2, "sched_setaffinity (restore) failed: errno \(errno)") }
+        guard schedSetAffinity(0, size, &set) == 0 else { fail(2, "sched_setaffinity (restore) failed: errno \(errno)") }
         return
     }
-    guard sched_getaffinity(0, size, &set) == 0 else { fail(2, "sched_getaffinity failed: errno \(errno)") }
+    guard schedGetAffinity(0, size, &set) == 0 else { fail(2, "sched_getaffinity failed: errno \(errno)") }
     let original = withUnsafeBytes(of: &set) { Array($0) }
     guard let firstByte = original.firstIndex(where: { $0 != 0 }) else { fail(2, "empty CPU affinity") }
     let bit = original[firstByte].trailingZeroBitCount
@@ -103,7 +103,7 @@ func narrowThePool() {
     single[firstByte] = 1 << bit
     var pinned = cpu_set_t()
     withUnsafeMutableBytes(of: &pinned) { $0.copyBytes(from: single) }
-    guard sched_setaffinity(0, size, &pinned) == 0 else { fail(2, "sched_setaffinity (pin) failed: errno \(errno)") }
+    guard schedSetAffinity(0, size, &pinned) == 0 else { fail(2, "sched_setaffinity (pin) failed: errno \(errno)") }
     setenv(variable, original.map { String(format: "%02x", $0) }.joined(), 1)
     let arguments = CommandLine.arguments
     var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
@@ -214,7 +214,10 @@ func startProbes(_ measurements: Measurements) -> [Task<Void, Never>] {
 
 struct Echo: Decodable, Sendable { var method: String }
 struct CountedUpload: Decodable, Sendable { var bytes: Int }
-struct CachedResource: Decodable, Sendable { var name: String; var serial: Int }
+struct CachedResource: Decodable, Sendable {
+    var name: String
+    var serial: Int
+}
 struct WorkloadFailure: Error, CustomStringConvertible { var description: String }
 
 func environmentURL(_ name: String) -> URL {
@@ -230,7 +233,9 @@ let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cou
 
 func namespace(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())" }
 
-func client(_ transport: any Transport, _ prefix: String, configure: (inout APIClient.Configuration) -> Void = { _ in }) -> APIClient {
+func client(
+    _ transport: any Transport, _ prefix: String, configure: (inout APIClient.Configuration) -> Void = { _ in }
+) -> APIClient {
     let base = apiURL.appendingPathComponent("ns").appendingPathComponent(namespace(prefix))
     return APIClient(environment: APIEnvironment(name: prefix, baseURL: base)) { configuration in
         configuration.transport = transport
@@ -309,7 +314,9 @@ func cache(_ transport: any Transport) async throws {
                 query: Query([URLQueryItem(name: "cc", value: "max-age=600"), URLQueryItem(name: "etag", value: "1")]),
                 policy: noAuth)
             let value = try await client.send(request)
-            guard value.serial == 1 else { throw WorkloadFailure(description: "round \(round): r\(i) served \(value.serial) times") }
+            guard value.serial == 1 else {
+                throw WorkloadFailure(description: "round \(round): r\(i) served \(value.serial) times")
+            }
         }
     }
 }
@@ -410,7 +417,17 @@ func poolIsWiderThanOne() async -> Bool {
 /// The control blocks once, not `repeats` times. Only the main task touches it.
 nonisolated(unsafe) var controlRan = false
 
-var phases: [(String, () async throws -> Void)] = [("control-blocking-sleep", { if !controlRan { controlRan = true; try await control() } })]
+var phases: [(String, () async throws -> Void)] = [
+    (
+        "control-blocking-sleep",
+        {
+            if !controlRan {
+                controlRan = true
+                try await control()
+            }
+        }
+    )
+]
 for (name, make) in transports() {
     phases.append(("requests-\(name)", { try await requests(make()) }))
     phases.append(("download-to-file-\(name)", { try await download(make()) }))
@@ -446,7 +463,7 @@ let exitCode: Int32 = await Task(priority: .medium) {
     defer { try? FileManager.default.removeItem(at: scratch) }
     let measurements = Measurements()
     var probes = startProbes(measurements)
-    defer { probes.forEach { $0.cancel() } }
+    defer { for probe in probes { probe.cancel() } }
     // Let the probes settle, then start from zero.
     try? await Task.sleep(for: .milliseconds(300))
     say("BASELINE threads per priority: \(measurements.threadCounts().map(String.init).joined(separator: " "))")
@@ -461,7 +478,7 @@ let exitCode: Int32 = await Task(priority: .medium) {
                 say("WIDE \(name)")
                 break
             }
-            probes.forEach { $0.cancel() }
+            for probe in probes { probe.cancel() }
             try? await Task.sleep(for: .seconds(6))
             probes = startProbes(measurements)
             try? await Task.sleep(for: tick * 5)

@@ -64,7 +64,8 @@ enum FailureClass: Equatable {
     }
 }
 
-/// Exponential backoff with full jitter for a group after consecutive transient failures.
+/// Exponential backoff with equal jitter (half the cap fixed, half random) for a group after
+/// consecutive transient failures.
 public struct QueueBackoff: Sendable, Hashable {
     /// The first wait's upper bound (seconds).
     public var baseDelay: Duration

@@ -258,7 +258,8 @@ final class MutationStore {
                 DeadLetter(
                     mutation: mutation, statusCode: row.isNull(8) ? nil : Int(row.int(8)), reason: row.text(9) ?? "",
                     responseBody: row.blob(10), attempts: Int(row.int(11)),
-                    enqueuedAt: Date(timeIntervalSince1970: row.double(12)), failedAt: Date(timeIntervalSince1970: row.double(13)),
+                    enqueuedAt: Date(timeIntervalSince1970: row.double(12)),
+                    failedAt: Date(timeIntervalSince1970: row.double(13)),
                     origin: MutationOrigin(environment: row.text(14), account: row.text(15))))
         }
         return result
