@@ -93,7 +93,10 @@ struct ConnectivityTests {
         let namespace = OfflineServer.makeNamespace("offline-connectivity")
         let monitor = OutcomeConnectivityMonitor()
         let attempts = AttemptCounter()
-        let client = makeClient(OfflineServer.unreachable, extra: [attempts, monitor.interceptor])
+        // The mutations' environment, first where nothing listens (the outage), then at the server.
+        let environment = try OfflineServer.environment(namespace: namespace)
+        let down = APIEnvironment(name: environment.name, baseURL: OfflineServer.unreachable.baseURL)
+        let client = makeClient(down, extra: [attempts, monitor.interceptor])
         let queueClock = TestClock(mode: .manual)
         var configuration = MutationQueue.Configuration()
         configuration.clock = queueClock
@@ -120,7 +123,7 @@ struct ConnectivityTests {
         #expect(try await queue.pendingCount() == 3)
 
         // The backend comes back; the health probe notices, the monitor turns online, the queue drains.
-        client.switchEnvironment(to: try OfflineServer.environment(namespace: namespace))
+        client.switchEnvironment(to: environment)
         try await probeClock.waitForSleepers(count: 1)
         probeClock.advance(by: .seconds(120))
         #expect(await recorder.wait { $0.filter { if case .sent = $0.outcome { true } else { false } }.count == 3 })

@@ -111,4 +111,63 @@ struct StorageFailureTests {
         #expect(stub.requestCount == 2)
         #expect(await Self.outcomes(events, count: 3) == ["storage unavailable m1", "sent m1", "sent m2"])
     }
+
+    /// Without any trigger from the app, the queue tries storage again on its backoff schedule
+    /// (here 1 s on a test clock) and delivers once writes work.
+    @Test(.timeLimit(.minutes(1))) func deliveryResumesByItselfOnceStorageWorksAgain() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let stub = StubTransport { _ in .status(201) }
+        let client = APIClient(environment: OfflineServer.unreachable) {
+            $0.transport = stub
+            $0.interceptors = .standard()
+        }
+        let clock = TestClock(mode: .manual)
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        configuration.clock = clock
+        configuration.random = { 1 }  // the backoff's first wait is exactly its 1 s base
+        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+        try await queue.enqueue(Mutation(id: "m1", method: .post, path: "/mutations", body: Data("{}".utf8)))
+        let events = await queue.events()
+        try await queue.refuseStorageWrites(true)
+        let retryAt = clock.now.advanced(by: .seconds(1))
+        #expect(await Self.storageCode { try await queue.flush() } == 8)
+        try await clock.waitForSleeper(until: retryAt)
+        #expect(stub.requestCount == 0)
+
+        try await queue.refuseStorageWrites(false)
+        clock.advance(by: .seconds(1))
+        #expect(await Self.outcomes(events, count: 2) == ["storage unavailable m1", "sent m1"])
+        #expect(stub.requestCount == 1)
+        #expect(await queue.storageFailure == nil)
+    }
+
+    /// A full disk (the database capped at its size): an enqueue that needs space fails with a
+    /// typed `SQLITE_FULL` and stores nothing; what was stored before is still delivered.
+    @Test func aFullDiskFailsTheEnqueueWithATypedErrorAndKeepsWhatWasStored() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let stub = StubTransport { _ in .status(201) }
+        let client = APIClient(environment: OfflineServer.unreachable) {
+            $0.transport = stub
+            $0.interceptors = .standard()
+        }
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+        try await queue.enqueue(Mutation(id: "small", method: .post, path: "/mutations", body: Data("{}".utf8)))
+        try await queue.capStorageAtCurrentSize()
+        let large = Data(repeating: 0x61, count: 256 * 1024)
+        do {
+            try await queue.enqueue(Mutation(id: "large", method: .post, path: "/mutations", body: large))
+            Issue.record("an enqueue beyond the disk's space succeeded")
+        } catch MutationQueueError.storage(let error) {
+            #expect(error.code == 13)  // SQLITE_FULL
+        }
+        #expect(try await queue.pending().map(\.mutation.id) == ["small"])
+        let report = try await queue.flush()
+        #expect(report.sent == 1 && report.pending == 0)
+        #expect(stub.requestCount == 1)
+    }
 }

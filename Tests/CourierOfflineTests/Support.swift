@@ -146,7 +146,8 @@ struct TemporaryDirectory {
 final class EventRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [MutationEvent] = []
-    private var waiters: [(predicate: @Sendable ([MutationEvent]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters:
+        [(id: UUID, predicate: @Sendable ([MutationEvent]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     private var task: Task<Void, Never>?
 
     init(_ queue: MutationQueue) async {
@@ -170,6 +171,15 @@ final class EventRecorder: @unchecked Sendable {
         for continuation in ready { continuation.resume() }
     }
 
+    /// Resumes the waiter `id` if it still waits (its wait timed out).
+    private func release(_ id: UUID) {
+        lock.lock()
+        let released = waiters.filter { $0.id == id }.map(\.continuation)
+        waiters.removeAll { $0.id == id }
+        lock.unlock()
+        for continuation in released { continuation.resume() }
+    }
+
     var events: [MutationEvent] {
         lock.lock()
         defer { lock.unlock() }
@@ -180,6 +190,7 @@ final class EventRecorder: @unchecked Sendable {
     /// call that caused them returns, so this only waits for the stream's hand-over). Gives up
     /// after 10 s (a safety net, not a synchronisation) and returns whether it held.
     func wait(until predicate: @escaping @Sendable ([MutationEvent]) -> Bool) async -> Bool {
+        let id = UUID()
         let signal = Task {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 lock.lock()
@@ -187,7 +198,7 @@ final class EventRecorder: @unchecked Sendable {
                     lock.unlock()
                     continuation.resume()
                 } else {
-                    waiters.append((predicate, continuation))
+                    waiters.append((id, predicate, continuation))
                     lock.unlock()
                 }
             }
@@ -201,6 +212,8 @@ final class EventRecorder: @unchecked Sendable {
             group.addTask { await timeout.value }
             await group.next()
             timeout.cancel()
+            // After a timeout the signal still waits: release it, or the group never ends.
+            release(id)
         }
         return predicate(events)
     }

@@ -39,8 +39,9 @@ extension MutationQueue {
     /// read-only, the disk is full, an I/O error, another connection held the database beyond its
     /// busy timeout), or `nil` while storage works. While set, nothing is sent: a mutation whose
     /// delivery could not be recorded would otherwise be sent again. Every later flush (explicit,
-    /// on connectivity or on enqueue) first writes what could not be written; once that works the
-    /// queue clears this and delivers again. The ``MutationEvent/Outcome/storageUnavailable(_:)``
+    /// on connectivity or on enqueue, and the queue's own retries on its ``QueueBackoff``
+    /// schedule: 1 s, 2 s, 4 s … up to the backoff's cap) first writes what could not be written;
+    /// once that works the queue clears this and delivers again. The ``MutationEvent/Outcome/storageUnavailable(_:)``
     /// event reports the moment it is set.
     public var storageFailure: MutationQueueError? { failedStorage }
 
@@ -57,7 +58,29 @@ extension MutationQueue {
             unrecordedWrites.removeFirst()
         }
         failedStorage = nil
+        storageRetries = 0
+        storageRetryTask?.cancel()
+        storageRetryTask = nil
         return true
+    }
+
+    /// While storage fails, tries it again on the backoff schedule (each try is a drain whose
+    /// first step writes what failed).
+    private func scheduleStorageRetry() {
+        guard failedStorage != nil, storageRetryTask == nil else { return }
+        storageRetries += 1
+        let delay = configuration.backoff.delay(
+            afterFailures: storageRetries, random: configuration.random(), retryAfter: nil)
+        let clock = configuration.clock
+        storageRetryTask = Task { [weak self] in
+            do { try await clock.sleep(for: delay) } catch { return }
+            await self?.retryStorage()
+        }
+    }
+
+    private func retryStorage() {
+        storageRetryTask = nil
+        requestDrain(ignoringBackoff: false)
     }
 
     /// Stops delivery after a failed bookkeeping write; `retry` is the write to try again.
@@ -89,6 +112,7 @@ extension MutationQueue {
         defer {
             drainLock.release()
             drainTask = nil
+            scheduleStorageRetry()
         }
         do {
             guard try drainLock.tryAcquire() else {
@@ -378,6 +402,8 @@ extension MutationQueue {
         connectivityTask = nil
         lockRetryTask?.cancel()
         lockRetryTask = nil
+        storageRetryTask?.cancel()
+        storageRetryTask = nil
         for task in paused.values { task.cancel() }
         paused.removeAll()
         drainTask?.cancel()

@@ -67,6 +67,9 @@ public actor MutationQueue {
     var unrecordedWrites: [() throws -> Void] = []
     /// The wake-up after another queue held the drain lock.
     var lockRetryTask: Task<Void, Never>?
+    /// The wake-up that tries failed storage again, and how many tries failed so far.
+    var storageRetryTask: Task<Void, Never>?
+    var storageRetries = 0
 
     /// Opens (creating or migrating) the queue database at `path` and delivers through `client`.
     ///
@@ -97,10 +100,17 @@ public actor MutationQueue {
         try store.refuseWrites(refuse)
     }
 
+    /// Caps the database at its current size, as a full disk does: the tests' way to get
+    /// `SQLITE_FULL` without filling a file system. Not public.
+    func capStorageAtCurrentSize() throws {
+        try store.capSizeAtCurrent()
+    }
+
     deinit {
         drainTask?.cancel()
         connectivityTask?.cancel()
         lockRetryTask?.cancel()
+        storageRetryTask?.cancel()
         for task in paused.values { task.cancel() }
         for continuation in subscribers.values { continuation.finish() }
     }

@@ -43,7 +43,7 @@ final class MutationStore {
 
     init(path: String) throws {
         db = try SQLiteDatabase(path: path)
-        try QueueSchema.migrate(db)
+        try SQLiteDatabase.retryingWhileBusy { try QueueSchema.migrate(db) }
     }
 
     /// Commits the app's own writes with an fsync.
@@ -165,6 +165,13 @@ final class MutationStore {
     /// read-only file or a locked device does; for tests of the queue's storage failures.
     func refuseWrites(_ refuse: Bool) throws {
         try db.execute("PRAGMA query_only = \(refuse ? "ON" : "OFF")")
+    }
+
+    /// Caps the database at its current size (`PRAGMA max_page_count`), so a write that needs a new
+    /// page fails with `SQLITE_FULL` as on a full disk; for tests.
+    func capSizeAtCurrent() throws {
+        let pages = try db.queryInt("PRAGMA page_count") ?? 1
+        _ = try db.queryInt("PRAGMA max_page_count = \(pages)")
     }
 
     /// Removes a delivered or dropped mutation unless it was replaced meanwhile. Returns whether it did.

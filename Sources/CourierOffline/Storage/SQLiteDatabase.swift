@@ -53,12 +53,30 @@ final class SQLiteDatabase {
             throw SQLiteError(code: SQLITE_READONLY, message: "\(path) can be read but not written")
         }
         sqlite3_busy_timeout(db, 5_000)
-        let mode = try queryText("PRAGMA journal_mode=WAL")
+        // Switching a new file to WAL takes an exclusive lock and does not wait on the busy
+        // timeout: when another process opens the same new file at the same moment, try again.
+        let mode = try Self.retryingWhileBusy { try queryText("PRAGMA journal_mode=WAL") }
         guard mode?.lowercased() == "wal" else {
             throw SQLiteError(code: SQLITE_ERROR, message: "journal_mode=WAL refused (got \(mode ?? "nothing"))")
         }
         try execute("PRAGMA synchronous=FULL")
         try execute("PRAGMA foreign_keys=ON")
+    }
+
+    /// Runs `body` again while it fails with `SQLITE_BUSY`, for at most about 5 s (SQLite's busy
+    /// timeout), in 10–100 ms steps; for the steps of opening that SQLite does not retry itself.
+    static func retryingWhileBusy<R>(_ body: () throws -> R) throws -> R {
+        var waited = 0
+        var step = 10
+        while true {
+            do {
+                return try body()
+            } catch let error as SQLiteError where error.code & 0xFF == SQLITE_BUSY && waited < 5_000 {
+                usleep(useconds_t(step * 1_000))
+                waited += step
+                step = min(step * 2, 100)
+            }
+        }
     }
 
     deinit {
