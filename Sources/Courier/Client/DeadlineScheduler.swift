@@ -83,7 +83,10 @@ final class DeadlineScheduler<C: Clock>: DeadlineScheduling where C.Duration == 
     private func makeSleeper(until deadline: Duration) -> Task<Void, Never> {
         let clock = self.clock
         let deadline = origin.advanced(by: deadline)
-        return Task { [weak self] in
+        // High priority: a deadline or an idle timeout must fire on time while the pool is busy
+        // with the app's default-priority work (on Linux each priority has its own threads; on
+        // Apple platforms the pool runs higher priorities first). Its work is a few instructions.
+        return Task(priority: .high) { [weak self] in
             do {
                 try await clock.sleep(until: deadline, tolerance: nil)
             } catch {
