@@ -20,6 +20,20 @@ struct StorageFailureTests {
         func refuseWrites() async throws { try await queue?.refuseStorageWrites(true) }
     }
 
+    /// A queue on a fresh file in `dir` that sends through `stub` and only on flush.
+    static func queue(
+        _ dir: TemporaryDirectory, _ stub: StubTransport, _ configure: (inout MutationQueue.Configuration) -> Void = { _ in }
+    ) throws -> MutationQueue {
+        let client = APIClient(environment: OfflineServer.unreachable) {
+            $0.transport = stub
+            $0.interceptors = .standard()
+        }
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        configure(&configuration)
+        return try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+    }
+
     static func storageCode(of flush: () async throws -> FlushReport) async -> Int32? {
         do {
             _ = try await flush()
@@ -55,13 +69,7 @@ struct StorageFailureTests {
             if request.value(forHTTPHeaderField: "Idempotency-Key") == "m1" { try await reference.refuseWrites() }
             return .status(201)
         }
-        let client = APIClient(environment: OfflineServer.unreachable) {
-            $0.transport = stub
-            $0.interceptors = .standard()
-        }
-        var configuration = MutationQueue.Configuration()
-        configuration.sendsOnEnqueue = false
-        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+        let queue = try Self.queue(dir, stub)
         await reference.set(queue)
         try await queue.enqueue(Mutation(id: "m1", method: .post, path: "/mutations", body: Data("{}".utf8)))
         try await queue.enqueue(Mutation(id: "m2", method: .post, path: "/mutations", body: Data("{}".utf8)))
@@ -88,13 +96,7 @@ struct StorageFailureTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         let stub = StubTransport { _ in .status(201) }
-        let client = APIClient(environment: OfflineServer.unreachable) {
-            $0.transport = stub
-            $0.interceptors = .standard()
-        }
-        var configuration = MutationQueue.Configuration()
-        configuration.sendsOnEnqueue = false
-        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+        let queue = try Self.queue(dir, stub)
         try await queue.enqueue(Mutation(id: "m1", method: .post, path: "/mutations", body: Data("{}".utf8)))
         try await queue.enqueue(Mutation(id: "m2", method: .post, path: "/mutations", body: Data("{}".utf8)))
         let events = await queue.events()
@@ -118,16 +120,11 @@ struct StorageFailureTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         let stub = StubTransport { _ in .status(201) }
-        let client = APIClient(environment: OfflineServer.unreachable) {
-            $0.transport = stub
-            $0.interceptors = .standard()
-        }
         let clock = TestClock(mode: .manual)
-        var configuration = MutationQueue.Configuration()
-        configuration.sendsOnEnqueue = false
-        configuration.clock = clock
-        configuration.random = { 1 }  // the backoff's first wait is exactly its 1 s base
-        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+        let queue = try Self.queue(dir, stub) {
+            $0.clock = clock
+            $0.random = { 1 }  // the backoff's first wait is exactly its 1 s base
+        }
         try await queue.enqueue(Mutation(id: "m1", method: .post, path: "/mutations", body: Data("{}".utf8)))
         let events = await queue.events()
         try await queue.refuseStorageWrites(true)
@@ -149,13 +146,7 @@ struct StorageFailureTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         let stub = StubTransport { _ in .status(201) }
-        let client = APIClient(environment: OfflineServer.unreachable) {
-            $0.transport = stub
-            $0.interceptors = .standard()
-        }
-        var configuration = MutationQueue.Configuration()
-        configuration.sendsOnEnqueue = false
-        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+        let queue = try Self.queue(dir, stub)
         try await queue.enqueue(Mutation(id: "small", method: .post, path: "/mutations", body: Data("{}".utf8)))
         try await queue.capStorageAtCurrentSize()
         let large = Data(repeating: 0x61, count: 256 * 1024)

@@ -91,7 +91,8 @@ public actor WebSocketClient {
     // MARK: - Commands
 
     /// Starts the session (or, while waiting to reconnect, attempts at once). Returns without
-    /// waiting for the connection: watch ``states()``.
+    /// waiting for the connection (``state`` is ``ConnectionState/connecting`` from then on, until
+    /// the attempt ends): watch ``states()``.
     public func connect() async {
         if supervisor != nil, activeRun != nil {
             backoffTask?.cancel()
@@ -102,6 +103,9 @@ public actor WebSocketClient {
         runCounter += 1
         let run = runCounter
         activeRun = run
+        // Before returning: a caller that reads `state` right after `connect()` sees the attempt,
+        // not the `.closed` of before it.
+        publish(.connecting)
         supervisor = Task { await self.supervise(run: run) }
     }
 
@@ -176,7 +180,7 @@ public actor WebSocketClient {
         defer { if activeRun == nil || activeRun == run { supervisor = nil } }
         var failures = 0
         while isActive(run) {
-            publish(.connecting)
+            if state != .connecting { publish(.connecting) }
             var outcome: (code: WebSocketCloseCode, reason: String, terminal: Bool)
             do {
                 let connection = try await openConnection()
