@@ -14,7 +14,8 @@
   disconnected streams and bytes written in ``_stats`` → ``streaming``.
 * ``GET /stream/silence?beats=N&every=S&silence=T`` — N keep-alive lines S seconds apart, then T
   seconds of silence on the open connection; when the client closes it during the silence, the
-  seconds from the last byte written to the close go to ``_stats`` → ``streaming.silences``.
+  seconds from the last byte written to the close go to ``_stats`` → ``streaming.silences``, and the
+  longest gap between the server's 10 ms polls meanwhile (its own lateness) to ``silenceLags``.
 """
 
 from __future__ import annotations
@@ -40,11 +41,12 @@ class StreamingState:
         self.disconnected = 0
         self.bytes_written = 0
         self.silences: list[float] = []
+        self.silence_lags: list[float] = []
 
     def stats(self) -> dict:
         return {"streaming": {"opened": self.opened, "finished": self.finished,
                               "disconnected": self.disconnected, "bytesWritten": self.bytes_written,
-                              "silences": self.silences}}
+                              "silences": self.silences, "silenceLags": self.silence_lags}}
 
 
 state.register_bucket("streaming", StreamingState)
@@ -193,10 +195,16 @@ async def stream_silence(request: web.Request) -> web.StreamResponse:
             yield b": keep-alive\n"
         await asyncio.sleep(0)  # let the last write go out before the silence is timed
         last = time.monotonic()
+        polled = last
+        lag = 0.0  # the longest gap between two polls: how late this server could notice a close
         while time.monotonic() - last < silence:
             transport = request.transport
+            now = time.monotonic()
+            lag = max(lag, now - polled)
+            polled = now
             if transport is None or transport.is_closing():
-                bucket.silences.append(round(time.monotonic() - last, 3))
+                bucket.silences.append(round(now - last, 3))
+                bucket.silence_lags.append(round(lag, 3))
                 return
             await asyncio.sleep(0.01)
 

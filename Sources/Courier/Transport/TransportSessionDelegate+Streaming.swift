@@ -21,11 +21,13 @@ extension TransportSessionDelegate {
     /// Linux a suspended task re-sends its request, so a full buffer fails the body instead.
     func stream(_ task: URLSessionDataTask, limit: Int) async throws -> HTTPResponse {
         let id = task.taskIdentifier
+        let control = self.control
         #if canImport(Darwin)
-        let buffer = StreamBuffer(limit: limit, pausesProducer: true) { task.cancel() }
-        buffer.setOnResume { task.resume() }
+        let buffer = StreamBuffer(limit: limit, pausesProducer: true) { control.cancel(task) }
+        buffer.setOnResume { control.resume(task) }
         #else
-        let buffer = StreamBuffer(limit: limit, pausesProducer: false) { task.cancel() }
+        // Called on the delegate queue when the buffer overflows: the cancel must not wait there.
+        let buffer = StreamBuffer(limit: limit, pausesProducer: false) { control.cancel(task) }
         #endif
         let progress = TransferProgressReporter.current
         return try await withTaskCancellationHandler {
@@ -34,12 +36,12 @@ extension TransportSessionDelegate {
                 if Task.isCancelled {
                     failStream(id, URLError(.cancelled))
                 } else {
-                    task.resume()
+                    control.resume(task)
                 }
             }
         } onCancel: {
             // Cancels only while waiting for the head; afterwards the body's consumer owns the task.
-            if streams.withLock({ $0[id]?.head != nil }) { task.cancel() }
+            if streams.withLock({ $0[id]?.head != nil }) { control.cancel(task) }
         }
     }
 

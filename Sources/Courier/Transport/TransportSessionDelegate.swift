@@ -26,6 +26,8 @@ import FoundationNetworking
 final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// The streamed calls running now, by task identifier.
     let streams = Locked<[Int: StreamingCall]>([:])
+    /// Makes, starts and cancels this session's tasks off the pool (see ``TaskControl``).
+    let control = TaskControl()
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
@@ -92,11 +94,11 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
                 if Task.isCancelled {
                     finish(id) { _ in .failure(URLError(.cancelled)) }
                 } else {
-                    task.resume()
+                    control.resume(task)
                 }
             }
         } onCancel: {
-            task.cancel()
+            control.cancel(task)
         }
     }
 

@@ -79,9 +79,9 @@ public final class URLSessionTransport: Transport {
             if Self.needsFreshConnection(request) {
                 let (oneShot, fresh) = freshSession()
                 defer { oneShot.finishTasksAndInvalidate() }
-                return try await fresh.run(oneShot.dataTask(with: request))
+                return try await fresh.run(await fresh.control.dataTask(in: oneShot, with: request))
             }
-            return try await delegate.run(session.dataTask(with: request))
+            return try await delegate.run(await delegate.control.dataTask(in: session, with: request))
         }
         let data: Data
         let response: URLResponse
@@ -134,10 +134,11 @@ public final class URLSessionTransport: Transport {
         if Self.needsFreshConnection(request) {
             let (oneShot, fresh) = freshSession()
             defer { oneShot.finishTasksAndInvalidate() }  // the task runs on until its body ends
-            return try await fresh.stream(oneShot.dataTask(with: request), limit: options.bufferLimit)
+            return try await fresh.stream(
+                await fresh.control.dataTask(in: oneShot, with: request), limit: options.bufferLimit)
         }
         #endif
-        let task = session.dataTask(with: request)
+        let task = await delegate.control.dataTask(in: session, with: request)
         #if canImport(Darwin)
         if let taskDelegate { task.delegate = taskDelegate }
         #endif
