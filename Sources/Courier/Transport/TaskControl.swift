@@ -3,8 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Where a session's tasks are made, started and cancelled: a serial dispatch queue of the
-/// session's own, never a thread of Swift's cooperative pool or the session's delegate queue.
+/// Where a session's tasks are made, started and cancelled: dispatch queues, never a thread of
+/// Swift's cooperative pool or the session's delegate queue.
 ///
 /// FoundationNetworking (Linux) does `dataTask(with:)`, `resume()` and `cancel()` as a `sync` on
 /// the session's internal work queue, and that queue can be busy for seconds while libcurl
@@ -13,23 +13,39 @@ import FoundationNetworking
 /// test progress, thread dumps showing both pool threads in `URLSessionTask.resume` and
 /// `URLSession.dataTask(with:)`, the delegate queue in `URLSessionTask.cancel`). On Apple
 /// platforms these calls return at once; the hop costs a few microseconds there.
-final class TaskControl: Sendable {
-    private let queue = DispatchQueue(label: "courier.urlsession.task-control")
-
-    /// Makes a data task for `request` on the control queue.
-    func dataTask(in session: URLSession, with request: URLRequest) async -> URLSessionDataTask {
+enum TaskControl {
+    /// Makes a data task for `request` on a serial queue of its own.
+    ///
+    /// Never on `DispatchQueue.global()`: on Linux its threads are the cooperative pool's (one per
+    /// core), so a blocked call there stalls the pool just the same (measured: closes 7–8 s late).
+    /// A serial queue of its own targets libdispatch's overcommitting root queue, which adds a
+    /// thread when its threads are blocked.
+    static func dataTask(in session: URLSession, with request: URLRequest) async -> URLSessionDataTask {
         await withCheckedContinuation { (continuation: CheckedContinuation<URLSessionDataTask, Never>) in
-            queue.async { continuation.resume(returning: session.dataTask(with: request)) }
+            DispatchQueue(label: "courier.urlsession.make-task").async {
+                continuation.resume(returning: session.dataTask(with: request))
+            }
         }
     }
 
-    /// Starts (or resumes) `task`, in order with the other commands of this control.
-    func resume(_ task: URLSessionTask) {
-        queue.async { task.resume() }
-    }
+    /// The commands of one task, run in the order given on a serial queue of that task's own (so
+    /// a cancel waiting for a busy session never holds up another task's start).
+    final class Commands: Sendable {
+        private let task: URLSessionTask
+        private let queue = DispatchQueue(label: "courier.urlsession.task")  // overcommitting, see above
 
-    /// Cancels `task`, in order with the other commands of this control.
-    func cancel(_ task: URLSessionTask) {
-        queue.async { task.cancel() }
+        init(_ task: URLSessionTask) {
+            self.task = task
+        }
+
+        /// Starts (or resumes) the task.
+        func resume() {
+            queue.async { [task] in task.resume() }
+        }
+
+        /// Cancels the task.
+        func cancel() {
+            queue.async { [task] in task.cancel() }
+        }
     }
 }

@@ -21,13 +21,14 @@ extension TransportSessionDelegate {
     /// Linux a suspended task re-sends its request, so a full buffer fails the body instead.
     func stream(_ task: URLSessionDataTask, limit: Int) async throws -> HTTPResponse {
         let id = task.taskIdentifier
-        let control = self.control
+        let control = TaskControl.Commands(task)
         #if canImport(Darwin)
-        let buffer = StreamBuffer(limit: limit, pausesProducer: true) { control.cancel(task) }
-        buffer.setOnResume { control.resume(task) }
+        let buffer = StreamBuffer(limit: limit, pausesProducer: true) { control.cancel() }
+        // Direct, in step with the `suspend()` in `receiveStreamed` (Apple's calls do not block).
+        buffer.setOnResume { task.resume() }
         #else
         // Called on the delegate queue when the buffer overflows: the cancel must not wait there.
-        let buffer = StreamBuffer(limit: limit, pausesProducer: false) { control.cancel(task) }
+        let buffer = StreamBuffer(limit: limit, pausesProducer: false) { control.cancel() }
         #endif
         let progress = TransferProgressReporter.current
         return try await withTaskCancellationHandler {
@@ -36,12 +37,12 @@ extension TransportSessionDelegate {
                 if Task.isCancelled {
                     failStream(id, URLError(.cancelled))
                 } else {
-                    control.resume(task)
+                    control.resume()
                 }
             }
         } onCancel: {
             // Cancels only while waiting for the head; afterwards the body's consumer owns the task.
-            if streams.withLock({ $0[id]?.head != nil }) { control.cancel(task) }
+            if streams.withLock({ $0[id]?.head != nil }) { control.cancel() }
         }
     }
 

@@ -26,8 +26,6 @@ import FoundationNetworking
 final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// The streamed calls running now, by task identifier.
     let streams = Locked<[Int: StreamingCall]>([:])
-    /// Makes, starts and cancels this session's tasks off the pool (see ``TaskControl``).
-    let control = TaskControl()
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
@@ -85,6 +83,7 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     func run(_ task: URLSessionDataTask) async throws -> HTTPResponse {
         let id = task.taskIdentifier
         let progress = TransferProgressReporter.current
+        let control = TaskControl.Commands(task)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 calls.withLock { $0[id] = Call(continuation: continuation, progress: progress) }
@@ -94,11 +93,11 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
                 if Task.isCancelled {
                     finish(id) { _ in .failure(URLError(.cancelled)) }
                 } else {
-                    control.resume(task)
+                    control.resume()
                 }
             }
         } onCancel: {
-            control.cancel(task)
+            control.cancel()
         }
     }
 

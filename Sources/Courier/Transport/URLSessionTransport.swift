@@ -79,9 +79,9 @@ public final class URLSessionTransport: Transport {
             if Self.needsFreshConnection(request) {
                 let (oneShot, fresh) = freshSession()
                 defer { oneShot.finishTasksAndInvalidate() }
-                return try await fresh.run(await fresh.control.dataTask(in: oneShot, with: request))
+                return try await fresh.run(await TaskControl.dataTask(in: oneShot, with: request))
             }
-            return try await delegate.run(await delegate.control.dataTask(in: session, with: request))
+            return try await delegate.run(await TaskControl.dataTask(in: session, with: request))
         }
         let data: Data
         let response: URLResponse
@@ -135,10 +135,10 @@ public final class URLSessionTransport: Transport {
             let (oneShot, fresh) = freshSession()
             defer { oneShot.finishTasksAndInvalidate() }  // the task runs on until its body ends
             return try await fresh.stream(
-                await fresh.control.dataTask(in: oneShot, with: request), limit: options.bufferLimit)
+                await TaskControl.dataTask(in: oneShot, with: request), limit: options.bufferLimit)
         }
         #endif
-        let task = await delegate.control.dataTask(in: session, with: request)
+        let task = await TaskControl.dataTask(in: session, with: request)
         #if canImport(Darwin)
         if let taskDelegate { task.delegate = taskDelegate }
         #endif
