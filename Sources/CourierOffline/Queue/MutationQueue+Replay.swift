@@ -71,12 +71,22 @@ extension MutationQueue {
         storageRetries += 1
         let delay = configuration.backoff.delay(
             afterFailures: storageRetries, random: configuration.random(), retryAfter: nil)
+        storageRetryTask = wakeUp(after: delay) { $0.retryStorage() }
+    }
+
+    /// A task that sleeps `delay` on the queue's clock, then runs `action` on the queue (unless
+    /// cancelled, or the queue is gone).
+    private func wakeUp(
+        after delay: Duration, _ action: @escaping @Sendable (isolated MutationQueue) -> Void
+    ) -> Task<Void, Never> {
         let clock = configuration.clock
-        storageRetryTask = Task { [weak self] in
+        return Task { [weak self] in
             do { try await clock.sleep(for: delay) } catch { return }
-            await self?.retryStorage()
+            await self?.run(action)
         }
     }
+
+    private func run(_ action: @Sendable (isolated MutationQueue) -> Void) { action(self) }
 
     private func retryStorage() {
         storageRetryTask = nil
@@ -147,12 +157,7 @@ extension MutationQueue {
     /// Tries the drain again after ``Configuration/drainLockRetryInterval``, while mutations wait.
     private func scheduleLockRetry() {
         guard lockRetryTask == nil else { return }
-        let clock = configuration.clock
-        let interval = configuration.drainLockRetryInterval
-        lockRetryTask = Task { [weak self] in
-            do { try await clock.sleep(for: interval) } catch { return }
-            await self?.retryAfterLockContention()
-        }
+        lockRetryTask = wakeUp(after: configuration.drainLockRetryInterval) { $0.retryAfterLockContention() }
     }
 
     private func retryAfterLockContention() {

@@ -70,6 +70,8 @@ public actor MutationQueue {
     /// The wake-up that tries failed storage again, and how many tries failed so far.
     var storageRetryTask: Task<Void, Never>?
     var storageRetries = 0
+    /// The pending count last read, for events published while a read fails.
+    var lastPendingCount = 0
 
     /// Opens (creating or migrating) the queue database at `path` and delivers through `client`.
     ///
@@ -215,7 +217,13 @@ public actor MutationQueue {
 
     func publish(_ mutation: Mutation, _ outcome: MutationEvent.Outcome) {
         guard !subscribers.isEmpty else { return }
-        let count = (try? store.count()) ?? 0
+        do {
+            lastPendingCount = try store.count()
+        } catch {
+            // A read for the event's badge only: the event carries the last count read. A storage
+            // fault that matters surfaces from the write or read that needs it (storageFailure).
+        }
+        let count = lastPendingCount
         let event = MutationEvent(mutationID: mutation.id, group: mutation.group, outcome: outcome, pendingCount: count)
         for continuation in subscribers.values { continuation.yield(event) }
     }
