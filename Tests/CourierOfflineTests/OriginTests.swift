@@ -61,9 +61,8 @@ struct OriginTests {
         #expect(productionLog.applied.compactMap(\.key) == ["p-0"])
         #expect(productionLog.deliveries == 1, "no staging mutation reached production")
         let held = (0..<3).map { "held s-\($0) \(staging.name)" }
-        #expect(
-            await Self.outcomes(events, count: 10)
-                == held + held + ["sent p-0"] + (0..<3).map { "sent s-\($0)" })
+        // Held is reported once per mutation, not again by the later flushes that find it.
+        #expect(await Self.outcomes(events, count: 7) == held + ["sent p-0"] + (0..<3).map { "sent s-\($0)" })
     }
 
     @Test func theDiscardPolicyDeletesForeignMutationsUnsent() async throws {

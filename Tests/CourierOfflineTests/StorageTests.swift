@@ -129,6 +129,8 @@ struct StorageTests {
         for bad in [
             Mutation(id: "", method: .post, path: "/x"), Mutation(id: "has space", method: .post, path: "/x"),
             Mutation(id: "ok", method: .post, path: "no-slash"), Mutation(id: "a~1", method: .post, path: "/x"),
+            Mutation(id: "ok", method: .post, path: "/../admin"),
+            Mutation(id: "ok", method: .post, path: "/x", headers: HTTPHeaders([.init(name: "X-Note", value: "a\r\nb")])),
         ] {
             await #expect(throws: MutationQueueError.self) { try await queue.enqueue(bad) }
         }

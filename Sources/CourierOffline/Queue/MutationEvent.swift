@@ -25,7 +25,8 @@ public struct MutationEvent: Sendable {
         /// mutation until the write succeeds on a later flush (``MutationQueue/storageFailure``).
         case storageUnavailable(MutationQueueError)
         /// Made in another environment or account than the client's current one: kept, and
-        /// delivered there later (``ForeignMutationPolicy/hold``). Reported once per flush.
+        /// delivered there later (``ForeignMutationPolicy/hold``). Reported once per payload by
+        /// each queue, when a flush first finds it held.
         case held(MutationOrigin)
         /// Made in another environment or account than the client's current one: deleted without
         /// being sent (``ForeignMutationPolicy/discard``).
@@ -55,7 +56,7 @@ public struct FlushReport: Sendable, Hashable {
     /// Mutations still pending when the flush returned (every environment and account).
     public var pending: Int
     /// Pending mutations of another environment or account, kept for later
-    /// (``ForeignMutationPolicy/hold``).
+    /// (``ForeignMutationPolicy/hold``), as counted by the flush's last pass.
     public var held: Int = 0
     /// Mutations of another environment or account deleted unsent (``ForeignMutationPolicy/discard``).
     public var discarded: Int = 0

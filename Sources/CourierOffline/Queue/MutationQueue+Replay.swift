@@ -174,11 +174,15 @@ extension MutationQueue {
     /// Holds or discards the mutations made in another environment or account (never sends them).
     private func settleForeignMutations(origin: MutationOrigin) throws {
         let foreign = try store.foreign(to: origin)
+        report.held = 0
         for stored in foreign {
             switch configuration.foreignMutations {
             case .hold:
                 report.held += 1
-                publish(stored.mutation, .held(stored.origin))
+                // Once per payload: every drain (each enqueue starts one) finds it again.
+                if announcedHeld.insert("\(stored.mutation.id)#\(stored.revision)").inserted {
+                    publish(stored.mutation, .held(stored.origin))
+                }
             case .discard:
                 guard try store.remove(stored) else { continue }
                 report.discarded += 1

@@ -72,6 +72,8 @@ public actor MutationQueue {
     var storageRetries = 0
     /// The pending count last read, for events published while a read fails.
     var lastPendingCount = 0
+    /// The held mutations (`id#revision`) already reported with a `held` event.
+    var announcedHeld: Set<String> = []
 
     /// Opens (creating or migrating) the queue database at `path` and delivers through `client`.
     ///
@@ -151,6 +153,18 @@ public actor MutationQueue {
         guard mutation.path.hasPrefix("/") else {
             throw MutationQueueError.invalidMutation("path must start with \"/\" (got \(mutation.path))")
         }
+        // What `Request` would refuse at send time: refused here, not dead-lettered later.
+        guard !mutation.path.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0 == ".." }) else {
+            throw MutationQueueError.invalidMutation("path must not contain a \"..\" segment (got \(mutation.path))")
+        }
+        // By scalar: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        let forbidden: Set<Unicode.Scalar> = ["\r", "\n", "\0"]
+        for field in mutation.headers.fields
+        where field.name.unicodeScalars.contains(where: forbidden.contains)
+            || field.value.unicodeScalars.contains(where: forbidden.contains)
+        {
+            throw MutationQueueError.invalidMutation("header \(field.name) contains CR, LF or NUL")
+        }
         guard !mutation.group.isEmpty, !mutation.kind.isEmpty else {
             throw MutationQueueError.invalidMutation("group and kind must not be empty")
         }
@@ -184,7 +198,11 @@ public actor MutationQueue {
     /// Moves a dead letter back to the end of its group (after the app fixed what the server
     /// refused, or to try again), in the environment and account it was made in.
     ///
-    /// - Throws: ``MutationQueueError/noSuchDeadLetter(_:)``, ``MutationQueueError/storage(_:)``.
+    /// It goes out under the key it was last sent with (a replay of the same payload).
+    ///
+    /// - Throws: ``MutationQueueError/noSuchDeadLetter(_:)``; ``MutationQueueError/invalidMutation(_:)``
+    ///   when a newer change with the same id is pending (retrying would replace it: discard the
+    ///   letter instead); ``MutationQueueError/storage(_:)``.
     public func retryDeadLetter(id: String) throws {
         let origin = currentOrigin
         let mutation = try storage { try store.requeueDeadLetter(id: id, origin: origin, now: configuration.now()) }

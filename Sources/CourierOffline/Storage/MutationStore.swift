@@ -222,14 +222,14 @@ final class MutationStore {
             try db.run(
                 """
                 INSERT OR REPLACE INTO dead_letters (id, grp, kind, method, path, headers, body, content_type,
-                  status, reason, response_body, attempts, enqueued_at, failed_at, environment, account)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                  status, reason, response_body, attempts, enqueued_at, failed_at, environment, account, generation)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [.text(stored.mutation.id)] + Self.payload(stored.mutation) + [
                     statusCode.map { .integer(Int64($0)) } ?? .null, .text(reason), .blob(responseBody),
                     .integer(Int64(letter.attempts)), .real(stored.enqueuedAt.timeIntervalSince1970),
                     .real(now.timeIntervalSince1970),
-                ] + Self.bindings(stored.origin))
+                ] + Self.bindings(stored.origin) + [.integer(Int64(stored.generation))])
             return letter
         }
     }
@@ -273,21 +273,32 @@ final class MutationStore {
     }
 
     /// Moves a dead letter back to the end of the queue, in the environment and account it was
-    /// made in (`origin` for letters from before origins were recorded). A new payload generation
-    /// is not needed: the server refused the previous attempt. Returns the mutation.
+    /// made in (`origin` for letters from before origins were recorded), under the key it was last
+    /// sent with (same key, same payload: the server sees a replay of what it refused, never one
+    /// key with two payloads). Returns the mutation.
+    ///
+    /// - Throws: ``MutationQueueError/noSuchDeadLetter(_:)``; ``MutationQueueError/invalidMutation(_:)``
+    ///   when a newer change with the same id is pending (retrying the letter would replace it).
     func requeueDeadLetter(id: String, origin: MutationOrigin, now: Date) throws -> Mutation {
         try durably {
             guard let letter = try deadLetters().first(where: { $0.mutation.id == id }) else {
                 throw MutationQueueError.noSuchDeadLetter(id)
             }
+            if try row(id: id) != nil {
+                throw MutationQueueError.invalidMutation(
+                    "a newer change of \(id) is pending: retrying its dead letter would replace it (discard the letter)")
+            }
+            let generation = try db.queryInt("SELECT generation FROM dead_letters WHERE id = ?", [.text(id)]) ?? 0
             try db.run("DELETE FROM dead_letters WHERE id = ?", [.text(id)])
-            try db.run("DELETE FROM pending WHERE id = ?", [.text(id)])
             let home = letter.origin.environment == nil ? origin : letter.origin
             try db.run(
                 """
-                INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, enqueued_at, environment, account)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.text(id)] + Self.payload(letter.mutation) + [.real(now.timeIntervalSince1970)] + Self.bindings(home))
+                INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, enqueued_at, environment, account,
+                  generation, may_have_sent)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+                """,
+                [.text(id)] + Self.payload(letter.mutation) + [.real(now.timeIntervalSince1970)] + Self.bindings(home)
+                    + [.integer(generation)])
             return letter.mutation
         }
     }

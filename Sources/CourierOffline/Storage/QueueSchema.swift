@@ -57,6 +57,11 @@ enum QueueSchema {
         ALTER TABLE dead_letters ADD COLUMN account TEXT;
         CREATE INDEX pending_origin_order ON pending (environment, account, grp, seq);
         """,
+        // 3: the key generation a dead letter was last sent under, so a retried letter goes out
+        // under that key again (never its id's first key with a later payload).
+        """
+        ALTER TABLE dead_letters ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// The version this build writes.
@@ -93,8 +98,10 @@ enum QueueSchema {
 public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The database file was written by a newer schema version than this build knows.
     case unsupportedSchemaVersion(Int)
-    /// The mutation cannot be stored or sent: empty id, an id that is not visible ASCII, or a
-    /// path not starting with `/`.
+    /// The mutation cannot be stored or sent: an id that is empty, longer than 200 bytes, not
+    /// visible ASCII or contains `~`; an empty group or kind; a path not starting with `/` or with
+    /// a `..` segment; a header with CR, LF or NUL; an id pending for another environment or
+    /// account; a dead letter retried while a newer change of its id is pending.
     case invalidMutation(String)
     /// No dead letter with this id.
     case noSuchDeadLetter(String)

@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+import CourierOffline
+
+/// Retrying a dead letter never loses a newer change and never sends one key with two payloads.
+@Suite("Offline dead letters retried")
+struct DeadLetterRetryTests {
+    /// Answers with the next status of `statuses` and records (key, body) of every request.
+    final class Server: Sendable {
+        let sent = Locked<[(key: String, body: String)]>([])
+        let statuses: Locked<[Int]>
+        init(_ statuses: [Int]) { self.statuses = Locked(statuses) }
+        var transport: StubTransport {
+            StubTransport { [self] request in
+                let body = request.httpBody.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                sent.withLock { $0.append((request.value(forHTTPHeaderField: "Idempotency-Key") ?? "", body)) }
+                let status = statuses.withLock { $0.isEmpty ? 201 : $0.removeFirst() }
+                return .status(status)
+            }
+        }
+    }
+
+    func queue(_ dir: TemporaryDirectory, _ server: Server) throws -> MutationQueue {
+        let client = APIClient(environment: APIEnvironment(name: "prod", baseURL: URL(string: "https://api.example.com")!)) {
+            $0.transport = server.transport
+            $0.interceptors = .standard()
+        }
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        configuration.clock = TestClock(mode: .manual)
+        return try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+    }
+
+    func mutation(_ id: String, _ body: String) -> Mutation {
+        Mutation(id: id, method: .post, path: "/mutations", body: Data(body.utf8))
+    }
+
+    @Test func retryingALetterWhileANewerChangeIsPendingIsRefusedAndKeepsTheChange() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let server = Server([422])
+        let queue = try queue(dir, server)
+        try await queue.enqueue(mutation("a", "v1"))
+        _ = try await queue.flush()
+        #expect(try await queue.deadLetters().map(\.mutation.id) == ["a"])
+        try await queue.enqueue(mutation("a", "v2-newer"))
+        await #expect(throws: MutationQueueError.self) { try await queue.retryDeadLetter(id: "a") }
+        #expect(try await queue.pending().map(\.mutation.body) == [Data("v2-newer".utf8)])
+        #expect(try await queue.deadLetters().count == 1)
+    }
+
+    @Test func aRetriedLetterGoesOutUnderTheKeyItWasLastSentWith() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let server = Server([503, 422])
+        let queue = try queue(dir, server)
+        try await queue.enqueue(mutation("b", "v1"))
+        _ = try await queue.flush()  // 503: b/v1 may have been applied
+        try await queue.enqueue(mutation("b", "v2"))  // so v2 goes out as b~1
+        _ = try await queue.flush()  // 422: dead letter
+        try await queue.retryDeadLetter(id: "b")
+        _ = try await queue.flush()
+        let sent = server.sent.current
+        #expect(sent.map(\.key) == ["b", "b~1", "b~1"])
+        #expect(sent.map(\.body) == ["v1", "v2", "v2"])
+        var bodies: [String: Set<String>] = [:]
+        for request in sent { bodies[request.key, default: []].insert(request.body) }
+        #expect(bodies.values.allSatisfy { $0.count == 1 }, "one key, one payload: \(sent)")
+    }
+}
