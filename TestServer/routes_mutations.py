@@ -10,7 +10,9 @@ PUT    /entities/{id}        replace an entity's value; preconditions: If-Match 
                              dedupes by Idempotency-Key like /mutations
 GET    /entities/{id}        {"id", "version", "value"} with ETag
 POST   /_mutations_config {"delayAfterApply": seconds} wait after applying, before answering
-                             (so a client killed meanwhile must replay: the crash-safety test)
+                             (so a client killed meanwhile must replay: the crash-safety test);
+                             {"holdAfterApply": true} holds every answer after applying until
+                             {"holdAfterApply": false} (at most 30 s): a send known to be in flight
 POST   /_down                {"down": true|false, "mode": "503"|"reset"} while down, /mutations and
                              /entities answer 503 (Retry-After: 1) or reset the connection
 """
@@ -42,6 +44,8 @@ class MutationsState:
         self.down_mode = "503"
         self.refused_while_down = 0
         self.delay_after_apply = 0.0
+        self.released = asyncio.Event()
+        self.released.set()
 
     def stats(self) -> dict[str, Any]:
         return {"mutations": {"applied": len(self.applied), "deliveries": self.deliveries,
@@ -91,6 +95,11 @@ async def _idempotent(request: web.Request, bucket: MutationsState, raw: bytes, 
         bucket.keys[key] = {"fingerprint": fingerprint, "status": status, "body": body}
     if bucket.delay_after_apply > 0:
         await asyncio.sleep(bucket.delay_after_apply)
+    if not bucket.released.is_set():
+        try:
+            await asyncio.wait_for(bucket.released.wait(), timeout=30)
+        except asyncio.TimeoutError:
+            pass
     return web.Response(status=status, body=body, headers={"Content-Type": "application/json"})
 
 
@@ -199,7 +208,11 @@ async def set_config(request: web.Request) -> web.Response:
             bucket.delay_after_apply = min(max(float(body.get("delayAfterApply", 0.0)), 0.0), 5.0)
         except (TypeError, ValueError):
             return error_response(400, "bad_request", "delayAfterApply must be a number of seconds")
-    return json_response({"delayAfterApply": bucket.delay_after_apply})
+        if body.get("holdAfterApply") is True:
+            bucket.released.clear()
+        elif body.get("holdAfterApply") is False:
+            bucket.released.set()
+    return json_response({"delayAfterApply": bucket.delay_after_apply, "holdAfterApply": not bucket.released.is_set()})
 
 
 def setup(routes) -> None:

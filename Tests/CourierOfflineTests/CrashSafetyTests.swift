@@ -54,7 +54,10 @@ struct CrashSafetyTests {
         process.executableURL = helper
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
+        // The helper says why it failed on its standard error: kept next to its output (see `diagnostics`).
+        let errors = output.appendingPathExtension("err")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errors)
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
         process.terminationHandler = { finished in
             continuation.yield(finished.terminationStatus)
@@ -77,6 +80,12 @@ struct CrashSafetyTests {
             if line.hasPrefix("E "), let i = Int(line.dropFirst(2)) { acks.append(i) }
         }
         return (acks, ready, done)
+    }
+
+    /// What the helper wrote on its standard error (why it failed), for a failure message.
+    static func diagnostics(_ output: URL) -> String {
+        let text = (try? String(contentsOf: output.appendingPathExtension("err"), encoding: .utf8)) ?? ""
+        return text.isEmpty ? "(the helper wrote nothing on standard error)" : text
     }
 
     /// Waits (at most 30 s, 5 ms steps) until the helper opened its queue, so a kill lands in the
@@ -128,7 +137,8 @@ struct CrashSafetyTests {
             arguments: [
                 "--db", dir.path("queue.sqlite"), "--base-url", base, "--count", "\(total)", "--start", "\(nextStart)",
             ], output: output)
-        #expect(await status.value == 0)
+        let code = await status.value
+        #expect(code == 0, "final helper: \(Self.diagnostics(output))")
         #expect(Self.read(output).done)
 
         let log = try await OfflineServer.log(namespace: namespace)

@@ -47,6 +47,38 @@ struct ReplayTests {
         #expect(log.byKey.count == 200 && log.byKey.values.allSatisfy { $0 == 1 })
     }
 
+    /// An id reused for a later change after its first change was delivered, dropped or discarded
+    /// goes out under a new key: the server remembers the old key with the old payload and would
+    /// refuse the new one (422 idempotency_key_reused), dead-lettering a good change. Also across
+    /// reopening the file, and after a discarded dead letter.
+    @Test func aLaterChangeUnderADeliveredIDGoesOutUnderANewKey() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let namespace = OfflineServer.makeNamespace("offline-id-reuse")
+        let environment = try OfflineServer.environment(namespace: namespace)
+        let first = try queue(dir, makeClient(environment)) { $0.sendsOnEnqueue = false }
+        try await first.enqueue(.json(id: "item-42", method: .post, path: "/mutations", body: ["v": 1]))
+        #expect(try await first.flush().sent == 1)
+        try await first.enqueue(.json(id: "item-42", method: .post, path: "/mutations", body: ["v": 2]))
+        #expect(try await first.pending().map(\.idempotencyKey) == ["item-42~1"])
+        #expect(try await first.flush().sent == 1)
+        // A refused change, its dead letter discarded: the next change of the id needs a new key too.
+        try await first.enqueue(.json(id: "item-42", method: .post, path: "/mutations", body: ["invalid": true]))
+        #expect(try await first.flush().deadLettered == 1)
+        try await first.discardDeadLetter(id: "item-42")
+        await first.stop()
+        let reopened = try queue(dir, makeClient(environment)) { $0.sendsOnEnqueue = false }
+        try await reopened.enqueue(.json(id: "item-42", method: .post, path: "/mutations", body: ["v": 3]))
+        let report = try await reopened.flush()
+        #expect(report.sent == 1)
+        #expect(report.deadLettered == 0)
+        #expect(try await reopened.deadLetters().isEmpty)
+        let log = try await OfflineServer.log(namespace: namespace)
+        #expect(log.applied.map(\.key) == ["item-42", "item-42~1", "item-42~3"])
+        #expect(log.applied.map { $0.payload["v"]?.int } == [1, 2, 3])
+        #expect(log.mismatches == 0)
+    }
+
     @Test func unprocessableGoesToTheDeadLetterTableAndTheGroupMovesOn() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }

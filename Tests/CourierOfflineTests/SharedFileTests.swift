@@ -27,7 +27,8 @@ struct SharedFileTests {
             runs.append((process, status, output))
         }
         for (_, status, output) in runs {
-            #expect(await status.value == 0)
+            let code = await status.value
+            #expect(code == 0, "helper \(output.lastPathComponent): \(CrashSafetyTests.diagnostics(output))")
             #expect(CrashSafetyTests.read(output).done)
         }
         let log = try await OfflineServer.log(namespace: namespace)
@@ -49,8 +50,9 @@ struct SharedFileTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         let namespace = OfflineServer.makeNamespace("offline-shared-edit")
-        // The server applies, then holds the answer: the edit lands while the first send is out.
-        try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["delayAfterApply": 0.5])
+        // The server applies, then holds the answer until released: the edit lands while the
+        // first send is out, however loaded the machine (a fixed 0.5 s window was not enough).
+        try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["holdAfterApply": true])
         let environment = try OfflineServer.environment(namespace: namespace)
         var configuration = MutationQueue.Configuration()
         configuration.sendsOnEnqueue = false
@@ -69,7 +71,7 @@ struct SharedFileTests {
         let blocked = try await editor.flush()
         #expect(blocked.otherQueueDelivering)
         #expect(blocked.sent == 0)
-        try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["delayAfterApply": 0])
+        try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["holdAfterApply": false])
         let report = try await flush.value
         #expect(report.sent == 2)
         #expect(report.pending == 0)

@@ -8,7 +8,10 @@ import Courier
 /// app, identifies the change across launches and is sent as its `Idempotency-Key`
 /// (draft-ietf-httpapi-idempotency-key-header), so a replay after a crash is recognised by the
 /// server instead of applied twice. Enqueueing another mutation with the same ``id`` while the
-/// first is pending replaces it (coalescing).
+/// first is pending replaces it (coalescing). A replacement of a payload that may already have
+/// been sent, and a later change under an id whose earlier change left the queue (delivered,
+/// dropped, discarded), go out under a new key, `id~n`: a server remembers a key with its payload
+/// and refuses the key with another one. The queue remembers spent keys for 30 days.
 public struct Mutation: Sendable, Hashable {
     /// The app's id for this change (non-empty visible ASCII), also its `Idempotency-Key`.
     public var id: String

@@ -184,7 +184,7 @@ extension MutationQueue {
                     publish(stored.mutation, .held(stored.origin))
                 }
             case .discard:
-                guard try store.remove(stored) else { continue }
+                guard try store.remove(stored, now: configuration.now()) else { continue }
                 report.discarded += 1
                 publish(stored.mutation, .discarded(stored.origin))
             }
@@ -228,11 +228,13 @@ extension MutationQueue {
             failures[group] = nil
             report.sent += 1
             do {
-                _ = try store.remove(stored)
+                _ = try store.remove(stored, now: configuration.now())
             } catch {
                 // Delivered but not recorded: nothing more is sent until the removal is written,
                 // or the same mutation would go out again.
-                noteStorageFailure(error, mutation: stored.mutation) { [store] in _ = try store.remove(stored) }
+                noteStorageFailure(error, mutation: stored.mutation) { [store, now = configuration.now()] in
+                    _ = try store.remove(stored, now: now)
+                }
                 publish(stored.mutation, .sent(statusCode: response.statusCode))
                 return
             }
@@ -373,9 +375,11 @@ extension MutationQueue {
 
     private func drop(_ stored: StoredMutation, resolution: ConflictResolution, status: Int) {
         do {
-            guard try store.remove(stored) else { return }
+            guard try store.remove(stored, now: configuration.now()) else { return }
         } catch {
-            noteStorageFailure(error, mutation: stored.mutation) { [store] in _ = try store.remove(stored) }
+            noteStorageFailure(error, mutation: stored.mutation) { [store, now = configuration.now()] in
+                _ = try store.remove(stored, now: now)
+            }
             return
         }
         report.dropped += 1

@@ -89,7 +89,7 @@ public actor MutationQueue {
     ///   ``MutationQueueError/unsupportedSchemaVersion(_:)`` when a newer build wrote it.
     public init(path: String, client: APIClient, configuration: Configuration = Configuration()) throws {
         do {
-            store = try MutationStore(path: path)
+            store = try MutationStore(path: path, now: configuration.now())
             drainLock = try DrainLock(databasePath: path)
         } catch let error as SQLiteError {
             throw MutationQueueError.storage(error)
@@ -214,7 +214,9 @@ public actor MutationQueue {
     ///
     /// - Throws: ``MutationQueueError/noSuchDeadLetter(_:)``, ``MutationQueueError/storage(_:)``.
     public func discardDeadLetter(id: String) throws {
-        guard try storage({ try store.discardDeadLetter(id: id) }) else { throw MutationQueueError.noSuchDeadLetter(id) }
+        guard try storage({ try store.discardDeadLetter(id: id, now: configuration.now()) }) else {
+            throw MutationQueueError.noSuchDeadLetter(id)
+        }
     }
 
     // MARK: - Events

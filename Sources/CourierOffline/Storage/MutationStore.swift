@@ -41,9 +41,20 @@ struct StoredMutation: Sendable {
 final class MutationStore {
     private let db: SQLiteDatabase
 
-    init(path: String) throws {
+    /// How long the key an id was last sent under is remembered after its row left the queue
+    /// (``spentKeyRetention``): 30 days, beyond the 24 hours servers commonly keep keys.
+    static let spentKeyRetention: TimeInterval = 30 * 24 * 3600
+
+    init(path: String, now: Date) throws {
         db = try SQLiteDatabase(path: path)
         try SQLiteDatabase.retryingWhileBusy { try QueueSchema.migrate(db) }
+        try SQLiteDatabase.retryingWhileBusy {
+            try lightly {
+                _ = try db.run(
+                    "DELETE FROM spent_keys WHERE spent_at < ?",
+                    [.real(now.timeIntervalSince1970 - Self.spentKeyRetention)])
+            }
+        }
     }
 
     /// Commits the app's own writes with an fsync.
@@ -104,12 +115,32 @@ final class MutationStore {
             }
             try db.run(
                 """
-                INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, enqueued_at, environment, account)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, enqueued_at, environment, account,
+                  generation)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [.text(mutation.id)] + Self.payload(mutation) + [.real(now.timeIntervalSince1970)] + Self.bindings(origin))
+                [.text(mutation.id)] + Self.payload(mutation) + [.real(now.timeIntervalSince1970)] + Self.bindings(origin)
+                    + [.integer(Int64(try firstGeneration(id: mutation.id)))])
             return false
         }
+    }
+
+    /// The key generation a new row with `id` starts at: past every key the id was sent under
+    /// (a delivered, dropped or discarded change in `spent_keys`, a dead letter), so the server,
+    /// which remembers a key with its payload, never sees one key with two payloads.
+    private func firstGeneration(id: String) throws -> Int {
+        let spent = try db.queryInt("SELECT generation FROM spent_keys WHERE id = ?", [.text(id)])
+        let letter = try db.queryInt("SELECT generation FROM dead_letters WHERE id = ?", [.text(id)])
+        return [spent, letter].compactMap { $0 }.map { Int($0) + 1 }.max() ?? 0
+    }
+
+    /// Remembers that `id` was sent under `generation` (the row left the queue).
+    private func spend(id: String, generation: Int, now: Date) throws {
+        try db.run(
+            """
+            INSERT INTO spent_keys (id, generation, spent_at) VALUES (?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET generation = MAX(generation, excluded.generation), spent_at = excluded.spent_at
+            """, [.text(id), .integer(Int64(generation)), .real(now.timeIntervalSince1970)])
     }
 
     /// The oldest pending mutation of `group` that `origin` delivers; `nil` when there is none.
@@ -174,9 +205,16 @@ final class MutationStore {
         _ = try db.queryInt("PRAGMA max_page_count = \(pages)")
     }
 
-    /// Removes a delivered or dropped mutation unless it was replaced meanwhile. Returns whether it did.
-    func remove(_ stored: StoredMutation) throws -> Bool {
-        try lightly { try deleteRow(stored) }
+    /// Removes a delivered, dropped or discarded mutation unless it was replaced meanwhile, and
+    /// remembers the key it may have been sent under. Returns whether it did.
+    func remove(_ stored: StoredMutation, now: Date) throws -> Bool {
+        try lightly {
+            guard try deleteRow(stored) else { return false }
+            if stored.mayHaveSent || stored.attempts > 0 {
+                try spend(id: stored.mutation.id, generation: stored.generation, now: now)
+            }
+            return true
+        }
     }
 
     private func deleteRow(_ stored: StoredMutation) throws -> Bool {
@@ -303,9 +341,16 @@ final class MutationStore {
         }
     }
 
-    /// Deletes a dead letter. Returns whether one existed.
-    func discardDeadLetter(id: String) throws -> Bool {
-        try db.run("DELETE FROM dead_letters WHERE id = ?", [.text(id)]) > 0
+    /// Deletes a dead letter, remembering the key it was sent under. Returns whether one existed.
+    func discardDeadLetter(id: String, now: Date) throws -> Bool {
+        try lightly {
+            guard let generation = try db.queryInt("SELECT generation FROM dead_letters WHERE id = ?", [.text(id)]) else {
+                return false
+            }
+            try db.run("DELETE FROM dead_letters WHERE id = ?", [.text(id)])
+            try spend(id: id, generation: Int(generation), now: now)
+            return true
+        }
     }
 
     // MARK: - Row mapping

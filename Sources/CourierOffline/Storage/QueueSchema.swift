@@ -62,6 +62,16 @@ enum QueueSchema {
         """
         ALTER TABLE dead_letters ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
         """,
+        // 4: the last key generation each id was sent under after its row left the queue
+        // (delivered, dropped, discarded), so a later change with the same id goes out under a
+        // new key: the server remembers the old key with the old payload.
+        """
+        CREATE TABLE spent_keys (
+            id TEXT PRIMARY KEY,
+            generation INTEGER NOT NULL,
+            spent_at REAL NOT NULL
+        );
+        """,
     ]
 
     /// The version this build writes.
