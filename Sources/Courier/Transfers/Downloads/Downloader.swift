@@ -219,7 +219,13 @@ struct Downloader<E: Endpoint>: Sendable {
             state.file.remove()
             return DownloadError(reason)
         }
-        state.file.close()
+        do {
+            try state.file.close()
+        } catch {
+            // Bytes that may not be on storage cannot be resumed from.
+            state.file.remove()
+            return DownloadError(reason)
+        }
         return DownloadError(
             reason,
             resumeData: DownloadResumeData(

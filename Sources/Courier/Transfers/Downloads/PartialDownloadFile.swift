@@ -72,18 +72,32 @@ final class PartialDownloadFile {
         length = 0
     }
 
-    /// Flushes and closes the file; later writes fail.
-    func close() {
+    /// Flushes the file to storage (`fsync(2)`) and closes it; later writes fail.
+    ///
+    /// - Throws: The first failure of the flush or the close: the bytes may not all be on storage,
+    ///   so the file must not be moved into place or offered for a resume.
+    func close() throws {
         guard let handle else { return }
-        try? handle.synchronize()
-        try? handle.close()
         self.handle = nil
+        let flushed = Result { try handle.synchronize() }
+        let closed = Result { try handle.close() }
+        try flushed.get()
+        try closed.get()
+    }
+
+    /// Closes the file without flushing it, for a file about to be deleted.
+    private func abandon() {
+        guard let handle else { return }
+        self.handle = nil
+        _ = Result { try handle.close() }  // the file is deleted next: a failed close loses nothing
     }
 
     /// Closes the file and renames it over `destination` (replacing an existing file atomically,
     /// `rename(2)`); the folder is removed when nothing else is in it.
+    ///
+    /// - Throws: A failed flush or close (nothing is moved), a failed rename.
     func moveIntoPlace(at destination: URL) throws {
-        close()
+        try close()
         try FileManager.default.createDirectory(
             at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         guard rename(url.path, destination.path) == 0 else {
@@ -97,7 +111,7 @@ final class PartialDownloadFile {
 
     /// Closes and deletes the file (and its folder when empty).
     func remove() {
-        close()
+        abandon()
         try? FileManager.default.removeItem(at: url)
         Self.removeFolderIfEmpty(url.deletingLastPathComponent())
     }
