@@ -274,7 +274,8 @@ extension ServerSentEventsTests {
         func theDelayIsTheServersRetryOrTheDefaultWithBackoffCapAndJitter(
             attempt: Int, serverRetry: Duration?, random: Double, expected: Duration
         ) {
-            let policy = ServerSentEvents.ReconnectPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(4), jitter: .additive(0.5))
+            let policy = ServerSentEvents.ReconnectPolicy(
+                initialDelay: .seconds(1), maximumDelay: .seconds(4), jitter: .additive(0.5))
             #expect(policy.delay(forAttempt: attempt, serverRetry: serverRetry, random: random) == expected)
         }
     }
