@@ -63,7 +63,7 @@ struct ConnectivityTests {
         let answers = Locked([false, false, true])
         let probes = Locked(0)
         monitor.startProbing(
-            backoff: QueueBackoff(baseDelay: .seconds(1), maxDelay: .seconds(60)), clock: clock, random: { 1 },
+            backoff: Backoff(initialDelay: .seconds(1), maximumDelay: .seconds(60), jitter: .equal), clock: clock, random: { 1 },
             probe: {
                 probes.withLock { $0 += 1 }
                 return answers.withLock { $0.isEmpty ? true : $0.removeFirst() }

@@ -138,7 +138,7 @@ struct ReplayTests {
         let queue = try queue(dir, makeClient(try OfflineServer.environment(namespace: namespace), extra: [attempts])) {
             $0.clock = clock
             $0.random = { 1 }
-            $0.backoff = QueueBackoff(baseDelay: .seconds(2), maxDelay: .seconds(60))
+            $0.backoff = Backoff(initialDelay: .seconds(2), maximumDelay: .seconds(60), jitter: .equal)
         }
         let recorder = await EventRecorder(queue)
         try await OfflineServer.control("POST", "/_down", namespace: namespace, json: ["down": true])

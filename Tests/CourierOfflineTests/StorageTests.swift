@@ -215,7 +215,7 @@ struct ClassificationTests {
     }
 
     @Test func backoffGrowsExponentiallyWithHalfJitterAndHonoursRetryAfter() {
-        let backoff = QueueBackoff(baseDelay: .seconds(1), maxDelay: .seconds(60))
+        let backoff = Backoff(initialDelay: .seconds(1), maximumDelay: .seconds(60), jitter: .equal)
         #expect(backoff.delay(afterFailures: 1, random: 1, retryAfter: nil) == .seconds(1))
         #expect(backoff.delay(afterFailures: 1, random: 0, retryAfter: nil) == .milliseconds(500))
         #expect(backoff.delay(afterFailures: 4, random: 1, retryAfter: nil) == .seconds(8))

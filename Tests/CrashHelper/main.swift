@@ -38,7 +38,7 @@ let client = APIClient(environment: APIEnvironment(name: "crash", baseURL: base)
 let prefix = argument("--prefix") ?? "m"
 var configuration = MutationQueue.Configuration()
 configuration.drainLockRetryInterval = .milliseconds(50)
-configuration.backoff = QueueBackoff(baseDelay: .milliseconds(20), maxDelay: .milliseconds(200))
+configuration.backoff = Backoff(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), jitter: .equal)
 do {
     let queue = try MutationQueue(path: path, client: client, configuration: configuration)
     say("READY")

@@ -13,24 +13,30 @@ import FoundationNetworking
 /// ``delay(forRetry:retryAfter:now:random:)``; which requests and failures are retried, see
 /// `allowsRetry(method:hasIdempotencyKey:)` and `isRetryable(_:)`.
 public struct RetryPolicy: Sendable, Hashable {
-    /// How the computed backoff is randomised so that many clients do not retry in lockstep.
-    public enum Jitter: Sendable, Hashable {
-        /// No randomness: exactly the exponential delay.
-        case none
-        /// "Full jitter": a uniform random delay in `0...backoff`.
-        case full
-        /// "Equal jitter": `backoff/2` plus a uniform random delay in `0...backoff/2`.
-        case equal
-    }
+    /// How the backoff is randomised: ``Backoff/Jitter``.
+    public typealias Jitter = Backoff.Jitter
 
     /// Retries after the first attempt; `0` runs the request once.
     public var maxRetries: Int
-    /// Delay before the first retry, before jitter; doubles for each further retry.
-    public var baseDelay: Duration
-    /// Upper bound of the exponential backoff, before jitter.
-    public var maxDelay: Duration
-    /// How the backoff is randomised.
-    public var jitter: Jitter
+    /// The wait before each retry when the server sent no usable `Retry-After`: the first
+    /// retry waits `backoff.delay(afterFailures: 1, …)`.
+    public var backoff: Backoff
+    /// Delay before the first retry, before jitter; doubles for each further retry
+    /// (``backoff``'s ``Backoff/initialDelay``).
+    public var baseDelay: Duration {
+        get { backoff.initialDelay }
+        set { backoff.initialDelay = max(.zero, newValue) }
+    }
+    /// Upper bound of the exponential backoff, before jitter (``backoff``'s ``Backoff/maximumDelay``).
+    public var maxDelay: Duration {
+        get { backoff.maximumDelay }
+        set { backoff.maximumDelay = max(.zero, newValue) }
+    }
+    /// How the backoff is randomised (``backoff``'s ``Backoff/jitter``).
+    public var jitter: Jitter {
+        get { backoff.jitter }
+        set { backoff.jitter = newValue }
+    }
     /// Response statuses that are retried. Default: 408, 429, 500, 502, 503, 504.
     public var retryableStatusCodes: Set<Int>
     /// Transport failures a new attempt can fix: timed out, connection lost, cannot connect,
@@ -58,9 +64,7 @@ public struct RetryPolicy: Sendable, Hashable {
         retriesKeyedNonIdempotentRequests: Bool = true
     ) {
         self.maxRetries = max(0, maxRetries)
-        self.baseDelay = baseDelay
-        self.maxDelay = maxDelay
-        self.jitter = jitter
+        self.backoff = Backoff(initialDelay: baseDelay, maximumDelay: maxDelay, jitter: jitter)
         self.retryableStatusCodes = retryableStatusCodes
         self.retryableErrorCodes = retryableErrorCodes
         self.maxRetryAfter = maxRetryAfter

@@ -4,44 +4,28 @@ import FoundationNetworking
 #endif
 
 extension RetryPolicy {
-    /// The exponential backoff before jitter: `baseDelay × 2^retry`, capped at ``maxDelay``.
+    /// The backoff before jitter: `baseDelay × 2^retry`, capped at ``maxDelay``
+    /// (``Backoff/backoff(afterFailures:)``).
     ///
     /// - Parameter retry: Index of the retry about to happen, starting at 0 for the first retry;
     ///   negative values count as 0.
     /// - Returns: A delay in `0...maxDelay` (never more, however large `retry` is).
     package func backoff(forRetry retry: Int) -> Duration {
-        let cap = max(.zero, maxDelay)
-        var delay = max(.zero, baseDelay)
-        guard delay < cap else { return cap }
-        // Doubling step by step cannot overflow: it stops at the cap.
-        for _ in 0..<max(0, retry) {
-            delay = delay * 2
-            if delay >= cap { return cap }
-        }
-        return delay
+        backoff.backoff(afterFailures: Self.failures(beforeRetry: retry))
     }
 
-    /// The backoff for `retry` with ``jitter`` applied, so that many clients failing together do
-    /// not retry in lockstep ("full" and "equal" jitter as described in the AWS Architecture Blog,
-    /// "Exponential Backoff And Jitter", 2015).
+    /// Failures in a row before retry `retry` (0-based): `retry + 1`, without overflowing.
+    private static func failures(beforeRetry retry: Int) -> Int {
+        retry < Int.max ? max(0, retry) + 1 : retry
+    }
+
+    /// The backoff for `retry` with ``jitter`` applied (``Backoff/delay(afterFailures:random:)``).
     ///
     /// - Parameters:
     ///   - retry: Index of the retry about to happen, starting at 0 for the first retry.
     ///   - random: A uniform random number in `0...1` (clamped); injected so tests are exact.
-    /// - Returns: With ``Jitter/none`` the backoff; ``Jitter/full`` `backoff × random`;
-    ///   ``Jitter/equal`` `backoff/2 + backoff/2 × random`. Never negative, at most ``maxDelay``.
     package func jitteredBackoff(forRetry retry: Int, random: Double) -> Duration {
-        let backoff = backoff(forRetry: retry)
-        let unit = random.isFinite ? min(1, max(0, random)) : 0
-        switch jitter {
-        case .none:
-            return backoff
-        case .full:
-            return backoff * unit
-        case .equal:
-            let half = backoff / 2
-            return half + half * unit
-        }
+        backoff.delay(afterFailures: Self.failures(beforeRetry: retry), random: random)
     }
 
     /// The wait a `Retry-After` value asks for (RFC 9110 §10.2.3), exactly as the server asked.

@@ -6,21 +6,39 @@ extension ServerSentEvents {
     /// ```
     /// base    = the server's `retry` (the latest one on this feed), else `initialDelay`
     /// backoff = base × multiplier^(n−1), capped at max(maximumDelay, base)
-    /// delay   = backoff + uniform(0 … jitter × backoff)
+    /// delay   = backoff + uniform(0 … 0.2 × backoff)     (jitter .additive(0.2), the default)
     /// ```
-    /// so a reconnect is never earlier than the server asked, many clients dropped at once spread
+    /// so a reconnect is never earlier than the server asked (with `.none` or `.additive` jitter;
+    /// `.full` and `.equal` may go below the server's `retry`), many clients dropped at once spread
     /// out, and a server that accepts and drops at once is retried less and less often. The
     /// attempt counter resets only after a connection stayed open for `stableThreshold`.
     public struct ReconnectPolicy: Sendable, Hashable {
+        /// The wait before each reconnect attempt. Its ``Backoff/initialDelay`` stands for the
+        /// reconnection time until the server sends a `retry` field, which replaces it (and lifts
+        /// the cap to itself when larger). Jitter is ``Backoff/Jitter/additive(_:)`` by default, so
+        /// a reconnect is never earlier than the server asked.
+        public var backoff: Backoff
         /// The reconnection time before the server sent a `retry` field; 3 s by default (what
-        /// browsers use).
-        public var initialDelay: Duration
+        /// browsers use). ``backoff``'s ``Backoff/initialDelay``.
+        public var initialDelay: Duration {
+            get { backoff.initialDelay }
+            set { backoff.initialDelay = Swift.max(.zero, newValue) }
+        }
         /// Growth factor per further failed attempt in a row (≥ 1); 2 by default.
-        public var multiplier: Double
+        public var multiplier: Double {
+            get { backoff.multiplier }
+            set { backoff.multiplier = newValue.isFinite ? Swift.max(1, newValue) : 1 }
+        }
         /// Cap on the delay before jitter; 30 s by default. A server `retry` above it is honoured.
-        public var maximumDelay: Duration
-        /// The random extra delay as a fraction of the backoff (0…1); 0.2 by default.
-        public var jitter: Double
+        public var maximumDelay: Duration {
+            get { backoff.maximumDelay }
+            set { backoff.maximumDelay = Swift.max(.zero, newValue) }
+        }
+        /// How the delay is randomised; `.additive(0.2)` (up to a fifth more) by default.
+        public var jitter: Backoff.Jitter {
+            get { backoff.jitter }
+            set { backoff.jitter = newValue }
+        }
         /// A connection open at least this long resets the attempt counter; 10 s by default.
         public var stableThreshold: Duration
         /// Give up after this many reconnect attempts in a row without a stable connection
@@ -30,12 +48,10 @@ extension ServerSentEvents {
         /// Creates a policy; see the properties for the defaults.
         public init(
             initialDelay: Duration = .seconds(3), multiplier: Double = 2, maximumDelay: Duration = .seconds(30),
-            jitter: Double = 0.2, stableThreshold: Duration = .seconds(10), maximumAttempts: Int? = nil
+            jitter: Backoff.Jitter = .additive(0.2), stableThreshold: Duration = .seconds(10), maximumAttempts: Int? = nil
         ) {
-            self.initialDelay = Swift.max(.zero, initialDelay)
-            self.multiplier = Swift.max(1, multiplier.isFinite ? multiplier : 1)
-            self.maximumDelay = Swift.max(.zero, maximumDelay)
-            self.jitter = Swift.min(1, Swift.max(0, jitter.isFinite ? jitter : 0))
+            self.backoff = Backoff(
+                initialDelay: initialDelay, multiplier: multiplier, maximumDelay: maximumDelay, jitter: jitter)
             self.stableThreshold = stableThreshold
             self.maximumAttempts = maximumAttempts.map { Swift.max(0, $0) }
         }
@@ -51,18 +67,12 @@ extension ServerSentEvents {
         ///   - serverRetry: The latest `retry` the server sent, if any.
         ///   - random: A value in `0..<1`.
         package func delay(forAttempt attempt: Int, serverRetry: Duration?, random: Double) -> Duration {
-            let base = seconds(serverRetry ?? initialDelay)
-            let cap = Swift.max(seconds(maximumDelay), base)
-            var backoff = base
-            for _ in 1..<Swift.max(1, Swift.min(attempt, 64)) where backoff < cap { backoff *= multiplier }
-            backoff = Swift.min(backoff, cap)
-            let unit = random.isFinite ? Swift.min(Swift.max(random, 0), 1) : 0
-            let total = backoff + backoff * jitter * unit
-            return .nanoseconds(Int64(Swift.min(total, 9e9) * 1e9))
-        }
-
-        private func seconds(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            var effective = backoff
+            if let serverRetry {
+                effective.initialDelay = Swift.max(.zero, serverRetry)
+                effective.maximumDelay = Swift.max(backoff.maximumDelay, effective.initialDelay)
+            }
+            return effective.delay(afterFailures: attempt, random: random)
         }
     }
 }

@@ -134,7 +134,7 @@ public final class OutcomeConnectivityMonitor: ConnectivityMonitor {
     ///   - random: The jitter's random source, values in `0...1`.
     ///   - probe: Returns whether the backend answered (for example `GET /health` → 2xx).
     public func startProbing(
-        backoff: QueueBackoff = QueueBackoff(baseDelay: .seconds(1), maxDelay: .seconds(60)),
+        backoff: Backoff = Backoff(initialDelay: .seconds(1), maximumDelay: .seconds(60), jitter: .equal),
         clock: any Clock<Duration> = ContinuousClock(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
         probe: @escaping @Sendable () async -> Bool
@@ -176,7 +176,7 @@ public final class OutcomeConnectivityMonitor: ConnectivityMonitor {
     /// reachable. Convenience for ``startProbing(backoff:clock:random:probe:)``.
     public func startProbing(
         client: APIClient, path: String = "/health",
-        backoff: QueueBackoff = QueueBackoff(baseDelay: .seconds(1), maxDelay: .seconds(60)),
+        backoff: Backoff = Backoff(initialDelay: .seconds(1), maximumDelay: .seconds(60), jitter: .equal),
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         startProbing(backoff: backoff, clock: clock) {

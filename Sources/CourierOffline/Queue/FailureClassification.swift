@@ -64,30 +64,25 @@ enum FailureClass: Equatable {
     }
 }
 
-/// Exponential backoff with equal jitter (half the cap fixed, half random) for a group after
-/// consecutive transient failures.
-public struct QueueBackoff: Sendable, Hashable {
-    /// The first wait's upper bound (seconds).
-    public var baseDelay: Duration
-    /// The longest wait (seconds).
-    public var maxDelay: Duration
+/// The offline queue's backoff is Courier's ``Backoff``.
+@available(*, deprecated, renamed: "Backoff")
+public typealias QueueBackoff = Backoff
 
-    /// Creates a backoff; defaults: 1 s base, 5 minutes cap.
+extension Backoff {
+    /// The offline queue's default: 1 s doubling to 5 minutes, equal jitter (half the delay
+    /// fixed, half random: the request count stays logarithmic in the outage's length).
+    public static let queue = Backoff(initialDelay: .seconds(1), maximumDelay: .seconds(300), jitter: .equal)
+
+    /// The former `QueueBackoff(baseDelay:maxDelay:)`: equal jitter, doubling.
+    @available(*, deprecated, message: "use Backoff(initialDelay:maximumDelay:jitter:) with jitter .equal")
     public init(baseDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(300)) {
-        self.baseDelay = baseDelay
-        self.maxDelay = max(baseDelay, maxDelay)
+        self.init(initialDelay: baseDelay, maximumDelay: max(baseDelay, maxDelay), jitter: .equal)
     }
 
-    /// The wait after `failures` consecutive failures (1 = first): uniformly random in
-    /// `[cap / 2, cap]` where `cap = min(maxDelay, baseDelay * 2^(failures-1))` (half-jitter keeps
-    /// the request count logarithmic in the outage length), and never shorter than the server's
-    /// `Retry-After`.
+    /// The wait after `failures` consecutive failures of a group (1 = first), never shorter than
+    /// the server's `Retry-After`.
     func delay(afterFailures failures: Int, random: Double, retryAfter: Duration?) -> Duration {
-        let exponent = min(max(failures - 1, 0), 30)
-        let base = baseDelay * (1 << exponent)
-        let cap = base > maxDelay ? maxDelay : base
-        let unit = min(max(random, 0), 1)
-        let jittered = cap * (0.5 + 0.5 * unit)
+        let jittered = delay(afterFailures: failures, random: random)
         if let retryAfter, retryAfter > jittered { return retryAfter }
         return jittered
     }

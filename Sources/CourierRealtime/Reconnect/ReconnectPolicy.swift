@@ -7,14 +7,28 @@ import Courier
 /// `.equal`: `d/2` plus uniform in `0...d/2`). The attempt counter resets only after a connection
 /// stayed open for `stableThreshold`, so a server that accepts and drops at once still backs off.
 public struct ReconnectPolicy: Sendable, Hashable {
-    /// Delay before the first reconnect attempt, before jitter.
-    public var initialDelay: Duration
-    /// Growth factor per further attempt (≥ 1).
-    public var multiplier: Double
-    /// Cap on the delay, before jitter.
-    public var maximumDelay: Duration
-    /// How the delay is randomised.
-    public var jitter: RetryPolicy.Jitter
+    /// The wait before each reconnect attempt (1-based, counting failed attempts in a row).
+    public var backoff: Backoff
+    /// Delay before the first reconnect attempt, before jitter (``backoff``'s ``Backoff/initialDelay``).
+    public var initialDelay: Duration {
+        get { backoff.initialDelay }
+        set { backoff.initialDelay = max(.zero, newValue) }
+    }
+    /// Growth factor per further attempt (≥ 1; ``backoff``'s ``Backoff/multiplier``).
+    public var multiplier: Double {
+        get { backoff.multiplier }
+        set { backoff.multiplier = newValue.isFinite ? max(1, newValue) : 1 }
+    }
+    /// Cap on the delay, before jitter (``backoff``'s ``Backoff/maximumDelay``).
+    public var maximumDelay: Duration {
+        get { backoff.maximumDelay }
+        set { backoff.maximumDelay = max(.zero, newValue) }
+    }
+    /// How the delay is randomised (``backoff``'s ``Backoff/jitter``).
+    public var jitter: Backoff.Jitter {
+        get { backoff.jitter }
+        set { backoff.jitter = newValue }
+    }
     /// A connection open at least this long resets the attempt counter.
     public var stableThreshold: Duration
     /// Give up (state `closed`) after this many failed attempts in a row; nil retries forever.
@@ -27,13 +41,11 @@ public struct ReconnectPolicy: Sendable, Hashable {
     ///   equal jitter, reset after 10 s up, stop on 1003, 1008, 1010).
     public init(
         initialDelay: Duration = .milliseconds(500), multiplier: Double = 2, maximumDelay: Duration = .seconds(30),
-        jitter: RetryPolicy.Jitter = .equal, stableThreshold: Duration = .seconds(10), maximumAttempts: Int? = nil,
+        jitter: Backoff.Jitter = .equal, stableThreshold: Duration = .seconds(10), maximumAttempts: Int? = nil,
         terminalCloseCodes: Set<WebSocketCloseCode> = [.unsupportedData, .policyViolation, .mandatoryExtension]
     ) {
-        self.initialDelay = initialDelay
-        self.multiplier = max(1, multiplier)
-        self.maximumDelay = maximumDelay
-        self.jitter = jitter
+        self.backoff = Backoff(
+            initialDelay: initialDelay, multiplier: multiplier, maximumDelay: maximumDelay, jitter: jitter)
         self.stableThreshold = stableThreshold
         self.maximumAttempts = maximumAttempts
         self.terminalCloseCodes = terminalCloseCodes
@@ -46,34 +58,10 @@ public struct ReconnectPolicy: Sendable, Hashable {
 
     /// The delay before attempt `attempt` (1-based); `random` returns a value in `0..<1`.
     package func delay(forAttempt attempt: Int, random: () -> Double) -> Duration {
-        let initial = Self.seconds(initialDelay)
-        let cap = Self.seconds(maximumDelay)
-        let exponent = Double(max(0, attempt - 1))
-        let backoff = min(cap, initial * power(multiplier, exponent))
-        let jittered: Double =
-            switch jitter {
-            case .none: backoff
-            case .full: backoff * random()
-            case .equal: backoff / 2 + backoff / 2 * random()
-            }
-        return .nanoseconds(Int64((max(0, jittered) * 1e9).rounded()))
+        backoff.delay(afterFailures: attempt, random: random())
     }
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
-}
-
-/// `base` to a whole-number power, saturating early (delays are capped anyway).
-private func power(_ base: Double, _ exponent: Double) -> Double {
-    var result = 1.0
-    var remaining = Int(exponent.rounded(.down))
-    var factor = base
-    while remaining > 0 {
-        if remaining & 1 == 1 { result *= factor }
-        factor *= factor
-        remaining >>= 1
-        if result > 1e12 { return result }
-    }
-    return result
 }

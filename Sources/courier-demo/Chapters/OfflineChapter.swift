@@ -16,14 +16,14 @@ func runOfflineChapter(_ demo: Demo) async throws {
     let client = demo.makeClient { $0.interceptors = .standard() + [connectivity.interceptor] }
     let control = demo.makeClient()
     var configuration = MutationQueue.Configuration()
-    configuration.backoff = QueueBackoff(baseDelay: .milliseconds(200), maxDelay: .seconds(2))
+    configuration.backoff = Backoff(initialDelay: .milliseconds(200), maximumDelay: .seconds(2), jitter: .equal)
     let queue = try MutationQueue(
         path: directory.appendingPathComponent("outbox.sqlite").path, client: client,
         configuration: configuration)
     await queue.flushes(on: connectivity)
     connectivity.startProbing(
         client: client, path: "/_health",
-        backoff: QueueBackoff(baseDelay: .milliseconds(100), maxDelay: .milliseconds(400)))
+        backoff: Backoff(initialDelay: .milliseconds(100), maximumDelay: .milliseconds(400), jitter: .equal))
 
     // The backend goes down; three 503s in a row and the status bar says so.
     try await control.send(Request<Void>.post("/_down", body: ["down": true]))

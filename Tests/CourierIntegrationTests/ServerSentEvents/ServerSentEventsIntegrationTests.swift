@@ -39,7 +39,7 @@ import CourierTesting
 
     /// No jitter (exact delays to compare) and a bound on reconnects, so a broken feed fails fast
     /// instead of reconnecting forever.
-    static let noJitter = ServerSentEvents.Configuration(reconnect: .init(jitter: 0, maximumAttempts: 8))
+    static let noJitter = ServerSentEvents.Configuration(reconnect: .init(jitter: .none, maximumAttempts: 8))
 
     /// Records every state of `feed` until it closes, and moves the manual `clock` by each
     /// reconnect delay once the feed sleeps (deadlines sleep on the same clock).

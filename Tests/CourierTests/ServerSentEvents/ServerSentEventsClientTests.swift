@@ -10,7 +10,7 @@ extension ServerSentEventsTests {
     /// The reconnecting feed against a scripted transport and a test clock (no real sleeps).
     @Suite struct ClientTests {
         typealias Event = ServerSentEvent
-        static let noJitter = ServerSentEvents.Configuration(reconnect: .init(jitter: 0))
+        static let noJitter = ServerSentEvents.Configuration(reconnect: .init(jitter: .none))
         static let feed = Request<Void>.get("/prices")
 
         @Test func reconnectsAfterACleanEndAndANetworkErrorSendingLastEventIDAndWaitingTheServersRetry() async {
@@ -130,7 +130,7 @@ extension ServerSentEventsTests {
             let lost = URLError(.networkConnectionLost)
             let transport = ScriptedTransport([.failure(lost), .failure(lost), .failure(lost), .failure(lost)])
             let clock = TestClock(mode: .manual)
-            let configuration = ServerSentEvents.Configuration(reconnect: .init(jitter: 0, maximumAttempts: 2))
+            let configuration = ServerSentEvents.Configuration(reconnect: .init(jitter: .none, maximumAttempts: 2))
             let feed = ServerSentEventsTests.client(transport, clock: clock).events(Self.feed, configuration: configuration)
             let states = ServerSentEventsTests.drive(feed, clock: clock)
             let (_, error) = await ServerSentEventsTests.drain(feed)
@@ -151,7 +151,7 @@ extension ServerSentEventsTests {
 
         @Test func theConfiguredLastEventIDIsSentOnTheFirstConnection() async {
             let transport = ScriptedTransport([.stream(chunks: ["data: a\n\n"])])
-            let configuration = ServerSentEvents.Configuration(reconnect: .init(jitter: 0), lastEventID: "41")
+            let configuration = ServerSentEvents.Configuration(reconnect: .init(jitter: .none), lastEventID: "41")
             let clock = TestClock(mode: .manual)
             let feed = ServerSentEventsTests.client(transport, clock: clock).events(Self.feed, configuration: configuration)
             #expect(feed.lastEventID == "41")
@@ -274,7 +274,8 @@ extension ServerSentEventsTests {
         func theDelayIsTheServersRetryOrTheDefaultWithBackoffCapAndJitter(
             attempt: Int, serverRetry: Duration?, random: Double, expected: Duration
         ) {
-            let policy = ServerSentEvents.ReconnectPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(4), jitter: 0.5)
+            let policy = ServerSentEvents.ReconnectPolicy(
+                initialDelay: .seconds(1), maximumDelay: .seconds(4), jitter: .additive(0.5))
             #expect(policy.delay(forAttempt: attempt, serverRetry: serverRetry, random: random) == expected)
         }
     }
