@@ -64,7 +64,7 @@ enum FailureClass: Equatable {
     }
 }
 
-/// The offline queue's backoff is Courier's ``Backoff``.
+/// The offline queue's backoff is Courier's `Backoff`.
 @available(*, deprecated, renamed: "Backoff")
 public typealias QueueBackoff = Backoff
 

@@ -30,7 +30,7 @@ extension MutationQueue {
         /// Per-kind policies, by ``Mutation/kind``.
         public var kinds: [String: KindPolicy] = [:]
         /// The backoff of a group after transient failures (never shorter than a `Retry-After`):
-        /// ``Backoff/queue``, 1 s doubling to 5 minutes with equal jitter.
+        /// `Backoff.queue`, 1 s doubling to 5 minutes with equal jitter.
         public var backoff = Backoff.queue
         /// Whether `enqueue` starts delivering at once (respecting any backoff). When `false`,
         /// only ``MutationQueue/flush()``, connectivity and the backoff timer send.

@@ -39,7 +39,7 @@ extension MutationQueue {
     /// read-only, the disk is full, an I/O error, another connection held the database beyond its
     /// busy timeout), or `nil` while storage works. While set, nothing is sent: a mutation whose
     /// delivery could not be recorded would otherwise be sent again. Every later flush (explicit,
-    /// on connectivity or on enqueue, and the queue's own retries on its ``QueueBackoff``
+    /// on connectivity or on enqueue, and the queue's own retries on its `Backoff`
     /// schedule: 1 s, 2 s, 4 s … up to the backoff's cap) first writes what could not be written;
     /// once that works the queue clears this and delivers again. The ``MutationEvent/Outcome/storageUnavailable(_:)``
     /// event reports the moment it is set.

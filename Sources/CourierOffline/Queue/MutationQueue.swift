@@ -19,7 +19,7 @@ import Courier
 ///   mutation's id is its `Idempotency-Key`, so a replay after a crash mid-request is recognised
 ///   by the server.
 /// - Failures: transient ones (offline, timed out, connection lost, 408, 429, 5xx) keep the
-///   mutation at the head and pause its group with jittered exponential backoff (``QueueBackoff``,
+///   mutation at the head and pause its group with jittered exponential backoff (`Backoff`,
 ///   at least the server's `Retry-After`); permanent ones (other 4xx) move it to the dead-letter
 ///   table (``deadLetters()``); 409/412 follow the kind's ``ConflictPolicy``.
 /// - Triggers: ``enqueue(_:)`` (``Configuration/sendsOnEnqueue``), ``flush()``, a connectivity

@@ -9,22 +9,22 @@ import Courier
 public struct ReconnectPolicy: Sendable, Hashable {
     /// The wait before each reconnect attempt (1-based, counting failed attempts in a row).
     public var backoff: Backoff
-    /// Delay before the first reconnect attempt, before jitter (``backoff``'s ``Backoff/initialDelay``).
+    /// Delay before the first reconnect attempt, before jitter (``backoff``'s `initialDelay`).
     public var initialDelay: Duration {
         get { backoff.initialDelay }
         set { backoff.initialDelay = max(.zero, newValue) }
     }
-    /// Growth factor per further attempt (≥ 1; ``backoff``'s ``Backoff/multiplier``).
+    /// Growth factor per further attempt (≥ 1; ``backoff``'s `multiplier`).
     public var multiplier: Double {
         get { backoff.multiplier }
         set { backoff.multiplier = newValue.isFinite ? max(1, newValue) : 1 }
     }
-    /// Cap on the delay, before jitter (``backoff``'s ``Backoff/maximumDelay``).
+    /// Cap on the delay, before jitter (``backoff``'s `maximumDelay`).
     public var maximumDelay: Duration {
         get { backoff.maximumDelay }
         set { backoff.maximumDelay = max(.zero, newValue) }
     }
-    /// How the delay is randomised (``backoff``'s ``Backoff/jitter``).
+    /// How the delay is randomised (``backoff``'s `jitter`).
     public var jitter: Backoff.Jitter {
         get { backoff.jitter }
         set { backoff.jitter = newValue }
