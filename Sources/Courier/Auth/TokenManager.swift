@@ -32,6 +32,10 @@ import FoundationNetworking
 ///
 /// Tokens are cached in memory after the first read; the ``TokenStore`` is written on every
 /// change. Call ``reloadFromStore()`` if another process (an app extension) may have changed it.
+///
+/// The store's reads and writes block (a file store syncs each write to disk, the Keychain is a
+/// synchronous API), so the manager runs on a serial dispatch queue of its own, never on Swift's
+/// cooperative pool.
 public actor TokenManager {
     /// Internal so a client built for an ``EnvironmentSet`` can check environments do not share it.
     let store: any TokenStore
@@ -43,6 +47,10 @@ public actor TokenManager {
     package let leeway: Duration
     private let now: @Sendable () -> Date
     private let broadcaster = EventBroadcaster<SessionEvent>()
+    private nonisolated let executor = BlockingWorkExecutor(label: "courier.auth.token-manager")
+
+    /// The serial dispatch queue the manager (and its ``TokenStore`` calls) runs on.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// `nil` until the store was read; then the cached tokens (`.some(nil)` when signed out).
     private var cache: AuthTokens??

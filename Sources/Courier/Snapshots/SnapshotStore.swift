@@ -17,9 +17,15 @@ import Foundation
 /// - After a mutation the app knows makes a snapshot wrong, it calls ``remove(key:)`` — or saves
 ///   the mutation's result.
 /// - At logout, ``removeAll()`` deletes every snapshot of the store.
+///
+/// File I/O runs on a serial dispatch queue of the store's own, never on Swift's cooperative pool.
 public actor SnapshotStore {
     /// The directory holding the snapshot files.
     package nonisolated let directory: URL
+    private nonisolated let executor = BlockingWorkExecutor(label: "courier.snapshots")
+
+    /// The serial dispatch queue the store's file I/O runs on.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     private let now: @Sendable () -> Date
     /// Bumped by ``removeAll()``: a fetch that started before a logout must not save the previous
     /// account's data after it.

@@ -46,7 +46,7 @@ public actor MutationQueue {
     let drainLock: DrainLock
     let client: APIClient
     let configuration: Configuration
-    private nonisolated let executor = QueueExecutor(label: "courier.offline.mutation-queue")
+    private nonisolated let executor = BlockingWorkExecutor(label: "courier.offline.mutation-queue")
 
     /// The queue's own serial executor (see the type's documentation, Threads).
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
