@@ -31,10 +31,10 @@ enum TaskControl {
     /// The commands of one task, run in the order given on a serial queue of that task's own (so
     /// a cancel waiting for a busy session never holds up another task's start).
     final class Commands: Sendable {
-        private let task: URLSessionTask
+        private let task: any TransportTask
         private let queue = DispatchQueue(label: "courier.urlsession.task")  // overcommitting, see above
 
-        init(_ task: URLSessionTask) {
+        init(_ task: any TransportTask) {
             self.task = task
         }
 
@@ -49,3 +49,18 @@ enum TaskControl {
         }
     }
 }
+
+/// What the session delegate does to a running task: a `URLSessionTask`, or a test's stand-in
+/// (so the delegate's platform-dependent branches run on Linux without a network).
+protocol TransportTask: AnyObject, Sendable {
+    /// The task's identifier, unique within its session: the key of the delegate's registry.
+    var taskIdentifier: Int { get }
+    /// Starts or continues the task.
+    func resume()
+    /// Pauses the task (back-pressure, when ``TransportCapabilities/canSuspendTasks``).
+    func suspend()
+    /// Cancels the task.
+    func cancel()
+}
+
+extension URLSessionTask: TransportTask {}
