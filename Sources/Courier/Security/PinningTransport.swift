@@ -6,7 +6,7 @@ import FoundationNetworking
 /// A ``Transport`` that enforces a ``PinningPolicy`` on top of a ``URLSessionTransport``.
 ///
 /// **Where URLSession raises server-trust challenges** (Apple platforms,
-/// ``TransportCapabilities/raisesServerTrustChallenges``): every request goes through the base
+/// `TransportCapabilities.raisesServerTrustChallenges`): every request goes through the base
 /// session with its pins registered for its task; Courier's session delegate answers the
 /// server-trust challenge — first normal system trust (`SecTrustEvaluateWithError`), then the pins
 /// of the challenged host against every key in the chain. A mismatch cancels the connection before
