@@ -118,7 +118,7 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-        reportMetrics(task.taskIdentifier, metrics)
+        reportMetrics(task.taskIdentifier, SessionTaskMetrics(base: metrics))
     }
 }
 

@@ -33,8 +33,36 @@ protocol TaskMetricsReading {
     var redirectCount: Int { get }
 }
 
-extension URLSessionTaskTransactionMetrics: TransactionMetricsReading {}
-extension URLSessionTaskMetrics: TaskMetricsReading {}
+/// A `URLSessionTaskMetrics` read through ``TaskMetricsReading``: a wrapper rather than a
+/// conformance, so Foundation's type gains nothing in Courier's public interface.
+struct SessionTaskMetrics: TaskMetricsReading {
+    let base: URLSessionTaskMetrics
+    var transactionMetrics: [SessionTransactionMetrics] { base.transactionMetrics.map(SessionTransactionMetrics.init) }
+    var taskInterval: DateInterval { base.taskInterval }
+    var redirectCount: Int { base.redirectCount }
+}
+
+/// A `URLSessionTaskTransactionMetrics` read through ``TransactionMetricsReading``.
+struct SessionTransactionMetrics: TransactionMetricsReading {
+    let base: URLSessionTaskTransactionMetrics
+    var fetchStartDate: Date? { base.fetchStartDate }
+    var domainLookupStartDate: Date? { base.domainLookupStartDate }
+    var domainLookupEndDate: Date? { base.domainLookupEndDate }
+    var connectStartDate: Date? { base.connectStartDate }
+    var connectEndDate: Date? { base.connectEndDate }
+    var secureConnectionStartDate: Date? { base.secureConnectionStartDate }
+    var secureConnectionEndDate: Date? { base.secureConnectionEndDate }
+    var requestStartDate: Date? { base.requestStartDate }
+    var requestEndDate: Date? { base.requestEndDate }
+    var responseStartDate: Date? { base.responseStartDate }
+    var responseEndDate: Date? { base.responseEndDate }
+    var isReusedConnection: Bool { base.isReusedConnection }
+    var networkProtocolName: String? { base.networkProtocolName }
+    var countOfRequestHeaderBytesSent: Int64 { base.countOfRequestHeaderBytesSent }
+    var countOfRequestBodyBytesSent: Int64 { base.countOfRequestBodyBytesSent }
+    var countOfResponseHeaderBytesReceived: Int64 { base.countOfResponseHeaderBytesReceived }
+    var countOfResponseBodyBytesReceived: Int64 { base.countOfResponseBodyBytesReceived }
+}
 
 extension TaskTimings {
     /// The timings of the task's last transaction (the one that produced the response, after any
