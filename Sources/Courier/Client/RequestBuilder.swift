@@ -42,9 +42,9 @@ struct RequestBuilder: Sendable {
             // The stream itself is attached for each send by the pipeline (see BodyStream).
             if !headers.contains("Content-Type") { headers.replace("Content-Type", with: contentType) }
             // A known length goes out as Content-Length (CurlTransport sends the body with it, not
-            // chunked). URLSessionTransport on Linux removes it: URLSession there always sends a
-            // stream chunked, and a Content-Length next to Transfer-Encoding would make the request
-            // invalid (RFC 9112 §6.3).
+            // chunked). URLSessionTransport removes it where URLSession always sends a stream chunked
+            // (TransportCapabilities.sendsStreamLength is false: Linux): a Content-Length next to
+            // Transfer-Encoding would make the request invalid (RFC 9112 §6.3).
             if let length = stream.length { headers.replace("Content-Length", with: String(length)) }
         } else if let (data, contentType) = try encodeBody(endpoint.body, encoder: endpoint.options.encoder ?? encoder) {
             request.httpBody = data

@@ -120,21 +120,6 @@ enum SessionIsolation {
     }
 
     private static func storeKey(of store: any TokenStore) -> (String, String)? {
-        if let file = store as? FileTokenStore {
-            let path = file.fileURL.standardizedFileURL.path
-            return ("token-file:\(path)", "the token file \(path)")
-        }
-        if let memory = store as? InMemoryTokenStore {
-            return ("token-memory:\(ObjectIdentifier(memory))", "one InMemoryTokenStore")
-        }
-        #if canImport(Security)
-        if let keychain = store as? KeychainTokenStore {
-            return (
-                "token-keychain:\(keychain.service)|\(keychain.account)|\(keychain.accessGroup ?? "")",
-                "the Keychain item \(keychain.service)/\(keychain.account)"
-            )
-        }
-        #endif
-        return nil
+        (store as? any ExclusiveTokenStorage)?.exclusivityKey
     }
 }

@@ -72,10 +72,6 @@ public enum BuildChannelDetection {
     /// #endif
     /// ```
     public static func platformDefault(isDebugBuild: Bool) -> any BuildChannelDetecting {
-        #if canImport(StoreKit)
-        return AppTransactionBuildChannelDetector(isDebugBuild: isDebugBuild)
-        #else
-        return ProcessBuildChannelDetector(isDebugBuild: isDebugBuild)
-        #endif
+        PlatformAdapters.buildChannelDetector(isDebugBuild)
     }
 }

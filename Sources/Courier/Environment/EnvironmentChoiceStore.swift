@@ -28,16 +28,18 @@ public enum EnvironmentChoiceStores {
     /// - Parameter appName: A folder name for the file store (ignored on Apple platforms), e.g. the
     ///   bundle identifier.
     public static func platformDefault(appName: String) -> any EnvironmentChoiceStore {
-        #if canImport(Darwin)
-        return UserDefaultsEnvironmentChoiceStore()
-        #else
+        PlatformAdapters.environmentChoiceStore(appName)
+    }
+
+    /// The ``FileEnvironmentChoiceStore`` at `$XDG_CONFIG_HOME/<appName>/environment`, or
+    /// `~/.config/<appName>/environment` when the variable is unset or empty.
+    static func configFileStore(appName: String) -> FileEnvironmentChoiceStore {
         let environment = ProcessInfo.processInfo.environment
         let base =
             environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
         return FileEnvironmentChoiceStore(
             fileURL: base.appendingPathComponent(appName).appendingPathComponent("environment"))
-        #endif
     }
 }
 

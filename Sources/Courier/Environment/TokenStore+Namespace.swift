@@ -11,17 +11,6 @@ extension FileTokenStore {
     }
 }
 
-#if canImport(Security)
-extension KeychainTokenStore {
-    /// A store for one environment's tokens: the item `service` / `courier.tokens.<namespace>`.
-    ///
-    /// Pass ``ServerEnvironment/storageNamespace``, so each environment has its own Keychain item.
-    public init(service: String, namespace: String, accessGroup: String? = nil) {
-        self.init(service: service, account: "courier.tokens.\(namespace)", accessGroup: accessGroup)
-    }
-}
-#endif
-
 enum TokenNamespace {
     /// `namespace` with every byte outside `[A-Za-z0-9._-]` as `%XX` (an injective mapping).
     static func fileSafe(_ namespace: String) -> String {

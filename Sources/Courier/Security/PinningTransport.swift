@@ -5,14 +5,17 @@ import FoundationNetworking
 
 /// A ``Transport`` that enforces a ``PinningPolicy`` on top of a ``URLSessionTransport``.
 ///
-/// **Apple platforms**: every request goes through the base session with a per-task delegate that
-/// answers the server-trust challenge — first normal system trust (`SecTrustEvaluateWithError`),
-/// then the pins of the challenged host against every key in the chain. A mismatch cancels the
-/// connection before any request byte is sent and surfaces as ``NetworkError/transport(_:)`` with
-/// a `URLError` whose ``Foundation/URLError/pinningFailure`` says why (not as a cancellation).
-/// Redirects to a pinned host are checked the same way. The base session must not answer
-/// session-level trust challenges itself (a plain ``URLSessionTransport`` does not); if it does,
-/// requests to pinned hosts are refused with ``PinningFailure/trustHandledElsewhere(host:)``.
+/// **Where URLSession raises server-trust challenges** (Apple platforms,
+/// `TransportCapabilities.raisesServerTrustChallenges`): every request goes through the base
+/// session with its pins registered for its task; Courier's session delegate answers the
+/// server-trust challenge — first normal system trust (`SecTrustEvaluateWithError`), then the pins
+/// of the challenged host against every key in the chain. A mismatch cancels the connection before
+/// any request byte is sent and surfaces as ``NetworkError/transport(_:)`` with a `URLError` whose
+/// ``Foundation/URLError/pinningFailure`` says why (not as a cancellation). Redirects to a pinned
+/// host are checked the same way (the client's redirect step sends them through this transport).
+/// The base session must have Courier's delegate (a plain ``URLSessionTransport``); a session
+/// wrapped with ``URLSessionTransport/init(session:)`` cannot check pins, and requests to pinned
+/// hosts are refused with ``PinningFailure/trustHandledElsewhere(host:)``.
 ///
 /// **Linux**: URLSession gives no server-trust hook, so pins cannot be checked. Requests to a
 /// pinned host fail closed with ``PinningFailure/unsupportedPlatform(host:)`` without touching the
@@ -48,37 +51,11 @@ public final class PinningTransport: Transport {
     /// - Throws: A `URLError` carrying a ``PinningFailure`` when pins refuse the connection;
     ///   otherwise whatever the base transport throws.
     public func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse {
-        #if canImport(Darwin)
-        _ = try checkedPins(request)
-        let delegate = PinningTaskDelegate(policy: policy, timings: nil)
-        do {
-            return try await base.stream(request, options: options, taskDelegate: delegate)
-        } catch {
-            if let failure = delegate.failure { throw failure.urlError }
-            throw error
+        let host = try checkedHost(request)
+        guard base.capabilities.raisesServerTrustChallenges else {
+            return try checkedRedirect(await base.stream(request, options: options), from: host)
         }
-        #else
-        let (host, pinned) = try checkedPins(request)
-        if pinned { throw PinningFailure.unsupportedPlatform(host: HostPins.normalise(host)).urlError }
-        return try await base.stream(request, options: options)
-        #endif
-    }
-
-    /// The request's host and whether it is pinned, after refusing what can never be checked: a
-    /// pinned host over plain HTTP, or (Apple) a session whose own delegate answers trust.
-    private func checkedPins(_ request: URLRequest) throws -> (host: String, pinned: Bool) {
-        try Task.checkCancellation()
-        let host = request.url?.host ?? ""
-        let pinned = !policy.isBypassed && policy.pins(for: host) != nil
-        if pinned, request.url?.scheme?.lowercased() != "https" {
-            throw PinningFailure.insecureScheme(host: HostPins.normalise(host)).urlError
-        }
-        #if canImport(Darwin)
-        if pinned, sessionHandlesTrustItself {
-            throw PinningFailure.trustHandledElsewhere(host: HostPins.normalise(host)).urlError
-        }
-        #endif
-        return (host, pinned)
+        return try await base.stream(request, options: options, pinning: policy)
     }
 
     /// Sends `request`, enforcing the pins of its host.
@@ -86,39 +63,37 @@ public final class PinningTransport: Transport {
     /// - Throws: A `URLError` carrying a ``PinningFailure`` when pins refuse the connection;
     ///   otherwise whatever the base transport throws.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
-        #if canImport(Darwin)
-        _ = try checkedPins(request)
-        let delegate = PinningTaskDelegate(policy: policy, timings: TaskTimingsReporter.current)
-        do {
-            let (data, response) = try await base.session.data(for: request, delegate: delegate)
-            guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-            return HTTPResponse(statusCode: http.statusCode, headers: HTTPHeaders(http), body: data, url: http.url)
-        } catch {
-            // Cancelling the challenge surfaces as URLError.cancelled; report the real reason.
-            if let failure = delegate.failure { throw failure.urlError }
-            throw error
+        let host = try checkedHost(request)
+        guard base.capabilities.raisesServerTrustChallenges else {
+            return try checkedRedirect(await base.send(request), from: host)
         }
-        #else
-        let (host, pinned) = try checkedPins(request)
-        if pinned { throw PinningFailure.unsupportedPlatform(host: HostPins.normalise(host)).urlError }
-        let response = try await base.send(request)
+        return try await base.send(request, pinning: policy)
+    }
+
+    /// The request's host, after refusing what can never be checked: a pinned host over plain
+    /// HTTP, on a session that raises no server-trust challenge, or on a session whose delegate is
+    /// not Courier's (which would answer trust itself, or not at all).
+    private func checkedHost(_ request: URLRequest) throws -> String {
+        try Task.checkCancellation()
+        let host = request.url?.host ?? ""
+        guard policy.enforces(host: host) else { return host }
+        let name = HostPins.normalise(host)
+        if request.url?.scheme?.lowercased() != "https" { throw PinningFailure.insecureScheme(host: name).urlError }
+        if !base.capabilities.raisesServerTrustChallenges { throw PinningFailure.unsupportedPlatform(host: name).urlError }
+        if base.courierDelegate == nil { throw PinningFailure.trustHandledElsewhere(host: name).urlError }
+        return host
+    }
+
+    /// `response`, unless it came from a pinned host other than `host` (a redirect URLSession
+    /// followed itself) on a session that cannot check pins.
+    private func checkedRedirect(_ response: HTTPResponse, from host: String) throws -> HTTPResponse {
         if let finalHost = response.url?.host, HostPins.normalise(finalHost) != HostPins.normalise(host),
-            !policy.isBypassed, policy.pins(for: finalHost) != nil
+            policy.enforces(host: finalHost)
         {
             throw PinningFailure.unsupportedPlatform(host: HostPins.normalise(finalHost)).urlError
         }
         return response
-        #endif
     }
-
-    #if canImport(Darwin)
-    /// Whether the base session's own delegate answers session-level challenges — then URLSession
-    /// never asks the per-task delegate, and pins could not be enforced.
-    private var sessionHandlesTrustItself: Bool {
-        guard let delegate = base.session.delegate else { return false }
-        return delegate.responds(to: #selector(URLSessionDelegate.urlSession(_:didReceive:completionHandler:)))
-    }
-    #endif
 }
 
 extension PinningTransport: SessionResettable {

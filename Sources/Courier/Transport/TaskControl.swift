@@ -20,10 +20,13 @@ enum TaskControl {
     /// core), so a blocked call there stalls the pool just the same (measured: closes 7–8 s late).
     /// A serial queue of its own targets libdispatch's overcommitting root queue, which adds a
     /// thread when its threads are blocked.
-    static func dataTask(in session: URLSession, with request: URLRequest) async -> URLSessionDataTask {
-        await withCheckedContinuation { (continuation: CheckedContinuation<URLSessionDataTask, Never>) in
+    /// The task's identifier is read there too: on Linux `taskIdentifier` is another call that
+    /// waits for the session's work queue.
+    static func dataTask(in session: URLSession, with request: URLRequest) async -> SessionTask {
+        await withCheckedContinuation { (continuation: CheckedContinuation<SessionTask, Never>) in
             DispatchQueue(label: "courier.urlsession.make-task").async {
-                continuation.resume(returning: session.dataTask(with: request))
+                let task = session.dataTask(with: request)
+                continuation.resume(returning: SessionTask(task: task, taskIdentifier: task.taskIdentifier))
             }
         }
     }
@@ -31,10 +34,10 @@ enum TaskControl {
     /// The commands of one task, run in the order given on a serial queue of that task's own (so
     /// a cancel waiting for a busy session never holds up another task's start).
     final class Commands: Sendable {
-        private let task: URLSessionTask
+        private let task: any TransportTask
         private let queue = DispatchQueue(label: "courier.urlsession.task")  // overcommitting, see above
 
-        init(_ task: URLSessionTask) {
+        init(_ task: any TransportTask) {
             self.task = task
         }
 
@@ -48,4 +51,27 @@ enum TaskControl {
             queue.async { [task] in task.cancel() }
         }
     }
+}
+
+/// What the session delegate does to a running task: a `URLSessionTask` (``SessionTask``), or a
+/// test's stand-in (so the delegate's platform-dependent branches run on Linux without a network).
+protocol TransportTask: Sendable {
+    /// The task's identifier, unique within its session: the key of the delegate's registry.
+    var taskIdentifier: Int { get }
+    /// Starts or continues the task.
+    func resume()
+    /// Pauses the task (back-pressure, when ``TransportCapabilities/canSuspendTasks``).
+    func suspend()
+    /// Cancels the task.
+    func cancel()
+}
+
+/// A `URLSessionTask` and its identifier, read once where the task was made.
+struct SessionTask: TransportTask {
+    let task: URLSessionTask
+    let taskIdentifier: Int
+
+    func resume() { task.resume() }
+    func suspend() { task.suspend() }
+    func cancel() { task.cancel() }
 }

@@ -6,6 +6,8 @@ import FoundationNetworking
 /// One streamed call of ``URLSessionTransport``: where its head goes and the buffer its body
 /// bytes go to.
 struct StreamingCall: Sendable {
+    /// The task, suspended and resumed for back-pressure.
+    let task: any TransportTask
     /// Resumed once, with the head or the failure before it.
     var head: CheckedContinuation<HTTPResponse, any Error>?
     let buffer: StreamBuffer
@@ -16,26 +18,30 @@ struct StreamingCall: Sendable {
 
 extension TransportSessionDelegate {
     /// Runs `task` as a streamed call: returns once the head arrived, with the body delivered
-    /// through a ``StreamBuffer`` of `limit` bytes. On Apple platforms a full buffer suspends the
-    /// task (a suspended data task sends and times out nothing) and a drained one resumes it; on
-    /// Linux a suspended task re-sends its request, so a full buffer fails the body instead.
-    func stream(_ task: URLSessionDataTask, limit: Int) async throws -> HTTPResponse {
+    /// through a ``StreamBuffer`` of `limit` bytes. When the platform can pause a task
+    /// (``TransportCapabilities/canSuspendTasks``) a full buffer suspends it (a suspended data task
+    /// sends and times out nothing) and a drained one resumes it; otherwise, where a resumed task
+    /// re-sends its request, a full buffer fails the body instead.
+    ///
+    /// - Parameter pinning: The pins the task's server-trust challenges must pass, if any.
+    func stream(_ task: any TransportTask, limit: Int, pinning: PinningPolicy? = nil) async throws -> HTTPResponse {
         let id = task.taskIdentifier
         let control = TaskControl.Commands(task)
-        #if canImport(Darwin)
-        let buffer = StreamBuffer(limit: limit, pausesProducer: true) { control.cancel() }
-        // Direct, in step with the `suspend()` in `receiveStreamed` (Apple's calls do not block).
-        buffer.setOnResume { task.resume() }
-        #else
-        // Called on the delegate queue when the buffer overflows: the cancel must not wait there.
-        let buffer = StreamBuffer(limit: limit, pausesProducer: false) { control.cancel() }
-        #endif
+        // On overflow (a task that cannot pause) this runs on the delegate queue: the cancel must not wait there.
+        let buffer = StreamBuffer(limit: limit, pausesProducer: capabilities.canSuspendTasks) { control.cancel() }
+        if capabilities.canSuspendTasks {
+            // Direct, in step with the `suspend()` in `receiveStreamed` (Apple's calls do not block).
+            buffer.setOnResume { task.resume() }
+        }
         let progress = TransferProgressReporter.current
+        register(id, pinning: pinning)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                streams.withLock { $0[id] = StreamingCall(head: continuation, buffer: buffer, progress: progress) }
+                streams.withLock {
+                    $0[id] = StreamingCall(task: task, head: continuation, buffer: buffer, progress: progress)
+                }
                 if Task.isCancelled {
-                    failStream(id, URLError(.cancelled))
+                    complete(id, error: URLError(.cancelled), response: nil)
                 } else {
                     control.resume()
                 }
@@ -62,28 +68,25 @@ extension TransportSessionDelegate {
     }
 
     /// Passes received bytes on; `false` when the task is not a streamed call.
-    func receiveStreamed(_ id: Int, _ data: Data, task: URLSessionDataTask) -> Bool {
+    func receiveStreamed(_ id: Int, _ data: Data) -> Bool {
         guard
-            let (buffer, progress, received, expected) = streams.withLock({
-                streams -> (StreamBuffer, TransferProgressReporter?, Int64, Int64?)? in
+            let (call, received) = streams.withLock({ streams -> (StreamingCall, Int64)? in
                 guard var call = streams[id] else { return nil }
                 call.received += Int64(data.count)
                 streams[id] = call
-                return (call.buffer, call.progress, call.received, call.expected)
+                return (call, call.received)
             })
         else { return false }
-        let demand = buffer.append(data)
-        #if canImport(Darwin)
-        if demand == .pause {
-            task.suspend()
+        let demand = call.buffer.append(data)
+        // A task that cannot pause got `.pause` only as the overflow that already failed the body
+        // and cancelled the task.
+        if demand == .pause, capabilities.canSuspendTasks {
+            call.task.suspend()
             // The consumer may have drained the buffer (and resumed the not yet suspended task)
             // between `append` and `suspend`: then resume here, or the task would stay suspended.
-            if !buffer.isPaused { task.resume() }
+            if !call.buffer.isPaused { call.task.resume() }
         }
-        #else
-        _ = demand  // Linux: a full buffer already failed the body and cancelled the task.
-        #endif
-        progress?.didReceive(received, of: expected)
+        call.progress?.didReceive(received, of: call.expected)
         return true
     }
 
@@ -108,11 +111,6 @@ extension TransportSessionDelegate {
         }
         call.buffer.finish(throwing: error)
         return true
-    }
-
-    /// Fails a streamed call that has not started.
-    private func failStream(_ id: Int, _ error: URLError) {
-        completeStreamed(id, error: error, response: nil)
     }
 
     /// The body length to expect: `Content-Length` of an identity-encoded body only (URLSession

@@ -5,12 +5,13 @@ import FoundationNetworking
 
 /// A ``BackgroundTransport`` over a delegate-based `URLSession`: file uploads and downloads only.
 ///
-/// On Apple platforms create it with `init(identifier:)` — a session from
+/// On Apple platforms create it with ``init(identifier:downloadsDirectory:)`` — a session from
 /// `URLSessionConfiguration.background(withIdentifier:)` that the system keeps running while the
 /// app is suspended or terminated. Create exactly one per identifier, early at every launch (the
 /// session is recreated with the same identifier and receives the events of tasks started
 /// before), and hand the system's completion handler to
-/// `handleEventsForBackgroundURLSession(identifier:completionHandler:)` (Apple platforms) (see <doc:BackgroundUploads>).
+/// ``handleEventsForBackgroundURLSession(identifier:completionHandler:)`` (see <doc:BackgroundUploads>).
+/// On Linux, which has no background sessions, the same initializer makes an ordinary session.
 ///
 /// ``init(configuration:downloadsDirectory:)`` runs the same tasks in an ordinary session (every platform, used by the
 /// tests on Linux): nothing survives the process there.
@@ -44,23 +45,22 @@ public final class URLSessionBackgroundTransport: NSObject, BackgroundTransport,
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
     }
 
-    #if canImport(Darwin)
-    /// A transport over the background session `identifier` (Apple platforms).
+    /// A transport over the background session `identifier`: on Apple platforms a session the
+    /// system runs while the app is suspended or terminated, relaunching it when tasks finish; on
+    /// Linux (no background sessions) an ordinary ephemeral session whose tasks end with the process.
     ///
     /// - Parameters:
     ///   - identifier: The background session's identifier; the same at every launch.
     ///   - downloadsDirectory: Where finished downloads are moved.
     public convenience init(identifier: String, downloadsDirectory: URL? = nil) {
-        let configuration = URLSessionConfiguration.background(withIdentifier: identifier)
-        configuration.sessionSendsLaunchEvents = true
-        configuration.urlCache = nil
+        let configuration = PlatformAdapters.backgroundSessions.configuration(identifier: identifier)
         self.init(configuration: configuration, downloadsDirectory: downloadsDirectory)
     }
 
     /// Keeps the completion handler of `application(_:handleEventsForBackgroundURLSession:completionHandler:)`
     /// and calls it on the main queue once the session has delivered every event
     /// (`urlSessionDidFinishEvents(forBackgroundURLSession:)`), so the system can snapshot the UI
-    /// and suspend the app again.
+    /// and suspend the app again. Never called by the system on Linux.
     ///
     /// - Parameters:
     ///   - identifier: The identifier the system passed; ignored unless it is this session's.
@@ -69,7 +69,6 @@ public final class URLSessionBackgroundTransport: NSObject, BackgroundTransport,
         guard identifier == session.configuration.identifier else { return }
         systemCompletion.set(completionHandler)
     }
-    #endif
 
     public func startUpload(_ request: URLRequest, fromFile fileURL: URL, taskDescription: String) throws {
         let task = session.uploadTask(with: request, fromFile: fileURL)
@@ -149,7 +148,8 @@ extension URLSessionBackgroundTransport: URLSessionDataDelegate, URLSessionDownl
         continuation.yield(BackgroundTransferEvent(taskDescription: description, outcome: outcome))
     }
 
-    #if canImport(Darwin)
+    /// Calls the completion handler kept by ``handleEventsForBackgroundURLSession(identifier:completionHandler:)``
+    /// on the main queue (Apple platforms; Linux never calls this).
     public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
         guard
             let handler = systemCompletion.withLock({ value -> (@Sendable () -> Void)? in
@@ -159,5 +159,4 @@ extension URLSessionBackgroundTransport: URLSessionDataDelegate, URLSessionDownl
         else { return }
         DispatchQueue.main.async { handler() }
     }
-    #endif
 }

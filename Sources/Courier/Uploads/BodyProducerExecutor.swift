@@ -1,8 +1,7 @@
-#if canImport(FoundationNetworking)
 import Foundation
 
-/// One dedicated thread that runs the tasks pulling chunks from an ``HTTPBody`` for an upload on
-/// Linux.
+/// One dedicated thread that runs the tasks pulling chunks from an ``HTTPBody`` for an upload
+/// (task executors need iOS 18/macOS 15 on Apple platforms).
 ///
 /// URLSession on Linux reads a request body stream synchronously on the work queue it shares
 /// between sessions, and the same queue serves `resume()`, `taskIdentifier` and other calls made
@@ -12,6 +11,7 @@ import Foundation
 /// cycle.
 ///
 /// `@unchecked Sendable`: `jobs` is only touched with `condition` locked.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
 final class BodyProducerExecutor: TaskExecutor, @unchecked Sendable {
     static let shared = BodyProducerExecutor()
 
@@ -42,4 +42,3 @@ final class BodyProducerExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 }
-#endif

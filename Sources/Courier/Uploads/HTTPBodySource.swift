@@ -15,8 +15,9 @@ extension BodyStream {
     /// The length is sent as `Content-Length` on Apple platforms when it is
     /// ``HTTPBody/Length-swift.enum/known(_:)``; URLSession on Linux sends every stream chunked.
     /// URLSession reads request bodies synchronously, so the reading thread waits for each chunk
-    /// (at most 60 s per chunk, then ``NetworkError/timedOut(_:)``); on Linux the chunks are
-    /// pulled on a dedicated thread, never Swift's cooperative pool. On Linux URLSession reads
+    /// (at most 60 s per chunk, then ``NetworkError/timedOut(_:)``); the chunks are pulled on a
+    /// dedicated thread (iOS 18/macOS 15 and Linux; the global executor before), never Swift's
+    /// cooperative pool. On Linux URLSession reads
     /// every body on one work queue shared by all its sessions: a body whose chunks come from a
     /// URLSession download in the same process would wait for that queue — pipe such a body
     /// through a file instead.
@@ -94,11 +95,12 @@ private final class IteratorBox: @unchecked Sendable {
             }
             done.signal()
         }
-        #if canImport(FoundationNetworking)
-        let task = Task(executorPreference: BodyProducerExecutor.shared) { await work() }
-        #else
-        let task = Task { await work() }
-        #endif
+        let task: Task<Void, Never>
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
+            task = Task(executorPreference: BodyProducerExecutor.shared) { await work() }
+        } else {
+            task = Task { await work() }
+        }
         lock.withLock { self.task = task }
         guard done.wait(timeout: .now() + timeout) == .success else {
             task.cancel()

@@ -5,9 +5,10 @@
 /// ``withReporting(to:_:)``, which binds a reporter for the call in a task-local value. A transport
 /// reads ``current`` on the sending task — before handing work to a delegate queue, where
 /// task-locals are not visible — and calls ``report(_:)`` once the platform has measured the task.
-/// ``URLSessionTransport`` does this on Apple platforms with a per-task delegate receiving
-/// `urlSession(_:task:didFinishCollecting:)`; on Linux URLSession never delivers task metrics, so
-/// nothing is reported and ``RequestContext/taskTimings`` stays `nil`.
+/// ``URLSessionTransport``'s session delegate keeps the reporter for the task it starts and reports
+/// when `urlSession(_:task:didFinishCollecting:)` arrives (``TransportCapabilities/deliversTaskMetrics``:
+/// Apple platforms); on Linux URLSession never delivers task metrics, so nothing is reported and
+/// ``RequestContext/taskTimings`` stays `nil`.
 ///
 /// ```swift
 /// // inside a custom transport

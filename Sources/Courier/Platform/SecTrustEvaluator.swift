@@ -1,54 +1,21 @@
-#if canImport(Darwin)
+#if canImport(Security)
 import Foundation
 import Security
 
-/// The per-task URLSession delegate of ``PinningTransport`` on Apple platforms: answers
-/// server-trust challenges with system trust plus pins, and forwards task metrics.
-///
-/// A session-level delegate would see every task of the session; a per-task delegate
-/// (`data(for:delegate:)`, iOS 15+) lets the transport know which request a failure belongs to.
-/// URLSession calls it for server-trust challenges only when the session's own delegate does not
-/// implement `urlSession(_:didReceive:completionHandler:)`.
-final class PinningTaskDelegate: NSObject, URLSessionTaskDelegate, Sendable {
-    private let policy: PinningPolicy
-    private let timings: TaskTimingsReporter?
-    private let recordedFailure = Locked<PinningFailure?>(nil)
-
-    init(policy: PinningPolicy, timings: TaskTimingsReporter?) {
-        self.policy = policy
-        self.timings = timings
-    }
-
-    /// The failure that made this delegate refuse a connection, if any.
-    var failure: PinningFailure? { recordedFailure.current }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
-    ) {
+/// The Apple adapter of ``ServerTrustEvaluator``: system trust (`SecTrustEvaluateWithError`,
+/// iOS 12+/macOS 10.14+), then the pins of the challenged host against every key of the evaluated
+/// chain (`SecTrustCopyCertificateChain`, iOS 15+/macOS 12+; `SecCertificateCopyKey`, iOS 12+).
+struct SecTrustEvaluator: ServerTrustEvaluator {
+    func decision(for challenge: URLAuthenticationChallenge, policy: PinningPolicy?) -> ServerTrustDecision? {
         let space = challenge.protectionSpace
-        guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust,
-            let trust = space.serverTrust,
-            !policy.isBypassed, policy.pins(for: space.host) != nil
-        else {
-            completionHandler(.performDefaultHandling, nil)
-            return
+        guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust else { return nil }
+        guard let policy, policy.enforces(host: space.host), let trust = space.serverTrust else {
+            return .defaultHandling
         }
-        if let failure = ServerTrustEvaluation.evaluate(trust, host: space.host, policy: policy) {
-            recordedFailure.set(failure)
-            completionHandler(.cancelAuthenticationChallenge, nil)
-        } else {
-            completionHandler(.useCredential, URLCredential(trust: trust))
-        }
+        if let failure = Self.evaluate(trust, host: space.host, policy: policy) { return .refused(failure) }
+        return .trusted(URLCredential(trust: trust))
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-        timings?.report(TaskTimings(metrics))
-    }
-}
-
-/// System trust, then pins, for one `SecTrust` (Apple platforms).
-enum ServerTrustEvaluation {
     /// Evaluates `trust` for `host`: `nil` when it is trusted by the system and satisfies the pins.
     static func evaluate(_ trust: SecTrust, host: String, policy: PinningPolicy) -> PinningFailure? {
         // 1. Normal trust: chain to a trusted root, validity dates, the SSL policy for this host name.

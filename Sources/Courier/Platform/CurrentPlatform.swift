@@ -1,0 +1,47 @@
+import Foundation
+
+/// The one place that picks what the running platform's URLSession can do and which adapters
+/// talk to its Apple-only frameworks. Everything else asks for these values, so both behaviours
+/// compile on Linux and tests run the Apple one there with injected values.
+enum PlatformAdapters {
+    #if canImport(FoundationNetworking)
+    /// The capabilities of the URLSession this process runs.
+    static let capabilities = TransportCapabilities.foundationNetworking
+    /// How server-trust challenges are checked against pins.
+    static let serverTrust: any ServerTrustEvaluator = NoServerTrustEvaluator()
+    /// Where bound stream pairs for streamed request bodies come from.
+    static let boundStreams: any BoundStreamPairs = NoBoundStreamPairs()
+    /// How background session configurations are made.
+    static let backgroundSessions: any BackgroundSessions = ProcessBoundSessions()
+    /// The build channel detector, given whether this is a debug build.
+    static let buildChannelDetector: @Sendable (Bool) -> any BuildChannelDetecting = {
+        ProcessBuildChannelDetector(isDebugBuild: $0)
+    }
+    /// Where the chosen environment is remembered, given the app's name.
+    static let environmentChoiceStore: @Sendable (String) -> any EnvironmentChoiceStore = {
+        EnvironmentChoiceStores.configFileStore(appName: $0)
+    }
+    #else
+    /// The capabilities of the URLSession this process runs.
+    static let capabilities = TransportCapabilities.apple
+    /// How server-trust challenges are checked against pins.
+    static let serverTrust: any ServerTrustEvaluator = SecTrustEvaluator()
+    /// Where bound stream pairs for streamed request bodies come from.
+    static let boundStreams: any BoundStreamPairs = FoundationBoundStreamPairs()
+    /// How background session configurations are made.
+    static let backgroundSessions: any BackgroundSessions = SystemBackgroundSessions()
+    /// The build channel detector (StoreKit's `AppTransaction`), given whether this is a debug build.
+    static let buildChannelDetector: @Sendable (Bool) -> any BuildChannelDetecting = {
+        AppTransactionBuildChannelDetector(isDebugBuild: $0)
+    }
+    /// Where the chosen environment is remembered (`UserDefaults`), given the app's name.
+    static let environmentChoiceStore: @Sendable (String) -> any EnvironmentChoiceStore = { _ in
+        UserDefaultsEnvironmentChoiceStore()
+    }
+    #endif
+}
+
+extension TransportCapabilities {
+    /// The capabilities of the URLSession this process runs (``apple`` or ``foundationNetworking``).
+    package static var current: TransportCapabilities { PlatformAdapters.capabilities }
+}

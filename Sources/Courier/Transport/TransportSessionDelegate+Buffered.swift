@@ -1,0 +1,51 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One running buffered call: where its response goes and what arrived so far.
+struct BufferedCall: Sendable {
+    let continuation: CheckedContinuation<HTTPResponse, any Error>
+    /// Where the request body's bytes are reported (an upload's progress), if anywhere.
+    let progress: TransferProgressReporter?
+    var body = Data()
+}
+
+extension TransportSessionDelegate {
+    /// Runs `task` and returns its complete response; cancelling the calling task cancels it.
+    ///
+    /// - Parameter pinning: The pins the task's server-trust challenges must pass, if any.
+    func run(_ task: any TransportTask, pinning: PinningPolicy? = nil) async throws -> HTTPResponse {
+        let id = task.taskIdentifier
+        let progress = TransferProgressReporter.current
+        let control = TaskControl.Commands(task)
+        register(id, pinning: pinning)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                calls.withLock { $0[id] = BufferedCall(continuation: continuation, progress: progress) }
+                // Cancelled before it started (the handler below may already have run and found
+                // nothing to wait for): never start it. A cancel after this check reaches the
+                // running task and completes it through the delegate.
+                if Task.isCancelled {
+                    complete(id, error: URLError(.cancelled), response: nil)
+                } else {
+                    control.resume()
+                }
+            }
+        } onCancel: {
+            control.cancel()
+        }
+    }
+
+    /// Passes received bytes to the task's streamed call or appends them to its buffered body.
+    func receive(_ id: Int, _ data: Data) {
+        if receiveStreamed(id, data) { return }
+        calls.withLock { $0[id]?.body.append(data) }
+    }
+
+    /// Resumes the buffered call of `id` (if it still waits) with `result` applied to its body.
+    func finish(_ id: Int, with result: (Data) -> Result<HTTPResponse, any Error>) {
+        guard let call = calls.withLock({ $0.removeValue(forKey: id) }) else { return }
+        call.continuation.resume(with: result(call.body))
+    }
+}

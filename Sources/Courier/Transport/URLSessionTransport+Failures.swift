@@ -1,0 +1,44 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLSessionTransport {
+    /// URLSession on Linux reports a connection that died mid-response as `URLError(.unknown)`
+    /// (-1, the code it also uses for TLS failures) carrying libcurl's message: "transfer closed
+    /// with N bytes remaining to read" (CURLE_PARTIAL_FILE) or "Recv failure: Connection reset by
+    /// peer" (CURLE_RECV_ERROR). FoundationNetworking exposes no libcurl code, so these two message
+    /// prefixes are the only signal; both become `.networkConnectionLost`, the code Apple
+    /// platforms use for the same event, so retries and the UI treat it the same everywhere.
+    static func connectionLostMidResponse(_ error: URLError) -> URLError? {
+        guard error.code == .unknown else { return nil }
+        let message = error.localizedDescription
+        guard message.hasPrefix("transfer closed with") || message.hasPrefix("Recv failure") else { return nil }
+        var userInfo = error.userInfo
+        userInfo[NSUnderlyingErrorKey] = error as NSError
+        return URLError(.networkConnectionLost, userInfo: userInfo)
+    }
+
+    /// URLSession on Linux reports every certificate failure as `URLError.unknown` (-1) with
+    /// libcurl's message (measured with FoundationNetworking on libcurl 7.88 and OpenSSL 3.0: "SSL
+    /// certificate problem: certificate has expired", "… is not yet valid", "… self-signed
+    /// certificate", "… unable to get local issuer certificate", "SSL: no alternative certificate
+    /// subject name matches target host name '…'"). These become the `serverCertificate…` code
+    /// Apple platforms report for the same certificate (see ``CertificateFailure``), the original
+    /// error kept as `NSUnderlyingErrorKey`.
+    package static func certificateFailure(_ error: URLError) -> URLError? {
+        guard error.code == .unknown, let code = CertificateFailure.code(forLibcurlMessage: error.localizedDescription)
+        else { return nil }
+        var userInfo = error.userInfo
+        userInfo[NSUnderlyingErrorKey] = error as NSError
+        return URLError(code, userInfo: userInfo)
+    }
+
+    /// `error` with the codes Apple platforms use for the same event where URLSession on Linux
+    /// reports `URLError.unknown`: a connection lost mid-response, a refused certificate. Applied
+    /// on every platform: Apple's URLSession never reports libcurl's messages, so there it
+    /// returns `error` unchanged.
+    package static func mappedFailure(_ error: URLError) -> URLError {
+        connectionLostMidResponse(error) ?? certificateFailure(error) ?? error
+    }
+}

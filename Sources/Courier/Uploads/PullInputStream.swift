@@ -1,0 +1,54 @@
+import Foundation
+
+/// An `InputStream` whose bytes come from a ``BodySource`` as they are read
+/// (``TransportCapabilities/BodyStreamStyle/pulled``).
+///
+/// URLSession on Linux only ever calls `open`, `hasBytesAvailable`, `read` and `close`, so only
+/// those (and the status) are overridden; `property(forKey:)`, whose type differs between Apple's
+/// Foundation (`Any?`) and swift-corelibs-foundation (`AnyObject?`), keeps the base behaviour.
+final class PullInputStream: InputStream {
+    private let source: any BodySource
+    private var status: Stream.Status = .notOpen
+    private var failure: (any Error)?
+
+    init(source: any BodySource) {
+        self.source = source
+        super.init(data: Data())
+    }
+
+    override func open() { if status == .notOpen { status = .open } }
+
+    override func close() {
+        source.close()
+        status = .closed
+    }
+
+    override var streamStatus: Stream.Status { status }
+    override var streamError: (any Error)? { failure }
+    // URLSession on Linux ends the body when this is false, so it stays true until the end.
+    override var hasBytesAvailable: Bool { status == .open || status == .reading }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+        guard status == .open || status == .reading else { return status == .atEnd ? 0 : -1 }
+        do {
+            let count = try source.read(into: buffer, maxLength: len)
+            if count == 0 {
+                status = .atEnd
+                source.close()
+            }
+            return count
+        } catch {
+            failure = error
+            status = .error
+            source.close()
+            return -1
+        }
+    }
+
+    override func getBuffer(
+        _ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length len: UnsafeMutablePointer<Int>
+    ) -> Bool { false }
+
+    override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
+    override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
+}
