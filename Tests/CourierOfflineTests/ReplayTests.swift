@@ -189,14 +189,17 @@ struct ReplayTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         let namespace = OfflineServer.makeNamespace("offline-cancel")
-        try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["delayAfterApply": 5])
+        // The server applies, then holds its answer until released: the flush is cancelled while
+        // the request is out, however loaded the machine (a 5 s window was missed under load).
+        try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["holdAfterApply": true])
         let queue = try queue(dir, makeClient(try OfflineServer.environment(namespace: namespace))) { $0.sendsOnEnqueue = false }
         try await queue.enqueue(.json(id: "slow", method: .post, path: "/mutations", body: ["i": 1]))
         try await queue.enqueue(.json(id: "next", method: .post, path: "/mutations", body: ["i": 2]))
         let flush = Task { try await queue.flush() }
-        // Wait until the server has the request (applied, now sleeping before it answers).
-        for _ in 0..<3000 {
-            if try await OfflineServer.log(namespace: namespace).applied.count == 1 { break }
+        // Wait until the server has the request (applied, now holding its answer).
+        let clock = ContinuousClock()
+        let start = clock.now
+        while try await OfflineServer.log(namespace: namespace).applied.count < 1, clock.now - start < .seconds(30) {
             try await Task.sleep(for: .milliseconds(10))
         }
         flush.cancel()
@@ -204,7 +207,7 @@ struct ReplayTests {
         #expect(try await queue.pending().map(\.mutation.id) == ["slow", "next"])
         #expect(try await queue.deadLetters().isEmpty)
         // The replay of the cancelled request is answered from the server's idempotency record.
-        try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["delayAfterApply": 0])
+        try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["holdAfterApply": false])
         let report = try await queue.flush()
         #expect(report.sent == 2)
         let log = try await OfflineServer.log(namespace: namespace)

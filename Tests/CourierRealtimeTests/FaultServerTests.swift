@@ -170,7 +170,12 @@ struct FaultServerTests {
                 let live = client(
                     try url(namespace, kind, "code=\(code)&reason=do%20not%20come%20back"), clock: TestClock(mode: .manual))
                 await live.connect()
-                try await eventually("closed") { self.isClosed(await live.state) }
+                let describe = { @Sendable in
+                    "state \(await live.state), last failure \(String(describing: await live.lastFailure))"
+                }
+                try await eventually("closed", state: describe) {
+                    self.isClosed(await live.state)
+                }
                 #expect(
                     await live.state == .closed(code: WebSocketCloseCode(rawValue: UInt16(code)), reason: "do not come back"))
                 #expect(try await handshakes(namespace, kind) == 1)
@@ -183,7 +188,11 @@ struct FaultServerTests {
                 $0.reconnect = .never
             }
             await live.connect()
-            try await eventually("closed") { self.isClosed(await live.state) }
+            let describe = { @Sendable in "state \(await live.state), last failure \(String(describing: await live.lastFailure))"
+            }
+            try await eventually("closed", state: describe) {
+                self.isClosed(await live.state)
+            }
             #expect(await live.state == .closed(code: WebSocketCloseCode(rawValue: 4000), reason: "later"))
         }
     }

@@ -132,13 +132,19 @@ final class FakeTransport: WebSocketTransport, Sendable {
     }
 }
 
-/// Waits (bounded: 6,000 × 5 ms of real time) until `condition` holds.
-func eventually(_ what: String, _ condition: @Sendable () async -> Bool) async throws {
-    for _ in 0..<6000 {
+/// Waits (bounded: 30 s of real time, polling every 5 ms) until `condition` holds; a failure
+/// says what `state` describes at that moment (the client's state, its last failure).
+func eventually(
+    _ what: String, state: @Sendable () async -> String = { "" }, _ condition: @Sendable () async -> Bool
+) async throws {
+    let clock = ContinuousClock()
+    let start = clock.now
+    while clock.now - start < .seconds(30) {
         if await condition() { return }
         try await Task.sleep(for: .milliseconds(5))
     }
-    Issue.record("timed out waiting for: \(what)")
+    let now = await state()
+    Issue.record("timed out waiting for: \(what)\(now.isEmpty ? "" : " (\(now))")")
     throw CancellationError()
 }
 
