@@ -5,8 +5,12 @@ extension KeychainTokenStore {
     /// A store for one environment's tokens: the item `service` / `courier.tokens.<namespace>`.
     ///
     /// Pass ``ServerEnvironment/storageNamespace``, so each environment has its own Keychain item.
-    public init(service: String, namespace: String, accessGroup: String? = nil) {
-        self.init(service: service, account: "courier.tokens.\(namespace)", accessGroup: accessGroup)
+    public init(
+        service: String, namespace: String, accessGroup: String? = nil,
+        accessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly
+    ) {
+        self.init(
+            service: service, account: "courier.tokens.\(namespace)", accessGroup: accessGroup, accessibility: accessibility)
     }
 }
 

@@ -3,8 +3,10 @@ import Foundation
 import Security
 
 /// A ``TokenStore`` in the Keychain (Apple platforms): one generic-password item holding both
-/// tokens, readable after the device's first unlock (`kSecAttrAccessibleAfterFirstUnlock`), so
-/// background refreshes work while the screen is locked.
+/// tokens. By default it is readable after the device's first unlock and never leaves the device
+/// (``KeychainAccessibility/afterFirstUnlockThisDeviceOnly``): background refreshes work while the
+/// screen is locked, and tokens are in no backup and never restored onto another device. Choose
+/// another ``KeychainAccessibility`` with `accessibility:`.
 ///
 /// The item is not synchronised to iCloud Keychain. Pass an `accessGroup` to share the session
 /// with an app extension (the group must be in the app's Keychain entitlements).
@@ -15,12 +17,19 @@ public struct KeychainTokenStore: TokenStore {
     public let account: String
     /// The Keychain access group (`kSecAttrAccessGroup`), or `nil` for the app's default group.
     public let accessGroup: String?
+    /// When the item can be read, and whether it may leave the device (`kSecAttrAccessible`).
+    public let accessibility: KeychainAccessibility
 
-    /// Creates a store for the item `service`/`account`.
-    public init(service: String, account: String = "courier.tokens", accessGroup: String? = nil) {
+    /// Creates a store for the item `service`/`account`; every write sets `accessibility` (an
+    /// item written by an earlier version with another class is moved to this one).
+    public init(
+        service: String, account: String = "courier.tokens", accessGroup: String? = nil,
+        accessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly
+    ) {
         self.service = service
         self.account = account
         self.accessGroup = accessGroup
+        self.accessibility = accessibility
     }
 
     private var itemQuery: [String: Any] {
@@ -57,7 +66,7 @@ public struct KeychainTokenStore: TokenStore {
     public func write(_ tokens: AuthTokens) throws {
         let attributes: [String: Any] = [
             kSecValueData as String: try tokens.storedRepresentation(),
-            kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
+            kSecAttrAccessible as String: accessibility.securityValue,
         ]
         let status = SecItemUpdate(itemQuery as CFDictionary, attributes as CFDictionary)
         switch status {
@@ -78,6 +87,17 @@ public struct KeychainTokenStore: TokenStore {
         let status = SecItemDelete(itemQuery as CFDictionary)
         guard status == errSecSuccess || status == errSecItemNotFound else {
             throw TokenStoreError.keychain(operation: "delete", status: status)
+        }
+    }
+}
+extension KeychainAccessibility {
+    /// The `kSecAttrAccessible` value.
+    var securityValue: CFString {
+        switch self {
+        case .afterFirstUnlockThisDeviceOnly: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+        case .afterFirstUnlock: kSecAttrAccessibleAfterFirstUnlock
+        case .whenUnlockedThisDeviceOnly: kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        case .whenUnlocked: kSecAttrAccessibleWhenUnlocked
         }
     }
 }
