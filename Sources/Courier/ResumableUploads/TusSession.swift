@@ -53,7 +53,7 @@ struct TusSession: Sendable {
                 offset = confirmed
                 conflicts = 0
                 record.offset = offset
-                try? store.save(record)
+                try store.save(record)  // a record that cannot be written fails the upload, never silently
                 last = response
             case 409:
                 conflicts += 1
@@ -62,7 +62,7 @@ struct TusSession: Sendable {
                 }
                 offset = current
                 record.offset = offset
-                try? store.save(record)
+                try store.save(record)  // a record that cannot be written fails the upload, never silently
             case 404, 410:
                 recreations += 1
                 guard recreations <= Self.maxRecreations else {

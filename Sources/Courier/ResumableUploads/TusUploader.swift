@@ -74,7 +74,10 @@ public struct TusUploader: Sendable {
     ///   - key: Identifies the upload across launches; default ``key(for:)``.
     ///   - metadata: `Upload-Metadata` pairs sent on creation (keys must not contain spaces or commas).
     /// - Returns: The running upload; its value is the upload URL. Progress counts the bytes the
-    ///   server confirmed plus those of the chunk in flight, and starts at the resumed offset.
+    ///   server confirmed plus those of the chunk in flight, and starts at the resumed offset. The
+    ///   upload fails with the file system's error (as a ``NetworkError``) when its record in
+    ///   ``store`` cannot be written after a chunk: a later run resumes from the offset the server
+    ///   reports.
     public func upload(fileAt fileURL: URL, key: String? = nil, metadata: [String: String] = [:]) -> Upload<URL> {
         let (progress, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
         let size = FileSize.of(fileURL)
