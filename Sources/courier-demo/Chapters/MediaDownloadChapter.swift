@@ -70,9 +70,9 @@ private final class ProgressBar {
     private var lastQuarter = -1
     private var drew = false
 
-    func draw(_ progress: DownloadProgress) {
-        let received = mebibytes(progress.bytesReceived)
-        guard let fraction = progress.fractionCompleted, let total = progress.totalBytesExpected else {
+    func draw(_ progress: TransferProgress) {
+        let received = mebibytes(progress.completedBytes)
+        guard let fraction = progress.fractionCompleted, let total = progress.totalBytes else {
             if interactive { write("\r  \(received) MiB (total unknown)") }
             return
         }

@@ -42,7 +42,7 @@ struct DownloadIntegrationTests {
         let values = await progress.value
         #expect(values.isMonotone)
         #expect(values.allSatisfy { $0.restarts == 0 })
-        #expect(values.last == DownloadProgress(bytesReceived: Int64(Self.size), totalBytesExpected: Int64(Self.size)))
+        #expect(values.last == TransferProgress(completedBytes: Int64(Self.size), totalBytes: Int64(Self.size)))
     }
 
     @Test func withoutRetriesTheErrorCarriesPersistableResumeDataAndTheResumeCompletes() async throws {
@@ -91,8 +91,8 @@ struct DownloadIntegrationTests {
         let values = await progress.value
         #expect(values.isMonotone)
         #expect(
-            values.last == DownloadProgress(bytesReceived: Int64(Self.small), totalBytesExpected: Int64(Self.small), restarts: 1))
-        #expect(values.contains { $0.restarts == 1 && $0.bytesReceived == 0 })
+            values.last == TransferProgress(completedBytes: Int64(Self.small), totalBytes: Int64(Self.small), restarts: 1))
+        #expect(values.contains { $0.restarts == 1 && $0.completedBytes == 0 })
     }
 
     @Test func aChangedValidatorRestartsWithTheNewFile() async throws {
@@ -176,8 +176,8 @@ struct DownloadIntegrationTests {
         let values = await progress.value
         #expect(values.count >= 2)
         #expect(values.isMonotone)
-        #expect(values.allSatisfy { $0.totalBytesExpected == nil || $0.totalBytesExpected == Int64(Self.small) })
-        #expect(values.last?.bytesReceived == Int64(Self.small))
+        #expect(values.allSatisfy { $0.totalBytes == nil || $0.totalBytes == Int64(Self.small) })
+        #expect(values.last?.completedBytes == Int64(Self.small))
         #expect(values.last?.fractionCompleted == 1)
     }
 
@@ -191,8 +191,8 @@ struct DownloadIntegrationTests {
         _ = try await task.value
         #expect(try Data(contentsOf: fixture.destination()) == DownloadFixture.content(size))
         let values = await progress.value
-        #expect(values.allSatisfy { $0.totalBytesExpected == nil && $0.fractionCompleted == nil })
-        #expect(values.last?.bytesReceived == Int64(size))
+        #expect(values.allSatisfy { $0.totalBytes == nil && $0.fractionCompleted == nil })
+        #expect(values.last?.completedBytes == Int64(size))
         #expect(values.isMonotone)
     }
 
@@ -202,7 +202,7 @@ struct DownloadIntegrationTests {
         // The server sends 1 MB, then waits (up to 10 s) before the rest: the cancel lands mid-body.
         let endpoint = DownloadFixture.media(Self.small, ["stallAfter": "1000000"])
         let task = fixture.client.download(endpoint, to: fixture.destination())
-        for await value in task.progress where value.bytesReceived >= 1_000_000 {
+        for await value in task.progress where value.completedBytes >= 1_000_000 {
             task.cancel()
             break
         }

@@ -66,22 +66,22 @@ struct DownloadFixture {
     }
 
     /// Every progress value of `task`, collected until the sequence ends.
-    static func collect(_ progress: AsyncStream<DownloadProgress>) -> Task<[DownloadProgress], Never> {
+    static func collect(_ progress: AsyncStream<TransferProgress>) -> Task<[TransferProgress], Never> {
         Task {
-            var values: [DownloadProgress] = []
+            var values: [TransferProgress] = []
             for await value in progress { values.append(value) }
             return values
         }
     }
 }
 
-extension [DownloadProgress] {
-    /// `true` when `bytesReceived` never decreases between values with the same `restarts`,
+extension [TransferProgress] {
+    /// `true` when `completedBytes` never decreases between values with the same `restarts`,
     /// and `restarts` never decreases.
     var isMonotone: Bool {
         zip(self, dropFirst()).allSatisfy { previous, next in
             next.restarts > previous.restarts
-                || (next.restarts == previous.restarts && next.bytesReceived >= previous.bytesReceived)
+                || (next.restarts == previous.restarts && next.completedBytes >= previous.completedBytes)
         }
     }
 }

@@ -21,7 +21,7 @@ extension APIClient {
     ///   byte are retried by the pipeline, as for any call.
     /// - When the server ignores the range (a `200`), its file changed (another validator), or
     ///   its `Content-Range` does not start where asked, the partial data is discarded and the
-    ///   download starts from zero; ``DownloadProgress/restarts`` counts it. A `416` whose
+    ///   download starts from zero; ``TransferProgress/restarts`` counts it. A `416` whose
     ///   `Content-Range` says the file has exactly the bytes already received completes it.
     ///
     /// The endpoint's policy applies to each request (auth, retries, logging, metrics); its
@@ -39,7 +39,7 @@ extension APIClient {
         _ endpoint: E, to destination: URL, resumingFrom resumeData: DownloadResumeData? = nil
     ) -> DownloadTask {
         let (progress, continuation) = AsyncStream.makeStream(
-            of: DownloadProgress.self, bufferingPolicy: .bufferingNewest(1))
+            of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
         let downloader = Downloader(
             client: self, endpoint: endpoint, destination: destination, resumeData: resumeData, progress: continuation)
         return DownloadTask(progress: progress) { await downloader.run() }

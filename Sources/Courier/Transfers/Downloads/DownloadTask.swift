@@ -19,11 +19,11 @@ public final class DownloadTask: Sendable {
     /// the resume data, usually with an unknown total), then one per chunk written; the sequence
     /// ends when the download does. Only the newest value is buffered, so a slow reader skips
     /// values but always sees the last one. Iterate it from one task only.
-    public let progress: AsyncStream<DownloadProgress>
+    public let progress: AsyncStream<TransferProgress>
     private let task: Task<Result<Response<URL>, DownloadError>, Never>
 
     init(
-        progress: AsyncStream<DownloadProgress>,
+        progress: AsyncStream<TransferProgress>,
         operation: @escaping @Sendable () async -> Result<Response<URL>, DownloadError>
     ) {
         self.progress = progress

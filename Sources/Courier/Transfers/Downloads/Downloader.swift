@@ -12,7 +12,7 @@ struct Downloader<E: Endpoint>: Sendable {
     let endpoint: E
     let destination: URL
     let resumeData: DownloadResumeData?
-    let progress: AsyncStream<DownloadProgress>.Continuation
+    let progress: AsyncStream<TransferProgress>.Continuation
     /// Bodies go to disk as fast as they arrive; the larger buffer absorbs a slow disk where the
     /// transport cannot pause (URLSession on Linux). An overflow still loses nothing: the
     /// download continues from the bytes written, like after a lost connection.
@@ -209,8 +209,8 @@ struct Downloader<E: Endpoint>: Sendable {
 
     private func report(_ state: DownloadState) {
         progress.yield(
-            DownloadProgress(
-                bytesReceived: state.file.length, totalBytesExpected: state.expectedLength, restarts: state.restarts))
+            TransferProgress(
+                completedBytes: state.file.length, totalBytes: state.expectedLength, restarts: state.restarts))
     }
 
     /// The error for `reason`, with resume data when the partial file is kept; deletes it otherwise.
