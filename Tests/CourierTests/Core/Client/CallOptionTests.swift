@@ -33,7 +33,9 @@ extension CoreTests {
             let stub = StubTransport(responses: [.status(202), .status(200)])
             let client = StandardClientFixture.client(stub)
             try await client.send(Request<Void>.post("/jobs").expecting(202))
-            let error = await #expect(throws: NetworkError.self) { try await client.send(Request<Void>.post("/jobs").expecting(202)) }
+            let error = await #expect(throws: NetworkError.self) {
+                try await client.send(Request<Void>.post("/jobs").expecting(202))
+            }
             #expect(error?.statusCode == 200)
         }
     }

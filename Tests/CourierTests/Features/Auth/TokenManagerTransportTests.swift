@@ -26,7 +26,8 @@ extension AuthTests {
         @Test func aTokenManagerWithoutATransportRefreshesThroughItsClients() async throws {
             let stub = StubTransport { request in
                 if request.url?.path.hasSuffix("/token") == true {
-                    return .status(200, body: #"{"access_token":"new","token_type":"Bearer","expires_in":300,"refresh_token":"r2"}"#)
+                    return .status(
+                        200, body: #"{"access_token":"new","token_type":"Bearer","expires_in":300,"refresh_token":"r2"}"#)
                 }
                 let auth = request.value(forHTTPHeaderField: "Authorization")
                 return auth == "Bearer new" ? .status(200, body: "{}") : .status(401)
