@@ -6,9 +6,10 @@ import Testing
 import Courier
 import CourierTesting
 
-extension ReviewTests {
-    /// Issue 8 §1 `Retry-After` and §2 `RetryDecider` / `RetryableError`.
-    @Suite struct RetryTests {
+extension RetryTests {
+    /// `Retry-After` sent more than once, a decider against `maxRetryAfter`, and what a validator's
+    /// error means once retries are spent.
+    @Suite struct RetryAfterAndValidatorErrors {
         static func response(_ status: Int, retryAfter: [String]) -> HTTPResponse {
             var headers = HTTPHeaders()
             for value in retryAfter { headers.add("Retry-After", value) }
@@ -21,7 +22,7 @@ extension ReviewTests {
         @Test func repeatedRetryAfterFieldIsStillHonoured() async throws {
             let clock = TestClock()
             let stub = StubTransport(responses: [Self.response(503, retryAfter: ["5", "5"]), .status(200)])
-            let client = ReviewFixture.client(stub, retry: RetryInterceptor(clock: clock, random: { 0 }))
+            let client = StandardClientFixture.client(stub, retry: RetryInterceptor(clock: clock, random: { 0 }))
             _ = try await client.send(Request.raw(.get, "/x").expecting(200))
             #expect(stub.requestCount == 2)
             #expect(clock.sleeps.allSatisfy { $0 >= .seconds(5) })
@@ -35,9 +36,9 @@ extension ReviewTests {
             let clock = TestClock()
             let stub = StubTransport(responses: [Self.response(503, retryAfter: ["120"]), .status(200)])
             let decider = RetryDecider { _, _ in .retry(after: .zero) }
-            let client = ReviewFixture.client(stub, retry: RetryInterceptor(clock: clock, decider: decider))
+            let client = StandardClientFixture.client(stub, retry: RetryInterceptor(clock: clock, decider: decider))
             let policy = EndpointPolicy.standard.with(\.deadline, .seconds(600))
-            let error = await ReviewFixture.networkError {
+            let error = await StandardClientFixture.networkError {
                 try await client.send(Request<Item>.get("/x", policy: policy))
             }
             #expect(stub.requestCount == 1)
@@ -52,9 +53,9 @@ extension ReviewTests {
             struct Maintenance: Error {}
             let stub = StubTransport(responses: [.json(#"{"id": 1, "name": "Lamp"}"#)])
             let validator = AnyResponseValidator { _, _ in throw Maintenance() }
-            let client = ReviewFixture.client(stub, validators: [validator])
-            let error = await ReviewFixture.networkError { try await client.send(Request<Item>.get("/items/1")) }
-            let failure = ReviewFixture.decodingFailure(error)
+            let client = StandardClientFixture.client(stub, validators: [validator])
+            let error = await StandardClientFixture.networkError { try await client.send(Request<Item>.get("/items/1")) }
+            let failure = StandardClientFixture.decodingFailure(error)
             #expect(failure?.kind != .typeMismatch)
         }
 
@@ -65,10 +66,10 @@ extension ReviewTests {
             let clock = TestClock()
             let stub = StubTransport(responses: Array(repeating: .json(#"{"id": 1, "name": "Lamp"}"#), count: 3))
             let validator = AnyResponseValidator { _, _ in throw NotReadyYet() }
-            let client = ReviewFixture.client(stub, retry: RetryInterceptor(clock: clock), validators: [validator])
-            let error = await ReviewFixture.networkError { try await client.send(Request<Item>.get("/items/1")) }
+            let client = StandardClientFixture.client(stub, retry: RetryInterceptor(clock: clock), validators: [validator])
+            let error = await StandardClientFixture.networkError { try await client.send(Request<Item>.get("/items/1")) }
             #expect(stub.requestCount == 3)
-            #expect(ReviewFixture.decodingFailure(error)?.kind != .typeMismatch)
+            #expect(StandardClientFixture.decodingFailure(error)?.kind != .typeMismatch)
         }
     }
 }

@@ -6,9 +6,10 @@ import Testing
 import Courier
 import CourierTesting
 
-extension ReviewTests {
-    /// Issue 8 §1 decoding failures (kind, redacted snippet) and §2 error comparison.
-    @Suite struct ErrorTests {
+extension CoreTests {
+    /// What a failed call reports: the decoding failure's kind and its redacted snippet, server
+    /// errors without tokens, and error comparison.
+    @Suite struct ErrorReports {
         /// An OAuth server answering `text/plain` form-encoded (common; GitHub's legacy default):
         /// the body is not redacted at all in `bodySnippet` (text bodies skip structural redaction).
         @Test func decodingSnippetHidesTokenInTextBody() async throws {
@@ -17,9 +18,9 @@ extension ReviewTests {
                     200, body: "access_token=at-SECRET-42424242&token_type=bearer&refresh_token=rt-SECRET-99999999",
                     contentType: "text/plain")
             ])
-            let client = ReviewFixture.client(stub)
-            let error = await ReviewFixture.networkError { try await client.send(Request<Item>.get("/token")) }
-            let failure = ReviewFixture.decodingFailure(error)
+            let client = StandardClientFixture.client(stub)
+            let error = await StandardClientFixture.networkError { try await client.send(Request<Item>.get("/token")) }
+            let failure = StandardClientFixture.decodingFailure(error)
             #expect(failure?.bodySnippet.contains("at-SECRET-42424242") == false)
             #expect(failure?.bodySnippet.contains("rt-SECRET-99999999") == false)
             #expect(error?.description.contains("at-SECRET") == false)
@@ -34,11 +35,11 @@ extension ReviewTests {
                     200, body: "<html><body>Request headers: Authorization: Bearer tok-SECRET-123</body></html>",
                     contentType: "text/html")
             ])
-            let client = ReviewFixture.client(stub, tokenManager: ReviewFixture.signedInManager())
-            let error = await ReviewFixture.networkError {
+            let client = StandardClientFixture.client(stub, tokenManager: StandardClientFixture.signedInManager())
+            let error = await StandardClientFixture.networkError {
                 try await client.send(Request<Item>.get("/me", policy: .authorizedRead))
             }
-            let failure = ReviewFixture.decodingFailure(error)
+            let failure = StandardClientFixture.decodingFailure(error)
             #expect(failure?.kind == .unexpectedContentType)
             #expect(failure?.bodySnippet.contains("tok-SECRET-123") == false)
         }
@@ -49,9 +50,9 @@ extension ReviewTests {
             var redactor = Redactor()
             redactor.bodyFields.insert("favourite_colour")
             let stub = StubTransport(responses: [.json(#"{"favourite_colour": "teal-4242", "name": "Ann"}"#)])
-            let client = ReviewFixture.client(stub, redactor: redactor)
-            let error = await ReviewFixture.networkError { try await client.send(Request<Item>.get("/people/1")) }
-            let failure = ReviewFixture.decodingFailure(error)
+            let client = StandardClientFixture.client(stub, redactor: redactor)
+            let error = await StandardClientFixture.networkError { try await client.send(Request<Item>.get("/people/1")) }
+            let failure = StandardClientFixture.decodingFailure(error)
             #expect(failure?.kind == .typeMismatch)
             #expect(failure?.bodySnippet.contains("teal-4242") == false)
         }
@@ -63,8 +64,8 @@ extension ReviewTests {
             let stub = StubTransport(responses: [
                 .json(#"{"refresh_token": "rt-SECRET-77777777", "trace": "x"}"#, status: 500)
             ])
-            let client = ReviewFixture.client(stub, retry: RetryInterceptor(clock: TestClock()))
-            let error = await ReviewFixture.networkError {
+            let client = StandardClientFixture.client(stub, retry: RetryInterceptor(clock: TestClock()))
+            let error = await StandardClientFixture.networkError {
                 try await client.send(Request<Item>.get("/x", policy: .standard.with(\.retry, .none)))
             }
             #expect(error?.kind == .server)
@@ -76,9 +77,9 @@ extension ReviewTests {
         /// classified `malformedBody`, not `emptyBody`.
         @Test func whitespaceOnlyBodyIsEmptyBody() async throws {
             let stub = StubTransport(responses: [.status(200, body: "\n", contentType: "application/json")])
-            let client = ReviewFixture.client(stub)
-            let error = await ReviewFixture.networkError { try await client.send(Request<Item>.get("/x")) }
-            #expect(ReviewFixture.decodingFailure(error)?.kind == .emptyBody)
+            let client = StandardClientFixture.client(stub)
+            let error = await StandardClientFixture.networkError { try await client.send(Request<Item>.get("/x")) }
+            #expect(StandardClientFixture.decodingFailure(error)?.kind == .emptyBody)
         }
 
         /// A captive-portal page that starts with a UTF-8 BOM and claims `application/json`
@@ -89,9 +90,9 @@ extension ReviewTests {
             let stub = StubTransport(responses: [
                 HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: body)
             ])
-            let client = ReviewFixture.client(stub)
-            let error = await ReviewFixture.networkError { try await client.send(Request<Item>.get("/x")) }
-            #expect(ReviewFixture.decodingFailure(error)?.kind == .unexpectedContentType)
+            let client = StandardClientFixture.client(stub)
+            let error = await StandardClientFixture.networkError { try await client.send(Request<Item>.get("/x")) }
+            #expect(StandardClientFixture.decodingFailure(error)?.kind == .unexpectedContentType)
         }
 
         /// `NetworkError ==` is documented as comparing "the response's status, code and body", but
@@ -106,7 +107,7 @@ extension ReviewTests {
         /// `Endpoint` doc: "`Optional` gives `nil` on an empty body". `Data?` gives empty `Data`.
         @Test func optionalDataIsNilOnNoContent() async throws {
             let stub = StubTransport(responses: [.status(204)])
-            let client = ReviewFixture.client(stub)
+            let client = StandardClientFixture.client(stub)
             let value = try await client.send(Request<Data?>.get("/avatar"))
             #expect(value == nil)
         }

@@ -6,9 +6,9 @@ import Testing
 import Courier
 import CourierTesting
 
-extension ReviewTests {
-    /// Issue 8 §1: "A call never leaves without the token or key its endpoint declared."
-    @Suite struct PolicyPromiseTests {
+extension CoreTests {
+    /// "A call never leaves without the token or key its endpoint declared."
+    @Suite struct PolicyPromises {
         struct Me: Endpoint {
             typealias Response = HTTPResponse
             var path: String { "/me" }
@@ -26,17 +26,17 @@ extension ReviewTests {
         /// pipeline (AuthInterceptor) reads the *context's* policy: a caller-made context with the
         /// default policy sends an `auth: .required` endpoint without its token.
         @Test func authorizedCallDoesNotJoinAnAnonymousCallInFlight() async throws {
-            let gate = ReviewGate()
+            let gate = TransportGate()
             let stub = StubTransport { _ in
                 await gate.wait()
                 return .status(200, body: "{}", contentType: "application/json")
             }
             let dedup = DeduplicationInterceptor(partition: { "shared" })
-            let client = APIClient(environment: ReviewFixture.environment) {
+            let client = APIClient(environment: StandardClientFixture.environment) {
                 $0.transport = stub
                 $0.interceptors = [
                     RequestIDInterceptor(), dedup, RetryInterceptor(clock: TestClock()),
-                    AuthInterceptor(tokenManager: ReviewFixture.signedInManager()), IdempotencyInterceptor(),
+                    AuthInterceptor(tokenManager: StandardClientFixture.signedInManager()), IdempotencyInterceptor(),
                 ]
             }
             let anonymous = Task { try await client.send(Request.raw(.get, "/feed", policy: .standard)) }
@@ -55,8 +55,8 @@ extension ReviewTests {
         /// `.missingInterceptor`. (Documents the behaviour; passes.)
         @Test func requiredAuthWithoutInterceptorFailsLocally() async throws {
             let stub = StubTransport(responses: [.status(200)])
-            let client = ReviewFixture.client(stub)
-            let error = await ReviewFixture.networkError { try await client.send(Me()) }
+            let client = StandardClientFixture.client(stub)
+            let error = await StandardClientFixture.networkError { try await client.send(Me()) }
             #expect(error?.kind == .missingInterceptor)
             #expect(stub.requestCount == 0)
         }

@@ -6,13 +6,10 @@ import Testing
 import Courier
 import CourierTesting
 
-/// Regression tests from a first-time user's attempt to break the promises of issue 8 §1–3. Each
-/// test asserts the behaviour the README or the doc comments promise; the comment above a test
-/// describes the problem as it was found (every one is fixed; a failure means it came back).
-enum ReviewTests {}
-
-enum ReviewFixture {
-    static let environment = APIEnvironment(name: "review", baseURL: URL(string: "https://api.example.test/v1")!)
+/// The README's production client over a stub transport, shared by suites that check a promise
+/// of the README or the doc comments end to end (errors, policy promises, retries, hooks).
+enum StandardClientFixture {
+    static let environment = APIEnvironment(name: "test", baseURL: URL(string: "https://api.example.test/v1")!)
 
     /// A token manager signed in with `accessToken`, refreshing through `transport` when given.
     static func signedInManager(accessToken: String = "tok-SECRET-123", transport: (any Transport)? = nil) -> TokenManager {
@@ -29,12 +26,14 @@ enum ReviewFixture {
         cache: HTTPCache? = nil,
         redactor: Redactor = Redactor(),
         retry: RetryInterceptor = RetryInterceptor(clock: TestClock(), random: { 0.5 }),
-        validators: [any ResponseValidator] = []
+        validators: [any ResponseValidator] = [],
+        configure: (inout APIClient.Configuration) -> Void = { _ in }
     ) -> APIClient {
         APIClient(environment: environment) {
             $0.transport = stub
             $0.interceptors = .standard(tokenManager: tokenManager, cache: cache, redactor: redactor, retry: retry)
             $0.validators = validators
+            configure(&$0)
         }
     }
 
@@ -64,7 +63,7 @@ enum ReviewFixture {
 }
 
 /// A gate a stub transport waits on until the test opens it (bounded by the test's time limit).
-actor ReviewGate {
+actor TransportGate {
     private var isOpen = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 

@@ -3,12 +3,26 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-import Courier
+@testable import Courier
 import CourierTesting
 
-extension ReviewTests {
-    /// Issue 8 §2 small seed items: `onStart`, and the shared transport of the token manager.
-    @Suite struct HookTests {
+extension CoreTests {
+    /// `onStart` fires once, when a call reaches the transport: never for a cache hit, never for the
+    /// background revalidation of a stale-while-revalidate hit.
+    @Suite struct OnStart {
+        @Test func onStartRunsOnceWhenTheTransportIsReachedNotForACacheHit() async throws {
+            let stub = StubTransport { _ in .status(200, body: "{}", headers: ["Cache-Control": "max-age=60"]) }
+            let client = APIClient(environment: StandardClientFixture.environment) {
+                $0.transport = stub
+                $0.interceptors = .standard(cache: HTTPCache())
+            }
+            let started = Locked(0)
+            let request = Request<Data>.get("/a").onStart { started.withLock { $0 += 1 } }
+            _ = try await client.send(request)
+            _ = try await client.send(request)
+            #expect(started.current == 1)
+        }
+
         /// `onStart` is documented "not for a cache hit". A stale-while-revalidate hit returns at
         /// once, then the background revalidation runs the rest of the pipeline with the caller's
         /// context, reaches the transport as that call's first attempt and fires `onStart` — a
@@ -22,7 +36,7 @@ extension ReviewTests {
                 200, body: #"{"id": 1, "name": "Lamp"}"#, contentType: "application/json",
                 headers: ["Cache-Control": "max-age=1, stale-while-revalidate=600", "ETag": "\"v1\""])
             let stub = StubTransport(responses: [fresh, .status(304, headers: ["ETag": "\"v1\""])])
-            let client = ReviewFixture.client(stub, cache: cache)
+            let client = StandardClientFixture.client(stub, cache: cache)
             _ = try await client.send(Request<Item>.get("/items/1"))
             now.set(now.current.addingTimeInterval(10))
 
@@ -33,20 +47,5 @@ extension ReviewTests {
             #expect(stub.requestCount == 2)  // the revalidation did go out
             #expect(starts.current == 0)  // but the caller was told nothing started
         }
-
-        /// A token manager without a transport and outside any client fails the refresh with
-        /// `.missingInterceptor` — the case named for a pipeline gap, for a missing transport.
-        /// (Documents the naming; passes.)
-        @Test func tokenManagerWithoutTransportNamesTheProblem() async throws {
-            let manager = TokenManager(
-                store: InMemoryTokenStore(
-                    AuthTokens(accessToken: "a", refreshToken: "r", expiresAt: Date(timeIntervalSince1970: 0))),
-                grant: .oauth2(tokenURL: URL(string: "https://auth.example.test/token")!))
-            let error = await ReviewFixture.networkError { try await manager.validAccessToken() }
-            #expect(error?.kind == .invalidRequest)
-        }
-
-        /// One `TokenManager` shared by two clients (two APIs, two transports) refreshes through
-        /// the first client created, even for the second client's calls — silently.
     }
 }
