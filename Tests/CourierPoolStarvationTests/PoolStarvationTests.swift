@@ -109,32 +109,39 @@ struct PoolStarvationTests {
         }
     }
 
-    @Test("no workload blocks the one thread of a starved pool: probe lateness < 250 ms")
-    func libraryWorkloadsNeverBlockAPoolThread() async throws {
-        let helper = try Self.helperURL()
-        // The helper itself bounds every wait it makes; this only catches a hang of the whole run.
-        let (status, output, errors) = try await Self.run(helper, limit: .seconds(240))
-        let phases = Self.phases(output)
-        for phase in phases { print("pool-starvation: \(phase)") }
-        try #require(status == 0 && output.contains("DONE"), "courier-pool-probe exit \(status):\n\(output)\n\(errors)")
+    /// Run by `scripts/test` in its quiet pass, alone: inside the parallel pass the machine's own
+    /// load (a thousand tests, a build beside them) made honest workloads 250 ms late (a curl
+    /// upload from a file, 256 ms, in a run where it measures 14-28 ms alone).
+    @Suite("on a quiet machine") struct OnAQuietMachine {
+        @Test(
+            "no workload blocks the one thread of a starved pool: probe lateness < 250 ms",
+            .enabled(if: ProcessInfo.processInfo.environment["COURIER_TRANSPORT"] != "curl", "it runs both transports itself"))
+        func libraryWorkloadsNeverBlockAPoolThread() async throws {
+            let helper = try PoolStarvationTests.helperURL()
+            // The helper itself bounds every wait it makes; this only catches a hang of the whole run.
+            let (status, output, errors) = try await PoolStarvationTests.run(helper, limit: .seconds(240))
+            let phases = PoolStarvationTests.phases(output)
+            for phase in phases { print("pool-starvation: \(phase)") }
+            try #require(status == 0 && output.contains("DONE"), "courier-pool-probe exit \(status):\n\(output)\n\(errors)")
 
-        let wide = output.split(separator: "\n").filter { $0.hasPrefix("WIDE ") }.map { $0.dropFirst(5) }
-        #expect(wide.isEmpty, "the pool stayed wider than one thread before \(wide): those phases prove nothing")
-        let control = try #require(phases.first { $0.name == "control-blocking-sleep" })
-        // The medium pool's only thread slept 1.5 s: its probe is late by that, or by the time to
-        // libdispatch's next check, which then adds a thread.
-        #expect(
-            control.lateness[1] >= Self.bound || control.extraThreads[1] > 0,
-            "the deliberate 1.5 s block went unseen: the pool was not starved, so this test proves nothing (\(control))")
-
-        for phase in phases where phase.name != control.name {
-            if let reason = Self.reportOnly[phase.name] {
-                print("pool-starvation: \(phase.name) reported, not judged: \(reason)")
-                continue
-            }
+            let wide = output.split(separator: "\n").filter { $0.hasPrefix("WIDE ") }.map { $0.dropFirst(5) }
+            #expect(wide.isEmpty, "the pool stayed wider than one thread before \(wide): those phases prove nothing")
+            let control = try #require(phases.first { $0.name == "control-blocking-sleep" })
+            // The medium pool's only thread slept 1.5 s: its probe is late by that, or by the time to
+            // libdispatch's next check, which then adds a thread.
             #expect(
-                phase.maxLateness < Self.bound,
-                "\(phase) — a library call blocked the pool's only thread")
+                control.lateness[1] >= PoolStarvationTests.bound || control.extraThreads[1] > 0,
+                "the deliberate 1.5 s block went unseen: the pool was not starved, so this test proves nothing (\(control))")
+
+            for phase in phases where phase.name != control.name {
+                if let reason = PoolStarvationTests.reportOnly[phase.name] {
+                    print("pool-starvation: \(phase.name) reported, not judged: \(reason)")
+                    continue
+                }
+                #expect(
+                    phase.maxLateness < PoolStarvationTests.bound,
+                    "\(phase) — a library call blocked the pool's only thread")
+            }
         }
     }
 }
