@@ -14,12 +14,12 @@ extension KeychainTokenStore {
     }
 }
 
-extension KeychainTokenStore: ExclusiveTokenStorage {
-    var exclusivityKey: (key: String, description: String) {
-        (
-            "token-keychain:\(service)|\(account)|\(accessGroup ?? "")",
-            "the Keychain item \(service)/\(account)"
-        )
+extension KeychainTokenStore {
+    /// The Keychain item: service, account and access group.
+    public var storageIdentity: SessionStateIdentity? {
+        SessionStateIdentity(
+            key: "token-keychain:\(service)|\(account)|\(accessGroup ?? "")",
+            label: "the Keychain item \(service)/\(account)")
     }
 }
 #endif

@@ -103,9 +103,9 @@ extension CoreIntegrationTests {
         @Test("one URLSession per client, reused by every call", TestTransport.urlSessionOnly)
         func oneSession() async throws {
             let (client, namespace) = try TestServers.apiClient()
-            let session = try #require(client.session)
+            let session = try #require((client.configuration.transport as? URLSessionTransport)?.session)
             for _ in 0..<3 { _ = try await client.send(Request<Echo>.get("/echo/session")) }
-            #expect(client.session === session)
+            #expect((client.configuration.transport as? URLSessionTransport)?.session === session)
             #expect(session.configuration.urlCache == nil)
             let log = try await TestServers.requestLog(namespace: namespace, path: "/echo/session")
             #expect(log.count == 3)

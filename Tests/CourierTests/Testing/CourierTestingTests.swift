@@ -176,9 +176,9 @@ extension CoreTests {
             let client = APIClient(environment: CoreFixture.environment) {
                 $0.transport = URLSessionTransport(configuration: configuration)
             }
-            let session = try #require(client.session)
+            let session = try #require((client.configuration.transport as? URLSessionTransport)?.session)
             for _ in 0..<3 { try await client.send(Request<Void>.get("/x")) }
-            #expect(client.session === session)
+            #expect((client.configuration.transport as? URLSessionTransport)?.session === session)
             #expect(count.current == 3)
         }
 

@@ -84,42 +84,10 @@ enum SessionIsolation {
         }
     }
 
-    /// Identities of the session state a configuration holds, each with a label for the error.
+    /// Identities of the session state a configuration holds: those of its interceptors and its
+    /// transport that conform to ``SessionResettable`` (the transport first), as (key, label) pairs.
     static func stateKeys(of configuration: APIClient.Configuration) -> [(String, String)] {
-        var keys: [(String, String)] = []
-        let transport =
-            (configuration.transport as? URLSessionTransport)
-            ?? (configuration.transport as? PinningTransport)?.base
-        if let transport {
-            keys.append(("session:\(ObjectIdentifier(transport.session))", "one URLSession"))
-            if let cookies = transport.cookieStorage {
-                keys.append(("cookies:\(ObjectIdentifier(cookies))", "one cookie storage"))
-            }
-        }
-        for interceptor in configuration.interceptors {
-            if let auth = interceptor as? AuthInterceptor {
-                keys.append(("tokens:\(ObjectIdentifier(auth.tokenManager))", "one TokenManager"))
-                if let store = storeKey(of: auth.tokenManager.store) { keys.append(store) }
-            }
-            if let cache = interceptor as? CacheInterceptor {
-                let partition = cache.cache.currentPartition
-                let storage: String
-                if type(of: cache.cache.storage) is AnyObject.Type {
-                    storage = "\(ObjectIdentifier(cache.cache.storage as AnyObject))"
-                } else {
-                    storage = "\(ObjectIdentifier(cache.cache))"
-                }
-                keys.append(
-                    (
-                        "cache:\(storage)|\(partition)",
-                        "the cache partition '\(partition)' (name partitions after ServerEnvironment.storageNamespace)"
-                    ))
-            }
-        }
-        return keys
-    }
-
-    private static func storeKey(of store: any TokenStore) -> (String, String)? {
-        (store as? any ExclusiveTokenStorage)?.exclusivityKey
+        let members: [any Sendable] = [configuration.transport] + configuration.interceptors
+        return members.compactMap { $0 as? any SessionResettable }.flatMap(\.sessionStateIdentities).map { ($0.key, $0.label) }
     }
 }

@@ -91,9 +91,6 @@ public final class APIClient: Sendable {
     /// session state.
     public func switchEnvironment(to environment: APIEnvironment) { routing.lane.environment.set(environment) }
 
-    /// The transport's `URLSession`, when it is a ``URLSessionTransport``.
-    package var session: URLSession? { (configuration.transport as? URLSessionTransport)?.session }
-
     // MARK: Sending
 
     /// Sends `endpoint` and returns its decoded response.

@@ -24,7 +24,8 @@ final class ClientLane: Sendable {
 
     init(configuration: APIClient.Configuration) {
         self.configuration = configuration
-        let redactor = configuration.interceptors.lazy.compactMap { ($0 as? LoggingInterceptor)?.redactor }.first ?? Redactor()
+        let participants = configuration.interceptors.compactMap { $0 as? any LaneParticipant }
+        let redactor = participants.lazy.compactMap(\.laneRedactor).first ?? Redactor()
         var pipeline = Pipeline(
             interceptors: configuration.interceptors, transport: configuration.transport,
             validators: configuration.validators)
@@ -33,15 +34,13 @@ final class ClientLane: Sendable {
         self.capabilities = configuration.interceptors.reduce(into: []) { $0.formUnion($1.capabilities) }
         self.redactor = redactor
         // A token manager without a transport of its own refreshes through its client's (its lane's).
-        for case let auth as AuthInterceptor in configuration.interceptors {
-            auth.tokenManager.adoptTransport(configuration.transport)
-        }
+        for participant in participants { participant.adoptLaneTransport(configuration.transport) }
         self.builder = RequestBuilder(
             encoder: configuration.encoder, queryEncoder: configuration.queryEncoder,
             defaultHeaders: configuration.headers)
         self.deadlines = makeDeadlineScheduler(clock: configuration.clock)
         self.environment = Locked(configuration.environment)
-        self.requestIDHeader = (configuration.interceptors.first as? RequestIDInterceptor)?.headerName
+        self.requestIDHeader = (configuration.interceptors.first as? any LaneParticipant)?.requestIDHeaderName
     }
 }
 

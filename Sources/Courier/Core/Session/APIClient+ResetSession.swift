@@ -2,12 +2,14 @@ extension APIClient {
     /// Logs the account out of the network layer: clears everything the client and the given
     /// participants hold for it, so the next account starts clean.
     ///
-    /// Resets, in order: every ``AuthInterceptor`` of the pipeline first (signing out, so no request
-    /// started during the reset still carries the old token and refills what is cleared next),
-    /// then the client's transport (for ``URLSessionTransport``: every cookie in its private cookie
-    /// storage, its credentials, and its connections), the other interceptors that conform to
-    /// ``SessionResettable`` (a cache's partition of this account), then `participants` (token
-    /// stores, snapshot stores, a ``HARRecorder`` via ``SessionResetAction``, your own stores).
+    /// Resets the pipeline's interceptors and the transport that conform to ``SessionResettable``,
+    /// stage by stage (``SessionResettable/sessionResetStage``): first ``SessionResetStage/signOut``
+    /// (every ``AuthInterceptor``, so no request started during the reset still carries the old
+    /// token and refills what is cleared next), then ``SessionResetStage/connections`` (the
+    /// transport: for ``URLSessionTransport`` every cookie in its private cookie storage, its
+    /// credentials and its connections), then ``SessionResetStage/storedState`` (a cache's
+    /// partition of this account); then `participants` (token stores, snapshot stores, a
+    /// ``HARRecorder`` via ``SessionResetAction``, your own stores).
     /// Every participant is attempted even when one fails.
     ///
     /// Call it before signing the next user in; requests still running may finish with the old
@@ -20,12 +22,14 @@ extension APIClient {
         try await Courier.resetSession(of: Self.sessionParticipants(of: configuration) + participants)
     }
 
-    /// The session state of one configuration, in reset order: auth interceptors, the transport,
-    /// the other resettable interceptors.
+    /// The session state of one configuration in reset order: the interceptors and the transport
+    /// that conform to ``SessionResettable``, by ``SessionResettable/sessionResetStage`` (sign-out,
+    /// connections, stored state), in pipeline order within a stage (the transport last).
     static func sessionParticipants(of configuration: Configuration) -> [any SessionResettable] {
-        var all: [any SessionResettable] = configuration.interceptors.compactMap { $0 as? AuthInterceptor }
-        if let transport = configuration.transport as? any SessionResettable { all.append(transport) }
-        all += configuration.interceptors.filter { !($0 is AuthInterceptor) }.compactMap { $0 as? any SessionResettable }
-        return all
+        let members: [any Sendable] = configuration.interceptors + [configuration.transport]
+        let all = members.compactMap { $0 as? any SessionResettable }
+        return all.enumerated()
+            .sorted { ($0.element.sessionResetStage, $0.offset) < ($1.element.sessionResetStage, $1.offset) }
+            .map(\.element)
     }
 }

@@ -14,6 +14,64 @@ public protocol SessionResettable: Sendable {
     /// - Throws: When the state could not be removed (e.g. a Keychain error); the reset still goes
     ///   on with the other participants.
     func resetSession() async throws
+
+    /// When this participant is reset relative to the others; ``SessionResetStage/storedState``
+    /// by default.
+    var sessionResetStage: SessionResetStage { get }
+
+    /// The pieces of session state this participant holds, each named so that
+    /// ``APIClient/init(environments:configure:)`` can refuse two environments sharing one
+    /// (``EnvironmentError/sharedSessionState(_:)``); none by default.
+    var sessionStateIdentities: [SessionStateIdentity] { get }
+}
+
+extension SessionResettable {
+    /// ``SessionResetStage/storedState``.
+    public var sessionResetStage: SessionResetStage { .storedState }
+    /// None.
+    public var sessionStateIdentities: [SessionStateIdentity] { [] }
+}
+
+/// When a participant of ``APIClient/resetSession(also:)`` is reset, relative to the others:
+/// participants of an earlier stage first, in the pipeline's order within a stage.
+public enum SessionResetStage: Int, Sendable, Hashable, Comparable {
+    /// Signing out, before anything else, so that no request started during the reset still
+    /// carries the old credentials and refills what is cleared next (``AuthInterceptor``).
+    case signOut = 0
+    /// The transport's cookies, credentials and connections (``URLSessionTransport``).
+    case connections = 1
+    /// Stored state: cached responses, snapshots, recorded traffic (the default).
+    case storedState = 2
+
+    /// Orders stages by when they are reset.
+    public static func < (lhs: SessionResetStage, rhs: SessionResetStage) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One piece of session state (a URLSession, a cookie storage, a token file, a cache partition),
+/// identified so that two holders of the same piece can be recognised.
+public struct SessionStateIdentity: Sendable, Hashable {
+    /// Equal for two holders of the same state, e.g. `"cookies:" + the storage's object identity`.
+    public let key: String
+    /// How the state is named in an error, e.g. `"one cookie storage"`.
+    public let label: String
+
+    /// Creates an identity.
+    /// - Parameters:
+    ///   - key: Equal for every holder of the same state, distinct otherwise.
+    ///   - label: A short description for error messages.
+    public init(key: String, label: String) {
+        self.key = key
+        self.label = label
+    }
+
+    /// The identity of a reference-type piece of state, keyed by its object identity.
+    /// - Parameters:
+    ///   - kind: A prefix that keeps kinds apart, e.g. `"cookies"`.
+    ///   - object: The object holding the state.
+    ///   - label: A short description for error messages.
+    public init(_ kind: String, object: AnyObject, label: String) {
+        self.init(key: "\(kind):\(ObjectIdentifier(object))", label: label)
+    }
 }
 
 /// A ``SessionResettable`` made from a closure, for stores that don't conform themselves.

@@ -21,4 +21,16 @@ extension URLSessionTransport: SessionResettable {
             session.reset { continuation.resume() }
         }
     }
+
+    /// ``SessionResetStage/connections``.
+    public var sessionResetStage: SessionResetStage { .connections }
+
+    /// The URLSession and its cookie storage.
+    public var sessionStateIdentities: [SessionStateIdentity] {
+        var identities = [SessionStateIdentity("session", object: session, label: "one URLSession")]
+        if let cookieStorage {
+            identities.append(SessionStateIdentity("cookies", object: cookieStorage, label: "one cookie storage"))
+        }
+        return identities
+    }
 }

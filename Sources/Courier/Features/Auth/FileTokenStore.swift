@@ -163,3 +163,11 @@ private enum TokenFile {
         }
     }
 }
+
+extension FileTokenStore {
+    /// The token file, by its standardized path.
+    public var storageIdentity: SessionStateIdentity? {
+        let path = fileURL.standardizedFileURL.path
+        return SessionStateIdentity(key: "token-file:\(path)", label: "the token file \(path)")
+    }
+}

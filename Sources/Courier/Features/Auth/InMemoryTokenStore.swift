@@ -16,3 +16,10 @@ public final class InMemoryTokenStore: TokenStore {
 
     public func clear() { tokens.set(nil) }
 }
+
+extension InMemoryTokenStore {
+    /// This store object.
+    public var storageIdentity: SessionStateIdentity? {
+        SessionStateIdentity("token-memory", object: self, label: "one InMemoryTokenStore")
+    }
+}

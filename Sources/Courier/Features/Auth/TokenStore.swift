@@ -33,6 +33,16 @@ public protocol TokenStore: Sendable {
     ///
     /// - Throws: ``TokenStoreError`` when the storage cannot be changed.
     func clear() throws
+
+    /// The storage this store reads and writes, so that two environments of one client cannot
+    /// share it (``EnvironmentError/sharedSessionState(_:)``): two stores with the same identity
+    /// share their tokens. `nil` (the default) leaves the store out of that check.
+    var storageIdentity: SessionStateIdentity? { get }
+}
+
+extension TokenStore {
+    /// `nil`: the store is not checked for sharing between environments.
+    public var storageIdentity: SessionStateIdentity? { nil }
 }
 
 /// Why a ``TokenStore`` failed. Messages never contain token values.

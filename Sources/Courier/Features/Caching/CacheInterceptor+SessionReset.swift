@@ -6,6 +6,22 @@ extension CacheInterceptor: SessionResettable {
     public func resetSession() async throws {
         await cache.removeAll(partition: cache.currentPartition)
     }
+
+    /// The current partition of the cache's storage.
+    public var sessionStateIdentities: [SessionStateIdentity] {
+        let partition = cache.currentPartition
+        let storage: String
+        if type(of: cache.storage) is AnyObject.Type {
+            storage = "\(ObjectIdentifier(cache.storage as AnyObject))"
+        } else {
+            storage = "\(ObjectIdentifier(cache))"
+        }
+        return [
+            SessionStateIdentity(
+                key: "cache:\(storage)|\(partition)",
+                label: "the cache partition '\(partition)' (name partitions after ServerEnvironment.storageNamespace)")
+        ]
+    }
 }
 
 extension SnapshotStore: SessionResettable {

@@ -101,4 +101,10 @@ extension PinningTransport: SessionResettable {
     public func resetSession() async {
         await base.resetSession()
     }
+
+    /// ``SessionResetStage/connections``.
+    public var sessionResetStage: SessionResetStage { .connections }
+
+    /// The base transport's URLSession and cookie storage.
+    public var sessionStateIdentities: [SessionStateIdentity] { base.sessionStateIdentities }
 }

@@ -119,4 +119,21 @@ struct EnvironmentSessionIsolationTests {
         #expect(FileTokenStore(directory: directory, namespace: "../x").fileURL.path == "/data/tokens...%2Fx.json")
         #expect(FileTokenStore(directory: directory, namespace: "a%2Fb").fileURL.path == "/data/tokens.a%252Fb.json")
     }
+
+    /// A transport from another package whose connections one instance keeps for every caller.
+    struct SharedPoolTransport: Transport, SessionResettable {
+        func send(_ request: URLRequest) async throws -> HTTPResponse { HTTPResponse(statusCode: 204) }
+        func resetSession() async {}
+        var sessionStateIdentities: [SessionStateIdentity] {
+            [SessionStateIdentity(key: "pool:shared", label: "the shared connection pool")]
+        }
+    }
+
+    @Test("a third-party transport names its state through SessionResettable; sharing it is refused")
+    func thirdPartyState() throws {
+        let set = try F.set()
+        #expect(
+            Self.sharedStateError { try APIClient(environments: set) { config, _ in config.transport = SharedPoolTransport() } }
+                == "environments 'development' and 'staging' share the shared connection pool")
+    }
 }

@@ -195,14 +195,5 @@ extension CoreTests {
             let items: [Item] = try await client.send(.get("/items"))
             #expect(items.map(\.id) == [1, 2])
         }
-
-        @Test("the client exposes its URLSession only for a URLSessionTransport")
-        func sessionAccessor() {
-            let stubbed = CoreFixture.client(StubTransport(responses: [HTTPResponse]()))
-            #expect(stubbed.session == nil)
-            let transport = URLSessionTransport()
-            let real = APIClient(environment: CoreFixture.environment) { $0.transport = transport }
-            #expect(real.session === transport.session)
-        }
     }
 }

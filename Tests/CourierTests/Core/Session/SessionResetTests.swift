@@ -39,6 +39,35 @@ struct SessionResetTests {
         func resetSession() async { journal.append("interceptor") }
     }
 
+    /// A third-party transport with session state of its own, reset at the connections stage.
+    struct StatefulTransport: Transport, SessionResettable {
+        let journal: Journal
+        func send(_ request: URLRequest) async throws -> HTTPResponse { HTTPResponse(statusCode: 204) }
+        func resetSession() async { journal.append("transport") }
+        var sessionResetStage: SessionResetStage { .connections }
+    }
+
+    /// A third-party interceptor that signs out, so it goes first whatever its place in the pipeline.
+    struct SigningOutInterceptor: Interceptor, SessionResettable {
+        let journal: Journal
+        func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+            try await next(request)
+        }
+        func resetSession() async { journal.append("sign-out") }
+        var sessionResetStage: SessionResetStage { .signOut }
+    }
+
+    @Test func thirdPartyParticipantsAreResetByTheirStageThenInPipelineOrder() async throws {
+        let journal = Journal()
+        let client = try ObservabilityFixtures.makeClient(
+            transport: StatefulTransport(journal: journal),
+            interceptors: [
+                StatefulInterceptor(journal: journal), RequestIDInterceptor(), SigningOutInterceptor(journal: journal),
+            ])
+        try await client.resetSession(also: [SessionResetAction("tokens") { journal.append("tokens") }])
+        #expect(journal.all == ["sign-out", "transport", "interceptor", "tokens"])
+    }
+
     @Test func everyParticipantIsResetInOrderEvenWhenOneFails() async throws {
         let journal = Journal()
         let client = try ObservabilityFixtures.makeClient(

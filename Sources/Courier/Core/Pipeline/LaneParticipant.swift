@@ -1,0 +1,34 @@
+/// What the client takes from an interceptor of its pipeline when it assembles a lane (see
+/// `ClientLane`): every requirement has a neutral default, so a built-in implements only what it
+/// carries. Reached through this protocol, never by naming a concrete interceptor.
+package protocol LaneParticipant: Interceptor {
+    /// The redactor for error snippets and for the header fields dropped on a cross-origin
+    /// redirect: the first one in the pipeline wins (``LoggingInterceptor``).
+    var laneRedactor: Redactor? { get }
+
+    /// The request-ID header field the request builder fills in directly when this interceptor is
+    /// the first of the pipeline (``RequestIDInterceptor``): one header write fewer per call.
+    var requestIDHeaderName: String? { get }
+
+    /// Offers the client's transport, for a participant that sends requests of its own (a
+    /// ``TokenManager`` without a transport refreshes through its client's).
+    func adoptLaneTransport(_ transport: any Transport)
+}
+
+extension LaneParticipant {
+    package var laneRedactor: Redactor? { nil }
+    package var requestIDHeaderName: String? { nil }
+    package func adoptLaneTransport(_ transport: any Transport) {}
+}
+
+extension LoggingInterceptor: LaneParticipant {
+    package var laneRedactor: Redactor? { redactor }
+}
+
+extension RequestIDInterceptor: LaneParticipant {
+    package var requestIDHeaderName: String? { headerName }
+}
+
+extension AuthInterceptor: LaneParticipant {
+    package func adoptLaneTransport(_ transport: any Transport) { tokenManager.adoptTransport(transport) }
+}
