@@ -167,7 +167,7 @@ func runDownloadCase(_ name: String, serverURL: URL) async {
 }
 
 /// Reads a body to the end; a slow consumer pauses 0.6 ms per 64 KiB (about 100 MB/s).
-private func consume(_ body: HTTPBody?, slow: Bool) async throws -> Int {
+private func consume(_ body: MessageBody?, slow: Bool) async throws -> Int {
     guard let body else { return 0 }
     var total = 0
     var sinceNap = 0

@@ -432,7 +432,7 @@ enum Stress {
 
     /// Reads `body` (yielding between chunks, so the buffer fills and the transfer pauses), to its
     /// end or until `stopAfter` bytes, then drops the iterator.
-    static func drain(_ body: HTTPBody, stopAfter: Int? = nil) async throws -> Drained {
+    static func drain(_ body: MessageBody, stopAfter: Int? = nil) async throws -> Drained {
         var result = Drained(count: 0, ordered: true)
         var iterator = body.makeAsyncIterator()
         while let chunk = try await iterator.next() {

@@ -198,9 +198,9 @@ final class CurlTransfer: @unchecked Sendable {
             let buffer = StreamBuffer(limit: limit, pausesProducer: true) { [self] in engine.submit(.cancel(self)) }
             buffer.setOnResume { [self] in engine.submit(.resume(self)) }
             stream = buffer
-            let length: HTTPBody.Length = contentLength.map { .known(Int64($0)) } ?? .unknown
+            let length: MessageBody.Length = contentLength.map { .known(Int64($0)) } ?? .unknown
             var response = makeResponse(body: Data())
-            response.streamedBody = HTTPBody(buffer: buffer, length: isContentDecoded ? .unknown : length)
+            response.streamedBody = MessageBody(buffer: buffer, length: isContentDecoded ? .unknown : length)
             if let continuation { engine.deliver(.success(response), to: continuation) }
             continuation = nil
         }

@@ -71,7 +71,7 @@ struct StreamingIntegrationTests {
         do {
             for try await _ in streamed.body.ndjson(as: Record.self) { decoded += 1 }
             Issue.record("expected an error")
-        } catch let HTTPBodyError.undecodableLine(number, _) {
+        } catch let MessageBodyError.undecodableLine(number, _) {
             #expect(number == 57)
         }
         #expect(decoded == 56)

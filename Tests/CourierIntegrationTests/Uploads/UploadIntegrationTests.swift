@@ -67,18 +67,18 @@ struct UploadIntegrationTests {
         #expect(values.last?.completedBytes == Int64(data.count))
     }
 
-    @Test("a multiple-iteration HTTPBody is sent as a request body; a single-use one is sent once and never retried")
+    @Test("a multiple-iteration MessageBody is sent as a request body; a single-use one is sent once and never retried")
     func httpBodyUploads() async throws {
         let (client, namespace) = try UploadFixtures.client()
         let chunks = (0..<8).map { UploadFixtures.bytes(40_000, seed: $0) }
         let whole = chunks.reduce(Data(), +)
-        let replayable = HTTPBody(Chunks(chunks: chunks), length: .known(Int64(whole.count)), iterationBehavior: .multiple)
+        let replayable = MessageBody(Chunks(chunks: chunks), length: .known(Int64(whole.count)), iterationBehavior: .multiple)
         let first = try await client.send(
             Self.count(.stream(BodyStream(replayable), contentType: "application/octet-stream"), query: ["fail": "1"]))
         #expect(first.sha256 == UploadFixtures.sha256(whole))
         #expect(first.attempt == 2)
 
-        let single = HTTPBody(Chunks(chunks: chunks), length: .unknown, iterationBehavior: .single)
+        let single = MessageBody(Chunks(chunks: chunks), length: .unknown, iterationBehavior: .single)
         await #expect(throws: NetworkError.self) {
             _ = try await client.send(
                 Self.count(.stream(BodyStream(single), contentType: "application/octet-stream"), query: ["fail": "3"]))

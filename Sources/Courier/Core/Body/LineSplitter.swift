@@ -21,13 +21,13 @@ struct LineSplitter {
     /// The next complete line of the bytes fed so far, without its line end; `nil` when the rest
     /// is an incomplete line (kept for the next chunk).
     ///
-    /// - Throws: ``HTTPBodyError/lineTooLong(maxBytes:)``.
+    /// - Throws: ``MessageBodyError/lineTooLong(maxBytes:)``.
     mutating func nextLine() throws -> Data? {
         let end = chunk.endIndex
         guard offset < end else { return nil }
         guard let newline = chunk[offset..<end].firstIndex(of: 0x0A) else {
             let rest = end - offset
-            guard pending.count + rest <= maxLineLength + 1 else { throw HTTPBodyError.lineTooLong(maxBytes: maxLineLength) }
+            guard pending.count + rest <= maxLineLength + 1 else { throw MessageBodyError.lineTooLong(maxBytes: maxLineLength) }
             pending.append(chunk[offset..<end])
             offset = end
             return nil
@@ -42,18 +42,18 @@ struct LineSplitter {
         }
         offset = newline + 1
         if line.last == 0x0D { line = line.dropLast() }
-        guard line.count <= maxLineLength else { throw HTTPBodyError.lineTooLong(maxBytes: maxLineLength) }
+        guard line.count <= maxLineLength else { throw MessageBodyError.lineTooLong(maxBytes: maxLineLength) }
         return line
     }
 
     /// The last line when the body did not end with a line end; `nil` when nothing is left. A CR
     /// at the very end is part of the line: only LF and CRLF end one.
     ///
-    /// - Throws: ``HTTPBodyError/lineTooLong(maxBytes:)``.
+    /// - Throws: ``MessageBodyError/lineTooLong(maxBytes:)``.
     mutating func finish() throws -> Data? {
         guard !pending.isEmpty else { return nil }
         defer { pending = Data() }
-        guard pending.count <= maxLineLength else { throw HTTPBodyError.lineTooLong(maxBytes: maxLineLength) }
+        guard pending.count <= maxLineLength else { throw MessageBodyError.lineTooLong(maxBytes: maxLineLength) }
         return pending
     }
 }

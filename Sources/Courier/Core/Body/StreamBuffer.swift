@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// The bounded hand-over between a transport that produces a response body and the one consumer
-/// that iterates it (``HTTPBody``).
+/// that iterates it (``MessageBody``).
 ///
 /// The producer calls ``append(_:)`` from any thread and never blocks. Memory is bounded by
 /// `limit` bytes held in the buffer:

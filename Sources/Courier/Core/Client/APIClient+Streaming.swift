@@ -8,8 +8,8 @@ import FoundationNetworking
 public struct StreamedResponse: Sendable {
     /// The response head: status, header fields and final URL (``HTTPResponse/body`` is empty).
     public let response: HTTPResponse
-    /// The body, delivered as it arrives; single-use (see ``HTTPBody``).
-    public let body: HTTPBody
+    /// The body, delivered as it arrives; single-use (see ``MessageBody``).
+    public let body: MessageBody
     /// The call's context: request ID, attempts before the head arrived, the slots interceptors filled.
     public let context: RequestContext
 
@@ -21,7 +21,7 @@ extension APIClient {
     /// Sends `endpoint` and returns as soon as the response head has arrived, with the body
     /// streaming — for exports, log tails, token streams and live feeds that must not be held in
     /// memory whole. The endpoint's `Response` type and decoding are not used: read the body as
-    /// chunks, ``HTTPBody/lines(maxLineLength:)`` or ``HTTPBody/ndjson(as:decoder:maxLineLength:)``.
+    /// chunks, ``MessageBody/lines(maxLineLength:)`` or ``MessageBody/ndjson(as:decoder:maxLineLength:)``.
     ///
     /// ```swift
     /// let export = try await client.stream(ExportOrders(), options: .init(bufferLimit: 256 << 10))
@@ -65,7 +65,7 @@ extension APIClient {
             guard endpoint.statusValidation.accepts(head.statusCode) else {
                 throw NetworkError(response: head, knownErrors: endpoint.knownErrors)
             }
-            var body = (head.streamedBody ?? HTTPBody(head.body)).idleLimited(
+            var body = (head.streamedBody ?? MessageBody(head.body)).idleLimited(
                 to: options.idleTimeout, deadlines: lane.deadlines)
             if let maxDuration = options.maxDuration {
                 body = body.limited(to: maxDuration - context.elapsed, deadlines: lane.deadlines)

@@ -4,25 +4,34 @@ import FoundationNetworking
 #endif
 
 /// Request body bytes read from an `InputStream` (``RequestBody/stream(_:contentType:)``), with
-/// whether they can be produced again.
+/// whether they can be produced again (``iterationBehavior``, the same spelling as a response's
+/// ``MessageBody/iterationBehavior-swift.property``).
 ///
 /// A call may send its request more than once — a retry, a 307/308 redirect (RFC 9110 §15.4.8–9),
-/// a resend after a token refresh. A **replayable** body (``file(_:)``, ``factory(length:_:)``) is
-/// produced afresh for every send and arrives byte-identical each time. A **one-shot** body
+/// a resend after a token refresh. A ``MessageBody/IterationBehavior-swift.enum/multiple`` body
+/// (``file(_:)``, ``factory(length:_:)``) is produced afresh for every send and arrives
+/// byte-identical each time. A ``MessageBody/IterationBehavior-swift.enum/single`` body
 /// (``once(_:length:)``) is sent at most once: every path that would repeat the request returns
 /// the first response or error instead, and a redirect that must repeat the body fails with
 /// ``NetworkError/invalidRequest(_:)`` — never an empty or partial resend.
 public struct BodyStream: Sendable {
-    /// Whether the bytes can be produced again for another send.
-    public let isReplayable: Bool
+    /// Whether the bytes can be produced again for another send: ``MessageBody/IterationBehavior-swift.enum/multiple``
+    /// for a file or a factory, ``MessageBody/IterationBehavior-swift.enum/single`` for a one-shot stream.
+    public let iterationBehavior: MessageBody.IterationBehavior
+
+    /// `true` when the bytes can be produced again (``iterationBehavior`` is `.multiple`).
+    @available(*, deprecated, renamed: "iterationBehavior", message: "compare iterationBehavior with .multiple")
+    public var isReplayable: Bool { iterationBehavior == .multiple }
     /// The body length in bytes when known: sent as `Content-Length` on Apple platforms; `nil`
     /// sends `Transfer-Encoding: chunked` (RFC 9112 §7.1), which URLSession on Linux uses for
     /// every stream.
     public let length: Int?
     private let produce: @Sendable () throws -> InputStream
 
-    private init(isReplayable: Bool, length: Int?, produce: @escaping @Sendable () throws -> InputStream) {
-        self.isReplayable = isReplayable
+    private init(
+        iterationBehavior: MessageBody.IterationBehavior, length: Int?, produce: @escaping @Sendable () throws -> InputStream
+    ) {
+        self.iterationBehavior = iterationBehavior
         self.length = length
         self.produce = produce
     }
@@ -34,7 +43,7 @@ public struct BodyStream: Sendable {
     ///   - length: Its length in bytes, when known.
     public static func once(_ stream: InputStream, length: Int? = nil) -> BodyStream {
         let box = OneShot(stream)
-        return BodyStream(isReplayable: false, length: length) { try box.take() }
+        return BodyStream(iterationBehavior: .single, length: length) { try box.take() }
     }
 
     /// A body made fresh by `make` for every send; each call must return a new, unopened stream
@@ -45,7 +54,7 @@ public struct BodyStream: Sendable {
     ///   - make: Creates the stream. An error it throws fails the call with
     ///     ``NetworkError/invalidRequest(_:)``.
     public static func factory(length: Int? = nil, _ make: @escaping @Sendable () throws -> InputStream) -> BodyStream {
-        BodyStream(isReplayable: true, length: length, produce: make)
+        BodyStream(iterationBehavior: .multiple, length: length, produce: make)
     }
 
     /// The contents of a file, read afresh for every send (replayable).
@@ -55,7 +64,7 @@ public struct BodyStream: Sendable {
     ///   ``NetworkError/invalidRequest(_:)``.
     public static func file(_ url: URL) -> BodyStream {
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
-        return BodyStream(isReplayable: true, length: size) {
+        return BodyStream(iterationBehavior: .multiple, length: size) {
             guard let stream = InputStream(url: url) else { throw BodyStreamError.unreadable(url.lastPathComponent) }
             return stream
         }

@@ -21,10 +21,11 @@ public enum RequestBody: Sendable {
     case stream(BodyStream, contentType: String)
 
     /// Whether the body can be produced again for a retry, a 307/308 redirect or a resend after a
-    /// token refresh: `false` only for a one-shot ``BodyStream``.
-    package var isReplayable: Bool {
-        if case .stream(let stream, _) = self { return stream.isReplayable }
-        return true
+    /// token refresh: ``MessageBody/IterationBehavior-swift.enum/single`` only for a one-shot
+    /// ``BodyStream``; every other body is ``MessageBody/IterationBehavior-swift.enum/multiple``.
+    public var iterationBehavior: MessageBody.IterationBehavior {
+        if case .stream(let stream, _) = self { return stream.iterationBehavior }
+        return .multiple
     }
 
     /// `true` for ``none``.

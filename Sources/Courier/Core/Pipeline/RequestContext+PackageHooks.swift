@@ -38,7 +38,7 @@ extension RequestContext {
     /// resend after a token refresh: `false` once a one-shot body stream was sent.
     package var canResendBody: Bool {
         guard let stream = bodyStream else { return true }
-        return stream.isReplayable || attempt == 0
+        return stream.iterationBehavior == .multiple || attempt == 0
     }
 }
 

@@ -50,7 +50,7 @@ struct RedirectFollower: Sendable {
             guard hops <= Self.maxRedirects else { throw URLError(.httpTooManyRedirects) }
             if next.httpMethod != request.httpMethod {
                 stream = nil
-            } else if let current = stream, !current.isReplayable {
+            } else if let current = stream, current.iterationBehavior == .single {
                 throw NetworkError.invalidRequest(
                     "\(request.httpMethod ?? "GET") \(request.url?.path ?? "") was redirected with \(response.statusCode), "
                         + "which repeats the request body, but the body is a one-shot stream that cannot be sent again")

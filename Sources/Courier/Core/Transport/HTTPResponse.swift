@@ -23,7 +23,7 @@ public struct HTTPResponse: Sendable, Hashable {
     public var url: URL?
     /// The body still arriving from the network, in a streamed call; `nil` for a buffered
     /// response (the bytes are in ``body``).
-    public var streamedBody: HTTPBody?
+    public var streamedBody: MessageBody?
 
     /// `true` when the body is streamed (``streamedBody`` is set) rather than in ``body``.
     public var isStreamed: Bool { streamedBody != nil }

@@ -31,13 +31,13 @@ public protocol Transport: Sendable {
 }
 
 extension Transport {
-    /// Calls ``send(_:)`` and wraps its body as a one-chunk ``HTTPBody`` — unless the response
+    /// Calls ``send(_:)`` and wraps its body as a one-chunk ``MessageBody`` — unless the response
     /// already carries a ``HTTPResponse/streamedBody`` (a test stub scripting chunks), which is
     /// passed on as it is.
     public func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse {
         var response = try await send(request)
         guard response.streamedBody == nil else { return response }
-        response.streamedBody = HTTPBody(response.body)
+        response.streamedBody = MessageBody(response.body)
         response.body = Data()
         return response
     }

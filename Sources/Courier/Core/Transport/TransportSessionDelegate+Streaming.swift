@@ -63,7 +63,7 @@ extension TransportSessionDelegate {
         }
         guard let (continuation, buffer) = delivery else { return }
         var response = HTTPResponse(http, body: Data())
-        response.streamedBody = HTTPBody(buffer: buffer, length: Self.expectedLength(http).map { .known($0) } ?? .unknown)
+        response.streamedBody = MessageBody(buffer: buffer, length: Self.expectedLength(http).map { .known($0) } ?? .unknown)
         continuation.resume(returning: response)
     }
 
@@ -105,7 +105,7 @@ extension TransportSessionDelegate {
                 return true
             }
             var headResponse = HTTPResponse(http, body: Data())
-            headResponse.streamedBody = HTTPBody(
+            headResponse.streamedBody = MessageBody(
                 buffer: call.buffer, length: Self.expectedLength(http).map { .known($0) } ?? .unknown)
             head.resume(returning: headResponse)
         }

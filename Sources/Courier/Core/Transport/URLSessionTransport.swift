@@ -145,7 +145,7 @@ public final class URLSessionTransport: Transport {
         try Task.checkCancellation()
         guard let delegate = courierDelegate else {
             var response = try await send(request)
-            response.streamedBody = HTTPBody(response.body)
+            response.streamedBody = MessageBody(response.body)
             response.body = Data()
             return response
         }

@@ -15,7 +15,7 @@ extension ServerSentEvents {
         private var parser: ServerSentEventParser
         private var pending: [ServerSentEvent] = []
         private var nextPending = 0
-        private var body: HTTPBody.Iterator?
+        private var body: MessageBody.Iterator?
         private var head: HTTPResponse?
         private var uptime: (@Sendable () -> Duration)?
         private var attempt = 0

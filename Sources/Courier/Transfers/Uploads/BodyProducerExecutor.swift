@@ -1,6 +1,6 @@
 import Foundation
 
-/// One dedicated thread that runs the tasks pulling chunks from an ``HTTPBody`` for an upload
+/// One dedicated thread that runs the tasks pulling chunks from an ``MessageBody`` for an upload
 /// (task executors need iOS 18/macOS 15 on Apple platforms).
 ///
 /// URLSession on Linux reads a request body stream synchronously on the work queue it shares

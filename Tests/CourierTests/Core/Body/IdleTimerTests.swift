@@ -9,10 +9,10 @@ import CourierTesting
     /// A body fed through a pausing buffer of `limit` bytes, watched for `idle` on `clock`.
     private static func watchedBody(
         idle: Duration, limit: Int = 1 << 20, clock: TestClock
-    ) -> (StreamBuffer, HTTPBody, any DeadlineScheduling) {
+    ) -> (StreamBuffer, MessageBody, any DeadlineScheduling) {
         let buffer = StreamBuffer(limit: limit, pausesProducer: true) {}
         let deadlines = makeDeadlineScheduler(clock: clock)
-        let body = HTTPBody(buffer: buffer, length: .unknown).idleLimited(to: idle, deadlines: deadlines)
+        let body = MessageBody(buffer: buffer, length: .unknown).idleLimited(to: idle, deadlines: deadlines)
         return (buffer, body, deadlines)
     }
 

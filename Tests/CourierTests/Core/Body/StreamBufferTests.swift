@@ -80,7 +80,7 @@ struct StreamBufferTests {
         let buffer = StreamBuffer(limit: 1024, pausesProducer: false) { cancels.increment() }
         buffer.append(Data([1, 2]))
         buffer.append(Data([3]))
-        let body = HTTPBody(buffer: buffer, length: .unknown)
+        let body = MessageBody(buffer: buffer, length: .unknown)
         do {
             var iterator = body.makeAsyncIterator()
             #expect(try await iterator.next() == Data([1, 2]))
@@ -94,7 +94,7 @@ struct StreamBufferTests {
         do {
             let buffer = StreamBuffer(limit: 1024, pausesProducer: true) { cancels.increment() }
             buffer.append(Data([1]))
-            let body = HTTPBody(buffer: buffer, length: .unknown)
+            let body = MessageBody(buffer: buffer, length: .unknown)
             #expect(body.length == .unknown)
         }
         #expect(cancels.count == 1)
@@ -106,7 +106,7 @@ struct StreamBufferTests {
         let buffer = StreamBuffer(limit: 1024, pausesProducer: false) { cancels.increment() }
         buffer.append(Data([1]))
         buffer.finish()
-        let body = HTTPBody(buffer: buffer, length: .known(1))
+        let body = MessageBody(buffer: buffer, length: .known(1))
         #expect(try await body.collect(upTo: 10) == Data([1]))
         #expect(cancels.count == 0)
     }

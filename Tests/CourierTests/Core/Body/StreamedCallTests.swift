@@ -64,7 +64,7 @@ extension StreamedCallTests {
             continuation.finish()
         }
         var head = HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/x-ndjson"])
-        head.streamedBody = HTTPBody(chunks)
+        head.streamedBody = MessageBody(chunks)
         let transport = StubTransport(responses: [.success(head)])
         let streamed = try await client(transport).stream(Request<Data>.get("/feed"))
         struct Number: Decodable { var n: Int }
@@ -88,7 +88,7 @@ extension StreamedCallTests {
             continuation.finish()
         }
         var head = HTTPResponse(statusCode: 200, headers: ["Cache-Control": "max-age=\(maxAge)", "Content-Type": "text/plain"])
-        head.streamedBody = HTTPBody(chunks)
+        head.streamedBody = MessageBody(chunks)
         return head
     }
 
@@ -126,7 +126,7 @@ extension StreamedCallTests {
     func maxDurationOutlivesTheClient() async throws {
         let buffer = StreamBuffer(limit: 1 << 20, pausesProducer: true) {}
         var head = HTTPResponse(statusCode: 200)
-        head.streamedBody = HTTPBody(buffer: buffer, length: .unknown)
+        head.streamedBody = MessageBody(buffer: buffer, length: .unknown)
         let clock = TestClock(mode: .manual)
         let body = try await APIClient(
             environment: APIEnvironment(name: "stub", baseURL: URL(string: "https://api.example.com")!)

@@ -126,7 +126,7 @@ struct MultipartFormTests {
             Issue.record("expected .stream")
             return
         }
-        #expect(stream.isReplayable && stream.length == Int(small.contentLength))
+        #expect(stream.iterationBehavior == .multiple && stream.length == Int(small.contentLength))
     }
 }
 

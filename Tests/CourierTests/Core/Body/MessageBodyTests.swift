@@ -2,17 +2,17 @@ import Foundation
 import Testing
 @testable import Courier
 
-@Suite("HTTPBody: iteration rules, collect, lines and NDJSON")
-struct HTTPBodyTests {
+@Suite("MessageBody: iteration rules, collect, lines and NDJSON")
+struct MessageBodyTests {
     /// A body from chunks, single-use like a network body.
-    private func body(_ chunks: [Data]) -> HTTPBody {
+    private func body(_ chunks: [Data]) -> MessageBody {
         let buffer = StreamBuffer(limit: Int.max, pausesProducer: false) {}
         for chunk in chunks { buffer.append(chunk) }
         buffer.finish()
-        return HTTPBody(buffer: buffer, length: .unknown)
+        return MessageBody(buffer: buffer, length: .unknown)
     }
 
-    private func body(_ text: String, splitAt cuts: [Int]) -> HTTPBody {
+    private func body(_ text: String, splitAt cuts: [Int]) -> MessageBody {
         let bytes = Data(text.utf8)
         var chunks: [Data] = []
         var start = 0
@@ -28,22 +28,22 @@ struct HTTPBodyTests {
     func singleUse() async throws {
         let body = body([Data("ab".utf8)])
         #expect(try await body.collect(upTo: 10) == Data("ab".utf8))
-        await #expect(throws: HTTPBodyError.alreadyIterated) { try await body.collect(upTo: 10) }
+        await #expect(throws: MessageBodyError.alreadyIterated) { try await body.collect(upTo: 10) }
     }
 
     @Test("an in-memory body can be read many times")
     func multipleUse() async throws {
-        let body = HTTPBody(Data("abc".utf8))
+        let body = MessageBody(Data("abc".utf8))
         #expect(body.length == .known(3))
         #expect(body.iterationBehavior == .multiple)
         #expect(try await body.collect(upTo: 3) == Data("abc".utf8))
         #expect(try await body.collect(upTo: 3) == Data("abc".utf8))
-        await #expect(throws: HTTPBodyError.tooLarge(maxBytes: 2)) { try await body.collect(upTo: 2) }
+        await #expect(throws: MessageBodyError.tooLarge(maxBytes: 2)) { try await body.collect(upTo: 2) }
     }
 
     @Test("collect stops at the limit")
     func collectLimit() async throws {
-        await #expect(throws: HTTPBodyError.tooLarge(maxBytes: 3)) {
+        await #expect(throws: MessageBodyError.tooLarge(maxBytes: 3)) {
             try await body([Data("ab".utf8), Data("cd".utf8)]).collect(upTo: 3)
         }
     }
@@ -55,7 +55,7 @@ struct HTTPBodyTests {
             continuation.finish()
         }
         var chunks: [Data] = []
-        for try await chunk in HTTPBody(stream) { chunks.append(chunk) }
+        for try await chunk in MessageBody(stream) { chunks.append(chunk) }
         #expect(chunks == [Data("a".utf8), Data("bc".utf8)])
     }
 
@@ -80,7 +80,7 @@ struct HTTPBodyTests {
 
     @Test("a last line without a line end obeys the limit too, and keeps a final lone CR")
     func lastLine() async throws {
-        await #expect(throws: HTTPBodyError.lineTooLong(maxBytes: 1)) {
+        await #expect(throws: MessageBodyError.lineTooLong(maxBytes: 1)) {
             for try await _ in body("ab", splitAt: []).lines(maxLineLength: 1) {}
         }
         var lines: [String] = []
@@ -91,7 +91,7 @@ struct HTTPBodyTests {
     @Test("a line longer than the limit fails instead of growing memory")
     func lineTooLong() async throws {
         let chunks = (0..<10).map { _ in Data(repeating: 0x61, count: 100) }
-        await #expect(throws: HTTPBodyError.lineTooLong(maxBytes: 250)) {
+        await #expect(throws: MessageBodyError.lineTooLong(maxBytes: 250)) {
             for try await _ in body(chunks).lines(maxLineLength: 250) {}
         }
     }
@@ -116,7 +116,7 @@ struct HTTPBodyTests {
         do {
             for try await record in body(text, splitAt: [3]).ndjson(as: Record.self) { records.append(record) }
             Issue.record("expected an error")
-        } catch let HTTPBodyError.undecodableLine(number, reason) {
+        } catch let MessageBodyError.undecodableLine(number, reason) {
             #expect(number == 3)
             #expect(reason.contains("id"))
         }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension HTTPBody {
+extension MessageBody {
     /// The body as newline-delimited JSON (NDJSON / JSON Lines): one value of `type` decoded from
     /// each line, in order, as lines arrive — memory stays bounded by one line.
     ///
@@ -17,8 +17,8 @@ extension HTTPBody {
     ///   - type: The type of each line's value.
     ///   - decoder: Decodes each line; ``APIClient/makeDecoder()`` (flexible ISO 8601 dates) by default.
     ///   - maxLineLength: The longest line accepted, in bytes (default 1 MiB).
-    /// - Returns: A sequence that throws ``HTTPBodyError/undecodableLine(number:reason:)`` naming the
-    ///   first line that is not a `type` (1-based), ``HTTPBodyError/lineTooLong(maxBytes:)``, or
+    /// - Returns: A sequence that throws ``MessageBodyError/undecodableLine(number:reason:)`` naming the
+    ///   first line that is not a `type` (1-based), ``MessageBodyError/lineTooLong(maxBytes:)``, or
     ///   what the body throws.
     public func ndjson<T: Decodable>(
         as type: T.Type, decoder: JSONDecoder = APIClient.makeDecoder(), maxLineLength: Int = 1 << 20
@@ -27,12 +27,12 @@ extension HTTPBody {
     }
 }
 
-/// Values decoded one per line from an ``HTTPBody`` (see ``HTTPBody/ndjson(as:decoder:maxLineLength:)``).
+/// Values decoded one per line from an ``MessageBody`` (see ``MessageBody/ndjson(as:decoder:maxLineLength:)``).
 public struct NDJSONSequence<Value: Decodable>: AsyncSequence, @unchecked Sendable {
     // `JSONDecoder` is not `Sendable` on every platform this targets; the sequence only reads it.
     /// One decoded value.
     public typealias Element = Value
-    let body: HTTPBody
+    let body: MessageBody
     let decoder: JSONDecoder
     let maxLineLength: Int
 
@@ -48,17 +48,17 @@ public struct NDJSONSequence<Value: Decodable>: AsyncSequence, @unchecked Sendab
 
         /// The next value, `nil` at the end.
         ///
-        /// - Throws: ``HTTPBodyError/undecodableLine(number:reason:)``,
-        ///   ``HTTPBodyError/lineTooLong(maxBytes:)``, or what the body throws.
+        /// - Throws: ``MessageBodyError/undecodableLine(number:reason:)``,
+        ///   ``MessageBodyError/lineTooLong(maxBytes:)``, or what the body throws.
         public mutating func next() async throws -> Value? {
             while let line = try await lines.next() {
                 if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
                 do {
                     return try decoder.decode(Value.self, from: line)
                 } catch let error as DecodingError {
-                    throw HTTPBodyError.undecodableLine(number: lines.lineNumber, reason: error.debugSummary)
+                    throw MessageBodyError.undecodableLine(number: lines.lineNumber, reason: error.debugSummary)
                 } catch {
-                    throw HTTPBodyError.undecodableLine(number: lines.lineNumber, reason: "\(error)")
+                    throw MessageBodyError.undecodableLine(number: lines.lineNumber, reason: "\(error)")
                 }
             }
             return nil

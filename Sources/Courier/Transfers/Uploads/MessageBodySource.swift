@@ -4,16 +4,16 @@ import FoundationNetworking
 #endif
 
 extension BodyStream {
-    /// A request body read from an ``HTTPBody`` as URLSession sends it.
+    /// A request body read from an ``MessageBody`` as URLSession sends it.
     ///
-    /// - A ``HTTPBody/IterationBehavior-swift.enum/multiple`` body is iterated afresh for every
+    /// - A ``MessageBody/IterationBehavior-swift.enum/multiple`` body is iterated afresh for every
     ///   send, so retries and 307/308 redirects re-send it, like ``factory(length:_:)``.
-    /// - A ``HTTPBody/IterationBehavior-swift.enum/single`` body (a stream from the network, a
+    /// - A ``MessageBody/IterationBehavior-swift.enum/single`` body (a stream from the network, a
     ///   live capture) is sent at most once, like ``once(_:length:)``: no retry, no resend after a
     ///   401, and a 307/308 fails with ``NetworkError/invalidRequest(_:)``.
     ///
     /// The length is sent as `Content-Length` on Apple platforms when it is
-    /// ``HTTPBody/Length-swift.enum/known(_:)``; URLSession on Linux sends every stream chunked.
+    /// ``MessageBody/Length-swift.enum/known(_:)``; URLSession on Linux sends every stream chunked.
     /// URLSession reads request bodies synchronously, so the reading thread waits for each chunk
     /// (at most 60 s per chunk, then ``NetworkError/timedOut(_:)``); the chunks are pulled on a
     /// dedicated thread (iOS 18/macOS 15 and Linux; the global executor before), never Swift's
@@ -23,9 +23,9 @@ extension BodyStream {
     /// through a file instead.
     ///
     /// - Parameter body: The body; its errors fail the call.
-    public init(_ body: HTTPBody) {
+    public init(_ body: MessageBody) {
         let length: Int? = if case .known(let count) = body.length { Int(count) } else { nil }
-        let make: @Sendable () -> InputStream = { SourceInputStream.make(HTTPBodySource(body)) }
+        let make: @Sendable () -> InputStream = { SourceInputStream.make(MessageBodySource(body)) }
         switch body.iterationBehavior {
         case .multiple: self = .factory(length: length, make)
         case .single: self = .once(make(), length: length)
@@ -33,9 +33,9 @@ extension BodyStream {
     }
 }
 
-/// Reads an ``HTTPBody`` for a stream: the reading thread waits for each chunk, which a task
+/// Reads an ``MessageBody`` for a stream: the reading thread waits for each chunk, which a task
 /// pulls from the body's iterator.
-final class HTTPBodySource: BodySource {
+final class MessageBodySource: BodySource {
     /// The longest wait for one chunk before the body fails (seconds).
     static let chunkTimeout: TimeInterval = 60
 
@@ -44,7 +44,7 @@ final class HTTPBodySource: BodySource {
     private var offset = 0
     private var ended = false
 
-    init(_ body: HTTPBody) { self.iterator = IteratorBox(body.makeAsyncIterator()) }
+    init(_ body: MessageBody) { self.iterator = IteratorBox(body.makeAsyncIterator()) }
 
     func read(into buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) throws -> Int {
         while offset >= chunk.count {
@@ -77,11 +77,11 @@ final class HTTPBodySource: BodySource {
 /// for the task it starts to finish before returning, so two accesses never overlap; `task` is
 /// guarded by `lock`.
 private final class IteratorBox: @unchecked Sendable {
-    private var iterator: HTTPBody.Iterator
+    private var iterator: MessageBody.Iterator
     private let lock = NSLock()
     private var task: Task<Void, Never>?
 
-    init(_ iterator: HTTPBody.Iterator) { self.iterator = iterator }
+    init(_ iterator: MessageBody.Iterator) { self.iterator = iterator }
 
     func nextBlocking(timeout: TimeInterval) throws -> Data? {
         let done = DispatchSemaphore(value: 0)

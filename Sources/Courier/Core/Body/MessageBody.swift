@@ -10,7 +10,7 @@ import FoundationNetworking
 /// iterated more than once (``iterationBehavior-swift.property``). A body from the network is
 /// ``IterationBehavior-swift.enum/single``: its bytes are handed over once and never kept, so
 /// memory stays bounded by the stream's buffer (``StreamingOptions/bufferLimit``), and iterating
-/// it a second time throws ``HTTPBodyError/alreadyIterated`` rather than yielding nothing.
+/// it a second time throws ``MessageBodyError/alreadyIterated`` rather than yielding nothing.
 ///
 /// ```swift
 /// let stream = try await client.stream(ExportOrders())
@@ -21,8 +21,8 @@ import FoundationNetworking
 ///
 /// Cancelling the consuming task, or dropping the iterator before the end, cancels the transfer
 /// at once. Errors thrown while iterating are ``NetworkError``s (a connection lost mid-body is
-/// ``NetworkError/transport(_:)`` or ``NetworkError/offline(_:)``), or ``HTTPBodyError``.
-public struct HTTPBody: AsyncSequence, Sendable {
+/// ``NetworkError/transport(_:)`` or ``NetworkError/offline(_:)``), or ``MessageBodyError``.
+public struct MessageBody: AsyncSequence, Sendable {
     /// One chunk of bytes, never empty.
     public typealias Element = Data
 
@@ -36,7 +36,7 @@ public struct HTTPBody: AsyncSequence, Sendable {
 
     /// Whether a body can be iterated more than once.
     public enum IterationBehavior: Sendable, Hashable {
-        /// Only once: a second iteration throws ``HTTPBodyError/alreadyIterated``.
+        /// Only once: a second iteration throws ``MessageBodyError/alreadyIterated``.
         case single
         /// Any number of times, each yielding the same bytes.
         case multiple
@@ -85,7 +85,7 @@ public struct HTTPBody: AsyncSequence, Sendable {
 
     /// A body over `chunks` that keeps `base`'s length and iteration behaviour and can still be
     /// interrupted like `base` (``limited(to:deadlines:)``) — for wrappers such as the cache's tee.
-    package init<S: AsyncSequence & Sendable>(wrapping base: HTTPBody, chunks: S) where S.Element == Data {
+    package init<S: AsyncSequence & Sendable>(wrapping base: MessageBody, chunks: S) where S.Element == Data {
         self.length = base.length
         self.iterationBehavior = base.iterationBehavior
         switch base.source {
@@ -107,7 +107,7 @@ public struct HTTPBody: AsyncSequence, Sendable {
     /// This body ending with ``NetworkError/timedOut(_:)`` once `limit` has passed (a streamed
     /// call's ``StreamingOptions/maxDuration``). Only a transport's body can be interrupted; other
     /// bodies are returned as they are.
-    func limited(to limit: Duration, deadlines: any DeadlineScheduling) -> HTTPBody {
+    func limited(to limit: Duration, deadlines: any DeadlineScheduling) -> MessageBody {
         guard let owner = bufferOwner else { return self }
         let buffer = owner.buffer
         guard limit > .zero else {
@@ -126,7 +126,7 @@ public struct HTTPBody: AsyncSequence, Sendable {
     /// clock to the precision of that clock, on every transport: a paused transfer (the consumer
     /// is behind) never counts as silent. Only a transport's body can be watched; other bodies are
     /// returned as they are.
-    func idleLimited(to idle: Duration, deadlines: any DeadlineScheduling) -> HTTPBody {
+    func idleLimited(to idle: Duration, deadlines: any DeadlineScheduling) -> MessageBody {
         guard let owner = bufferOwner else { return self }
         IdleTimer.start(idle: idle, buffer: owner.buffer, deadlines: deadlines)
         owner.keepAlive(deadlines)
@@ -148,7 +148,7 @@ public struct HTTPBody: AsyncSequence, Sendable {
     }
 
     /// Creates the iterator. For a ``IterationBehavior-swift.enum/single`` body, only the first
-    /// iterator yields bytes; later ones throw ``HTTPBodyError/alreadyIterated`` on their first
+    /// iterator yields bytes; later ones throw ``MessageBodyError/alreadyIterated`` on their first
     /// `next()`.
     public func makeAsyncIterator() -> Iterator {
         switch source {
@@ -170,25 +170,25 @@ public struct HTTPBody: AsyncSequence, Sendable {
     ///
     /// - Parameter maxBytes: The most bytes accepted.
     /// - Returns: The bytes.
-    /// - Throws: ``HTTPBodyError/tooLarge(maxBytes:)`` as soon as the body exceeds `maxBytes`
+    /// - Throws: ``MessageBodyError/tooLarge(maxBytes:)`` as soon as the body exceeds `maxBytes`
     ///   (the rest is not read and the transfer is cancelled); ``NetworkError`` for a failed
-    ///   transfer; ``HTTPBodyError/alreadyIterated`` for a single-use body read before.
+    ///   transfer; ``MessageBodyError/alreadyIterated`` for a single-use body read before.
     public func collect(upTo maxBytes: Int) async throws -> Data {
         if case .bytes(let data) = source {
-            guard data.count <= maxBytes else { throw HTTPBodyError.tooLarge(maxBytes: maxBytes) }
+            guard data.count <= maxBytes else { throw MessageBodyError.tooLarge(maxBytes: maxBytes) }
             return data
         }
-        if case .known(let total) = length, total > maxBytes { throw HTTPBodyError.tooLarge(maxBytes: maxBytes) }
+        if case .known(let total) = length, total > maxBytes { throw MessageBodyError.tooLarge(maxBytes: maxBytes) }
         var collected = Data()
         if case .known(let total) = length { collected.reserveCapacity(Int(total)) }
         for try await chunk in self {
-            guard collected.count + chunk.count <= maxBytes else { throw HTTPBodyError.tooLarge(maxBytes: maxBytes) }
+            guard collected.count + chunk.count <= maxBytes else { throw MessageBodyError.tooLarge(maxBytes: maxBytes) }
             collected.append(chunk)
         }
         return collected
     }
 
-    /// Iterates an ``HTTPBody``'s chunks.
+    /// Iterates an ``MessageBody``'s chunks.
     public struct Iterator: AsyncIteratorProtocol {
         private var state: State
 
@@ -196,7 +196,7 @@ public struct HTTPBody: AsyncSequence, Sendable {
             case bytes(Data?)
             case buffer(BufferLease)
             case sequence(AnyChunkIterator)
-            case failed(HTTPBodyError)
+            case failed(MessageBodyError)
             case done
         }
 
@@ -204,7 +204,7 @@ public struct HTTPBody: AsyncSequence, Sendable {
 
         /// The next chunk, or `nil` at the end.
         ///
-        /// - Throws: ``NetworkError`` for a failed or cancelled transfer, ``HTTPBodyError``.
+        /// - Throws: ``NetworkError`` for a failed or cancelled transfer, ``MessageBodyError``.
         public mutating func next() async throws -> Data? {
             switch state {
             case .bytes(let data):
@@ -241,13 +241,13 @@ public struct HTTPBody: AsyncSequence, Sendable {
     }
 }
 
-/// What can go wrong with an ``HTTPBody`` itself (not the network).
-public enum HTTPBodyError: Error, Sendable, Equatable, CustomStringConvertible {
+/// What can go wrong with an ``MessageBody`` itself (not the network).
+public enum MessageBodyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A single-use body (one from the network) was iterated a second time.
     case alreadyIterated
-    /// ``HTTPBody/collect(upTo:)`` found more than `maxBytes` bytes.
+    /// ``MessageBody/collect(upTo:)`` found more than `maxBytes` bytes.
     case tooLarge(maxBytes: Int)
-    /// A line of ``HTTPBody/lines(maxLineLength:)`` or ``HTTPBody/ndjson(as:decoder:maxLineLength:)``
+    /// A line of ``MessageBody/lines(maxLineLength:)`` or ``MessageBody/ndjson(as:decoder:maxLineLength:)``
     /// is longer than `maxBytes` bytes.
     case lineTooLong(maxBytes: Int)
     /// Line `number` (1-based) of an NDJSON body is not a value of the expected type; `reason` is
@@ -277,7 +277,7 @@ private final class IterationGuard: Sendable {
     }
 }
 
-/// Owns a transport's buffer for every copy of one ``HTTPBody``: hands it to the first iterator
+/// Owns a transport's buffer for every copy of one ``MessageBody``: hands it to the first iterator
 /// only, and cancels the transfer when the body is dropped without being read to the end (a
 /// response nobody iterates must not keep a connection, or a paused task, alive).
 private final class BufferOwner: Sendable {
@@ -316,7 +316,7 @@ private final class BufferLease: Sendable {
     }
 }
 
-/// A type-erased iterator of chunks, shared by reference so `HTTPBody.Iterator` stays a value.
+/// A type-erased iterator of chunks, shared by reference so `MessageBody.Iterator` stays a value.
 private final class AnyChunkIterator: @unchecked Sendable {
     // Only the one task that iterates touches `advance` (an iterator is not shared across tasks).
     private let advance: () async throws -> Data?

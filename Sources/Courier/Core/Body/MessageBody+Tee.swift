@@ -1,20 +1,20 @@
 import Foundation
 
-extension HTTPBody {
+extension MessageBody {
     /// This body, with the bytes its consumer reads also collected — up to `limit` bytes — and
     /// handed to `onComplete` once the consumer reached the end. A body longer than `limit` is
     /// passed on without keeping more of it, and `onComplete` is not called; nor is it for a body
     /// that fails or is abandoned. Used by the HTTP cache to store a streamed response while the
     /// caller reads it; nothing is buffered ahead of the consumer.
-    package func teed(upTo limit: Int, onComplete: @escaping @Sendable (Data) async -> Void) -> HTTPBody {
-        HTTPBody(wrapping: self, chunks: TeeChunks(base: self, limit: limit, onComplete: onComplete))
+    package func teed(upTo limit: Int, onComplete: @escaping @Sendable (Data) async -> Void) -> MessageBody {
+        MessageBody(wrapping: self, chunks: TeeChunks(base: self, limit: limit, onComplete: onComplete))
     }
 }
 
-/// The chunks of a body, copied aside while they pass (see ``HTTPBody/teed(upTo:onComplete:)``).
+/// The chunks of a body, copied aside while they pass (see ``MessageBody/teed(upTo:onComplete:)``).
 private struct TeeChunks: AsyncSequence, Sendable {
     typealias Element = Data
-    let base: HTTPBody
+    let base: MessageBody
     let limit: Int
     let onComplete: @Sendable (Data) async -> Void
 
@@ -23,12 +23,12 @@ private struct TeeChunks: AsyncSequence, Sendable {
     }
 
     struct Iterator: AsyncIteratorProtocol {
-        var base: HTTPBody.Iterator
+        var base: MessageBody.Iterator
         let limit: Int
         let onComplete: @Sendable (Data) async -> Void
         var collected: Data? = Data()
 
-        init(base: HTTPBody.Iterator, limit: Int, onComplete: @escaping @Sendable (Data) async -> Void) {
+        init(base: MessageBody.Iterator, limit: Int, onComplete: @escaping @Sendable (Data) async -> Void) {
             self.base = base
             self.limit = limit
             self.onComplete = onComplete
