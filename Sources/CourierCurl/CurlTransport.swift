@@ -78,7 +78,7 @@ public final class CurlTransport: Transport {
     }
 
     /// Sends `request` and returns as soon as the response head has arrived, the body streaming
-    /// through `HTTPResponse.streamedBody`.
+    /// through `HTTPResponse.body`.
     ///
     /// Back-pressure is real: once `options.bufferLimit` bytes wait for a slow consumer, the
     /// transfer is paused (libcurl stops reading the socket, so the server's sends stall in TCP

@@ -77,7 +77,7 @@ public class URLProtocolStub: URLProtocol {
                     headerFields: response.headers.dictionary)
             else { throw URLError(.badServerResponse) }
             client?.urlProtocol(self, didReceive: http, cacheStoragePolicy: .notAllowed)
-            if !response.body.isEmpty { client?.urlProtocol(self, didLoad: response.body) }
+            if !response.data.isEmpty { client?.urlProtocol(self, didLoad: response.data) }
             client?.urlProtocolDidFinishLoading(self)
         } catch {
             client?.urlProtocol(self, didFailWithError: error)

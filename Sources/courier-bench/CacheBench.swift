@@ -78,6 +78,6 @@ func runCacheBench(serverURL: URL, requests: Int = 2000, rounds: Int = 3) async 
 private func benchServerRequests(environment: APIEnvironment) async throws -> Int {
     let client = APIClient(environment: environment)
     let stats = try await client.send(Request<HTTPResponse>.raw(.get, "/_stats"))
-    let json = try JSONSerialization.jsonObject(with: stats.body) as? [String: Any]
+    let json = try JSONSerialization.jsonObject(with: stats.data) as? [String: Any]
     return ((json?["cache"] as? [String: Any])?["bench"] as? [String: Any])?["requests"] as? Int ?? 0
 }

@@ -33,7 +33,7 @@ func runCurlBench(serverURL: URL, requests: Int, rounds: Int) async throws {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         let response = try await curl.send(request)
         guard response.statusCode == 200 else { throw URLError(.badServerResponse) }
-        _ = try decoder.decode(BenchItem.self, from: response.body)
+        _ = try decoder.decode(BenchItem.self, from: response.data)
     }
     let curlClient = APIClient(environment: APIEnvironment(name: "bench", baseURL: base)) {
         $0.transport = CurlTransport { $0.httpMaximumConnectionsPerHost = 64 }
@@ -138,11 +138,11 @@ func runDownloadCase(_ name: String, serverURL: URL) async {
             let transport = URLSessionTransport()
             let limit = slow ? 1 << 20 : 64 << 20
             let response = try await transport.stream(URLRequest(url: url), options: StreamingOptions(bufferLimit: limit))
-            received = try await consume(response.streamedBody, slow: slow)
+            received = try await consume(response.body, slow: slow)
         case "curl-stream", "curl-slow-consumer":
             let transport = CurlTransport()
             let response = try await transport.stream(URLRequest(url: url), options: StreamingOptions())
-            received = try await consume(response.streamedBody, slow: slow)
+            received = try await consume(response.body, slow: slow)
         case "courier-curl-stream":
             let client = APIClient(environment: APIEnvironment(name: "bench", baseURL: serverURL)) {
                 $0.transport = CurlTransport()

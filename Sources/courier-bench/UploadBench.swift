@@ -31,7 +31,7 @@ func runUploadBench(serverURL: URL, megabytes: Int) async throws {
     let client = APIClient(environment: APIEnvironment(name: "bench", baseURL: base))
     let courier = try await measureUpload {
         let upload = client.upload(
-            Request<Data>(method: .post, path: "/uploads/multipart", body: .multipart(form)) { r, _ in r.body })
+            Request<Data>(method: .post, path: "/uploads/multipart", body: .multipart(form)) { r, _ in r.data })
         var updates = 0
         for await _ in upload.progress { updates += 1 }
         let body = try await upload.value

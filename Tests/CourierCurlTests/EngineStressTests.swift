@@ -67,7 +67,7 @@ struct EngineStressTests {
                 let (sends, streams, released) = try await Self.startCalls(round: round, base: base)
                 for send in sends { #expect(try await send.value.isEmpty) }
                 for response in streams {
-                    #expect(try await Stress.drain(try #require(response.streamedBody)) == .init(count: 300_000, ordered: true))
+                    #expect(try await Stress.drain(response.body) == .init(count: 300_000, ordered: true))
                 }
                 // (A finished task frees its closure, which held the transport, just after its result.)
                 try await CurlServers.waitUntil("round \(round)'s transport was freed") { released.object == nil }
@@ -157,8 +157,7 @@ struct EngineStressTests {
                         let response = try await transport.stream(
                             URLRequest(url: base.appendingPathComponent("flow/bytes/\(stops ? 64 * size : size)")),
                             options: StreamingOptions(bufferLimit: 16 << 10))
-                        let body = try #require(response.streamedBody)
-                        return (index, try await Stress.drain(body, stopAfter: stops ? 100_000 : nil))
+                        return (index, try await Stress.drain(response.body, stopAfter: stops ? 100_000 : nil))
                     }
                 }
                 return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
@@ -198,10 +197,10 @@ struct EngineStressTests {
                         let response = try await transport.stream(
                             URLRequest(url: base.appendingPathComponent("tls/bytes/\(size)")),
                             options: StreamingOptions(bufferLimit: 16 << 10))
-                        guard response.statusCode == 200, let body = response.streamedBody else {
+                        guard response.statusCode == 200, !response.body.isBuffered else {
                             return (index, Stress.Drained(count: -response.statusCode, ordered: false))
                         }
-                        return (index, try await Stress.drain(body, stopAfter: index % 4 == 3 ? 100_000 : nil))
+                        return (index, try await Stress.drain(response.body, stopAfter: index % 4 == 3 ? 100_000 : nil))
                     }
                 }
                 return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
@@ -219,7 +218,7 @@ struct EngineStressTests {
         // The connection still serves new streams after the resets.
         let hello = try await transport.send(URLRequest(url: base.appendingPathComponent("tls/hello")))
         #expect(hello.statusCode == 200)
-        #expect(String(decoding: hello.body, as: UTF8.self).contains("\"2\""))
+        #expect(String(decoding: hello.data, as: UTF8.self).contains("\"2\""))
     }
 
     @Test("100 calls alternating a refused connection and a good request, plus unknown hosts: each ends with its own outcome")
@@ -277,7 +276,7 @@ struct EngineStressTests {
                         }
                         let response = try await upload.value
                         #expect(response.statusCode == 200)
-                        return (index, try JSONDecoder().decode(Uploaded.self, from: response.body))
+                        return (index, try JSONDecoder().decode(Uploaded.self, from: response.data))
                     }
                 }
                 return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
@@ -325,7 +324,7 @@ struct Call: Sendable, CustomStringConvertible {
             let url = base.appendingPathComponent("echo").appending(queryItems: [URLQueryItem(name: "i", value: "\(index)")])
             let response = try await transport.send(URLRequest(url: url))
             struct Echo: Decodable { var rawQuery: String }
-            let echo = try? JSONDecoder().decode(Echo.self, from: response.body)
+            let echo = try? JSONDecoder().decode(Echo.self, from: response.data)
             return response.statusCode == 200 && echo?.rawQuery == "i=\(index)"
                 ? "" : "status \(response.statusCode), echo \(String(describing: echo))"
         case .drip:
@@ -334,8 +333,8 @@ struct Call: Sendable, CustomStringConvertible {
                 URLQueryItem(name: "chunks", value: "4"),
             ])
             let response = try await transport.send(URLRequest(url: url))
-            return response.statusCode == 200 && response.body == Data(repeating: UInt8(ascii: "*"), count: 2000)
-                ? "" : "status \(response.statusCode), \(response.body.count) bytes"
+            return response.statusCode == 200 && response.data == Data(repeating: UInt8(ascii: "*"), count: 2000)
+                ? "" : "status \(response.statusCode), \(response.data.count) bytes"
         case .redirect:
             let url = base.appendingPathComponent("status/302").appending(queryItems: [
                 URLQueryItem(name: "location", value: "/elsewhere/\(index)")
@@ -347,8 +346,8 @@ struct Call: Sendable, CustomStringConvertible {
             let response = try await transport.stream(
                 URLRequest(url: base.appendingPathComponent("flow/bytes/200000")),
                 options: StreamingOptions(bufferLimit: 16 << 10))
-            guard let body = response.streamedBody else { return "no streamed body" }
-            let drained = try await Stress.drain(body)
+            guard !response.body.isBuffered else { return "no streamed body" }
+            let drained = try await Stress.drain(response.body)
             return response.statusCode == 200 && drained == .init(count: 200_000, ordered: true)
                 ? "" : "status \(response.statusCode), \(drained)"
         case .refused:

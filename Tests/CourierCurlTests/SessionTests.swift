@@ -20,7 +20,7 @@ struct SessionTests {
         let second = CurlTransport()
         func cookies(_ transport: CurlTransport) async throws -> [String: String] {
             let response = try await transport.send(URLRequest(url: base.appendingPathComponent("cookies")))
-            return try JSONDecoder().decode(CookieEcho.self, from: response.body).cookies
+            return try JSONDecoder().decode(CookieEcho.self, from: response.data).cookies
         }
         var set = URLComponents(url: base.appendingPathComponent("cookies/set"), resolvingAgainstBaseURL: false)
         set?.queryItems = [URLQueryItem(name: "session", value: "first-secret")]

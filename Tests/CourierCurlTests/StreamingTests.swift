@@ -19,7 +19,7 @@ struct StreamingTests {
         let response = try await transport.stream(
             URLRequest(url: base.appendingPathComponent("flow/bytes/\(size)")), options: StreamingOptions(bufferLimit: 256 << 10))
         #expect(response.statusCode == 200)
-        let body = try #require(response.streamedBody)
+        let body = response.body
         var iterator = body.makeAsyncIterator()
         var received = try #require(try await iterator.next()).count
 
@@ -62,7 +62,7 @@ struct StreamingTests {
             let response = try await transport.stream(
                 URLRequest(url: base.appendingPathComponent("flow/hold")), options: StreamingOptions())
             var total = 0
-            for try await chunk in try #require(response.streamedBody) {
+            for try await chunk in response.body {
                 total += chunk.count
                 started.continuation.yield()
             }
@@ -105,7 +105,7 @@ struct StreamingTests {
             URLRequest(url: base.appendingPathComponent("flow/bytes/\(1 << 20)")),
             options: StreamingOptions(bufferLimit: 64 << 10))
         var total = 0
-        for try await chunk in try #require(response.streamedBody) { total += chunk.count }
+        for try await chunk in response.body { total += chunk.count }
         #expect(total == 1 << 20)
     }
 
@@ -116,7 +116,7 @@ struct StreamingTests {
         do {
             let response = try await transport.stream(
                 URLRequest(url: base.appendingPathComponent("flow/hold")), options: StreamingOptions())
-            let body = try #require(response.streamedBody)
+            let body = response.body
             var iterator = body.makeAsyncIterator()
             _ = try await iterator.next()
         }
@@ -155,7 +155,7 @@ struct StreamingTests {
             var sha256: String
             var transferEncoding: String?
         }
-        let uploaded = try JSONDecoder().decode(Uploaded.self, from: response.body)
+        let uploaded = try JSONDecoder().decode(Uploaded.self, from: response.data)
         #expect(uploaded.bytes == payload.count)
         #expect(uploaded.transferEncoding == "chunked")
         #expect(uploaded.sha256 == SHA256Hex.of(payload))

@@ -38,7 +38,7 @@ struct TLSTests {
         let response = try await transport.send(
             URLRequest(url: try CurlServers.url(variable).appendingPathComponent("tls/hello")))
         #expect(response.statusCode == 200)
-        return try JSONDecoder().decode(Hello.self, from: response.body)
+        return try JSONDecoder().decode(Hello.self, from: response.data)
     }
 
     @Test("a server certificate from the configured CA file is trusted; HTTP/2 is negotiated over TLS (ALPN)")

@@ -200,7 +200,7 @@ final class CurlTransfer: @unchecked Sendable {
             stream = buffer
             let length: MessageBody.Length = contentLength.map { .known(Int64($0)) } ?? .unknown
             var response = makeResponse(body: Data())
-            response.streamedBody = MessageBody(buffer: buffer, length: isContentDecoded ? .unknown : length)
+            response.body = MessageBody(buffer: buffer, length: isContentDecoded ? .unknown : length)
             if let continuation { engine.deliver(.success(response), to: continuation) }
             continuation = nil
         }

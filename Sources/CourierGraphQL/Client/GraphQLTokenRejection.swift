@@ -17,7 +17,7 @@ struct GraphQLTokenRejection: Sendable {
     }
 
     func matches(_ response: HTTPResponse) -> Bool {
-        let body = response.body
+        let body = response.data
         guard !codes.isEmpty, !body.isEmpty, body.count <= Self.scanLimit else { return false }
         // Cheap test first: almost every response mentions no such code at all.
         guard codes.contains(where: { body.range(of: Data($0.utf8)) != nil }) else { return false }

@@ -37,19 +37,19 @@ struct GraphQLHTTPEndpoint<ResponseData: Decodable & Sendable>: Endpoint {
     func decode(_ response: HTTPResponse, context: ResponseDecodingContext) throws -> GraphQLPayload<ResponseData> {
         let success = (200..<300).contains(response.statusCode)
         if success {
-            return try context.decoder.decode(GraphQLPayload<ResponseData>.self, from: response.body)
+            return try context.decoder.decode(GraphQLPayload<ResponseData>.self, from: response.data)
         }
         // Only the GraphQL media type vouches that a non-2xx body came from the GraphQL server and
         // not from an intermediary (GraphQL-over-HTTP draft, "application/json" status codes).
         let mediaType = GraphQLMediaType.of(response.headers["Content-Type"])
         if mediaType == GraphQLMediaType.graphQLResponse,
-            let payload = try? context.decoder.decode(GraphQLPayload<ResponseData>.self, from: response.body),
+            let payload = try? context.decoder.decode(GraphQLPayload<ResponseData>.self, from: response.data),
             !payload.errors.isEmpty
         {
             return payload
         }
         if carriesPersistedQuery, GraphQLMediaType.isJSON(mediaType),
-            let payload = try? context.decoder.decode(GraphQLPayload<ResponseData>.self, from: response.body),
+            let payload = try? context.decoder.decode(GraphQLPayload<ResponseData>.self, from: response.data),
             payload.errors.contains(where: { $0.isPersistedQueryNotFound || $0.isPersistedQueryNotSupported })
         {
             return payload

@@ -110,7 +110,7 @@ private final class CatalogDemoClock: Sendable {
 /// How many requests for resource `name` reached the server (`cache.{name}.requests` of `_stats`).
 private func serverRequests(_ name: String, control: APIClient) async throws -> Int {
     let stats = try await control.send(Request<HTTPResponse>.raw(.get, "/_stats"))
-    let json = try JSONSerialization.jsonObject(with: stats.body) as? [String: Any]
+    let json = try JSONSerialization.jsonObject(with: stats.data) as? [String: Any]
     let cache = json?["cache"] as? [String: Any]
     return (cache?[name] as? [String: Any])?["requests"] as? Int ?? 0
 }

@@ -25,7 +25,7 @@ func runMediaUploadChapter(_ demo: Demo) async throws {
         Request<Data>(
             method: .post, path: "/uploads/multipart", body: .multipart(form), policy: .authorizedUpload.with(\.auth, .none)
         ) {
-            response, _ in response.body
+            response, _ in response.data
         })
     await UploadProgressBar.follow(upload.progress)
     UploadProgressBar.end()

@@ -94,7 +94,7 @@ extension CachingIntegrationTests {
             #expect(part.statusCode == 206)
             #expect(part.context.cacheOutcome == .hit)
             #expect(part.response.headers["Content-Range"] == "bytes 5-35/36")
-            #expect(String(decoding: part.response.body, as: UTF8.self) == "56789abcdefghijklmnopqrstuvwxyz")
+            #expect(String(decoding: part.response.data, as: UTF8.self) == "56789abcdefghijklmnopqrstuvwxyz")
         }
 
         @Test func item4PartsAreStoredAndCombinedIntoTheCompleteResponse() async throws {
@@ -110,8 +110,8 @@ extension CachingIntegrationTests {
             #expect(stats["lastRange"] as? String == "bytes=10-")
             #expect(whole.statusCode == 200)
             #expect(whole.context.cacheOutcome == .hit)
-            #expect(String(decoding: whole.response.body, as: UTF8.self) == "0123456789abcdefghijklmnopqrstuvwxyz")
-            #expect(String(decoding: middle.response.body, as: UTF8.self) == "89ab")
+            #expect(String(decoding: whole.response.data, as: UTF8.self) == "0123456789abcdefghijklmnopqrstuvwxyz")
+            #expect(String(decoding: middle.response.data, as: UTF8.self) == "89ab")
         }
 
         @Test func item5MustUnderstandWithAnUnderstoodStatusIsStored() async throws {
@@ -170,7 +170,7 @@ extension CachingIntegrationTests {
                 // CurlTransport asks a GET again without decoding: the bytes as sent, with their
                 // Content-Encoding, at the cost of a second request.
                 let response = try await client.response(for: Request<HTTPResponse>.raw(.get, "/cache/coding/\(kind)"))
-                #expect(response.value.body == Data("hello".utf8))
+                #expect(response.value.data == Data("hello".utf8))
                 #expect(response.value.headers["Content-Encoding"] == "x-unknown")
                 #expect(try await CacheConformance.requests("coding-\(kind)", namespace: namespace) == 2)
                 return

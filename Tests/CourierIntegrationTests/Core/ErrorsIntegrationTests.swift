@@ -128,7 +128,7 @@ extension CoreIntegrationTests {
             let response = try await client.send(Request<HTTPResponse>.raw(.get, "/status/\(status)", query: ["retryAfter": "2"]))
             #expect(response.statusCode == status)
             #expect(response.headers["Retry-After"] == "2")
-            let body = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+            let body = try JSONSerialization.jsonObject(with: response.data) as? [String: Any]
             #expect(body?["status"] as? Int == status)
         }
 

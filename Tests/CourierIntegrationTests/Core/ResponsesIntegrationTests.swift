@@ -90,7 +90,7 @@ extension CoreIntegrationTests {
             let deleted = try await client.response(for: Request<Void>.delete("/items/1"))
             #expect(deleted.statusCode == 204)
             #expect(deleted.response.headers["Content-Length"] == "0")
-            #expect(deleted.response.body.isEmpty)
+            #expect(deleted.response.data.isEmpty)
             let empty = try await client.send(Request<EmptyResponse>.delete("/items/2"))
             #expect(empty == EmptyResponse())
             let stats = try await TestServers.stats(namespace: namespace)
@@ -126,7 +126,7 @@ extension CoreIntegrationTests {
             let response = try await client.response(for: Request<Void>.head("/items/1"))
             #expect(response.statusCode == 200)
             #expect(response.response.mediaType == "application/json")
-            #expect(response.response.body.isEmpty)
+            #expect(response.response.data.isEmpty)
             let error = await CoreLive.networkError {
                 try await client.send(Request<CoreLive.Item>(method: .head, path: "/items/1"))
             }

@@ -23,7 +23,7 @@ struct HeadersBodiesAndURLTests {
         let (client, _) = try TestServers.apiClient()
         let response = try await client.send(Request<HTTPResponse>.raw(.get, "/set-cookies"))
         struct Sent: Decodable { var cookies: [String] }
-        let sent = try JSONDecoder().decode(Sent.self, from: response.body)
+        let sent = try JSONDecoder().decode(Sent.self, from: response.data)
         #expect(sent.cookies.count == 4)
         #expect(response.headers.values(for: "set-cookie") == sent.cookies)
         #expect(response.headers["Set-Cookie"] == sent.cookies.first)

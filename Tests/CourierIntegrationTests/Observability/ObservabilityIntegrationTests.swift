@@ -88,13 +88,13 @@ struct ObservabilityIntegrationTests {
         #expect(echo.retryCount == 1)
         #expect(echo.attempts == 2)
         #expect(echo.requestBodyBytes == payload.count)
-        #expect(echo.responseBodyBytes == echoed.response.body.count)
+        #expect(echo.responseBodyBytes == echoed.response.data.count)
         #expect(echo.pathTemplate == "/echo")
         let get = try #require(events.first { $0.requestID == fetched.context.requestID })
         #expect(get.pathTemplate == "/items/{id}", "the template, never the raw path with its id")
         #expect(get.statusCode == fetched.statusCode)
         #expect(get.retryCount == 0)
-        #expect(get.responseBodyBytes == fetched.response.body.count)
+        #expect(get.responseBodyBytes == fetched.response.data.count)
         let notFound = try #require(events.first { $0.requestID == missing.context.requestID })
         #expect(notFound.statusCode == 404)
         #expect(notFound.errorKind == nil, "a response is not a transport error, whatever its status")
@@ -110,7 +110,7 @@ struct ObservabilityIntegrationTests {
         // Server-side truth: the echo was attempted twice, the item fetched once.
         #expect(try await TestServers.requestCount("POST /echo", namespace: namespace) == 2)
         #expect(try await TestServers.requestCount("GET /items/{id}", namespace: namespace) == 1)
-        let seen = try JSONDecoder().decode(EchoSeen.self, from: echoed.response.body)
+        let seen = try JSONDecoder().decode(EchoSeen.self, from: echoed.response.data)
         #expect(seen.bodySize == payload.count)
     }
 
@@ -159,7 +159,7 @@ struct ObservabilityIntegrationTests {
         #expect(list.statusCode == 200)
 
         // The HAR entry's request ID is the one the server received as X-Request-ID.
-        let seen = try JSONDecoder().decode(EchoSeen.self, from: echo.response.body)
+        let seen = try JSONDecoder().decode(EchoSeen.self, from: echo.response.data)
         #expect(entries[1]["_requestID"] as? String == seen.header("X-Request-ID"))
         #expect(seen.header("X-Request-ID") == echo.context.requestID.description)
     }

@@ -12,7 +12,7 @@ struct MultipartIntegrationTests {
         Request<ParsedForm>(
             method: .post, path: "/uploads/multipart", body: .multipart(form, memoryThreshold: threshold),
             policy: UploadFixtures.policy
-        ) { response, _ in try JSONDecoder().decode(ParsedForm.self, from: response.body) }
+        ) { response, _ in try JSONDecoder().decode(ParsedForm.self, from: response.data) }
     }
 
     @Test("fields and files arrive part by part: names, UTF-8 filenames with a quote and a backslash, per-file SHA-256")
@@ -85,7 +85,7 @@ struct MultipartIntegrationTests {
         // /uploads/count?fail=1 counts raw bytes; every attempt must carry the whole body.
         let request = Request<CountedUpload>(
             method: .post, path: "/uploads/count", query: ["fail": "1"], body: .multipart(form), policy: UploadFixtures.policy
-        ) { response, _ in try JSONDecoder().decode(CountedUpload.self, from: response.body) }
+        ) { response, _ in try JSONDecoder().decode(CountedUpload.self, from: response.data) }
         let result = try await client.send(request)
         #expect(result.attempt == 2)
         #expect(result.bytes == Int(form.contentLength))

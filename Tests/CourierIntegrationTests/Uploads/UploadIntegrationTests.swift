@@ -10,7 +10,7 @@ import CourierTesting
 struct UploadIntegrationTests {
     static func count(_ body: RequestBody, query: Query = Query()) -> Request<CountedUpload> {
         Request<CountedUpload>(method: .post, path: "/uploads/count", query: query, body: body, policy: UploadFixtures.policy) {
-            response, _ in try JSONDecoder().decode(CountedUpload.self, from: response.body)
+            response, _ in try JSONDecoder().decode(CountedUpload.self, from: response.data)
         }
     }
 

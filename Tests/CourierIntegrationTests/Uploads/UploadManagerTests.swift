@@ -13,7 +13,7 @@ struct UploadManagerTests {
     }
 
     static func counted(_ response: HTTPResponse) throws -> CountedUpload {
-        try JSONDecoder().decode(CountedUpload.self, from: response.body)
+        try JSONDecoder().decode(CountedUpload.self, from: response.data)
     }
 
     @Test("foreground: the staged copy is sent (the original may change), the record completes, the copy is removed")
@@ -47,7 +47,7 @@ struct UploadManagerTests {
         try form.addFile(named: "photo", data: photo, filename: "sunset.jpg", contentType: "image/jpeg")
         let id = try await manager.enqueue(form, to: "/uploads/multipart", mode: .background)
         let response = try await manager.result(for: id)
-        let parsed = try JSONDecoder().decode(ParsedForm.self, from: response.body)
+        let parsed = try JSONDecoder().decode(ParsedForm.self, from: response.data)
         #expect(parsed.parts.map(\.name) == ["caption", "photo"])
         #expect(parsed.parts[1].sha256 == UploadFixtures.sha256(photo))
         #expect(Self.staged(directory).isEmpty)
@@ -124,7 +124,7 @@ struct UploadManagerTests {
                 taskDescription: id.uuidString, outcome: .uploaded(statusCode: 201, headers: HTTPHeaders(), body: Data("ok".utf8))
             ))
         let response = try await manager.result(for: id)
-        #expect(response.statusCode == 201 && response.body == Data("ok".utf8))
+        #expect(response.statusCode == 201 && response.data == Data("ok".utf8))
         #expect(Self.staged(directory).isEmpty)
         #expect(transport.started.current.isEmpty)
     }

@@ -82,7 +82,7 @@ extension CoreTests {
             let typed = HTTPResponse.json(#"{}"#, headers: ["Content-Type": "application/problem+json"])
             #expect(typed.mediaType == "application/problem+json")
             let encoded = try HTTPResponse.json(encoding: ["b": 2, "a": 1])
-            #expect(String(decoding: encoded.body, as: UTF8.self) == #"{"a":1,"b":2}"#)
+            #expect(String(decoding: encoded.data, as: UTF8.self) == #"{"a":1,"b":2}"#)
             let plain = HTTPResponse.status(503, body: "busy", contentType: "text/plain")
             #expect(plain.statusCode == 503 && plain.mediaType == "text/plain" && plain.bodySnippet() == "busy")
             #expect(HTTPResponse.status(204).headers.fields.isEmpty)
@@ -163,7 +163,7 @@ extension CoreTests {
                 HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/octet-stream"], body: payload)
             }
             let response = try await URLSessionTransport(configuration: configuration).send(URLRequest(url: Self.url))
-            #expect(response.body == payload)
+            #expect(response.data == payload)
         }
 
         @Test("one URLSession per client: every call goes through the same session object")

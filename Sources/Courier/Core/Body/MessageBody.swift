@@ -147,6 +147,10 @@ public struct MessageBody: AsyncSequence, Sendable {
         return nil
     }
 
+    /// `true` when the bytes are in memory (made from `Data`: a buffered call, a stub, a cached
+    /// entry); `false` for bytes still arriving from the network or another producer.
+    public var isBuffered: Bool { bufferedBytes != nil }
+
     /// Creates the iterator. For a ``IterationBehavior-swift.enum/single`` body, only the first
     /// iterator yields bytes; later ones throw ``MessageBodyError/alreadyIterated`` on their first
     /// `next()`.

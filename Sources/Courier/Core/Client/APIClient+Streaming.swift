@@ -6,7 +6,8 @@ import FoundationNetworking
 /// A streamed call's answer: the response head as the pipeline accepted it, and its body still
 /// arriving.
 public struct StreamedResponse: Sendable {
-    /// The response head: status, header fields and final URL (``HTTPResponse/body`` is empty).
+    /// The response: status, header fields, final URL, and its ``HTTPResponse/body``, the same
+    /// stream as ``body``.
     public let response: HTTPResponse
     /// The body, delivered as it arrives; single-use (see ``MessageBody``).
     public let body: MessageBody
@@ -58,22 +59,23 @@ extension APIClient {
         do {
             let request = try prepareRequest(for: endpoint, context: context, lane: lane)
             let pipeline = lane.pipeline
+            let validation = endpoint.statusValidation
             let head = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) {
                 [request] in
-                try await pipeline.send(request, context: context)
+                let head = try await pipeline.send(request, context: context)
+                // A status the caller does not accept is an error, not its stream: read its error
+                // body (bounded) for the NetworkError, within the deadline.
+                return validation.accepts(head.statusCode) ? head : try await head.buffered()
             }
-            guard endpoint.statusValidation.accepts(head.statusCode) else {
+            guard validation.accepts(head.statusCode) else {
                 throw NetworkError(response: head, knownErrors: endpoint.knownErrors)
             }
-            var body = (head.streamedBody ?? MessageBody(head.body)).idleLimited(
-                to: options.idleTimeout, deadlines: lane.deadlines)
-            if let maxDuration = options.maxDuration {
-                body = body.limited(to: maxDuration - context.elapsed, deadlines: lane.deadlines)
-            }
             var response = head
-            response.streamedBody = body
-            response.body = Data()
-            return StreamedResponse(response: response, body: body, context: context)
+            response.body = head.body.idleLimited(to: options.idleTimeout, deadlines: lane.deadlines)
+            if let maxDuration = options.maxDuration {
+                response.body = response.body.limited(to: maxDuration - context.elapsed, deadlines: lane.deadlines)
+            }
+            return StreamedResponse(response: response, body: response.body, context: context)
         } catch {
             throw NetworkError(error)
         }

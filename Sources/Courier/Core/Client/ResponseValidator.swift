@@ -42,8 +42,8 @@ public struct ErrorEnvelopeValidator: ResponseValidator {
     }
 
     public func validate(_ response: HTTPResponse, context: RequestContext) throws {
-        guard !response.body.isEmpty, response.body.count <= 1_048_576,
-            let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
+        guard !response.data.isEmpty, response.data.count <= 1_048_576,
+            let object = (try? JSONSerialization.jsonObject(with: response.data)) as? [String: Any]
         else { return }
         let flaggedFailure = successKey.flatMap { object[$0] as? Bool } == false
         let error = object[errorKey]

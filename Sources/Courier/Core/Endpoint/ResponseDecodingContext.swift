@@ -20,7 +20,7 @@ public struct ResponseDecodingContext: Sendable {
     /// Whether `response` has no content: status 204 or 205 (RFC 9110 §15.3.5–6), a HEAD request,
     /// or a zero-length body.
     public func hasNoContent(_ response: HTTPResponse) -> Bool {
-        response.statusCode == 204 || response.statusCode == 205 || method == .head || response.body.isEmpty
+        response.statusCode == 204 || response.statusCode == 205 || method == .head || response.data.isEmpty
     }
 
     /// Decodes `type` from the JSON body of `response`.
@@ -42,11 +42,11 @@ public struct ResponseDecodingContext: Sendable {
             if let bytes = Data() as? T { return bytes }
             throw EmptyBodyError()
         }
-        if let bytes = response.body as? T { return bytes }
+        if let bytes = response.data as? T { return bytes }
         if T.self == String.self, !(response.mediaType.map(Self.isJSON) ?? false), let text = try response.text() as? T {
             return text
         }
-        var body = response.body
+        var body = response.data
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         do {
             return try decoder.decode(T.self, from: body)

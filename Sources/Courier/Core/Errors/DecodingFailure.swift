@@ -57,13 +57,13 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
         self.typeName = typeName
         self.statusCode = response.statusCode
         self.contentType = response.mediaType
-        self.bodyLength = response.body.count
+        self.bodyLength = response.data.count
         var secrets = SecretValues()
         redactor.learn(headers: requestHeaders, into: &secrets)
         let preview = redactor.preview(
-            of: response.body, contentType: response.headers["Content-Type"], limit: 256, secrets: &secrets)
+            of: response.data, contentType: response.headers["Content-Type"], limit: 256, secrets: &secrets)
         self.bodySnippet = preview.map(String.init(describing:)) ?? ""
-        self.kind = Self.classify(underlying, mediaType: response.mediaType, body: response.body)
+        self.kind = Self.classify(underlying, mediaType: response.mediaType, body: response.data)
     }
 
     static func classify(_ error: any Error, mediaType: String?, body: Data) -> Kind {

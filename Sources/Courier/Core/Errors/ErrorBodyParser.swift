@@ -13,7 +13,7 @@ enum ErrorBodyParser {
     }
 
     static func parse(_ response: HTTPResponse) -> Details {
-        guard let object = jsonObject(response.body) else { return Details() }
+        guard let object = jsonObject(response.data) else { return Details() }
         var details = Details()
         if let error = object["error"] as? [String: Any] {
             details.code = error["code"] as? String

@@ -44,10 +44,10 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
         statusCode = response.statusCode
         contentType = response.mediaType
         headers = response.headers
-        body = response.body.prefix(Self.bodyLimit)
+        body = response.data.prefix(Self.bodyLimit)
         // Redacted like a log (secret JSON and form fields, token-looking values): the snippet
         // reaches descriptions and logs; the raw bytes stay in `body` for the app to parse.
-        let preview = Redactor().preview(of: response.body, contentType: response.headers["Content-Type"], limit: 512)
+        let preview = Redactor().preview(of: response.data, contentType: response.headers["Content-Type"], limit: 512)
         snippet = (preview?.text ?? preview.map(String.init(describing:)) ?? "")
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
         let details = ErrorBodyParser.parse(response)

@@ -65,7 +65,7 @@ package struct Pipeline: Sendable {
     }
 
     private func validate(_ response: HTTPResponse, context: RequestContext) throws {
-        guard !validators.isEmpty, !response.isStreamed, context.statusValidation != .none,
+        guard !validators.isEmpty, context.streaming == nil, response.body.isBuffered, context.statusValidation != .none,
             context.statusValidation.accepts(response.statusCode)
         else { return }
         for validator in validators {

@@ -35,17 +35,12 @@ struct RedirectFollower: Sendable {
         while true {
             var wire = request
             if let stream { wire.httpBodyStream = try stream.makeStream() }
-            var response = try await Self.reportingProgress(of: context) { [wire] in
+            let response = try await Self.reportingProgress(of: context) { [wire] in
                 if let options = context.streaming { return try await transport.stream(wire, options: options) }
                 return try await transport.send(wire)
             }
-            let next = try Self.nextRequest(after: response, to: request, rules: rules)
-            if response.isStreamed, next != nil || !context.statusValidation.accepts(response.statusCode) {
-                // Not for the caller's consumer: read it like a buffered response, so retries,
-                // auth and error mapping see the error body (bounded).
-                response = try await Self.buffered(response)
-            }
-            guard let next else { return response }
+            // A redirect's body is never read: dropping a streamed one cancels its transfer.
+            guard let next = try Self.nextRequest(after: response, to: request, rules: rules) else { return response }
             hops += 1
             guard hops <= Self.maxRedirects else { throw URLError(.httpTooManyRedirects) }
             if next.httpMethod != request.httpMethod {
@@ -68,25 +63,6 @@ struct RedirectFollower: Sendable {
     ) async throws -> HTTPResponse {
         guard let reporter = context.transferProgress else { return try await send() }
         return try await TransferProgressReporter.$current.withValue(reporter) { try await send() }
-    }
-
-    /// The most bytes of a streamed response's body read when the response is an error or a
-    /// redirect rather than the stream the caller asked for.
-    static let bufferedErrorBodyLimit = 64 << 10
-
-    /// `response` with at most ``bufferedErrorBodyLimit`` bytes of its streamed body read into
-    /// ``HTTPResponse/body``; the rest is not read (the transfer is cancelled).
-    static func buffered(_ response: HTTPResponse) async throws -> HTTPResponse {
-        var buffered = response
-        buffered.streamedBody = nil
-        guard let stream = response.streamedBody else { return response }
-        var body = Data()
-        for try await chunk in stream {
-            body.append(chunk.prefix(bufferedErrorBodyLimit - body.count))
-            if body.count >= bufferedErrorBodyLimit { break }
-        }
-        buffered.body = body
-        return buffered
     }
 
     /// The request a redirect response asks for, or `nil` when `response` is not one to follow.

@@ -28,7 +28,7 @@ extension HTTPResponse {
         guard let encoding = TextDecodingError.encoding(forCharset: name) else {
             throw TextDecodingError(reason: .unsupportedCharset, charset: name)
         }
-        var bytes = body[...]
+        var bytes = data[...]
         switch encoding {
         case .utf8:
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }

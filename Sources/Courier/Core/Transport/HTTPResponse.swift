@@ -3,33 +3,55 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A complete HTTP response as the transport received it: status, header fields and body bytes.
+/// An HTTP response: the head (status, header fields, final URL) and one body value.
+///
+/// The body is a ``MessageBody`` either way. In a buffered call (``APIClient/send(_:)-(E)``,
+/// ``Transport/send(_:)``) it holds bytes already in memory, readable any number of times, also
+/// as ``data``. In a streamed call (``APIClient/stream(_:options:)``) it is the network stream:
+/// its bytes are still arriving, it can be read once, and ``data`` is empty; an interceptor may
+/// wrap it (to count or tee it) but must not read it. ``MessageBody/isBuffered`` tells them apart.
 ///
 /// This is also the response type of raw-status endpoints (see ``StatusValidation/none``), where
 /// statuses such as 409, 429 or 503 are steps of a flow and the caller reads them directly.
-///
-/// In a streamed call (``APIClient/stream(_:options:)``) the response that passes through the
-/// interceptors is the head: ``body`` is empty and ``streamedBody`` carries the bytes still
-/// arriving. An interceptor may wrap ``streamedBody`` (to count or tee it) but must not read it.
-/// Equality and hashing ignore ``streamedBody``.
+/// Equality and hashing compare status, header fields, ``data`` and URL — never a stream.
 public struct HTTPResponse: Sendable, Hashable {
     /// The status code, e.g. `200` (RFC 9110 §15).
     public var statusCode: Int
     /// The response header fields.
     public var headers: HTTPHeaders
-    /// The body bytes after content decoding (gzip/br are undone by URLSession); empty when there is none.
-    public var body: Data
     /// The final URL after redirects, when the transport knows it.
     public var url: URL?
-    /// The body still arriving from the network, in a streamed call; `nil` for a buffered
-    /// response (the bytes are in ``body``).
-    public var streamedBody: MessageBody?
+    /// The body after content decoding (gzip/br are undone by the transport): bytes in memory, or
+    /// the network stream of a streamed call.
+    public var body: MessageBody
 
-    /// `true` when the body is streamed (``streamedBody`` is set) rather than in ``body``.
-    public var isStreamed: Bool { streamedBody != nil }
+    /// The body's bytes when they are in memory (``MessageBody/isBuffered``); empty when there is
+    /// no body or when the body is a stream still arriving (read ``body`` then). Setting it
+    /// replaces the body with these bytes.
+    public var data: Data {
+        get { body.bufferedBytes ?? Data() }
+        set { body = MessageBody(newValue) }
+    }
 
-    /// Creates a response.
+    /// Creates a response whose body is `body`, in memory.
+    ///
+    /// - Parameters:
+    ///   - statusCode: The status code (RFC 9110 §15).
+    ///   - headers: The header fields.
+    ///   - body: The body bytes; none by default.
+    ///   - url: The final URL, when known.
     public init(statusCode: Int, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data(), url: URL? = nil) {
+        self.init(statusCode: statusCode, headers: headers, body: MessageBody(body), url: url)
+    }
+
+    /// Creates a response with any body: bytes in memory or a stream.
+    ///
+    /// - Parameters:
+    ///   - statusCode: The status code (RFC 9110 §15).
+    ///   - headers: The header fields.
+    ///   - body: The body.
+    ///   - url: The final URL, when known.
+    public init(statusCode: Int, headers: HTTPHeaders = HTTPHeaders(), body: MessageBody, url: URL? = nil) {
         self.statusCode = statusCode
         self.headers = headers
         self.body = body
@@ -47,16 +69,16 @@ public struct HTTPResponse: Sendable, Hashable {
     /// server's clock; `nil` when absent or not an HTTP-date.
     public var date: Date? { headers["Date"].flatMap(HTTPDate.parse) }
 
-    /// Compares status, header fields, buffered body and URL (never ``streamedBody``).
+    /// Compares status, header fields, ``data`` and URL (never a stream's bytes).
     public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
-        lhs.statusCode == rhs.statusCode && lhs.headers == rhs.headers && lhs.body == rhs.body && lhs.url == rhs.url
+        lhs.statusCode == rhs.statusCode && lhs.headers == rhs.headers && lhs.data == rhs.data && lhs.url == rhs.url
     }
 
     /// Hashes what ``==(_:_:)`` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(statusCode)
         hasher.combine(headers)
-        hasher.combine(body)
+        hasher.combine(data)
         hasher.combine(url)
     }
 
@@ -66,6 +88,6 @@ public struct HTTPResponse: Sendable, Hashable {
     /// The body decoded as UTF-8 (invalid sequences replaced), at most `limit` bytes of it.
     /// - Parameter limit: Maximum number of body bytes to read, in bytes.
     public func bodySnippet(limit: Int = 512) -> String {
-        String(decoding: body.prefix(max(0, limit)), as: UTF8.self)
+        String(decoding: data.prefix(max(0, limit)), as: UTF8.self)
     }
 }

@@ -18,27 +18,22 @@ public protocol Transport: Sendable {
     func send(_ request: URLRequest) async throws -> HTTPResponse
 
     /// Sends `request` and returns as soon as the response head has arrived: the response's
-    /// ``HTTPResponse/body`` is empty and ``HTTPResponse/streamedBody`` delivers the bytes, holding
+    /// ``HTTPResponse/body`` is the network stream (``MessageBody/isBuffered`` is `false`), holding
     /// at most about `options.bufferLimit` of them for a slow consumer (pausing the transfer when
     /// the transport can, failing with ``NetworkError/streamBufferOverflow(limit:)`` when it
     /// cannot). Cancelling the consumer, or dropping its iterator, cancels the transfer.
     ///
-    /// The default implementation calls ``send(_:)`` and hands the buffered bytes over as one
-    /// chunk — correct for any transport, streaming for none.
+    /// The default implementation returns ``send(_:)``'s response, its body in memory — correct for
+    /// any transport, streaming for none.
     ///
     /// - Throws: As ``send(_:)``, until the head arrived; later failures end the body instead.
     func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse
 }
 
 extension Transport {
-    /// Calls ``send(_:)`` and wraps its body as a one-chunk ``MessageBody`` — unless the response
-    /// already carries a ``HTTPResponse/streamedBody`` (a test stub scripting chunks), which is
-    /// passed on as it is.
+    /// Returns ``send(_:)``'s response as it is: a body in memory (or the chunks a test stub
+    /// scripts) is a body a streamed call reads like any other.
     public func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse {
-        var response = try await send(request)
-        guard response.streamedBody == nil else { return response }
-        response.streamedBody = MessageBody(response.body)
-        response.body = Data()
-        return response
+        try await send(request)
     }
 }

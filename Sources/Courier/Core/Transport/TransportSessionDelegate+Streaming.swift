@@ -63,7 +63,7 @@ extension TransportSessionDelegate {
         }
         guard let (continuation, buffer) = delivery else { return }
         var response = HTTPResponse(http, body: Data())
-        response.streamedBody = MessageBody(buffer: buffer, length: Self.expectedLength(http).map { .known($0) } ?? .unknown)
+        response.body = MessageBody(buffer: buffer, length: Self.expectedLength(http).map { .known($0) } ?? .unknown)
         continuation.resume(returning: response)
     }
 
@@ -105,7 +105,7 @@ extension TransportSessionDelegate {
                 return true
             }
             var headResponse = HTTPResponse(http, body: Data())
-            headResponse.streamedBody = MessageBody(
+            headResponse.body = MessageBody(
                 buffer: call.buffer, length: Self.expectedLength(http).map { .known($0) } ?? .unknown)
             head.resume(returning: headResponse)
         }

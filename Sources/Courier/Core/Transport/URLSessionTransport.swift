@@ -143,12 +143,7 @@ public final class URLSessionTransport: Transport {
         _ request: URLRequest, options: StreamingOptions, pinning: PinningPolicy?
     ) async throws -> HTTPResponse {
         try Task.checkCancellation()
-        guard let delegate = courierDelegate else {
-            var response = try await send(request)
-            response.streamedBody = MessageBody(response.body)
-            response.body = Data()
-            return response
-        }
+        guard let delegate = courierDelegate else { return try await send(request) }
         var request = Self.wireRequest(request, capabilities: capabilities)
         // Courier's own idle timer (APIClient.stream) is exact; the session's, in whole seconds on
         // Linux, is only a later backstop for callers of the transport itself.

@@ -136,14 +136,14 @@ public struct RefreshTokenGrant: Sendable {
             throw NetworkError(response: response)
         }
         do {
-            let body = try JSONDecoder().decode(OAuthTokenResponse.self, from: response.body)
+            let body = try JSONDecoder().decode(OAuthTokenResponse.self, from: response.data)
             return body.tokens(receivedAt: receivedAt, serverDate: response.date, keeping: current.refreshToken)
         } catch {
             let path = decodingPath(of: error)
             // Only the status and size go into the error: the body may hold tokens.
             var failure = DecodingFailure(
                 underlying: error, codingPath: path, typeName: "\(OAuthTokenResponse.self)", response: response)
-            failure.bodySnippet = "<\(response.body.count) bytes, not shown>"
+            failure.bodySnippet = "<\(response.data.count) bytes, not shown>"
             throw NetworkError.decoding(failure)
         }
     }

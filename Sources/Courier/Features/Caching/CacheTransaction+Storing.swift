@@ -14,7 +14,8 @@ extension CacheTransaction {
     ) async
         -> HTTPResponse
     {
-        guard let body = response.streamedBody else {
+        let body = response.body
+        guard !body.isBuffered else {
             await record(response, requestTime: requestTime, responseTime: responseTime, known: known)
             return response
         }
@@ -26,10 +27,9 @@ extension CacheTransaction {
         else { return response }
         var teed = response
         let transaction = self
-        teed.streamedBody = body.teed(upTo: cache.configuration.maxEntryBytes) { bytes in
+        teed.body = body.teed(upTo: cache.configuration.maxEntryBytes) { bytes in
             var complete = response
-            complete.streamedBody = nil
-            complete.body = bytes
+            complete.data = bytes
             await transaction.record(complete, requestTime: requestTime, responseTime: responseTime, known: known)
         }
         return teed
@@ -41,7 +41,7 @@ extension CacheTransaction {
     /// as a part, combined with a stored part of the same representation when they touch (§3.3),
     /// and never replaces a stored complete response with the same strong entity tag.
     func record(_ response: HTTPResponse, requestTime: Date, responseTime: Date, known: [CachedResponse]?) async {
-        guard shouldWrite, !isHead, !response.isStreamed else { return }
+        guard shouldWrite, !isHead, response.body.isBuffered else { return }
         let refusal = Storability.refusal(
             request: request, response: response,
             isAuthorized: Storability.isAuthorized(request, policy: context.policy),
@@ -56,7 +56,7 @@ extension CacheTransaction {
         }
         let names = Vary.fieldNames(in: response.headers)
         var stored = CachedResponse(
-            statusCode: response.statusCode, headers: HopByHop.removed(from: response.headers), body: response.body,
+            statusCode: response.statusCode, headers: HopByHop.removed(from: response.headers), body: response.data,
             url: response.url ?? request.url, requestTime: requestTime, responseTime: responseTime,
             varyingRequestHeaders: Vary.requestValues(names, of: request))
         // §4.1: when the origin changed the fields it varies on, older variants no longer apply.

@@ -35,15 +35,15 @@ enum PartialContent {
             stored = part.range
             length = part.completeLength
         } else {
-            stored = 0...max(0, response.body.count - 1)
-            length = response.body.count
+            stored = 0...max(0, response.data.count - 1)
+            length = response.data.count
         }
         guard let wanted = range.resolved(length: length), stored.contains(wanted.lowerBound),
-            stored.contains(wanted.upperBound), wanted.upperBound - stored.lowerBound < response.body.count
+            stored.contains(wanted.upperBound), wanted.upperBound - stored.lowerBound < response.data.count
         else { return response }
         var sliced = response
-        let start = response.body.startIndex + (wanted.lowerBound - stored.lowerBound)
-        sliced.body = response.body.subdata(in: start..<(start + wanted.count))
+        let start = response.data.startIndex + (wanted.lowerBound - stored.lowerBound)
+        sliced.data = response.data.subdata(in: start..<(start + wanted.count))
         sliced.statusCode = 206
         sliced.headers.replace("Content-Range", with: ContentRange(range: wanted, completeLength: length).fieldValue)
         sliced.headers.replace("Content-Length", with: String(wanted.count))
@@ -57,7 +57,7 @@ enum PartialContent {
         guard response.statusCode == 206, ByteRange(request) != nil, !isEncoded(response.headers),
             let part = ContentRange(response.headers)
         else { return false }
-        return part.range.count == response.body.count
+        return part.range.count == response.data.count
     }
 
     /// `stored` and `new`, two stored parts of the same representation, combined (RFC 9110 §14.3:

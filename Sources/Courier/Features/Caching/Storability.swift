@@ -61,7 +61,7 @@ enum Storability {
             responseControl.has("max-age") || response.headers.cacheValue("expires") != nil
             || responseControl.isPublic || responseControl.isPrivate
         if !explicitFreshness && !cacheableByDefault.contains(status) { return .noFreshnessInformation }
-        if response.body.count > maxEntryBytes { return .tooLarge }
+        if response.data.count > maxEntryBytes { return .tooLarge }
         return nil
     }
 

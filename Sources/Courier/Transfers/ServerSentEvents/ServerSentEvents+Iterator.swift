@@ -161,7 +161,7 @@ extension ServerSentEvents {
         private func notAnEventStream(_ response: StreamedResponse, _ error: ServerSentEventError) async -> NetworkError {
             var iterator = response.body.makeAsyncIterator()
             var sent = response.response
-            sent.body = (try? await iterator.next()).flatMap { $0 }.map { Data($0.prefix(1024)) } ?? Data()
+            sent.data = (try? await iterator.next()).flatMap { $0 }.map { Data($0.prefix(1024)) } ?? Data()
             return decodingFailure(error, kind: .unexpectedContentType, response: sent)
         }
 

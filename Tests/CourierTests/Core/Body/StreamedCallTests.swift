@@ -39,7 +39,8 @@ struct StreamedCallTests {
         #expect(lines == ["line 1", "line 2"])
         #expect(streamed.context.attempt == 2)
         #expect(transport.requestCount == 2)
-        #expect(streamed.response.body.isEmpty)
+        // A stub's body stays in memory (one body value: the same bytes the consumer read).
+        #expect(streamed.response.data == Data("line 1\nline 2\n".utf8))
     }
 
     struct RejectEverything: ResponseValidator {
@@ -64,7 +65,7 @@ extension StreamedCallTests {
             continuation.finish()
         }
         var head = HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/x-ndjson"])
-        head.streamedBody = MessageBody(chunks)
+        head.body = MessageBody(chunks)
         let transport = StubTransport(responses: [.success(head)])
         let streamed = try await client(transport).stream(Request<Data>.get("/feed"))
         struct Number: Decodable { var n: Int }
@@ -88,7 +89,7 @@ extension StreamedCallTests {
             continuation.finish()
         }
         var head = HTTPResponse(statusCode: 200, headers: ["Cache-Control": "max-age=\(maxAge)", "Content-Type": "text/plain"])
-        head.streamedBody = MessageBody(chunks)
+        head.body = MessageBody(chunks)
         return head
     }
 
@@ -126,7 +127,7 @@ extension StreamedCallTests {
     func maxDurationOutlivesTheClient() async throws {
         let buffer = StreamBuffer(limit: 1 << 20, pausesProducer: true) {}
         var head = HTTPResponse(statusCode: 200)
-        head.streamedBody = MessageBody(buffer: buffer, length: .unknown)
+        head.body = MessageBody(buffer: buffer, length: .unknown)
         let clock = TestClock(mode: .manual)
         let body = try await APIClient(
             environment: APIEnvironment(name: "stub", baseURL: URL(string: "https://api.example.com")!)

@@ -182,7 +182,7 @@ extension CoreTests {
             let response = try await CoreFixture.client(stub).send(Request<HTTPResponse>.raw(.post, "/jobs/1/poll"))
             #expect(response.statusCode == status)
             #expect(response.headers["retry-after"] == "3")
-            #expect(String(decoding: response.body, as: UTF8.self) == #"{"state":"pending"}"#)
+            #expect(String(decoding: response.data, as: UTF8.self) == #"{"state":"pending"}"#)
             #expect(stub.requests.first?.httpMethod == "POST")
         }
 

@@ -18,7 +18,7 @@ struct BackPressureCapabilityTests {
         try await task.waitFor("resume")
         delegate.deliverHead(1, try TransportFixtures.response(200))
         let response = try await head
-        let body = try #require(response.streamedBody)
+        let body = response.body
 
         delegate.receive(1, Data(repeating: 1, count: 60))
         #expect(task.commands == ["resume"])
@@ -44,7 +44,7 @@ struct BackPressureCapabilityTests {
         try await task.waitFor("resume")
         delegate.deliverHead(2, try TransportFixtures.response(200))
         let response = try await head
-        let body = try #require(response.streamedBody)
+        let body = response.body
 
         delegate.receive(2, Data(count: 60))
         delegate.receive(2, Data(count: 60))

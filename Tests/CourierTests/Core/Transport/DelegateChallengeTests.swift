@@ -22,7 +22,7 @@ struct DelegateChallengeTests {
         #expect(credential == nil)
         let response = try await call
         #expect(response.statusCode == 401)
-        #expect(response.body == Data("sign in first".utf8))
+        #expect(response.data == Data("sign in first".utf8))
     }
 
     @Test("where default handling returns the 401 (Apple), the delegate leaves the call to complete normally")
@@ -37,7 +37,7 @@ struct DelegateChallengeTests {
         delegate.complete(2, error: nil, response: try TransportFixtures.response(401))
         let response = try await call
         #expect(response.statusCode == 401)
-        #expect(response.body == Data("sign in first".utf8))
+        #expect(response.data == Data("sign in first".utf8))
     }
 
     @Test("a refused chain cancels the challenge and the call fails with the pin failure, not a cancellation")

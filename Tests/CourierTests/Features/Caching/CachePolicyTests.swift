@@ -160,7 +160,7 @@ extension CachingTests {
             let head = try await client.response(for: Request<HTTPResponse>.raw(.head, "/items/lamp"))
             #expect(stub.requestCount == 1)
             #expect(head.context.cacheOutcome == .hit)
-            #expect(head.response.body.isEmpty)
+            #expect(head.response.data.isEmpty)
             #expect(head.statusCode == 200)
         }
 

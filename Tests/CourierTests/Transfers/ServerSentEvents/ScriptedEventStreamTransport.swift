@@ -82,7 +82,7 @@ extension ServerSentEventsTests {
                 // Marked cacheable on purpose: a feed must bypass the HTTP cache all the same.
                 var response = HTTPResponse(
                     statusCode: status, headers: ["Content-Type": contentType, "Cache-Control": "max-age=600"], url: request.url)
-                response.streamedBody = MessageBody(body)
+                response.body = MessageBody(body)
                 return response
             }
         }

@@ -90,7 +90,7 @@ public struct LoggingInterceptor: Interceptor {
                 let line = LogFormatting.ResponseLine(
                     statusCode: response.statusCode,
                     method: request.httpMethod.map(HTTPMethod.init(rawValue:)) ?? context.method,
-                    pathTemplate: context.pathTemplate, duration: duration, bodySize: response.body.count,
+                    pathTemplate: context.pathTemplate, duration: duration, bodySize: response.data.count,
                     attempt: attempt, requestID: context.requestID,
                     url: journal.url(at: index) ?? journal.url(at: requestIndex) ?? "")
                 logger.log(

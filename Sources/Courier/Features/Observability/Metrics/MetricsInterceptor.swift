@@ -47,7 +47,7 @@ public struct MetricsInterceptor: Interceptor {
             sink.record(
                 event(
                     context, startedAt, elapsedSinceOrigin() - start, requestBytes, status: response.statusCode,
-                    responseBytes: response.body.count, errorKind: nil))
+                    responseBytes: response.data.count, errorKind: nil))
             return response
         } catch {
             sink.record(

@@ -67,7 +67,7 @@ struct RecordBuilder: Sendable {
             url: learned.url,
             headers: redactor.redact(learned.headers, secrets: learned.secrets),
             body: nil,
-            bodySize: response.body.count,
+            bodySize: response.data.count,
             contentType: learned.contentType,
             duration: duration,
             attempt: attempt)
@@ -108,7 +108,7 @@ struct RecordBuilder: Sendable {
         var preview: BodyPreview?
         if includesBodies {
             preview = redactor.preview(
-                of: response.body, contentType: contentType, limit: redactor.bodyPreviewLimit, secrets: &secrets)
+                of: response.data, contentType: contentType, limit: redactor.bodyPreviewLimit, secrets: &secrets)
         }
         return ResponseRecord(
             requestID: call.requestID,
@@ -116,7 +116,7 @@ struct RecordBuilder: Sendable {
             url: url,
             headers: redactor.redact(response.headers, secrets: secrets),
             body: preview,
-            bodySize: response.body.count,
+            bodySize: response.data.count,
             contentType: contentType,
             duration: duration,
             attempt: attempt)

@@ -36,7 +36,7 @@ extension CachingTests {
             #expect(stub.requestCount == 1)
             #expect(part.context.cacheOutcome == .hit)
             #expect(part.statusCode == 206)
-            #expect(String(decoding: part.response.body, as: UTF8.self) == expected)
+            #expect(String(decoding: part.response.data, as: UTF8.self) == expected)
             #expect(part.response.headers["Content-Range"] == contentRange)
             #expect(part.response.headers["Content-Length"] == String(expected.utf8.count))
         }
@@ -70,9 +70,9 @@ extension CachingTests {
             let suffix = try await get(client, range: "bytes=-1")
             #expect(stub.requestCount == 1)
             #expect(inside.statusCode == 206)
-            #expect(String(decoding: inside.response.body, as: UTF8.self) == "678")
+            #expect(String(decoding: inside.response.data, as: UTF8.self) == "678")
             #expect(inside.response.headers["Content-Range"] == "bytes 6-8/10")
-            #expect(String(decoding: suffix.response.body, as: UTF8.self) == "9")
+            #expect(String(decoding: suffix.response.data, as: UTF8.self) == "9")
 
             _ = try await get(client, range: "bytes=0-3")
             #expect(stub.requestCount == 2, "a range outside the stored part goes to the origin")
@@ -103,11 +103,11 @@ extension CachingTests {
             #expect(stub.requestCount == 2)
             #expect(whole.context.cacheOutcome == .hit)
             #expect(whole.statusCode == 200)
-            #expect(String(decoding: whole.response.body, as: UTF8.self) == "0123456789")
+            #expect(String(decoding: whole.response.data, as: UTF8.self) == "0123456789")
             #expect(!whole.response.headers.contains("Content-Range"))
             #expect(whole.response.headers["Content-Length"] == "10")
             #expect(whole.response.headers["A"] == "2", "header fields come from the newer part")
-            #expect(String(decoding: middle.response.body, as: UTF8.self) == "3456")
+            #expect(String(decoding: middle.response.data, as: UTF8.self) == "3456")
         }
 
         @Test(arguments: [(#""v1""#, #""v2""#), (#"W/"v1""#, #"W/"v1""#), ("", "")])
