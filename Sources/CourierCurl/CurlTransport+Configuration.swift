@@ -49,7 +49,8 @@ extension CurlTransport {
         public var httpShouldSetCookies = true
         /// The most connections open to one host at a time (`CURLMOPT_MAX_HOST_CONNECTIONS`);
         /// further requests wait for one. Default 6, URLSession's `httpMaximumConnectionsPerHost`
-        /// on macOS.
+        /// on macOS. Finished connections stay open for reuse, up to four times this many per
+        /// transport over all hosts, at least 32 (`CURLMOPT_MAXCONNECTS`; 256 with no limit).
         public var httpMaximumConnectionsPerHost = 6
         /// A PEM file of certificate authorities to trust instead of the system store
         /// (`CURLOPT_CAINFO`), for test servers and enterprise CAs; `nil` trusts the system store.
