@@ -6,7 +6,9 @@ extension CurlTransport {
     /// Which HTTP version a ``CurlTransport`` asks for (`CURLOPT_HTTP_VERSION`).
     public enum HTTPVersion: Sendable, Hashable {
         /// HTTP/2 over TLS when the server offers it in ALPN, HTTP/1.1 otherwise and for plain
-        /// `http` (`CURL_HTTP_VERSION_2TLS`) — what URLSession does.
+        /// `http` (`CURL_HTTP_VERSION_2TLS`) — what URLSession does. Requests to an `https` host
+        /// whose first connection is still being set up wait for it (`CURLOPT_PIPEWAIT`) and
+        /// share it when it speaks HTTP/2, rather than each opening one.
         case automatic
         /// HTTP/1.1 only (`CURL_HTTP_VERSION_1_1`).
         case http1

@@ -5,12 +5,18 @@ import FoundationNetworking
 #endif
 import Testing
 import Courier
+import CourierTesting
 import CourierCurl
 
-/// How many connections CurlTransport opens (issue 25, item 1), counted by the reference
-/// server's `connections` per namespace.
-@Suite("CurlTransport connection reuse: the pool keeps its connections")
+/// How many connections CurlTransport opens (issue 25, items 1 and 2), counted by the servers:
+/// the reference server's `connections` per namespace, the TLS server's client port per request.
+@Suite("CurlTransport connection reuse: the pool keeps its connections, HTTP/2 multiplexes from the start")
 struct ConnectionReuseTests {
+    struct Hello: Decodable, Sendable {
+        var httpVersion: String
+        var clientPort: Int
+    }
+
     @Test("6 requests at once, then one at a time, then 6 at once again: the second 6 reuse the first 6 connections")
     func poolKeepsConnectionsWhenFewerRequestsRun() async throws {
         let (base, namespace) = try CurlServers.namespace()
@@ -33,6 +39,27 @@ struct ConnectionReuseTests {
         try await sixAtOnce()
         let total = try await Self.connections(namespace)
         #expect(total == 6, "connections the server accepted for 22 requests")
+    }
+
+    @Test("20 requests started together on a new transport share one HTTP/2 connection: one client port, one connect")
+    func http2RequestsWaitForTheFirstConnection() async throws {
+        let sink = CapturingMetricsSink()
+        let authorities = URL(fileURLWithPath: try CurlServers.value("COURIER_TLS_CA_FILE"))
+        let client = APIClient(environment: APIEnvironment(name: "tls", baseURL: try CurlServers.url("COURIER_TLS_URL"))) {
+            $0.transport = CurlTransport { $0.trustedCertificateAuthorities = authorities }
+            $0.interceptors = .standard(metrics: sink)
+        }
+        let hellos = try await withThrowingTaskGroup(of: Hello.self) { group in
+            for index in 0..<20 {
+                group.addTask { try await client.send(Request<Hello>.get("/tls/hello", query: ["n": "\(index)"])) }
+            }
+            return try await group.reduce(into: [Hello]()) { $0.append($1) }
+        }
+        #expect(hellos.count == 20)
+        #expect(hellos.allSatisfy { $0.httpVersion == "2" })
+        #expect(Set(hellos.map(\.clientPort)).count == 1, "connections the server saw (client ports)")
+        let opened = sink.events.compactMap(\.taskTimings).filter { $0.isReusedConnection == false }.count
+        #expect(opened == 1, "connections libcurl opened (CURLINFO_NUM_CONNECTS)")
     }
 
     /// Makes the server hold the namespace's next `count` `GET path` requests for a second each.
