@@ -62,6 +62,10 @@ async def stats_middleware(request: web.Request, handler):
         ns = request.app["store"].get(namespace_of(request))
         template = route_template(request)
         ns.total_requests += 1
+        transport = request.transport
+        if transport is not None and transport not in ns.connection_transports:
+            ns.connection_transports.add(transport)
+            ns.connections += 1
         if template is not None:
             ns.requests[f"{request.method} {template}"] += 1
         ns.raw_requests[f"{request.method} {path}"] += 1

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import collections
 import time
+import weakref
 from typing import Any, Callable
 
 _BUCKETS: dict[str, Callable[["Namespace"], Any]] = {}
@@ -39,6 +40,10 @@ class Namespace:
         self.requests: collections.Counter[str] = collections.Counter()
         self.raw_requests: collections.Counter[str] = collections.Counter()
         self.total_requests = 0
+        # TCP connections that carried a counted request (a transport is counted once; the weak
+        # set forgets closed ones, the count stays): how often a client opened a new connection.
+        self.connections = 0
+        self.connection_transports: weakref.WeakSet[Any] = weakref.WeakSet()
         self.request_log: collections.deque[dict[str, Any]] = collections.deque(maxlen=REQUEST_LOG_LIMIT)
         self.request_seq = 0
         self._buckets: dict[str, Any] = {}
@@ -55,6 +60,7 @@ class Namespace:
         out: dict[str, Any] = {
             "namespace": self.name,
             "totalRequests": self.total_requests,
+            "connections": self.connections,
             "requests": dict(self.requests),
             "rawRequests": dict(self.raw_requests),
         }

@@ -567,6 +567,20 @@ def offline_mutations() -> None:
 
 
 @case
+def connections_counted() -> None:
+    p = ns()
+    host, port = urllib.parse.urlsplit(BASE).netloc.rsplit(":", 1)
+    kept = http.client.HTTPConnection(host, int(port), timeout=30)
+    for _ in range(3):  # three requests on one kept-alive connection
+        kept.request("GET", p + "/items/1")
+        kept.getresponse().read()
+    kept.close()
+    call("GET", p + "/items/1")  # urllib: a connection of its own
+    s = call("GET", p + "/_stats").json()
+    eq((s["totalRequests"], s["connections"]), (4, 2), "connections")
+
+
+@case
 def reset_namespace() -> None:
     p = ns()
     call("POST", p + "/items", {"name": "n", "price": 1})

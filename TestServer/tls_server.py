@@ -8,7 +8,8 @@ h2c    plain HTTP/1.1, or HTTP/2 with prior knowledge (RFC 9113 §3.3) — the p
 
 Routes (both listeners):
 GET /_health            200
-GET /tls/hello          {"httpVersion": "2" | "1.1", "scheme": "https" | "http", "stream": n}
+GET /tls/hello          {"httpVersion": "2" | "1.1", "scheme": "https" | "http", "clientPort": n}
+                        (clientPort: the client's TCP port: one per connection, shared by h2 streams)
 GET /tls/bytes/{n}      n bytes (byte i = i % 251)
 GET /tls/redirect?to=URL[&status=N]   N (default 302) with Location: URL (an https → http hop for redirect tests)
 GET /tls/set-cookie     200, Set-Cookie: courier_secure=…; Secure and courier_plain=… (both Path=/, host-only)
@@ -60,7 +61,9 @@ async def app(scope, receive, send) -> None:
     if path == "/_health":
         await _reply(send, 200, b"ok", b"text/plain")
     elif path == "/tls/hello":
-        body = json.dumps({"httpVersion": scope["http_version"], "scheme": scope["scheme"]}).encode()
+        client = scope.get("client") or (None, None)
+        body = json.dumps({"httpVersion": scope["http_version"], "scheme": scope["scheme"],
+                           "clientPort": client[1]}).encode()
         await _reply(send, 200, body, b"application/json")
     elif path == "/tls/redirect":
         query = urllib.parse.parse_qs(scope["query_string"].decode())

@@ -6,7 +6,9 @@ extension CurlTransport {
     /// Which HTTP version a ``CurlTransport`` asks for (`CURLOPT_HTTP_VERSION`).
     public enum HTTPVersion: Sendable, Hashable {
         /// HTTP/2 over TLS when the server offers it in ALPN, HTTP/1.1 otherwise and for plain
-        /// `http` (`CURL_HTTP_VERSION_2TLS`) — what URLSession does.
+        /// `http` (`CURL_HTTP_VERSION_2TLS`) — what URLSession does. Requests to an `https` host
+        /// whose first connection is still being set up wait for it (`CURLOPT_PIPEWAIT`) and
+        /// share it when it speaks HTTP/2, rather than each opening one.
         case automatic
         /// HTTP/1.1 only (`CURL_HTTP_VERSION_1_1`).
         case http1
@@ -49,7 +51,8 @@ extension CurlTransport {
         public var httpShouldSetCookies = true
         /// The most connections open to one host at a time (`CURLMOPT_MAX_HOST_CONNECTIONS`);
         /// further requests wait for one. Default 6, URLSession's `httpMaximumConnectionsPerHost`
-        /// on macOS.
+        /// on macOS. Finished connections stay open for reuse, up to four times this many per
+        /// transport over all hosts, at least 32 (`CURLMOPT_MAXCONNECTS`; 256 with no limit).
         public var httpMaximumConnectionsPerHost = 6
         /// A PEM file of certificate authorities to trust instead of the system store
         /// (`CURLOPT_CAINFO`), for test servers and enterprise CAs; `nil` trusts the system store.

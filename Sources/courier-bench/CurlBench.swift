@@ -206,10 +206,12 @@ enum RawLibcurl {
     }
 
     /// CPU µs per request: `concurrency` reused easy handles on one multi handle, each response
-    /// collected and JSON-decoded like the other cases, driven on this thread.
-    static func measure(url: String, requests: Int, concurrency: Int, decoder: JSONDecoder) -> Double {
+    /// collected and JSON-decoded like the other cases, driven on this thread. `hostLimit` is
+    /// `CURLMOPT_MAX_HOST_CONNECTIONS` (0: none, libcurl's default).
+    static func measure(url: String, requests: Int, concurrency: Int, decoder: JSONDecoder, hostLimit: Int = 0) -> Double {
         _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         let multi = curl_multi_init()
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, hostLimit)
         var sinks: [UnsafeMutableRawPointer: Sink] = [:]
         let headers = curl_slist_append(nil, "Accept: application/json")
         for _ in 0..<concurrency {
@@ -254,6 +256,19 @@ enum RawLibcurl {
         curl_slist_free_all(headers)
         curl_multi_cleanup(multi)
         return cpu / Double(max(1, finished)) * 1_000_000
+    }
+
+    /// The body of `GET url`, on a new easy handle (so on a connection of its own).
+    static func get(url: String) -> Data {
+        _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        guard let handle = curl_easy_init() else { return Data() }
+        let sink = Sink()
+        _ = ccurl_easy_setopt_string(handle, CURLOPT_URL, url)
+        _ = ccurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, collect)
+        _ = ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
+        _ = curl_easy_perform(handle)
+        curl_easy_cleanup(handle)
+        return sink.body
     }
 
     /// Downloads `url` with one easy handle, counting (not keeping) the bytes.

@@ -12,6 +12,8 @@ import Foundation
 // another size); see DownloadBench.swift.
 //   --only curl: CourierCurl vs URLSession vs libcurl (CPU per request, then 1 GiB downloads, one
 //   process per case: `--only curl-download --case NAME` runs one)
+//   --only curl-connections: connections opened and CPU per request against a plain libcurl multi
+//   loop at concurrency 1, 16, 32 with the default host limit (`--concurrency 16,32`; CurlReuseBench.swift)
 
 func argument(_ name: String) -> String? {
     let arguments = CommandLine.arguments
@@ -95,6 +97,10 @@ do {
     }
     #if canImport(CourierCurl)
     if only == "curl" { try await runCurlBench(serverURL: serverURL, requests: requests, rounds: rounds) }
+    if only == "curl-connections" {
+        let perCell = argument("--requests").flatMap(Int.init) ?? 3000
+        try await runCurlReuseBench(serverURL: serverURL, requests: perCell, rounds: rounds)
+    }
     #endif
 } catch {
     FileHandle.standardError.write(Data("courier-bench failed: \(error)\n".utf8))

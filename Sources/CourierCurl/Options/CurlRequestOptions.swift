@@ -47,6 +47,14 @@ struct CurlRequestOptions {
         set(CURLOPT_FOLLOWLOCATION, 0)
         set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         set(CURLOPT_HTTP_VERSION, Self.curlVersion(configuration.httpVersion))
+        if Self.mayMultiplex(scheme: scheme, configuration.httpVersion) {
+            // Wait for a connection to the host that is still being set up (TLS and ALPN not
+            // done yet) and multiplex onto it if it speaks HTTP/2, instead of opening one more
+            // (RFC 9113 §9.1): without it, 20 requests started together opened 6 connections.
+            // Plain `http` without prior knowledge is always HTTP/1.1, where waiting would only
+            // hold the first requests back until the first response.
+            set(CURLOPT_PIPEWAIT, 1)
+        }
         let userdata = Unmanaged.passUnretained(transfer).toOpaque()
         _ = ccurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
         _ = ccurl_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, CurlCallbacks.header)
@@ -169,6 +177,16 @@ struct CurlRequestOptions {
             list = curl_slist_append(list, line)
         }
         return list
+    }
+
+    /// Whether a request may go out as a stream of a multiplexed HTTP/2 connection: over TLS
+    /// unless only HTTP/1.1 is asked for, or with prior knowledge on any scheme.
+    static func mayMultiplex(scheme: String, _ version: CurlTransport.HTTPVersion) -> Bool {
+        switch version {
+        case .automatic: return scheme == "https"
+        case .http1: return false
+        case .http2PriorKnowledge: return true
+        }
     }
 
     static func curlVersion(_ version: CurlTransport.HTTPVersion) -> Int {
