@@ -44,7 +44,7 @@ func runCurlReuseBench(serverURL: URL, requests: Int, rounds: Int) async throws 
                 request.setValue("application/json", forHTTPHeaderField: "Accept")
                 let response = try await transport.send(request)
                 guard response.statusCode == 200 else { throw URLError(.badServerResponse) }
-                _ = try decoder.decode(BenchItem.self, from: response.body)
+                _ = try decoder.decode(BenchItem.self, from: response.data)
             }.cpuMicrosPerRequest
         default:
             let client = APIClient(environment: APIEnvironment(name: "bench", baseURL: base)) {
