@@ -52,7 +52,7 @@ struct ConnectivityTests {
         let client = makeClient(OfflineServer.unreachable, extra: [monitor.interceptor])
         await #expect(throws: NetworkError.self) { try await client.send(Request<Void>.post("/mutations")) }
         #expect(monitor.status == .backendUnavailable)  // connection refused: the network is fine
-        client.switchEnvironment(to: try OfflineServer.environment(namespace: OfflineServer.makeNamespace("conn")))
+        try await client.switchEnvironment(to: try OfflineServer.environment(namespace: OfflineServer.makeNamespace("conn")))
         _ = try await client.send(Request<HTTPResponse>.raw(.get, "/mutations"))
         #expect(monitor.status == .online)
     }
@@ -95,7 +95,7 @@ struct ConnectivityTests {
         let attempts = AttemptCounter()
         // The mutations' environment, first where nothing listens (the outage), then at the server.
         let environment = try OfflineServer.environment(namespace: namespace)
-        let down = APIEnvironment(name: environment.name, baseURL: OfflineServer.unreachable.baseURL)
+        let down = APIEnvironment(name: environment.id, baseURL: OfflineServer.unreachable.baseURL)
         let client = makeClient(down, extra: [attempts, monitor.interceptor])
         let queueClock = TestClock(mode: .manual)
         var configuration = MutationQueue.Configuration()
@@ -123,7 +123,7 @@ struct ConnectivityTests {
         #expect(try await queue.pendingCount() == 3)
 
         // The backend comes back; the health probe notices, the monitor turns online, the queue drains.
-        client.switchEnvironment(to: environment)
+        try await client.switchEnvironment(to: environment)
         try await probeClock.waitForSleepers(count: 1)
         probeClock.advance(by: .seconds(120))
         #expect(await recorder.wait { $0.filter { if case .sent = $0.outcome { true } else { false } }.count == 3 })

@@ -44,15 +44,15 @@ struct OriginTests {
         let events = await queue.events()
         for i in 0..<3 { try await queue.enqueue(.json(id: "s-\(i)", method: .post, path: "/mutations", body: ["i": i])) }
 
-        client.switchEnvironment(to: production)
+        try await client.switchEnvironment(to: production)
         let away = try await queue.flush()
         #expect(away.sent == 0 && away.held == 3 && away.pending == 3)
-        #expect(try await queue.pending().map(\.origin.environment) == Array(repeating: staging.name, count: 3))
+        #expect(try await queue.pending().map(\.origin.environment) == Array(repeating: staging.id, count: 3))
         try await queue.enqueue(.json(id: "p-0", method: .post, path: "/mutations", body: ["i": 0]))
         let inProduction = try await queue.flush()
         #expect(inProduction.sent == 1 && inProduction.held == 3)
 
-        client.switchEnvironment(to: staging)
+        try await client.switchEnvironment(to: staging)
         let back = try await queue.flush()
         #expect(back.sent == 3 && back.held == 0 && back.pending == 0)
 
@@ -60,7 +60,7 @@ struct OriginTests {
         let productionLog = try await OfflineServer.log(namespace: productionSpace)
         #expect(productionLog.applied.compactMap(\.key) == ["p-0"])
         #expect(productionLog.deliveries == 1, "no staging mutation reached production")
-        let held = (0..<3).map { "held s-\($0) \(staging.name)" }
+        let held = (0..<3).map { "held s-\($0) \(staging.id)" }
         // Held is reported once per mutation, not again by the later flushes that find it.
         #expect(await Self.outcomes(events, count: 7) == held + ["sent p-0"] + (0..<3).map { "sent s-\($0)" })
     }
@@ -74,7 +74,7 @@ struct OriginTests {
         let queue = try queue(dir, client) { $0.foreignMutations = .discard }
         let events = await queue.events()
         for i in 0..<2 { try await queue.enqueue(.json(id: "s-\(i)", method: .post, path: "/mutations", body: ["i": i])) }
-        client.switchEnvironment(to: try OfflineServer.environment(namespace: productionSpace))
+        try await client.switchEnvironment(to: try OfflineServer.environment(namespace: productionSpace))
         try await queue.enqueue(.json(id: "p-0", method: .post, path: "/mutations", body: ["i": 0]))
         let report = try await queue.flush()
         #expect(report.discarded == 2 && report.sent == 1 && report.pending == 0)
@@ -112,7 +112,7 @@ struct OriginTests {
         let client = makeClient(try OfflineServer.environment(namespace: OfflineServer.makeNamespace("origin-id")))
         let queue = try queue(dir, client)
         try await queue.enqueue(.json(id: "same", method: .post, path: "/mutations", body: ["i": 1]))
-        client.switchEnvironment(to: try OfflineServer.environment(namespace: OfflineServer.makeNamespace("origin-id-2")))
+        try await client.switchEnvironment(to: try OfflineServer.environment(namespace: OfflineServer.makeNamespace("origin-id-2")))
         await #expect(throws: MutationQueueError.self) {
             try await queue.enqueue(.json(id: "same", method: .post, path: "/mutations", body: ["i": 2]))
         }

@@ -25,7 +25,7 @@ struct ReplayTests {
         // The environment the mutations belong to, first at an address where nothing listens
         // (an outage), then back at the server: same environment name, so they are delivered.
         let environment = try OfflineServer.environment(namespace: namespace)
-        let down = APIEnvironment(name: environment.name, baseURL: OfflineServer.unreachable.baseURL)
+        let down = APIEnvironment(name: environment.id, baseURL: OfflineServer.unreachable.baseURL)
         let client = makeClient(down, extra: [attempts])
         let queue = try queue(dir, client)
         for i in 0..<200 {
@@ -36,7 +36,7 @@ struct ReplayTests {
         #expect(offline.pending == 200)
         #expect(attempts.count >= 1 && attempts.count <= 2)  // the head only; the group then waits
 
-        client.switchEnvironment(to: environment)
+        try await client.switchEnvironment(to: environment)
         let report = try await queue.flush()
         #expect(report.sent == 200)
         #expect(report.pending == 0)

@@ -4,7 +4,7 @@ import Foundation
 extension KeychainTokenStore {
     /// A store for one environment's tokens: the item `service` / `courier.tokens.<namespace>`.
     ///
-    /// Pass ``ServerEnvironment/storageNamespace``, so each environment has its own Keychain item.
+    /// Pass ``APIEnvironment/storageNamespace``, so each environment has its own Keychain item.
     public init(
         service: String, namespace: String, accessGroup: String? = nil,
         accessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly

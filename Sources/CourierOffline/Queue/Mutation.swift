@@ -106,7 +106,7 @@ public struct DeadLetter: Sendable, Hashable {
 }
 
 /// Where a mutation belongs: the environment (`APIEnvironment.name`, which is
-/// `ServerEnvironment.id` for a client built for an `EnvironmentSet`) and the account partition
+/// `APIEnvironment.id` for a client built for an `EnvironmentSet`) and the account partition
 /// (``MutationQueue/Configuration/account``) current when it was enqueued. The queue delivers a
 /// mutation only while its client points at that environment and the same account is current
 /// (``MutationQueue/Configuration/foreignMutations`` says what happens otherwise): a change made

@@ -140,7 +140,7 @@ public actor MutationQueue {
 
     /// The client's environment and the current account.
     var currentOrigin: MutationOrigin {
-        MutationOrigin(environment: client.environment.name, account: configuration.account())
+        MutationOrigin(environment: client.environment.id, account: configuration.account())
     }
 
     static func validate(_ mutation: Mutation) throws {

@@ -9,14 +9,14 @@ import Courier
 /// between the two local reference servers, with staging's session staying on staging.
 func runEnvironmentChapter(_ demo: Demo) async throws {
     demo.chapter("Environments: chosen by the build, switchable, remembered")
-    let development = try ServerEnvironment(
+    let development = try APIEnvironment(
         "development", displayName: "Development (local, server 1)",
         baseURL: demo.serverURL.appendingPathComponent("ns").appendingPathComponent(demo.namespace + "-dev"))
-    let staging = try ServerEnvironment(
+    let staging = try APIEnvironment(
         "staging", displayName: "Staging (server 1)",
         baseURL: demo.serverURL.appendingPathComponent("ns").appendingPathComponent(demo.namespace),
         headers: ["X-API-Key": "staging-demo-key"])
-    let production = try ServerEnvironment(
+    let production = try APIEnvironment(
         "production", displayName: "Production (server 2)",
         baseURL: demo.secondServerURL.appendingPathComponent("ns").appendingPathComponent(demo.namespace))
 
@@ -48,7 +48,7 @@ func runEnvironmentChapter(_ demo: Demo) async throws {
         TokenManager(
             store: FileTokenStore(directory: folder, namespace: environment.storageNamespace),
             transport: URLSessionTransport(),
-            grant: .oauth2(tokenURL: environment.baseURLs[ServerEnvironment.defaultAPI]!.appendingPathComponent("auth/refresh")))
+            grant: .oauth2(tokenURL: environment.baseURLs[APIEnvironment.defaultAPI]!.appendingPathComponent("auth/refresh")))
     }
     let client = try APIClient(environments: environments) { configuration, environment in
         configuration.interceptors = .standard(tokenManager: tokens[environment])

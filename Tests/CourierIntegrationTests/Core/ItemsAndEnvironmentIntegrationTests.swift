@@ -91,13 +91,13 @@ extension CoreIntegrationTests {
                 environment: try TestServers.apiEnvironment(namespace: first), configure: TestTransport.configure)
             let created: Item = try await client.post("/items", body: CoreLive.NewItem(name: "Only in A", price: 1))
 
-            client.switchEnvironment(to: try TestServers.apiEnvironment(namespace: second))
+            try await client.switchEnvironment(to: try TestServers.apiEnvironment(namespace: second))
             let inSecond = try await client.send(Request<CoreLive.ItemPage>.get("/items"))
             #expect(!inSecond.items.contains { $0.name == "Only in A" })
             let missing = await CoreLive.networkError { try await client.send(Request<Item>.get("/items/\(created.id)")) }
             #expect(missing?.statusCode == 404)
 
-            client.switchEnvironment(to: try TestServers.apiEnvironment(namespace: first))
+            try await client.switchEnvironment(to: try TestServers.apiEnvironment(namespace: first))
             let back: Item = try await client.get("/items/\(created.id)")
             #expect(back.name == "Only in A")
 
@@ -118,11 +118,11 @@ extension CoreIntegrationTests {
             let echo = try await client.send(Request<Echo>.get("/echo"))
             #expect(echo.namespace == namespace)
             let httpbin = try TestServers.httpbinEnvironment()
-            client.switchEnvironment(to: httpbin)
+            try await client.switchEnvironment(to: httpbin)
             let got = try await client.send(Request<HTTPBinGet>.get("/get", query: ["server": "httpbin"]))
             #expect(got.args == ["server": "httpbin"])
             #expect(URL(string: got.url)?.port == httpbin.baseURL.port)
-            client.switchEnvironment(to: try TestServers.apiEnvironment(namespace: namespace))
+            try await client.switchEnvironment(to: try TestServers.apiEnvironment(namespace: namespace))
             _ = try await client.send(Request<Echo>.get("/echo"))
             #expect(try await TestServers.requestLog(namespace: namespace, path: "/echo").count == 2)
         }

@@ -25,12 +25,12 @@ struct TwoServers {
         root.appendingPathComponent("ns").appendingPathComponent(namespace)
     }
 
-    var environments: [ServerEnvironment] {
+    var environments: [APIEnvironment] {
         get throws {
             [
-                try ServerEnvironment("development", baseURL: Self.base(first, namespace + "-dev")),
-                try ServerEnvironment("staging", baseURL: Self.base(first, namespace)),
-                try ServerEnvironment("production", baseURL: Self.base(second, namespace)),
+                try APIEnvironment("development", baseURL: Self.base(first, namespace + "-dev")),
+                try APIEnvironment("staging", baseURL: Self.base(first, namespace)),
+                try APIEnvironment("production", baseURL: Self.base(second, namespace)),
             ]
         }
     }

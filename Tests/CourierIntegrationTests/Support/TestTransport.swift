@@ -56,7 +56,7 @@ enum TestTransport {
     }
 
     /// The same for clients of an environment set.
-    static func configure(_ configuration: inout APIClient.Configuration, _ environment: ServerEnvironment) {
+    static func configure(_ configuration: inout APIClient.Configuration, _ environment: APIEnvironment) {
         configuration.transport = make()
     }
 }

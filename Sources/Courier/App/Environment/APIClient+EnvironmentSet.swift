@@ -10,8 +10,8 @@ extension APIClient {
     ///
     /// `configure` runs once per environment, at once, starting from Courier's defaults for that
     /// environment (a fresh ``URLSessionTransport``, or a ``PinningTransport`` when the environment
-    /// has ``ServerEnvironment/pins``). Build per-environment state there from the environment it
-    /// is given — a token store under ``ServerEnvironment/storageNamespace``, a cache partition
+    /// has ``APIEnvironment/pins``). Build per-environment state there from the environment it
+    /// is given — a token store under ``APIEnvironment/storageNamespace``, a cache partition
     /// named after it — never from ``EnvironmentSet/current``, which changes:
     ///
     /// ```swift
@@ -36,14 +36,14 @@ extension APIClient {
     ///
     /// - Parameters:
     ///   - environments: The set to follow.
-    ///   - api: Which of each environment's ``ServerEnvironment/baseURLs`` to use.
+    ///   - api: Which of each environment's ``APIEnvironment/baseURLs`` to use.
     ///   - configure: Adjusts the configuration of each environment.
     /// - Throws: ``EnvironmentError/missingBaseURL(environment:api:)`` when an environment has no
     ///   base URL for `api`; ``EnvironmentError/sharedSessionState(_:)``; whatever `configure` throws.
     public convenience init(
         environments: EnvironmentSet,
-        api: String = ServerEnvironment.defaultAPI,
-        configure: (inout Configuration, ServerEnvironment) throws -> Void = { _, _ in }
+        api: String = APIEnvironment.defaultAPI,
+        configure: (inout Configuration, APIEnvironment) throws -> Void = { _, _ in }
     ) throws {
         var lanes: [ClientLane] = []
         for environment in environments.environments {
@@ -63,7 +63,7 @@ extension APIClient {
             } catch let error as SessionResetError {
                 return error.failures
             } catch {
-                return [SessionResetError.Failure(participant: "client of \(lane.environment.current.name)", error: error)]
+                return [SessionResetError.Failure(participant: "client of \(lane.environment.current.id)", error: error)]
             }
         }
     }

@@ -74,7 +74,7 @@ public struct FileEnvironmentChoiceStore: EnvironmentChoiceStore {
             throw EnvironmentError.storeFailed(operation: "load", reason: "\(fileURL.path) is not an environment choice")
         }
         let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard ServerEnvironment.isValid(identifier: id) else {
+        guard APIEnvironment.isValid(identifier: id) else {
             throw EnvironmentError.storeFailed(
                 operation: "load", reason: "\(fileURL.path) does not hold an environment identifier")
         }
@@ -84,7 +84,7 @@ public struct FileEnvironmentChoiceStore: EnvironmentChoiceStore {
     /// - Throws: ``EnvironmentError/storeFailed(operation:reason:)`` when `environmentID` is not a
     ///   valid identifier or the file cannot be written (the previous file is then untouched).
     public func save(_ environmentID: String) throws {
-        guard ServerEnvironment.isValid(identifier: environmentID) else {
+        guard APIEnvironment.isValid(identifier: environmentID) else {
             throw EnvironmentError.storeFailed(
                 operation: "save", reason: "\(environmentID.debugDescription) is not an environment identifier")
         }

@@ -13,7 +13,7 @@ public enum EnvironmentError: Error, Sendable, Hashable, CustomStringConvertible
     case noEnvironments
     /// An override, a build mapping or a switch names an environment the set does not have.
     case unknownEnvironment(String, known: [String])
-    /// The environment has no base URL for this API (see ``ServerEnvironment/baseURLs``).
+    /// The environment has no base URL for this API (see ``APIEnvironment/baseURLs``).
     case missingBaseURL(environment: String, api: String)
     /// A base URL is not an absolute http(s) URL with a host.
     case invalidBaseURL(environment: String, api: String, url: String)

@@ -10,16 +10,16 @@
 /// tokens[environments.current]   // the current environment's manager
 /// ```
 public final class EnvironmentScoped<Value: Sendable>: Sendable {
-    private let make: @Sendable (ServerEnvironment) -> Value
+    private let make: @Sendable (APIEnvironment) -> Value
     private let values = Locked<[String: Value]>([:])
 
     /// Creates the container; `make` runs at most once per environment identifier.
-    public init(make: @escaping @Sendable (ServerEnvironment) -> Value) {
+    public init(make: @escaping @Sendable (APIEnvironment) -> Value) {
         self.make = make
     }
 
     /// The value of `environment`, made on first use.
-    public subscript(_ environment: ServerEnvironment) -> Value {
+    public subscript(_ environment: APIEnvironment) -> Value {
         values.withLock { values in
             if let value = values[environment.id] { return value }
             let value = make(environment)

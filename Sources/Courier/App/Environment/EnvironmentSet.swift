@@ -32,7 +32,7 @@ import Foundation
 /// ```
 public final class EnvironmentSet: Sendable {
     /// The declared environments, in declaration order (the order a debug menu lists them).
-    public let environments: [ServerEnvironment]
+    public let environments: [APIEnvironment]
     /// Which environment each build channel uses.
     package let mapping: BuildMapping
     /// Whether this set may leave the environment its build chose.
@@ -66,11 +66,12 @@ public final class EnvironmentSet: Sendable {
     ///     kept by default.
     ///   - store: Where a switch is remembered.
     ///   - override: This run's override; read from the process by default.
-    /// - Throws: ``EnvironmentError/noEnvironments``, ``EnvironmentError/duplicateIdentifier(_:)``,
+    /// - Throws: ``EnvironmentError/noEnvironments``, ``EnvironmentError/invalidIdentifier(_:)`` for an
+    ///   identifier or namespace outside the rules of ``APIEnvironment/id``, ``EnvironmentError/duplicateIdentifier(_:)``,
     ///   ``EnvironmentError/unknownEnvironment(_:known:)`` for a mapping or an override naming an
     ///   environment the set lacks.
     public init(
-        environments: [ServerEnvironment],
+        environments: [APIEnvironment],
         build: BuildChannelReading,
         mapping: BuildMapping = BuildMapping(),
         switching: EnvironmentSwitching = .forbiddenInAppStoreBuilds,
@@ -82,7 +83,10 @@ public final class EnvironmentSet: Sendable {
         let ids = environments.map(\.id)
         for list in [ids, environments.map(\.storageNamespace)] {
             var seen = Set<String>()
-            for id in list where !seen.insert(id).inserted { throw EnvironmentError.duplicateIdentifier(id) }
+            for id in list {
+                try APIEnvironment.validate(identifier: id)
+                guard seen.insert(id).inserted else { throw EnvironmentError.duplicateIdentifier(id) }
+            }
         }
         for id in mapping.allIDs where !ids.contains(id) {
             throw EnvironmentError.unknownEnvironment(id, known: ids)
@@ -103,7 +107,7 @@ public final class EnvironmentSet: Sendable {
     /// Detects the build channel with `detector`, then creates the set.
     /// - Throws: See ``init(environments:build:mapping:switching:sessionsOnSwitch:store:override:)``.
     public static func detect(
-        environments: [ServerEnvironment],
+        environments: [APIEnvironment],
         detector: any BuildChannelDetecting,
         mapping: BuildMapping = BuildMapping(),
         switching: EnvironmentSwitching = .forbiddenInAppStoreBuilds,
@@ -123,7 +127,7 @@ public final class EnvironmentSet: Sendable {
     // MARK: Reading
 
     /// The environment in use.
-    public var current: ServerEnvironment { environments[currentIndex] }
+    public var current: APIEnvironment { environments[currentIndex] }
 
     /// Why the current environment is in use.
     public var decision: EnvironmentDecision { state.current.decision }
@@ -132,7 +136,7 @@ public final class EnvironmentSet: Sendable {
     public var isSwitchingAllowed: Bool { !switching.isLocked(build.channel) }
 
     /// The environment with identifier `id`, if the set has one.
-    public func environment(_ id: String) -> ServerEnvironment? {
+    public func environment(_ id: String) -> APIEnvironment? {
         environments.first { $0.id == id }
     }
 

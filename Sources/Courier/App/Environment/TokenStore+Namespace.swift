@@ -3,7 +3,7 @@ import Foundation
 extension FileTokenStore {
     /// A store for one environment's tokens: the file `tokens.<namespace>.json` in `directory`.
     ///
-    /// Pass ``ServerEnvironment/storageNamespace``, so each environment has its own file and a
+    /// Pass ``APIEnvironment/storageNamespace``, so each environment has its own file and a
     /// staging token is never read by production. Bytes of `namespace` other than ASCII letters,
     /// digits, `.`, `_` and `-` are percent-encoded, so the name never leaves `directory`.
     public init(directory: URL, namespace: String) {

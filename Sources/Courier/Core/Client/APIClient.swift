@@ -85,11 +85,20 @@ public final class APIClient: Sendable {
 
     /// Points every later request at `environment`. Calls already running keep their URL.
     ///
-    /// For a client built for an ``EnvironmentSet``, switch with
-    /// ``EnvironmentSet/switchEnvironment(to:)`` instead: this call only changes the base URL and
-    /// headers used in the set's current environment, by this client, keeping that environment's
-    /// session state.
-    public func switchEnvironment(to environment: APIEnvironment) { routing.lane.environment.set(environment) }
+    /// A plain client takes `environment` as it is (its base URL and headers). A client built for
+    /// an ``EnvironmentSet`` switches the whole set to the environment with `environment`'s
+    /// ``APIEnvironment/id`` — exactly ``EnvironmentSet/switchEnvironment(to:)``: every client of
+    /// the set follows, the choice is remembered, each environment keeps its own session state.
+    ///
+    /// - Throws: Only for a client built for a set: what ``EnvironmentSet/switchEnvironment(to:)``
+    ///   throws (``EnvironmentError/switchingForbidden(current:channel:)``,
+    ///   ``EnvironmentError/unknownEnvironment(_:known:)``, …).
+    public func switchEnvironment(to environment: APIEnvironment) async throws {
+        switch routing {
+        case .single(let lane): lane.environment.set(environment)
+        case .environments(let set, _): try await set.switchEnvironment(to: environment.id)
+        }
+    }
 
     // MARK: Sending
 
@@ -137,8 +146,8 @@ public final class APIClient: Sendable {
         // One lane for the whole call: a switch meanwhile does not move it to another environment.
         let lane = routing.lane
         let environment = lane.environment.current
-        if let requiredEnvironment, environment.name != requiredEnvironment {
-            throw EnvironmentMismatch(required: requiredEnvironment, current: environment.name)
+        if let requiredEnvironment, environment.id != requiredEnvironment {
+            throw EnvironmentMismatch(required: requiredEnvironment, current: environment.id)
         }
         do {
             let request = try prepareRequest(for: endpoint, context: context, lane: lane, environment: environment)

@@ -19,7 +19,7 @@ extension CacheInterceptor: SessionResettable {
         return [
             SessionStateIdentity(
                 key: "cache:\(storage)|\(partition)",
-                label: "the cache partition '\(partition)' (name partitions after ServerEnvironment.storageNamespace)")
+                label: "the cache partition '\(partition)' (name partitions after APIEnvironment.storageNamespace)")
         ]
     }
 }

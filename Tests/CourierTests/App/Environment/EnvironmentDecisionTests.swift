@@ -145,10 +145,10 @@ struct EnvironmentDecisionTests {
     func validation() throws {
         #expect(throws: EnvironmentError.invalidIdentifier("my env")) { try F.environment("my env", host: "x") }
         #expect(throws: EnvironmentError.invalidIdentifier("..")) {
-            try ServerEnvironment("ok", baseURL: URL(string: "https://x.test")!, storageNamespace: "..")
+            try APIEnvironment("ok", baseURL: URL(string: "https://x.test")!, storageNamespace: "..")
         }
         #expect(throws: EnvironmentError.invalidBaseURL(environment: "ftp", api: "default", url: "ftp://x.test")) {
-            try ServerEnvironment("ftp", baseURL: URL(string: "ftp://x.test")!)
+            try APIEnvironment("ftp", baseURL: URL(string: "ftp://x.test")!)
         }
         #expect(throws: EnvironmentError.duplicateIdentifier("staging")) {
             try EnvironmentSet(

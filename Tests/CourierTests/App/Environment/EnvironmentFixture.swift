@@ -8,12 +8,12 @@ import CourierTesting
 
 /// Shared declarations for the environment unit tests.
 enum EnvironmentFixture {
-    static func environment(_ id: String, host: String? = nil) throws -> ServerEnvironment {
-        try ServerEnvironment(id, baseURL: URL(string: "https://\(host ?? id).example.test/v1")!)
+    static func environment(_ id: String, host: String? = nil) throws -> APIEnvironment {
+        try APIEnvironment(id, baseURL: URL(string: "https://\(host ?? id).example.test/v1")!)
     }
 
     /// development, staging, production (the default mapping's identifiers).
-    static func standard() throws -> [ServerEnvironment] {
+    static func standard() throws -> [APIEnvironment] {
         [try environment("development"), try environment("staging"), try environment("production")]
     }
 

@@ -38,7 +38,7 @@ struct EnvironmentSwitchingTests {
         #expect(secondStubs["staging"]?.requestCount == 1)
 
         try await set.switchEnvironment(to: "production")
-        #expect(first.environment.name == "production")
+        #expect(first.environment.id == "production")
         try await first.send(Request<Void>.get("/items"))
         try await second.send(Request<Void>.get("/items"))
         let production = try #require(firstStubs["production"]?.requests.first)

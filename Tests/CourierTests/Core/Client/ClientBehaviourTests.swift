@@ -20,10 +20,10 @@ extension CoreTests {
                 headers: ["X-Api-Key": "stage"])
             let client = CoreFixture.client(stub, environment: development)
             try await client.send(Request<Void>.get("/items"))
-            client.switchEnvironment(to: staging)
+            try await client.switchEnvironment(to: staging)
             #expect(client.environment == staging)
             try await client.send(Request<Void>.get("/items"))
-            client.switchEnvironment(to: development)
+            try await client.switchEnvironment(to: development)
             try await client.send(Request<Void>.get("/items"))
             #expect(
                 stub.requests.map(CoreFixture.urlString) == [
@@ -45,7 +45,7 @@ extension CoreTests {
             let client = CoreFixture.client(stub, environment: first)
             let call = Task { try await client.send(Request<Void>.get("/x")) }
             try await CoreFixture.waitUntil("the first call to reach the transport") { stub.requestCount == 1 }
-            client.switchEnvironment(to: second)
+            try await client.switchEnvironment(to: second)
             gate.continuation.yield()
             try await call.value
             #expect(stub.requests.first?.url?.host == "a.example.test")
