@@ -112,7 +112,8 @@ struct OriginTests {
         let client = makeClient(try OfflineServer.environment(namespace: OfflineServer.makeNamespace("origin-id")))
         let queue = try queue(dir, client)
         try await queue.enqueue(.json(id: "same", method: .post, path: "/mutations", body: ["i": 1]))
-        try await client.switchEnvironment(to: try OfflineServer.environment(namespace: OfflineServer.makeNamespace("origin-id-2")))
+        let other = try OfflineServer.environment(namespace: OfflineServer.makeNamespace("origin-id-2"))
+        try await client.switchEnvironment(to: other)
         await #expect(throws: MutationQueueError.self) {
             try await queue.enqueue(.json(id: "same", method: .post, path: "/mutations", body: ["i": 2]))
         }
