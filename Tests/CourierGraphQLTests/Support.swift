@@ -46,7 +46,7 @@ extension APIEnvironment {
 /// A GraphQL client over a stub transport.
 func makeGraphQL(
     _ stub: StubTransport,
-    interceptors: [any Interceptor] = [RequestIDInterceptor()],
+    interceptors: [any Interceptor] = [RequestIDInterceptor(), RetryInterceptor(maximumRetries: 0)],
     configure: (inout GraphQLClient.Configuration) -> Void = { _ in }
 ) -> GraphQLClient {
     let client = APIClient(environment: .graphQLStub) {

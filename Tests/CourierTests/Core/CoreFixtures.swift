@@ -24,7 +24,7 @@ enum CoreFixture {
         var items: [Item]
     }
 
-    /// A client on `transport` with only a request-ID interceptor (no retries, so each test sees
+    /// A client on `transport` with a request-ID interceptor and retries turned off (so each test sees
     /// exactly one attempt's mapping), adjusted by `configure`.
     static func client(
         _ transport: StubTransport,
@@ -33,7 +33,7 @@ enum CoreFixture {
     ) -> APIClient {
         APIClient(environment: environment) { configuration in
             configuration.transport = transport
-            configuration.interceptors = [RequestIDInterceptor()]
+            configuration.interceptors = [RequestIDInterceptor(), RetryInterceptor(maximumRetries: 0)]
             configure(&configuration)
         }
     }

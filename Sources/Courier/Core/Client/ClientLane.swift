@@ -26,12 +26,12 @@ final class ClientLane: Sendable {
         self.configuration = configuration
         let participants = configuration.interceptors.compactMap { $0 as? any LaneParticipant }
         let redactor = participants.lazy.compactMap(\.laneRedactor).first ?? Redactor()
+        let interceptors = Self.withRetries(configuration.interceptors)
         var pipeline = Pipeline(
-            interceptors: configuration.interceptors, transport: configuration.transport,
-            validators: configuration.validators)
+            interceptors: interceptors, transport: configuration.transport, validators: configuration.validators)
         pipeline.redirectRules = RedirectRules(policy: configuration.redirects, secretHeaders: redactor.headers)
         self.pipeline = pipeline
-        self.capabilities = configuration.interceptors.reduce(into: []) { $0.formUnion($1.capabilities) }
+        self.capabilities = interceptors.reduce(into: []) { $0.formUnion($1.capabilities) }
         self.redactor = redactor
         // A token manager without a transport of its own refreshes through its client's (its lane's).
         for participant in participants { participant.adoptLaneTransport(configuration.transport) }
@@ -41,6 +41,22 @@ final class ClientLane: Sendable {
         self.deadlines = makeDeadlineScheduler(clock: configuration.clock)
         self.environment = Locked(configuration.environment)
         self.requestIDHeader = (configuration.interceptors.first as? any LaneParticipant)?.requestIDHeaderName
+    }
+}
+
+extension ClientLane {
+    /// `interceptors` with a retry step: as they are when one of them has
+    /// ``PipelineCapabilities/retries``, else with a default ``RetryInterceptor`` where the
+    /// standard pipeline has it — outside the first interceptor that authenticates or adds an
+    /// idempotency key, innermost otherwise — so a hand-built pipeline keeps ``EndpointPolicy/retry``
+    /// instead of dropping it silently. An endpoint that must not retry says `retry: .none`.
+    static func withRetries(_ interceptors: [any Interceptor]) -> [any Interceptor] {
+        guard !interceptors.contains(where: { $0.capabilities.contains(.retries) }) else { return interceptors }
+        var result = interceptors
+        let inner: PipelineCapabilities = [.authentication, .idempotencyKeys]
+        let position = interceptors.firstIndex { !$0.capabilities.isDisjoint(with: inner) } ?? interceptors.endIndex
+        result.insert(RetryInterceptor(), at: position)
+        return result
     }
 }
 

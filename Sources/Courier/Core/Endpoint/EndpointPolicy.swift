@@ -8,7 +8,10 @@
 public struct EndpointPolicy: Sendable, Hashable {
     /// Whether the request carries the user's access token (RFC 6750).
     public var auth: AuthRequirement
-    /// Which failures are retried, how often and with what delay.
+    /// Which failures are retried, how often and with what delay. Always kept: a client whose
+    /// pipeline has no interceptor with ``PipelineCapabilities/retries`` adds a default
+    /// ``RetryInterceptor`` (a pipeline turns retries off only explicitly, with
+    /// `RetryInterceptor(maximumRetries: 0)`).
     public var retry: RetryPolicy
     /// Total deadline for the whole logical call — every attempt and every backoff wait included —
     /// enforced by Courier itself (URLSession on Linux ignores `timeoutIntervalForResource`).
@@ -17,7 +20,9 @@ public struct EndpointPolicy: Sendable, Hashable {
     public var deadline: Duration
     /// How the HTTP cache may answer this request (RFC 9111).
     public var cache: CachePolicy
-    /// How much of the request and response may be logged.
+    /// The most of the request and response that may be logged — a ceiling, kept by every
+    /// pipeline: a ``LoggingInterceptor`` logs at most this much, and a pipeline without one logs
+    /// nothing.
     public var logging: LoggingPolicy
     /// Whether an `Idempotency-Key` header is sent, and with which key.
     public var idempotency: IdempotencyPolicy

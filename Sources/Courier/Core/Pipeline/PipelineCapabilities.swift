@@ -23,6 +23,10 @@ public struct PipelineCapabilities: OptionSet, Sendable, Hashable {
     public static let idempotencyKeys = PipelineCapabilities(rawValue: 1 << 1)
     /// Answers from an HTTP cache, needed by ``CachePolicy/onlyIfCached`` (``CacheInterceptor``).
     public static let caching = PipelineCapabilities(rawValue: 1 << 2)
+    /// Retries failed attempts as ``EndpointPolicy/retry`` allows (``RetryInterceptor``). A client
+    /// whose pipeline has no interceptor with it adds a default ``RetryInterceptor``, so
+    /// ``EndpointPolicy/retry`` is never dropped.
+    public static let retries = PipelineCapabilities(rawValue: 1 << 3)
 }
 
 extension Interceptor {

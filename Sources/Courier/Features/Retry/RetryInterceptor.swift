@@ -43,10 +43,14 @@ public struct RetryInterceptor: Interceptor {
     /// Returns a uniform random number in `0...1` for the jitter.
     public typealias RandomSource = @Sendable () -> Double
 
+    /// ``PipelineCapabilities/retries``.
+    public var capabilities: PipelineCapabilities { .retries }
+
     private let clock: ElapsedClock
     private let random: RandomSource
     private let now: @Sendable () -> Date
     private let decider: RetryDecider?
+    private let maximumRetries: Int?
 
     /// Creates the interceptor.
     ///
@@ -56,25 +60,32 @@ public struct RetryInterceptor: Interceptor {
     ///   - random: The jitter's random source, returning values in `0...1`.
     ///   - now: The wall-clock time used to resolve an HTTP-date `Retry-After`.
     ///   - decider: The app's own decision per failure; `nil` follows the policy alone.
+    ///   - maximumRetries: A ceiling on the retries of every call of this client, whatever
+    ///     ``RetryPolicy/maxRetries`` the endpoint declares; `nil` (the default) for none, `0` to
+    ///     turn retries off for this client explicitly (a client whose pipeline has no retry
+    ///     interceptor gets a default one, see ``PipelineCapabilities/retries``).
     public init(
         clock: some Clock<Duration> = ContinuousClock(),
         random: @escaping RandomSource = { Double.random(in: 0...1) },
         now: @escaping @Sendable () -> Date = { Date() },
-        decider: RetryDecider? = nil
+        decider: RetryDecider? = nil,
+        maximumRetries: Int? = nil
     ) {
         self.clock = ElapsedClock(clock)
         self.random = random
         self.now = now
         self.decider = decider
+        self.maximumRetries = maximumRetries.map { max(0, $0) }
     }
 
     public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         let policy = context.policy.retry
+        let limit = min(policy.maxRetries, maximumRetries ?? policy.maxRetries)
         let method = request.httpMethod.map { HTTPMethod(rawValue: $0) } ?? context.method
         // A call its API declares safe (a GraphQL query sent as POST) repeats like a GET. The
         // header is only looked up when the method alone does not decide (a lookup per call).
         let repeatable =
-            policy.maxRetries > 0
+            limit > 0
             && (method.isIdempotent || context.isDeclaredSafe
                 || policy.allowsRetry(
                     method: method,
@@ -93,7 +104,7 @@ public struct RetryInterceptor: Interceptor {
             } catch {
                 outcome = .failure(error)
             }
-            guard repeatable, retry < policy.maxRetries, let failure = failure(of: outcome, context: context),
+            guard repeatable, retry < limit, let failure = failure(of: outcome, context: context),
                 context.canResendBody
             else {
                 return try outcome.get()

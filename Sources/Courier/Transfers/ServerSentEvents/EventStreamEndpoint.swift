@@ -6,7 +6,9 @@ import FoundationNetworking
 /// One connection of a feed: the app's endpoint with `Accept: text/event-stream` (unless it sets
 /// its own), `Last-Event-ID` when the feed has one (WHATWG HTML §9.2.4), and the HTTP cache
 /// bypassed: an event stream is never answered from nor stored in a cache (§9.2.2 fetches it
-/// with cache mode "no-store"), or a reconnect could replay old events.
+/// with cache mode "no-store"), or a reconnect could replay old events. Nor is a connection retried
+/// by the pipeline: the feed's ``ServerSentEvents/ReconnectPolicy`` alone decides when to connect
+/// again (retries inside each reconnect would multiply the attempts a failing server sees).
 struct EventStreamEndpoint<Base: Endpoint>: Endpoint {
     typealias Response = Base.Response
 
@@ -28,7 +30,7 @@ struct EventStreamEndpoint<Base: Endpoint>: Endpoint {
         return headers
     }
     var body: RequestBody { base.body }
-    var policy: EndpointPolicy { base.policy.with(\.cache, .bypassCache) }
+    var policy: EndpointPolicy { base.policy.with(\.cache, .bypassCache).with(\.retry, .none) }
     var statusValidation: StatusValidation { base.statusValidation }
     var knownErrors: [Int: String] { base.knownErrors }
     var pathTemplate: String? { base.pathTemplate }

@@ -64,6 +64,8 @@ extension CoreTests {
         /// number in the context.
         struct RetryLike: Interceptor {
             let limit: Int
+            /// It retries, so the client adds no retry interceptor of its own.
+            var capabilities: PipelineCapabilities { .retries }
             func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
                 var response = try await next(request)
                 record(context)

@@ -64,11 +64,11 @@ enum CacheFixture {
         return HTTPCache(storage: storage, configuration: configuration)
     }
 
-    /// A client whose pipeline is `cache.interceptors()` over `transport`.
+    /// A client whose pipeline is `cache.interceptors()` over `transport`, retries off.
     static func client(_ transport: StubTransport, cache: HTTPCache) -> APIClient {
         APIClient(environment: environment) { configuration in
             configuration.transport = transport
-            configuration.interceptors = cache.interceptors()
+            configuration.interceptors = cache.interceptors() + [RetryInterceptor(maximumRetries: 0)]
         }
     }
 

@@ -43,12 +43,14 @@ enum ObservabilityFixtures {
         let environment = try APIEnvironment(name: "stub", baseURL: "https://api.example.com")
         return APIClient(environment: environment) {
             $0.transport = transport
-            $0.interceptors = interceptors
+            // Retries off unless a test brings its own: each test sees the attempts it scripts.
+            $0.interceptors = interceptors + [RetryInterceptor(maximumRetries: 0)]
         }
     }
 
     /// Retries once when the first attempt answers 503 (a stand-in for the real retry interceptor).
     struct OneRetryOn503: Interceptor {
+        var capabilities: PipelineCapabilities { .retries }
         func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
             let first = try await next(request)
             return first.statusCode == 503 ? try await next(request) : first
