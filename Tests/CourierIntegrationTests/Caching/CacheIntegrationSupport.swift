@@ -45,7 +45,9 @@ enum CacheIntegration {
 
     /// A client for the reference API in `namespace` whose pipeline is the cache's interceptors.
     static func client(namespace: String, cache: HTTPCache) throws -> APIClient {
-        try TestServers.apiClient(namespace: namespace) { $0.interceptors = cache.interceptors() + [RetryInterceptor(maximumRetries: 0)] }.0
+        try TestServers.apiClient(namespace: namespace) {
+            $0.interceptors = cache.interceptors() + [RetryInterceptor(maximumRetries: 0)]
+        }.0
     }
 
     /// `GET /cache/resource/{name}` with the header-choosing query parameters.

@@ -42,12 +42,14 @@ struct PolicyKeptTests {
         let interceptors = ClientLane.withRetries([
             RequestIDInterceptor(), AuthInterceptor(tokenManager: manager), IdempotencyInterceptor(),
         ])
-        #expect(interceptors.map { "\(type(of: $0))" } == [
-            "RequestIDInterceptor", "RetryInterceptor", "AuthInterceptor", "IdempotencyInterceptor",
-        ])
-        #expect(ClientLane.withRetries([LoggingInterceptor(logger: nil)]).map { "\(type(of: $0))" } == [
-            "LoggingInterceptor", "RetryInterceptor",
-        ])
+        #expect(
+            interceptors.map { "\(type(of: $0))" } == [
+                "RequestIDInterceptor", "RetryInterceptor", "AuthInterceptor", "IdempotencyInterceptor",
+            ])
+        #expect(
+            ClientLane.withRetries([LoggingInterceptor(logger: nil)]).map { "\(type(of: $0))" } == [
+                "LoggingInterceptor", "RetryInterceptor",
+            ])
         let own = ClientLane.withRetries([RetryInterceptor(maximumRetries: 1), RequestIDInterceptor()])
         #expect(own.count == 2)
     }
