@@ -33,4 +33,4 @@ private enum Sample {
         try await tokens.signIn(AuthTokens(accessToken: access, refreshToken: refresh))
     }
 }
-#endif
+#endif  // canImport(Darwin)

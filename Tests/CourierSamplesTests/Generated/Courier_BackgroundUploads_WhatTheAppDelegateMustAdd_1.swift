@@ -16,7 +16,8 @@ import CourierCurl
 import FoundationNetworking
 #endif
 
-#if canImport(Darwin)
+#if canImport(UIKit)
+import UIKit
 
 /// The sample's own types and functions shadow the scaffolding's placeholders.
 private enum Sample {
@@ -33,4 +34,4 @@ private enum Sample {
     static func sample() async throws {
     }
 }
-#endif
+#endif  // canImport(UIKit)

@@ -31,4 +31,4 @@ private enum Sample {
         }
     }
 }
-#endif
+#endif  // canImport(Darwin)

@@ -27,4 +27,4 @@ private enum Sample {
         _ = client  // shown, not used
     }
 }
-#endif
+#endif  // canImport(Darwin)

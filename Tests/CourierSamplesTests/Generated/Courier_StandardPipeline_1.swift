@@ -28,4 +28,4 @@ private enum Sample {
         _ = client  // shown, not used
     }
 }
-#endif
+#endif  // canImport(Darwin)

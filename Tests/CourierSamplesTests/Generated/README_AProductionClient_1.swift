@@ -39,4 +39,4 @@ private enum Sample {
         try await client.resetSession()   // logout: tokens, cookies and this account's cache partition
     }
 }
-#endif
+#endif  // canImport(Darwin)
