@@ -89,5 +89,16 @@ let package = Package(
         .testTarget(name: "CourierPoolStarvationTests", dependencies: ["Courier"], swiftSettings: strict),
         .testTarget(
             name: "CourierGraphQLTests", dependencies: ["Courier", "CourierTesting", "CourierGraphQL"], swiftSettings: strict),
+        // Every Swift sample of README.md, the DocC articles and the doc comments, one file per block in
+        // Generated/ (written by scripts/samples, which CI runs to check that the copy is current), with
+        // the placeholders they share in Scaffolding.swift. Compiled, never run. No package access: a
+        // sample may use only what an app can use.
+        .testTarget(
+            name: "CourierSamplesTests",
+            dependencies: [
+                "Courier", "CourierTesting", "CourierGraphQL", "CourierRealtime", "CourierOffline",
+                .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
+            ],
+            packageAccess: false, swiftSettings: strict),
     ]
 )

@@ -1,7 +1,7 @@
 import Courier
 
 extension CurlTransport {
-    /// ``SessionResetStage/connections``: reset after sign-out, before stored state.
+    /// `SessionResetStage.connections`: reset after sign-out, before stored state.
     public var sessionResetStage: SessionResetStage { .connections }
 
     /// This transport's cookie jar and connection pool (one per transport, never shared).

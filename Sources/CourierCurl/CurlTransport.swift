@@ -54,7 +54,7 @@ public final class CurlTransport: Transport {
     /// Creates a transport from the default configuration changed by `configure`.
     ///
     /// ```swift
-    /// CurlTransport { $0.httpVersion = .http2PriorKnowledge }
+    /// let h2c = CurlTransport { $0.httpVersion = .http2PriorKnowledge }
     /// ```
     public convenience init(_ configure: (inout Configuration) -> Void) {
         var configuration = Configuration()

@@ -7,12 +7,12 @@ import Courier
 /// ```swift
 /// let clock = TestClock()                                   // sleeps return at once
 /// let client = APIClient(environment: env) { $0.interceptors = [RetryInterceptor(clock: clock)] }
-/// _ = try await client.send(...)
+/// _ = try await client.send(GetItem(id: 1))
 /// #expect(clock.sleeps == [.seconds(1), .seconds(1)])       // the delays Retry-After asked for
 ///
 /// let manual = TestClock(mode: .manual)                     // sleepers wait for advance(by:)
 /// let task = Task { try await manual.sleep(for: .seconds(5)) }
-/// await manual.waitForSleepers(count: 1)
+/// try await manual.waitForSleepers(count: 1)
 /// manual.advance(by: .seconds(5))                           // resumes the sleeper
 /// ```
 ///

@@ -14,7 +14,7 @@ import FoundationNetworking
 ///     $0.mutationPolicy = .authorizedWrite          // idempotency key: retried safely
 ///     $0.usesPersistedQueries = true                 // Apollo APQ
 /// }
-/// let data = try await graphQL.send(GetItem(variables: .init(id: "1")))
+/// let items = try await graphQL.send(ListItems()).items   // a GraphQLOperation
 /// ```
 ///
 /// Transport (GraphQL-over-HTTP draft): `POST` with an `application/json` body

@@ -11,7 +11,7 @@ extension Redactor {
     /// and is shown as is. Use this when variables carry personal data.
     ///
     /// ```swift
-    /// LoggingInterceptor(logger: logger, redactor: Redactor().hidingGraphQLVariables())
+    /// let logging = LoggingInterceptor(logger: logger, redactor: Redactor().hidingGraphQLVariables())
     /// ```
     public func hidingGraphQLVariables() -> Redactor {
         var copy = self

@@ -10,7 +10,7 @@ extension MessageBody {
     ///
     /// ```swift
     /// let stream = try await client.stream(ExportOrders())
-    /// for try await order in stream.body.ndjson(as: Order.self) { … }
+    /// for try await order in stream.body.ndjson(as: Order.self) { try await store.insert(order) }
     /// ```
     ///
     /// - Parameters:

@@ -13,6 +13,7 @@ import FoundationNetworking
 /// it a second time throws ``MessageBodyError/alreadyIterated`` rather than yielding nothing.
 ///
 /// ```swift
+/// let handle = try FileHandle(forWritingTo: videoURL)
 /// let stream = try await client.stream(ExportOrders())
 /// for try await chunk in stream.body {           // Data chunks, at most ~16–64 KiB each
 ///     try handle.write(contentsOf: chunk)

@@ -42,8 +42,13 @@ public protocol Endpoint: Sendable {
     /// the default ``pathTemplate``.
     ///
     /// ```swift
-    /// var path: String { "/files/{name}/versions/{version}" }
-    /// var pathValues: [String: String] { ["name": name, "version": String(version)] }
+    /// struct GetFileVersion: Endpoint {
+    ///     typealias Response = Data
+    ///     let name: String
+    ///     let version: Int
+    ///     var path: String { "/files/{name}/versions/{version}" }
+    ///     var pathValues: [String: String] { ["name": name, "version": String(version)] }
+    /// }
     /// ```
     var pathValues: [String: String] { get }
     /// The request method; `GET` by default.

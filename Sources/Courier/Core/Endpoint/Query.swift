@@ -7,8 +7,8 @@ import FoundationNetworking
 /// turned into items by the client's ``URLQueryEncoder`` (keys sorted, so the URL is stable).
 ///
 /// ```swift
-/// var query: Query { ["status": "active", "q": searchText, "page": nil] }   // nil is omitted
-/// var query: Query { .encodable(ItemFilter(status: .active, ids: [1, 2])) }
+/// let query: Query = ["status": "active", "q": searchText, "page": nil]   // nil is omitted
+/// let filter: Query = .encodable(ItemFilter(status: .active, ids: [1, 2]))
 /// ```
 /// Values are percent-encoded by the client: `+` is sent as `%2B`, space as `%20`.
 public struct Query: Sendable, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral {

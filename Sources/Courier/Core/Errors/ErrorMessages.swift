@@ -3,6 +3,7 @@ import Foundation
 /// The user-facing messages of ``NetworkError``, replaceable by the app — for its own wording or
 /// its localisation. English by default (``english``).
 ///
+/// <!-- sample: apple — String(localized:) is in Apple's Foundation only -->
 /// ```swift
 /// NetworkError.messages = ErrorMessages([
 ///     .offline: String(localized: "error.offline"),

@@ -8,7 +8,8 @@ extension NetworkError {
     /// count in analytics or key a message table with.
     ///
     /// ```swift
-    /// #expect(error.kind == .notFound)
+    /// let error = await #expect(throws: NetworkError.self) { try await client.send(GetItem(id: 9)) }
+    /// #expect(error?.kind == .notFound)
     /// ```
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// ``NetworkError/offline(_:)``.

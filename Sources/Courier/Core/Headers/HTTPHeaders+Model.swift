@@ -12,8 +12,9 @@ extension HTTPHeaders {
     ///     var deviceID: UUID?
     ///     enum CodingKeys: String, CodingKey { case appVersion = "X-App-Version", deviceID = "X-Device-ID" }
     /// }
-    /// configuration.headers = try HTTPHeaders(encoding: ClientHeaders(appVersion: "4.2", deviceID: nil))
+    /// let headers = try HTTPHeaders(encoding: ClientHeaders(appVersion: "4.2", deviceID: nil))
     /// // X-App-Version: 4.2   (no X-Device-ID field)
+    /// let client = APIClient(environment: .production) { $0.headers = headers }
     /// ```
     ///
     /// Values may be `String`, `Bool`, integers, finite numbers, `Decimal`, `URL`, `UUID`, `Date`
@@ -54,8 +55,13 @@ extension Request {
 /// locale, a feature flag). Fields the request already has (from the endpoint) win.
 ///
 /// ```swift
-/// struct Headers: Encodable { var acceptLanguage: String; enum CodingKeys: String, CodingKey { case acceptLanguage = "Accept-Language" } }
-/// configuration.interceptors.insert(ModelHeadersInterceptor { Headers(acceptLanguage: Locale.current.identifier) }, at: 1)
+/// struct Headers: Encodable {
+///     var acceptLanguage: String
+///     enum CodingKeys: String, CodingKey { case acceptLanguage = "Accept-Language" }
+/// }
+/// let client = APIClient(environment: .production) {
+///     $0.interceptors.insert(ModelHeadersInterceptor { Headers(acceptLanguage: Locale.current.identifier) }, at: 1)
+/// }
 /// ```
 ///
 /// A model that cannot become header fields fails the call with

@@ -8,7 +8,12 @@
 /// ```swift
 /// struct MyAuthInterceptor: Interceptor {
 ///     var capabilities: PipelineCapabilities { .authentication }
-///     …
+///
+///     func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+///         var request = request
+///         request.setValue("Bearer \(await session.token())", forHTTPHeaderField: "Authorization")
+///         return try await next(request)
+///     }
 /// }
 /// ```
 public struct PipelineCapabilities: OptionSet, Sendable, Hashable {

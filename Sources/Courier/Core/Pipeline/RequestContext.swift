@@ -8,7 +8,10 @@ import FoundationNetworking
 ///
 /// ```swift
 /// enum CacheOutcomeKey: RequestContextKey { typealias Value = CacheOutcome }
-/// context[CacheOutcomeKey.self] = .hit
+///
+/// func markHit(_ context: RequestContext) {       // in an interceptor
+///     context[CacheOutcomeKey.self] = .hit
+/// }
 /// ```
 public protocol RequestContextKey {
     /// The type stored in the slot.

@@ -18,6 +18,8 @@ extension Array where Element == any Interceptor {
     ///
     /// With no arguments this is the client's default pipeline: request IDs, retries and
     /// idempotency keys. Pass the parts your app has:
+    ///
+    /// <!-- sample: apple — OSLogNetworkLogger exists on Apple platforms only -->
     /// ```swift
     /// let client = APIClient(environment: .production) {
     ///     $0.interceptors = .standard(tokenManager: tokens, cache: HTTPCache(),

@@ -19,8 +19,8 @@ public protocol SessionResettable: Sendable {
     /// by default.
     var sessionResetStage: SessionResetStage { get }
 
-    /// The pieces of session state this participant holds, each named so that
-    /// ``APIClient/init(environments:configure:)`` can refuse two environments sharing one
+    /// The pieces of session state this participant holds, each named so that a client built for
+    /// an environment set (`APIClient(environments:…)`) can refuse two environments sharing one
     /// (``EnvironmentError/sharedSessionState(_:)``); none by default.
     var sessionStateIdentities: [SessionStateIdentity] { get }
 }

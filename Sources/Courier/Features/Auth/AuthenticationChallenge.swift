@@ -9,7 +9,9 @@ import Foundation
 /// escapes undone). Read them from an error with ``FailedResponse/challenges``:
 ///
 /// ```swift
-/// catch let error as NetworkError {
+/// do {
+///     _ = try await client.send(GetItem(id: 42))
+/// } catch let error as NetworkError {
 ///     if let bearer = error.failedResponse?.challenges.first(where: { $0.scheme == "Bearer" }),
 ///        bearer["error"] == "insufficient_scope" {
 ///         requestScope(bearer["scope"])                 // RFC 6750 §3.1

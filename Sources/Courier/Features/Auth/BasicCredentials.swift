@@ -10,7 +10,7 @@ import Foundation
 /// echoes it); `description`, `debugDescription` and `dump` show the user-id only.
 ///
 /// ```swift
-/// let login = try Request<Tokens>.post("/auth/login").basicAuth(user: email, password: password)
+/// let login = try Request<OAuthTokenResponse>.post("/auth/login").basicAuth(user: email, password: password)
 /// ```
 public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The user-id, normalised (NFC).

@@ -43,8 +43,9 @@ public actor TokenManager {
     /// first client whose pipeline holds this manager's ``AuthInterceptor``.
     private nonisolated let transport: Locked<(any Transport)?>
     private let grant: RefreshTokenGrant
-    /// How long before expiry the access token is refreshed proactively.
-    package let leeway: Duration
+    /// How long before expiry the access token is refreshed proactively: the `leeway` given to
+    /// `init`, 30 s by default. A token whose expiry is within `leeway` counts as expired.
+    public let leeway: Duration
     private let now: @Sendable () -> Date
     private let broadcaster = EventBroadcaster<SessionEvent>()
     private nonisolated let executor = BlockingWorkExecutor(label: "courier.auth.token-manager")

@@ -12,7 +12,7 @@
 ///
 /// ```swift
 /// let backoff = Backoff(initialDelay: .milliseconds(500), maximumDelay: .seconds(30), jitter: .equal)
-/// backoff.delay(afterFailures: 3, random: 1)   // 2 s: 0.5 s × 2², the top of equal jitter's range
+/// let delay = backoff.delay(afterFailures: 3, random: 1)   // 2 s: 0.5 s × 2², the top of equal jitter's range
 /// ```
 public struct Backoff: Sendable, Hashable {
     /// How a delay is randomised, so that many clients failing at once do not retry in lockstep.

@@ -4,7 +4,7 @@
 /// accepting new terms, a captive portal being dismissed, a feature flag loading.
 ///
 /// ```swift
-/// RetryInterceptor(decider: RetryDecider { failure, context in
+/// let retry = RetryInterceptor(decider: RetryDecider { failure, context in
 ///     guard failure.response?.statusCode == 451 else { return failure.proposal }
 ///     return await termsFlow.userAccepted() ? .retry(after: .zero) : .doNotRetry
 /// })

@@ -36,8 +36,8 @@ import FoundationNetworking
 /// retry layer — <doc:Retries> explains why layered retries multiply.
 ///
 /// ```swift
-/// RetryInterceptor()                                      // production
-/// RetryInterceptor(clock: testClock, random: { 0.5 })     // exact delays in tests
+/// let retry = RetryInterceptor()                                      // production
+/// let exact = RetryInterceptor(clock: testClock, random: { 0.5 })     // exact delays in tests
 /// ```
 public struct RetryInterceptor: Interceptor {
     /// Returns a uniform random number in `0...1` for the jitter.

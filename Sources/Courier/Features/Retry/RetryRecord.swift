@@ -71,9 +71,13 @@ package enum RetryRecordsKey: RequestContextKey {
 }
 
 extension RequestContext {
-    /// The retries performed (or being waited for) so far, in order; empty when none.
-    package var retryRecords: [RetryRecord] { self[RetryRecordsKey.self] ?? [] }
+    /// The retries ``RetryInterceptor`` decided on so far (each recorded when its wait starts), in
+    /// order; empty when none. After the call, `retryRecords.count` is the number of retries it
+    /// took, and each record says why, how long it waited and whether the wait came from
+    /// `Retry-After` (RFC 9110 §10.2.3) or the backoff.
+    public var retryRecords: [RetryRecord] { self[RetryRecordsKey.self] ?? [] }
 
-    /// The delays of `retryRecords`, in order.
-    package var retryDelays: [Duration] { retryRecords.map(\.delay) }
+    /// The waits of ``retryRecords``, in order — exactly, so a test can assert the delay that a
+    /// `Retry-After` produced without timing anything.
+    public var retryDelays: [Duration] { retryRecords.map(\.delay) }
 }

@@ -13,6 +13,8 @@ import FoundationNetworking
 /// FoundationNetworking passes on (which it reports as `URLError.unknown`, -1).
 ///
 /// ```swift
+/// do {
+///     _ = try await client.send(GetItem(id: 42))
 /// } catch let error as NetworkError where error.certificateFailure != nil {
 ///     showUntrustedServerAlert(error.userMessage)
 /// }

@@ -8,7 +8,7 @@
 ///     @LossyArray var items: [Item]      // $items.skipped lists the skips
 ///     let tags: LossyArray<Tag>          // tags.skippedCount, for tag in tags
 /// }
-/// let all = try decoder.decode(LossyArray<Item>.self, from: data)
+/// let all = try JSONDecoder().decode(LossyArray<Item>.self, from: data)
 /// ```
 ///
 /// Decoding (see ``init(from:)``): the value must be an array; each element

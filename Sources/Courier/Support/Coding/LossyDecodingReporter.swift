@@ -11,7 +11,7 @@ import Foundation
 /// let decoder = JSONDecoder()
 /// decoder.userInfo[.lossyDecodingReporter] = reporter
 /// let page = try decoder.decode(Page.self, from: data)
-/// for skip in reporter.skips { logger.warning("\(skip)") }
+/// for skip in reporter.skips { print("skipped: \(skip)") }
 /// ```
 ///
 /// Every ``LossyArray`` decoded by that decoder appends one ``LossySkip``
@@ -25,8 +25,9 @@ public final class LossyDecodingReporter: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [LossySkip] = []
 
-    /// Creates an empty reporter.
-    package init() {}
+    /// Creates an empty reporter; install it in a decoder's `userInfo` under
+    /// ``Swift/CodingUserInfoKey/lossyDecodingReporter``.
+    public init() {}
 
     /// All skips reported so far, oldest first.
     public var skips: [LossySkip] {

@@ -11,7 +11,7 @@ import FoundationNetworking
 /// let tus = TusUploader(client: client, creationPath: "/files",
 ///                       store: ResumableUploadStore(directory: appSupport.appendingPathComponent("uploads")))
 /// let upload = tus.upload(fileAt: videoURL, metadata: ["filename": "clip.mov"])
-/// for await step in upload.progress { … }
+/// for await step in upload.progress { bar.fraction = step.fractionCompleted ?? 0 }
 /// let location = try await upload.value      // the upload resource
 /// ```
 ///

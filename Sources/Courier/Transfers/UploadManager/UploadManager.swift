@@ -9,8 +9,8 @@ import FoundationNetworking
 /// failed or abandoned.
 ///
 /// ```swift
-/// let uploads = try UploadManager(client: client, directory: appSupport.appendingPathComponent("uploads"),
-///                                 backgroundTransport: URLSessionBackgroundTransport(identifier: "com.example.uploads"))
+/// let uploads = UploadManager(client: client, directory: appSupport.appendingPathComponent("uploads"),
+///                             backgroundTransport: URLSessionBackgroundTransport(identifier: "com.example.uploads"))
 /// let id = try await uploads.enqueue(fileAt: pickedURL, to: "/photos", contentType: "image/jpeg", mode: .background)
 /// let response = try await uploads.result(for: id)      // waits; also after a relaunch
 /// ```

@@ -3,7 +3,7 @@ import Foundation
 /// A running upload: its progress as an `AsyncSequence` and its response.
 ///
 /// ```swift
-/// let upload = client.upload(.post("/photos", body: .file(photoURL, contentType: "image/jpeg")))
+/// let upload = client.upload(Request<Photo>.post("/photos", body: .file(photoURL, contentType: "image/jpeg")))
 /// for await step in upload.progress { bar.fraction = step.fractionCompleted ?? 0 }
 /// let photo: Photo = try await upload.value
 /// ```

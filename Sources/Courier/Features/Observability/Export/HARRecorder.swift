@@ -9,7 +9,7 @@ import Foundation
 /// let client = APIClient(environment: env) {
 ///     $0.interceptors = [RequestIDInterceptor(), LoggingInterceptor(logger: nil, recorders: [har])]
 /// }
-/// …
+/// _ = try await client.send(GetItem(id: 42))
 /// try har.write(to: URL(fileURLWithPath: "session.har"))
 /// ```
 ///
@@ -17,9 +17,9 @@ import Foundation
 /// stored is already redacted.
 public final class HARRecorder: NetworkExchangeRecorder {
     /// Most exchanges kept; older ones are dropped first.
-    package let maximumEntries: Int
+    public let maximumEntries: Int
     /// Written into the file's `creator`.
-    package let creator: HARLog.Creator
+    public let creator: HARLog.Creator
     private let storage = Locked<[NetworkExchange]>([])
 
     /// Creates a recorder.
@@ -27,7 +27,7 @@ public final class HARRecorder: NetworkExchangeRecorder {
     /// - Parameters:
     ///   - maximumEntries: Most exchanges kept (at least 1); 1000 by default.
     ///   - creator: The `creator` written to the file; Courier by default.
-    package init(maximumEntries: Int = 1000, creator: HARLog.Creator = .courier) {
+    public init(maximumEntries: Int = 1000, creator: HARLog.Creator = .courier) {
         self.maximumEntries = max(1, maximumEntries)
         self.creator = creator
     }

@@ -27,8 +27,11 @@ import FoundationNetworking
 /// read of ``RequestContext/requestRecord``, ``RequestContext/responseRecord`` or
 /// ``RequestContext/errorRecord`` — with the same content as if built at once.
 ///
+/// <!-- sample: apple — OSLogNetworkLogger exists on Apple platforms only -->
 /// ```swift
-/// $0.interceptors = .standard(logger: OSLogNetworkLogger(subsystem: "com.example.app"), recorders: [har])
+/// let client = APIClient(environment: .production) {
+///     $0.interceptors = .standard(logger: OSLogNetworkLogger(subsystem: "com.example.app"), recorders: [har])
+/// }
 /// ```
 public struct LoggingInterceptor: Interceptor {
     /// Where entries go; `nil` records records (and feeds recorders) without logging.

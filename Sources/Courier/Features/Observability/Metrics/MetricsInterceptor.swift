@@ -8,7 +8,7 @@ import FoundationNetworking
 /// — where the platform measures them — phase timings.
 ///
 /// Where it sits decides what an event describes: outside the retries, one event per call with
-/// `RequestContext/retryCount`; innermost, one per attempt. Position: see
+/// its retry count (``RequestContext/attempt`` minus 1); innermost, one per attempt. Position: see
 /// ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``.
 ///
 /// Durations are measured with the given clock, `ContinuousClock` by default (monotonic: wall-clock

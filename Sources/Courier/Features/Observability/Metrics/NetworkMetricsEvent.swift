@@ -20,7 +20,7 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
     public var duration: Duration
     /// Attempts that reached the transport (0 for a cache hit).
     public var attempts: Int
-    /// Retries performed: `attempts - 1`, never negative (`RequestContext/retryCount`).
+    /// Retries performed: `attempts - 1`, never negative (``RequestContext/attempt`` minus 1).
     public var retryCount: Int
     /// Request body size in bytes as the interceptor saw it; `nil` when the body is a stream.
     public var requestBodyBytes: Int?
@@ -73,7 +73,7 @@ public protocol NetworkMetricsSink: Sendable {
 /// A ``NetworkMetricsSink`` made from a closure.
 ///
 /// ```swift
-/// MetricsInterceptor(sink: ClosureMetricsSink { event in analytics.track(event) })
+/// let metrics = MetricsInterceptor(sink: ClosureMetricsSink { event in analytics.track(event) })
 /// ```
 public struct ClosureMetricsSink: NetworkMetricsSink {
     private let handler: @Sendable (NetworkMetricsEvent) -> Void
