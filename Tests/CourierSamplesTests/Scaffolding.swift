@@ -152,6 +152,28 @@ extension APIEnvironment {
 }
 
 let env = APIEnvironment.production
+let stagingKey = "staging-api-key"
+let productionPins = SampleEnvironments.pins
+let isDebug = true
+let support = appSupport
+let disk = MemoryCacheStorage()
+let development = SampleEnvironments.development
+let staging = SampleEnvironments.staging
+let production = SampleEnvironments.production
+/// Made by an earlier sample with `EnvironmentSet.detect` (asynchronous); never read here.
+nonisolated(unsafe) var environments: EnvironmentSet! = nil
+
+/// Environments declared by an earlier sample (the initializers throw; this never runs).
+enum SampleEnvironments {
+    static let development = make { try APIEnvironment("development", baseURL: URL(string: "http://localhost:8080")!) }
+    static let staging = make { try APIEnvironment("staging", baseURL: URL(string: "https://staging.example.com/v1")!) }
+    static let production = make { try APIEnvironment("production", baseURL: URL(string: "https://api.example.com/v1")!) }
+    static let pins = make { try PinningPolicy(pins: ["api.example.com": [currentKeyPin, backupKeyPin]]) }
+
+    private static func make<T>(_ build: () throws -> T) -> T {
+        do { return try build() } catch { preconditionFailure("sample scaffolding: \(error)") }
+    }
+}
 let environment = APIEnvironment.production
 let client = APIClient(environment: .production)
 let tokens = TokenManager(

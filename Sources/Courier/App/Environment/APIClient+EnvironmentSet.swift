@@ -14,10 +14,11 @@ extension APIClient {
     /// is given — a token store under ``APIEnvironment/storageNamespace``, a cache partition
     /// named after it — never from ``EnvironmentSet/current``, which changes:
     ///
+    /// <!-- sample: apple — KeychainTokenStore exists on Apple platforms only -->
     /// ```swift
     /// let tokens = EnvironmentScoped { environment in
     ///     TokenManager(store: KeychainTokenStore(service: "com.example.app", namespace: environment.storageNamespace),
-    ///                  transport: URLSessionTransport(), grant: .oauth2(tokenURL: …))
+    ///                  transport: URLSessionTransport(), grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("oauth/token")))
     /// }
     /// let client = try APIClient(environments: environments) { configuration, environment in
     ///     configuration.interceptors = .standard(tokenManager: tokens[environment],

@@ -2,7 +2,7 @@
 /// a debug menu.
 ///
 /// ```swift
-/// logger.info("environment: \(environments.decision)")
+/// print("environment: \(environments.decision)")
 /// // staging — chosen by launch argument -COURIER_ENV staging; build: TestFlight build (AppTransaction.environment = sandbox)
 /// ```
 ///

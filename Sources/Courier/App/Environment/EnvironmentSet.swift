@@ -28,7 +28,7 @@ import Foundation
 ///     environments: [development, staging, production],
 ///     detector: BuildChannelDetection.platformDefault(isDebugBuild: isDebug),
 ///     store: EnvironmentChoiceStores.platformDefault(appName: "com.example.app"))
-/// logger.info("environment: \(environments.decision)")
+/// print("environment: \(environments.decision)")
 /// ```
 public final class EnvironmentSet: Sendable {
     /// The declared environments, in declaration order (the order a debug menu lists them).
