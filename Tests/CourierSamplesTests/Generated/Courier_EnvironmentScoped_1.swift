@@ -21,9 +21,11 @@ private enum Sample {
     static func sample() async throws {
         let tokens = EnvironmentScoped { environment in
             TokenManager(store: FileTokenStore(directory: support, namespace: environment.storageNamespace),
-                         transport: URLSessionTransport(), grant: .oauth2(tokenURL: environment.baseURLs["auth"]!))
+                         transport: URLSessionTransport(),
+                         grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("oauth/token")))
         }
         _ = tokens  // shown, not used
-        tokens[environments.current]   // the current environment's manager
+        let manager = tokens[environments.current]   // the current environment's manager
+        _ = manager  // shown, not used
     }
 }

@@ -5,9 +5,10 @@
 /// ```swift
 /// let tokens = EnvironmentScoped { environment in
 ///     TokenManager(store: FileTokenStore(directory: support, namespace: environment.storageNamespace),
-///                  transport: URLSessionTransport(), grant: .oauth2(tokenURL: environment.baseURLs["auth"]!))
+///                  transport: URLSessionTransport(),
+///                  grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("oauth/token")))
 /// }
-/// tokens[environments.current]   // the current environment's manager
+/// let manager = tokens[environments.current]   // the current environment's manager
 /// ```
 public final class EnvironmentScoped<Value: Sendable>: Sendable {
     private let make: @Sendable (APIEnvironment) -> Value
