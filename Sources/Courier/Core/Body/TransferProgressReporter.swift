@@ -1,18 +1,30 @@
 import Foundation
 
-/// Where a transport reports the bytes a call has sent and received, for transfer progress.
+/// Where a transport reports the bytes a call has sent and received, for transfer progress
+/// (``TransferProgress`` of uploads and downloads) — part of the ``Transport`` contract, so a
+/// transport of your own reports progress like the built-in ones.
 ///
-/// Set as a task-local for the duration of a transfer; a transport reads ``current`` when it
-/// starts a request and calls it from whatever thread its callbacks run on.
-package struct TransferProgressReporter: Sendable {
-    /// The reporter of the transfer running in the current task, if any.
-    @TaskLocal package static var current: TransferProgressReporter?
+/// Courier binds it as a task-local for the duration of a transfer that wants progress; a
+/// transport reads ``current`` on the sending task when it starts a request (before handing work
+/// to another queue, where task-locals are not visible) and calls ``didSend(_:of:)`` and
+/// ``didReceive(_:of:)`` from whatever thread its callbacks run on.
+///
+/// ```swift
+/// // inside a custom transport's send(_:)
+/// let progress = TransferProgressReporter.current
+/// progress?.didSend(4096, of: 10_000)      // bytes of the request body sent so far, of the total
+/// progress?.didReceive(512, of: nil)       // response body bytes so far; total unknown
+/// ```
+public struct TransferProgressReporter: Sendable {
+    /// The reporter of the transfer running in the current task; `nil` when nobody asked for progress.
+    @TaskLocal public static var current: TransferProgressReporter?
 
     private let sent: @Sendable (Int64, Int64?) -> Void
     private let received: @Sendable (Int64, Int64?) -> Void
 
-    /// Creates a reporter from two callbacks: (total bytes so far, expected total when known).
-    package init(
+    /// Creates a reporter from two callbacks, each given (total bytes so far, expected total in bytes
+    /// when known) — for tests of a transport, or to bind with `TransferProgressReporter.$current`.
+    public init(
         sent: @escaping @Sendable (Int64, Int64?) -> Void = { _, _ in },
         received: @escaping @Sendable (Int64, Int64?) -> Void = { _, _ in }
     ) {
@@ -21,8 +33,8 @@ package struct TransferProgressReporter: Sendable {
     }
 
     /// The request body has sent `totalBytesSent` bytes so far, of `expected` when known.
-    package func didSend(_ totalBytesSent: Int64, of expected: Int64?) { sent(totalBytesSent, expected) }
+    public func didSend(_ totalBytesSent: Int64, of expected: Int64?) { sent(totalBytesSent, expected) }
 
     /// The response body has delivered `totalBytesReceived` bytes so far, of `expected` when known.
-    package func didReceive(_ totalBytesReceived: Int64, of expected: Int64?) { received(totalBytesReceived, expected) }
+    public func didReceive(_ totalBytesReceived: Int64, of expected: Int64?) { received(totalBytesReceived, expected) }
 }

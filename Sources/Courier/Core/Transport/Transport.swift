@@ -10,6 +10,12 @@ import FoundationNetworking
 /// is the test seam. A transport returns every HTTP status as a value — mapping statuses to errors
 /// is the client's job — and throws only when no response was received (`URLError`,
 /// `CancellationError`).
+///
+/// Besides the response, a transport reports what the call's observers need, through two
+/// task-local reporters it reads on the sending task when a request starts: byte progress to
+/// ``TransferProgressReporter/current`` (uploads' and downloads' ``TransferProgress``) and phase
+/// timings to ``TaskTimingsReporter/current`` (``RequestContext/taskTimings``, metrics). Either is
+/// `nil` when nobody asked; a transport that cannot measure a phase reports nothing for it.
 public protocol Transport: Sendable {
     /// Sends `request` and returns the complete response.
     ///

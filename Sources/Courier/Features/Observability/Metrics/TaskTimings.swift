@@ -45,8 +45,22 @@ public struct TaskTimings: Sendable, Hashable {
     /// chunked framing is removed (Apple: `countOfResponseBodyBytesReceived`), when measured.
     public var responseBodyBytesReceived: Int64?
 
-    /// Creates timings from phase durations.
-    package init(
+    /// Creates timings from phase durations — for a transport of your own that measures them (see
+    /// ``TaskTimingsReporter``). Leave a phase `nil` when it did not happen or was not measured.
+    ///
+    /// - Parameters:
+    ///   - domainLookup: DNS resolution.
+    ///   - connect: TCP connection set-up, TLS included.
+    ///   - secureConnection: The TLS handshake.
+    ///   - requestSend: Writing the request.
+    ///   - waiting: From the last request byte to the first response byte.
+    ///   - timeToFirstByte: From the start of the fetch to the first response byte.
+    ///   - responseReceive: Reading the response.
+    ///   - total: The whole task.
+    ///   - isReusedConnection: Whether a kept-alive connection carried it.
+    ///   - networkProtocol: The ALPN name, e.g. `h2` or `http/1.1`.
+    ///   - redirectCount: Redirects the transport followed itself (Courier's own are not counted).
+    public init(
         domainLookup: Duration? = nil, connect: Duration? = nil, secureConnection: Duration? = nil,
         requestSend: Duration? = nil, waiting: Duration? = nil, timeToFirstByte: Duration? = nil,
         responseReceive: Duration? = nil, total: Duration? = nil, isReusedConnection: Bool? = nil,

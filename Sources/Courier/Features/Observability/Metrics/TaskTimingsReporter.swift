@@ -1,34 +1,35 @@
-/// How a transport hands phase timings (``TaskTimings``) to the call it is sending, without the
-/// ``Transport`` protocol knowing about contexts.
+/// How a transport hands phase timings (``TaskTimings``) to the call it is sending — part of the
+/// ``Transport`` contract, so a transport of your own reports them like the built-in ones.
 ///
-/// ``MetricsInterceptor`` and ``LoggingInterceptor`` run the rest of the pipeline inside
-/// ``withReporting(to:_:)``, which binds a reporter for the call in a task-local value. A transport
-/// reads ``current`` on the sending task — before handing work to a delegate queue, where
-/// task-locals are not visible — and calls ``report(_:)`` once the platform has measured the task.
-/// ``URLSessionTransport``'s session delegate keeps the reporter for the task it starts and reports
-/// when `urlSession(_:task:didFinishCollecting:)` arrives (``TransportCapabilities/deliversTaskMetrics``:
+/// ``MetricsInterceptor`` and ``LoggingInterceptor`` run the rest of the pipeline with a reporter
+/// for the call bound in a task-local value. A transport reads ``current`` on the sending task —
+/// before handing work to a delegate queue, where task-locals are not visible — and calls
+/// ``report(_:)`` once the platform has measured the task. ``URLSessionTransport``'s session
+/// delegate keeps the reporter for the task it starts and reports when
+/// `urlSession(_:task:didFinishCollecting:)` arrives (``TransportCapabilities/deliversTaskMetrics``:
 /// Apple platforms); on Linux URLSession never delivers task metrics, so nothing is reported and
-/// ``RequestContext/taskTimings`` stays `nil`.
+/// ``RequestContext/taskTimings`` stays `nil`. `CurlTransport` reports libcurl's own timings.
 ///
 /// ```swift
-/// // inside a custom transport
-/// let reporter = TaskTimingsReporter.current
-/// let (data, response) = try await send(...)
-/// reporter?.report(TaskTimings(instants: measured))
+/// // inside a custom transport's send(_:), on the sending task
+/// let timings = TaskTimingsReporter.current
+/// let start = ContinuousClock.now
+/// // … send the request and read the response …
+/// timings?.report(TaskTimings(total: ContinuousClock.now - start, isReusedConnection: false))
 /// ```
-package struct TaskTimingsReporter: Sendable {
+public struct TaskTimingsReporter: Sendable {
     @TaskLocal static var bound: TaskTimingsReporter?
 
     private let context: RequestContext
 
     /// The reporter of the call the current task is sending, or `nil` when no interceptor asked for
     /// timings.
-    package static var current: TaskTimingsReporter? { bound }
+    public static var current: TaskTimingsReporter? { bound }
 
     /// Stores `timings` in the call's ``RequestContext/taskTimings`` (replacing an earlier attempt's).
     /// Safe to call from any thread. Timings reported after the interceptors have finished with the
     /// call are kept in the context but miss that call's metrics event.
-    package func report(_ timings: TaskTimings) {
+    public func report(_ timings: TaskTimings) {
         context.taskTimings = timings
     }
 
