@@ -84,10 +84,17 @@ public actor MutationQueue {
     /// SQLite's 5 s busy timeout while another process migrates the same file): open the queue
     /// once at launch.
     ///
-    /// - Throws: ``MutationQueueError/storage(_:)`` when the file (or its lock file next to it)
-    ///   cannot be opened, is not a database, or can be read but not written;
-    ///   ``MutationQueueError/unsupportedSchemaVersion(_:)`` when a newer build wrote it.
+    /// - Throws: `NetworkError.missingInterceptor` when `client`'s pipeline cannot keep a kind's
+    ///   policy as the queue sends it — an endpoint that requires auth without an `AuthInterceptor`,
+    ///   the mutation's `Idempotency-Key` without an `IdempotencyInterceptor` — so no mutation is
+    ///   ever sent without its token or key; ``MutationQueueError/storage(_:)`` when the file (or
+    ///   its lock file next to it) cannot be opened, is not a database, or can be read but not
+    ///   written; ``MutationQueueError/unsupportedSchemaVersion(_:)`` when a newer build wrote it.
     public init(path: String, client: APIClient, configuration: Configuration = Configuration()) throws {
+        for kind in [configuration.defaultKind] + configuration.kinds.values {
+            let sent = kind.policy.with(\.idempotency, .key("setup-check"))
+            if let reason = client.missingCapability(for: sent) { throw NetworkError.missingInterceptor(reason) }
+        }
         do {
             store = try MutationStore(path: path, now: configuration.now())
             drainLock = try DrainLock(databasePath: path)
