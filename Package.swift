@@ -24,7 +24,8 @@ let package = Package(
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
     ],
     targets: [
-        .target(name: "Courier", swiftSettings: strict),
+        // The privacy manifest (required-reason APIs: UserDefaults, file timestamps) ships with the library.
+        .target(name: "Courier", resources: [.copy("PrivacyInfo.xcprivacy")], swiftSettings: strict),
         .target(name: "CourierTesting", dependencies: ["Courier"], swiftSettings: strict),
         .target(name: "CourierGraphQL", dependencies: ["Courier"], swiftSettings: strict),
         // libcurl for opt-in modules (headers: libcurl4-openssl-dev, installed by scripts/setup).
