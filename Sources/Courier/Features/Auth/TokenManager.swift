@@ -44,7 +44,10 @@ public actor TokenManager {
     private nonisolated let transport: Locked<(any Transport)?>
     private let grant: RefreshTokenGrant
     /// How long before expiry the access token is refreshed proactively: the `leeway` given to
-    /// `init`, 30 s by default. A token whose expiry is within `leeway` counts as expired.
+    /// `init`, 30 s by default. A token whose expiry is within `leeway` counts as expired — except
+    /// that the leeway never exceeds half the token's lifetime when that is known (the JWT's `exp`
+    /// minus its `iat`, or the expiry minus when this manager received the token), so a token that
+    /// lives 40 s is refreshed 20 s before it expires instead of on every call.
     public let leeway: Duration
     private let now: @Sendable () -> Date
     private let broadcaster = EventBroadcaster<SessionEvent>()
@@ -62,6 +65,8 @@ public actor TokenManager {
     private var waiters: [UUID: CheckedContinuation<String, any Error>] = [:]
     /// The access token a refresh returned already due for refresh (see `needsRefresh`).
     private var expiredOnArrival: String?
+    /// The access token this manager received last (sign-in or refresh) and when, by `now`.
+    private var received: (accessToken: String, at: Date)?
 
     /// Number of refresh requests this manager has sent (for metrics, demos and benchmarks).
     package private(set) var refreshCount = 0
@@ -75,8 +80,9 @@ public actor TokenManager {
     ///     one cookie jar, wired once. Pass one only to refresh through a different transport.
     ///   - grant: How the refresh request is built and its answer read.
     ///   - leeway: Refresh proactively when the access token expires within this time; 30 s by
-    ///     default (covers clock skew and the request's own travel time). Zero refreshes only
-    ///     tokens already expired by the local clock.
+    ///     default (covers clock skew and the request's own travel time), capped at half the
+    ///     token's lifetime when that is known (see ``leeway``). Zero refreshes only tokens
+    ///     already expired by the local clock.
     ///   - now: The wall clock compared with token expiry; injectable for tests.
     public init(
         store: any TokenStore,
@@ -131,6 +137,7 @@ public actor TokenManager {
         inFlight?.cancel()
         inFlight = nil
         cache = .some(tokens)
+        received = (tokens.accessToken, now())
         resumeWaiters(with: .success(tokens.accessToken))
         broadcaster.publish(.signedIn)
         try store.write(tokens)
@@ -226,7 +233,26 @@ public actor TokenManager {
         // time frame (a skewed clock and no `expires_in`/`Date`): refreshing again would get
         // another such token on every call. It is used until the server answers 401.
         guard tokens.accessToken != expiredOnArrival, let expiry = tokens.accessTokenExpiry else { return false }
-        return now().addingTimeInterval(Self.seconds(leeway)) >= expiry
+        return now().addingTimeInterval(effectiveLeeway(for: tokens, expiry: expiry)) >= expiry
+    }
+
+    /// `leeway` in seconds, at most half the access token's lifetime when that is known: from the
+    /// JWT's own `iat` to `exp` (one time frame, whatever the clock skew), else from when this
+    /// manager received the token to its expiry by the local clock.
+    private func effectiveLeeway(for tokens: AuthTokens, expiry: Date) -> TimeInterval {
+        let configured = Self.seconds(leeway)
+        let lifetime: TimeInterval?
+        if let claims = JSONWebToken.claims(of: tokens.accessToken), let issued = claims.issuedAt,
+            let expiration = claims.expiration
+        {
+            lifetime = expiration.timeIntervalSince(issued)
+        } else if let received, received.accessToken == tokens.accessToken {
+            lifetime = expiry.timeIntervalSince(received.at)
+        } else {
+            lifetime = nil
+        }
+        guard let lifetime, lifetime > 0 else { return configured }
+        return min(configured, lifetime / 2)
     }
 
     private func isExpired(_ tokens: AuthTokens) -> Bool {
@@ -274,6 +300,7 @@ public actor TokenManager {
         switch outcome {
         case .refreshed(let tokens):
             cache = .some(tokens)
+            received = (tokens.accessToken, now())
             expiredOnArrival = needsRefresh(tokens) ? tokens.accessToken : nil
             resumeWaiters(with: .success(tokens.accessToken))
             broadcaster.publish(.refreshed)

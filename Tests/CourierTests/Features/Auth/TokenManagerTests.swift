@@ -98,6 +98,42 @@ extension AuthTests {
             #expect(server.refreshCalls == 0)
         }
 
+        @Test func theLeewayNeverExceedsHalfTheTokensLifetime() async throws {
+            func jwt(issuedAt: Date, expiresAt: Date) -> String {
+                let payload = #"{"sub":"alice","iat":\#(issuedAt.timeIntervalSince1970),"exp":\#(expiresAt.timeIntervalSince1970)}"#
+                let encoded = Data(payload.utf8).base64EncodedString()
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                    .replacingOccurrences(of: "=", with: "")
+                return "eyJhbGciOiJIUzI1NiJ9.\(encoded).c2ln"
+            }
+            let issued = Date(timeIntervalSince1970: 1_800_000_000)
+            // A 40 s token: refreshed 20 s before it expires (half its life), not 30 s.
+            let token = AuthTokens(accessToken: jwt(issuedAt: issued, expiresAt: issued + 40), refreshToken: "refresh-1")
+            for (elapsed, refreshes) in [(15.0, 0), (21.0, 1)] {
+                let server = FakeAuthServer(now: issued + elapsed)
+                _ = server.signIn()
+                let manager = FakeAuthServer.tokenManager(
+                    server.makeTransport(), store: InMemoryTokenStore(token), leeway: .seconds(30), now: { issued + elapsed })
+                _ = try await manager.validAccessToken()
+                #expect(server.refreshCalls == refreshes, "\(elapsed) s after issue")
+            }
+        }
+
+        @Test func aShortLivedOpaqueTokenIsNotRefreshedOnEveryCall() async throws {
+            let now = Locked(Date(timeIntervalSince1970: 1_800_000_000))
+            let server = FakeAuthServer(now: now.current)
+            _ = server.signIn()
+            let manager = FakeAuthServer.tokenManager(
+                server.makeTransport(), store: InMemoryTokenStore(nil), leeway: .seconds(30), now: { now.current })
+            // Received now, expiring in 20 s: its lifetime is known, so the leeway is 10 s.
+            try await manager.signIn(AuthTokens(accessToken: "opaque", refreshToken: "refresh-1", expiresAt: now.current + 20))
+            for _ in 0..<3 { #expect(try await manager.validAccessToken() == "opaque") }
+            #expect(server.refreshCalls == 0)
+            now.withLock { $0 += 11 }
+            _ = try await manager.validAccessToken()
+            #expect(server.refreshCalls == 1)
+        }
+
         @Test func opaqueTokenUsesExpiresAtOrNothing() async throws {
             let now = Date(timeIntervalSince1970: 1_800_000_000)
             let server = FakeAuthServer(now: now)
