@@ -100,7 +100,8 @@ extension AuthTests {
 
         @Test func theLeewayNeverExceedsHalfTheTokensLifetime() async throws {
             func jwt(issuedAt: Date, expiresAt: Date) -> String {
-                let payload = #"{"sub":"alice","iat":\#(issuedAt.timeIntervalSince1970),"exp":\#(expiresAt.timeIntervalSince1970)}"#
+                let (iat, exp) = (issuedAt.timeIntervalSince1970, expiresAt.timeIntervalSince1970)
+                let payload = #"{"sub":"alice","iat":\#(iat),"exp":\#(exp)}"#
                 let encoded = Data(payload.utf8).base64EncodedString()
                     .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
                     .replacingOccurrences(of: "=", with: "")

@@ -6,7 +6,7 @@
 /// before handing work to a delegate queue, where task-locals are not visible — and calls
 /// ``report(_:)`` once the platform has measured the task. ``URLSessionTransport``'s session
 /// delegate keeps the reporter for the task it starts and reports when
-/// `urlSession(_:task:didFinishCollecting:)` arrives (``TransportCapabilities/deliversTaskMetrics``:
+/// `urlSession(_:task:didFinishCollecting:)` arrives (`TransportCapabilities.deliversTaskMetrics`:
 /// Apple platforms); on Linux URLSession never delivers task metrics, so nothing is reported and
 /// ``RequestContext/taskTimings`` stays `nil`. `CurlTransport` reports libcurl's own timings.
 ///
