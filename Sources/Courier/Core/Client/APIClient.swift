@@ -256,6 +256,19 @@ public final class APIClient: Sendable {
         }
         let decodingContext = ResponseDecodingContext(
             method: endpoint.method, decoder: endpoint.options.decoder ?? configuration.decoder)
+        if let check = endpoint.options.checkResponse {
+            do {
+                try check(http)
+            } catch let error as NetworkError {
+                throw error
+            } catch {
+                var failure = DecodingFailure(
+                    underlying: error, codingPath: "<root>", typeName: "\(E.Response.self)", response: http,
+                    redactor: lane.redactor, requestHeaders: context.lastSentHeaders)
+                failure.kind = .rejectedByValidator
+                throw NetworkError.decoding(failure)
+            }
+        }
         do {
             return try endpoint.decode(http, context: decodingContext)
         } catch let error as NetworkError {

@@ -94,6 +94,15 @@ public struct Request<Response: Sendable>: Endpoint {
         return copy
     }
 
+    /// A copy whose response passes through `check` before it is decoded (see
+    /// ``RequestOptions/checkResponse``):
+    /// `.get("/catalog").checkResponse { guard $0.headers["X-Catalog-Version"] == "3" else { throw StaleCatalog() } }`.
+    public func checkResponse(_ check: @escaping @Sendable (HTTPResponse) throws -> Void) -> Request {
+        var copy = self
+        copy.options.checkResponse = check
+        return copy
+    }
+
     /// A copy with another policy.
     public func policy(_ policy: EndpointPolicy) -> Request {
         var copy = self

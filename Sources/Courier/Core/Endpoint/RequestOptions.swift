@@ -3,9 +3,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Per-request tuning on top of the client's configuration: change the built `URLRequest`, or
-/// decode/encode this one call differently (a legacy endpoint with snake_case keys, a custom date
-/// format).
+/// Per-request tuning on top of the client's configuration: change the built `URLRequest`, check
+/// the response before it is decoded, or decode/encode this one call differently (a legacy
+/// endpoint with snake_case keys, a custom date format).
 public struct RequestOptions: Sendable {
     /// Runs last on the built `URLRequest`, before the pipeline (e.g. set `allowsCellularAccess`,
     /// `networkServiceType`, a header computed at call time).
@@ -18,18 +18,27 @@ public struct RequestOptions: Sendable {
     /// hit or a call that fails locally — e.g. to show a spinner only for real network work.
     /// Runs on the pipeline's task: keep it short and hop to the main actor yourself.
     public var onStart: (@Sendable () -> Void)?
+    /// Inspects this call's response — status, header fields, body — after the client's
+    /// validators and before it is decoded, and throws to fail the call: e.g. a header the app
+    /// requires, or an error an API reports inside a 200. Runs only for statuses the endpoint
+    /// accepts, once per call (not per attempt: it does not make the call retry). A
+    /// ``NetworkError`` it throws reaches the caller as it is; any other error becomes
+    /// ``NetworkError/decoding(_:)`` of kind ``DecodingFailure/Kind/rejectedByValidator``.
+    public var checkResponse: (@Sendable (HTTPResponse) throws -> Void)?
 
     /// Creates options; everything defaults to "use the client's".
     public init(
         modifyRequest: (@Sendable (inout URLRequest) -> Void)? = nil,
         decoder: JSONDecoder? = nil,
         encoder: JSONEncoder? = nil,
-        onStart: (@Sendable () -> Void)? = nil
+        onStart: (@Sendable () -> Void)? = nil,
+        checkResponse: (@Sendable (HTTPResponse) throws -> Void)? = nil
     ) {
         self.modifyRequest = modifyRequest
         self.decoder = decoder
         self.encoder = encoder
         self.onStart = onStart
+        self.checkResponse = checkResponse
     }
 
     /// Options that change nothing.
