@@ -93,3 +93,12 @@ private struct CountingChunks: AsyncSequence, Sendable {
         }
     }
 }
+
+extension HTTPResponse {
+    /// Whether the body is a stream still to be read by the consumer: not in memory, and not empty
+    /// by definition — a 1xx, 204 or 304 response (RFC 9110 §6.4.1) or a known length of 0.
+    package var hasStreamedBody: Bool {
+        guard !body.isBuffered, body.length != .known(0) else { return false }
+        return !(100..<200).contains(statusCode) && statusCode != 204 && statusCode != 304
+    }
+}

@@ -179,6 +179,15 @@ struct StreamedBodyCountTests {
         #expect(!logger.entries.contains { $0.event == .bodyEnd })
     }
 
+    @Test("a 204 has no body to count: its event comes with the head, with 0 bytes, and no body-end entry")
+    func noContentIsNotAStream() async throws {
+        let observed = try observed(ScriptedChunks(chunks: []), status: 204)
+        _ = try await observed.client.stream(Request<Data>.get("/export"))
+        #expect(observed.metrics.events.first?.responseBodyBytes == 0)
+        #expect(observed.metrics.events.first?.errorKind == nil)
+        #expect(bodyEnds(observed.logger).isEmpty)
+    }
+
     @Test("a summary-level logger gets the body-end line too, with the real size")
     func summaryLogger() async throws {
         var head = HTTPResponse(statusCode: 200)

@@ -95,7 +95,7 @@ public struct LoggingInterceptor: Interceptor {
             let attempt = max(1, context.attempt)
             let index = journal.append(.response(response, builder, attempt: attempt, duration: duration))
             context[ResponseRecordKey.self] = .pending(journal, index)
-            let streamed = !response.body.isBuffered
+            let streamed = response.hasStreamedBody
             let logs = minimumLevel.map { LogFormatting.level(ofStatus: response.statusCode) >= $0 } ?? false
             let exchange = ExchangeIndices(request: requestIndex, response: index)
             if logs, !verbose, recorders.isEmpty, let logger {

@@ -50,7 +50,7 @@ public struct MetricsInterceptor: Interceptor {
         do {
             var response = try await TaskTimingsReporter.withReporting(to: context) { try await next(request) }
             let headAt = elapsedSinceOrigin()
-            guard !response.body.isBuffered else {
+            guard response.hasStreamedBody else {
                 sink.record(
                     event(
                         context, startedAt, headAt - start, requestBytes, status: response.statusCode,
