@@ -48,7 +48,11 @@ let package = Package(
             ],
             swiftSettings: strict),
         .executableTarget(
-            name: "courier-demo", dependencies: ["Courier", "CourierGraphQL", "CourierRealtime", "CourierOffline"],
+            name: "courier-demo",
+            dependencies: [
+                "Courier", "CourierGraphQL", "CourierRealtime", "CourierOffline",
+                .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
+            ],
             swiftSettings: strict),
         .executableTarget(
             name: "courier-bench",

@@ -4,6 +4,7 @@ import Courier
 // courier-demo: an app-shaped tour of Courier against the bundled reference server.
 // Run it with scripts/demo (which starts the servers); or pass --base-url http://127.0.0.1:PORT
 // [--second-url http://127.0.0.1:PORT2] (a second reference server for the environments chapter).
+// Each chapter prints its summary lines; --verbose also shows every request's log line inline.
 
 func serverURL() -> URL? {
     let arguments = CommandLine.arguments
@@ -28,7 +29,7 @@ func secondServerURL() -> URL? {
 
 let second = secondServerURL()
 let demo = Demo(serverURL: url, namespace: "demo-\(UUID().uuidString.prefix(8).lowercased())", secondServerURL: second ?? url)
-print(
+Screen.shared.line(
     "Courier demo against \(url.absoluteString)\(second.map { " and \($0.absoluteString)" } ?? "") (namespace \(demo.namespace))")
 do {
     try await runEnvironmentChapter(demo)
@@ -42,10 +43,11 @@ do {
     try await runOfflineChapter(demo)
     try await runMediaUploadChapter(demo)
     try await runMediaDownloadChapter(demo)
+    try await runTransportCostChapter(demo)
     try DemoObservability.shared.finish()
-    print("\nDemo finished.")
+    Screen.shared.line("\nDemo finished.")
 } catch {
     try? DemoObservability.shared.finish()
-    print("\nDemo failed: \(error)")
+    Screen.shared.line("\nDemo failed: \(error)")
     exit(1)
 }

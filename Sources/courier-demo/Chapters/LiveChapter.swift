@@ -69,10 +69,10 @@ func runLiveChapter(_ demo: Demo) async throws {
     demo.say("server saw \(stats["connections"] ?? 0) connections and subscribes \(stats["subscribes"] ?? [])")
     await client.close()
     demo.say("closed: \(LiveFeed.describe(await client.state))")
-    for line in feed.transcript { demo.say(line) }
 }
 
-/// What the "screen" of the live chapter shows, in order.
+/// What the "screen" of the live chapter shows: each message and connection note printed as it
+/// arrives, between the chapter's own lines, in the order things happened.
 final class LiveFeed: Sendable {
     struct Line: Decodable {
         var seq: Int
@@ -89,12 +89,14 @@ final class LiveFeed: Sendable {
         lines.withLock {
             $0.messages.append(message)
             $0.transcript.append("feed  \(message)")
+            Screen.shared.line("  feed  \(message)")
         }
     }
     func note(_ note: String) {
         lines.withLock {
             $0.notes.append(note)
             $0.transcript.append("      \(note)")
+            Screen.shared.line("        \(note)")
         }
     }
 
@@ -107,7 +109,7 @@ final class LiveFeed: Sendable {
         switch state {
         case .connecting: "connecting"
         case .open: "open"
-        case .reconnecting(let attempt, let delay): "reconnecting (attempt \(attempt) in \(delay))"
+        case .reconnecting(let attempt, let delay): "reconnecting (attempt \(attempt) in \(Int(delay / .milliseconds(1))) ms)"
         case .closed(let code, let reason): "closed \(code)\(reason.isEmpty ? "" : " \(reason)")"
         }
     }

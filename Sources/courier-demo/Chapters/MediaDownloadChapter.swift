@@ -1,10 +1,5 @@
 import Courier
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The media chapter, download half: a large file arrives with a progress bar (drawn by the
 /// demo, not the library), the user interrupts it, the app keeps the resume data, and the
@@ -59,42 +54,8 @@ func runMediaDownloadChapter(_ demo: Demo) async throws {
     demo.say(
         "HTTP \(response.statusCode) \(response.response.headers["Content-Range"] ?? ""); "
             + "file \(mebibytes((attributes[.size] as? NSNumber)?.int64Value ?? 0)) MiB, SHA-256 checked against Repr-Digest")
-}
-
-private func mebibytes(_ bytes: Int64) -> String { String(format: "%.1f", Double(bytes) / 1_048_576) }
-
-/// A terminal progress bar: redrawn in place on a terminal, a line per quarter otherwise
-/// (logs, CI). The library only reports numbers; drawing them is the app's business.
-private final class ProgressBar {
-    private let interactive = isatty(STDOUT_FILENO) != 0
-    private var lastQuarter = -1
-    private var drew = false
-
-    func draw(_ progress: TransferProgress) {
-        let received = mebibytes(progress.completedBytes)
-        guard let fraction = progress.fractionCompleted, let total = progress.totalBytes else {
-            if interactive { write("\r  \(received) MiB (total unknown)") }
-            return
-        }
-        let width = 30
-        let filled = Int(fraction * Double(width))
-        let line =
-            "  [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] "
-            + String(format: "%3d%%", Int(fraction * 100)) + "  \(received)/\(mebibytes(total)) MiB"
-        if interactive {
-            write("\r" + line)
-        } else if Int(fraction * 4) > lastQuarter {
-            lastQuarter = Int(fraction * 4)
-            print(line)
-        }
-    }
-
-    func finish() {
-        if interactive && drew { print("") }
-    }
-
-    private func write(_ text: String) {
-        drew = true
-        FileHandle.standardOutput.write(Data(text.utf8))
-    }
+    // The metrics events count what each attempt's body delivered (streamed: counted as read).
+    let events = DemoObservability.shared.metrics.all.filter { $0.pathTemplate.hasPrefix("/media/") }.suffix(2)
+    let counts = events.map { "\(mebibytes(Int64($0.responseBodyBytes ?? 0))) MiB (\($0.errorKind ?? "complete"))" }
+    demo.say("metrics: body bytes per attempt \(counts.joined(separator: " + "))")
 }

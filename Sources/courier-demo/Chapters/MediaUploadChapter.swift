@@ -27,8 +27,7 @@ func runMediaUploadChapter(_ demo: Demo) async throws {
         ) {
             response, _ in response.data
         })
-    await UploadProgressBar.follow(upload.progress)
-    UploadProgressBar.end()
+    await ProgressBar().follow(upload.progress)
     let report = try JSONSerialization.jsonObject(with: try await upload.value) as? [String: Any]
     for part in report?["parts"] as? [[String: Any]] ?? [] {
         let name = part["filename"] as? String ?? "(field)"
@@ -54,8 +53,7 @@ func runMediaUploadChapter(_ demo: Demo) async throws {
         client: demo.makeClient(), creationPath: "/tus/files", store: store, chunkSize: 1 << 20,
         policy: .authorizedUpload.with(\.auth, .none))
     let resumed = relaunched.upload(fileAt: photo)
-    await UploadProgressBar.follow(resumed.progress)
-    UploadProgressBar.end()
+    await ProgressBar().follow(resumed.progress)
     demo.say("complete: \(try await resumed.value.path)")
 }
 
@@ -66,30 +64,4 @@ private func tusControl(_ demo: Demo, _ body: [String: Any]) async throws {
     request.httpBody = try JSONSerialization.data(withJSONObject: body)
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     _ = try await URLSession.shared.data(for: request)
-}
-
-/// The demo's terminal progress bar (not part of Courier).
-private enum UploadProgressBar {
-    /// Draws the bar whenever the whole percentage changes, until the progress ends.
-    static func follow(_ progress: AsyncStream<TransferProgress>) async {
-        var shown = -1
-        for await step in progress {
-            let percent = Int((step.fractionCompleted ?? 0) * 100)
-            if percent != shown {
-                shown = percent
-                draw(step)
-            }
-        }
-    }
-
-    static func draw(_ progress: TransferProgress) {
-        let fraction = progress.fractionCompleted ?? 0
-        let filled = Int(fraction * 30)
-        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: 30 - filled)
-        let total = progress.totalBytes.map { "\($0 >> 10) KiB" } ?? "?"
-        FileHandle.standardOutput.write(
-            Data("\r  [\(bar)] \(Int(fraction * 100))%  \(progress.completedBytes >> 10) / \(total)".utf8))
-    }
-
-    static func end() { print("") }
 }

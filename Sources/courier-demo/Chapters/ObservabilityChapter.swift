@@ -13,9 +13,9 @@ struct FanOutLogger: NetworkLogger {
     }
 }
 
-/// The demo's observability wiring: every client logs through the redacting console logger at
-/// debug level (standard output, so the log reads inline with the chapters), records a HAR file of
-/// the whole run, and counts one metrics event per call.
+/// The demo's observability wiring: every client logs through the redacting logger at debug level
+/// into `.build/courier-demo.log` (and, with `--verbose`, one line per entry inline on the
+/// screen), records a HAR file of the whole run, and counts one metrics event per call.
 ///
 /// Wiring (in `Demo.makeClient`, after the chapter's own `configure`):
 /// ```swift
@@ -30,8 +30,8 @@ final class DemoObservability: Sendable {
     /// The one instance of the run.
     static let shared = DemoObservability()
 
-    /// The redacting log at debug level: one line per request and response inline on standard
-    /// output, and the full entries (redacted URL, headers, body previews) in ``logURL``.
+    /// The redacting log at debug level: the full entries (redacted URL, headers, body previews)
+    /// in ``logURL``, and with `--verbose` one line per entry inline on the screen.
     let logger: any NetworkLogger
 
     /// Where the full debug log goes: `.build/courier-demo.log` under the current directory.
@@ -41,17 +41,15 @@ final class DemoObservability: Sendable {
     }
 
     private init() {
-        let inline = ConsoleNetworkLogger(
-            stream: .standardOutput, minimumLevel: .debug, includesTimestamps: false, includesDetails: false)
+        let inline: [any NetworkLogger] = Demo.verbose ? [ScreenLogger()] : []
         let url = Self.logURL
         try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         if FileManager.default.createFile(atPath: url.path, contents: nil),
             let handle = try? FileHandle(forWritingTo: url)
         {
-            let full = ConsoleNetworkLogger(stream: .file(handle), minimumLevel: .debug)
-            logger = FanOutLogger(loggers: [inline, full])
+            logger = FanOutLogger(loggers: inline + [ConsoleNetworkLogger(stream: .file(handle), minimumLevel: .debug)])
         } else {
-            logger = inline
+            logger = FanOutLogger(loggers: inline)
         }
     }
     /// Every exchange of the run, for the HAR file.
@@ -88,9 +86,10 @@ final class DemoObservability: Sendable {
         let url = harURL
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try har.write(to: url)
-        print("\nNetwork log: \(har.exchanges.count) exchanges written to \(url.path) (HAR 1.2, redacted);")
-        print("  full debug log (redacted headers and body previews) in \(Self.logURL.path)")
-        for line in metrics.summary() { print("  \(line)") }
+        let screen = Screen.shared
+        screen.line("\nNetwork log: \(har.exchanges.count) exchanges written to \(url.path) (HAR 1.2, redacted);")
+        screen.line("  full debug log (redacted headers and body previews) in \(Self.logURL.path)")
+        for line in metrics.summary() { screen.line("  \(line)") }
     }
 }
 
@@ -105,18 +104,34 @@ final class DemoMetrics: NetworkMetricsSink {
     /// All events so far.
     var all: [NetworkMetricsEvent] { events.current }
 
-    /// One line per `METHOD /template`: calls, retries, failures, median duration.
+    /// The run in a few lines: calls, retries and failures, and the body bytes of streamed calls
+    /// (counted as they were read); with `--verbose`, one line per `METHOD /template` as well.
     func summary() -> [String] {
-        let grouped = Dictionary(grouping: all) { "\($0.method) \($0.pathTemplate)" }
-        return grouped.keys.sorted().compactMap { key in
-            guard let events = grouped[key] else { return nil }
-            let durations = events.map(\.duration).sorted()
-            let median = durations[durations.count / 2]
-            let retries = events.reduce(0) { $0 + $1.retryCount }
-            let failures = events.filter { $0.errorKind != nil }.count
-            return "\(key): \(events.count) call\(events.count == 1 ? "" : "s"), \(retries) retr\(retries == 1 ? "y" : "ies"), "
-                + "\(failures) without response, median \(median.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 1))))"
+        let events = all
+        let retries = events.reduce(0) { $0 + $1.retryCount }
+        let failures = events.filter { $0.errorKind != nil }.count
+        var lines = ["metrics: \(events.count) calls, \(retries) retries, \(failures) failed or cancelled"]
+        let streamed = Dictionary(grouping: events.filter { $0.responseBodyDuration != nil }) {
+            "\($0.method) \($0.pathTemplate)"
         }
+        let bodies = streamed.keys.sorted().map { key in
+            let bytes = streamed[key, default: []].reduce(Int64(0)) { $0 + Int64($1.responseBodyBytes ?? 0) }
+            return "\(key) \(bytes < 1 << 20 ? "\(bytes) B" : "\(mebibytes(bytes)) MiB")"
+        }
+        if !bodies.isEmpty { lines.append("streamed bodies, bytes read: " + bodies.joined(separator: ", ")) }
+        guard Demo.verbose else { return lines }
+        let grouped = Dictionary(grouping: events) { "\($0.method) \($0.pathTemplate)" }
+        return lines
+            + grouped.keys.sorted().compactMap { key in
+                guard let events = grouped[key] else { return nil }
+                let durations = events.map(\.duration).sorted()
+                let median = durations[durations.count / 2]
+                let retries = events.reduce(0) { $0 + $1.retryCount }
+                let failures = events.filter { $0.errorKind != nil }.count
+                return "\(key): \(events.count) call\(events.count == 1 ? "" : "s"), "
+                    + "\(retries) retr\(retries == 1 ? "y" : "ies"), \(failures) failed, median "
+                    + median.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 1)))
+            }
     }
 }
 

@@ -29,13 +29,17 @@ struct Demo: Sendable {
         }
     }
 
+    /// Whether request logs are shown inline (`--verbose`); by default each chapter prints only
+    /// its summary lines and the full log goes to `.build/courier-demo.log`.
+    static let verbose = CommandLine.arguments.contains("--verbose")
+
     /// Prints a chapter heading.
     func chapter(_ title: String) {
-        print("\n== \(title) ==")
+        Screen.shared.line("\n== \(title) ==")
     }
 
     /// Prints one line of what the "screen" shows.
     func say(_ line: String) {
-        print("  \(line)")
+        Screen.shared.line("  \(line)")
     }
 }

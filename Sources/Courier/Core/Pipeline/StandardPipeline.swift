@@ -10,6 +10,9 @@ extension Array where Element == any Interceptor {
     /// - **RequestID first**: one ID for the whole call, on every attempt and in every log line.
     /// - **Logging and Metrics outside Retry**: one log entry and one metrics event per call, with
     ///   the retry count (put a second `LoggingInterceptor` innermost to also log each attempt).
+    ///   A streamed body (``APIClient/stream(_:options:)``, downloads, Server-Sent Events) adds one
+    ///   ``NetworkLogEntry/Event-swift.enum/bodyEnd`` entry when it ends, with the bytes its
+    ///   consumer read; its call's metrics event is emitted then, with that count.
     /// - **Cache outside Retry**: a hit skips retries entirely, and stale-if-error applies only once
     ///   retries are spent; de-duplication inside the cache so concurrent misses share one call.
     /// - **Retry outside Auth**: every attempt goes through Auth again and carries the current token.

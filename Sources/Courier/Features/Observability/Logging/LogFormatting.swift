@@ -17,17 +17,17 @@ enum LogFormatting {
 
     static func responseEntry(
         _ record: ResponseRecord, request: RequestRecord, cacheOutcome: CacheOutcome?, redirects: Int = 0,
-        includesDetails: Bool
+        includesDetails: Bool, streamed: Bool = false
     ) -> NetworkLogEntry {
         var entry = responseEntry(
             ResponseLine(
                 statusCode: record.statusCode, method: request.method, pathTemplate: request.pathTemplate,
-                duration: record.duration, bodySize: record.bodySize, attempt: record.attempt, requestID: record.requestID,
-                url: record.url ?? request.url),
+                duration: record.duration, bodySize: streamed ? nil : record.bodySize, attempt: record.attempt,
+                requestID: record.requestID, url: record.url ?? request.url),
             cacheOutcome: cacheOutcome, redirects: redirects)
         if includesDetails {
             entry.details += record.headers.map { "\($0.name): \($0.value)" }
-            entry.details += bodyLines(record.body, size: record.bodySize)
+            entry.details += bodyLines(streamed ? nil : record.body, size: streamed ? nil : record.bodySize)
         }
         return entry
     }
@@ -39,7 +39,8 @@ enum LogFormatting {
         var method: HTTPMethod
         var pathTemplate: String
         var duration: Duration
-        var bodySize: Int
+        /// The body size; `nil` for a streamed body, whose size comes in its ``bodyEndEntry(_:)``.
+        var bodySize: Int?
         var attempt: Int
         var requestID: RequestID
         var url: String
@@ -48,7 +49,7 @@ enum LogFormatting {
     /// The response entry without header and body lines.
     static func responseEntry(_ line: ResponseLine, cacheOutcome: CacheOutcome?, redirects: Int) -> NetworkLogEntry {
         var summary = "← \(line.statusCode) \(line.method) \(line.pathTemplate)"
-        summary += " \(milliseconds(line.duration)) \(bytes(line.bodySize))"
+        summary += " \(milliseconds(line.duration)) \(line.bodySize.map(bytes) ?? "streaming")"
         if line.attempt > 1 { summary += " after \(line.attempt - 1) \(line.attempt == 2 ? "retry" : "retries")" }
         if redirects > 0 { summary += " via \(redirects) \(redirects == 1 ? "redirect" : "redirects")" }
         if let cacheOutcome { summary += " cache=\(cacheOutcome)" }

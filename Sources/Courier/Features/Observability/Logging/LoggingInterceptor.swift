@@ -7,6 +7,14 @@ import FoundationNetworking
 /// ``RequestContext``, writes them to a ``NetworkLogger``, and hands them to recorders such as
 /// ``HARRecorder``.
 ///
+/// **A streamed body** (``APIClient/stream(_:options:)``, downloads, Server-Sent Events) is logged
+/// in two entries: the response entry when the head arrives (its size reads `streaming`), then a
+/// ``NetworkLogEntry/Event-swift.enum/bodyEnd`` entry when the body ends, with the bytes its
+/// consumer read and how the reading ended (read to the end, failed, or let go). The interceptor
+/// counts the bytes as they pass and never reads the body itself. Recorders get the exchange when
+/// the body ends, its ``ResponseRecord/bodySize`` being the bytes read; the context's
+/// ``RequestContext/responseRecord`` describes the head (size 0).
+///
 /// **Per call or per attempt is decided by position** — the interceptor logs each pass through it:
 /// - Outside ``RetryInterceptor`` (the default place, right after ``RequestIDInterceptor``): one
 ///   request line and one response/error line per logical call; the response line says how many
@@ -82,39 +90,44 @@ public struct LoggingInterceptor: Interceptor {
 
         let start = ContinuousClock.now
         do {
-            let response = try await TaskTimingsReporter.withReporting(to: context) { try await next(request) }
+            var response = try await TaskTimingsReporter.withReporting(to: context) { try await next(request) }
             let duration = ContinuousClock.now - start
             let attempt = max(1, context.attempt)
             let index = journal.append(.response(response, builder, attempt: attempt, duration: duration))
             context[ResponseRecordKey.self] = .pending(journal, index)
+            let streamed = response.hasStreamedBody
             let logs = minimumLevel.map { LogFormatting.level(ofStatus: response.statusCode) >= $0 } ?? false
+            let exchange = ExchangeIndices(request: requestIndex, response: index)
             if logs, !verbose, recorders.isEmpty, let logger {
                 // A summary line: the redacted URLs are all it needs; no header is redacted.
                 let line = LogFormatting.ResponseLine(
                     statusCode: response.statusCode,
                     method: request.httpMethod.map(HTTPMethod.init(rawValue:)) ?? context.method,
-                    pathTemplate: context.pathTemplate, duration: duration, bodySize: response.data.count,
+                    pathTemplate: context.pathTemplate, duration: duration,
+                    bodySize: streamed ? nil : response.data.count,
                     attempt: attempt, requestID: context.requestID,
                     url: journal.url(at: index) ?? journal.url(at: requestIndex) ?? "")
                 logger.log(
                     LogFormatting.responseEntry(line, cacheOutcome: context.cacheOutcome, redirects: context.redirects.count))
-                return response
-            }
-            guard logs || !recorders.isEmpty, let requestRecord = journal.requestRecord(at: requestIndex),
+            } else if logs || !recorders.isEmpty, let requestRecord = journal.requestRecord(at: requestIndex),
                 let responseRecord = journal.responseRecord(at: index)
-            else { return response }
-            let cacheOutcome = context.cacheOutcome
-            if let logger, logs {
-                logger.log(
-                    LogFormatting.responseEntry(
-                        responseRecord, request: requestRecord, cacheOutcome: cacheOutcome,
-                        redirects: context.redirects.count, includesDetails: verbose))
+            {
+                let cacheOutcome = context.cacheOutcome
+                if let logger, logs {
+                    logger.log(
+                        LogFormatting.responseEntry(
+                            responseRecord, request: requestRecord, cacheOutcome: cacheOutcome,
+                            redirects: context.redirects.count, includesDetails: verbose, streamed: streamed))
+                }
+                if !recorders.isEmpty, !streamed {
+                    record(
+                        NetworkExchange(
+                            request: requestRecord, outcome: .response(responseRecord), timings: context.taskTimings,
+                            cacheOutcome: cacheOutcome))
+                }
             }
-            if !recorders.isEmpty {
-                record(
-                    NetworkExchange(
-                        request: requestRecord, outcome: .response(responseRecord), timings: context.taskTimings,
-                        cacheOutcome: cacheOutcome))
+            if streamed, logger != nil || !recorders.isEmpty {
+                response.body = countedBody(of: response, request: request, context: context, journal: journal, exchange)
             }
             return response
         } catch {
@@ -136,7 +149,7 @@ public struct LoggingInterceptor: Interceptor {
         }
     }
 
-    private func record(_ exchange: NetworkExchange) {
+    func record(_ exchange: NetworkExchange) {
         for recorder in recorders { recorder.record(exchange) }
     }
 

@@ -39,6 +39,9 @@ public struct NetworkLogEntry: Sendable, Hashable {
         case response
         /// The call ended without a response.
         case failure
+        /// The streamed body of a response ended — read to its end, failed, or let go by its
+        /// reader: the bytes read and how long it took after the head.
+        case bodyEnd
     }
 
     /// The severity.

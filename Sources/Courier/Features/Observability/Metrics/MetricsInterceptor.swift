@@ -7,6 +7,11 @@ import FoundationNetworking
 /// method, path template, status, duration, retry count, body sizes, error kind, cache outcome and
 /// — where the platform measures them — phase timings.
 ///
+/// A streamed body (``APIClient/stream(_:options:)``, downloads, Server-Sent Events) is counted as
+/// its consumer reads it, and the call's event is emitted when the body ends — read to the end,
+/// failed, or let go — with the bytes read and ``NetworkMetricsEvent/responseBodyDuration``. The
+/// interceptor never reads the body itself.
+///
 /// Where it sits decides what an event describes: outside the retries, one event per call with
 /// its retry count (``RequestContext/attempt`` minus 1); innermost, one per attempt. Position: see
 /// ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``.
@@ -43,11 +48,29 @@ public struct MetricsInterceptor: Interceptor {
         let startedAt = Date()
         let requestBytes: Int? = request.httpBody?.count ?? (request.httpBodyStream == nil ? 0 : nil)
         do {
-            let response = try await TaskTimingsReporter.withReporting(to: context) { try await next(request) }
-            sink.record(
-                event(
-                    context, startedAt, elapsedSinceOrigin() - start, requestBytes, status: response.statusCode,
-                    responseBytes: response.data.count, errorKind: nil))
+            var response = try await TaskTimingsReporter.withReporting(to: context) { try await next(request) }
+            let headAt = elapsedSinceOrigin()
+            guard response.hasStreamedBody else {
+                sink.record(
+                    event(
+                        context, startedAt, headAt - start, requestBytes, status: response.statusCode,
+                        responseBytes: response.data.count, errorKind: nil))
+                return response
+            }
+            let (sink, elapsed, status) = (sink, elapsedSinceOrigin, response.statusCode)
+            let head = event(
+                context, startedAt, headAt - start, requestBytes, status: status, responseBytes: nil, errorKind: nil)
+            response.body = response.body.counted { bytes, outcome in
+                var event = head
+                event.responseBodyBytes = Int(clamping: bytes)
+                event.responseBodyDuration = elapsed() - headAt
+                switch outcome {
+                case .completed: break
+                case .failed(let error): event.errorKind = ErrorRecord.kind(of: error)
+                case .abandoned: event.errorKind = ErrorRecord.kind(of: NetworkError.cancelled)
+                }
+                sink.record(event)
+            }
             return response
         } catch {
             sink.record(

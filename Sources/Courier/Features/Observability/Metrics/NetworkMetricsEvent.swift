@@ -16,7 +16,7 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
     /// Wall-clock start of the call.
     public var startedAt: Date
     /// Time the call spent inside the interceptor — all attempts and backoff waits inside it —
-    /// measured on `ContinuousClock` (monotonic).
+    /// measured on `ContinuousClock` (monotonic). For a streamed body, until the head arrived.
     public var duration: Duration
     /// Attempts that reached the transport (0 for a cache hit).
     public var attempts: Int
@@ -24,11 +24,19 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
     public var retryCount: Int
     /// Request body size in bytes as the interceptor saw it; `nil` when the body is a stream.
     public var requestBodyBytes: Int?
-    /// Response body size in bytes after content decoding; `nil` without a response.
+    /// Response body size in bytes after content decoding; `nil` without a response. For a
+    /// streamed body (``APIClient/stream(_:options:)``, downloads, Server-Sent Events) it is the
+    /// number of bytes the consumer read, counted when the body ended (see ``responseBodyDuration``).
     public var responseBodyBytes: Int?
+    /// For a streamed body: the time from the response head to the end of the body as its consumer
+    /// read it — to its end, a failure, or the consumer letting it go. The event of a streamed call
+    /// is emitted then, not when the head arrives. `nil` for a buffered body, which ``duration``
+    /// already includes.
+    public var responseBodyDuration: Duration?
     /// The error label (`ErrorRecord.kind(of:)`) when the call ended without a response:
     /// `offline`, `timedOut`, `cancelled`, `transport`, `pinning`…; `nil` when a response arrived
-    /// (whatever its status).
+    /// (whatever its status). A streamed body that fails after its head gives its error's label,
+    /// and one its consumer let go before the end `cancelled`.
     public var errorKind: String?
     /// How the HTTP cache answered, when a cache interceptor sits inside the metrics interceptor.
     public var cacheOutcome: CacheOutcome?
@@ -41,7 +49,8 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
     package init(
         requestID: RequestID, method: HTTPMethod, pathTemplate: String, statusCode: Int?, startedAt: Date,
         duration: Duration, attempts: Int, retryCount: Int, requestBodyBytes: Int?, responseBodyBytes: Int?,
-        errorKind: String?, cacheOutcome: CacheOutcome?, taskTimings: TaskTimings?, redirectCount: Int = 0
+        errorKind: String?, cacheOutcome: CacheOutcome?, taskTimings: TaskTimings?, redirectCount: Int = 0,
+        responseBodyDuration: Duration? = nil
     ) {
         self.requestID = requestID
         self.method = method
@@ -57,6 +66,7 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
         self.cacheOutcome = cacheOutcome
         self.taskTimings = taskTimings
         self.redirectCount = redirectCount
+        self.responseBodyDuration = responseBodyDuration
     }
 }
 
