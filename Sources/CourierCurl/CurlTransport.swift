@@ -39,7 +39,7 @@ public final class CurlTransport: Transport {
     /// How this transport sends requests.
     public let configuration: Configuration
     private let engine: Locked<CurlEngine>
-    private let cookies: CurlCookieShare?
+    let cookies: CurlCookieShare?
 
     /// Creates a transport.
     ///

@@ -27,8 +27,14 @@ struct SessionTests {
         _ = try await first.send(URLRequest(url: try #require(set?.url)))
         #expect(try await cookies(first) == ["session": "first-secret"])
         #expect(try await cookies(second).isEmpty, "another transport never sees them")
+        // Readable like URLSessionTransport.cookieStorage: the jar, and what a URL would carry.
+        #expect(first.storedCookies.map { "\($0.name)=\($0.value)" } == ["session=first-secret"])
+        #expect(first.cookies(for: base.appendingPathComponent("cookies")).map(\.name) == ["session"])
+        #expect(first.cookies(for: try #require(URL(string: "http://elsewhere.example/cookies"))).isEmpty)
+        #expect(second.storedCookies.isEmpty)
         await first.resetSession()
         #expect(try await cookies(first).isEmpty)
+        #expect(first.storedCookies.isEmpty)
         #expect(
             try await CurlTransport { $0.httpShouldSetCookies = false }.send(URLRequest(url: try #require(set?.url))).statusCode
                 < 400)
