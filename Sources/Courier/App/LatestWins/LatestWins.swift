@@ -1,0 +1,82 @@
+import Foundation
+
+/// Runs calls so that the latest one of each key wins: starting a call cancels the call of the same
+/// key still running (or still waiting out its debounce) — typeahead search, a filter changed
+/// while its results load, a detail screen swiped past.
+///
+/// A superseded call ends with ``NetworkError/cancelled`` (never shown to users, see
+/// ``NetworkError/isCancellation``); its request, if it had left, is cancelled, so the server sees
+/// the connection's request end. With a `debounce`, a call first waits that long on the given clock
+/// and sends nothing if a newer call of its key arrives meanwhile.
+///
+/// ```swift
+/// final class SearchModel {
+///     private let search = LatestWins(debounce: .milliseconds(300))
+///
+///     func textDidChange(_ text: String) async {
+///         do {
+///             let items: [Item] = try await search.run {
+///                 try await client.send(Request<[Item]>.get("/items", query: ["q": text]))
+///             }
+///             show(items)
+///         } catch let error as NetworkError where error.isCancellation {
+///             // superseded by a newer keystroke: nothing to show
+///         } catch {
+///             show(error)
+///         }
+///     }
+/// }
+/// ```
+public actor LatestWins {
+    private let debounce: Duration
+    private let clock: any Clock<Duration>
+    /// The running call of each key, by its number.
+    private var running: [String: (number: Int, cancel: @Sendable () -> Void)] = [:]
+    private var counter = 0
+
+    /// Creates the gate.
+    ///
+    /// - Parameters:
+    ///   - debounce: How long a call waits before it starts, on `clock`; none by default.
+    ///   - clock: The clock of the debounce; `ContinuousClock` by default (inject a test clock).
+    public init(debounce: Duration = .zero, clock: any Clock<Duration> = ContinuousClock()) {
+        self.debounce = max(.zero, debounce)
+        self.clock = clock
+    }
+
+    /// Runs `operation` as the latest call of `key`, cancelling the previous call of that key.
+    ///
+    /// - Parameters:
+    ///   - key: Which calls supersede each other; one key for all calls by default.
+    ///   - operation: The call, e.g. `client.send(…)`. It runs in a task of its own that this
+    ///     call awaits; cancelling the caller cancels it too.
+    /// - Returns: What `operation` returned.
+    /// - Throws: ``NetworkError/cancelled`` when a newer call of `key` superseded this one (or the
+    ///   caller was cancelled); otherwise what `operation` threw.
+    public func run<T: Sendable>(key: String = "", _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        counter += 1
+        let number = counter
+        running[key]?.cancel()
+        let debounce = self.debounce
+        let clock = self.clock
+        let task = Task<T, any Error> {
+            if debounce > .zero { try await clock.sleep(for: debounce) }
+            try Task.checkCancellation()
+            return try await operation()
+        }
+        running[key] = (number, { task.cancel() })
+        defer { if running[key]?.number == number { running[key] = nil } }
+        do {
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            if task.isCancelled, error is CancellationError || NetworkError(error).isCancellation {
+                throw NetworkError.cancelled
+            }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+
+@Suite("Latest wins: a new call of a key cancels the previous one", .timeLimit(.minutes(1)))
+struct LatestWinsTests {
+    @Test("the superseded call ends as .cancelled and its operation sees the cancellation; the latest returns")
+    func supersedes() async throws {
+        let gate = LatestWins()
+        let clock = TestClock(mode: .manual)
+        let sawCancellation = Locked(false)
+        let first = Task {
+            try await gate.run(key: "search") { () -> String in
+                do {
+                    try await clock.sleep(for: .seconds(60))  // a slow answer
+                } catch {
+                    sawCancellation.set(true)
+                    throw error
+                }
+                return "stale"
+            }
+        }
+        try await clock.waitForSleepers(count: 1)
+        let second = try await gate.run(key: "search") { "fresh" }
+        #expect(second == "fresh")
+        await #expect(throws: NetworkError.cancelled) { try await first.value }
+        #expect(sawCancellation.current)
+    }
+
+    @Test("calls of other keys are independent")
+    func keysAreIndependent() async throws {
+        let gate = LatestWins()
+        let clock = TestClock(mode: .manual)
+        let slow = Task {
+            try await gate.run(key: "a") {
+                try await clock.sleep(for: .seconds(1))
+                return 1
+            }
+        }
+        try await clock.waitForSleepers(count: 1)
+        #expect(try await gate.run(key: "b") { 2 } == 2)
+        clock.advance(by: .seconds(1))
+        #expect(try await slow.value == 1)
+    }
+
+    @Test("with a debounce, calls that a newer one supersedes while they wait never run")
+    func debounce() async throws {
+        let clock = TestClock(mode: .manual)
+        let gate = LatestWins(debounce: .milliseconds(300), clock: clock)
+        let runs = Locked<[String]>([])
+        var tasks: [Task<String, any Error>] = []
+        for text in ["l", "la", "lam"] {
+            // Each keystroke 100 ms after the previous one, well inside the 300 ms debounce.
+            let deadline = clock.now.advanced(by: .milliseconds(300))
+            tasks.append(
+                Task {
+                    try await gate.run {
+                        runs.withLock { $0.append(text) }
+                        return text
+                    }
+                })
+            try await clock.waitForSleeper(until: deadline)
+            if text != "lam" { clock.advance(by: .milliseconds(100)) }
+        }
+        clock.advance(by: .milliseconds(300))
+        #expect(try await tasks[2].value == "lam")
+        for task in tasks.prefix(2) { await #expect(throws: NetworkError.cancelled) { try await task.value } }
+        #expect(runs.current == ["lam"])
+    }
+
+    @Test("an error of the latest call reaches its caller as it is")
+    func errorsPassThrough() async throws {
+        let gate = LatestWins()
+        let offline = NetworkError.offline(URLError(.notConnectedToInternet))
+        await #expect(throws: offline) { try await gate.run { () -> Int in throw offline } }
+    }
+}
