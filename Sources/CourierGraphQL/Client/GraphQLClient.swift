@@ -179,13 +179,14 @@ public final class GraphQLClient: Sendable {
         _ call: Call<Operation>, document: Bool, hash: String?
     ) async throws -> Exchange<Operation.ResponseData> {
         let endpoint = try makeEndpoint(call, document: document, hash: hash)
-        let context = RequestContext(policy: call.policy, method: call.method, pathTemplate: call.label)
         // A query is read-only whatever its method: retried and shared like a GET.
-        context.isDeclaredSafe = call.type == .query
+        var traits = CallTraits(isDeclaredSafe: call.type == .query)
         if call.policy.auth != .none, !configuration.tokenRejectionCodes.isEmpty {
             let rejection = GraphQLTokenRejection(codes: configuration.tokenRejectionCodes)
-            context.rejectsAccessToken = { rejection.matches($0) }
+            traits.rejectsAccessToken = { rejection.matches($0) }
         }
+        let context = RequestContext(
+            policy: call.policy, method: call.method, pathTemplate: call.label, onStart: nil, traits: traits)
         let response = try await client.response(for: endpoint, context: context)
         return Exchange(payload: response.value, response: response.response, context: response.context)
     }

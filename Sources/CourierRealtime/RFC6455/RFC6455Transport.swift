@@ -1,3 +1,5 @@
+import Courier
+
 /// A ``WebSocketTransport`` running Courier's RFC 6455 client over byte streams from `openStream`
 /// (libcurl on Linux via ``RFC6455Transport/curl()``; an in-memory pipe in tests).
 package struct RFC6455Transport: WebSocketTransport {
@@ -21,8 +23,10 @@ package struct RFC6455Transport: WebSocketTransport {
         // A server that accepts TCP but never answers the handshake must not hang the caller:
         // closing the stream at the deadline makes the pending read return EOF.
         let timeout = request.connectTimeout
+        let expired = Locked(false)
         let watchdog = Task {
             try await Task.sleep(for: timeout)
+            expired.set(true)
             stream.close()
         }
         defer { watchdog.cancel() }
@@ -36,6 +40,11 @@ package struct RFC6455Transport: WebSocketTransport {
             return connection
         } catch {
             stream.close()
+            // The watchdog's close looks like the server's EOF to the pending read: say what happened.
+            if expired.current {
+                throw WebSocketError.connectionFailed(
+                    "no WebSocket handshake response within \(ReconnectPolicy.seconds(timeout)) s (connect timeout)")
+            }
             throw error
         }
     }

@@ -4,8 +4,8 @@ import Foundation
 /// (``TransferProgress`` of uploads and downloads) — part of the ``Transport`` contract, so a
 /// transport of your own reports progress like the built-in ones.
 ///
-/// Courier binds it as a task-local for the duration of a transfer that wants progress; a
-/// transport reads ``current`` on the sending task when it starts a request (before handing work
+/// Courier's pipeline binds it to the sending task for each send of a transfer that wants progress;
+/// a transport reads ``current`` on the sending task when it starts a request (before handing work
 /// to another queue, where task-locals are not visible) and calls ``didSend(_:of:)`` and
 /// ``didReceive(_:of:)`` from whatever thread its callbacks run on.
 ///
@@ -16,14 +16,15 @@ import Foundation
 /// progress?.didReceive(512, of: nil)       // response body bytes so far; total unknown
 /// ```
 public struct TransferProgressReporter: Sendable {
-    /// The reporter of the transfer running in the current task; `nil` when nobody asked for progress.
-    @TaskLocal public static var current: TransferProgressReporter?
+    /// The reporter of the transfer the current task is sending; `nil` when nobody asked for
+    /// progress or outside a pipeline's send.
+    public static var current: TransferProgressReporter? { TransportReporting.current?.progress }
 
     private let sent: @Sendable (Int64, Int64?) -> Void
     private let received: @Sendable (Int64, Int64?) -> Void
 
     /// Creates a reporter from two callbacks, each given (total bytes so far, expected total in bytes
-    /// when known) — for tests of a transport, or to bind with `TransferProgressReporter.$current`.
+    /// when known).
     public init(
         sent: @escaping @Sendable (Int64, Int64?) -> Void = { _, _ in },
         received: @escaping @Sendable (Int64, Int64?) -> Void = { _, _ in }

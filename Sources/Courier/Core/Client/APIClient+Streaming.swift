@@ -53,21 +53,19 @@ extension APIClient {
         let context = RequestContext(
             requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
             pathTemplate: endpoint.pathTemplate ?? endpoint.path, statusValidation: endpoint.statusValidation,
-            startedAt: .now, onStart: endpoint.options.onStart)
-        context.streaming = options
+            startedAt: .now, onStart: endpoint.options.onStart, traits: CallTraits(streaming: options))
         let lane = routing.lane
         do {
             let request = try prepareRequest(for: endpoint, context: context, lane: lane)
             let pipeline = lane.pipeline
-            let validation = endpoint.statusValidation
             let head = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) {
                 [request] in
                 let head = try await pipeline.send(request, context: context)
                 // A status the caller does not accept is an error, not its stream: read its error
                 // body (bounded) for the NetworkError, within the deadline.
-                return validation.accepts(head.statusCode) ? head : try await head.buffered()
+                return context.accepts(statusCode: head.statusCode) ? head : try await head.buffered()
             }
-            guard validation.accepts(head.statusCode) else {
+            guard context.accepts(statusCode: head.statusCode) else {
                 throw NetworkError(response: head, knownErrors: endpoint.knownErrors)
             }
             var response = head

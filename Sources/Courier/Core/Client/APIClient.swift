@@ -180,10 +180,10 @@ public final class APIClient: Sendable {
             for: endpoint, environment: environment ?? lane.environment.current,
             requestID: lane.requestIDHeader.map { HTTPHeaders.Field(name: $0, value: context.requestID.description) })
         if case .stream(let stream, _) = endpoint.body {
-            context.bodyStream = stream
+            context.attachBodyStream(stream)
         } else if let stream = request.httpBodyStream {
             // Set by a request modifier: it can be read once, so it is never re-sent.
-            context.bodyStream = .once(stream)
+            context.attachBodyStream(.once(stream))
             request.httpBodyStream = nil
         }
         return request
@@ -242,8 +242,8 @@ public final class APIClient: Sendable {
                 task.cancel()
             }
         } catch {
-            if context.isDeadlineExpired && !Task.isCancelled { throw NetworkError.timedOut(nil) }
-            throw error
+            if Task.isCancelled { throw error }
+            throw context.mappingDeadline(error)
         }
     }
 
@@ -251,6 +251,8 @@ public final class APIClient: Sendable {
         _ http: HTTPResponse, for endpoint: E, context: RequestContext, lane: ClientLane
     ) throws -> E.Response {
         let configuration = lane.configuration
+        // The endpoint's own acceptance: a module's endpoint may accept more than the context its
+        // layers see (GraphQL reads every status's body, yet lets the retry step repeat a 503).
         guard endpoint.statusValidation.accepts(http.statusCode) else {
             throw NetworkError(response: http, knownErrors: endpoint.knownErrors)
         }

@@ -57,16 +57,16 @@ package struct Pipeline: Sendable {
             }
             return try await interceptors[index].intercept(
                 request, context: context, next: Next(self, from: index + 1, context: context))
-        } catch  where context.isDeadlineExpired && NetworkError(error).isCancellation {
+        } catch {
             // The client cancelled the call because its deadline passed: every layer above sees
             // a timeout (logged and counted as one), not a cancellation.
-            throw NetworkError.timedOut(nil)
+            throw context.mappingDeadline(error)
         }
     }
 
     private func validate(_ response: HTTPResponse, context: RequestContext) throws {
         guard !validators.isEmpty, context.streaming == nil, response.body.isBuffered, context.statusValidation != .none,
-            context.statusValidation.accepts(response.statusCode)
+            context.accepts(statusCode: response.statusCode)
         else { return }
         for validator in validators {
             do {

@@ -42,6 +42,8 @@ public final class RequestContext: Sendable {
     public let statusValidation: StatusValidation
     /// Called once, when the first attempt actually reaches the transport (not for cache hits).
     let onStart: (@Sendable () -> Void)?
+    /// What the call is beyond method, URL and policy (streamed, declared safe…): fixed here.
+    package let traits: CallTraits
 
     private let state = Locked(State())
 
@@ -50,6 +52,7 @@ public final class RequestContext: Sendable {
         var startHookArmed = true
         var lastSent: URLRequest?
         var deadlineExpired = false
+        var bodyStream: BodyStream?
         var values: [ObjectIdentifier: any Sendable] = [:]
     }
 
@@ -75,10 +78,13 @@ public final class RequestContext: Sendable {
             statusValidation: statusValidation, startedAt: startedAt, onStart: nil)
     }
 
-    init(
-        requestID: RequestID, policy: EndpointPolicy, method: HTTPMethod, pathTemplate: String,
-        statusValidation: StatusValidation, startedAt: ContinuousClock.Instant, onStart: (@Sendable () -> Void)?
+    /// Creates the context of a call made by Courier's own modules, with its ``CallTraits``.
+    package init(
+        requestID: RequestID = RequestID(), policy: EndpointPolicy, method: HTTPMethod, pathTemplate: String,
+        statusValidation: StatusValidation = .successful, startedAt: ContinuousClock.Instant = .now,
+        onStart: (@Sendable () -> Void)?, traits: CallTraits = CallTraits()
     ) {
+        self.traits = traits
         self.statusValidation = statusValidation
         self.onStart = onStart
         self.requestID = requestID
@@ -142,6 +148,26 @@ public final class RequestContext: Sendable {
 
     /// Marks the deadline as passed (called by the client's deadline scheduler).
     package func markDeadlineExpired() { state.withLock { $0.deadlineExpired = true } }
+
+    /// What the call's layers see for `error`: ``NetworkError/timedOut(_:)`` when it is the
+    /// cancellation the client caused because the deadline passed (so logs, metrics and the caller
+    /// count a timeout), `error` otherwise. The one place the deadline flag is read.
+    package func mappingDeadline(_ error: any Error) -> any Error {
+        guard isDeadlineExpired, NetworkError(error).isCancellation else { return error }
+        return NetworkError.timedOut(nil)
+    }
+
+    /// Whether the caller accepts `statusCode` (``statusValidation``): the one check the client,
+    /// the validators and the retry interceptor share.
+    package func accepts(statusCode: Int) -> Bool { statusValidation.accepts(statusCode) }
+
+    /// The call's streamed request body, attached afresh to every send by the pipeline's last step;
+    /// `nil` for in-memory bodies (`URLRequest.httpBody`), which are re-sent as they are. Set once,
+    /// by the client while it builds the request (before the pipeline runs).
+    package var bodyStream: BodyStream? { state.withLock { $0.bodyStream } }
+
+    /// Takes the request's streamed body out of the request (see ``bodyStream``).
+    package func attachBodyStream(_ stream: BodyStream) { state.withLock { $0.bodyStream = stream } }
 
     /// Retries performed so far (`attempt - 1`, never negative).
     package var retryCount: Int { max(0, attempt - 1) }

@@ -35,7 +35,7 @@ struct RedirectFollower: Sendable {
         while true {
             var wire = request
             if let stream { wire.httpBodyStream = try stream.makeStream() }
-            let response = try await Self.reportingProgress(of: context) { [wire] in
+            let response = try await Self.reporting(to: context) { [wire] in
                 if let options = context.streaming { return try await transport.stream(wire, options: options) }
                 return try await transport.send(wire)
             }
@@ -55,14 +55,15 @@ struct RedirectFollower: Sendable {
         }
     }
 
-    /// Runs `send` with the call's progress reporter (an upload's) bound as
-    /// ``TransferProgressReporter/current``, so only this call's own sends report into it — not a
-    /// token refresh made on the side. A call without one keeps whatever reporter is bound.
-    private static func reportingProgress(
-        of context: RequestContext, _ send: () async throws -> HTTPResponse
+    /// Runs `send` with the call's ``TransportReporting`` bound: its progress reporter (an
+    /// upload's) and a timings reporter into the context, so only this call's own sends report into
+    /// them — not a token refresh made on the side.
+    private static func reporting(
+        to context: RequestContext, _ send: () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
-        guard let reporter = context.transferProgress else { return try await send() }
-        return try await TransferProgressReporter.$current.withValue(reporter) { try await send() }
+        let reporting = TransportReporting(
+            progress: context.transferProgress, timings: TaskTimingsReporter(context: context))
+        return try await TransportReporting.$current.withValue(reporting) { try await send() }
     }
 
     /// The request a redirect response asks for, or `nil` when `response` is not one to follow.

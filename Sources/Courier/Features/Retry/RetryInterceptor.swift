@@ -173,7 +173,7 @@ public struct RetryInterceptor: Interceptor {
         switch outcome {
         case .success(let response):
             // A status the caller asked to handle itself (raw-status mode) is its answer, not a failure.
-            guard !context.statusValidation.accepts(response.statusCode) else { return nil }
+            guard !context.accepts(statusCode: response.statusCode) else { return nil }
             return AttemptFailure(
                 reason: .status(response.statusCode), retryAfter: RetryAfter(response: response),
                 retryableByPolicy: policy.isRetryable(statusCode: response.statusCode), response: response)

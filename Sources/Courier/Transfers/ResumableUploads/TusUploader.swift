@@ -115,8 +115,8 @@ public struct TusUploader: Sendable {
         let context = RequestContext(
             requestID: RequestID(), policy: policy, method: method,
             pathTemplate: request.pathTemplate ?? Self.metricsTemplate(path),
-            statusValidation: request.statusValidation, startedAt: .now, onStart: nil)
-        context.transferProgress = progress
+            statusValidation: request.statusValidation, startedAt: .now, onStart: nil,
+            traits: CallTraits(transferProgress: progress))
         return try await client.response(for: request, context: context)
     }
 }

@@ -28,8 +28,7 @@ extension APIClient {
         let context = RequestContext(
             requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
             pathTemplate: endpoint.pathTemplate ?? endpoint.path, statusValidation: endpoint.statusValidation,
-            startedAt: .now, onStart: endpoint.options.onStart)
-        context.transferProgress = tracker.reporter
+            startedAt: .now, onStart: endpoint.options.onStart, traits: CallTraits(transferProgress: tracker.reporter))
         let task = Task { [self] in
             do {
                 let response = try await self.response(for: endpoint, context: context)
@@ -66,17 +65,4 @@ extension RequestBody {
         case .json, .form, .formEncodable: return nil
         }
     }
-}
-
-extension RequestContext {
-    /// Where the transport reports this call's body bytes (``APIClient/upload(_:)-(E)``); bound as
-    /// ``TransferProgressReporter/current`` around each send by the pipeline's last step only.
-    package var transferProgress: TransferProgressReporter? {
-        get { self[TransferProgressKey.self] }
-        set { self[TransferProgressKey.self] = newValue }
-    }
-}
-
-private enum TransferProgressKey: RequestContextKey {
-    typealias Value = TransferProgressReporter
 }

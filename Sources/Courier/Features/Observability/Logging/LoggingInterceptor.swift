@@ -90,7 +90,7 @@ public struct LoggingInterceptor: Interceptor {
 
         let start = ContinuousClock.now
         do {
-            var response = try await TaskTimingsReporter.withReporting(to: context) { try await next(request) }
+            var response = try await next(request)
             let duration = ContinuousClock.now - start
             let attempt = max(1, context.attempt)
             let index = journal.append(.response(response, builder, attempt: attempt, duration: duration))

@@ -48,7 +48,7 @@ public struct MetricsInterceptor: Interceptor {
         let startedAt = Date()
         let requestBytes: Int? = request.httpBody?.count ?? (request.httpBodyStream == nil ? 0 : nil)
         do {
-            var response = try await TaskTimingsReporter.withReporting(to: context) { try await next(request) }
+            var response = try await next(request)
             let headAt = elapsedSinceOrigin()
             guard response.hasStreamedBody else {
                 sink.record(

@@ -166,7 +166,7 @@ package enum TaskTimingsKey: RequestContextKey {
 
 extension RequestContext {
     /// Phase timings of the last attempt, when the transport measured them (Apple platforms);
-    /// `nil` on Linux or when no ``MetricsInterceptor``/``LoggingInterceptor`` asked for them.
+    /// `nil` when the transport measures none (URLSession on Linux).
     public var taskTimings: TaskTimings? {
         get { self[TaskTimingsKey.self] }
         set { self[TaskTimingsKey.self] = newValue }

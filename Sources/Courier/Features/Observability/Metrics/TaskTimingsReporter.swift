@@ -1,8 +1,8 @@
 /// How a transport hands phase timings (``TaskTimings``) to the call it is sending — part of the
 /// ``Transport`` contract, so a transport of your own reports them like the built-in ones.
 ///
-/// ``MetricsInterceptor`` and ``LoggingInterceptor`` run the rest of the pipeline with a reporter
-/// for the call bound in a task-local value. A transport reads ``current`` on the sending task —
+/// The pipeline's last step binds a reporter for the call to the sending task around each send. A
+/// transport reads ``current`` on the sending task —
 /// before handing work to a delegate queue, where task-locals are not visible — and calls
 /// ``report(_:)`` once the platform has measured the task. ``URLSessionTransport``'s session
 /// delegate keeps the reporter for the task it starts and reports when
@@ -18,27 +18,18 @@
 /// timings?.report(TaskTimings(total: ContinuousClock.now - start, isReusedConnection: false))
 /// ```
 public struct TaskTimingsReporter: Sendable {
-    @TaskLocal static var bound: TaskTimingsReporter?
-
     private let context: RequestContext
 
-    /// The reporter of the call the current task is sending, or `nil` when no interceptor asked for
-    /// timings.
-    public static var current: TaskTimingsReporter? { bound }
+    /// Reports into `context`.
+    package init(context: RequestContext) { self.context = context }
+
+    /// The reporter of the call the current task is sending; `nil` outside a pipeline's send.
+    public static var current: TaskTimingsReporter? { TransportReporting.current?.timings }
 
     /// Stores `timings` in the call's ``RequestContext/taskTimings`` (replacing an earlier attempt's).
     /// Safe to call from any thread. Timings reported after the interceptors have finished with the
     /// call are kept in the context but miss that call's metrics event.
     public func report(_ timings: TaskTimings) {
         context.taskTimings = timings
-    }
-
-    /// Runs `operation` with a reporter for `context` bound to the task. Nested calls for the same
-    /// context keep the outer binding.
-    package static func withReporting<T: Sendable>(
-        to context: RequestContext, _ operation: () async throws -> T
-    ) async rethrows -> T {
-        if let bound, bound.context === context { return try await operation() }
-        return try await $bound.withValue(TaskTimingsReporter(context: context)) { try await operation() }
     }
 }

@@ -1,0 +1,23 @@
+/// What a transport reports back to the call it is sending — the bytes of its transfer
+/// (``TransferProgressReporter``) and the phase timings of its task (``TaskTimingsReporter``) —
+/// bound as one task-local value around each send by the pipeline's last step.
+///
+/// This is one of the two ways state reaches the layers of a call besides the request itself (the
+/// other is the call's ``CallTraits``). Transports read it through
+/// ``TransferProgressReporter/current`` and ``TaskTimingsReporter/current`` on the sending task.
+package struct TransportReporting: Sendable {
+    /// The reporting of the send running in the current task; `nil` outside a pipeline's send
+    /// (a token refresh made on the side, a transport used directly).
+    @TaskLocal package static var current: TransportReporting?
+
+    /// Where the transfer's bytes go; `nil` when the call did not ask for progress.
+    package let progress: TransferProgressReporter?
+    /// Where the task's phase timings go.
+    package let timings: TaskTimingsReporter?
+
+    /// Reporting into `progress` and `timings`.
+    package init(progress: TransferProgressReporter?, timings: TaskTimingsReporter?) {
+        self.progress = progress
+        self.timings = timings
+    }
+}
