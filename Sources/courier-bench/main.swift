@@ -8,7 +8,8 @@ import Foundation
 //   [--stream-bytes N] [--stream-records N]
 //   swift run -c release courier-bench --only pipeline [--calls N] [--rounds R]   (no server needed)
 // The 512 MiB multipart upload runs only with `--only upload` (`--upload-mib N`; UploadBench.swift).
-// The 1 GiB download (about 10-20 s) runs only with `--only download` (`--download-bytes N` for
+// The 1 GiB downloads (20 runs per implementation, about 10-20 s each) run only with `--only download`
+// (`--download-runs R`, `--download-bytes N` for
 // another size); see DownloadBench.swift.
 //   --only curl: CourierCurl vs URLSession vs libcurl (CPU per request, then 1 GiB downloads, one
 //   process per case: `--only curl-download --case NAME` runs one)
@@ -88,7 +89,10 @@ do {
         print("")
         try await runStreamBench(serverURL: serverURL)
     }
-    if only == "download" { try runDownloadBench(serverURL: serverURL, bytes: downloadBytes) }
+    if only == "download" {
+        try runDownloadBench(
+            serverURL: serverURL, bytes: downloadBytes, runs: argument("--download-runs").flatMap(Int.init) ?? 20)
+    }
     if only == "upload" {  // long (512 MiB): only when asked for
         try await runUploadBench(serverURL: serverURL, megabytes: argument("--upload-mib").flatMap(Int.init) ?? 512)
     }
