@@ -57,16 +57,19 @@ public struct BodyStream: Sendable {
         BodyStream(iterationBehavior: .multiple, length: length, produce: make)
     }
 
-    /// The contents of a file, read afresh for every send (replayable).
+    /// The contents of a file, read afresh for every send (replayable), 64 KiB at a time.
     ///
-    /// - Parameter url: A `file:` URL. Its size at the time of this call is sent as
-    ///   `Content-Length`; a file that cannot be opened fails the call with
-    ///   ``NetworkError/invalidRequest(_:)``.
+    /// - Parameter url: A `file:` URL of a regular file. Its size at the time of this call is the
+    ///   body's length (sent as `Content-Length` where the platform can). The call fails with
+    ///   ``NetworkError/invalidRequest(_:)`` — nothing, or no complete body, reaches the server —
+    ///   when the file is missing, is not a regular file or cannot be opened when the request is
+    ///   sent, or when it holds fewer bytes than that length while it is read (it was truncated or
+    ///   replaced meanwhile): never an empty or shortened body.
     public static func file(_ url: URL) -> BodyStream {
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
-        return BodyStream(iterationBehavior: .multiple, length: size) {
-            guard let stream = InputStream(url: url) else { throw BodyStreamError.unreadable(url.lastPathComponent) }
-            return stream
+        let size = FileSize.of(url)
+        return BodyStream(iterationBehavior: .multiple, length: size.map { Int($0) }) {
+            guard let size else { throw BodyStreamError.unreadable(url.lastPathComponent) }
+            return SourceInputStream.make(FileRangeSource(url: url, offset: 0, length: size))
         }
     }
 
@@ -92,7 +95,7 @@ private enum BodyStreamError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .consumed: return "the one-shot request body was already sent and cannot be sent again"
-        case .unreadable(let name): return "the request body file '\(name)' cannot be opened"
+        case .unreadable(let name): return "the request body file '\(name)' is missing or not a regular file"
         }
     }
 }

@@ -34,10 +34,19 @@ struct RedirectFollower: Sendable {
         var hops = 0
         while true {
             var wire = request
-            if let stream { wire.httpBodyStream = try stream.makeStream() }
-            let response = try await Self.reporting(to: context) { [wire] in
-                if let options = context.streaming { return try await transport.stream(wire, options: options) }
-                return try await transport.send(wire)
+            let body = try stream?.makeStream()
+            if let body { wire.httpBodyStream = body }  // (assigning nil would drop an in-memory httpBody)
+            let response: HTTPResponse
+            do {
+                response = try await Self.reporting(to: context) { [wire] in
+                    if let options = context.streaming { return try await transport.stream(wire, options: options) }
+                    return try await transport.send(wire)
+                }
+            } catch {
+                // The transport stopped because the body could not be read to its end (a file
+                // that shrank, a failing producer): that is the call's error, not the transport's.
+                if let failure = body?.streamError { throw Self.bodyFailure(failure, of: request) }
+                throw error
             }
             // A redirect's body is never read: dropping a streamed one cancels its transfer.
             guard let next = try Self.nextRequest(after: response, to: request, rules: rules) else { return response }
@@ -64,6 +73,13 @@ struct RedirectFollower: Sendable {
         let reporting = TransportReporting(
             progress: context.transferProgress, timings: TaskTimingsReporter(context: context))
         return try await TransportReporting.$current.withValue(reporting) { try await send() }
+    }
+
+    /// The error of a call whose request body failed while it was being sent.
+    static func bodyFailure(_ failure: any Error, of request: URLRequest) -> NetworkError {
+        .invalidRequest(
+            "the body of \(request.httpMethod ?? "GET") \(request.url?.path ?? "") could not be read to its end, "
+                + "so the request was not completed: \(failure)")
     }
 
     /// The request a redirect response asks for, or `nil` when `response` is not one to follow.
