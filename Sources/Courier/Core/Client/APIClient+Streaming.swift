@@ -65,9 +65,9 @@ extension APIClient {
                 let head = try await pipeline.send(request, context: context)
                 // A status the caller does not accept is an error, not its stream: read its error
                 // body (bounded) for the NetworkError, within the deadline.
-                return validation.accepts(head.statusCode) ? head : try await head.buffered()
+                return validation.accepts(head.statusCode) || context.isStoppedRedirect(head) ? head : try await head.buffered()
             }
-            guard validation.accepts(head.statusCode) else {
+            guard validation.accepts(head.statusCode) || context.isStoppedRedirect(head) else {
                 throw NetworkError(response: head, knownErrors: endpoint.knownErrors)
             }
             var response = head

@@ -176,6 +176,7 @@ public final class APIClient: Sendable {
         if let missing = context.policy.missingCapability(in: lane.capabilities) {
             throw NetworkError.missingInterceptor(missing)
         }
+        context.redirectMode = endpoint.options.redirects
         var request = try lane.builder.makeRequest(
             for: endpoint, environment: environment ?? lane.environment.current,
             requestID: lane.requestIDHeader.map { HTTPHeaders.Field(name: $0, value: context.requestID.description) })
@@ -251,7 +252,7 @@ public final class APIClient: Sendable {
         _ http: HTTPResponse, for endpoint: E, context: RequestContext, lane: ClientLane
     ) throws -> E.Response {
         let configuration = lane.configuration
-        guard endpoint.statusValidation.accepts(http.statusCode) else {
+        guard endpoint.statusValidation.accepts(http.statusCode) || context.isStoppedRedirect(http) else {
             throw NetworkError(response: http, knownErrors: endpoint.knownErrors)
         }
         let decodingContext = ResponseDecodingContext(
