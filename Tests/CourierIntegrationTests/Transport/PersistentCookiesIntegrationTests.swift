@@ -9,13 +9,18 @@ import Courier
 /// transport `COURIER_TRANSPORT` selects (URLSession or libcurl underneath, their own cookies off).
 @Suite("Persistent cookies (integration)")
 struct PersistentCookiesIntegrationTests {
-    struct Jar: Decodable { let cookie: String?; let cookies: [String: String] }
+    struct Jar: Decodable {
+        let cookie: String?
+        let cookies: [String: String]
+    }
 
     static func folder() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("cookies-it-\(UUID().uuidString)", isDirectory: true)
     }
 
-    static func client(folder: URL, environment: APIEnvironment, account: String = "alice")
+    static func client(
+        folder: URL, environment: APIEnvironment, account: String = "alice"
+    )
         -> (APIClient, PersistentCookieStorage)
     {
         let storage = PersistentCookieStorage(

@@ -101,9 +101,12 @@ struct RedirectModeIntegrationTests {
 
         let before = try await servers.log(servers.second).count
         let stopped = try await client.send(
-            Request<HTTPResponse>.raw(.get, "/status/307", query: [
-                "location": TwoServers.base(servers.second, servers.namespace).appendingPathComponent("echo/x").absoluteString
-            ]).redirects(.decide { _ in .stop }))
+            Request<HTTPResponse>.raw(
+                .get, "/status/307",
+                query: [
+                    "location": TwoServers.base(servers.second, servers.namespace).appendingPathComponent("echo/x").absoluteString
+                ]
+            ).redirects(.decide { _ in .stop }))
         #expect(stopped.statusCode == 307)
         #expect(try await servers.log(servers.second).count == before)
     }
@@ -113,10 +116,11 @@ struct RedirectModeIntegrationTests {
         let client = APIClient(environment: try TestServers.httpbinEnvironment()) { TestTransport.configure(&$0) }
         let numbers = Locked<[Int]>([])
         let response = try await client.response(
-            for: Request<Void>.get("/redirect/4").redirects(.decide { hop in
-                numbers.withLock { $0.append(hop.number) }
-                return hop.number < 2 ? .follow : .stop
-            }))
+            for: Request<Void>.get("/redirect/4").redirects(
+                .decide { hop in
+                    numbers.withLock { $0.append(hop.number) }
+                    return hop.number < 2 ? .follow : .stop
+                }))
         #expect(response.statusCode == 302)
         #expect(numbers.withLock { $0 } == [1, 2])
         #expect(response.context.redirects.count == 1)

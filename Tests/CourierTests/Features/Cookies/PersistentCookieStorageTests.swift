@@ -28,7 +28,9 @@ struct PersistentCookieStorageTests {
         }
     }
 
-    static func client(_ folder: URL, namespace: String = "production", account: String = "alice", base: StubTransport)
+    static func client(
+        _ folder: URL, namespace: String = "production", account: String = "alice", base: StubTransport
+    )
         -> (APIClient, PersistentCookieStorage)
     {
         let storage = PersistentCookieStorage(directory: folder, namespace: namespace, account: { account })
@@ -134,7 +136,8 @@ struct PersistentCookieStorageTests {
             now: { Date(timeIntervalSince1970: 1_800_000_000) })
         try await storage.store(setCookieFields: ["a=1; Max-Age=60", "b=2"], receivedFrom: url, account: "a")
         #expect(try await storage.allCookies().map(\.name) == ["a", "b"])
-        let reread = PersistentCookieStorage(directory: folder, namespace: "p", account: { "a" }, persistsSessionCookies: false,
+        let reread = PersistentCookieStorage(
+            directory: folder, namespace: "p", account: { "a" }, persistsSessionCookies: false,
             now: { Date(timeIntervalSince1970: 1_800_000_000) })
         #expect(try await reread.allCookies().map(\.name) == ["a"])
         try await storage.store(setCookieFields: ["a=gone; Max-Age=0"], receivedFrom: url, account: "a")
