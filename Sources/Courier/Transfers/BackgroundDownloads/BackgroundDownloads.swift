@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// Downloads the system finishes while the app is suspended or terminated, matched to the app's
 /// records after a relaunch, verified and moved into place with the same checks as
-/// ``APIClient/download(_:to:)-(E,_)``.
+/// ``APIClient/download(_:to:resumingFrom:)``.
 ///
 /// Each download is a record in a registry (a JSON file in the manager's folder) whose identifier
 /// is the background task's `taskDescription`, which the system persists with the task. When the
@@ -21,7 +21,7 @@ import FoundationNetworking
 ///
 /// The Apple background session is ``URLSessionBackgroundTransport``; the tests run the same
 /// manager on Linux over an ordinary session. Wire `handleEventsForBackgroundURLSession` as for
-/// uploads (see <doc:BackgroundDownloads>).
+/// uploads (see <doc:DownloadingInTheBackground>).
 ///
 /// ```swift
 /// let transport = URLSessionBackgroundTransport(identifier: "com.example.app.downloads")
