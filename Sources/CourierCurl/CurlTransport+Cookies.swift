@@ -1,4 +1,5 @@
 import Foundation
+import Courier
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -34,4 +35,10 @@ extension CurlTransport {
         }
         .sorted { $0.path.count > $1.path.count }
     }
+}
+
+extension CurlTransport: CookieHandlingTransport {
+    /// Whether this transport keeps cookies in its own libcurl share
+    /// (``Configuration/httpShouldSetCookies``); must be `false` under a `CookieStoringTransport`.
+    package var handlesCookies: Bool { cookies != nil }
 }

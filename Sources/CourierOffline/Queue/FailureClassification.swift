@@ -46,7 +46,7 @@ enum FailureClass: Equatable {
             default: return .permanent
             }
         case .forbidden, .notFound, .unprocessable, .rejected, .decoding, .invalidRequest,
-            .missingInterceptor, .undecodableResponse, .notCached, .streamBufferOverflow:
+            .missingInterceptor, .undecodableResponse, .notCached, .streamBufferOverflow, .redirectRefused:
             return .permanent
         }
     }

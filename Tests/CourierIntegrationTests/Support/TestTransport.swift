@@ -44,6 +44,14 @@ enum TestTransport {
         return PinningTransport(policy: pinning)
     }
 
+    /// A fresh transport whose own cookie handling is off, to put under a ``CookieStoringTransport``.
+    static func makeWithoutCookies() -> any Transport & SessionResettable {
+        #if canImport(CourierCurl)
+        if isCurl { return CurlTransport { $0.httpShouldSetCookies = false } }
+        #endif
+        return URLSessionTransport(configuration: CookieStoringTransport.baseConfiguration())
+    }
+
     /// Runs a test only in the URLSession pass: it is about URLSession (or URLSessionTransport)
     /// itself, not behaviour both transports share.
     static var urlSessionOnly: ConditionTrait {

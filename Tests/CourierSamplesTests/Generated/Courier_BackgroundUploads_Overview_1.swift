@@ -25,10 +25,7 @@ private enum Sample {
         let uploads = UploadManager(client: client,
                                     directory: appSupport.appendingPathComponent("uploads"),
                                     backgroundTransport: transport,
-                                    prepareBackgroundRequest: { request in
-                                        guard let token = try await tokens.validAccessToken() else { return }
-                                        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-                                    })
+                                    tokenManager: tokens)      // signs each upload at hand-over
         _ = uploads  // shown, not used
         await uploads.resumePending()
 

@@ -63,9 +63,10 @@ extension APIClient {
                 let head = try await pipeline.send(request, context: context)
                 // A status the caller does not accept is an error, not its stream: read its error
                 // body (bounded) for the NetworkError, within the deadline.
-                return context.accepts(statusCode: head.statusCode) ? head : try await head.buffered()
+                return context.accepts(statusCode: head.statusCode) || context.isStoppedRedirect(head)
+                    ? head : try await head.buffered()
             }
-            guard context.accepts(statusCode: head.statusCode) else {
+            guard context.accepts(statusCode: head.statusCode) || context.isStoppedRedirect(head) else {
                 throw NetworkError(response: head, knownErrors: endpoint.knownErrors)
             }
             var response = head

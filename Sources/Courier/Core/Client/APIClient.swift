@@ -176,6 +176,7 @@ public final class APIClient: Sendable {
         if let missing = context.policy.missingCapability(in: lane.capabilities) {
             throw NetworkError.missingInterceptor(missing)
         }
+        context.redirectMode = endpoint.options.redirects
         var request = try lane.builder.makeRequest(
             for: endpoint, environment: environment ?? lane.environment.current,
             requestID: lane.requestIDHeader.map { HTTPHeaders.Field(name: $0, value: context.requestID.description) })
@@ -253,7 +254,7 @@ public final class APIClient: Sendable {
         let configuration = lane.configuration
         // The endpoint's own acceptance: a module's endpoint may accept more than the context its
         // layers see (GraphQL reads every status's body, yet lets the retry step repeat a 503).
-        guard endpoint.statusValidation.accepts(http.statusCode) else {
+        guard endpoint.statusValidation.accepts(http.statusCode) || context.isStoppedRedirect(http) else {
             throw NetworkError(response: http, knownErrors: endpoint.knownErrors)
         }
         let decodingContext = ResponseDecodingContext(

@@ -103,6 +103,14 @@ public struct Request<Response: Sendable>: Endpoint {
         return copy
     }
 
+    /// A copy that handles redirects as `mode` says (see ``RequestOptions/redirects``):
+    /// `.get("/oauth/authorize").redirects(.doNotFollow)`.
+    public func redirects(_ mode: RedirectMode) -> Request {
+        var copy = self
+        copy.options.redirects = mode
+        return copy
+    }
+
     /// A copy with another policy.
     public func policy(_ policy: EndpointPolicy) -> Request {
         var copy = self

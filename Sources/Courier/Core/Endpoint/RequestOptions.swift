@@ -25,6 +25,9 @@ public struct RequestOptions: Sendable {
     /// ``NetworkError`` it throws reaches the caller as it is; any other error becomes
     /// ``NetworkError/decoding(_:)`` of kind ``DecodingFailure/Kind/rejectedByValidator``.
     public var checkResponse: (@Sendable (HTTPResponse) throws -> Void)?
+    /// Whether this call follows redirects: all of them (``RedirectMode/follow``, the default),
+    /// none (the 3xx is the response), or as a closure decides per hop (see ``RedirectMode``).
+    public var redirects: RedirectMode
 
     /// Creates options; everything defaults to "use the client's".
     public init(
@@ -32,13 +35,15 @@ public struct RequestOptions: Sendable {
         decoder: JSONDecoder? = nil,
         encoder: JSONEncoder? = nil,
         onStart: (@Sendable () -> Void)? = nil,
-        checkResponse: (@Sendable (HTTPResponse) throws -> Void)? = nil
+        checkResponse: (@Sendable (HTTPResponse) throws -> Void)? = nil,
+        redirects: RedirectMode = .follow
     ) {
         self.modifyRequest = modifyRequest
         self.decoder = decoder
         self.encoder = encoder
         self.onStart = onStart
         self.checkResponse = checkResponse
+        self.redirects = redirects
     }
 
     /// Options that change nothing.

@@ -54,6 +54,8 @@ extension NetworkError {
         case notCached
         /// ``NetworkError/streamBufferOverflow(limit:)``.
         case streamBufferOverflow
+        /// ``NetworkError/redirectRefused(_:)``.
+        case redirectRefused
     }
 
     /// This error's case without its payload.
@@ -80,6 +82,7 @@ extension NetworkError {
         case .undecodableResponse: return .undecodableResponse
         case .notCached: return .notCached
         case .streamBufferOverflow: return .streamBufferOverflow
+        case .redirectRefused: return .redirectRefused
         }
     }
 }
@@ -102,6 +105,8 @@ extension NetworkError: Equatable {
         case (.invalidRequest(let a), .invalidRequest(let b)), (.missingInterceptor(let a), .missingInterceptor(let b)):
             return a == b
         case (.streamBufferOverflow(let a), .streamBufferOverflow(let b)):
+            return a == b
+        case (.redirectRefused(let a), .redirectRefused(let b)):
             return a == b
         default:
             let (a, b) = (lhs.failedResponse, rhs.failedResponse)

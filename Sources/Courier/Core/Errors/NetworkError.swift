@@ -27,6 +27,7 @@ import FoundationNetworking
 /// | ``transport(_:)`` | other network failure (TLS, connection reset, truncated body) |
 /// | ``undecodableResponse(_:)`` | the body's content or transfer coding cannot be undone: report it, show a generic error |
 /// | ``notCached`` | `onlyIfCached` found nothing stored: show the "not available offline" state |
+/// | ``redirectRefused(_:)`` | the app's redirect rule refused a hop: report it |
 ///
 /// Each case keeps what is needed for logs: the response summary, the `URLError` or the
 /// underlying decoding error. Compare errors by ``kind`` (`error.kind == .notFound`) or with `==`.
@@ -89,6 +90,9 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     /// cancelled rather than buffered without bound (see ``StreamingOptions/bufferLimit``).
     /// Read faster, raise the limit, or use a transport that pauses (CourierCurl on Linux).
     case streamBufferOverflow(limit: Int)
+    /// The call's ``RedirectMode/decide(_:)`` answered ``RedirectDecision/fail(reason:)`` for a
+    /// redirect: nothing was sent to its target. Not retried.
+    case redirectRefused(RedirectRefusal)
 
     /// The HTTP status behind the error, when there was a response.
     public var statusCode: Int? { failedResponse?.statusCode }
@@ -152,6 +156,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         case .undecodableResponse(let failure): return "undecodable response: \(failure)"
         case .notCached: return "not cached (only-if-cached miss)"
         case .streamBufferOverflow(let limit): return "stream buffer overflow (consumer more than \(limit) bytes behind)"
+        case .redirectRefused(let refusal): return "redirect refused: \(refusal)"
         }
     }
 }

@@ -17,6 +17,8 @@ import FoundationNetworking
 ///   scheme other than http(s), are returned as they are.
 /// - Credentials stay on their origin, and `https` → `http` is refused (``RedirectPolicy``).
 /// - At most ``maxRedirects`` hops; one more fails with `URLError(.httpTooManyRedirects)`.
+/// - The call's ``RedirectMode`` decides whether a hop that passed these rules is followed; a
+///   redirect it does not follow is the call's response (``RequestContext/stoppedRedirect``).
 ///
 /// Each hop is recorded in the call's context (``RequestContext/redirects``).
 struct RedirectFollower: Sendable {
@@ -51,6 +53,9 @@ struct RedirectFollower: Sendable {
             // A redirect's body is never read: dropping a streamed one cancels its transfer.
             guard let next = try Self.nextRequest(after: response, to: request, rules: rules) else { return response }
             hops += 1
+            guard try await Self.mayFollow(response, from: request, to: next, hop: hops, context: context) else {
+                return response
+            }
             guard hops <= Self.maxRedirects else { throw URLError(.httpTooManyRedirects) }
             if next.httpMethod != request.httpMethod {
                 stream = nil
@@ -61,6 +66,28 @@ struct RedirectFollower: Sendable {
             }
             context.recordRedirect(RedirectRecord(statusCode: response.statusCode, from: request.url, to: next.url))
             request = next
+        }
+    }
+
+    /// Whether the call's ``RedirectMode`` follows this hop.
+    ///
+    /// - Throws: ``NetworkError/redirectRefused(_:)`` when the app's closure fails the call.
+    private static func mayFollow(
+        _ response: HTTPResponse, from request: URLRequest, to next: URLRequest, hop: Int, context: RequestContext
+    ) async throws -> Bool {
+        switch context.redirectMode {
+        case .follow: return true
+        case .doNotFollow: return false
+        case .decide(let decide):
+            guard let from = response.url ?? request.url, let to = next.url else { return false }
+            let hop = RedirectHop(
+                from: from, to: to, statusCode: response.statusCode, number: hop, method: next.httpMethod ?? "GET",
+                isCrossOrigin: !RedirectSafety.isSameOrigin(from, to), response: response)
+            switch await decide(hop) {
+            case .follow: return true
+            case .stop: return false
+            case .fail(let reason): throw NetworkError.redirectRefused(RedirectRefusal(hop: hop, reason: reason))
+            }
         }
     }
 

@@ -65,7 +65,11 @@ public struct CacheInterceptor: Interceptor {
         let rangeIsAnswerable =
             request.value(forHTTPHeaderField: "Range") == nil
             || (method == "GET" && ByteRange(request) != nil)
-        guard method == "GET" || method == "HEAD", context.policy.cache != .bypassCache, !isConditional, rangeIsAnswerable
+        // A call that may stop at a redirect must not be answered by (or store) what a following
+        // call would get, nor leave a 3xx that following calls would be served (an only-if-cached
+        // read never reaches the network, so it keeps its promise).
+        guard method == "GET" || method == "HEAD", context.policy.cache != .bypassCache, !isConditional, rangeIsAnswerable,
+            context.redirectMode.followsAll || context.policy.cache == .onlyIfCached
         else {
             context.cacheOutcome = .bypassed
             return try await next(request)

@@ -55,7 +55,7 @@ package struct DeduplicationInterceptor: Interceptor {
         if context.streaming != nil { return try await next(request) }
         let method = (request.httpMethod ?? "GET").uppercased()
         let shareable =
-            request.httpBodyStream == nil
+            context.redirectMode.followsAll && request.httpBodyStream == nil
             && ((method == "GET" || method == "HEAD") ? request.httpBody == nil : context.isDeclaredSafe)
         guard shareable, let key = key(for: request, method: method, auth: context.policy.auth) else {
             return try await next(request)

@@ -28,6 +28,44 @@ public protocol BackgroundTransport: Sendable {
 
     /// Cancels the task with `taskDescription`, if it runs.
     func cancelTask(withDescription taskDescription: String) async
+
+    /// Continues a download from the resume data a failed one left
+    /// (``BackgroundTransferEvent/resumeData``).
+    ///
+    /// - Throws: When the task cannot be created; by default `URLError(.unsupportedURL)`: the
+    ///   transport cannot resume.
+    func startDownload(resumingWith resumeData: Data, taskDescription: String) throws
+
+    /// Bytes moved so far by running tasks, for progress bars; by default a stream that never
+    /// yields. For one reader.
+    var progress: AsyncStream<BackgroundTransferProgress> { get }
+}
+
+extension BackgroundTransport {
+    /// Resuming is not supported: throws `URLError(.unsupportedURL)`.
+    public func startDownload(resumingWith resumeData: Data, taskDescription: String) throws {
+        throw URLError(.unsupportedURL)
+    }
+
+    /// A stream that never yields.
+    public var progress: AsyncStream<BackgroundTransferProgress> { AsyncStream { _ in } }
+}
+
+/// How far one background task has got.
+public struct BackgroundTransferProgress: Sendable, Hashable {
+    /// The task's `taskDescription`.
+    public let taskDescription: String
+    /// Bytes received (download) or sent (upload) so far.
+    public let completedBytes: Int64
+    /// The expected total, when known.
+    public let totalBytes: Int64?
+
+    /// A progress value (for a ``BackgroundTransport`` of your own).
+    public init(taskDescription: String, completedBytes: Int64, totalBytes: Int64?) {
+        self.taskDescription = taskDescription
+        self.completedBytes = completedBytes
+        self.totalBytes = totalBytes
+    }
 }
 
 /// How one background task ended.
@@ -47,10 +85,21 @@ public struct BackgroundTransferEvent: Sendable {
     public let taskDescription: String
     /// How it ended.
     public let outcome: Outcome
+    /// The response's header fields (for a download: what its length and digest are checked
+    /// against); empty without a response.
+    public let responseHeaders: HTTPHeaders
+    /// For a failed download: the data to continue it with
+    /// ``BackgroundTransport/startDownload(resumingWith:taskDescription:)``, when the system kept
+    /// the bytes received.
+    public let resumeData: Data?
 
     /// An event (for a ``BackgroundTransport`` of your own).
-    public init(taskDescription: String, outcome: Outcome) {
+    public init(
+        taskDescription: String, outcome: Outcome, responseHeaders: HTTPHeaders = HTTPHeaders(), resumeData: Data? = nil
+    ) {
         self.taskDescription = taskDescription
         self.outcome = outcome
+        self.responseHeaders = responseHeaders
+        self.resumeData = resumeData
     }
 }

@@ -26,6 +26,9 @@ public final class URLSessionBackgroundTransport: NSObject, BackgroundTransport,
     public let downloadsDirectory: URL
     public let events: AsyncStream<BackgroundTransferEvent>
     private let continuation: AsyncStream<BackgroundTransferEvent>.Continuation
+    /// Bytes written by running downloads and sent by running uploads.
+    public let progress: AsyncStream<BackgroundTransferProgress>
+    private let progressContinuation: AsyncStream<BackgroundTransferProgress>.Continuation
     private let bodies = Locked<[Int: Data]>([:])
     private let downloads = Locked<[Int: URL]>([:])
     private let systemCompletion = Locked<(@Sendable () -> Void)?>(nil)
@@ -38,6 +41,8 @@ public final class URLSessionBackgroundTransport: NSObject, BackgroundTransport,
     ///     temporary directory by default.
     public init(configuration: URLSessionConfiguration, downloadsDirectory: URL? = nil) {
         (events, continuation) = AsyncStream.makeStream(of: BackgroundTransferEvent.self, bufferingPolicy: .unbounded)
+        (progress, progressContinuation) = AsyncStream.makeStream(
+            of: BackgroundTransferProgress.self, bufferingPolicy: .bufferingNewest(64))
         self.downloadsDirectory =
             downloadsDirectory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("Courier-background-downloads", isDirectory: true)
@@ -82,6 +87,12 @@ public final class URLSessionBackgroundTransport: NSObject, BackgroundTransport,
         task.resume()
     }
 
+    public func startDownload(resumingWith resumeData: Data, taskDescription: String) throws {
+        let task = session.downloadTask(withResumeData: resumeData)
+        task.taskDescription = taskDescription
+        task.resume()
+    }
+
     public func runningTaskDescriptions() async -> [String] {
         await withCheckedContinuation { continuation in
             session.getAllTasks { tasks in continuation.resume(returning: tasks.compactMap(\.taskDescription)) }
@@ -107,6 +118,28 @@ extension URLSessionBackgroundTransport: URLSessionDataDelegate, URLSessionDownl
         }
     }
 
+    public func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
+    ) {
+        guard let description = downloadTask.taskDescription else { return }
+        progressContinuation.yield(
+            BackgroundTransferProgress(
+                taskDescription: description, completedBytes: totalBytesWritten,
+                totalBytes: totalBytesExpectedToWrite > 0 ? totalBytesExpectedToWrite : nil))
+    }
+
+    public func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        guard let description = task.taskDescription else { return }
+        progressContinuation.yield(
+            BackgroundTransferProgress(
+                taskDescription: description, completedBytes: totalBytesSent,
+                totalBytes: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil))
+    }
+
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
         // The system deletes `location` when this method returns: move it now.
         let destination = downloadsDirectory.appendingPathComponent(UUID.random().uuidString)
@@ -128,9 +161,13 @@ extension URLSessionBackgroundTransport: URLSessionDataDelegate, URLSessionDownl
             return
         }
         let outcome: BackgroundTransferEvent.Outcome
+        let headers = (task.response as? HTTPURLResponse).map(HTTPHeaders.init) ?? HTTPHeaders()
+        var resumeData: Data?
         if let error {
             if let file { try? FileManager.default.removeItem(at: file) }
-            outcome = .failed(error as? URLError ?? URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error]))
+            let urlError = error as? URLError ?? URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error])
+            resumeData = urlError.userInfo[Self.resumeDataKey] as? Data
+            outcome = .failed(urlError)
         } else if let http = task.response as? HTTPURLResponse {
             if task is URLSessionDownloadTask {
                 guard let file else {
@@ -145,8 +182,14 @@ extension URLSessionBackgroundTransport: URLSessionDataDelegate, URLSessionDownl
         } else {
             outcome = .failed(URLError(.badServerResponse))
         }
-        continuation.yield(BackgroundTransferEvent(taskDescription: description, outcome: outcome))
+        continuation.yield(
+            BackgroundTransferEvent(
+                taskDescription: description, outcome: outcome, responseHeaders: headers, resumeData: resumeData))
     }
+
+    /// Where URLSession puts a failed download's resume data in the error's `userInfo`
+    /// (`NSURLSessionDownloadTaskResumeData`).
+    static let resumeDataKey = "NSURLSessionDownloadTaskResumeData"
 
     /// Calls the completion handler kept by ``handleEventsForBackgroundURLSession(identifier:completionHandler:)``
     /// on the main queue (Apple platforms; Linux never calls this).

@@ -28,12 +28,24 @@ public actor UploadManager {
     private var records: [UUID: UploadRecord]
     private var waiters: [UUID: [CheckedContinuation<HTTPResponse, any Error>]] = [:]
     private var responses: [UUID: HTTPResponse] = [:]
+    /// Failures of this launch, so a late ``result(for:)`` gets the same error as a waiting one.
+    private var failures: [UUID: NetworkError] = [:]
     private var running: [UUID: Upload<HTTPResponse>] = [:]
     private var listener: Task<Void, Never>?
+    /// The access token each background upload of this launch was handed to the system with.
+    private var sentTokens: [UUID: String] = [:]
+    /// Background uploads already handed over again after a 401 (once each).
+    private var reauthorized: Set<UUID> = []
 
     /// Adds header fields to a background upload's request (e.g. `Authorization`), which is built
     /// once when it is enqueued: a background session runs no interceptors. `nil`: none.
     public let prepareBackgroundRequest: (@Sendable (inout URLRequest) async throws -> Void)?
+    /// Signs background uploads: right before each is handed to the system its
+    /// `Authorization: Bearer` field is set from ``TokenManager/validAccessToken()`` — refreshed
+    /// first when the token expires within the manager's leeway — and an upload the server
+    /// answers 401 (the system started it after the token expired) is handed over once more with
+    /// a refreshed token. `nil`: background uploads carry only the fields set elsewhere.
+    public let tokenManager: TokenManager?
 
     /// Creates a manager whose staging folder and registry live in `directory`.
     ///
@@ -43,10 +55,12 @@ public actor UploadManager {
     ///   - backgroundTransport: Runs ``UploadMode/background`` uploads; without one they fail.
     ///   - policy: The policy of foreground uploads; default ``EndpointPolicy/authorizedUpload``.
     ///   - prepareBackgroundRequest: See ``prepareBackgroundRequest``.
+    ///   - tokenManager: See ``tokenManager``.
     public init(
         client: APIClient, directory: URL, backgroundTransport: (any BackgroundTransport)? = nil,
         policy: EndpointPolicy = .authorizedUpload,
-        prepareBackgroundRequest: (@Sendable (inout URLRequest) async throws -> Void)? = nil
+        prepareBackgroundRequest: (@Sendable (inout URLRequest) async throws -> Void)? = nil,
+        tokenManager: TokenManager? = nil
     ) {
         self.client = client
         self.staging = StagingStore(directory: directory.appendingPathComponent("staged", isDirectory: true))
@@ -54,6 +68,7 @@ public actor UploadManager {
         self.background = backgroundTransport
         self.policy = policy
         self.prepareBackgroundRequest = prepareBackgroundRequest
+        self.tokenManager = tokenManager
         self.records = registry.load()
     }
 
@@ -131,7 +146,8 @@ public actor UploadManager {
 
     // MARK: Running
 
-    private func start(_ record: UploadRecord) async throws {
+    /// Starts `record`; `reauthorizing` after the server answered its background upload 401.
+    private func start(_ record: UploadRecord, reauthorizing: Bool = false) async throws {
         let file = staging.url(of: record.stagedFileName)
         switch record.mode {
         case .foreground:
@@ -161,6 +177,18 @@ public actor UploadManager {
             request.httpMethod = record.method
             for (name, value) in record.headers { request.setValue(value, forHTTPHeaderField: name) }
             try await prepareBackgroundRequest?(&request)
+            if let tokenManager {
+                // Fresh at hand-over: the system may start the task much later, and no
+                // interceptor runs then.
+                let token =
+                    reauthorizing
+                    ? try await tokenManager.refresh(failedToken: sentTokens[record.id])
+                    : try await tokenManager.validAccessToken()
+                if let token {
+                    request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+                    sentTokens[record.id] = token
+                }
+            }
             try background.startUpload(request, fromFile: file, taskDescription: record.id.uuidString)
         }
     }
@@ -174,9 +202,16 @@ public actor UploadManager {
         }
     }
 
-    private func handle(_ event: BackgroundTransferEvent) {
-        guard let id = UUID(uuidString: event.taskDescription), records[id] != nil else { return }
+    private func handle(_ event: BackgroundTransferEvent) async {
+        guard let id = UUID(uuidString: event.taskDescription), let record = records[id] else { return }
         switch event.outcome {
+        case .uploaded(401, _, _) where tokenManager != nil && !reauthorized.contains(id):
+            reauthorized.insert(id)
+            do {
+                try await start(record, reauthorizing: true)
+            } catch {
+                fail(id, error)
+            }
         case .uploaded(let status, let headers, let body):
             let response = HTTPResponse(statusCode: status, headers: headers, body: body, url: records[id]?.url)
             if (200..<300).contains(status) {
@@ -208,8 +243,13 @@ public actor UploadManager {
         staging.remove(record.stagedFileName)
         records[record.id] = record
         running[record.id] = nil
+        sentTokens[record.id] = nil
+        reauthorized.remove(record.id)
         try? registry.save(records)
-        if case .success(let response) = result { responses[record.id] = response }
+        switch result {
+        case .success(let response): responses[record.id] = response
+        case .failure(let error): failures[record.id] = NetworkError(error)
+        }
         for waiter in waiters.removeValue(forKey: record.id) ?? [] { waiter.resume(with: result) }
     }
 
@@ -226,7 +266,7 @@ public actor UploadManager {
         case .completed(let status):
             return responses[id] ?? HTTPResponse(statusCode: status, headers: HTTPHeaders(), body: Data(), url: record.url)
         case .failed(let message):
-            throw NetworkError.invalidRequest(message)
+            throw failures[id] ?? NetworkError.invalidRequest(message)
         case .pending:
             return try await withCheckedThrowingContinuation { waiters[id, default: []].append($0) }
         }

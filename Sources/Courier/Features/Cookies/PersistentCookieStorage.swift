@@ -1,0 +1,218 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A cookie jar on disk that survives relaunch (RFC 6265), opt-in: put it under a
+/// ``CookieStoringTransport``. One JSON file per account in
+/// `directory/<namespace>/`, written atomically after every change; reads and writes run off
+/// Swift's cooperative pool.
+///
+/// Cookies are partitioned twice: by `namespace` — pass ``APIEnvironment/storageNamespace``, so
+/// staging and production never share a session cookie even on one host (cookies do not isolate
+/// by port, RFC 6265 §8.5) — and by account, asked of `account` once per request (the same kind
+/// of closure as ``HTTPCache/Configuration/partition``). ``APIClient/resetSession(also:)`` deletes
+/// the current account's file (through the transport).
+///
+/// Storage follows RFC 6265 §5.3: a `Domain` attribute the host does not domain-match is ignored,
+/// `Max-Age` wins over `Expires`, an expired cookie deletes the one it replaces, a `Secure` cookie
+/// is accepted only from `https` (RFC 6265bis) and sent only over `https`. Session cookies (no
+/// expiry) are kept across relaunches unless `persistsSessionCookies` is `false` — an app's
+/// "session" usually outlives its process. Public-suffix domains (`co.uk`) are not recognised:
+/// a server could set a cookie for one; this is the same trust URLSession on Linux gives.
+///
+/// A file that cannot be read or is not a cookie file is a ``CookieStorageError``, never
+/// replaced: every call of that account fails with it until the app removes it.
+///
+/// ```swift
+/// let cookies = PersistentCookieStorage(
+///     directory: appSupport.appendingPathComponent("Cookies"),
+///     namespace: APIEnvironment.production.storageNamespace,
+///     account: { "signed-in-user" })
+/// let client = APIClient(environment: .production) {
+///     $0.transport = CookieStoringTransport(storage: cookies)
+/// }
+/// ```
+public actor PersistentCookieStorage {
+    private nonisolated let executor = BlockingWorkExecutor(label: "courier.cookies")
+    /// Runs the storage's file I/O on a queue of its own, off the cooperative pool.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// The folder holding one sub-folder per namespace.
+    public nonisolated let directory: URL
+    /// This storage's partition of `directory` (the environment's ``APIEnvironment/storageNamespace``).
+    public nonisolated let namespace: String
+    /// Whether cookies without an expiry are written to disk; `true` by default.
+    public nonisolated let persistsSessionCookies: Bool
+    private nonisolated let account: @Sendable () -> String
+    private nonisolated let now: @Sendable () -> Date
+    /// The accounts read so far, by account.
+    private var jars: [String: [StoredCookie.Key: StoredCookie]] = [:]
+
+    /// Creates a storage; nothing is read until the first request.
+    ///
+    /// - Parameters:
+    ///   - directory: Where the cookie files live (Application Support, not Caches: a purged
+    ///     cache would sign the user out).
+    ///   - namespace: The environment's ``APIEnvironment/storageNamespace``.
+    ///   - account: The account of the request being sent; `"shared"` by default.
+    ///   - persistsSessionCookies: Whether cookies without an expiry survive relaunch.
+    public init(
+        directory: URL, namespace: String, account: @escaping @Sendable () -> String = { "shared" },
+        persistsSessionCookies: Bool = true
+    ) {
+        self.init(
+            directory: directory, namespace: namespace, account: account, persistsSessionCookies: persistsSessionCookies,
+            now: { Date() })
+    }
+
+    /// A storage on an injected wall clock (expiry tests).
+    package init(
+        directory: URL, namespace: String, account: @escaping @Sendable () -> String, persistsSessionCookies: Bool,
+        now: @escaping @Sendable () -> Date
+    ) {
+        self.directory = directory
+        self.namespace = namespace
+        self.account = account
+        self.persistsSessionCookies = persistsSessionCookies
+        self.now = now
+    }
+
+    /// The account a request starting now belongs to.
+    public nonisolated var currentAccount: String { account() }
+
+    /// The file holding `account`'s cookies.
+    public nonisolated func fileURL(account: String) -> URL {
+        directory.appendingPathComponent(Self.fileName(namespace), isDirectory: true)
+            .appendingPathComponent(Self.fileName(account) + ".cookies.json")
+    }
+
+    /// Every unexpired cookie of `account` (the current one by default).
+    /// - Throws: ``CookieStorageError`` when the file cannot be read or is corrupted.
+    public func allCookies(account: String? = nil) throws -> [HTTPCookie] {
+        let date = now()
+        return try jar(account ?? currentAccount).values.filter { !$0.isExpired(at: date) }
+            .sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
+            .compactMap(\.httpCookie)
+    }
+
+    /// The cookies a request to `url` carries (RFC 6265 §5.4), longest path first.
+    /// - Throws: ``CookieStorageError`` when the file cannot be read or is corrupted.
+    public func cookies(for url: URL, account: String? = nil) throws -> [HTTPCookie] {
+        try matching(url, account: account ?? currentAccount).compactMap(\.httpCookie)
+    }
+
+    /// Deletes every cookie of `account` (the current one by default), on disk too.
+    /// - Throws: ``CookieStorageError/unwritable(path:reason:)`` when the file cannot be removed.
+    public func removeAll(account: String? = nil) throws {
+        let account = account ?? currentAccount
+        let file = fileURL(account: account)
+        jars[account] = [:]
+        do {
+            if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+        } catch {
+            jars[account] = nil  // read again next time: the file is still there
+            throw CookieStorageError.unwritable(path: file.path, reason: "\(error)")
+        }
+    }
+
+    /// The `Cookie` field value for a request to `url`, or `nil` when no cookie matches.
+    func cookieHeader(for url: URL, account: String) throws -> String? {
+        let cookies = try matching(url, account: account)
+        guard !cookies.isEmpty else { return nil }
+        return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    }
+
+    /// Stores the cookies of `Set-Cookie` field values received from `url`, writing the file
+    /// when anything changed.
+    func store(setCookieFields fields: [String], receivedFrom url: URL, account: String) throws {
+        guard !fields.isEmpty else { return }
+        let date = now()
+        var jar = try jar(account)
+        let before = jar
+        for field in fields {
+            guard var cookie = SetCookieParser.cookie(from: field, receivedFrom: url, at: date) else { continue }
+            if cookie.isExpired(at: date) {
+                jar[cookie.key] = nil
+                continue
+            }
+            if let old = jar[cookie.key] { cookie.created = old.created }  // §5.3 step 11.3
+            jar[cookie.key] = cookie
+        }
+        jar = jar.filter { !$0.value.isExpired(at: date) }
+        guard jar != before else { return }
+        jars[account] = jar
+        try write(jar, account: account)
+    }
+
+    private func matching(_ url: URL, account: String) throws -> [StoredCookie] {
+        let date = now()
+        return try jar(account).values.filter { $0.matches(url, at: date) }
+            .sorted {  // §5.4 step 2: longer paths first, then earlier creation (then by name, to be stable)
+                if $0.path.count != $1.path.count { return $0.path.count > $1.path.count }
+                return $0.created != $1.created ? $0.created < $1.created : $0.name < $1.name
+            }
+    }
+
+    /// `account`'s cookies, read from disk the first time.
+    private func jar(_ account: String) throws -> [StoredCookie.Key: StoredCookie] {
+        if let jar = jars[account] { return jar }
+        let file = fileURL(account: account)
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
+            jars[account] = [:]
+            return [:]
+        } catch {
+            if !FileManager.default.fileExists(atPath: file.path) {
+                jars[account] = [:]
+                return [:]
+            }
+            throw CookieStorageError.unreadable(path: file.path, reason: "\(error)")
+        }
+        let decoded: CookieFile
+        do {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            decoded = try decoder.decode(CookieFile.self, from: data)
+        } catch {
+            throw CookieStorageError.corrupted(path: file.path, reason: "not a cookie file (\(data.count) bytes)")
+        }
+        guard decoded.version == CookieFile.currentVersion else {
+            throw CookieStorageError.corrupted(path: file.path, reason: "unknown version \(decoded.version)")
+        }
+        let jar = Dictionary(decoded.cookies.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
+        jars[account] = jar
+        return jar
+    }
+
+    private func write(_ jar: [StoredCookie.Key: StoredCookie], account: String) throws {
+        let file = fileURL(account: account)
+        let kept = jar.values.filter { persistsSessionCookies || $0.expires != nil }
+            .sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            encoder.dateEncodingStrategy = .secondsSince1970
+            try AtomicFile.write(try encoder.encode(CookieFile(version: CookieFile.currentVersion, cookies: kept)), to: file)
+        } catch {
+            throw CookieStorageError.unwritable(path: file.path, reason: "\(error)")
+        }
+    }
+
+    /// A file-name-safe spelling of `name`: letters, digits, `-`, `_` and `.` as they are, every
+    /// other byte as `%XX` (so distinct names stay distinct).
+    static func fileName(_ name: String) -> String {
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_".utf8)
+        let encoded = name.utf8.map { safe.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
+        return encoded.isEmpty ? "%" : encoded
+    }
+}
+
+/// The on-disk shape: `{"version": 1, "cookies": [...]}`, dates in Unix seconds.
+private struct CookieFile: Codable {
+    static let currentVersion = 1
+    var version: Int
+    var cookies: [StoredCookie]
+}

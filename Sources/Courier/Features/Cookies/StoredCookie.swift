@@ -1,0 +1,149 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One cookie as ``PersistentCookieStorage`` keeps it: the RFC 6265 §5.3 storage model (domain
+/// without a leading dot plus a host-only flag, an absolute expiry or none for a session cookie).
+struct StoredCookie: Codable, Sendable, Hashable {
+    var name: String
+    var value: String
+    /// Lower-cased, no leading dot.
+    var domain: String
+    /// Sent only to exactly ``domain`` (no `Domain` attribute), not to its subdomains.
+    var hostOnly: Bool
+    var path: String
+    var secure: Bool
+    var httpOnly: Bool
+    var sameSite: String?
+    /// `nil` for a session cookie.
+    var expires: Date?
+    var created: Date
+
+    /// Identity of a cookie in a jar: a new cookie with the same one replaces it (§5.3 step 11).
+    struct Key: Hashable {
+        let name: String
+        let domain: String
+        let path: String
+    }
+
+    var key: Key { Key(name: name, domain: domain, path: path) }
+
+    func isExpired(at now: Date) -> Bool { expires.map { $0 <= now } ?? false }
+
+    /// Whether a request to `url` carries this cookie (RFC 6265 §5.4: domain, path, secure, expiry).
+    func matches(_ url: URL, at now: Date) -> Bool {
+        guard let host = url.host?.lowercased(), !isExpired(at: now) else { return false }
+        if secure && url.scheme?.lowercased() != "https" { return false }
+        let domainMatches = hostOnly ? host == domain : Self.domainMatches(host: host, domain: domain)
+        return domainMatches && Self.pathMatches(Self.requestPath(url), cookiePath: path)
+    }
+
+    /// RFC 6265 §5.1.3: `host` is `domain` or ends with `.domain` (never for an IP address).
+    static func domainMatches(host: String, domain: String) -> Bool {
+        if host == domain { return true }
+        let isAddress = host.contains(":") || host.split(separator: ".").allSatisfy { $0.allSatisfy(\.isNumber) }
+        return !isAddress && host.hasSuffix("." + domain)
+    }
+
+    /// RFC 6265 §5.1.4.
+    static func pathMatches(_ requestPath: String, cookiePath: String) -> Bool {
+        if requestPath == cookiePath { return true }
+        guard requestPath.hasPrefix(cookiePath) else { return false }
+        return cookiePath.hasSuffix("/") || requestPath.dropFirst(cookiePath.count).first == "/"
+    }
+
+    static func requestPath(_ url: URL) -> String {
+        let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? url.path
+        return path.isEmpty ? "/" : path
+    }
+
+    /// RFC 6265 §5.1.4 default-path: the request path up to (not including) its last `/`.
+    static func defaultPath(_ url: URL) -> String {
+        let path = requestPath(url)
+        guard path.hasPrefix("/"), let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// The cookie as Foundation's type, for reading.
+    var httpCookie: HTTPCookie? {
+        var properties: [HTTPCookiePropertyKey: Any] = [
+            .name: name, .value: value, .path: path, .domain: hostOnly ? domain : "." + domain,
+        ]
+        if secure { properties[.secure] = "TRUE" }
+        if let expires { properties[.expires] = expires }
+        if httpOnly { properties[HTTPCookiePropertyKey("HttpOnly")] = "TRUE" }
+        return HTTPCookie(properties: properties)
+    }
+}
+
+/// Parses `Set-Cookie` field values into cookies to store (RFC 6265 §5.2 and §5.3).
+enum SetCookieParser {
+    /// The cookie a `Set-Cookie` value received from `url` asks to store, or `nil` when the value
+    /// must be ignored (no `=`, empty name, a `Domain` the host does not domain-match, a `Secure`
+    /// cookie from a non-`https` origin). An already expired cookie is returned: storing it deletes
+    /// the one it replaces.
+    static func cookie(from field: String, receivedFrom url: URL, at now: Date) -> StoredCookie? {
+        guard let host = url.host?.lowercased() else { return nil }
+        var parts = field.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        guard !parts.isEmpty else { return nil }
+        let pair = parts.removeFirst()
+        guard let equals = pair.firstIndex(of: "=") else { return nil }
+        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
+        let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { return nil }
+
+        var cookie = StoredCookie(
+            name: name, value: value, domain: host, hostOnly: true, path: StoredCookie.defaultPath(url), secure: false,
+            httpOnly: false, sameSite: nil, expires: nil, created: now)
+        var maxAge: Date?
+        var expires: Date?
+        for attribute in parts {
+            let pieces = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = pieces[0].trimmingCharacters(in: .whitespaces).lowercased()
+            let argument = pieces.count > 1 ? pieces[1].trimmingCharacters(in: .whitespaces) : ""
+            switch key {
+            case "expires":
+                if let date = HTTPDate.parse(argument) ?? CookieDate.parse(argument) { expires = date }
+            case "max-age":
+                guard let seconds = Int(argument) else { continue }
+                maxAge = seconds <= 0 ? Date(timeIntervalSince1970: 0) : now.addingTimeInterval(TimeInterval(seconds))
+            case "domain":
+                var domain = argument.lowercased()
+                if domain.hasPrefix(".") { domain.removeFirst() }
+                guard !domain.isEmpty else { continue }
+                // §5.3 step 6: the host must domain-match the attribute; a single label (a TLD)
+                // is never accepted as another host's domain.
+                guard StoredCookie.domainMatches(host: host, domain: domain), domain == host || domain.contains(".")
+                else { return nil }
+                cookie.domain = domain
+                cookie.hostOnly = false
+            case "path":
+                if argument.hasPrefix("/") { cookie.path = argument }
+            case "secure":
+                cookie.secure = true
+            case "httponly":
+                cookie.httpOnly = true
+            case "samesite":
+                cookie.sameSite = argument
+            default:
+                continue
+            }
+        }
+        cookie.expires = maxAge ?? expires
+        // RFC 6265bis §5.7: a Secure cookie only from a secure origin.
+        if cookie.secure && url.scheme?.lowercased() != "https" { return nil }
+        return cookie
+    }
+}
+
+/// The lenient cookie-date form servers send besides HTTP-dates (`Wed, 21-Oct-2026 07:28:00 GMT`
+/// with a four-digit year), RFC 6265 §5.1.1 in its common shapes.
+enum CookieDate {
+    static func parse(_ text: String) -> Date? {
+        let normalised = text.replacingOccurrences(of: "-", with: " ")
+        let tokens = normalised.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+        guard tokens.count >= 5 else { return nil }
+        return HTTPDate.parse("\(tokens[0]), \(tokens[1]) \(tokens[2]) \(tokens[3]) \(tokens[4]) GMT")
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+
+/// Cookies in a ``PersistentCookieStorage`` against the reference server's `/cookies` routes, on the
+/// transport `COURIER_TRANSPORT` selects (URLSession or libcurl underneath, their own cookies off).
+@Suite("Persistent cookies (integration)")
+struct PersistentCookiesIntegrationTests {
+    struct Jar: Decodable {
+        let cookie: String?
+        let cookies: [String: String]
+    }
+
+    static func folder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("cookies-it-\(UUID().uuidString)", isDirectory: true)
+    }
+
+    static func client(
+        folder: URL, environment: APIEnvironment, account: String = "alice"
+    )
+        -> (APIClient, PersistentCookieStorage)
+    {
+        let storage = PersistentCookieStorage(
+            directory: folder, namespace: environment.storageNamespace, account: { account })
+        let client = APIClient(environment: environment) {
+            $0.transport = CookieStoringTransport(storage: storage, base: TestTransport.makeWithoutCookies())
+        }
+        return (client, storage)
+    }
+
+    @Test("cookies the server set survive a new client (a relaunch) on the same storage")
+    func survivesRelaunch() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = try TestServers.apiEnvironment(namespace: TestServers.makeNamespace("ck"))
+        let (first, _) = Self.client(folder: folder, environment: environment)
+        try await first.send(Request<Void>.get("/cookies/set", query: ["session": "s-1", "theme": "dark"]))
+        #expect(try await first.send(Request<Jar>.get("/cookies")).cookies == ["session": "s-1", "theme": "dark"])
+
+        let (relaunched, _) = Self.client(folder: folder, environment: environment)
+        let seen = try await relaunched.send(Request<Jar>.get("/cookies"))
+        #expect(seen.cookies == ["session": "s-1", "theme": "dark"], "the server saw \(seen.cookie ?? "no Cookie field")")
+
+        try await relaunched.send(Request<Void>.get("/cookies/delete", query: ["theme": ""]))
+        let (again, _) = Self.client(folder: folder, environment: environment)
+        #expect(try await again.send(Request<Jar>.get("/cookies")).cookies == ["session": "s-1"])
+    }
+
+    @Test("another environment (the second server, same host) or another account sees none of them")
+    func partitioned() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let servers = try TwoServers()
+        let staging = try APIEnvironment("staging", baseURL: TwoServers.base(servers.first, servers.namespace))
+        let production = try APIEnvironment("production", baseURL: TwoServers.base(servers.second, servers.namespace))
+        let (stagingClient, _) = Self.client(folder: folder, environment: staging)
+        try await stagingClient.send(Request<Void>.get("/cookies/set", query: ["session": "staging-1"]))
+
+        let (productionClient, _) = Self.client(folder: folder, environment: production)
+        let seen = try await productionClient.send(Request<Jar>.get("/cookies"))
+        #expect(seen.cookie == nil, "production saw \(seen.cookie ?? "")")
+        let (bob, _) = Self.client(folder: folder, environment: staging, account: "bob")
+        #expect(try await bob.send(Request<Jar>.get("/cookies")).cookie == nil)
+        // Server-side proof: the second server's log has no Cookie field at all.
+        #expect(try await servers.log(servers.second).allSatisfy { $0.header("Cookie") == nil })
+    }
+
+    @Test("resetSession clears them on disk: a relaunched client sends none")
+    func resetSessionClears() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = try TestServers.apiEnvironment(namespace: TestServers.makeNamespace("ck"))
+        let (client, storage) = Self.client(folder: folder, environment: environment)
+        try await client.send(Request<Void>.get("/cookies/set", query: ["session": "s-2"]))
+        #expect(FileManager.default.fileExists(atPath: storage.fileURL(account: "alice").path))
+        try await client.resetSession()
+        #expect(!FileManager.default.fileExists(atPath: storage.fileURL(account: "alice").path))
+        let (relaunched, _) = Self.client(folder: folder, environment: environment)
+        #expect(try await relaunched.send(Request<Jar>.get("/cookies")).cookie == nil)
+    }
+
+    @Test("a corrupted cookie file fails the call with a typed error and nothing is sent")
+    func corruptedFile() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let namespace = TestServers.makeNamespace("ck")
+        let environment = try TestServers.apiEnvironment(namespace: namespace)
+        let (client, storage) = Self.client(folder: folder, environment: environment)
+        let file = storage.fileURL(account: "alice")
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data([0xFF, 0x00, 0x7B]).write(to: file)
+        let error = await #expect(throws: NetworkError.self) { try await client.send(Request<Jar>.get("/cookies")) }
+        #expect(error?.cookieStorageError.map { if case .corrupted = $0 { true } else { false } } == true)
+        #expect(try await TestServers.requestLog(namespace: namespace).isEmpty)
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+
+@Suite("Persistent cookies")
+struct PersistentCookieStorageTests {
+    static func folder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("cookies-\(UUID().uuidString)", isDirectory: true)
+    }
+
+    /// A server that sets `sid=<n>` on `/login` and echoes the request's `Cookie` field elsewhere.
+    static func server() -> StubTransport {
+        StubTransport { request in
+            let url = request.url ?? URL(fileURLWithPath: "/")
+            if url.path.hasSuffix("/login") {
+                return HTTPResponse(
+                    statusCode: 204,
+                    headers: HTTPHeaders([
+                        .init(name: "Set-Cookie", value: "sid=abc123; Path=/; Max-Age=3600; HttpOnly"),
+                        .init(name: "Set-Cookie", value: "theme=dark; Path=/"),
+                    ]), url: url)
+            }
+            return HTTPResponse(statusCode: 200, body: Data((request.value(forHTTPHeaderField: "Cookie") ?? "").utf8), url: url)
+        }
+    }
+
+    static func client(
+        _ folder: URL, namespace: String = "production", account: String = "alice", base: StubTransport
+    )
+        -> (APIClient, PersistentCookieStorage)
+    {
+        let storage = PersistentCookieStorage(directory: folder, namespace: namespace, account: { account })
+        let client = CoreFixture.client(base) { $0.transport = CookieStoringTransport(storage: storage, base: base) }
+        return (client, storage)
+    }
+
+    static func sentCookie(_ client: APIClient) async throws -> String {
+        String(decoding: try await client.send(Request<Data>.get("/me")), as: UTF8.self)
+    }
+
+    @Test("cookies set by the server are sent back and survive a new client on the same folder")
+    func survivesRelaunch() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (first, storage) = Self.client(folder, base: Self.server())
+        try await first.send(Request<Void>.get("/login"))
+        #expect(try await Self.sentCookie(first) == "sid=abc123; theme=dark")
+        #expect(FileManager.default.fileExists(atPath: storage.fileURL(account: "alice").path))
+
+        let (relaunched, _) = Self.client(folder, base: Self.server())
+        #expect(try await Self.sentCookie(relaunched) == "sid=abc123; theme=dark")
+    }
+
+    @Test("another environment or another account does not see them")
+    func partitioned() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (client, _) = Self.client(folder, base: Self.server())
+        try await client.send(Request<Void>.get("/login"))
+        let (staging, _) = Self.client(folder, namespace: "staging", base: Self.server())
+        #expect(try await Self.sentCookie(staging) == "")
+        let (bob, _) = Self.client(folder, account: "bob", base: Self.server())
+        #expect(try await Self.sentCookie(bob) == "")
+    }
+
+    @Test("resetSession deletes the account's cookies on disk; other accounts keep theirs")
+    func resetSessionClears() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (alice, storage) = Self.client(folder, base: Self.server())
+        let (bob, bobStorage) = Self.client(folder, account: "bob", base: Self.server())
+        try await alice.send(Request<Void>.get("/login"))
+        try await bob.send(Request<Void>.get("/login"))
+        try await alice.resetSession()
+        #expect(!FileManager.default.fileExists(atPath: storage.fileURL(account: "alice").path))
+        #expect(try await Self.sentCookie(alice) == "")
+        #expect(FileManager.default.fileExists(atPath: bobStorage.fileURL(account: "bob").path))
+        let (relaunched, _) = Self.client(folder, base: Self.server())
+        #expect(try await Self.sentCookie(relaunched) == "")
+    }
+
+    @Test("a corrupted file is a typed error on every call, and the file is left as it was")
+    func corruptedFile() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let stub = Self.server()
+        let (client, storage) = Self.client(folder, base: stub)
+        let file = storage.fileURL(account: "alice")
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("{\"version\":1,\"cook".utf8).write(to: file)
+        let error = await #expect(throws: NetworkError.self) { try await client.send(Request<Void>.get("/login")) }
+        guard case .corrupted(let path, _) = error?.cookieStorageError else {
+            Issue.record("expected a corrupted cookie file, got \(String(describing: error))")
+            return
+        }
+        #expect(path == file.path)
+        #expect(stub.requestCount == 0)
+        #expect(try Data(contentsOf: file) == Data("{\"version\":1,\"cook".utf8))
+        await #expect(throws: CookieStorageError.self) { try await storage.allCookies() }
+        // The app's way out: drop the account's cookies.
+        try await storage.removeAll()
+        try await client.send(Request<Void>.get("/login"))
+        #expect(try await storage.allCookies().count == 2)
+    }
+
+    @Test("an unreadable file (a folder in its place) is a typed error")
+    func unreadableFile() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let storage = PersistentCookieStorage(directory: folder, namespace: "p", account: { "a" })
+        try FileManager.default.createDirectory(at: storage.fileURL(account: "a"), withIntermediateDirectories: true)
+        await #expect(throws: CookieStorageError.self) { try await storage.allCookies() }
+    }
+
+    @Test("a base transport that handles cookies itself is refused with a typed error")
+    func refusesCookieHandlingBase() async throws {
+        let storage = PersistentCookieStorage(directory: Self.folder(), namespace: "p")
+        let transport = CookieStoringTransport(storage: storage, base: URLSessionTransport())
+        let error = await #expect(throws: URLError.self) {
+            _ = try await transport.send(URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/x"))))
+        }
+        #expect(error?.cookieStorageError == .baseTransportHandlesCookies("URLSessionTransport"))
+    }
+
+    @Test("expired and Max-Age=0 cookies delete the stored one; session cookies can be kept off disk")
+    func expiryAndSessionCookies() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = try #require(URL(string: "https://api.example.test/v1/login"))
+        let storage = PersistentCookieStorage(
+            directory: folder, namespace: "p", account: { "a" }, persistsSessionCookies: false,
+            now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        try await storage.store(setCookieFields: ["a=1; Max-Age=60", "b=2"], receivedFrom: url, account: "a")
+        #expect(try await storage.allCookies().map(\.name) == ["a", "b"])
+        let reread = PersistentCookieStorage(
+            directory: folder, namespace: "p", account: { "a" }, persistsSessionCookies: false,
+            now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        #expect(try await reread.allCookies().map(\.name) == ["a"])
+        try await storage.store(setCookieFields: ["a=gone; Max-Age=0"], receivedFrom: url, account: "a")
+        #expect(try await storage.allCookies().map(\.name) == ["b"])
+        try await storage.store(
+            setCookieFields: ["b=old; Expires=Wed, 21 Oct 2015 07:28:00 GMT"], receivedFrom: url, account: "a")
+        #expect(try await storage.allCookies().isEmpty)
+    }
+
+    @Test(
+        "Set-Cookie storage rules (RFC 6265 §5.3) and matching (§5.4)",
+        arguments: [
+            // field, received from, request URL, sent?
+            ("a=1", "https://api.example.test/v1/login", "https://api.example.test/v1/items", true),
+            ("a=1", "https://api.example.test/v1/login", "https://api.example.test/other", false),  // default path /v1
+            ("a=1", "https://api.example.test/v1/login", "https://cdn.api.example.test/v1/x", false),  // host-only
+            ("a=1; Domain=example.test", "https://api.example.test/", "https://cdn.example.test/", true),
+            ("a=1; Domain=.example.test", "https://api.example.test/", "https://example.test/", true),
+            ("a=1; Domain=other.test", "https://api.example.test/", "https://other.test/", false),  // foreign domain
+            ("a=1; Domain=test", "https://api.example.test/", "https://other.test/", false),  // a TLD
+            ("a=1; Path=/v1; Secure", "https://api.example.test/", "http://api.example.test/v1", false),
+            ("a=1; Path=/v1; Secure", "https://api.example.test/", "https://api.example.test/v1/x", true),
+            ("a=1; Path=/v1", "https://api.example.test/", "https://api.example.test/v10", false),
+            ("a=1; Secure", "http://api.example.test/", "https://api.example.test/", false),  // not stored
+            ("noequals", "https://api.example.test/", "https://api.example.test/", false),
+        ])
+    func rules(_ field: String, _ from: String, _ to: String, _ sent: Bool) async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let storage = PersistentCookieStorage(directory: folder, namespace: "p", account: { "a" })
+        try await storage.store(setCookieFields: [field], receivedFrom: try #require(URL(string: from)), account: "a")
+        let header = try await storage.cookieHeader(for: try #require(URL(string: to)), account: "a")
+        #expect((header != nil) == sent, "\(field) from \(from) to \(to): \(header ?? "nil")")
+    }
+
+    @Test("file names keep accounts apart whatever characters they use")
+    func fileNames() {
+        #expect(PersistentCookieStorage.fileName("a/b") != PersistentCookieStorage.fileName("a_b"))
+        #expect(PersistentCookieStorage.fileName("..") == "%2E%2E")
+        #expect(PersistentCookieStorage.fileName("user-42") == "user-42")
+    }
+}
