@@ -15,14 +15,14 @@ struct ClientCertificateTests {
     struct Identity: Decodable {
         var certificate: String
         var key: String
-        var encrypted_key: String
+        var encryptedKey: String
         var pkcs12: String
         var subject: String
     }
     struct Info: Decodable {
-        var client_identity: Identity
-        var other_identity: Identity
-        var chain_leaf_spki_sha256: String
+        var clientIdentity: Identity
+        var otherIdentity: Identity
+        var chainLeafSpkiSha256: String
     }
     struct Echo: Decodable {
         var subject: String
@@ -31,7 +31,9 @@ struct ClientCertificateTests {
 
     private func info() throws -> Info {
         let path = try CurlServers.value("COURIER_TLS_INFO")
-        return try JSONDecoder().decode(Info.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(Info.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
     private func transport(_ identity: ClientIdentity?) throws -> CurlTransport {
@@ -43,16 +45,18 @@ struct ClientCertificateTests {
     }
 
     private func whoAmI(_ transport: CurlTransport) async throws -> (Int, Echo?) {
-        let response = try await transport.send(URLRequest(url: try CurlServers.url("COURIER_TLS_CLIENT_CERT_URL").appendingPathComponent("whoami")))
+        let response = try await transport.send(
+            URLRequest(url: try CurlServers.url("COURIER_TLS_CLIENT_CERT_URL").appendingPathComponent("whoami")))
         return (response.statusCode, try? JSONDecoder().decode(Echo.self, from: response.data))
     }
 
     @Test("PEM certificate and key: 200, and the server saw the client certificate's subject")
     func pemIdentity() async throws {
-        let identity = try info().client_identity
+        let identity = try info().clientIdentity
         let (status, echo) = try await whoAmI(
             try transport(
-                .pemFiles(certificate: URL(fileURLWithPath: identity.certificate), privateKey: URL(fileURLWithPath: identity.key))))
+                .pemFiles(certificate: URL(fileURLWithPath: identity.certificate), privateKey: URL(fileURLWithPath: identity.key))
+            ))
         #expect(status == 200)
         #expect(echo?.subject == identity.subject)
         #expect(echo?.issuer == "CN=Courier client CA")
@@ -60,9 +64,9 @@ struct ClientCertificateTests {
 
     @Test("an encrypted PEM key with its passphrase, and a PKCS#12 archive")
     func encryptedKeyAndPKCS12() async throws {
-        let identity = try info().client_identity
+        let identity = try info().clientIdentity
         let encrypted = ClientIdentity.pemFiles(
-            certificate: URL(fileURLWithPath: identity.certificate), privateKey: URL(fileURLWithPath: identity.encrypted_key),
+            certificate: URL(fileURLWithPath: identity.certificate), privateKey: URL(fileURLWithPath: identity.encryptedKey),
             passphrase: "courier")
         #expect(try await whoAmI(try transport(encrypted)).1?.subject == identity.subject)
         let archive = ClientIdentity.pkcs12(try Data(contentsOf: URL(fileURLWithPath: identity.pkcs12)), passphrase: "courier")
@@ -72,7 +76,7 @@ struct ClientCertificateTests {
 
     @Test("a wrong passphrase is URLError.clientCertificateRejected, before anything reaches the server")
     func wrongPassphrase() async throws {
-        let identity = try info().client_identity
+        let identity = try info().clientIdentity
         let archive = ClientIdentity.pkcs12(try Data(contentsOf: URL(fileURLWithPath: identity.pkcs12)), passphrase: "wrong")
         await #expect {
             _ = try await whoAmI(try transport(archive))
@@ -83,7 +87,7 @@ struct ClientCertificateTests {
 
     @Test("without a certificate, or with one from a CA the server does not trust, the request fails with a URLError")
     func missingOrUntrustedCertificate() async throws {
-        let other = try info().other_identity
+        let other = try info().otherIdentity
         let untrusted = ClientIdentity.pemFiles(
             certificate: URL(fileURLWithPath: other.certificate), privateKey: URL(fileURLWithPath: other.key))
         for identity in [nil, untrusted] {
@@ -100,7 +104,7 @@ struct ClientCertificateTests {
     func pinAnywhereInTheChain() async throws {
         let authorities = URL(fileURLWithPath: try CurlServers.value("COURIER_TLS_CA_FILE"))
         let caPin = try CurlServers.value("COURIER_TLS_PIN")
-        let leafPin = try info().chain_leaf_spki_sha256
+        let leafPin = try info().chainLeafSpkiSha256
         let chain = try CurlServers.url("COURIER_TLS_CHAIN_URL").appendingPathComponent("ok")
         for pins in [[caPin, TLSTests.unrelatedPin], [leafPin, TLSTests.unrelatedPin]] {
             let transport = CurlTransport {

@@ -25,7 +25,9 @@ struct DeflateInteropTests {
         ]
     }
 
-    private func echo(_ variable: String, compression: PerMessageDeflate? = PerMessageDeflate()) async throws -> (
+    private func echo(
+        _ variable: String, compression: PerMessageDeflate? = PerMessageDeflate()
+    ) async throws -> (
         answer: [String], stats: [String: Any]
     ) {
         let namespace = RealtimeServers.namespace("deflate")

@@ -35,7 +35,8 @@ struct PerMessageDeflateTests {
         #expect(try inflate([[0xF2, 0x00, 0x11, 0x00, 0x00]], inflater: inflater) == "Hello")  // §7.2.3.2
         let other = try #require(RawInflater(resetsAfterEachMessage: false))
         #expect(try inflate([[0xF2, 0x48, 0xCD], [0xC9, 0xC9, 0x07, 0x00]], inflater: other) == "Hello")  // fragmented
-        #expect(try inflate([[0x00, 0x05, 0x00, 0xFA, 0xFF, 0x48, 0x65, 0x6C, 0x6C, 0x6F, 0x00]], inflater: other) == "Hello")  // §7.2.3.3 stored
+        // §7.2.3.3: a stored (uncompressed) block.
+        #expect(try inflate([[0x00, 0x05, 0x00, 0xFA, 0xFF, 0x48, 0x65, 0x6C, 0x6C, 0x6F, 0x00]], inflater: other) == "Hello")
         #expect(try inflate([[0xF3, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00, 0x00]], inflater: other) == "Hello")  // §7.2.3.4 BFINAL
         #expect(try inflate([hello], inflater: other) == "Hello", "a final block ends the window; the next message starts fresh")
         #expect(try inflate([[0x00]], inflater: other) == "" && inflate([[0x00]], inflater: other) == "")  // §7.2.3.6
@@ -105,16 +106,20 @@ struct PerMessageDeflateTests {
         #expect(plain.clientMaxWindowBits == 15 && !plain.serverNoContextTakeover && !plain.clientNoContextTakeover)
         let full = try #require(
             try DeflateNegotiation.accept(
-                ["Permessage-Deflate; server_no_context_takeover; client_no_context_takeover; "
-                    + "server_max_window_bits=10; client_max_window_bits=\"9\""], offer: offer))
+                [
+                    "Permessage-Deflate; server_no_context_takeover; client_no_context_takeover; "
+                        + "server_max_window_bits=10; client_max_window_bits=\"9\""
+                ], offer: offer))
         #expect(full.serverNoContextTakeover && full.clientNoContextTakeover)
         #expect(full.serverMaxWindowBits == 10 && full.clientMaxWindowBits == 9)
         let asked = PerMessageDeflate(serverNoContextTakeover: true, clientNoContextTakeover: true, serverMaxWindowBits: 12)
         #expect(
             DeflateNegotiation.offerHeader(asked)
-                == "permessage-deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=12; client_max_window_bits")
+                == "permessage-deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=12; client_max_window_bits"
+        )
         let honoured = try #require(
-            try DeflateNegotiation.accept(["permessage-deflate; server_no_context_takeover; server_max_window_bits=12"], offer: asked))
+            try DeflateNegotiation.accept(
+                ["permessage-deflate; server_no_context_takeover; server_max_window_bits=12"], offer: asked))
         #expect(honoured.clientNoContextTakeover, "the client keeps its own promise")
     }
 
@@ -152,7 +157,9 @@ struct PerMessageDeflateTests {
 
     // MARK: - Pipe
 
-    private func connect(answer: String, limit: Int = 1 << 20) async throws -> (any WebSocketConnection, InMemoryByteStream, String) {
+    private func connect(
+        answer: String, limit: Int = 1 << 20
+    ) async throws -> (any WebSocketConnection, InMemoryByteStream, String) {
         let (client, server) = InMemoryByteStream.pair()
         let served = Task {
             var head: [UInt8] = []

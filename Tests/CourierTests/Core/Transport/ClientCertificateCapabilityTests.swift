@@ -26,14 +26,16 @@ struct ClientCertificateCapabilityTests {
     @Test("a challenge from a host with an identity is answered with its credential; other hosts get default handling")
     func presentsTheHostsIdentity() throws {
         let delegate = TransportSessionDelegate(
-            capabilities: .apple, serverTrust: NoServerTrustEvaluator(), clientCertificates: FakeClientCertificates(readable: true),
+            capabilities: .apple, serverTrust: NoServerTrustEvaluator(),
+            clientCertificates: FakeClientCertificates(readable: true),
             clientIdentities: ["api.example.com": identity])
         let challenge = TransportFixtures.basicChallenge(failure: nil)
         let (disposition, credential) = delegate.answer(challenge, taskID: 1)
         #expect(disposition == .useCredential)
         #expect(credential?.user == "identity")
         let other = TransportSessionDelegate(
-            capabilities: .apple, serverTrust: NoServerTrustEvaluator(), clientCertificates: FakeClientCertificates(readable: true),
+            capabilities: .apple, serverTrust: NoServerTrustEvaluator(),
+            clientCertificates: FakeClientCertificates(readable: true),
             clientIdentities: ["other.example.com": identity])
         #expect(other.answer(challenge, taskID: 2).0 == .performDefaultHandling)
     }
@@ -41,7 +43,8 @@ struct ClientCertificateCapabilityTests {
     @Test("an identity that cannot be read cancels the challenge and the call fails with clientCertificateRejected")
     func unreadableIdentityFailsTheCall() async throws {
         let delegate = TransportSessionDelegate(
-            capabilities: .apple, serverTrust: NoServerTrustEvaluator(), clientCertificates: FakeClientCertificates(readable: false),
+            capabilities: .apple, serverTrust: NoServerTrustEvaluator(),
+            clientCertificates: FakeClientCertificates(readable: false),
             clientIdentities: ["api.example.com": identity])
         let task = FakeTransportTask(3, in: delegate)
         async let call = delegate.run(task)
