@@ -30,9 +30,12 @@ let package = Package(
         .target(name: "CourierGraphQL", dependencies: ["Courier"], swiftSettings: strict),
         // libcurl for opt-in modules (headers: libcurl4-openssl-dev, installed by scripts/setup).
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // The system zlib for CourierRealtime's permessage-deflate (Apple SDKs ship it; Debian:
+        // zlib1g-dev, installed by scripts/setup when missing). Never a dependency of `Courier`.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "CourierRealtime",
-            dependencies: ["Courier", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
+            dependencies: ["Courier", "CZlib", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
             swiftSettings: strict),
         // An HTTP transport on libcurl (Linux; macOS links the SDK's libcurl through the same map).
         .target(name: "CourierCurl", dependencies: ["Courier", "CCurl"], swiftSettings: strict),

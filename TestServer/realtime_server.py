@@ -10,6 +10,13 @@ port once all are up):
   conformance (wsproto handshake + raw frames, see ws_conformance.py)
   faults (raw asyncio, its own handshake and framing: the second, independent server; see
           ws_fault_server.py) — peers that stop reading, Close then reset, 3xx, ping storms
+  deflate, deflate_tight (websockets with permessage-deflate, RFC 7692: a second implementation
+          of the extension for CourierRealtime's client) — /ns/{ns}/echo and /ns/{ns}/_control
+          as on ws. deflate answers with websockets' defaults (context takeover, 12-bit windows);
+          deflate_tight with server_no_context_takeover, client_no_context_takeover,
+          server_max_window_bits=10 and client_max_window_bits=9. stats then include
+          "extensions" (each connection's negotiated Sec-WebSocket-Extensions) and
+          "compressedIn" (client frames that arrived with RSV1 set).
 
 Feed protocol (JSON text messages from the client): {"op":"subscribe","topic":T},
 {"op":"unsubscribe","topic":T}, {"op":"post","topic":T,"text":S} (broadcast to T's subscribers as
@@ -39,6 +46,7 @@ if str(HERE) not in sys.path:
 from websockets.asyncio.server import serve  # noqa: E402
 from websockets.datastructures import Headers  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
+from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory  # noqa: E402
 from websockets.http11 import Response  # noqa: E402
 
 import ws_conformance  # noqa: E402
@@ -62,11 +70,13 @@ class Namespace:
         self.history: dict[str, list[dict]] = {}
         self.skip = 0
         self.close_codes: list = []
+        self.extensions: list = []
+        self.compressed_in = 0
 
     def stats(self) -> dict:
         return {"connections": self.connection_count, "open": len(self.connections), "subscribes": self.subscribes,
                 "unsubscribes": self.unsubscribes, "tokens": self.tokens, "refused": self.refused,
-                "closeCodes": self.close_codes}
+                "closeCodes": self.close_codes, "extensions": self.extensions, "compressedIn": self.compressed_in}
 
     def drop_all(self) -> None:
         for connection in list(self.connections):
@@ -154,6 +164,17 @@ async def handler(connection) -> None:
     ns.connection_count += 1
     number = ns.connection_count
     ns.connections.add(connection)
+    ns.extensions.append(connection.response.headers.get("Sec-WebSocket-Extensions"))
+    if connection.protocol.extensions:
+        # Counts the client's frames that arrive compressed (RSV1), server-side proof of compression.
+        counted = connection.protocol.extensions[0]
+        decode = counted.decode
+
+        def counting_decode(frame, *, max_size=None):
+            if frame.rsv1:
+                ns.compressed_in += 1
+            return decode(frame, max_size=max_size)
+        counted.decode = counting_decode
     try:
         async for raw in connection:
             if kind == "echo":
@@ -209,7 +230,15 @@ async def main() -> None:
     secure = await serve(handler, args.host, 0, ssl=context, **options)
     conformance = await ws_conformance.start(args.host)
     faults = await ws_fault_server.start(args.host)
+    deflate_options = dict(process_request=process_request, max_size=16 * 1024 * 1024, ping_interval=None, compression=None)
+    deflate = await serve(handler, args.host, 0, extensions=[ServerPerMessageDeflateFactory(
+        server_max_window_bits=12, client_max_window_bits=12, compress_settings={"memLevel": 5})], **deflate_options)
+    deflate_tight = await serve(handler, args.host, 0, extensions=[ServerPerMessageDeflateFactory(
+        server_no_context_takeover=True, client_no_context_takeover=True, server_max_window_bits=10,
+        client_max_window_bits=9)], **deflate_options)
     info = {
+        "deflate": deflate.sockets[0].getsockname()[1],
+        "deflate_tight": deflate_tight.sockets[0].getsockname()[1],
         "faults": faults.sockets[0].getsockname()[1],
         "ws": plain.sockets[0].getsockname()[1],
         "wss": secure.sockets[0].getsockname()[1],

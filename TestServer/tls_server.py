@@ -21,8 +21,20 @@ wrong_host     signed by the CA file's key, for DNS:wrong.example only      (hos
 self_signed    a self-signed certificate that is not in the CA file         (X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT)
 unknown_ca     signed by a CA that is not in the CA file                    (X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY)
 
+Mutual TLS and chain listeners (TLS only):
+client_certificate  presents a leaf signed by the CA file's key and REQUIRES a client certificate
+                    signed by a client CA made at startup; answers any request with 200 and
+                    {"subject": "CN=…", "issuer": "CN=…"} of the client certificate it verified
+                    (a client without one fails the TLS handshake: alert certificate_required)
+chain               presents the chain CA file → leaf (the leaf signed by the CA file's key, the CA
+                    sent along); answers 200 "ok". Pinning the CA's key must accept it.
+
 The info JSON: {"https": port, "h2c": port, "ca_file": path, "spki_sha256": base64 pin of the key,
-"bad_certificates": {"expired": port, …}}.
+"bad_certificates": {"expired": port, …}, "client_certificate": port, "chain": port,
+"chain_leaf_spki_sha256": pin of the chain's leaf key, "client_identity": {"certificate": PEM path,
+"key": PEM path (unencrypted), "encrypted_key": PEM path (passphrase "courier"), "pkcs12": path
+(passphrase "courier"), "subject": "CN=…"}, "other_identity": the same kinds of files for a client
+certificate from a CA the listener does not trust}.
 """
 
 from __future__ import annotations
@@ -146,6 +158,50 @@ async def serve_certificate(host: str, cert: pathlib.Path, key: pathlib.Path) ->
     return await asyncio.start_server(handle, host, 0, ssl=context)
 
 
+async def serve_client_certificate(host: str, cert: pathlib.Path, key: pathlib.Path,
+                                   client_ca: pathlib.Path) -> asyncio.Server:
+    """A TLS listener that requires a client certificate signed by ``client_ca`` and answers
+    every request with the subject and issuer of the certificate the client presented."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(str(cert), str(key))
+    context.load_verify_locations(str(client_ca))
+    context.verify_mode = ssl.CERT_REQUIRED
+
+    def name(parts) -> str:
+        return ",".join(f"{k}={v}" for rdn in parts for k, v in [(("CN" if a == "commonName" else a), b) for a, b in rdn])
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=30)
+                peer = writer.get_extra_info("peercert") or {}
+                body = json.dumps({"subject": name(peer.get("subject", ())), "issuer": name(peer.get("issuer", ()))}).encode()
+                keep = b"connection: close" not in head.lower()
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                             + str(len(body)).encode() + (b"" if keep else b"\r\nConnection: close") + b"\r\n\r\n" + body)
+                await writer.drain()
+                if not keep:
+                    break
+        except (OSError, ssl.SSLError, asyncio.IncompleteReadError, asyncio.TimeoutError, asyncio.LimitOverrunError):
+            pass  # no (or an untrusted) client certificate: the handshake failed
+        finally:
+            writer.close()
+
+    return await asyncio.start_server(handle, host, 0, ssl=context)
+
+
+def client_identity(directory: pathlib.Path, prefix: str, ca: tuple[pathlib.Path, pathlib.Path]) -> dict:
+    """A client certificate signed by ``ca`` as PEM files (key plain and encrypted) and PKCS#12."""
+    cert, key = make_signed_certificate(directory, prefix, ca, subject_alt_name="DNS:client.courier.test")
+    encrypted, pkcs12 = directory / f"{prefix}-key-encrypted.pem", directory / f"{prefix}.p12"
+    subprocess.run(["openssl", "pkey", "-in", str(key), "-aes256", "-passout", "pass:courier", "-out", str(encrypted)],
+                   check=True, capture_output=True)
+    subprocess.run(["openssl", "pkcs12", "-export", "-in", str(cert), "-inkey", str(key), "-out", str(pkcs12),
+                    "-passout", "pass:courier", "-name", prefix], check=True, capture_output=True)
+    return {"certificate": str(cert), "key": str(key), "encrypted_key": str(encrypted), "pkcs12": str(pkcs12),
+            "subject": f"CN=Courier {prefix} test"}
+
+
 def listening_socket(host: str) -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -177,9 +233,23 @@ async def main() -> None:
     config.keep_alive_timeout = 300
     listeners = {name: await serve_certificate(args.host, *pair)
                  for name, pair in bad_certificates(pathlib.Path(args.cert_dir), (cert, key)).items()}
+    directory = pathlib.Path(args.cert_dir)
+    # Mutual TLS: a client CA, a client certificate it signed, and one from a CA nobody trusts.
+    client_ca = make_certificate(directory, "tls-client-ca", "Courier client CA")
+    identity = client_identity(directory, "tls-client", client_ca)
+    other = client_identity(directory, "tls-other-client", make_certificate(directory, "tls-other-client-ca", "Courier other CA"))
+    mtls_leaf = make_signed_certificate(directory, "tls-mtls-server", (cert, key))
+    mutual = await serve_client_certificate(args.host, *mtls_leaf, client_ca[0])
+    # A chain: leaf signed by the CA file's key, presented with the CA after it.
+    chain_leaf, chain_key = make_signed_certificate(directory, "tls-chain-leaf", (cert, key))
+    chain_file = directory / "tls-chain-fullchain.pem"
+    chain_file.write_text(chain_leaf.read_text() + cert.read_text())
+    chain = await serve_certificate(args.host, chain_file, chain_key)
     info = {"https": secure.getsockname()[1], "h2c": plain.getsockname()[1], "ca_file": str(cert),
             "spki_sha256": spki_pin(cert),
-            "bad_certificates": {name: server.sockets[0].getsockname()[1] for name, server in listeners.items()}}
+            "bad_certificates": {name: server.sockets[0].getsockname()[1] for name, server in listeners.items()},
+            "client_certificate": mutual.sockets[0].getsockname()[1], "chain": chain.sockets[0].getsockname()[1],
+            "chain_leaf_spki_sha256": spki_pin(chain_leaf), "client_identity": identity, "other_identity": other}
     pathlib.Path(args.info_file).write_text(json.dumps(info))
     pathlib.Path(args.port_file).write_text(str(info["h2c"]))
     await serve(app, config)

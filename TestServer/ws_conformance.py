@@ -1,6 +1,9 @@
 """RFC 6455 client conformance cases, acting out the Autobahn|Testsuite client sections that
 matter for Courier: 1 framing/lengths, 2 ping/pong, 3 reserved bits, 4 opcodes, 5 fragmentation,
-6 UTF-8 (split code points included), 7 close handling and codes, 9 large messages.
+6 UTF-8 (split code points included), 7 close handling and codes, 9 large messages, and the
+permessage-deflate sections (RFC 7692): 12 payload kinds and sizes compressed both ways, 13 the
+negotiated parameters (context takeover, window bits) and answers a client must refuse, plus
+compression faults (a bomb past the client's limit, RSV1 misuse, corrupt DEFLATE data).
 
 The server side of each case is raw asyncio: the handshake goes through wsproto's H11Handshake,
 then the case writes hand-made frames (wrong ones on purpose) and reads the client's frames with a
@@ -14,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import struct
+import zlib
 from dataclasses import dataclass, field
 
 from wsproto import ConnectionType
@@ -52,6 +57,12 @@ class Case:
     pongs: list = field(default_factory=list)  # expected pong payloads
     close: tuple = (1000,)  # acceptable client close codes (None = empty close payload)
     server_closes: bool = True  # server sends close 1000 after the echoes (normal cases)
+    # permessage-deflate: the Sec-WebSocket-Extensions answer the server sends (None: no extension).
+    deflate: str | None = None
+    # The client's echoes must all be compressed (RSV1) when the negotiated window allows it.
+    client_compresses: bool = False
+    # The answer is one a client must refuse: it must close TCP without sending any frame.
+    rejects: bool = False
     # Seconds the server waits for the client's echoes and close. A conforming client answers at
     # once; the margin is for a loaded CI machine, where the first cases start while every other
     # suite starts too.
@@ -199,7 +210,138 @@ def build_cases() -> list[Case]:
     add("9.9.2", 9, "fragmented message growing past the limit (9 × 1 MiB)",
         [frame(BINARY if i == 0 else CONT, b"\x02" * (1 << 20), fin=(i == 8)) for i in range(9)],
         close=(1009,), server_closes=False, timeout=90)
+    build_deflate_cases(add)
     return cases
+
+
+def payloads(kind: str, size: int, count: int) -> list[bytes]:
+    """Messages for section 12: `text` (compressible words), `binary` (pseudo-random, does not
+    compress), `repeat` (the same message again and again: only context takeover shrinks it)."""
+    rng = random.Random(f"{kind}-{size}")
+    words = [b"courier", b"deflate", b"window", b"message", b"frame", b"\xce\xba\xe1\xbd\xb9\xcf\x83\xce\xbc\xce\xb5"]
+    out = []
+    for i in range(count):
+        if kind == "binary":
+            out.append(bytes(rng.getrandbits(8) for _ in range(size)))
+        elif kind == "repeat":
+            out.append((b"%d " % size + b"same message " * (size // 13 + 1))[:size])
+        else:
+            text = b" ".join(rng.choice(words) for _ in range(size // 5 + 2))
+            # cut on a character boundary: the last word may be multi-byte
+            chunk = text[:size]
+            while True:
+                try:
+                    chunk.decode()
+                    break
+                except UnicodeDecodeError:
+                    chunk = chunk[:-1]
+            out.append(chunk)
+    return out
+
+
+def build_deflate_cases(add) -> None:
+    default = "permessage-deflate"
+    # 12: payload kinds and sizes, compressed by the server, echoed compressed by the client.
+    for k, (kind, op) in enumerate([("text", TEXT), ("binary", BINARY), ("repeat", TEXT)]):
+        for i, size in enumerate([16, 64, 256, 1024, 4096, 16384, 65536, 131072]):
+            messages = payloads(kind, size, 10)
+            add(f"12.{k + 1}.{i + 1}", 12, f"{kind}, 10 compressed messages of {size} bytes",
+                [("z", op, m) for m in messages], echoes=[(op, m) for m in messages], deflate=default,
+                client_compresses=True, timeout=60)
+    text = payloads("text", 3000, 3)
+    add("12.4.1", 12, "compressed message in 3 fragments (RSV1 on the first only)", [("zfrag", TEXT, text[0], 3)],
+        echoes=[(TEXT, text[0])], deflate=default, client_compresses=True)
+    add("12.4.2", 12, "uncompressed message between compressed ones (context takeover)",
+        [("z", TEXT, text[0]), frame(TEXT, text[1]), ("z", TEXT, text[2])],
+        echoes=[(TEXT, m) for m in text], deflate=default, client_compresses=True)
+    add("12.4.3", 12, "compressed message ending with a final block (BFINAL), then another",
+        [("zfinal", TEXT, text[0]), ("z", TEXT, text[1])], echoes=[(TEXT, text[0]), (TEXT, text[1])], deflate=default,
+        client_compresses=True)
+    add("12.4.4", 12, "empty compressed message", [("z", TEXT, b""), ("z", BINARY, b"")], echoes=[(TEXT, b""), (BINARY, b"")],
+        deflate=default)
+    fail = dict(server_closes=False, deflate=default)
+    # A compression bomb: 9 MiB of zeros is ~9 KiB compressed; the client's limit is 8 MiB.
+    add("12.5.1", 12, "compression bomb: 9 KiB inflating to 9 MiB (over the limit)", [("z", BINARY, b"\x00" * (9 << 20))],
+        close=(1009,), **fail)
+    add("12.5.2", 12, "compression bomb in 64 fragments", [("zfrag", BINARY, b"\x00" * (9 << 20), 64)], close=(1009,), **fail)
+    add("12.6.1", 12, "RSV1 on a continuation frame", [frame(TEXT, b"frag", fin=False), frame(CONT, b"ment", rsv=4)],
+        close=(1002,), **fail)
+    add("12.6.2", 12, "RSV1 on a ping", [frame(PING, b"compressed?", rsv=4)], close=(1002,), **fail)
+    add("12.6.3", 12, "compressed message that is not DEFLATE data", [frame(TEXT, b"\xff\xff\xff\xff", rsv=4)],
+        close=(1002,), **fail)
+    add("12.6.4", 12, "compressed text inflating to invalid UTF-8", [("z", TEXT, b"ok\xed\xa0\x80")], close=(1007,), **fail)
+    add("12.6.5", 12, "RSV2 with permessage-deflate negotiated", [frame(TEXT, b"Hello", rsv=2)], close=(1002,), **fail)
+
+    # 13: the negotiated parameters (the client offers client_max_window_bits).
+    answers = [
+        default,
+        "permessage-deflate; client_no_context_takeover",
+        "permessage-deflate; server_no_context_takeover",
+        "permessage-deflate; client_max_window_bits=9",
+        "permessage-deflate; server_max_window_bits=9",
+        "permessage-deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=9; "
+        "client_max_window_bits=9",
+        "permessage-deflate; client_max_window_bits=8",
+        'permessage-deflate; client_max_window_bits="10"',
+        "permessage-deflate; client_max_window_bits=15; server_max_window_bits=15",
+    ]
+    messages = payloads("text", 1024, 8) + payloads("repeat", 16384, 4) + payloads("text", 40000, 2)
+    for i, answer in enumerate(answers):
+        add(f"13.{i + 1}.1", 13, f"answer \"{answer}\", 14 messages", [("z", TEXT, m) for m in messages],
+            echoes=[(TEXT, m) for m in messages], deflate=answer, client_compresses="bits=8" not in answer, timeout=60)
+    invalid = [
+        "permessage-deflate; client_max_window_bits=16",
+        "permessage-deflate; client_max_window_bits=7",
+        "permessage-deflate; client_max_window_bits=08",
+        "permessage-deflate; client_max_window_bits",
+        "permessage-deflate; server_max_window_bits",
+        "permessage-deflate; server_no_context_takeover=1",
+        "permessage-deflate; server_no_context_takeover; server_no_context_takeover",
+        "permessage-deflate; client_max_window_bits=10; client_max_window_bits=11",
+        "permessage-deflate; unknown_parameter",
+        "permessage-deflate, permessage-deflate",
+        "x-webkit-deflate-frame",
+    ]
+    for i, answer in enumerate(invalid):
+        add(f"13.10.{i + 1}", 13, f"invalid answer \"{answer}\": the client fails the connection", [],
+            deflate=answer, rejects=True, server_closes=False, close=("none",), timeout=10)
+
+
+class Deflate:
+    """The server's side of permessage-deflate for one connection, from its answer."""
+
+    def __init__(self, answer: str):
+        params = {}
+        for piece in answer.split(";")[1:]:
+            key, _, value = piece.strip().partition("=")
+            params[key] = value.strip('"') or None
+        self.server_bits = int(params.get("server_max_window_bits") or 15)
+        self.client_bits = int(params.get("client_max_window_bits") or 15)
+        self.server_reset = "server_no_context_takeover" in params
+        self.client_reset = "client_no_context_takeover" in params
+        self.compressor = self.new_compressor()
+        self.decompressor = zlib.decompressobj(-self.client_bits)
+
+    def new_compressor(self):
+        return zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -self.server_bits)
+
+    def compress(self, payload: bytes, final: bool = False) -> bytes:
+        if final:
+            data = self.compressor.compress(payload) + self.compressor.flush(zlib.Z_FINISH)
+            self.compressor = self.new_compressor()
+            return data
+        data = self.compressor.compress(payload) + self.compressor.flush(zlib.Z_SYNC_FLUSH)
+        assert data.endswith(b"\x00\x00\xff\xff")
+        if self.server_reset:
+            self.compressor = self.new_compressor()
+        return data[:-4]
+
+    def decompress(self, payload: bytes) -> bytes:
+        """A client message (RFC 7692 §7.2.2); raises zlib.error when the client broke its window."""
+        data = self.decompressor.decompress(payload + b"\x00\x00\xff\xff")
+        if self.client_reset:
+            self.decompressor = zlib.decompressobj(-self.client_bits)
+        return data
 
 
 CASES = {c.id: c for c in build_cases()}
@@ -209,17 +351,22 @@ REPORTS: dict[str, dict[str, dict]] = {}  # namespace -> case id -> result
 class ClientFrames:
     """Strict reader of client frames (RFC 6455 §5.1–5.3)."""
 
-    def __init__(self, reader: asyncio.StreamReader):
+    def __init__(self, reader: asyncio.StreamReader, deflate: bool = False):
         self.reader = reader
+        self.deflate = deflate
         self.mask_keys: set[bytes] = set()
         self.problems: list[str] = []
+        self.frames = 0
 
     async def next(self):
         head = await self.reader.readexactly(2)
+        self.frames += 1
         fin, rsv, opcode = head[0] >> 7, (head[0] >> 4) & 7, head[0] & 0xF
         masked, n = head[1] >> 7, head[1] & 0x7F
-        if rsv:
-            self.problems.append("client set reserved bits")
+        if rsv == 4 and self.deflate and opcode in (TEXT, BINARY):
+            pass  # RSV1: a compressed message (RFC 7692 §6)
+        elif rsv:
+            self.problems.append(f"client set reserved bits {rsv} on opcode {opcode}")
         if n == 126:
             n = struct.unpack("!H", await self.reader.readexactly(2))[0]
             if n < 126:
@@ -236,22 +383,30 @@ class ClientFrames:
             if key in self.mask_keys and len(self.mask_keys) < 1000:
                 self.problems.append("masking key reused")
             self.mask_keys.add(key)
-        data = bytearray(await self.reader.readexactly(n))
-        for i in range(len(data)):
-            data[i] ^= key[i & 3]
-        return bool(fin), opcode, bytes(data)
+        data = await self.reader.readexactly(n)
+        if n:
+            mask = (key * (n // 4 + 1))[:n]
+            data = (int.from_bytes(data, "big") ^ int.from_bytes(mask, "big")).to_bytes(n, "big")
+        return bool(fin), opcode, rsv, data
 
 
 async def run_case(case: Case, reader, writer) -> dict:
-    frames = ClientFrames(reader)
+    deflate = Deflate(case.deflate) if case.deflate and not case.rejects else None
+    frames = ClientFrames(reader, deflate=deflate is not None)
     echoes, pongs, close_code, close_seen = [], [], "none", False
-    pending_op, pending = None, b""
+    pending_op, pending, pending_compressed = None, b"", False
+    uncompressed_echoes = 0
     got_close = asyncio.Event()
+    eof = asyncio.Event()
 
     async def read_loop():
-        nonlocal close_code, close_seen, pending_op, pending
+        nonlocal close_code, close_seen, pending_op, pending, pending_compressed, uncompressed_echoes
         while True:
-            fin, opcode, data = await frames.next()
+            try:
+                fin, opcode, rsv, data = await frames.next()
+            except (asyncio.IncompleteReadError, ConnectionError, OSError):
+                eof.set()
+                return
             if opcode == PONG:
                 pongs.append(data)
             elif opcode == CLOSE:
@@ -261,15 +416,30 @@ async def run_case(case: Case, reader, writer) -> dict:
                 return
             elif opcode in (TEXT, BINARY, CONT):
                 if opcode != CONT:
-                    pending_op, pending = opcode, b""
+                    pending_op, pending, pending_compressed = opcode, b"", rsv == 4
                 pending += data
                 if fin:
-                    echoes.append((pending_op, pending))
+                    message = pending
+                    if pending_compressed and deflate:
+                        try:
+                            message = deflate.decompress(pending)
+                        except zlib.error as error:
+                            frames.problems.append(f"client message is not DEFLATE within its window: {error}")
+                    elif deflate:
+                        uncompressed_echoes += 1
+                    echoes.append((pending_op, message))
             done_check()
 
     def done_check():
         if len(echoes) >= len(case.echoes) and len(pongs) >= len(case.pongs):
             enough.set()
+
+    def deflate_frames(opcode: int, payload: bytes, parts: int = 1, final: bool = False) -> bytes:
+        data = deflate.compress(payload, final=final) if deflate else payload
+        size = max(1, -(-len(data) // parts))
+        chunks = [data[i:i + size] for i in range(0, len(data), size)] or [b""]
+        return b"".join(frame(opcode if i == 0 else CONT, chunk, fin=(i == len(chunks) - 1), rsv=(4 if i == 0 else 0))
+                        for i, chunk in enumerate(chunks))
 
     enough = asyncio.Event()
     done_check()
@@ -287,17 +457,24 @@ async def run_case(case: Case, reader, writer) -> dict:
                 for i in range(0, len(data), size):
                     writer.write(data[i:i + size])
                     await writer.drain()
+            elif isinstance(item, tuple) and item[0] in ("z", "zfrag", "zfinal"):
+                parts = item[3] if item[0] == "zfrag" else 1
+                writer.write(deflate_frames(item[1], item[2], parts, final=item[0] == "zfinal"))
+                await writer.drain()
             else:
                 writer.write(item)
                 await writer.drain()
     except (ConnectionError, OSError):
         pass
     try:
-        if case.server_closes:
-            await asyncio.wait_for(enough.wait(), case.timeout)
-            writer.write(close_frame(1000))
-            await writer.drain()
-        await asyncio.wait_for(got_close.wait(), case.timeout)
+        if case.rejects:
+            await asyncio.wait_for(eof.wait(), case.timeout)
+        else:
+            if case.server_closes:
+                await asyncio.wait_for(enough.wait(), case.timeout)
+                writer.write(close_frame(1000))
+                await writer.drain()
+            await asyncio.wait_for(got_close.wait(), case.timeout)
     except (asyncio.TimeoutError, ConnectionError, OSError):
         pass
     reading.cancel()
@@ -305,9 +482,16 @@ async def run_case(case: Case, reader, writer) -> dict:
     if echoes != case.echoes:
         shown = [(op, len(p)) for op, p in echoes]
         problems.append(f"echoes {shown[:5]} != expected {[(op, len(p)) for op, p in case.echoes][:5]}")
+    if case.client_compresses and uncompressed_echoes:
+        problems.append(f"{uncompressed_echoes} echoes were not compressed")
     if pongs != case.pongs:
         problems.append(f"pongs {pongs[:5]} != expected {case.pongs[:5]}")
-    if not close_seen:
+    if case.rejects:
+        if frames.frames:
+            problems.append(f"the client sent {frames.frames} frames after an answer it must refuse")
+        if not eof.is_set():
+            problems.append("the client kept the connection open after an answer it must refuse")
+    elif not close_seen:
         problems.append("no close frame from the client")
     elif close_code not in case.close:
         problems.append(f"client close code {close_code}, expected one of {case.close}")
@@ -352,7 +536,8 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
         await writer.drain()
         writer.close()
         return
-    writer.write(handshake.send(AcceptConnection()))
+    extra = [(b"Sec-WebSocket-Extensions", case.deflate.encode())] if case is not None and case.deflate else []
+    writer.write(handshake.send(AcceptConnection(extra_headers=extra)))
     await writer.drain()
     try:
         if kind == "silent":

@@ -57,14 +57,26 @@ extension CurlTransport {
         /// A PEM file of certificate authorities to trust instead of the system store
         /// (`CURLOPT_CAINFO`), for test servers and enterprise CAs; `nil` trusts the system store.
         public var trustedCertificateAuthorities: URL?
-        /// Public-key pins checked on every TLS connection to a pinned host
-        /// (`CURLOPT_PINNEDPUBLICKEY`), after normal certificate verification; `nil` pins
-        /// nothing. libcurl compares the pins with the server certificate's key (the leaf of the
-        /// chain), so pin the leaf key and its backup, not a CA's. A mismatch fails the request
-        /// before it is sent with a `URLError` whose `URLError.pinningFailure` is
+        /// Public-key pins checked on every TLS connection to a pinned host, after normal
+        /// certificate verification; `nil` pins nothing. As on Apple platforms, a pinned key
+        /// anywhere in the chain the server presents passes (RFC 7469 §2.6): the leaf, an
+        /// intermediate or the CA sent along. libcurl's own `CURLOPT_PINNEDPUBLICKEY` checks only
+        /// the leaf, so Courier reads the chain (`CURLOPT_CERTINFO`) once the connection is made
+        /// and checks it before the request is sent; a reused connection was checked when it was
+        /// made. A mismatch fails the request before it is sent with a `URLError`
+        /// (`.serverCertificateUntrusted`) whose `URLError.pinningFailure` is
         /// `PinningFailure.pinMismatch(host:presented:)`; a plain `http` request to a pinned
         /// host is refused with `PinningFailure.insecureScheme(host:)`.
         public var pinning: PinningPolicy?
+        /// The client certificate presented to each host that asks for one (mutual TLS), keyed by
+        /// lower-case host name: `CURLOPT_SSLCERT`/`CURLOPT_SSLKEY` for PEM files,
+        /// `CURLOPT_SSLCERT_BLOB` with type `P12` for a PKCS#12 archive, `CURLOPT_KEYPASSWD` for
+        /// the passphrase. A certificate or key libcurl cannot read (a wrong passphrase, a missing
+        /// file) fails the request with `URLError(.clientCertificateRejected)`. A server that
+        /// requires a certificate from a host without one ends the TLS connection: libcurl reports
+        /// no more than a lost connection (`.networkConnectionLost`; TLS 1.3 refuses after the
+        /// handshake) or `.secureConnectionFailed`. Default none.
+        public var clientIdentities: [String: ClientIdentity] = [:]
         /// Whether requests go through the proxy the environment names (`http_proxy`,
         /// `https_proxy`, `all_proxy`, `no_proxy`). Default ``ProxySettings/environment``, what
         /// URLSession does on Linux; ``ProxySettings/none`` ignores the variables.

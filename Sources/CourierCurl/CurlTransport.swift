@@ -40,6 +40,8 @@ public final class CurlTransport: Transport {
     public let configuration: Configuration
     private let engine: Locked<CurlEngine>
     let cookies: CurlCookieShare?
+    /// The pin verdicts of this transport's connections.
+    let pinnedConnections = CurlPinnedConnections()
 
     /// Creates a transport.
     ///
@@ -146,7 +148,7 @@ public final class CurlTransport: Transport {
             handle: handle, url: url, delivery: delivery, engine: engine, timings: TaskTimingsReporter.current,
             progress: TransferProgressReporter.current)
         do {
-            try CurlRequestOptions(configuration: configuration, cookies: cookies)
+            try CurlRequestOptions(configuration: configuration, cookies: cookies, pinnedConnections: pinnedConnections)
                 .apply(
                     request, to: transfer, idleTimeout: idleTimeout, totalTimeout: totalTimeout,
                     decodesContent: decodesContent)

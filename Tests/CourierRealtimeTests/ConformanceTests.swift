@@ -6,8 +6,9 @@ import Testing
 @testable import CourierRealtime
 
 /// Courier's RFC 6455 client over libcurl against TestServer/ws_conformance.py, which acts out the
-/// Autobahn client sections 1–7 and 9 and judges each case server-side (echoes, pongs, close code,
-/// masking and shortest length encoding of every client frame).
+/// Autobahn client sections 1–7 and 9, and 12–13 for permessage-deflate (RFC 7692), and judges each
+/// case server-side (echoes — inflated with the window the client was given —, pongs, close code,
+/// masking and shortest length encoding of every client frame, RSV1 only on compressed messages).
 @Suite("RFC 6455 conformance (real server, libcurl)")
 struct ConformanceTests {
     struct CaseInfo: Decodable {
@@ -26,6 +27,7 @@ struct ConformanceTests {
     private func echo(_ url: URL) async {
         var request = WebSocketRequest(url: url, maximumMessageSize: 8 << 20)
         request.connectTimeout = .seconds(30)
+        request.compression = PerMessageDeflate()  // as WebSocketClient offers by default
         guard let connection = try? await RFC6455Transport.curl().connect(request) else { return }
         for await event in connection.events {
             if case .message(let message) = event { try? await connection.send(message) }
@@ -38,6 +40,7 @@ struct ConformanceTests {
         let (listing, _) = try await URLSession.shared.data(from: http.appendingPathComponent("_cases"))
         let cases = try JSONDecoder().decode([CaseInfo].self, from: listing)
         #expect(cases.count >= 100)
+        #expect(cases.filter { $0.section == 12 }.count >= 30 && cases.filter { $0.section == 13 }.count >= 15)
         let namespace = RealtimeServers.namespace("conf")
         // Cases run 4 at a time; each ends with a close or the server's per-case timeout.
         await withTaskGroup(of: Void.self) { group in

@@ -9,6 +9,8 @@ enum PlatformAdapters {
     static let capabilities = TransportCapabilities.foundationNetworking
     /// How server-trust challenges are checked against pins.
     static let serverTrust: any ServerTrustEvaluator = NoServerTrustEvaluator()
+    /// How client-certificate challenges are answered (none are raised).
+    static let clientCertificates: any ClientCertificateProvider = NoClientCertificates()
     /// Where bound stream pairs for streamed request bodies come from.
     static let boundStreams: any BoundStreamPairs = NoBoundStreamPairs()
     /// How background session configurations are made.
@@ -26,6 +28,8 @@ enum PlatformAdapters {
     static let capabilities = TransportCapabilities.apple
     /// How server-trust challenges are checked against pins.
     static let serverTrust: any ServerTrustEvaluator = SecTrustEvaluator()
+    /// How client-certificate challenges are answered (`SecPKCS12Import`, `URLCredential`).
+    static let clientCertificates: any ClientCertificateProvider = SecIdentityCredentials()
     /// Where bound stream pairs for streamed request bodies come from.
     static let boundStreams: any BoundStreamPairs = FoundationBoundStreamPairs()
     /// How background session configurations are made.

@@ -41,12 +41,20 @@ package struct TransportCapabilities: Sendable, Hashable {
     package var challengeEndsTask: Bool
     /// How streamed request bodies are handed to URLSession.
     package var bodyStreamStyle: BodyStreamStyle
+    /// URLSession raises client-certificate challenges (`NSURLAuthenticationMethodClientCertificate`)
+    /// and can answer them with an identity, so mutual TLS works. `false` on Linux: measured,
+    /// FoundationNetworking raises no such challenge (nor a server-trust one), and `SecIdentity`
+    /// does not exist there; a request to a host with a ``ClientIdentity`` fails with
+    /// `URLError(.clientCertificateRequired)` before it is sent.
+    package var presentsClientCertificates: Bool
 
     /// Creates a capabilities value; every field is spelled out (see the presets).
     package init(
         canSuspendTasks: Bool, deliversTaskMetrics: Bool, sendsStreamLength: Bool, raisesServerTrustChallenges: Bool,
-        resendsOnReusedConnections: Bool, challengeEndsTask: Bool, bodyStreamStyle: BodyStreamStyle
+        resendsOnReusedConnections: Bool, challengeEndsTask: Bool, bodyStreamStyle: BodyStreamStyle,
+        presentsClientCertificates: Bool
     ) {
+        self.presentsClientCertificates = presentsClientCertificates
         self.canSuspendTasks = canSuspendTasks
         self.deliversTaskMetrics = deliversTaskMetrics
         self.sendsStreamLength = sendsStreamLength
@@ -59,11 +67,12 @@ package struct TransportCapabilities: Sendable, Hashable {
     /// URLSession on iOS, macOS, tvOS and watchOS.
     package static let apple = TransportCapabilities(
         canSuspendTasks: true, deliversTaskMetrics: true, sendsStreamLength: true, raisesServerTrustChallenges: true,
-        resendsOnReusedConnections: false, challengeEndsTask: false, bodyStreamStyle: .boundPair)
+        resendsOnReusedConnections: false, challengeEndsTask: false, bodyStreamStyle: .boundPair,
+        presentsClientCertificates: true)
 
     /// URLSession from FoundationNetworking (Linux), measured with Swift 6.3.1 and libcurl 7.88.
     package static let foundationNetworking = TransportCapabilities(
         canSuspendTasks: false, deliversTaskMetrics: false, sendsStreamLength: false,
         raisesServerTrustChallenges: false, resendsOnReusedConnections: true, challengeEndsTask: true,
-        bodyStreamStyle: .pulled)
+        bodyStreamStyle: .pulled, presentsClientCertificates: false)
 }

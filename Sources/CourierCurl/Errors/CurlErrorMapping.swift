@@ -112,6 +112,16 @@ package enum CurlErrorMapping {
 
     /// The `URLError` of `transfer`, failed with `code`.
     static func error(for code: CURLcode, transfer: CurlTransfer) -> URLError {
+        if let failure = transfer.pinningFailure {
+            // Courier's chain check refused the connection before the request was sent: reported
+            // as libcurl reports its own pin mismatch.
+            return URLError(
+                .serverCertificateUntrusted,
+                userInfo: [
+                    NSLocalizedDescriptionKey: failure.description, NSURLErrorFailingURLErrorKey: transfer.url,
+                    curlCodeKey: Int(CURLE_SSL_PINNEDPUBKEYNOTMATCH.rawValue), PinningFailure.userInfoKey: failure,
+                ])
+        }
         var facts = Facts(uploadFailed: transfer.uploadFailed, resendRefused: transfer.resendRefused)
         var value = 0
         if ccurl_easy_getinfo_long(transfer.handle, CURLINFO_OS_ERRNO, &value) == CURLE_OK { facts.osErrno = value }

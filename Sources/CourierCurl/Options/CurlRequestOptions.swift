@@ -12,6 +12,8 @@ import FoundationNetworking
 struct CurlRequestOptions {
     let configuration: CurlTransport.Configuration
     let cookies: CurlCookieShare?
+    /// The pin verdicts of this transport's connections (chain pinning).
+    var pinnedConnections: CurlPinnedConnections?
 
     /// URLRequest's default `timeoutInterval`; any other value is the request's own idle timeout.
     private static let defaultRequestTimeout: TimeInterval = 60
@@ -94,11 +96,33 @@ struct CurlRequestOptions {
         }
         if let authorities = configuration.trustedCertificateAuthorities { set(CURLOPT_CAINFO, authorities.path) }
         if let pinning = configuration.pinning, let host = url.host {
-            if let pins = pinning.curlPinnedPublicKey(for: host) {
+            if let pins = pinning.curlPins(for: host) {
                 guard scheme == "https" else { throw PinningFailure.insecureScheme(host: host.lowercased()).urlError }
-                set(CURLOPT_PINNEDPUBLICKEY, pins)
-                // The chain the server presents, so a mismatch can say which pins it had.
+                // The chain the server presents, checked against the pins before the request is
+                // sent (CurlCallbacks.prerequest): any certificate of the chain may carry the key.
                 set(CURLOPT_CERTINFO, 1)
+                transfer.pins = pins
+                transfer.pinnedConnections = pinnedConnections
+            }
+        }
+        if scheme == "https", let host = url.host, let identity = configuration.clientIdentities[HostPins.normalise(host)] {
+            switch identity.source {
+            case .pemFiles(let certificate, let key, let passphrase):
+                set(CURLOPT_SSLCERTTYPE, "PEM")
+                set(CURLOPT_SSLCERT, certificate.path)
+                set(CURLOPT_SSLKEYTYPE, "PEM")
+                set(CURLOPT_SSLKEY, key.path)
+                if let passphrase { set(CURLOPT_KEYPASSWD, passphrase) }
+            case .pkcs12(let data, let passphrase):
+                set(CURLOPT_SSLCERTTYPE, "P12")
+                var bytes = Array(data)
+                let status = bytes.withUnsafeMutableBytes { buffer in
+                    // CURL_BLOB_COPY: libcurl keeps its own copy of the archive.
+                    var blob = curl_blob(data: buffer.baseAddress, len: buffer.count, flags: UInt32(CURL_BLOB_COPY))
+                    return withUnsafeMutablePointer(to: &blob) { ccurl_easy_setopt_pointer(handle, CURLOPT_SSLCERT_BLOB, $0) }
+                }
+                if status != CURLE_OK, failed == nil { failed = CURLOPT_SSLCERT_BLOB }
+                set(CURLOPT_KEYPASSWD, passphrase)
             }
         }
 

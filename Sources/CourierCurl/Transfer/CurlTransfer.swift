@@ -66,6 +66,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether libcurl may send this request again by itself (``TransportResendRule``): after a
     /// reused connection died before any answer, libcurl reconnects and repeats the request.
     var allowsResend = true
+    /// The pins the server's chain must satisfy (a pinned host), checked before the request is sent.
+    var pins: HostPins?
+    /// The transport's pin verdicts per connection (for reused connections).
+    var pinnedConnections: CurlPinnedConnections?
+    /// The chain failed the pins: the transfer was aborted before its request was sent.
+    var pinningFailure: PinningFailure?
     /// How many times libcurl got ready to send the request (CURLOPT_PREREQFUNCTION).
     var sendAttempts = 0
     /// A resend by libcurl was stopped (a second attempt, or a rewind of the body, was refused):

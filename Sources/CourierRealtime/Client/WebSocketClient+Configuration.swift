@@ -23,7 +23,13 @@ extension WebSocketClient {
         /// Reconnect backoff and when to stop.
         public var reconnect: ReconnectPolicy = .standard
         /// Largest message accepted, in bytes; a larger one closes with 1009 (then reconnects).
+        /// A compressed message counts by its inflated size: one that inflates past the limit (a
+        /// compression bomb) closes with 1009 before more than the limit is held in memory.
         public var maximumMessageSize: Int = 16 << 20
+        /// The permessage-deflate offer (RFC 7692): messages compressed with the system zlib
+        /// when the server accepts. Offered by default; `nil` offers no extension. Courier's
+        /// RFC 6455 transport (Linux); `URLSessionWebSocketTask` decides on its own.
+        public var compression: PerMessageDeflate? = PerMessageDeflate()
         /// A PEM file of certificate authorities trusted for `wss://` instead of the system's (a
         /// private CA, a test server's self-signed certificate). Linux transport only; on Apple
         /// platforms setting it fails the connection with ``WebSocketError/unsupported(_:)``.
@@ -58,6 +64,7 @@ extension WebSocketClient {
                 trustedCertificateAuthorities: trustedCertificateAuthorities, connectTimeout: connectTimeout)
             request.writeTimeout = writeTimeout
             request.requiresSubprotocol = requiresSubprotocol
+            request.compression = compression
             return request
         }
     }

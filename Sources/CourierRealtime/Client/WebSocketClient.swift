@@ -34,9 +34,11 @@ public actor WebSocketClient {
     /// The subprotocol the server selected in the opening handshake of the open connection (one of
     /// ``Configuration/subprotocols``, RFC 6455 §1.9); nil while not open or when none was selected.
     public private(set) var subprotocol: String?
-    /// The extensions negotiated on the open connection (`Sec-WebSocket-Extensions`, RFC 6455 §9);
-    /// always empty today: Courier offers none (no permessage-deflate), and a server selecting
-    /// one fails the handshake with ``WebSocketError/negotiationFailed(_:)``.
+    /// The extensions negotiated on the open connection (`Sec-WebSocket-Extensions`, RFC 6455 §9),
+    /// as the server answered them: `["permessage-deflate; …"]` when it accepted the
+    /// ``Configuration/compression`` offer (RFC 7692), empty otherwise (and always with
+    /// `URLSessionWebSocketTask`). A server selecting one that was not offered fails the
+    /// handshake with ``WebSocketError/negotiationFailed(_:)``.
     public private(set) var extensions: [String] = []
     /// The subscriptions re-sent after each reconnect, in registration order.
     public var subscriptions: [Subscription] { registry }

@@ -14,11 +14,15 @@ enum Opcode: UInt8, Sendable {
 /// One frame as read from or written to the wire (RFC 6455 §5.2), payload already unmasked.
 struct Frame: Sendable, Equatable {
     var fin: Bool
+    /// RSV1: with permessage-deflate negotiated, set on the first frame of a compressed message
+    /// (the "Per-Message Compressed" bit, RFC 7692 §6).
+    var rsv1: Bool
     var opcode: Opcode
     var payload: [UInt8]
 
-    init(fin: Bool = true, opcode: Opcode, payload: [UInt8] = []) {
+    init(fin: Bool = true, rsv1: Bool = false, opcode: Opcode, payload: [UInt8] = []) {
         self.fin = fin
+        self.rsv1 = rsv1
         self.opcode = opcode
         self.payload = payload
     }

@@ -8,7 +8,7 @@ enum FrameEncoder {
         let length = frame.payload.count
         var bytes: [UInt8] = []
         bytes.reserveCapacity(length + 14)
-        bytes.append((frame.fin ? 0x80 : 0) | frame.opcode.rawValue)
+        bytes.append((frame.fin ? 0x80 : 0) | (frame.rsv1 ? 0x40 : 0) | frame.opcode.rawValue)
         switch length {
         case 0...125:
             bytes.append(0x80 | UInt8(length))

@@ -2,9 +2,13 @@
 /// must not accept: reserved bits set without a negotiated extension (§5.2), reserved opcodes
 /// (§5.2), masked server frames (§5.1), control frames that are fragmented or longer than 125 bytes
 /// (§5.5), a 64-bit length with its top bit set (§5.2), and frames above the message size limit.
+/// With permessage-deflate negotiated, RSV1 is accepted on the first frame of a data message only
+/// (RFC 7692 §6: never on control frames or continuation frames).
 struct FrameParser {
     /// The largest payload accepted for one frame, in bytes.
     let maximumPayload: Int
+    /// permessage-deflate was negotiated: RSV1 marks a compressed message.
+    var allowsCompression = false
     private var buffer: [UInt8] = []
     private var start = 0
 
@@ -29,11 +33,15 @@ struct FrameParser {
         guard available >= 2 else { return nil }
         let first = buffer[start]
         let second = buffer[start + 1]
-        guard first & 0x70 == 0 else {
+        let rsv1 = first & 0x40 != 0
+        guard first & 0x30 == 0, !rsv1 || allowsCompression else {
             throw WebSocketError.protocolError("reserved bits set without an extension (RFC 6455 §5.2)")
         }
         guard let opcode = Opcode(rawValue: first & 0x0F) else {
             throw WebSocketError.protocolError("reserved opcode 0x\(String(first & 0x0F, radix: 16)) (RFC 6455 §5.2)")
+        }
+        if rsv1, opcode.isControl || opcode == .continuation {
+            throw WebSocketError.protocolError("RSV1 set on a control or continuation frame (RFC 7692 §6.1)")
         }
         let fin = first & 0x80 != 0
         guard second & 0x80 == 0 else { throw WebSocketError.protocolError("a server frame was masked (RFC 6455 §5.1)") }
@@ -61,6 +69,6 @@ struct FrameParser {
         let payloadStart = start + headerLength
         let payload = Array(buffer[payloadStart..<(payloadStart + payloadLength)])
         start = payloadStart + payloadLength
-        return Frame(fin: fin, opcode: opcode, payload: payload)
+        return Frame(fin: fin, rsv1: rsv1, opcode: opcode, payload: payload)
     }
 }

@@ -5,14 +5,21 @@ import Foundation
 /// handled by the caller. Rejects a continuation with no message started and a new message started
 /// inside another (§5.4), enforces the message size limit (1009), and validates a finished text
 /// message as UTF-8 (§8.1, 1007) — a code point may be split across fragments.
+///
+/// With permessage-deflate negotiated (an `inflater`), a message whose first frame has RSV1 set is
+/// inflated frame by frame as it arrives (RFC 7692 §7.2.2); the limit applies to the inflated size.
 struct MessageAssembler {
-    /// The largest message accepted, in bytes.
+    /// The largest message accepted, in bytes (inflated size for compressed messages).
     let maximumMessageSize: Int
+    /// Decompresses compressed messages; `nil` unless permessage-deflate was negotiated.
+    let inflater: RawInflater?
     private var opcode: Opcode?
+    private var compressed = false
     private var bytes: [UInt8] = []
 
-    init(maximumMessageSize: Int) {
+    init(maximumMessageSize: Int, inflater: RawInflater? = nil) {
         self.maximumMessageSize = maximumMessageSize
+        self.inflater = inflater
     }
 
     /// Feeds one data frame; returns a message when the frame completes one.
@@ -25,7 +32,11 @@ struct MessageAssembler {
             guard opcode == nil else {
                 throw WebSocketError.protocolError("a new message started before the last one finished (RFC 6455 §5.4)")
             }
+            guard !frame.rsv1 || inflater != nil else {
+                throw WebSocketError.protocolError("RSV1 set without permessage-deflate (RFC 6455 §5.2)")
+            }
             opcode = frame.opcode
+            compressed = frame.rsv1
             bytes = []
         case .continuation:
             guard opcode != nil else {
@@ -34,13 +45,21 @@ struct MessageAssembler {
         default:
             throw WebSocketError.protocolError("control frame passed to the message assembler")
         }
-        guard bytes.count + frame.payload.count <= maximumMessageSize else {
-            throw WebSocketError.messageTooBig(limit: maximumMessageSize)
+        if compressed, let inflater {
+            try inflater.inflate(frame.payload, onto: &bytes, limit: maximumMessageSize)
+            if frame.fin {
+                try inflater.finishMessage(onto: &bytes, limit: maximumMessageSize)
+            }
+        } else {
+            guard bytes.count + frame.payload.count <= maximumMessageSize else {
+                throw WebSocketError.messageTooBig(limit: maximumMessageSize)
+            }
+            bytes += frame.payload
         }
-        bytes += frame.payload
         guard frame.fin, let kind = opcode else { return nil }
         let payload = bytes
         opcode = nil
+        compressed = false
         bytes = []
         if kind == .text {
             guard UTF8Validation.isValid(payload) else { throw WebSocketError.invalidUTF8 }

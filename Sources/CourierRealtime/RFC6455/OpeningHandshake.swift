@@ -13,6 +13,8 @@ enum OpeningHandshake {
     struct Outcome: Sendable {
         var subprotocol: String?
         var leftover: [UInt8]
+        /// The permessage-deflate parameters negotiated, if any.
+        var compression: DeflateParameters?
     }
 
     /// A fresh `Sec-WebSocket-Key`: base64 of 16 random bytes (§4.1).
@@ -46,6 +48,9 @@ enum OpeningHandshake {
         if !request.subprotocols.isEmpty {
             lines.append("Sec-WebSocket-Protocol: \(request.subprotocols.joined(separator: ", "))")
         }
+        if let compression = request.compression {
+            lines.append("Sec-WebSocket-Extensions: \(DeflateNegotiation.offerHeader(compression))")
+        }
         for header in request.headers
         where !header.name.contains(where: { $0 == "\r" || $0 == "\n" })
             && !header.value.contains(where: { $0 == "\r" || $0 == "\n" })
@@ -77,9 +82,10 @@ enum OpeningHandshake {
             if let end = firstIndex(of: terminator, in: received, from: searchFrom) {
                 let head = Array(received[..<end])
                 let leftover = Array(received[(end + 4)...])
-                let subprotocol = try validate(
-                    head: head, key: key, offered: request.subprotocols, requiresSubprotocol: request.requiresSubprotocol)
-                return Outcome(subprotocol: subprotocol, leftover: leftover)
+                let (subprotocol, compression) = try negotiate(
+                    head: head, key: key, offered: request.subprotocols, requiresSubprotocol: request.requiresSubprotocol,
+                    compression: request.compression)
+                return Outcome(subprotocol: subprotocol, leftover: leftover, compression: compression)
             }
             guard received.count <= maximumResponseHead else {
                 throw WebSocketError.invalidHandshake("response head larger than \(maximumResponseHead) bytes")
@@ -89,6 +95,15 @@ enum OpeningHandshake {
 
     /// Checks a response head (§4.1, the client's checks 1–6); returns the selected subprotocol.
     static func validate(head: [UInt8], key: String, offered: [String], requiresSubprotocol: Bool = false) throws -> String? {
+        try negotiate(head: head, key: key, offered: offered, requiresSubprotocol: requiresSubprotocol, compression: nil).0
+    }
+
+    /// Checks a response head (§4.1, the client's checks 1–6); returns the selected subprotocol and
+    /// the permessage-deflate parameters the server accepted (RFC 7692 §7.1) when `compression`
+    /// was offered.
+    static func negotiate(
+        head: [UInt8], key: String, offered: [String], requiresSubprotocol: Bool, compression: PerMessageDeflate?
+    ) throws -> (String?, DeflateParameters?) {
         let text = String(decoding: head, as: UTF8.self)
         var lines = text.components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst()
@@ -123,25 +138,22 @@ enum OpeningHandshake {
         guard headers["sec-websocket-accept"] == [acceptValue(for: key)] else {
             throw WebSocketError.invalidHandshake("Sec-WebSocket-Accept does not match the key (RFC 6455 §4.1)")
         }
-        // §4.1 check 5: the client offers no extension, so any selected one fails.
-        if let extensions = headers["sec-websocket-extensions"], extensions.contains(where: { !$0.isEmpty }) {
-            throw WebSocketError.negotiationFailed(
-                "the server selected extensions the client did not offer: \(extensions.joined(separator: ", "))")
-        }
+        // §4.1 check 5: only permessage-deflate, and only when offered (RFC 7692 §7.1).
+        let accepted = try DeflateNegotiation.accept(headers["sec-websocket-extensions"] ?? [], offer: compression)
         // §4.1 check 6: at most one subprotocol, one of those offered.
         guard let selected = headers["sec-websocket-protocol"], selected.contains(where: { !$0.isEmpty }) else {
             if requiresSubprotocol, !offered.isEmpty {
                 throw WebSocketError.negotiationFailed(
                     "the server selected none of the subprotocols offered (\(offered.joined(separator: ", ")))")
             }
-            return nil
+            return (nil, accepted)
         }
         guard selected.count == 1, let name = selected.first, offered.contains(name) else {
             throw WebSocketError.negotiationFailed(
                 "the server selected a subprotocol the client did not offer: \(selected.joined(separator: ", "))"
                     + (offered.isEmpty ? " (none was offered)" : " (offered: \(offered.joined(separator: ", ")))"))
         }
-        return name
+        return (name, accepted)
     }
 
     private static func firstIndex(of pattern: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {

@@ -16,6 +16,11 @@ import Foundation
 /// socket does next (a reset right after it, a second Close in the same read). After the client
 /// fails the connection it keeps reading and discarding until the server closes TCP or
 /// `closeTimeout` passes, so its Close reaches the peer instead of being lost to a reset.
+///
+/// Compression: with permessage-deflate negotiated (RFC 7692), every data message is compressed
+/// before it is framed (RSV1 on its first frame; messages are compressed in `send` order, which
+/// is the order they are written), and compressed incoming messages are inflated within the
+/// message size limit.
 actor RFC6455Connection: WebSocketConnection {
     private enum Phase {
         /// Messages flow both ways.
@@ -30,6 +35,7 @@ actor RFC6455Connection: WebSocketConnection {
     static let writeSlice = 64 * 1024
 
     nonisolated let subprotocol: String?
+    nonisolated let extensions: [String]
     nonisolated let events: AsyncStream<WebSocketConnectionEvent>
     private let continuation: AsyncStream<WebSocketConnectionEvent>.Continuation
     private let stream: any ByteStream
@@ -37,6 +43,10 @@ actor RFC6455Connection: WebSocketConnection {
     private let writeTimeout: Duration
     private let sleep: @Sendable (Duration) async throws -> Void
     private let fragmentSize: Int?
+    /// Compresses outgoing messages; `nil` without permessage-deflate, or when the server limited
+    /// the client's window to 8 bits, which zlib cannot compress with (messages go uncompressed,
+    /// which RFC 7692 §6 allows).
+    private let deflater: RawDeflater?
     private var parser: FrameParser
     private var assembler: MessageAssembler
     private var phase = Phase.open
@@ -68,11 +78,16 @@ actor RFC6455Connection: WebSocketConnection {
     ///     to keep reading (discarding) after failing the connection before dropping TCP.
     ///   - writeTimeout: the deadline of each write slice (at most ``writeSlice`` bytes).
     ///   - sleep: the timers' clock (`Task.sleep` by default; tests inject a manual clock).
+    ///   - compression: the permessage-deflate compressor and decompressor, when negotiated.
     init(
         stream: any ByteStream, leftover: [UInt8], subprotocol: String?, maximumMessageSize: Int,
         fragmentSize: Int? = nil, closeTimeout: Duration = .seconds(5), writeTimeout: Duration = .seconds(30),
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        compression: DeflateCodec? = nil
     ) {
+        let inflater = compression?.inflater
+        self.deflater = compression?.deflater
+        self.extensions = compression.map { [$0.answer] } ?? []
         self.stream = stream
         self.subprotocol = subprotocol
         self.closeTimeout = closeTimeout
@@ -80,7 +95,8 @@ actor RFC6455Connection: WebSocketConnection {
         self.sleep = sleep
         self.fragmentSize = fragmentSize.map { max(1, $0) }
         self.parser = FrameParser(maximumPayload: maximumMessageSize)
-        self.assembler = MessageAssembler(maximumMessageSize: maximumMessageSize)
+        self.parser.allowsCompression = inflater != nil
+        self.assembler = MessageAssembler(maximumMessageSize: maximumMessageSize, inflater: inflater)
         (events, continuation) = AsyncStream.makeStream(of: WebSocketConnectionEvent.self)
         parser.append(leftover)
     }
@@ -94,24 +110,30 @@ actor RFC6455Connection: WebSocketConnection {
 
     func send(_ message: WebSocketMessage) async throws {
         guard phase == .open else { throw WebSocketError.notConnected }
-        let (opcode, payload): (Opcode, [UInt8]) =
+        let (opcode, plain): (Opcode, [UInt8]) =
             switch message {
             case .text(let text): (.text, Array(text.utf8))
             case .data(let data): (.binary, Array(data))
             }
+        // Compressed here, in the actor, so the window sees messages in the order they are queued.
+        let compressed = deflater != nil
+        let payload = try deflater?.compress(plain) ?? plain
         var frames: [[UInt8]] = []
         if let fragmentSize, payload.count > fragmentSize {
             var offset = 0
             while offset < payload.count {
                 let end = min(payload.count, offset + fragmentSize)
                 let frame = Frame(
-                    fin: end == payload.count, opcode: offset == 0 ? opcode : .continuation,
+                    fin: end == payload.count, rsv1: compressed && offset == 0, opcode: offset == 0 ? opcode : .continuation,
                     payload: Array(payload[offset..<end]))
                 frames.append(FrameEncoder.encode(frame, maskingKey: FrameEncoder.freshMaskingKey()))
                 offset = end
             }
         } else {
-            frames = [FrameEncoder.encode(Frame(opcode: opcode, payload: payload), maskingKey: FrameEncoder.freshMaskingKey())]
+            frames = [
+                FrameEncoder.encode(
+                    Frame(rsv1: compressed, opcode: opcode, payload: payload), maskingKey: FrameEncoder.freshMaskingKey())
+            ]
         }
         // The message is sent when its last frame is written; control frames may go between its
         // fragments (§5.4), other messages never do.

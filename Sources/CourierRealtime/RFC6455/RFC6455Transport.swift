@@ -35,7 +35,7 @@ package struct RFC6455Transport: WebSocketTransport {
             let connection = RFC6455Connection(
                 stream: stream, leftover: outcome.leftover, subprotocol: outcome.subprotocol,
                 maximumMessageSize: request.maximumMessageSize, fragmentSize: fragmentSize, closeTimeout: closeTimeout,
-                writeTimeout: request.writeTimeout, sleep: sleep)
+                writeTimeout: request.writeTimeout, sleep: sleep, compression: try outcome.compression.map(DeflateCodec.init))
             await connection.start()
             return connection
         } catch {

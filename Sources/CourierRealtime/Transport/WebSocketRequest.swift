@@ -19,6 +19,8 @@ package struct WebSocketRequest: Sendable {
     package var writeTimeout: Duration = .seconds(30)
     /// With subprotocols offered, a 101 selecting none fails the handshake.
     package var requiresSubprotocol = false
+    /// The permessage-deflate offer (RFC 7692); nil offers no extension.
+    package var compression: PerMessageDeflate?
     /// `SO_SNDBUF` for the socket, in bytes (nil: the system's); tests bound it to fill it fast.
     package var sendBufferSize: Int?
 

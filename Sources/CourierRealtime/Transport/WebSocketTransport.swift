@@ -27,7 +27,7 @@ package protocol WebSocketConnection: Sendable {
 }
 
 extension WebSocketConnection {
-    /// Courier's transports offer no extension (no permessage-deflate, RFC 7692): none is in use.
+    /// A transport that offers no extension (URLSessionWebSocketTask, test pipes): none is in use.
     package var extensions: [String] { [] }
 }
 

@@ -6,6 +6,10 @@ import FoundationNetworking
 extension TransportSessionDelegate {
     /// The answer to a task's authentication challenge.
     ///
+    /// - A client-certificate challenge (Apple) is answered with the host's ``ClientIdentity``
+    ///   (see ``ClientCertificateProvider``); one that cannot be read cancels the challenge, and the
+    ///   call fails with that `URLError(.clientCertificateRejected)`. Without an identity the
+    ///   system's default handling applies (no certificate is sent).
     /// - A server-trust challenge (Apple) goes to the ``ServerTrustEvaluator`` with the task's pins;
     ///   a refused chain cancels the challenge, and the call fails with the recorded
     ///   ``PinningFailure`` instead of the cancellation.
@@ -15,6 +19,16 @@ extension TransportSessionDelegate {
     func answer(
         _ challenge: URLAuthenticationChallenge, taskID id: Int
     ) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
+        let identity = clientIdentities[HostPins.normalise(challenge.protectionSpace.host)]
+        if let decision = clientCertificates.decision(for: challenge, identity: identity) {
+            switch decision {
+            case .present(let credential):
+                return (.useCredential, credential)
+            case .refused(let failure):
+                taskOptions.withLock { $0[id, default: TaskOptions()].clientCertificateFailure = failure }
+                return (.cancelAuthenticationChallenge, nil)
+            }
+        }
         let pinning = taskOptions.withLock { $0[id]?.pinning }
         if let decision = serverTrust.decision(for: challenge, policy: pinning) {
             switch decision {

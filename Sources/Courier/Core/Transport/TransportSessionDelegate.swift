@@ -33,6 +33,10 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     let capabilities: TransportCapabilities
     /// Checks server-trust challenges against a task's pins.
     let serverTrust: any ServerTrustEvaluator
+    /// Answers client-certificate challenges with the identity of the challenged host.
+    let clientCertificates: any ClientCertificateProvider
+    /// The client identity of each host (lower-case), for mutual TLS.
+    let clientIdentities: [String: ClientIdentity]
     /// The streamed calls running now, by task identifier.
     let streams = Locked<[Int: StreamingCall]>([:])
     /// The buffered calls running now, by task identifier.
@@ -42,10 +46,14 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
 
     /// A delegate for a session with `capabilities`, checking trust with `serverTrust`.
     init(
-        capabilities: TransportCapabilities = .current, serverTrust: any ServerTrustEvaluator = PlatformAdapters.serverTrust
+        capabilities: TransportCapabilities = .current, serverTrust: any ServerTrustEvaluator = PlatformAdapters.serverTrust,
+        clientCertificates: any ClientCertificateProvider = PlatformAdapters.clientCertificates,
+        clientIdentities: [String: ClientIdentity] = [:]
     ) {
         self.capabilities = capabilities
         self.serverTrust = serverTrust
+        self.clientCertificates = clientCertificates
+        self.clientIdentities = clientIdentities
     }
 
     /// Records the task's pins and, when the platform delivers task metrics, the calling task's
@@ -62,6 +70,7 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         let options = taskOptions.withLock { $0.removeValue(forKey: id) }
         let failure: URLError? = error.map { error in
             if let pinning = options?.pinningFailure { return pinning.urlError }
+            if let identity = options?.clientCertificateFailure { return identity }
             let urlError = error as? URLError ?? URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error])
             return URLSessionTransport.mappedFailure(urlError)
         }
@@ -131,6 +140,9 @@ struct TaskOptions: Sendable {
     /// The pin check that refused the connection: the call fails with it, not with the
     /// cancellation the refusal causes.
     var pinningFailure: PinningFailure?
+    /// The client identity that could not be presented: the call fails with it, not with the
+    /// cancellation the refusal causes.
+    var clientCertificateFailure: URLError?
 }
 
 extension HTTPResponse {

@@ -31,13 +31,44 @@ public final class URLSessionTransport: Transport {
         self.init(configuration: configuration, capabilities: .current)
     }
 
+    /// Creates a transport that presents a client certificate (mutual TLS) to the hosts that ask.
+    ///
+    /// On Apple platforms the session's delegate answers `NSURLAuthenticationMethodClientCertificate`
+    /// challenges from a host in `clientIdentities` with a `URLCredential` holding the identity's
+    /// `SecIdentity` (PKCS#12 identities; a PEM identity, or an archive that cannot be read, fails
+    /// the call with `URLError(.clientCertificateRejected)`). URLSession on Linux cannot present a
+    /// client certificate: a request to a host in `clientIdentities` fails there with
+    /// `URLError(.clientCertificateRequired)` before it is sent (use `CurlTransport`).
+    ///
+    /// ```swift
+    /// let identity = ClientIdentity.pkcs12(try Data(contentsOf: URL(fileURLWithPath: "client.p12")), passphrase: "secret")
+    /// let transport = URLSessionTransport(clientIdentities: ["api.example.com": identity])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - configuration: The session configuration; defaults to ``defaultConfiguration()``.
+    ///   - clientIdentities: The identity of each host, keyed by host name (case-insensitive).
+    public convenience init(
+        configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
+        clientIdentities: [String: ClientIdentity]
+    ) {
+        self.init(configuration: configuration, capabilities: .current, clientIdentities: clientIdentities)
+    }
+
     /// Creates a transport with a fresh session whose delegate acts on `capabilities` (tests run
-    /// one platform's branches on another) and checks trust with `serverTrust`.
+    /// one platform's branches on another), checks trust with `serverTrust` and answers
+    /// client-certificate challenges with `clientCertificates`.
     package init(
         configuration: URLSessionConfiguration, capabilities: TransportCapabilities,
-        serverTrust: any ServerTrustEvaluator = PlatformAdapters.serverTrust
+        serverTrust: any ServerTrustEvaluator = PlatformAdapters.serverTrust,
+        clientCertificates: any ClientCertificateProvider = PlatformAdapters.clientCertificates,
+        clientIdentities: [String: ClientIdentity] = [:]
     ) {
-        let delegate = TransportSessionDelegate(capabilities: capabilities, serverTrust: serverTrust)
+        var identities: [String: ClientIdentity] = [:]
+        for (host, identity) in clientIdentities { identities[HostPins.normalise(host)] = identity }
+        let delegate = TransportSessionDelegate(
+            capabilities: capabilities, serverTrust: serverTrust, clientCertificates: clientCertificates,
+            clientIdentities: identities)
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         self.capabilities = capabilities
     }
@@ -97,6 +128,7 @@ public final class URLSessionTransport: Transport {
     /// ``send(_:)`` whose server-trust challenges must pass `pinning` (see ``PinningTransport``).
     package func send(_ request: URLRequest, pinning: PinningPolicy?) async throws -> HTTPResponse {
         try Task.checkCancellation()
+        try refuseUnpresentableIdentity(request)
         let request = Self.wireRequest(request, capabilities: capabilities)
         guard let delegate = courierDelegate else { return try await sendThroughForeignDelegate(request) }
         // Courier's own session: the delegate collects the response, so a 401 whose challenge
@@ -143,6 +175,7 @@ public final class URLSessionTransport: Transport {
         _ request: URLRequest, options: StreamingOptions, pinning: PinningPolicy?
     ) async throws -> HTTPResponse {
         try Task.checkCancellation()
+        try refuseUnpresentableIdentity(request)
         guard let delegate = courierDelegate else { return try await send(request) }
         var request = Self.wireRequest(request, capabilities: capabilities)
         // Courier's own idle timer (APIClient.stream) is exact; the session's, in whole seconds on
@@ -192,7 +225,27 @@ public final class URLSessionTransport: Transport {
     /// A session for one request: this transport's configuration (cookie storage included) and
     /// a Courier delegate of its own acting like `delegate`, so its connection pool starts empty.
     private func freshSession(like delegate: TransportSessionDelegate) -> (URLSession, TransportSessionDelegate) {
-        let fresh = TransportSessionDelegate(capabilities: delegate.capabilities, serverTrust: delegate.serverTrust)
+        let fresh = TransportSessionDelegate(
+            capabilities: delegate.capabilities, serverTrust: delegate.serverTrust,
+            clientCertificates: delegate.clientCertificates, clientIdentities: delegate.clientIdentities)
         return (URLSession(configuration: session.configuration, delegate: fresh, delegateQueue: nil), fresh)
+    }
+
+    /// Fails a request to a host with a ``ClientIdentity`` where URLSession cannot present one
+    /// (``TransportCapabilities/presentsClientCertificates`` is `false`: Linux), instead of letting
+    /// the server refuse the TLS handshake with a vaguer error.
+    ///
+    /// - Throws: `URLError(.clientCertificateRequired)`.
+    func refuseUnpresentableIdentity(_ request: URLRequest) throws {
+        guard !capabilities.presentsClientCertificates, let delegate = courierDelegate, let host = request.url?.host,
+            delegate.clientIdentities[HostPins.normalise(host)] != nil
+        else { return }
+        throw URLError(
+            .clientCertificateRequired,
+            userInfo: [
+                NSLocalizedDescriptionKey:
+                    "URLSession on this platform (FoundationNetworking) cannot present a client certificate to \(host); use CurlTransport",
+                NSURLErrorFailingURLErrorKey: request.url as Any,
+            ])
     }
 }

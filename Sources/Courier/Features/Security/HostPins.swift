@@ -55,7 +55,7 @@ public struct HostPins: Sendable, Hashable {
     }
 
     /// Lower-cased, trailing dot removed, IPv6 brackets removed.
-    static func normalise(_ host: String) -> String {
+    package static func normalise(_ host: String) -> String {
         var value = host.trimmingCharacters(in: .whitespaces).lowercased()
         if value.hasSuffix(".") { value.removeLast() }
         if value.hasPrefix("["), value.hasSuffix("]") { value = String(value.dropFirst().dropLast()) }

@@ -37,7 +37,7 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Wraps a digest Courier computed itself (always 32 bytes).
-    init(digestBytes: [UInt8]) {
+    package init(digestBytes: [UInt8]) {
         digest = digestBytes
     }
 
