@@ -152,15 +152,18 @@ public final class APIClient: Sendable {
         do {
             let request = try prepareRequest(for: endpoint, context: context, lane: lane, environment: environment)
             let pipeline = lane.pipeline
+            context.expectDecoding()
             let http = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) {
                 [request] in
                 try await pipeline.send(request, context: context)
             }
             let value = try accept(http, for: endpoint, context: context, lane: lane)
+            context.finishDecoding(failure: nil)
             try await holdForMinimumDuration(endpoint.policy, context: context)
             return Response(value: value, response: http, context: context)
         } catch {
             let failure = networkError(error, decoding: E.Response.self, redactor: lane.redactor)
+            if case .decoding = failure { context.finishDecoding(failure: failure) } else { context.finishDecoding(failure: nil) }
             if !failure.isCancellation { try? await holdForMinimumDuration(endpoint.policy, context: context) }
             throw failure
         }
