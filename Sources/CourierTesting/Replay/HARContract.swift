@@ -9,7 +9,7 @@ import Courier
 /// the fixture is re-recorded.
 ///
 /// ```swift
-/// let archive = try HARContract.archive(contentsOf: fixtureURL)
+/// let archive = try HARContract.archive(contentsOf: URL(fileURLWithPath: "Fixtures/items.har"))
 /// let items = try HARContract.decodeResponses(of: GetItem(id: 0), in: archive)
 /// #expect(!items.isEmpty)
 /// ```

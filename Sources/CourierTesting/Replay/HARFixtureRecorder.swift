@@ -13,7 +13,7 @@ import Courier
 ///
 /// ```swift
 /// let recorder = HARFixtureRecorder()
-/// let client = APIClient(environment: .staging) { $0.interceptors.append(recorder) }
+/// let client = APIClient(environment: .stub) { $0.interceptors.append(recorder) }
 /// _ = try await client.send(GetItem(id: 42))
 /// try recorder.write(to: URL(fileURLWithPath: "Fixtures/items.har"))
 /// ```

@@ -9,7 +9,7 @@ import Courier
 /// digest of its redacted body all match.
 ///
 /// ```swift
-/// let replay = try ReplayTransport(contentsOf: fixtureURL)
+/// let replay = try ReplayTransport(contentsOf: URL(fileURLWithPath: "Fixtures/items.har"))
 /// let client = APIClient(environment: .stub) { $0.transport = replay }
 /// let item = try await client.send(GetItem(id: 42))
 /// #expect(replay.unusedEntries.isEmpty, "\(replay.unusedEntriesReport)")
