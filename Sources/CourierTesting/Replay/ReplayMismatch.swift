@@ -20,13 +20,6 @@ public struct ReplayMismatch: Error, Sendable, Hashable, CustomStringConvertible
     public var closest: ReplayEntry?
     /// The diff: the request, the closest entry and each field compared.
     public var description: String
-
-    /// Creates a mismatch.
-    init(request: String, closest: ReplayEntry?, description: String) {
-        self.request = request
-        self.closest = closest
-        self.description = description
-    }
 }
 
 /// Writes the text of a ``ReplayMismatch``.

@@ -80,7 +80,8 @@ public final class SampleTransport<C: Clock>: Transport where C.Duration == Dura
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         let method = (request.httpMethod ?? "GET").uppercased()
-        let path = request.url.map { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? $0.path } ?? "/"
+        let path =
+            request.url.map { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? $0.path } ?? "/"
         let route = routes.first { $0.method == method && ReplayMatcher.path(path, fits: $0.template) }
         let behavior = state.withLock { state -> SampleBehavior in
             state.requests.append(request)

@@ -143,7 +143,9 @@ extension CoreTests {
             let client = Self.replayClient(replay)
             _ = try await client.send(GetItem(id: 1))
             _ = await CoreFixture.networkError { try await client.send(GetItem(id: 1)) }
-            #expect(replay.mismatches.first?.description.hasSuffix("entry #0 matches but was already used (each entry answers once)") == true)
+            #expect(
+                replay.mismatches.first?.description.hasSuffix("entry #0 matches but was already used (each entry answers once)")
+                    == true)
         }
 
         @Test("no secret of the session is written to the fixture file, yet it still replays")
@@ -199,7 +201,10 @@ extension CoreTests {
             }
             #expect(try HARContract.decodeResponses(of: GetItem(id: 0), in: archive).map(\.id) == [1, 2])
 
-            struct Strict: Decodable, Sendable { var id: Int; var price: Double }
+            struct Strict: Decodable, Sendable {
+                var id: Int
+                var price: Double
+            }
             struct GetStrict: Endpoint {
                 typealias Response = Strict
                 var path: String { "/items/{id}" }

@@ -74,7 +74,8 @@ extension HARLog {
             return PostData(mimeType: requestType ?? "application/octet-stream", text: text ?? "", comment: comment)
         }
         let response = fixtureResponse(exchange.response, url: responseURL, redactor: redactor, secrets: &secrets)
-        let totalMS = Double(exchange.duration.components.seconds) * 1000
+        let totalMS =
+            Double(exchange.duration.components.seconds) * 1000
             + Double(exchange.duration.components.attoseconds) / 1e15
         return Entry(
             startedDateTime: ISO8601Parsing.string(from: exchange.started, fractionalDigits: 3) ?? "1970-01-01T00:00:00.000Z",
