@@ -86,7 +86,7 @@ public final class ConditionedTransport<C: Clock>: Transport where C.Duration ==
 
     /// Sends `request` under the current conditions and returns at the head; the body arrives in
     /// chunks of at most ``chunkSize`` bytes at the download bandwidth and ends with
-    /// ``Courier/NetworkError/transport(_:)`` (`networkConnectionLost`) at the drop.
+    /// `transport` (`networkConnectionLost`) at the drop.
     ///
     /// - Throws: As ``send(_:)``, until the head arrived.
     public func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse {

@@ -19,11 +19,11 @@ public struct NetworkConditions: Sendable, Hashable {
     /// `nil` (the default) for unlimited.
     public var downloadBytesPerSecond: Int?
     /// The connection is lost after this many response body bytes: the body ends with
-    /// `URLError(.networkConnectionLost)` (as ``Courier/NetworkError/transport(_:)``) after
+    /// `URLError(.networkConnectionLost)` (as `transport`) after
     /// delivering exactly these bytes; `nil` (the default) never drops.
     public var dropAfterBytes: Int?
     /// Times, measured from the transport's creation on its clock, during which every request
-    /// fails at once with `URLError(.notConnectedToInternet)` (``Courier/NetworkError/offline(_:)``).
+    /// fails at once with `URLError(.notConnectedToInternet)` (`offline`).
     public var offlineWindows: [Range<Duration>]
     /// Probability from 0 to 1 that a request fails with `URLError(.networkConnectionLost)`
     /// before reaching the wrapped transport; drawn from the transport's seeded generator. 0 by default.

@@ -32,9 +32,9 @@ public enum HARContract {
         try JSONDecoder().decode(HARLog.self, from: Data(contentsOf: url))
     }
 
-    /// Decodes, with `endpoint`'s ``Endpoint/decode(_:context:)``, every recorded response of an
-    /// entry with the endpoint's method and path template (the endpoint's ``Endpoint/pathTemplate``,
-    /// else its ``Endpoint/path``) whose status the endpoint accepts.
+    /// Decodes, with `endpoint`'s `Endpoint.decode`, every recorded response of an
+    /// entry with the endpoint's method and path template (the endpoint's `Endpoint.pathTemplate`,
+    /// else its `Endpoint.path`) whose status the endpoint accepts.
     ///
     /// - Parameters:
     ///   - endpoint: Any value of the endpoint type; only its method, template, accepted statuses

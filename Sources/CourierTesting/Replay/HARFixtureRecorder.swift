@@ -5,7 +5,7 @@ import FoundationNetworking
 import Courier
 
 /// Records a session's traffic as a HAR 1.2 fixture file that ``ReplayTransport`` replays —
-/// whole bodies, redacted by the same ``Redactor`` as Courier's logs, so no secret is written.
+/// whole bodies, redacted by the same `Redactor` as Courier's logs, so no secret is written.
 ///
 /// Put it last in the pipeline, next to the transport, so it sees each request as sent (after
 /// auth, idempotency keys and retries) and each response as received; record once against a real
@@ -24,7 +24,7 @@ import Courier
 /// matching compares. A streamed response is recorded once its consumer read it to the end
 /// (up to ``maximumStreamedBodyBytes``); a request whose body is a stream is recorded without it.
 public final class HARFixtureRecorder: Interceptor {
-    /// The redactor applied to every entry; the default ``Redactor`` unless given.
+    /// The redactor applied to every entry; the default `Redactor` unless given.
     public let redactor: Redactor
     /// Largest streamed response body recorded, in bytes; a longer one is passed on unrecorded.
     public let maximumStreamedBodyBytes: Int

@@ -66,7 +66,7 @@ public final class ReplayTransport: Transport {
     ///   - archive: The fixture.
     ///   - order: ``Order/byMatch`` by default.
     ///   - pathMatching: ``PathMatching/template`` by default.
-    ///   - redactor: The redactor the fixture was recorded with; the default ``Redactor``.
+    ///   - redactor: The redactor the fixture was recorded with; the default `Redactor`.
     public init(
         archive: HARLog, order: Order = .byMatch, pathMatching: PathMatching = .template, redactor: Redactor = Redactor()
     ) {

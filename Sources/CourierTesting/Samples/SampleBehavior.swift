@@ -8,7 +8,7 @@ import FoundationNetworking
 public struct SampleBehavior: Sendable, Hashable {
     /// Waited on the transport's clock before answering; zero answers at once.
     public var delay: Duration
-    /// The sample to answer with, by ``Courier/SampleResponse/name``; `nil` for the endpoint's first.
+    /// The sample to answer with, by `name`; `nil` for the endpoint's first.
     public var sampleName: String?
     /// A failure to throw instead of answering (`URLError(.notConnectedToInternet)` shows the
     /// offline state); `nil` to answer.

@@ -5,7 +5,7 @@ import FoundationNetworking
 import Courier
 
 /// A `Transport` that answers from the sample responses endpoints declare
-/// (``Courier/SampleResponseProviding``) — for SwiftUI previews, UI tests and demos without a server.
+/// (`SampleResponseProviding`) — for SwiftUI previews, UI tests and demos without a server.
 ///
 /// ```swift
 /// struct GetLamp: SampleResponseProviding {
@@ -21,7 +21,7 @@ import Courier
 /// ```
 ///
 /// A request is matched to an endpoint by method and path template (the endpoint's
-/// ``Courier/Endpoint/pathTemplate``, else its path, against the end of the request's path, `{name}`
+/// `pathTemplate`, else its path, against the end of the request's path, `{name}`
 /// matching any segment). A request no endpoint declares fails with `URLError(.resourceUnavailable)`;
 /// a sample name the endpoint lacks, with `URLError(.fileDoesNotExist)`.
 public final class SampleTransport<C: Clock>: Transport where C.Duration == Duration {
