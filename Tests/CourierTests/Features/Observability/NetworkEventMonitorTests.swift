@@ -36,7 +36,8 @@ struct NetworkEventMonitorTests {
 
     struct Item: Decodable, Sendable { var id: Int }
 
-    static func client(_ stub: StubTransport, _ monitors: [any NetworkEventMonitor], clock: TestClock = TestClock()) -> APIClient {
+    static func client(_ stub: StubTransport, _ monitors: [any NetworkEventMonitor], clock: TestClock = TestClock()) -> APIClient
+    {
         APIClient(environment: APIEnvironment(name: "unit", baseURL: URL(string: "https://api.example.test/v1")!)) {
             $0.transport = stub
             $0.interceptors = [RetryInterceptor(clock: clock, random: { 0.5 })]
@@ -71,7 +72,11 @@ struct NetworkEventMonitorTests {
         #expect(recorder.names.suffix(2) == ["decoding failed decoding", "failed decoding"])
 
         let cancelled = Recorder()
-        let slow = Self.client(StubTransport { _ in try await Task.sleep(for: .seconds(30)); return .status(204) }, [cancelled])
+        let slow = Self.client(
+            StubTransport { _ in
+                try await Task.sleep(for: .seconds(30))
+                return .status(204)
+            }, [cancelled])
         let task = Task { try await slow.send(Request<Void>.get("/slow")) }
         task.cancel()  // before or during the send: either way the call ends cancelled
         _ = await task.result
