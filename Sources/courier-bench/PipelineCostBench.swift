@@ -24,6 +24,11 @@ private struct NoOpMetricsSink: NetworkMetricsSink {
     func record(_ event: NetworkMetricsEvent) {}
 }
 
+/// An event monitor that does nothing with its events: what attaching one costs.
+private struct NoOpEventMonitor: NetworkEventMonitor {
+    func receive(_ event: NetworkEvent) {}
+}
+
 /// `GET /items` answered by ``FixedTransport`` with a 2 KB JSON array.
 private struct ListBenchItems: Endpoint {
     typealias Response = [BenchItem]
@@ -50,10 +55,11 @@ func pipelineCostBody() -> Data {
 func runPipelineCostBench(calls: Int, rounds: Int, only filter: String? = nil) async throws {
     let body = pipelineCostBody()
     let environment = APIEnvironment(name: "memory", baseURL: URL(string: "http://127.0.0.1:9")!)
-    func client(_ interceptors: [any Interceptor]) -> APIClient {
+    func client(_ interceptors: [any Interceptor], monitors: [any NetworkEventMonitor] = []) -> APIClient {
         APIClient(environment: environment) {
             $0.transport = FixedTransport(body: body)
             $0.interceptors = interceptors
+            $0.eventMonitors = monitors
         }
     }
     let logger = DiscardingLogger(minimumLevel: .info)
@@ -74,6 +80,9 @@ func runPipelineCostBench(calls: Int, rounds: Int, only filter: String? = nil) a
         let client = client(interceptors)
         cases.append((name, { _ = try await client.send(ListBenchItems()) }))
     }
+
+    let monitored = client(.standard(), monitors: [NoOpEventMonitor()])
+    cases.append(("standard() + event monitor", { _ = try await monitored.send(ListBenchItems()) }))
 
     if let filter { cases = cases.enumerated().filter { $0.offset == 0 || $0.element.name.contains(filter) }.map(\.element) }
     for entry in cases { _ = try await measure(requests: max(200, calls / 10), concurrency: 1, entry.run) }

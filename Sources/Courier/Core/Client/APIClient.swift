@@ -42,6 +42,8 @@ public final class APIClient: Sendable {
         /// What a redirect to another origin keeps (``RedirectPolicy``): by default no
         /// secret-bearing header field, and no `https` → `http` hop.
         public var redirects: RedirectPolicy = .default
+        /// Receive every call's lifecycle events (``NetworkEventMonitor``); none by default.
+        public var eventMonitors: [any NetworkEventMonitor] = []
 
         /// A configuration with Courier's defaults for `environment`.
         public init(environment: APIEnvironment) {
@@ -149,21 +151,40 @@ public final class APIClient: Sendable {
         if let requiredEnvironment, environment.id != requiredEnvironment {
             throw EnvironmentMismatch(required: requiredEnvironment, current: environment.id)
         }
+        let monitors = lane.configuration.eventMonitors
+        if !monitors.isEmpty {
+            context.eventMonitors = monitors
+            context.emit(.callStarted)
+        }
         do {
             let request = try prepareRequest(for: endpoint, context: context, lane: lane, environment: environment)
+            if !monitors.isEmpty { context.emit(.requestPrepared(url: request.url.map(lane.redactor.redact(url:)) ?? "")) }
             let pipeline = lane.pipeline
+            context.expectDecoding()
             let http = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) {
                 [request] in
                 try await pipeline.send(request, context: context)
             }
             let value = try accept(http, for: endpoint, context: context, lane: lane)
+            context.finishDecoding(failure: nil)
             try await holdForMinimumDuration(endpoint.policy, context: context)
+            if !monitors.isEmpty { context.emit(.callEnded(statusCode: http.statusCode)) }
             return Response(value: value, response: http, context: context)
         } catch {
             let failure = networkError(error, decoding: E.Response.self, redactor: lane.redactor)
+            if case .decoding = failure { context.finishDecoding(failure: failure) } else { context.finishDecoding(failure: nil) }
+            if !monitors.isEmpty { Self.emitEnd(of: failure, context: context) }
             if !failure.isCancellation { try? await holdForMinimumDuration(endpoint.policy, context: context) }
             throw failure
         }
+    }
+
+    /// The events that end a failed call: decoding failure, cancellation or failure.
+    private static func emitEnd(of failure: NetworkError, context: RequestContext) {
+        let kind = ErrorRecord.kind(of: failure)
+        if case .decoding = failure { context.emit(.decodingFailed(errorKind: kind)) }
+        if failure.isCancellation { context.emit(.cancelled) }
+        context.emit(.callFailed(errorKind: kind))
     }
 
     /// Checks the pipeline can keep the policy's promises, builds the request and moves a body

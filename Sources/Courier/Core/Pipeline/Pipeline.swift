@@ -47,11 +47,14 @@ package struct Pipeline: Sendable {
         do {
             guard index < interceptors.count else {
                 try Task.checkCancellation()
-                context.beginAttempt()
+                let attempt = context.beginAttempt()
                 context.recordSent(request)
                 context.fireStartHook()
+                context.emit(.attemptStarted(attempt: attempt))
                 let follower = RedirectFollower(transport: transport, rules: redirectRules)
                 let response = try await follower.send(request, context: context)
+                context.emit(.responseHead(statusCode: response.statusCode, attempt: attempt))
+                if context.eventMonitors != nil, let timings = context.taskTimings { context.emit(.taskTimings(timings)) }
                 try validate(response, context: context)
                 return response
             }

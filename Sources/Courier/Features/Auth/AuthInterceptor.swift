@@ -69,7 +69,15 @@ public struct AuthInterceptor: Interceptor {
         // Marked only once a new token is in hand: a refresh that failed transiently (token
         // endpoint timed out or answered 5xx) throws, and the retry layer's next attempt may
         // refresh again instead of resending the rejected token and returning its 401.
-        let refreshed = try await tokenManager.refresh(failedToken: token)
+        context.emit(.tokenRefreshStarted)
+        let refreshed: String
+        do {
+            refreshed = try await tokenManager.refresh(failedToken: token)
+        } catch {
+            context.emit(.tokenRefreshEnded(succeeded: false))
+            throw error
+        }
+        context.emit(.tokenRefreshEnded(succeeded: true))
         context[AuthRetriedKey.self] = true
         try Task.checkCancellation()
         request.setValue("Bearer \(refreshed)", forHTTPHeaderField: "Authorization")

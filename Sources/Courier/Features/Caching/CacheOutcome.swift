@@ -73,6 +73,9 @@ extension RequestContext {
     /// How the HTTP cache answered this call; `nil` when no ``CacheInterceptor`` ran.
     public var cacheOutcome: CacheOutcome? {
         get { self[CacheOutcomeKey.self] }
-        set { self[CacheOutcomeKey.self] = newValue }
+        set {
+            self[CacheOutcomeKey.self] = newValue
+            if let newValue { emit(.cacheOutcome(newValue)) }
+        }
     }
 }

@@ -123,6 +123,7 @@ public struct RetryInterceptor: Interceptor {
             context.update(RetryRecordsKey.self, default: []) {
                 $0.append(RetryRecord(retry: retry, reason: failure.reason, delay: delay, delaySource: source))
             }
+            context.emit(.retryScheduled(delay: delay, reason: "\(failure.reason)"))
             try await clock.sleep(delay)
             retry += 1
         }

@@ -138,19 +138,6 @@ extension HARLog {
         }
     }
 
-    private static func queryString(of url: String) -> [NameValue] {
-        let withoutFragment = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        guard let question = withoutFragment.firstIndex(of: "?") else { return [] }
-        return withoutFragment[withoutFragment.index(after: question)...]
-            .split(separator: "&")
-            .map { pair in
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let name = FormRedaction.decode(parts[0])
-                let value = parts.count > 1 ? FormRedaction.decode(parts[1]) : ""
-                return NameValue(name: name, value: value)
-            }
-    }
-
     private static func requestCookies(_ headers: HTTPHeaders) -> [Cookie] {
         headers.values(for: "Cookie").flatMap { $0.split(separator: ";") }.compactMap { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

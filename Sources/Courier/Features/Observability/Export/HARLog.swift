@@ -106,6 +106,14 @@ public struct HARLog: Codable, Sendable, Hashable {
         package var bodySize: Int
         /// A free-form note (the attempt number on a retry).
         package var comment: String?
+        /// Custom field `_bodyDigest`: `sha256:` and the hex SHA-256 of the redacted body text, for
+        /// strict replay matching without the body; written by fixture recording only.
+        package var bodyDigest: String?
+
+        enum CodingKeys: String, CodingKey {
+            case method, url, httpVersion, cookies, headers, queryString, postData, headersSize, bodySize, comment
+            case bodyDigest = "_bodyDigest"
+        }
     }
 
     /// `response`.
@@ -189,6 +197,8 @@ public struct HARLog: Codable, Sendable, Hashable {
         package var text: String?
         /// Says whether the text was truncated or left out.
         package var comment: String?
+        /// `base64` when ``text`` holds a binary body encoded as Base64 (HAR 1.2); `nil` for text.
+        package var encoding: String?
     }
 
     /// `cache`: empty.

@@ -15,6 +15,10 @@ import FoundationNetworking
 /// the body ends, its ``ResponseRecord/bodySize`` being the bytes read; the context's
 /// ``RequestContext/responseRecord`` describes the head (size 0).
 ///
+/// **A body that does not decode** into the endpoint's `Response` fails the call although its
+/// status was accepted: after the response entry, a ``NetworkLogEntry/Event-swift.enum/failure``
+/// entry of kind `decoding` follows, once the client has tried to decode.
+///
 /// **Per call or per attempt is decided by position** — the interceptor logs each pass through it:
 /// - Outside ``RetryInterceptor`` (the default place, right after ``RequestIDInterceptor``): one
 ///   request line and one response/error line per logical call; the response line says how many
@@ -128,6 +132,17 @@ public struct LoggingInterceptor: Interceptor {
             }
             if streamed, logger != nil || !recorders.isEmpty {
                 response.body = countedBody(of: response, request: request, context: context, journal: journal, exchange)
+            }
+            if let logger, let minimumLevel, context.decodes(response) {
+                // The client decodes after the pipeline: a body that does not decode fails the call.
+                context.afterDecoding { failure in
+                    guard let failure, LogFormatting.level(ofFailure: failure) >= minimumLevel else { return }
+                    let errorIndex = journal.append(.error(failure, builder, attempt: attempt, duration: duration))
+                    guard let requestRecord = journal.requestRecord(at: requestIndex),
+                        let errorRecord = journal.errorRecord(at: errorIndex)
+                    else { return }
+                    logger.log(LogFormatting.failureEntry(errorRecord, request: requestRecord))
+                }
             }
             return response
         } catch {

@@ -16,6 +16,10 @@ import FoundationNetworking
 /// its retry count (``RequestContext/attempt`` minus 1); innermost, one per attempt. Position: see
 /// ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``.
 ///
+/// A response whose status the call accepts but whose body does not decode into the endpoint's
+/// `Response` is a failed call: its event keeps the status and carries the error kind
+/// (`decoding`), emitted once the client has tried to decode.
+///
 /// Durations are measured with the given clock, `ContinuousClock` by default (monotonic: wall-clock
 /// changes don't distort them).
 public struct MetricsInterceptor: Interceptor {
@@ -51,10 +55,20 @@ public struct MetricsInterceptor: Interceptor {
             var response = try await next(request)
             let headAt = elapsedSinceOrigin()
             guard response.hasStreamedBody else {
-                sink.record(
-                    event(
-                        context, startedAt, headAt - start, requestBytes, status: response.statusCode,
-                        responseBytes: response.data.count, errorKind: nil))
+                let done = event(
+                    context, startedAt, headAt - start, requestBytes, status: response.statusCode,
+                    responseBytes: response.data.count, errorKind: nil)
+                guard context.decodes(response) else {
+                    sink.record(done)
+                    return response
+                }
+                // The client decodes after the pipeline: a body that does not decode fails the call.
+                let sink = self.sink
+                context.afterDecoding { failure in
+                    var event = done
+                    if let failure { event.errorKind = ErrorRecord.kind(of: failure) }
+                    sink.record(event)
+                }
                 return response
             }
             let (sink, elapsed, status) = (sink, elapsedSinceOrigin, response.statusCode)

@@ -1,0 +1,85 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+
+/// NetworkEventMonitor: the lifecycle events of a call, in order, to every attached monitor.
+@Suite("Network event monitors")
+struct NetworkEventMonitorTests {
+    final class Recorder: NetworkEventMonitor {
+        let events = Locked<[NetworkEvent]>([])
+        func receive(_ event: NetworkEvent) { events.withLock { $0.append(event) } }
+        var names: [String] {
+            events.withLock { $0 }.map { event in
+                switch event.kind {
+                case .callStarted: return "start"
+                case .requestPrepared(let url): return "prepared \(url)"
+                case .attemptStarted(let attempt): return "attempt \(attempt)"
+                case .taskTimings: return "timings"
+                case .responseHead(let status, let attempt): return "head \(status) #\(attempt)"
+                case .retryScheduled(let delay, _): return "retry in \(delay)"
+                case .redirected(let status, let location): return "redirect \(status) \(location)"
+                case .cacheOutcome(let outcome): return "cache \(outcome)"
+                case .tokenRefreshStarted: return "refresh"
+                case .tokenRefreshEnded(let ok): return "refreshed \(ok)"
+                case .decodingFailed(let kind): return "decoding failed \(kind)"
+                case .cancelled: return "cancelled"
+                case .callEnded(let status): return "end \(status)"
+                case .callFailed(let kind): return "failed \(kind)"
+                }
+            }
+        }
+    }
+
+    struct Item: Decodable, Sendable { var id: Int }
+
+    static func client(_ stub: StubTransport, _ monitors: [any NetworkEventMonitor], clock: TestClock = TestClock()) -> APIClient
+    {
+        APIClient(environment: APIEnvironment(name: "unit", baseURL: URL(string: "https://api.example.test/v1")!)) {
+            $0.transport = stub
+            $0.interceptors = [RetryInterceptor(clock: clock, random: { 0.5 })]
+            $0.eventMonitors = monitors
+        }
+    }
+
+    @Test("a retried, redirected call reports each step in order, to every monitor")
+    func stepsInOrder() async throws {
+        let stub = StubTransport(responses: [
+            .status(503, headers: ["Retry-After": "2"]),
+            .status(302, headers: ["Location": "https://api.example.test/v1/items/2?token=SECRET"]),
+            .json(#"{"id": 2}"#),
+        ])
+        let (first, second) = (Recorder(), Recorder())
+        let clock = TestClock()
+        _ = try await Self.client(stub, [first, second], clock: clock).send(Request<Item>.get("/items/1"))
+        #expect(
+            first.names == [
+                "start", "prepared https://api.example.test/v1/items/1", "attempt 1", "head 503 #1", "retry in 2.0 seconds",
+                "attempt 2", "redirect 302 https://api.example.test/v1/items/2?token=<redacted>", "head 200 #2", "end 200",
+            ])
+        #expect(second.names == first.names)
+        #expect(first.events.withLock { $0 }.allSatisfy { $0.pathTemplate == "/items/1" })
+    }
+
+    @Test("a body that does not decode, and a cancelled call, end with their events")
+    func decodingAndCancellation() async throws {
+        let recorder = Recorder()
+        let client = Self.client(StubTransport(responses: [.json(#"{"id": "x"}"#)]), [recorder])
+        _ = await #expect(throws: NetworkError.self) { try await client.send(Request<Item>.get("/items/1")) }
+        #expect(recorder.names.suffix(2) == ["decoding failed decoding", "failed decoding"])
+
+        let cancelled = Recorder()
+        let slow = Self.client(
+            StubTransport { _ in
+                try await Task.sleep(for: .seconds(30))
+                return .status(204)
+            }, [cancelled])
+        let task = Task { try await slow.send(Request<Void>.get("/slow")) }
+        task.cancel()  // before or during the send: either way the call ends cancelled
+        _ = await task.result
+        #expect(cancelled.names.suffix(2) == ["cancelled", "failed cancelled"])
+    }
+}
