@@ -48,10 +48,13 @@ package struct Pipeline: Sendable {
             guard index < interceptors.count else {
                 try Task.checkCancellation()
                 context.beginAttempt()
+                context.taskTimings = nil  // this attempt's, or none: never an earlier attempt's
                 context.recordSent(request)
-                context.fireStartHook()
                 let follower = RedirectFollower(transport: transport, rules: redirectRules)
-                let response = try await follower.send(request, context: context)
+                let response = try await RequestStartReporter.withReporting(to: context) {
+                    try await follower.send(request, context: context)
+                }
+                context.fireStartHook()  // a response proves the request left, also from a transport that never reports
                 try validate(response, context: context)
                 return response
             }
