@@ -64,6 +64,7 @@ public struct MetricsInterceptor: Interceptor {
                 var event = head
                 event.responseBodyBytes = Int(clamping: bytes)
                 event.responseBodyDuration = elapsed() - headAt
+                event.taskTimings = context.taskTimings ?? event.taskTimings  // measured when the transfer ended
                 switch outcome {
                 case .completed: break
                 case .failed(let error): event.errorKind = ErrorRecord.kind(of: error)
