@@ -37,7 +37,9 @@ public struct MultipartFormEncoder: Sendable {
     /// Encodes `value`, which must encode a keyed container (a struct or class with properties,
     /// or a dictionary keyed by strings).
     ///
-    /// - Parameter form: The form to add the parts to; a new one with a random boundary by default.
+    /// - Parameters:
+    ///   - value: The model.
+    ///   - form: The form to add the parts to; a new one with a random boundary by default.
     /// - Returns: The form with a part per value.
     /// - Throws: `EncodingError.invalidValue` for a top-level value that is not keyed, a non-finite
     ///   number, or a ``MultipartFile`` under no name; ``MultipartFormError`` for a name with a

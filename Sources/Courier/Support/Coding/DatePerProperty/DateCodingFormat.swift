@@ -91,7 +91,7 @@ public enum DateCoding {
     }
 
     /// An RFC 3339 / ISO 8601 string without fractional seconds, `2026-05-25T22:46:27Z` (UTC).
-    /// Reads every shape ``Foundation/JSONDecoder/DateDecodingStrategy/flexibleISO8601`` reads,
+    /// Reads every shape `JSONDecoder.DateDecodingStrategy.flexibleISO8601` reads,
     /// with or without fractional seconds and with any offset.
     public enum ISO8601: DateCodingFormat {
         /// Reads an ISO 8601 string.
