@@ -146,7 +146,7 @@ public final class CurlTransport: Transport {
         }
         let transfer = CurlTransfer(
             handle: handle, url: url, delivery: delivery, engine: engine, timings: TaskTimingsReporter.current,
-            progress: TransferProgressReporter.current)
+            progress: TransferProgressReporter.current, started: RequestStartReporter.current)
         do {
             try CurlRequestOptions(configuration: configuration, cookies: cookies, pinnedConnections: pinnedConnections)
                 .apply(

@@ -53,6 +53,9 @@ final class CurlEngine: @unchecked Sendable {
     /// Results for waiting callers, resumed once `lock` is released (a resumed caller that
     /// starts its next request at once then finds the lock free).
     private var outbox: [Delivery] = []
+    /// Requests that left for the network, reported once `lock` is released (the reporter runs the
+    /// caller's `onStart` hook, which must not run under the lock).
+    private var startedRequests: [RequestStartReporter] = []
 
     /// Why ``start(_:)`` refused a transfer: the engine has ended (its transport was reset), and
     /// the transfer never reached the network.
@@ -168,14 +171,24 @@ final class CurlEngine: @unchecked Sendable {
         outbox.append(Delivery(continuation: continuation, result: result))
     }
 
-    private func takeOutbox() -> [Delivery] {
-        guard !outbox.isEmpty else { return [] }
-        defer { outbox.removeAll(keepingCapacity: true) }
-        return outbox
+    /// Queues the report that a transfer's request left for the network (under `lock`); it is
+    /// made once the lock is released, before any result.
+    func reportStart(_ reporter: RequestStartReporter) {
+        startedRequests.append(reporter)
     }
 
-    private func resume(_ deliveries: [Delivery]) {
-        for delivery in deliveries { delivery.continuation.resume(with: delivery.result) }
+    private func takeOutbox() -> (starts: [RequestStartReporter], deliveries: [Delivery]) {
+        guard !outbox.isEmpty || !startedRequests.isEmpty else { return ([], []) }
+        defer {
+            outbox.removeAll(keepingCapacity: true)
+            startedRequests.removeAll(keepingCapacity: true)
+        }
+        return (startedRequests, outbox)
+    }
+
+    private func resume(_ ready: (starts: [RequestStartReporter], deliveries: [Delivery])) {
+        for start in ready.starts { start.reportStart() }
+        for delivery in ready.deliveries { delivery.continuation.resume(with: delivery.result) }
     }
 
     /// Queues `command` for the engine thread and wakes it. Safe from any thread, also from

@@ -40,7 +40,8 @@ enum CurlCallbacks {
         return CURL_SEEKFUNC_OK
     }
 
-    /// Called before each attempt to send the request: the first goes ahead; a later one is
+    /// Called before each attempt to send the request, once a connection is made or reused: the
+    /// first reports the request's start (``RequestStartReporter``) and goes ahead; a later one is
     /// libcurl repeating the request on a fresh connection ("Connection died, retrying a fresh
     /// connect", also for a bodiless `POST`, which has nothing to rewind), aborted unless the
     /// request may be repeated. For a pinned host the connection's chain must carry a pinned key
@@ -49,6 +50,9 @@ enum CurlCallbacks {
         guard let userdata else { return ccurl_prereqfunc_abort() }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
         transfer.sendAttempts += 1
+        if transfer.sendAttempts == 1, let started = transfer.started {
+            transfer.engine.reportStart(started)  // a connection carries the request now
+        }
         guard transfer.sendAttempts == 1 || transfer.allowsResend else {
             transfer.resendRefused = true
             return ccurl_prereqfunc_abort()

@@ -37,6 +37,8 @@ final class CurlTransfer: @unchecked Sendable {
     let timings: TaskTimingsReporter?
     /// Where transfer progress goes, when someone follows it.
     let progress: TransferProgressReporter?
+    /// Where the transfer reports that its request left for the network, when the call waits for it.
+    let started: RequestStartReporter?
     /// Filled by libcurl with a detailed message on failure (CURLOPT_ERRORBUFFER).
     let errorBuffer: UnsafeMutablePointer<CChar>
 
@@ -83,7 +85,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     init(
         handle: UnsafeMutableRawPointer, url: URL, delivery: Delivery, engine: CurlEngine, timings: TaskTimingsReporter?,
-        progress: TransferProgressReporter?
+        progress: TransferProgressReporter?, started: RequestStartReporter? = nil
     ) {
         self.handle = handle
         self.url = url
@@ -91,6 +93,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.engine = engine
         self.timings = timings
         self.progress = progress
+        self.started = started
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
     }

@@ -31,7 +31,7 @@ enum FailureClass: Equatable {
         switch error {
         case .cancelled:
             return .cancelled
-        case .offline, .timedOut, .transport, .signedOut, .sessionExpired, .unauthorized:
+        case .offline, .networkUnavailable, .timedOut, .transport, .signedOut, .sessionExpired, .unauthorized:
             return .transient(retryAfter: nil)
         case .rateLimited(let retryAfter, let response):
             return .transient(retryAfter: retryAfter.map { wait($0, response: response, now: now) })

@@ -44,6 +44,10 @@ public final class APIClient: Sendable {
         public var redirects: RedirectPolicy = .default
         /// Receive every call's lifecycle events (``NetworkEventMonitor``); none by default.
         public var eventMonitors: [any NetworkEventMonitor] = []
+        /// What the current network path costs, asked before each call whose
+        /// ``EndpointPolicy/networkAccess`` forbids expensive or constrained networks; `nil` (the
+        /// default) leaves that to the system (Apple) or to nothing (Linux). See ``NetworkAccess``.
+        public var networkPath: (any NetworkPathMonitoring)?
 
         /// A configuration with Courier's defaults for `environment`.
         public init(environment: APIEnvironment) {
@@ -190,7 +194,8 @@ public final class APIClient: Sendable {
     /// Checks the pipeline can keep the policy's promises, builds the request and moves a body
     /// stream into the context (the pipeline's last step attaches it afresh to every send).
     ///
-    /// - Throws: ``NetworkError/missingInterceptor(_:)``, ``NetworkError/invalidRequest(_:)``.
+    /// - Throws: ``NetworkError/missingInterceptor(_:)``, ``NetworkError/invalidRequest(_:)``,
+    ///   ``NetworkError/networkUnavailable(_:)``.
     func prepareRequest<E: Endpoint>(
         for endpoint: E, context: RequestContext, lane: ClientLane, environment: APIEnvironment? = nil
     ) throws -> URLRequest {
@@ -198,9 +203,14 @@ public final class APIClient: Sendable {
             throw NetworkError.missingInterceptor(missing)
         }
         context.redirectMode = endpoint.options.redirects
+        let access = context.policy.networkAccess
+        if access != .unrestricted, let refusal = access.refusal(on: lane.configuration.networkPath?.currentPath) {
+            throw NetworkError.networkUnavailable(refusal)
+        }
         var request = try lane.builder.makeRequest(
             for: endpoint, environment: environment ?? lane.environment.current,
             requestID: lane.requestIDHeader.map { HTTPHeaders.Field(name: $0, value: context.requestID.description) })
+        if access != .unrestricted { PlatformAdapters.networkAccess.mark(&request, with: access) }
         if case .stream(let stream, _) = endpoint.body {
             context.attachBodyStream(stream)
         } else if let stream = request.httpBodyStream {

@@ -36,6 +36,9 @@ public struct EndpointPolicy: Sendable, Hashable {
     /// sign-in that returns in 50 ms reads as fake. `nil` (the default) never holds a result back;
     /// a cancelled call is never held.
     public var minimumDuration: Duration?
+    /// Which networks the call may use by their cost (cellular, Low Data Mode); any by default.
+    /// A refused call fails with ``NetworkError/networkUnavailable(_:)`` (see ``NetworkAccess``).
+    public var networkAccess: NetworkAccess = .unrestricted
 
     /// Creates a policy; every parameter has the default of ``standard``.
     public init(

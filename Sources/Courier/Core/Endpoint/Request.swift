@@ -86,8 +86,8 @@ public struct Request<Response: Sendable>: Endpoint {
         return copy
     }
 
-    /// A copy that calls `hook` once when the call's first attempt actually reaches the transport
-    /// (see ``RequestOptions/onStart``).
+    /// A copy that calls `hook` once, when the call's request really leaves for the network — not
+    /// for a cache hit or an attempt that fails offline (see ``RequestOptions/onStart``).
     public func onStart(_ hook: @escaping @Sendable () -> Void) -> Request {
         var copy = self
         copy.options.onStart = hook

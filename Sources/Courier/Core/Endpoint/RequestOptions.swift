@@ -14,9 +14,25 @@ public struct RequestOptions: Sendable {
     public var decoder: JSONDecoder?
     /// Encoder for this call's JSON body instead of the client's.
     public var encoder: JSONEncoder?
-    /// Called once when the call's first attempt actually reaches the transport — not for a cache
-    /// hit or a call that fails locally — e.g. to show a spinner only for real network work.
-    /// Runs on the pipeline's task: keep it short and hop to the main actor yourself.
+    /// Called once per call, when its request really leaves for the network: the transport has a
+    /// connection for it (``RequestStartReporter``) or a response arrived — e.g. to show a spinner
+    /// only for real network work.
+    ///
+    /// It does not run for a cache hit (nor a stale-while-revalidate hit's background
+    /// revalidation), for a call that fails before anything is sent (a policy refusal, a missing
+    /// interceptor, an encoding error), or for an attempt that fails before any connection — an
+    /// offline device (`URLError.notConnectedToInternet`), a host that does not resolve, a refused
+    /// connection. If such an attempt is retried and the retry leaves, it runs then. At most once
+    /// per call: later attempts and redirect hops do not run it again.
+    ///
+    /// When exactly, per transport: `CurlTransport` as libcurl is about to write the request on
+    /// its connection; ``URLSessionTransport`` when the first request body bytes were sent or the
+    /// response head arrived (URLSession announces no earlier moment, so a bodiless request runs
+    /// it with its response head); any other transport when it calls
+    /// ``RequestStartReporter/reportStart()``, at the latest when it returns a response.
+    ///
+    /// Runs on the transport's thread or the pipeline's task: keep it short and hop to the main
+    /// actor yourself.
     public var onStart: (@Sendable () -> Void)?
     /// Inspects this call's response — status, header fields, body — after the client's
     /// validators and before it is decoded, and throws to fail the call: e.g. a header the app

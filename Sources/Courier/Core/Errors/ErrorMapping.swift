@@ -24,14 +24,25 @@ extension NetworkError {
     }
 
     /// Maps a `URLError` by what the user can do about it.
-    package init(urlError: URLError) {
+    ///
+    /// - Parameter unavailableReason: Reads the system's reason for refusing a network (Apple's
+    ///   `networkUnavailableReason`); the platform's by default.
+    package init(
+        urlError: URLError,
+        unavailableReason: (URLError) -> NetworkUnavailableReason? = PlatformAdapters.networkUnavailableReason
+    ) {
         switch urlError.code {
         case .cancelled:
             self = .cancelled
         case .timedOut:
             self = .timedOut(urlError)
         case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff, .callIsActive:
-            self = .offline(urlError)
+            // Apple: a path the request's network access refused (Low Data Mode, cellular).
+            if let reason = unavailableReason(urlError) {
+                self = .networkUnavailable(reason)
+            } else {
+                self = .offline(urlError)
+            }
         case .badURL, .unsupportedURL:
             self = .invalidRequest("bad URL: \(urlError.failingURL?.absoluteString ?? urlError.localizedDescription)")
         default:

@@ -46,6 +46,7 @@ public struct ErrorMessages: Sendable {
 
     private static let englishByKind: [NetworkError.Kind: String] = [
         .offline: "You appear to be offline.",
+        .networkUnavailable: "This will load on Wi-Fi or when Low Data Mode is off.",
         .timedOut: "The request took too long.",
         .cancelled: "Cancelled.",
         .unauthorized: "Please sign in.",

@@ -14,6 +14,8 @@ extension NetworkError {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// ``NetworkError/offline(_:)``.
         case offline
+        /// ``NetworkError/networkUnavailable(_:)``.
+        case networkUnavailable
         /// ``NetworkError/timedOut(_:)``.
         case timedOut
         /// ``NetworkError/cancelled``.
@@ -62,6 +64,7 @@ extension NetworkError {
     public var kind: Kind {
         switch self {
         case .offline: return .offline
+        case .networkUnavailable: return .networkUnavailable
         case .timedOut: return .timedOut
         case .cancelled: return .cancelled
         case .unauthorized: return .unauthorized
@@ -107,6 +110,8 @@ extension NetworkError: Equatable {
         case (.streamBufferOverflow(let a), .streamBufferOverflow(let b)):
             return a == b
         case (.redirectRefused(let a), .redirectRefused(let b)):
+            return a == b
+        case (.networkUnavailable(let a), .networkUnavailable(let b)):
             return a == b
         default:
             let (a, b) = (lhs.failedResponse, rhs.failedResponse)

@@ -8,6 +8,7 @@ import FoundationNetworking
 /// | case | what the UI typically does |
 /// |---|---|
 /// | ``offline(_:)`` | show "you are offline", offer retry when connectivity returns |
+/// | ``networkUnavailable(_:)`` | the endpoint's ``NetworkAccess`` refused this network: wait for Wi-Fi, or ask |
 /// | ``timedOut(_:)`` | "this is taking too long", offer retry |
 /// | ``cancelled`` | nothing — the user or the system walked away; never show as a failure |
 /// | ``unauthorized(_:)`` | refresh or ask to sign in |
@@ -36,6 +37,11 @@ import FoundationNetworking
 public enum NetworkError: Error, Sendable, CustomStringConvertible {
     /// No network path: `URLError.notConnectedToInternet`, `.dataNotAllowed`, `.internationalRoamingOff`.
     case offline(URLError)
+    /// The endpoint's ``EndpointPolicy/networkAccess`` forbids the network in use (expensive,
+    /// constrained): refused before sending by the client's ``NetworkPathMonitoring``, or by the
+    /// system on Apple platforms (`URLError.notConnectedToInternet` with that
+    /// `networkUnavailableReason`). Nothing reached a server.
+    case networkUnavailable(NetworkUnavailableReason)
     /// The call's total deadline (``EndpointPolicy/deadline``) passed, or the transport reported
     /// `URLError.timedOut` (idle timeout). The `URLError` is `nil` for Courier's own deadline.
     case timedOut(URLError?)
@@ -135,6 +141,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .offline(let e): return "offline (URLError \(e.code.rawValue))"
+        case .networkUnavailable(let reason): return "network unavailable: \(reason.rawValue) network not allowed (nothing sent)"
         case .timedOut(let e): return e.map { "timed out (URLError \($0.code.rawValue))" } ?? "timed out (deadline)"
         case .cancelled: return "cancelled"
         case .unauthorized(let r): return "unauthorized: \(r)"

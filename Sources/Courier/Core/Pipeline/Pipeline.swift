@@ -48,11 +48,12 @@ package struct Pipeline: Sendable {
             guard index < interceptors.count else {
                 try Task.checkCancellation()
                 let attempt = context.beginAttempt()
+                context.taskTimings = nil  // this attempt's, or none: never an earlier attempt's
                 context.recordSent(request)
-                context.fireStartHook()
                 context.emit(.attemptStarted(attempt: attempt))
                 let follower = RedirectFollower(transport: transport, rules: redirectRules)
                 let response = try await follower.send(request, context: context)
+                context.fireStartHook()  // a response proves the request left, also from a transport that never reports
                 context.emit(.responseHead(statusCode: response.statusCode, attempt: attempt))
                 if context.eventMonitors != nil, let timings = context.taskTimings { context.emit(.taskTimings(timings)) }
                 try validate(response, context: context)

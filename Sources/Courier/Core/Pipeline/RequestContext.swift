@@ -40,7 +40,7 @@ public final class RequestContext: Sendable {
     /// The statuses the caller accepts (the endpoint's ``Endpoint/statusValidation``). A status the
     /// caller asked to handle itself is never retried and never fails validation.
     public let statusValidation: StatusValidation
-    /// Called once, when the first attempt actually reaches the transport (not for cache hits).
+    /// Called once, when the call's request first leaves for the network (``RequestStartReporter``).
     let onStart: (@Sendable () -> Void)?
     /// What the call is beyond method, URL and policy (streamed, declared safe…): fixed here.
     package let traits: CallTraits
@@ -99,8 +99,8 @@ public final class RequestContext: Sendable {
         }
     }
 
-    /// Runs ``RequestOptions/onStart`` once, the first time the transport is reached on the
-    /// caller's behalf.
+    /// Runs ``RequestOptions/onStart`` once, the first time the call's request leaves for the
+    /// network (reported by the transport, or proven by a response).
     func fireStartHook() {
         guard let onStart,
             state.withLock({ state in
@@ -121,6 +121,9 @@ public final class RequestContext: Sendable {
     /// Keeps the request handed to the transport (a copy-on-write value: its header fields are
     /// only read if an error snippet needs them).
     func recordSent(_ request: URLRequest) { state.withLock { $0.lastSent = request } }
+
+    /// Whether the call has an `onStart` hook that has not run yet.
+    var awaitsStart: Bool { onStart != nil && state.withLock { $0.startHookArmed } }
 
     /// Work done for the call after its answer (a background revalidation) must not look like
     /// the call starting: the hook is spent.

@@ -99,7 +99,8 @@ struct RedirectFollower: Sendable {
         to context: RequestContext, _ send: () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         let reporting = TransportReporting(
-            progress: context.transferProgress, timings: TaskTimingsReporter(context: context))
+            progress: context.transferProgress, timings: TaskTimingsReporter(context: context),
+            start: context.awaitsStart ? RequestStartReporter(context: context) : nil)
         return try await TransportReporting.$current.withValue(reporting) { try await send() }
     }
 

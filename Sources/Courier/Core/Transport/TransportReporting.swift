@@ -1,10 +1,12 @@
 /// What a transport reports back to the call it is sending — the bytes of its transfer
-/// (``TransferProgressReporter``) and the phase timings of its task (``TaskTimingsReporter``) —
-/// bound as one task-local value around each send by the pipeline's last step.
+/// (``TransferProgressReporter``), the phase timings of its task (``TaskTimingsReporter``) and the
+/// moment its request left (``RequestStartReporter``) — bound as one task-local value around each
+/// send by the pipeline's last step.
 ///
 /// This is one of the two ways state reaches the layers of a call besides the request itself (the
 /// other is the call's ``CallTraits``). Transports read it through
-/// ``TransferProgressReporter/current`` and ``TaskTimingsReporter/current`` on the sending task.
+/// ``TransferProgressReporter/current``, ``TaskTimingsReporter/current`` and
+/// ``RequestStartReporter/current`` on the sending task.
 package struct TransportReporting: Sendable {
     /// The reporting of the send running in the current task; `nil` outside a pipeline's send
     /// (a token refresh made on the side, a transport used directly).
@@ -14,10 +16,15 @@ package struct TransportReporting: Sendable {
     package let progress: TransferProgressReporter?
     /// Where the task's phase timings go.
     package let timings: TaskTimingsReporter?
+    /// Where the request's departure goes; `nil` once the call's `onStart` ran (or it has none).
+    package let start: RequestStartReporter?
 
-    /// Reporting into `progress` and `timings`.
-    package init(progress: TransferProgressReporter?, timings: TaskTimingsReporter?) {
+    /// Reporting into `progress`, `timings` and `start`.
+    package init(
+        progress: TransferProgressReporter?, timings: TaskTimingsReporter?, start: RequestStartReporter? = nil
+    ) {
         self.progress = progress
         self.timings = timings
+        self.start = start
     }
 }

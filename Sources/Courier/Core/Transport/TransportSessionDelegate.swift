@@ -56,12 +56,24 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         self.clientIdentities = clientIdentities
     }
 
-    /// Records the task's pins and, when the platform delivers task metrics, the calling task's
-    /// ``TaskTimingsReporter`` (read here, on the caller's task, where task-locals are visible).
+    /// Records the task's pins, the calling task's ``RequestStartReporter`` and, when the platform
+    /// delivers task metrics, its ``TaskTimingsReporter`` (read here, on the caller's task, where
+    /// task-locals are visible).
     func register(_ id: Int, pinning: PinningPolicy?) {
         let timings = capabilities.deliversTaskMetrics ? TaskTimingsReporter.current : nil
-        guard pinning != nil || timings != nil else { return }
-        taskOptions.withLock { $0[id] = TaskOptions(pinning: pinning, timings: timings) }
+        let started = RequestStartReporter.current
+        guard pinning != nil || timings != nil || started != nil else { return }
+        taskOptions.withLock { $0[id] = TaskOptions(pinning: pinning, timings: timings, started: started) }
+    }
+
+    /// Reports the task's request as gone to the network, once: the first body bytes were sent or
+    /// the response head arrived (URLSession announces no earlier moment).
+    func reportStart(_ id: Int) {
+        let started = taskOptions.withLock { options -> RequestStartReporter? in
+            defer { options[id]?.started = nil }
+            return options[id]?.started
+        }
+        started?.reportStart()
     }
 
     /// Ends the task's call with `error` (mapped to the code Apple platforms use, or to the pin
@@ -88,6 +100,7 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        reportStart(dataTask.taskIdentifier)
         if let http = response as? HTTPURLResponse { deliverHead(dataTask.taskIdentifier, http) }
         completionHandler(.allow)
     }
@@ -107,6 +120,7 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         totalBytesExpectedToSend: Int64
     ) {
         let id = task.taskIdentifier
+        reportStart(id)
         let reporter = streams.withLock { $0[id]?.progress } ?? calls.withLock { $0[id]?.progress }
         reporter?.didSend(totalBytesSent, of: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
     }
@@ -137,6 +151,8 @@ struct TaskOptions: Sendable {
     var pinning: PinningPolicy?
     /// Where the task's metrics go (kept only when the platform delivers them).
     var timings: TaskTimingsReporter?
+    /// Where the task reports that its request left for the network, until it did.
+    var started: RequestStartReporter?
     /// The pin check that refused the connection: the call fails with it, not with the
     /// cancellation the refusal causes.
     var pinningFailure: PinningFailure?

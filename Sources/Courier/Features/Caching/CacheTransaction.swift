@@ -238,7 +238,7 @@ struct CacheTransaction: Sendable {
             return error.code != .cancelled
         case let error as NetworkError:
             switch error {
-            case .offline, .transport, .timedOut(.some): return true
+            case .offline, .networkUnavailable, .transport, .timedOut(.some): return true
             case .server(let failed): return isOriginError(failed.statusCode)
             default: return false
             }

@@ -7,8 +7,9 @@ import Testing
 import CourierTesting
 
 extension CoreTests {
-    /// `onStart` fires once, when a call reaches the transport: never for a cache hit, never for the
-    /// background revalidation of a stale-while-revalidate hit.
+    /// `onStart` fires once per call, when its request really leaves for the network (the transport
+    /// reports it, or a response proves it): never for a cache hit, never for the background
+    /// revalidation of a stale-while-revalidate hit, never for an attempt that fails offline.
     @Suite struct OnStart {
         @Test func onStartRunsOnceWhenTheTransportIsReachedNotForACacheHit() async throws {
             let stub = StubTransport { _ in .status(200, body: "{}", headers: ["Cache-Control": "max-age=60"]) }
@@ -46,6 +47,68 @@ extension CoreTests {
             await cache.waitForBackgroundRevalidations()
             #expect(stub.requestCount == 2)  // the revalidation did go out
             #expect(starts.current == 0)  // but the caller was told nothing started
+        }
+
+        @Test func onStartDoesNotRunWhenTheDeviceIsOfflineBeforeAnyConnection() async throws {
+            let stub = StubTransport(responses: [.failure(URLError(.notConnectedToInternet))])
+            let client = StandardClientFixture.client(stub)
+            let started = Locked(0)
+            let error = await StandardClientFixture.networkError {
+                try await client.send(Request<Data>.get("/a").onStart { started.withLock { $0 += 1 } })
+            }
+            guard case .offline = error else {
+                Issue.record("expected .offline, got \(String(describing: error))")
+                return
+            }
+            #expect(stub.requestCount == 1)  // the transport was asked, and failed before sending
+            #expect(started.current == 0)
+        }
+
+        @Test func onStartRunsOnceWhenARetryLeavesAfterAnAttemptThatCouldNotConnect() async throws {
+            let stub = StubTransport(responses: [.failure(URLError(.cannotConnectToHost)), .success(.status(200, body: "{}"))])
+            let client = StandardClientFixture.client(stub)
+            let attemptsWhenStarted = Locked<[Int]>([])
+            _ = try await client.send(
+                Request<Data>.get("/a").onStart { attemptsWhenStarted.withLock { $0.append(stub.requestCount) } })
+            #expect(stub.requestCount == 2)
+            #expect(attemptsWhenStarted.current == [2])  // once, for the attempt that reached a server
+        }
+
+        @Test func aTransportReportingItsStartRunsTheHookBeforeItsResponseAndOnlyOnce() async throws {
+            let order = Locked<[String]>([])
+            let transport = StubTransport { _ in
+                RequestStartReporter.current?.reportStart()
+                RequestStartReporter.current?.reportStart()  // a second report (a redirect hop, a resend) is ignored
+                order.withLock { $0.append("response") }
+                return .status(200, body: "{}")
+            }
+            let client = StandardClientFixture.client(transport)
+            _ = try await client.send(Request<Data>.get("/a").onStart { order.withLock { $0.append("start") } })
+            #expect(order.current == ["start", "response"])
+        }
+
+        @Test func aRequestThatLeftAndThenFailedStillRanTheHook() async throws {
+            let transport = StubTransport { _ in
+                RequestStartReporter.current?.reportStart()
+                throw URLError(.networkConnectionLost)
+            }
+            let client = StandardClientFixture.client(transport) { $0.interceptors = [] }
+            let started = Locked(0)
+            _ = await StandardClientFixture.networkError {
+                try await client.send(Request<Data>.get("/a").onStart { started.withLock { $0 += 1 } })
+            }
+            #expect(started.current == 1)
+        }
+
+        @Test func noReporterIsBoundForACallWithoutAHook() async throws {
+            let bound = Locked<Bool?>(nil)
+            let transport = StubTransport { _ in
+                bound.set(RequestStartReporter.current != nil)
+                return .status(200, body: "{}")
+            }
+            let client = StandardClientFixture.client(transport)
+            _ = try await client.send(Request<Data>.get("/a"))
+            #expect(bound.current == false)
         }
     }
 }

@@ -17,13 +17,13 @@ enum LogFormatting {
 
     static func responseEntry(
         _ record: ResponseRecord, request: RequestRecord, cacheOutcome: CacheOutcome?, redirects: Int = 0,
-        includesDetails: Bool, streamed: Bool = false
+        includesDetails: Bool, streamed: Bool = false, transportDuration: Duration? = nil
     ) -> NetworkLogEntry {
         var entry = responseEntry(
             ResponseLine(
                 statusCode: record.statusCode, method: request.method, pathTemplate: request.pathTemplate,
                 duration: record.duration, bodySize: streamed ? nil : record.bodySize, attempt: record.attempt,
-                requestID: record.requestID, url: record.url ?? request.url),
+                requestID: record.requestID, url: record.url ?? request.url, transportDuration: transportDuration),
             cacheOutcome: cacheOutcome, redirects: redirects)
         if includesDetails {
             entry.details += record.headers.map { "\($0.name): \($0.value)" }
@@ -44,12 +44,16 @@ enum LogFormatting {
         var attempt: Int
         var requestID: RequestID
         var url: String
+        /// The transport's own measure of the attempt (``TaskTimings/total``), when it has one.
+        var transportDuration: Duration? = nil
     }
 
     /// The response entry without header and body lines.
     static func responseEntry(_ line: ResponseLine, cacheOutcome: CacheOutcome?, redirects: Int) -> NetworkLogEntry {
         var summary = "← \(line.statusCode) \(line.method) \(line.pathTemplate)"
-        summary += " \(milliseconds(line.duration)) \(line.bodySize.map(bytes) ?? "streaming")"
+        summary += " \(milliseconds(line.duration))"
+        if let transport = line.transportDuration { summary += " " + timingComparison(line.duration, transport) }
+        summary += " \(line.bodySize.map(bytes) ?? "streaming")"
         if line.attempt > 1 { summary += " after \(line.attempt - 1) \(line.attempt == 2 ? "retry" : "retries")" }
         if redirects > 0 { summary += " via \(redirects) \(redirects == 1 ? "redirect" : "redirects")" }
         if let cacheOutcome { summary += " cache=\(cacheOutcome)" }
@@ -103,6 +107,15 @@ enum LogFormatting {
         let ms = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         if ms >= 1000 { return fixed(ms / 1000, digits: 2) + " s" }
         return fixed(ms, digits: 1) + " ms"
+    }
+
+    /// Courier's measure next to the transport's: `(transport 41.2 ms, +1.3 ms)` — the transport's
+    /// total and the time outside it (signed: the clocks differ).
+    static func timingComparison(_ courier: Duration, _ transport: Duration) -> String {
+        let difference = courier - transport
+        let sign = difference < .zero ? "-" : "+"
+        return
+            "(transport \(milliseconds(transport)), \(sign)\(milliseconds(difference < .zero ? .zero - difference : difference)))"
     }
 
     /// `512 B`, `1.5 KiB`, `3.2 MiB`.

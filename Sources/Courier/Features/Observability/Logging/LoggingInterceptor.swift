@@ -110,7 +110,8 @@ public struct LoggingInterceptor: Interceptor {
                     pathTemplate: context.pathTemplate, duration: duration,
                     bodySize: streamed ? nil : response.data.count,
                     attempt: attempt, requestID: context.requestID,
-                    url: journal.url(at: index) ?? journal.url(at: requestIndex) ?? "")
+                    url: journal.url(at: index) ?? journal.url(at: requestIndex) ?? "",
+                    transportDuration: context.taskTimings?.total)
                 logger.log(
                     LogFormatting.responseEntry(line, cacheOutcome: context.cacheOutcome, redirects: context.redirects.count))
             } else if logs || !recorders.isEmpty, let requestRecord = journal.requestRecord(at: requestIndex),
@@ -121,7 +122,8 @@ public struct LoggingInterceptor: Interceptor {
                     logger.log(
                         LogFormatting.responseEntry(
                             responseRecord, request: requestRecord, cacheOutcome: cacheOutcome,
-                            redirects: context.redirects.count, includesDetails: verbose, streamed: streamed))
+                            redirects: context.redirects.count, includesDetails: verbose, streamed: streamed,
+                            transportDuration: context.taskTimings?.total))
                 }
                 if !recorders.isEmpty, !streamed {
                     record(

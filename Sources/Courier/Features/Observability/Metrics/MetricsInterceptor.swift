@@ -74,10 +74,12 @@ public struct MetricsInterceptor: Interceptor {
             let (sink, elapsed, status) = (sink, elapsedSinceOrigin, response.statusCode)
             let head = event(
                 context, startedAt, headAt - start, requestBytes, status: status, responseBytes: nil, errorKind: nil)
-            response.body = response.body.counted { bytes, outcome in
+            response.body = response.body.counted { [weak context] bytes, outcome in
                 var event = head
                 event.responseBodyBytes = Int(clamping: bytes)
                 event.responseBodyDuration = elapsed() - headAt
+                // Measured when the transfer ended. Weak: the body must not keep its call's context alive.
+                event.taskTimings = context?.taskTimings ?? event.taskTimings
                 switch outcome {
                 case .completed: break
                 case .failed(let error): event.errorKind = ErrorRecord.kind(of: error)

@@ -45,6 +45,18 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
     /// Redirects the call followed (Courier's redirect step, RFC 9110 §15.4), retries included.
     public var redirectCount: Int
 
+    /// Courier's own measurement next to the transport's: ``duration`` (plus
+    /// ``responseBodyDuration`` for a streamed body) minus the ``TaskTimings/total`` of
+    /// ``taskTimings``. It is the time the call spent outside the transport's last task — the
+    /// interceptors, scheduling, the hops of redirects Courier followed and, for a retried call, the
+    /// earlier attempts and backoff waits. `nil` when the transport measured no total (URLSession
+    /// on Linux). The two figures come from different clocks (URLSession's task metrics are
+    /// wall-clock dates), so a value a few microseconds below zero can occur.
+    public var durationOutsideTransport: Duration? {
+        guard let total = taskTimings?.total else { return nil }
+        return duration + (responseBodyDuration ?? .zero) - total
+    }
+
     /// Creates an event.
     package init(
         requestID: RequestID, method: HTTPMethod, pathTemplate: String, statusCode: Int?, startedAt: Date,
