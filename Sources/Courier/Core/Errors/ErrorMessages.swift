@@ -66,6 +66,7 @@ public struct ErrorMessages: Sendable {
         .undecodableResponse: "The server sent something unexpected.",
         .notCached: "This isn't available offline yet.",
         .streamBufferOverflow: "The download fell behind. Try again.",
+        .backendUnavailable: "Our servers are having trouble. Try again in a moment.",
     ]
 }
 

@@ -54,6 +54,8 @@ extension NetworkError {
         case notCached
         /// ``NetworkError/streamBufferOverflow(limit:)``.
         case streamBufferOverflow
+        /// ``NetworkError/backendUnavailable(host:retryAfter:)``.
+        case backendUnavailable
     }
 
     /// This error's case without its payload.
@@ -80,6 +82,7 @@ extension NetworkError {
         case .undecodableResponse: return .undecodableResponse
         case .notCached: return .notCached
         case .streamBufferOverflow: return .streamBufferOverflow
+        case .backendUnavailable: return .backendUnavailable
         }
     }
 }
@@ -102,6 +105,8 @@ extension NetworkError: Equatable {
         case (.invalidRequest(let a), .invalidRequest(let b)), (.missingInterceptor(let a), .missingInterceptor(let b)):
             return a == b
         case (.streamBufferOverflow(let a), .streamBufferOverflow(let b)):
+            return a == b
+        case (.backendUnavailable(let a, _), .backendUnavailable(let b, _)):
             return a == b
         default:
             let (a, b) = (lhs.failedResponse, rhs.failedResponse)

@@ -27,6 +27,7 @@ import FoundationNetworking
 /// | ``transport(_:)`` | other network failure (TLS, connection reset, truncated body) |
 /// | ``undecodableResponse(_:)`` | the body's content or transfer coding cannot be undone: report it, show a generic error |
 /// | ``notCached`` | `onlyIfCached` found nothing stored: show the "not available offline" state |
+/// | ``backendUnavailable(host:retryAfter:)`` | "our servers are having trouble"; nothing was sent |
 ///
 /// Each case keeps what is needed for logs: the response summary, the `URLError` or the
 /// underlying decoding error. Compare errors by ``kind`` (`error.kind == .notFound`) or with `==`.
@@ -89,6 +90,11 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     /// cancelled rather than buffered without bound (see ``StreamingOptions/bufferLimit``).
     /// Read faster, raise the limit, or use a transport that pauses (CourierCurl on Linux).
     case streamBufferOverflow(limit: Int)
+    /// Nothing was sent: the host is failing (its ``CircuitBreaker`` is open) or its server asked
+    /// every call to wait (`Retry-After` on a 429 or 503) longer than this call may. `retryAfter`
+    /// is the rest of the wait (zero while a probe decides). The UI shows "our servers are having
+    /// trouble"; `CourierOffline` maps it to `ConnectivityStatus.backendUnavailable`.
+    case backendUnavailable(host: String, retryAfter: Duration)
 
     /// The HTTP status behind the error, when there was a response.
     public var statusCode: Int? { failedResponse?.statusCode }
@@ -152,6 +158,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         case .undecodableResponse(let failure): return "undecodable response: \(failure)"
         case .notCached: return "not cached (only-if-cached miss)"
         case .streamBufferOverflow(let limit): return "stream buffer overflow (consumer more than \(limit) bytes behind)"
+        case .backendUnavailable(let host, let wait): return "backend unavailable (\(host), retry after \(wait)); nothing sent"
         }
     }
 }

@@ -108,7 +108,8 @@ public struct LoggingInterceptor: Interceptor {
                     attempt: attempt, requestID: context.requestID,
                     url: journal.url(at: index) ?? journal.url(at: requestIndex) ?? "")
                 logger.log(
-                    LogFormatting.responseEntry(line, cacheOutcome: context.cacheOutcome, redirects: context.redirects.count))
+                    LogFormatting.responseEntry(line, cacheOutcome: context.cacheOutcome, redirects: context.redirects.count)
+                        .noting(context.retryRefusal))
             } else if logs || !recorders.isEmpty, let requestRecord = journal.requestRecord(at: requestIndex),
                 let responseRecord = journal.responseRecord(at: index)
             {
@@ -117,7 +118,8 @@ public struct LoggingInterceptor: Interceptor {
                     logger.log(
                         LogFormatting.responseEntry(
                             responseRecord, request: requestRecord, cacheOutcome: cacheOutcome,
-                            redirects: context.redirects.count, includesDetails: verbose, streamed: streamed))
+                            redirects: context.redirects.count, includesDetails: verbose, streamed: streamed
+                        ).noting(context.retryRefusal))
                 }
                 if !recorders.isEmpty, !streamed {
                     record(
@@ -138,7 +140,9 @@ public struct LoggingInterceptor: Interceptor {
             guard logs || !recorders.isEmpty, let requestRecord = journal.requestRecord(at: requestIndex),
                 let errorRecord = journal.errorRecord(at: index)
             else { throw error }
-            if let logger, logs { logger.log(LogFormatting.failureEntry(errorRecord, request: requestRecord)) }
+            if let logger, logs {
+                logger.log(LogFormatting.failureEntry(errorRecord, request: requestRecord).noting(context.retryRefusal))
+            }
             if !recorders.isEmpty {
                 record(
                     NetworkExchange(
