@@ -125,8 +125,9 @@ public struct RetryInterceptor: Interceptor {
             } catch {
                 outcome = .failure(error)
             }
+            let wallClock = now()
             if fleet.isActive {
-                report(outcome, of: host, isProbe: isProbe, policy: policy)
+                report(outcome, of: host, isProbe: isProbe, context: context, wallClock: wallClock)
                 isProbe = false
             }
             guard repeatable, retry < limit, let failure = failure(of: outcome, context: context),
@@ -142,7 +143,7 @@ public struct RetryInterceptor: Interceptor {
             }
             // A cancelled call is never retried, whatever the last attempt returned.
             try Task.checkCancellation()
-            guard let (delay, source) = await plan(failure, retry: retry, policy: policy, context: context),
+            guard let (delay, source) = await plan(failure, retry: retry, policy: policy, context: context, wallClock: wallClock),
                 clock.elapsed() + delay <= deadline
             else { return try outcome.get() }
             if fleet.isActive, let refusal = fleet.refusal(ofRetryTo: host, at: clock.elapsed()) {
@@ -202,9 +203,12 @@ public struct RetryInterceptor: Interceptor {
         return .circuitOpen
     }
 
-    /// Feeds an attempt's outcome to the host's breaker, and a `Retry-After` on a 429 or 503 to
-    /// the host-wide pause.
-    private func report(_ outcome: Result<HTTPResponse, any Error>, of host: String, isProbe: Bool, policy: RetryPolicy) {
+    /// Feeds an attempt's outcome to the host's breaker, and a `Retry-After` on a 429 or 503 the
+    /// caller does not accept as its answer to the host-wide pause.
+    private func report(
+        _ outcome: Result<HTTPResponse, any Error>, of host: String, isProbe: Bool, context: RequestContext,
+        wallClock: Date
+    ) {
         let now = clock.elapsed()
         fleet.record(FleetGuard.outcome(of: outcome), of: host, isProbe: isProbe, at: now, random: random())
         let (status, retryAfter): (Int?, RetryAfter?)
@@ -214,17 +218,19 @@ public struct RetryInterceptor: Interceptor {
             let failed = (error as? NetworkError)?.failedResponse
             (status, retryAfter) = (failed?.statusCode, failed?.retryAfter)
         }
-        guard status == 429 || status == 503, let wait = policy.retryAfterDelay(retryAfter, now: self.now()) else { return }
+        guard let status, status == 429 || status == 503, !context.statusValidation.accepts(status),
+            let wait = context.policy.retry.retryAfterDelay(retryAfter, now: wallClock)
+        else { return }
         fleet.pause(host, until: now + wait)
     }
 
     /// The wait before the next attempt and where it came from, or `nil` to stop.
     private func plan(
-        _ failure: AttemptFailure, retry: Int, policy: RetryPolicy, context: RequestContext
+        _ failure: AttemptFailure, retry: Int, policy: RetryPolicy, context: RequestContext, wallClock: Date
     ) async -> (Duration, RetryRecord.DelaySource)? {
         // The server's wait is a lower bound nobody may undercut (RFC 9110 §10.2.3); one longer
         // than the policy accepts ends the retries, whatever a decider would say.
-        let serverWait = policy.retryAfterDelay(failure.retryAfter, now: now())
+        let serverWait = policy.retryAfterDelay(failure.retryAfter, now: wallClock)
         if let serverWait, serverWait > policy.maxRetryAfter { return nil }
         var proposal = RetryDecision.doNotRetry
         var source = RetryRecord.DelaySource.backoff
