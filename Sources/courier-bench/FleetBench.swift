@@ -234,7 +234,9 @@ func textChart(_ result: FleetResult, scenario: FleetScenario, bin: Int = 10, wi
         let bar = String(repeating: "█", count: Int((value / top * Double(width)).rounded()))
         let phase = Double(start) >= scenario.outageStart && Double(start) < scenario.outageEnd ? "outage" : ""
         lines.append(
-            String(format: "%4d s │%@ %6.1fk/s %@", start, bar.padding(toLength: width, withPad: " ", startingAt: 0), value / 1000, phase))
+            String(
+                format: "%4d s │%@ %6.1fk/s %@", start, bar.padding(toLength: width, withPad: " ", startingAt: 0), value / 1000,
+                phase))
     }
     return lines.joined(separator: "\n")
 }
@@ -287,7 +289,8 @@ func runFleetBench(arguments argument: (String) -> String?) {
         print(textChart(result, scenario: run))
         print(
             String(
-                format: "HTTP amplification during the outage (requests reaching the backend ÷ calls made): %.2f× (%d ÷ %d; %d calls failed fast)",
+                format:
+                    "HTTP amplification during the outage (requests reaching the backend ÷ calls made): %.2f× (%d ÷ %d; %d calls failed fast)",
                 amplification, result.httpAttemptsDuringOutage, result.callsDuringOutage, result.failedFastDuringOutage))
         print(
             String(
@@ -297,7 +300,8 @@ func runFleetBench(arguments argument: (String) -> String?) {
         let times = result.reconnectTimes
         print(
             String(
-                format: "reconnect wave: %d links back; after recovery p1 %.1f s, p50 %.1f s, p99 %.1f s (spread p1–p99 %.1f s; policies' cap 30 s + jitter)",
+                format:
+                    "reconnect wave: %d links back; after recovery p1 %.1f s, p50 %.1f s, p99 %.1f s (spread p1–p99 %.1f s; policies' cap 30 s + jitter)",
                 times.count, percentile(times, 0.01), percentile(times, 0.5), percentile(times, 0.99),
                 percentile(times, 0.99) - percentile(times, 0.01)))
         if safety {
