@@ -222,3 +222,13 @@ public struct ConnectivityInterceptor: Interceptor {
         }
     }
 }
+
+extension OutcomeConnectivityMonitor: ConnectivityWaiting {
+    /// Returns once the status is neither ``ConnectivityStatus/noInternet`` nor
+    /// ``ConnectivityStatus/waitingForConnectivity`` (at once when it is neither now).
+    public func waitForConnectivity() async { await broadcaster.waitForConnectivity() }
+
+    /// While a call waits and the status is ``ConnectivityStatus/noInternet``, the status is
+    /// ``ConnectivityStatus/waitingForConnectivity``.
+    public func callIsWaiting(_ waiting: Bool) { broadcaster.callIsWaiting(waiting) }
+}

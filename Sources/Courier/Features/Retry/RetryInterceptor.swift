@@ -59,6 +59,7 @@ public struct RetryInterceptor: Interceptor {
     private let decider: RetryDecider?
     private let maximumRetries: Int?
     private let fleet: FleetGuard
+    private let connectivity: (any ConnectivityWaiting)?
 
     /// Creates the interceptor.
     ///
@@ -77,6 +78,8 @@ public struct RetryInterceptor: Interceptor {
     ///   - circuitBreaker: The circuit breaker per host, which also applies a server's
     ///     `Retry-After` to every call to its host; ``CircuitBreaker/standard`` by default, `nil`
     ///     for neither.
+    ///   - connectivity: What reads with ``RetryPolicy/waitsForConnectivity`` wait on when the
+    ///     device is offline (a `CourierOffline` connectivity monitor); `nil` for no waiting.
     public init(
         clock: some Clock<Duration> = ContinuousClock(),
         random: @escaping RandomSource = { Double.random(in: 0...1) },
@@ -84,7 +87,8 @@ public struct RetryInterceptor: Interceptor {
         decider: RetryDecider? = nil,
         maximumRetries: Int? = nil,
         budget: RetryBudget? = .standard,
-        circuitBreaker: CircuitBreaker? = .standard
+        circuitBreaker: CircuitBreaker? = .standard,
+        connectivity: (any ConnectivityWaiting)? = nil
     ) {
         self.clock = ElapsedClock(clock)
         self.random = random
@@ -92,6 +96,7 @@ public struct RetryInterceptor: Interceptor {
         self.decider = decider
         self.maximumRetries = maximumRetries.map { max(0, $0) }
         self.fleet = FleetGuard(budget: budget, breaker: circuitBreaker)
+        self.connectivity = connectivity
     }
 
     public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
@@ -117,6 +122,7 @@ public struct RetryInterceptor: Interceptor {
         }
         var retry = 0
         var requestTimeoutRetried = false
+        var waitedForConnectivity = false
         while true {
             try Task.checkCancellation()
             let outcome: Result<HTTPResponse, any Error>
@@ -129,6 +135,15 @@ public struct RetryInterceptor: Interceptor {
             if fleet.isActive {
                 report(outcome, of: host, isProbe: isProbe, context: context, wallClock: wallClock)
                 isProbe = false
+            }
+            if !waitedForConnectivity, policy.waitsForConnectivity, let connectivity, method == .get || method == .head,
+                case .failure(let error) = outcome, NetworkError(error).kind == .offline
+            {
+                waitedForConnectivity = true
+                guard try await waitForConnectivity(connectivity, deadline: deadline, context: context) else {
+                    return try outcome.get()
+                }
+                continue
             }
             guard repeatable, retry < limit, let failure = failure(of: outcome, context: context),
                 context.canResendBody
@@ -160,6 +175,36 @@ public struct RetryInterceptor: Interceptor {
                 return try outcome.get()
             }
         }
+    }
+
+    /// Waits for the network until the deadline; records the wait. Returns whether it came back.
+    private func waitForConnectivity(
+        _ connectivity: any ConnectivityWaiting, deadline: Duration, context: RequestContext
+    ) async throws -> Bool {
+        let start = clock.elapsed()
+        let remaining = deadline - start
+        guard remaining > .zero else { return false }
+        connectivity.callIsWaiting(true)
+        defer { connectivity.callIsWaiting(false) }
+        let sleep = clock.sleep
+        let returned = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await connectivity.waitForConnectivity()
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await sleep(remaining)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        context.update(ConnectivityWaitsKey.self, default: []) {
+            $0.append(ConnectivityWait(duration: clock.elapsed() - start, networkReturned: returned))
+        }
+        try Task.checkCancellation()
+        return returned
     }
 
     // MARK: - Fleet safety
