@@ -60,7 +60,7 @@ let package = Package(
         .executableTarget(
             name: "courier-bench",
             dependencies: [
-                "Courier", "CourierOffline",
+                "Courier", "CourierOffline", "CourierRealtime",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
                 .target(name: "CCurl", condition: .when(platforms: [.linux])),
             ],

@@ -222,5 +222,9 @@ final class EventRecorder: @unchecked Sendable {
 }
 
 func makeClient(_ environment: APIEnvironment, extra: [any Interceptor] = []) -> APIClient {
-    APIClient(environment: environment) { $0.interceptors = .standard() + extra }
+    // The queue's own backoff is under test, on a test clock: the fleet-safety rules (budget and
+    // breaker, which run on the retry interceptor's real clock) are off here and tested on their own.
+    APIClient(environment: environment) {
+        $0.interceptors = .standard(retry: RetryInterceptor(budget: nil, circuitBreaker: nil)) + extra
+    }
 }

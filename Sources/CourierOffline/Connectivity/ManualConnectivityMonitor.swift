@@ -20,3 +20,13 @@ public final class ManualConnectivityMonitor: ConnectivityMonitor {
     /// Publishes `status` (no event when it equals the current one).
     public func set(_ status: ConnectivityStatus) { broadcaster.publish(status) }
 }
+
+extension ManualConnectivityMonitor: ConnectivityWaiting {
+    /// Returns once the status is neither ``ConnectivityStatus/noInternet`` nor
+    /// ``ConnectivityStatus/waitingForConnectivity`` (at once when it is neither now).
+    public func waitForConnectivity() async { await broadcaster.waitForConnectivity() }
+
+    /// While a call waits and the status is ``ConnectivityStatus/noInternet``, the status is
+    /// ``ConnectivityStatus/waitingForConnectivity``.
+    public func callIsWaiting(_ waiting: Bool) { broadcaster.callIsWaiting(waiting) }
+}

@@ -18,6 +18,7 @@ import Courier
 /// | `cannotConnectToHost` (connection refused) | ``ConnectivityStatus/backendUnavailable`` |
 /// | ``Thresholds/unavailableStatusRun`` consecutive 502/503/504 | ``ConnectivityStatus/backendUnavailable`` |
 /// | ``Thresholds/timeoutRun`` consecutive time-outs or lost connections | ``ConnectivityStatus/backendUnavailable`` |
+/// | `NetworkError.backendUnavailable` (the client's circuit breaker is open) | ``ConnectivityStatus/backendUnavailable`` |
 /// | any other HTTP response | ``ConnectivityStatus/online`` (or ``ConnectivityStatus/realtimeDisconnected``) |
 ///
 /// While the status is not reachable, an optional health probe (``startProbing(backoff:clock:random:probe:)``)
@@ -82,10 +83,14 @@ public final class OutcomeConnectivityMonitor: ConnectivityMonitor {
         }
     }
 
-    /// Records a transport failure (`URLError`); other errors are ignored.
+    /// Records a transport failure (`URLError`) or an open circuit breaker
+    /// (`NetworkError.backendUnavailable`); other errors are ignored.
     public func record(error: any Error) {
         let code: URLError.Code
         switch error {
+        case NetworkError.backendUnavailable:
+            update { $0.transportDown = .backendUnavailable }
+            return
         case let urlError as URLError: code = urlError.code
         case NetworkError.offline(let urlError): code = urlError.code
         case NetworkError.transport(let urlError): code = urlError.code
@@ -216,4 +221,14 @@ public struct ConnectivityInterceptor: Interceptor {
             throw error
         }
     }
+}
+
+extension OutcomeConnectivityMonitor: ConnectivityWaiting {
+    /// Returns once the status is neither ``ConnectivityStatus/noInternet`` nor
+    /// ``ConnectivityStatus/waitingForConnectivity`` (at once when it is neither now).
+    public func waitForConnectivity() async { await broadcaster.waitForConnectivity() }
+
+    /// While a call waits and the status is ``ConnectivityStatus/noInternet``, the status is
+    /// ``ConnectivityStatus/waitingForConnectivity``.
+    public func callIsWaiting(_ waiting: Bool) { broadcaster.callIsWaiting(waiting) }
 }

@@ -33,6 +33,8 @@ enum FailureClass: Equatable {
             return .cancelled
         case .offline, .networkUnavailable, .timedOut, .transport, .signedOut, .sessionExpired, .unauthorized:
             return .transient(retryAfter: nil)
+        case .backendUnavailable(_, let wait):
+            return .transient(retryAfter: wait > .zero ? wait : nil)
         case .rateLimited(let retryAfter, let response):
             return .transient(retryAfter: retryAfter.map { wait($0, response: response, now: now) })
         case .server(let response):

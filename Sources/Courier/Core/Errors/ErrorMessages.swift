@@ -68,6 +68,7 @@ public struct ErrorMessages: Sendable {
         .notCached: "This isn't available offline yet.",
         .streamBufferOverflow: "The download fell behind. Try again.",
         .redirectRefused: "The server sent this request somewhere the app does not go.",
+        .backendUnavailable: "Our servers are having trouble. Try again in a moment.",
     ]
 }
 

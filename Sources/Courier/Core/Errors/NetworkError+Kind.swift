@@ -58,6 +58,8 @@ extension NetworkError {
         case streamBufferOverflow
         /// ``NetworkError/redirectRefused(_:)``.
         case redirectRefused
+        /// ``NetworkError/backendUnavailable(host:retryAfter:)``.
+        case backendUnavailable
     }
 
     /// This error's case without its payload.
@@ -86,6 +88,7 @@ extension NetworkError {
         case .notCached: return .notCached
         case .streamBufferOverflow: return .streamBufferOverflow
         case .redirectRefused: return .redirectRefused
+        case .backendUnavailable: return .backendUnavailable
         }
     }
 }
@@ -112,6 +115,8 @@ extension NetworkError: Equatable {
         case (.redirectRefused(let a), .redirectRefused(let b)):
             return a == b
         case (.networkUnavailable(let a), .networkUnavailable(let b)):
+            return a == b
+        case (.backendUnavailable(let a, _), .backendUnavailable(let b, _)):
             return a == b
         default:
             let (a, b) = (lhs.failedResponse, rhs.failedResponse)

@@ -29,6 +29,7 @@ import FoundationNetworking
 /// | ``undecodableResponse(_:)`` | the body's content or transfer coding cannot be undone: report it, show a generic error |
 /// | ``notCached`` | `onlyIfCached` found nothing stored: show the "not available offline" state |
 /// | ``redirectRefused(_:)`` | the app's redirect rule refused a hop: report it |
+/// | ``backendUnavailable(host:retryAfter:)`` | "our servers are having trouble"; nothing was sent |
 ///
 /// Each case keeps what is needed for logs: the response summary, the `URLError` or the
 /// underlying decoding error. Compare errors by ``kind`` (`error.kind == .notFound`) or with `==`.
@@ -99,6 +100,11 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     /// The call's ``RedirectMode/decide(_:)`` answered ``RedirectDecision/fail(reason:)`` for a
     /// redirect: nothing was sent to its target. Not retried.
     case redirectRefused(RedirectRefusal)
+    /// Nothing was sent: the host is failing (its ``CircuitBreaker`` is open) or its server asked
+    /// every call to wait (`Retry-After` on a 429 or 503) longer than this call may. `retryAfter`
+    /// is the rest of the wait (zero while a probe decides). The UI shows "our servers are having
+    /// trouble"; `CourierOffline` maps it to `ConnectivityStatus.backendUnavailable`.
+    case backendUnavailable(host: String, retryAfter: Duration)
 
     /// The HTTP status behind the error, when there was a response.
     public var statusCode: Int? { failedResponse?.statusCode }
@@ -164,6 +170,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         case .notCached: return "not cached (only-if-cached miss)"
         case .streamBufferOverflow(let limit): return "stream buffer overflow (consumer more than \(limit) bytes behind)"
         case .redirectRefused(let refusal): return "redirect refused: \(refusal)"
+        case .backendUnavailable(let host, let wait): return "backend unavailable (\(host), retry after \(wait)); nothing sent"
         }
     }
 }

@@ -30,6 +30,13 @@ import FoundationNetworking
 ///   response is returned (or the last error thrown) at once instead of timing out later.
 /// - **Cancellation** is checked before every attempt, and the wait itself ends the moment the
 ///   task is cancelled; nothing more is sent.
+/// - **Fleet safety**, per host and shared by all calls of the client (on by default): a retry is
+///   sent only while the ``RetryBudget`` has balance and the host's ``CircuitBreaker`` is closed —
+///   otherwise the call ends with its last response or error and ``RequestContext/retryRefusal``
+///   says why. While the breaker is open, or a server's `Retry-After` on a 429/503 asks the host
+///   to wait longer than the call may, a call fails at once with
+///   ``NetworkError/backendUnavailable(host:retryAfter:)`` and sends nothing; a shorter host-wide
+///   wait is waited for. See <doc:FleetSafety>.
 ///
 /// Each retry is recorded in the context (`RequestContext.retryRecords`) when its wait starts.
 /// Its position in the pipeline is explained on the standard pipeline builder. Keep this the only
@@ -51,6 +58,8 @@ public struct RetryInterceptor: Interceptor {
     private let now: @Sendable () -> Date
     private let decider: RetryDecider?
     private let maximumRetries: Int?
+    private let fleet: FleetGuard
+    private let connectivity: (any ConnectivityWaiting)?
 
     /// Creates the interceptor.
     ///
@@ -64,18 +73,30 @@ public struct RetryInterceptor: Interceptor {
     ///     ``RetryPolicy/maxRetries`` the endpoint declares; `nil` (the default) for none, `0` to
     ///     turn retries off for this client explicitly (a client whose pipeline has no retry
     ///     interceptor gets a default one, see ``PipelineCapabilities/retries``).
+    ///   - budget: The retry budget per host, shared by every call through this interceptor (and
+    ///     its copies); ``RetryBudget/standard`` by default, `nil` for none.
+    ///   - circuitBreaker: The circuit breaker per host, which also applies a server's
+    ///     `Retry-After` to every call to its host; ``CircuitBreaker/standard`` by default, `nil`
+    ///     for neither.
+    ///   - connectivity: What reads with ``RetryPolicy/waitsForConnectivity`` wait on when the
+    ///     device is offline (a `CourierOffline` connectivity monitor); `nil` for no waiting.
     public init(
         clock: some Clock<Duration> = ContinuousClock(),
         random: @escaping RandomSource = { Double.random(in: 0...1) },
         now: @escaping @Sendable () -> Date = { Date() },
         decider: RetryDecider? = nil,
-        maximumRetries: Int? = nil
+        maximumRetries: Int? = nil,
+        budget: RetryBudget? = .standard,
+        circuitBreaker: CircuitBreaker? = .standard,
+        connectivity: (any ConnectivityWaiting)? = nil
     ) {
         self.clock = ElapsedClock(clock)
         self.random = random
         self.now = now
         self.decider = decider
         self.maximumRetries = maximumRetries.map { max(0, $0) }
+        self.fleet = FleetGuard(budget: budget, breaker: circuitBreaker)
+        self.connectivity = connectivity
     }
 
     public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
@@ -94,8 +115,14 @@ public struct RetryInterceptor: Interceptor {
         // The remaining budget of the call, on this interceptor's clock.
         let deadline = clock.elapsed() + (context.policy.deadline - context.elapsed)
 
+        let host = fleet.isActive ? FleetGuard.hostKey(of: request.url) : ""
+        var isProbe = false
+        if fleet.isActive {
+            isProbe = try await admitFirstAttempt(to: host, deadline: deadline, policy: policy)
+        }
         var retry = 0
         var requestTimeoutRetried = false
+        var waitedForConnectivity = false
         while true {
             try Task.checkCancellation()
             let outcome: Result<HTTPResponse, any Error>
@@ -103,6 +130,20 @@ public struct RetryInterceptor: Interceptor {
                 outcome = .success(try await next(request))
             } catch {
                 outcome = .failure(error)
+            }
+            let wallClock = now()
+            if fleet.isActive {
+                report(outcome, of: host, isProbe: isProbe, context: context, wallClock: wallClock)
+                isProbe = false
+            }
+            if !waitedForConnectivity, policy.waitsForConnectivity, let connectivity, method == .get || method == .head,
+                case .failure(let error) = outcome, NetworkError(error).kind == .offline
+            {
+                waitedForConnectivity = true
+                guard try await waitForConnectivity(connectivity, deadline: deadline, context: context) else {
+                    return try outcome.get()
+                }
+                continue
             }
             guard repeatable, retry < limit, let failure = failure(of: outcome, context: context),
                 context.canResendBody
@@ -117,25 +158,125 @@ public struct RetryInterceptor: Interceptor {
             }
             // A cancelled call is never retried, whatever the last attempt returned.
             try Task.checkCancellation()
-            guard let (delay, source) = await plan(failure, retry: retry, policy: policy, context: context),
+            guard let (delay, source) = await plan(failure, retry: retry, policy: policy, context: context, wallClock: wallClock),
                 clock.elapsed() + delay <= deadline
             else { return try outcome.get() }
+            if fleet.isActive, let refusal = fleet.refusal(ofRetryTo: host, at: clock.elapsed()) {
+                context[RetryRefusalKey.self] = refusal
+                return try outcome.get()
+            }
             context.update(RetryRecordsKey.self, default: []) {
                 $0.append(RetryRecord(retry: retry, reason: failure.reason, delay: delay, delaySource: source))
             }
             context.emit(.retryScheduled(delay: delay, reason: "\(failure.reason)"))
             try await clock.sleep(delay)
             retry += 1
+            if fleet.isActive, let refusal = try await admitRetry(to: host, deadline: deadline) {
+                context[RetryRefusalKey.self] = refusal
+                return try outcome.get()
+            }
         }
+    }
+
+    /// Waits for the network until the deadline; records the wait. Returns whether it came back.
+    private func waitForConnectivity(
+        _ connectivity: any ConnectivityWaiting, deadline: Duration, context: RequestContext
+    ) async throws -> Bool {
+        let start = clock.elapsed()
+        let remaining = deadline - start
+        guard remaining > .zero else { return false }
+        connectivity.callIsWaiting(true)
+        defer { connectivity.callIsWaiting(false) }
+        let sleep = clock.sleep
+        let returned = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await connectivity.waitForConnectivity()
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await sleep(remaining)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        context.update(ConnectivityWaitsKey.self, default: []) {
+            $0.append(ConnectivityWait(duration: clock.elapsed() - start, networkReturned: returned))
+        }
+        try Task.checkCancellation()
+        return returned
+    }
+
+    // MARK: - Fleet safety
+
+    /// Admits the first attempt to `host`: waits out a host-wide `Retry-After` that fits the
+    /// call, else fails fast. Returns whether the attempt is the breaker's half-open probe.
+    private func admitFirstAttempt(to host: String, deadline: Duration, policy: RetryPolicy) async throws -> Bool {
+        // A pause can be extended while waiting; three rounds bound the loop.
+        for _ in 0..<3 {
+            switch fleet.admit(host, isRetry: false, at: clock.elapsed()) {
+            case .allowed:
+                return false
+            case .probe:
+                return true
+            case .open(let remaining):
+                throw NetworkError.backendUnavailable(host: host, retryAfter: remaining)
+            case .paused(let remaining):
+                guard remaining <= policy.maxRetryAfter, clock.elapsed() + remaining <= deadline else {
+                    throw NetworkError.backendUnavailable(host: host, retryAfter: remaining)
+                }
+                try await clock.sleep(remaining)
+            }
+        }
+        throw NetworkError.backendUnavailable(host: host, retryAfter: .zero)
+    }
+
+    /// Admits a retry to `host` after its wait: `nil` to send it, else why not.
+    private func admitRetry(to host: String, deadline: Duration) async throws -> RetryRefusal? {
+        for _ in 0..<3 {
+            switch fleet.admit(host, isRetry: true, at: clock.elapsed()) {
+            case .allowed, .probe:
+                return nil
+            case .open:
+                return .circuitOpen
+            case .paused(let remaining):
+                // Another call's Retry-After: wait for it too when the deadline allows.
+                guard clock.elapsed() + remaining <= deadline else { return .circuitOpen }
+                try await clock.sleep(remaining)
+            }
+        }
+        return .circuitOpen
+    }
+
+    /// Feeds an attempt's outcome to the host's breaker, and a `Retry-After` on a 429 or 503 the
+    /// caller does not accept as its answer to the host-wide pause.
+    private func report(
+        _ outcome: Result<HTTPResponse, any Error>, of host: String, isProbe: Bool, context: RequestContext,
+        wallClock: Date
+    ) {
+        let now = clock.elapsed()
+        fleet.record(FleetGuard.outcome(of: outcome), of: host, isProbe: isProbe, at: now, random: random())
+        let (status, retryAfter): (Int?, RetryAfter?)
+        switch outcome {
+        case .success(let response): (status, retryAfter) = (response.statusCode, RetryAfter(response: response))
+        case .failure(let error):
+            let failed = (error as? NetworkError)?.failedResponse
+            (status, retryAfter) = (failed?.statusCode, failed?.retryAfter)
+        }
+        guard let status, status == 429 || status == 503, !context.statusValidation.accepts(status),
+            let wait = context.policy.retry.retryAfterDelay(retryAfter, now: wallClock)
+        else { return }
+        fleet.pause(host, until: now + wait)
     }
 
     /// The wait before the next attempt and where it came from, or `nil` to stop.
     private func plan(
-        _ failure: AttemptFailure, retry: Int, policy: RetryPolicy, context: RequestContext
+        _ failure: AttemptFailure, retry: Int, policy: RetryPolicy, context: RequestContext, wallClock: Date
     ) async -> (Duration, RetryRecord.DelaySource)? {
         // The server's wait is a lower bound nobody may undercut (RFC 9110 §10.2.3); one longer
         // than the policy accepts ends the retries, whatever a decider would say.
-        let serverWait = policy.retryAfterDelay(failure.retryAfter, now: now())
+        let serverWait = policy.retryAfterDelay(failure.retryAfter, now: wallClock)
         if let serverWait, serverWait > policy.maxRetryAfter { return nil }
         var proposal = RetryDecision.doNotRetry
         var source = RetryRecord.DelaySource.backoff

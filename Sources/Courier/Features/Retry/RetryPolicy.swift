@@ -51,6 +51,11 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Whether POST and PATCH may be retried when the request carries an `Idempotency-Key`.
     /// Requests with non-idempotent methods and no key are never retried (RFC 9110 §9.2.2).
     public var retriesKeyedNonIdempotentRequests: Bool
+    /// Whether a read (`GET` or `HEAD`) that failed because the device is offline
+    /// (``NetworkError/offline(_:)``) waits for the network to come back — bounded by the call's
+    /// deadline — and then tries once more, outside ``maxRetries`` and the retry budget. Needs a
+    /// ``ConnectivityWaiting`` given to ``RetryInterceptor``; `false` by default.
+    public var waitsForConnectivity = false
 
     /// Creates a policy. The defaults are those of ``default``.
     public init(

@@ -113,7 +113,8 @@ public struct LoggingInterceptor: Interceptor {
                     url: journal.url(at: index) ?? journal.url(at: requestIndex) ?? "",
                     transportDuration: context.taskTimings?.total)
                 logger.log(
-                    LogFormatting.responseEntry(line, cacheOutcome: context.cacheOutcome, redirects: context.redirects.count))
+                    LogFormatting.responseEntry(line, cacheOutcome: context.cacheOutcome, redirects: context.redirects.count)
+                        .noting(context.retryRefusal))
             } else if logs || !recorders.isEmpty, let requestRecord = journal.requestRecord(at: requestIndex),
                 let responseRecord = journal.responseRecord(at: index)
             {
@@ -123,7 +124,8 @@ public struct LoggingInterceptor: Interceptor {
                         LogFormatting.responseEntry(
                             responseRecord, request: requestRecord, cacheOutcome: cacheOutcome,
                             redirects: context.redirects.count, includesDetails: verbose, streamed: streamed,
-                            transportDuration: context.taskTimings?.total))
+                            transportDuration: context.taskTimings?.total
+                        ).noting(context.retryRefusal))
                 }
                 if !recorders.isEmpty, !streamed {
                     record(
@@ -155,7 +157,9 @@ public struct LoggingInterceptor: Interceptor {
             guard logs || !recorders.isEmpty, let requestRecord = journal.requestRecord(at: requestIndex),
                 let errorRecord = journal.errorRecord(at: index)
             else { throw error }
-            if let logger, logs { logger.log(LogFormatting.failureEntry(errorRecord, request: requestRecord)) }
+            if let logger, logs {
+                logger.log(LogFormatting.failureEntry(errorRecord, request: requestRecord).noting(context.retryRefusal))
+            }
             if !recorders.isEmpty {
                 record(
                     NetworkExchange(

@@ -106,6 +106,6 @@ public struct MetricsInterceptor: Interceptor {
             statusCode: status, startedAt: startedAt, duration: duration, attempts: context.attempt,
             retryCount: context.retryCount, requestBodyBytes: requestBytes, responseBodyBytes: responseBytes,
             errorKind: errorKind, cacheOutcome: context.cacheOutcome, taskTimings: context.taskTimings,
-            redirectCount: context.redirects.count)
+            redirectCount: context.redirects.count, retryRefusal: context.retryRefusal)
     }
 }

@@ -44,6 +44,9 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
     public var taskTimings: TaskTimings?
     /// Redirects the call followed (Courier's redirect step, RFC 9110 §15.4), retries included.
     public var redirectCount: Int
+    /// Why a retry the endpoint's policy allowed was not sent (``RetryRefusal/budgetExhausted``,
+    /// ``RetryRefusal/circuitOpen``); `nil` when none was refused.
+    public var retryRefusal: RetryRefusal?
 
     /// Courier's own measurement next to the transport's: ``duration`` (plus
     /// ``responseBodyDuration`` for a streamed body) minus the ``TaskTimings/total`` of
@@ -62,7 +65,7 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
         requestID: RequestID, method: HTTPMethod, pathTemplate: String, statusCode: Int?, startedAt: Date,
         duration: Duration, attempts: Int, retryCount: Int, requestBodyBytes: Int?, responseBodyBytes: Int?,
         errorKind: String?, cacheOutcome: CacheOutcome?, taskTimings: TaskTimings?, redirectCount: Int = 0,
-        responseBodyDuration: Duration? = nil
+        responseBodyDuration: Duration? = nil, retryRefusal: RetryRefusal? = nil
     ) {
         self.requestID = requestID
         self.method = method
@@ -79,6 +82,7 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
         self.taskTimings = taskTimings
         self.redirectCount = redirectCount
         self.responseBodyDuration = responseBodyDuration
+        self.retryRefusal = retryRefusal
     }
 }
 
