@@ -47,7 +47,9 @@ struct RedirectFollower: Sendable {
             } catch {
                 // The transport stopped because the body could not be read to its end (a file
                 // that shrank, a failing producer): that is the call's error, not the transport's.
-                if let failure = body?.streamError { throw Self.bodyFailure(failure, of: request) }
+                // Only Courier's own streams are asked: `streamError` of an `InputStream` subclass
+                // that does not override it traps in swift-corelibs-foundation.
+                if let failure = (body as? PullInputStream)?.sourceFailure { throw Self.bodyFailure(failure, of: request) }
                 throw error
             }
             // A redirect's body is never read: dropping a streamed one cancels its transfer.

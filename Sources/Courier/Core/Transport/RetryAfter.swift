@@ -27,27 +27,15 @@ public enum RetryAfter: Sendable, Hashable, CustomStringConvertible {
     /// Reads the `Retry-After` field of `response`, if present and valid.
     /// With several `Retry-After` field lines (or one joined with commas by the transport), the
     /// longest valid wait wins: the client never retries earlier than any of them asked.
-    ///
-    /// An HTTP-date is a time on the server's clock. When the response carries its own `Date`
-    /// (RFC 9110 §6.6.1), the date is moved onto this device's clock by the difference between the
-    /// two, so the wait is what the server asked for however far the device's clock is off and
-    /// however long the response took to arrive.
-    ///
-    /// - Parameters:
-    ///   - response: The response whose header fields are read.
-    ///   - now: This device's wall-clock time when the response arrived; injectable for tests.
-    public init?(response: HTTPResponse, now: Date = Date()) {
+    public init?(response: HTTPResponse) {
         let lines = response.headers.values(for: "Retry-After")
         // Seconds never contain a comma; a joined list of numbers is split, an HTTP-date is not.
         let values = lines.flatMap { line -> [String] in
             let parts = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             return parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) } ? parts : [line]
         }
-        let skew = response.headers["Date"].flatMap { HTTPDate.parse($0) }.map { now.timeIntervalSince($0) } ?? 0
-        let parsed = values.compactMap(RetryAfter.init(headerValue:)).map { value -> RetryAfter in
-            guard case .date(let date) = value else { return value }
-            return .date(date.addingTimeInterval(skew))
-        }
+        let parsed = values.compactMap(RetryAfter.init(headerValue:))
+        let now = Date()
         guard let longest = parsed.max(by: { ($0.delay(from: now) ?? .zero) < ($1.delay(from: now) ?? .zero) })
         else { return nil }
         self = longest

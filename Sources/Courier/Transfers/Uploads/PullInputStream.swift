@@ -25,6 +25,8 @@ final class PullInputStream: InputStream {
 
     override var streamStatus: Stream.Status { status }
     override var streamError: (any Error)? { failure }
+    /// Why the source stopped before its end (``streamError``), readable without bridging.
+    var sourceFailure: (any Error)? { failure }
     // URLSession on Linux ends the body when this is false, so it stays true until the end.
     override var hasBytesAvailable: Bool { status == .open || status == .reading }
 

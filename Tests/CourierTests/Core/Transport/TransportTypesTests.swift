@@ -93,22 +93,5 @@ extension CoreTests {
             #expect(RetryAfter(response: HTTPResponse(statusCode: 429, headers: ["retry-after": "5"])) == .seconds(5))
             #expect(RetryAfter(response: HTTPResponse(statusCode: 429)) == nil)
         }
-
-        /// An HTTP-date is on the server's clock: measured from the response's own `Date`, the wait
-        /// is what the server asked for whether the device's clock is an hour fast, an hour slow or
-        /// right (and however late the response was read).
-        @Test(arguments: [-3600.0, 0, 3600])
-        func retryAfterDateIsMeasuredFromTheResponseDate(deviceClockOffset: Double) {
-            let serverNow = Date(timeIntervalSince1970: 784_111_657)  // Sun, 06 Nov 1994 08:47:37 GMT
-            let response = HTTPResponse(
-                statusCode: 503,
-                headers: ["Date": "Sun, 06 Nov 1994 08:47:37 GMT", "Retry-After": "Sun, 06 Nov 1994 08:49:37 GMT"])
-            let arrival = serverNow.addingTimeInterval(deviceClockOffset)
-            let retryAfter = RetryAfter(response: response, now: arrival)
-            #expect(retryAfter?.delay(from: arrival) == .seconds(120))
-            #expect(retryAfter?.delay(from: arrival.addingTimeInterval(20)) == .seconds(100))
-            let withoutDate = HTTPResponse(statusCode: 503, headers: ["Retry-After": "Sun, 06 Nov 1994 08:49:37 GMT"])
-            #expect(RetryAfter(response: withoutDate, now: arrival)?.delay(from: serverNow) == .seconds(120), "as sent")
-        }
     }
 }
