@@ -19,6 +19,17 @@ struct RequestBuilder: Sendable {
         for endpoint: E, environment: APIEnvironment, requestID: HTTPHeaders.Field? = nil
     ) throws -> URLRequest {
         let url = try makeURL(for: endpoint, environment: environment)
+        // An absolute URL on an origin the environment does not name (a CDN, a link from a
+        // response) gets none of the environment's credentials: no environment header fields, and
+        // no access token — a call that asks for one is refused before anything is sent.
+        let isForeign = Self.absoluteScheme(of: endpoint.path) != nil
+            && !environment.baseURLs.values.contains { RedirectSafety.isSameOrigin($0, url) }
+        if isForeign, endpoint.policy.auth != .none {
+            throw NetworkError.invalidRequest(
+                "\(endpoint.method) \(url.scheme ?? "")://\(url.host ?? "") is not an origin of environment "
+                    + "'\(environment.id)': the access token is sent only to the environment's base URLs; "
+                    + "call it with a policy whose auth is .none, or add its base URL to the environment")
+        }
         var request = URLRequest(url: url)
         // GET is URLRequest's default; on Linux the setter costs about 2 µs (it normalises the name).
         if endpoint.method != .get { request.httpMethod = endpoint.method.rawValue }
@@ -26,7 +37,7 @@ struct RequestBuilder: Sendable {
 
         // Each layer replaces the fields it names; a name repeated within one layer keeps every value.
         var headers = defaultHeaders
-        for layer in [environment.headers, endpoint.headers] {
+        for layer in [isForeign ? HTTPHeaders() : environment.headers, endpoint.headers] {
             for field in layer { headers.remove(field.name) }
             for field in layer { headers.add(field.name, field.value) }
         }

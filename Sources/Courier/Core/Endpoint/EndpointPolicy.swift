@@ -109,6 +109,11 @@ extension EndpointPolicy {
 }
 
 /// Whether a request carries the user's access token as `Authorization: Bearer …` (RFC 6750 §2.1).
+///
+/// The token goes only to the origins of the client's ``APIEnvironment`` (its base URLs): a call to
+/// an absolute URL on any other origin with `.required` or `.optional` fails with
+/// ``NetworkError/invalidRequest(_:)`` before anything is sent, and such a call never carries the
+/// environment's header fields either — a link taken from a response cannot leak credentials.
 public enum AuthRequirement: Sendable, Hashable {
     /// Never send a token (public endpoints, the login and refresh calls).
     case none
