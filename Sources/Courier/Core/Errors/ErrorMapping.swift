@@ -43,6 +43,16 @@ extension NetworkError {
             } else {
                 self = .offline(urlError)
             }
+        case .unsupportedURL where ["http", "https", nil].contains(urlError.failingURL?.scheme?.lowercased()):
+            // Courier only builds http(s) URLs: an "unsupported" answer to one is the server's reply
+            // (libcurl refuses a reply that is not HTTP/1.x or HTTP/2 — an HTTP/0.9 or garbage line).
+            self = .transport(
+                URLError(
+                    .badServerResponse,
+                    userInfo: [
+                        NSLocalizedDescriptionKey:
+                            "the server's reply is not an HTTP response (\(urlError.localizedDescription))"
+                    ]))
         case .badURL, .unsupportedURL:
             self = .invalidRequest("bad URL: \(urlError.failingURL?.absoluteString ?? urlError.localizedDescription)")
         default:

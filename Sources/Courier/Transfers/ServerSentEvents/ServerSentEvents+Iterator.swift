@@ -147,11 +147,13 @@ extension ServerSentEvents {
 
         // MARK: Errors
 
-        /// Network failures and timeouts reconnect; statuses, media types, auth and cancellation do not.
+        /// Network failures and timeouts reconnect; statuses, media types, auth and cancellation do
+        /// not. A consumer that fell more than the buffer bound behind a transport that cannot pause
+        /// (URLSession on Linux) reconnects too: `Last-Event-ID` resumes after the last event it got.
         private static func isReconnectable(_ error: any Error) -> Bool {
             guard error is NetworkError || error is URLError else { return false }
             switch NetworkError(error) {
-            case .offline, .timedOut, .transport: return true
+            case .offline, .timedOut, .transport, .streamBufferOverflow: return true
             default: return false
             }
         }

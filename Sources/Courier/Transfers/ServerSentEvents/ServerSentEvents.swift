@@ -47,9 +47,11 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         public var lastEventID: String
         /// The most bytes one event may hold while it arrives; 1 MiB by default.
         public var maximumEventSize: Int
-        /// Buffer bound and idle timeout of each connection's body. The idle timeout (60 s by
-        /// default) should exceed the server's keep-alive comment interval: a silent connection is
-        /// taken for dead and reconnected.
+        /// Buffer bound and idle timeout of each connection's body. The buffer (4 MiB by default,
+        /// more than ``maximumEventSize``, so an oversized event is reported as one) holds what a slow
+        /// consumer has not read yet; a consumer further behind a transport that cannot pause
+        /// reconnects with `Last-Event-ID`. The idle timeout (60 s by default) should exceed the
+        /// server's keep-alive comment interval: a silent connection is taken for dead and reconnected.
         public var streaming: StreamingOptions
 
         /// Creates a configuration.
@@ -60,7 +62,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
         ///   - streaming: Buffer bound and idle timeout per connection.
         public init(
             reconnect: ReconnectPolicy = .standard, lastEventID: String = "", maximumEventSize: Int = 1 << 20,
-            streaming: StreamingOptions = StreamingOptions()
+            streaming: StreamingOptions = StreamingOptions(bufferLimit: 4 << 20)
         ) {
             self.reconnect = reconnect
             self.lastEventID = lastEventID

@@ -43,11 +43,26 @@ extension CoreTests {
             arguments: [
                 (URLError.Code.notConnectedToInternet, Kind.offline), (.dataNotAllowed, .offline),
                 (.internationalRoamingOff, .offline), (.timedOut, .timedOut), (.badURL, .invalidRequest),
-                (.unsupportedURL, .invalidRequest), (.cannotConnectToHost, .transport), (.networkConnectionLost, .transport),
+                (.unsupportedURL, .transport), (.cannotConnectToHost, .transport), (.networkConnectionLost, .transport),
                 (.secureConnectionFailed, .transport), (.cancelled, .cancelled),
             ])
         func urlErrors(code: URLError.Code, expected: Kind) {
             #expect(Self.kind(NetworkError(URLError(code))) == expected)
+        }
+
+        /// Courier builds only http(s) URLs: libcurl's "unsupported" for one is a reply that is not
+        /// HTTP (HTTP/0.9, a garbage line) — the server's fault, not a bad request. Another scheme
+        /// stays a bad request.
+        @Test("unsupportedURL for an http(s) URL is a bad server reply; for another scheme a bad request")
+        func unsupportedURLByScheme() {
+            let http = URLError(.unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: URL(string: "http://h/x")!])
+            guard case .transport(let error) = NetworkError(http) else {
+                Issue.record("expected transport")
+                return
+            }
+            #expect(error.code == .badServerResponse)
+            let ftp = URLError(.unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: URL(string: "ftp://h/x")!])
+            #expect(Self.kind(NetworkError(ftp)) == .invalidRequest)
         }
 
         @Test("the URLError is kept for logs")

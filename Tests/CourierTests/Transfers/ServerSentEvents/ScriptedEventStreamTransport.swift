@@ -13,7 +13,7 @@ extension ServerSentEventsTests {
     final class ScriptedTransport: Transport {
         enum Ending: Sendable {
             case end
-            case fail(URLError)
+            case fail(any Error)
             /// The body stays open (until the consuming task is cancelled).
             case hang
         }

@@ -42,6 +42,22 @@ extension ServerSentEventsTests {
                 ])
         }
 
+        /// A consumer that fell behind a transport that cannot pause (the body fails with
+        /// `streamBufferOverflow`) gets the rest after a reconnect that resumes with `Last-Event-ID`.
+        @Test func aBufferOverflowReconnectsAndResumesAfterTheLastDeliveredEvent() async {
+            let transport = ScriptedTransport([
+                .stream(chunks: ["id: 1\ndata: a\n\n", "id: 2\nda"], then: .fail(NetworkError.streamBufferOverflow(limit: 8))),
+                .stream(chunks: ["id: 2\ndata: b\n\n"]),
+            ])
+            let clock = TestClock(mode: .manual)
+            let feed = ServerSentEventsTests.client(transport, clock: clock).events(Self.feed, configuration: Self.noJitter)
+            _ = ServerSentEventsTests.drive(feed, clock: clock)
+            let (events, error) = await ServerSentEventsTests.drain(feed)
+            #expect(error == nil)
+            #expect(events.map { $0.data } == ["a", "b"])
+            #expect(transport.header("Last-Event-ID", ofConnection: 1) == "1")
+        }
+
         @Test func theBackoffResetsOnlyAfterAConnectionStayedUpForTheThreshold() async {
             let clock = TestClock(mode: .manual)
             // Connections 0 and 1 drop at once; connection 2 stays up 11 s (threshold 10 s).
@@ -235,7 +251,7 @@ extension ServerSentEventsTests {
             let (events, error) = await ServerSentEventsTests.drain(feed)
             _ = await states.value
             #expect(error == nil)
-            #expect(events.map(\.data) == ["a", "b"])
+            #expect(events.map { $0.data } == ["a", "b"])
             #expect(transport.requests.count == 3)
 
             // Control: the same response through a plain streamed call is stored and served
