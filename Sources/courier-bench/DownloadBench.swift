@@ -76,7 +76,9 @@ func runDownloadBench(serverURL: URL, bytes: Int64, runs rounds: Int = 20) throw
             + "\(rounds) runs per implementation, interleaved)")
     var runs: [String: [DownloadRun]] = [:]
     for _ in 0..<max(1, rounds) {
-        for impl in downloadImplementations { runs[impl, default: []].append(try runDownloadChildProcess(impl, serverURL, bytes)) }
+        for impl in downloadImplementations {
+            runs[impl, default: []].append(try runDownloadChildProcess(impl, serverURL, bytes))
+        }
     }
     print("  impl           runs   median s   median MiB/s   peak RSS MiB min / median / max")
     for impl in downloadImplementations {

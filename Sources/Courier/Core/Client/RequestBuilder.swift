@@ -22,7 +22,8 @@ struct RequestBuilder: Sendable {
         // An absolute URL on an origin the environment does not name (a CDN, a link from a
         // response) gets none of the environment's credentials: no environment header fields, and
         // no access token — a call that asks for one is refused before anything is sent.
-        let isForeign = Self.absoluteScheme(of: endpoint.path) != nil
+        let isForeign =
+            Self.absoluteScheme(of: endpoint.path) != nil
             && !environment.baseURLs.values.contains { RedirectSafety.isSameOrigin($0, url) }
         if isForeign, endpoint.policy.auth != .none {
             throw NetworkError.invalidRequest(
