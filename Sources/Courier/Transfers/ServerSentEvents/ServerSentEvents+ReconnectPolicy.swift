@@ -6,11 +6,12 @@ extension ServerSentEvents {
     /// ```
     /// base    = the server's `retry` (the latest one on this feed), else `initialDelay`
     /// backoff = base × multiplier^(n−1), capped at max(maximumDelay, base)
-    /// delay   = backoff + uniform(0 … 0.2 × backoff)     (jitter .additive(0.2), the default)
+    /// delay   = backoff + uniform(0 … backoff)     (jitter .additive(1.0), the default)
     /// ```
     /// so a reconnect is never earlier than the server asked (with `.none` or `.additive` jitter;
     /// `.full` and `.equal` may go below the server's `retry`), many clients dropped at once spread
-    /// out, and a server that accepts and drops at once is retried less and less often. The
+    /// over a window as long as the delay itself (100,000 simulated feeds: `courier-bench --only
+    /// fleet`), and a server that accepts and drops at once is retried less and less often. The
     /// attempt counter resets only after a connection stayed open for `stableThreshold`.
     public struct ReconnectPolicy: Sendable, Hashable {
         /// The wait before each reconnect attempt. Its ``Backoff/initialDelay`` stands for the
@@ -34,7 +35,7 @@ extension ServerSentEvents {
             get { backoff.maximumDelay }
             set { backoff.maximumDelay = Swift.max(.zero, newValue) }
         }
-        /// How the delay is randomised; `.additive(0.2)` (up to a fifth more) by default.
+        /// How the delay is randomised; `.additive(1.0)` (up to as much again) by default.
         public var jitter: Backoff.Jitter {
             get { backoff.jitter }
             set { backoff.jitter = newValue }
@@ -48,7 +49,7 @@ extension ServerSentEvents {
         /// Creates a policy; see the properties for the defaults.
         public init(
             initialDelay: Duration = .seconds(3), multiplier: Double = 2, maximumDelay: Duration = .seconds(30),
-            jitter: Backoff.Jitter = .additive(0.2), stableThreshold: Duration = .seconds(10), maximumAttempts: Int? = nil
+            jitter: Backoff.Jitter = .additive(1.0), stableThreshold: Duration = .seconds(10), maximumAttempts: Int? = nil
         ) {
             self.backoff = Backoff(
                 initialDelay: initialDelay, multiplier: multiplier, maximumDelay: maximumDelay, jitter: jitter)
