@@ -274,14 +274,18 @@ extension MutationQueue {
     }
 
     /// The request for a stored mutation: its method, path, headers and body, with its
-    /// idempotency key in the policy.
+    /// idempotency key in the policy. A `Retry-After` is never waited out inside the call
+    /// (`maxRetryAfter` zero: a paused host fails the call at once): the queue waits itself, with
+    /// the change back in the outbox, so an edit made meanwhile still replaces it.
     func request(for stored: StoredMutation, policy: EndpointPolicy) -> Request<Void> {
         let mutation = stored.mutation
         let body: RequestBody =
             mutation.body.map { .data($0, contentType: mutation.contentType ?? "application/octet-stream") } ?? .none
+        var retry = policy.retry
+        retry.maxRetryAfter = .zero
         return Request<Void>(
             method: mutation.method, path: mutation.path, headers: mutation.headers, body: body,
-            policy: policy.with(\.idempotency, .key(stored.idempotencyKey)))
+            policy: policy.with(\.idempotency, .key(stored.idempotencyKey)).with(\.retry, retry))
     }
 
     /// Pauses `group` for the backoff delay and schedules its wake-up. Returns the delay.
