@@ -4,7 +4,7 @@ import Foundation
 /// redirect it ends with (RFC 8252 §4: native apps use an external user agent, never an embedded
 /// web view).
 ///
-/// On Apple platforms ``WebAuthenticationSessionPresenter`` uses `ASWebAuthenticationSession`;
+/// On Apple platforms `WebAuthenticationSessionPresenter` uses `ASWebAuthenticationSession`;
 /// elsewhere (and in tests) supply your own.
 public protocol AuthorizationPresenting: Sendable {
     /// Opens `url` and returns the callback URL once the browser is redirected to a URL with

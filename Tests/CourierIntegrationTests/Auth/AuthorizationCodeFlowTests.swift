@@ -55,7 +55,8 @@ extension AuthIntegrationTests {
             let transport = TestTransport.make()
             let store = InMemoryTokenStore()
             let manager = TokenManager(
-                store: store, transport: transport, grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
+                store: store, transport: transport,
+                grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
             let client = APIClient(environment: environment) {
                 $0.transport = transport
                 $0.interceptors = [AuthInterceptor(tokenManager: manager)]
@@ -66,7 +67,8 @@ extension AuthIntegrationTests {
                 clientID: "courier-tests",
                 redirectURI: URL(string: "com.example.courier:/oauth2redirect")!,
                 scopes: ["profile"], additionalParameters: extra)
-            let flow = AuthorizationCodeFlow(configuration: configuration, tokenManager: manager, transport: client.configuration.transport)
+            let flow = AuthorizationCodeFlow(
+                configuration: configuration, tokenManager: manager, transport: client.configuration.transport)
             return Setup(flow: flow, client: client, manager: manager, store: store, namespace: namespace)
         }
 
@@ -90,8 +92,10 @@ extension AuthIntegrationTests {
             // the code was issued for): the state is replayed so only the verifier differs.
             let first = try await setup.flow.authorizationURL()
             let callback = try await RedirectCapturingPresenter().present(first, callbackScheme: "com.example.courier")
-            let state = URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "state" }?.value
-            let code = URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value
+            let state = URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "state" }?
+                .value
+            let code = URLComponents(url: callback, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?
+                .value
             let second = try await setup.flow.authorizationURL()
             let secondState = try #require(
                 URLComponents(url: second, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "state" }?.value)
@@ -101,7 +105,9 @@ extension AuthIntegrationTests {
             await #expect {
                 try await setup.flow.handleCallback(forged)
             } throws: { error in
-                guard case .tokenRequestRejected(400, "invalid_grant", _)? = error as? AuthorizationCodeError else { return false }
+                guard case .tokenRequestRejected(400, "invalid_grant", _)? = error as? AuthorizationCodeError else {
+                    return false
+                }
                 return true
             }
             #expect(setup.store.read() == nil)
@@ -130,7 +136,9 @@ extension AuthIntegrationTests {
             await #expect {
                 try await setup.flow.signIn(using: RedirectCapturingPresenter())
             } throws: { error in
-                guard case .authorizationFailed("access_denied", "The user denied the request", nil)? = error as? AuthorizationCodeError
+                guard
+                    case .authorizationFailed("access_denied", "The user denied the request", nil)? = error
+                        as? AuthorizationCodeError
                 else { return false }
                 return true
             }

@@ -120,7 +120,10 @@ extension AuthTests {
                     error: "access_denied", description: "The user said no", uri: nil)
             ) {
                 try await flow.handleCallback(
-                    URL(string: "com.example.app:/oauth2redirect?error=access_denied&error_description=The+user%20said+no&state=s-1")!)
+                    URL(
+                        string:
+                            "com.example.app:/oauth2redirect?error=access_denied&error_description=The+user%20said+no&state=s-1")!
+                )
             }
             #expect(stub.requestCount == 0)
         }
@@ -154,7 +157,8 @@ extension AuthTests {
             let flow = Self.flow(stub, store: store)
             _ = try await flow.authorizationURL(state: "s-1", proofKey: .random())
             await #expect(
-                throws: AuthorizationCodeError.tokenRequestRejected(statusCode: 400, error: "invalid_grant", description: "bad verifier")
+                throws: AuthorizationCodeError.tokenRequestRejected(
+                    statusCode: 400, error: "invalid_grant", description: "bad verifier")
             ) {
                 try await flow.handleCallback(URL(string: "com.example.app:/oauth2redirect?code=c&state=s-1")!)
             }
