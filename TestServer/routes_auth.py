@@ -1,13 +1,16 @@
-"""OAuth-like auth: /auth/login, /auth/refresh, /auth/config, /auth/revoke and protected routes."""
+"""OAuth-like auth: /auth/login, /auth/refresh, /auth/config, /auth/revoke, the authorization code
+flow with PKCE (/oauth/authorize, /oauth/token) and protected routes."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import json
 import secrets
 import time
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 from aiohttp import web
 
@@ -48,6 +51,12 @@ class AuthState:
         self.authorized = 0
         self.unauthorized = 0
         self.jtis_used: list[str] = []
+        # authorization code -> {"challenge", "redirect_uri", "client_id", "used"}
+        self.codes: dict[str, dict[str, Any]] = {}
+        self.authorize_requests = 0
+        self.code_exchanges = 0
+        self.code_exchange_successes = 0
+        self.code_exchange_failures = 0
 
     def config(self) -> dict[str, Any]:
         return {"accessTtl": _num(self.access_ttl), "refreshDelay": _num(self.refresh_delay),
@@ -90,6 +99,10 @@ class AuthState:
                 "authorized": self.authorized,
                 "unauthorized": self.unauthorized,
                 "jtisUsed": list(self.jtis_used),
+                "authorizeRequests": self.authorize_requests,
+                "codeExchanges": self.code_exchanges,
+                "codeExchangeSuccesses": self.code_exchange_successes,
+                "codeExchangeFailures": self.code_exchange_failures,
                 "config": self.config(),
             },
         }
@@ -177,6 +190,79 @@ async def refresh(request: web.Request) -> web.Response:
         return _oauth_error(400, "invalid_grant", why)
     record["used"] = True
     auth.refresh_successes += 1
+    return auth.token_response(auth.issue(record["sub"]))
+
+
+def _s256(verifier: str) -> str:
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
+
+
+def _found(location: str) -> web.Response:
+    return web.Response(status=302, headers={"Location": location, "Cache-Control": "no-store"})
+
+
+def _with_query(uri: str, params: dict[str, str]) -> str:
+    return uri + ("&" if "?" in uri else "?") + urlencode(params)
+
+
+async def authorize(request: web.Request) -> web.Response:
+    """RFC 6749 §4.1.1 + RFC 7636 §4.3: validates the request and redirects (302) to redirect_uri
+    with code+state, or with error=access_denied when ?deny=1. Without a usable redirect_uri or
+    client_id, answers 400 (never redirects to an unchecked URI)."""
+    auth = state_of(request).bucket("auth")
+    auth.authorize_requests += 1
+    q = request.query
+    redirect_uri = q.get("redirect_uri", "")
+    client_id = q.get("client_id", "")
+    if not redirect_uri or ":" not in redirect_uri or not client_id:
+        return _oauth_error(400, "invalid_request", "client_id and an absolute redirect_uri are required")
+    state = q.get("state")
+    back = {"state": state} if state is not None else {}
+    if q.get("response_type") != "code":
+        return _found(_with_query(redirect_uri, {"error": "unsupported_response_type", **back}))
+    challenge = q.get("code_challenge", "")
+    if q.get("code_challenge_method") != "S256" or not (43 <= len(challenge) <= 128):
+        return _found(_with_query(redirect_uri, {
+            "error": "invalid_request", "error_description": "code_challenge with method S256 required", **back}))
+    if q.get("deny") in ("1", "true"):
+        return _found(_with_query(redirect_uri, {
+            "error": "access_denied", "error_description": "The user denied the request", **back}))
+    code = secrets.token_urlsafe(24)
+    auth.codes[code] = {"challenge": challenge, "redirect_uri": redirect_uri, "client_id": client_id,
+                        "used": False, "sub": q.get("login_hint") or "alice"}
+    return _found(_with_query(redirect_uri, {"code": code, **back}))
+
+
+async def token(request: web.Request) -> web.Response:
+    """RFC 6749 §4.1.3 + RFC 7636 §4.6: grant_type=authorization_code with code, redirect_uri,
+    client_id and code_verifier; the code is single use. refresh_token grants go to /auth/refresh."""
+    auth = state_of(request).bucket("auth")
+    params = await _read_params(request)
+    auth.code_exchanges += 1
+    if params.get("grant_type") != "authorization_code":
+        auth.code_exchange_failures += 1
+        return _oauth_error(400, "unsupported_grant_type", f"grant_type {params.get('grant_type')!r} not supported")
+    record = auth.codes.get(str(params.get("code", "")))
+    verifier = str(params.get("code_verifier", ""))
+    why = None
+    if record is None:
+        why = "Unknown authorization code"
+    elif record["used"]:
+        why = "Authorization code already used"
+    elif params.get("redirect_uri") != record["redirect_uri"]:
+        why = "redirect_uri does not match the authorization request"
+    elif params.get("client_id") != record["client_id"]:
+        why = "client_id does not match the authorization request"
+    elif not (43 <= len(verifier) <= 128) or _s256(verifier) != record["challenge"]:
+        why = "code_verifier does not match the code_challenge"
+    if record is not None:
+        record["used"] = True  # single use, even when this attempt fails (RFC 6749 §4.1.2)
+    if why is not None:
+        auth.code_exchange_failures += 1
+        return _oauth_error(400, "invalid_grant", why)
+    auth.code_exchange_successes += 1
+    auth.logins += 1
     return auth.token_response(auth.issue(record["sub"]))
 
 
@@ -304,6 +390,8 @@ async def protected_item(request: web.Request) -> web.Response:
 def setup(routes) -> None:
     routes.post("/auth/login", login)
     routes.post("/auth/refresh", refresh)
+    routes.get("/oauth/authorize", authorize)
+    routes.post("/oauth/token", token)
     routes.get("/auth/config", get_config)
     routes.post("/auth/config", set_config)
     routes.post("/auth/revoke", revoke)

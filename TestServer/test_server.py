@@ -273,6 +273,51 @@ def jwt_claims(token: str) -> dict[str, Any]:
     return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def _authorize(path: str, params: dict[str, str]) -> dict[str, str]:
+    """GET /oauth/authorize without following the redirect -> the Location's query."""
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        opener.open(BASE + path + "/oauth/authorize?" + urllib.parse.urlencode(params), timeout=10)
+        raise AssertionError("authorize did not redirect")
+    except urllib.error.HTTPError as e:
+        eq(e.code, 302, "authorize redirects")
+        location = e.headers["Location"]
+    return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(location).query))
+
+
+@case
+def oauth_authorization_code_with_pkce() -> None:
+    p = ns()
+    verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+    challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"  # RFC 7636 Appendix B
+    params = {"response_type": "code", "client_id": "c", "redirect_uri": "app.test:/cb", "state": "s1",
+              "code_challenge": challenge, "code_challenge_method": "S256"}
+    back = _authorize(p, params)
+    eq(back.get("state"), "s1", "state echoed")
+    form = {"grant_type": "authorization_code", "code": back["code"], "redirect_uri": "app.test:/cb",
+            "client_id": "c", "code_verifier": verifier[:-1] + "x"}
+    r = call("POST", p + "/oauth/token", raw=urllib.parse.urlencode(form).encode(),
+             headers={"Content-Type": "application/x-www-form-urlencoded"})
+    eq((r.status, r.json()["error"]), (400, "invalid_grant"), "wrong verifier")
+    back = _authorize(p, params)
+    form.update(code=back["code"], code_verifier=verifier)
+    r = call("POST", p + "/oauth/token", raw=urllib.parse.urlencode(form).encode(),
+             headers={"Content-Type": "application/x-www-form-urlencoded"})
+    eq(r.status, 200, "right verifier")
+    eq(jwt_claims(r.json()["access_token"])["sub"], "alice", "sub")
+    r = call("POST", p + "/oauth/token", raw=urllib.parse.urlencode(form).encode(),
+             headers={"Content-Type": "application/x-www-form-urlencoded"})
+    eq(r.status, 400, "code is single use")
+    eq(_authorize(p, {**params, "deny": "1"}).get("error"), "access_denied", "deny")
+    stats = call("GET", p + "/_stats").json()["auth"]
+    eq((stats["codeExchanges"], stats["codeExchangeSuccesses"]), (3, 1), "counters")
+
+
 @case
 def auth_login_refresh_rotation() -> None:
     p = ns()

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Where and as whom an app signs in with the authorization code flow (RFC 6749 §4.1) and PKCE
+/// (RFC 7636), as a public native client (RFC 8252).
+public struct AuthorizationCodeConfiguration: Sendable, Hashable {
+    /// The authorization endpoint (RFC 6749 §3.1), opened in the browser.
+    public var authorizationEndpoint: URL
+    /// The token endpoint (RFC 6749 §3.2) the code is exchanged at.
+    public var tokenEndpoint: URL
+    /// `client_id` (RFC 6749 §2.2).
+    public var clientID: String
+    /// `redirect_uri` (RFC 6749 §3.1.2), registered with the server: a private-use scheme such as
+    /// `com.example.app:/oauth2redirect` or an HTTPS URL the app claims (RFC 8252 §7).
+    public var redirectURI: URL
+    /// The scopes requested, sent space-separated as `scope` (RFC 6749 §3.3); none when empty.
+    public var scopes: [String]
+    /// More authorization request parameters (`prompt`, `login_hint`, …), sorted by name. The
+    /// parameters the flow sets itself are never overridden.
+    public var additionalParameters: [String: String]
+    /// The token request's idle timeout (rounded up to whole seconds, at least 1 s); 30 s by default.
+    public var timeout: Duration
+
+    /// Creates a configuration.
+    public init(
+        authorizationEndpoint: URL, tokenEndpoint: URL, clientID: String, redirectURI: URL,
+        scopes: [String] = [], additionalParameters: [String: String] = [:], timeout: Duration = .seconds(30)
+    ) {
+        self.authorizationEndpoint = authorizationEndpoint
+        self.tokenEndpoint = tokenEndpoint
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.scopes = scopes
+        self.additionalParameters = additionalParameters
+        self.timeout = timeout
+    }
+
+    /// The scheme the presenter waits for: the redirect URI's, lowercased.
+    public var callbackScheme: String {
+        (redirectURI.scheme ?? "").lowercased()
+    }
+}
