@@ -20,10 +20,27 @@ import CourierTesting
         }
     }
 
-    static func client(_ stub: StubTransport, clock: TestClock, monitor: ManualConnectivityMonitor) -> APIClient {
+    /// The connectivity-wait events a call emits, in order.
+    final class WaitEvents: NetworkEventMonitor {
+        private let kinds = Locked<[String]>([])
+        var current: [String] { kinds.current }
+        func receive(_ event: NetworkEvent) {
+            switch event.kind {
+            case .waitingForConnectivity: kinds.withLock { $0.append("waiting") }
+            case .connectivityWaitEnded(let returned, let duration):
+                kinds.withLock { $0.append("ended returned=\(returned) after \(duration)") }
+            default: break
+            }
+        }
+    }
+
+    static func client(
+        _ stub: StubTransport, clock: TestClock, monitor: ManualConnectivityMonitor, events: WaitEvents = WaitEvents()
+    ) -> APIClient {
         APIClient(environment: environment) {
             $0.transport = stub
             $0.interceptors = .standard(retry: RetryInterceptor(clock: clock, connectivity: monitor))
+            $0.eventMonitors = [events]
         }
     }
 
@@ -31,7 +48,8 @@ import CourierTesting
         let stub = StubTransport(responses: [.failure(URLError(.notConnectedToInternet)), .success(.status(200))])
         let monitor = ManualConnectivityMonitor(initial: .noInternet)
         let clock = TestClock(mode: .manual)
-        let client = Self.client(stub, clock: clock, monitor: monitor)
+        let events = WaitEvents()
+        let client = Self.client(stub, clock: clock, monitor: monitor, events: events)
         var statuses = monitor.statuses().makeAsyncIterator()
         #expect(await statuses.next() == .noInternet)
         let call = Task { try await client.response(for: Self.read()) }
@@ -42,13 +60,15 @@ import CourierTesting
         #expect(stub.requestCount == 2)
         #expect(response.context.connectivityWaits.map(\.networkReturned) == [true])
         #expect(monitor.status == .online)
+        #expect(events.current == ["waiting", "ended returned=true after 0.0 seconds"], "the same events as URLSession's waits")
     }
 
     @Test func theWaitEndsAtTheDeadlineWithTheOfflineError() async throws {
         let stub = StubTransport(responses: [.failure(URLError(.notConnectedToInternet)), .success(.status(200))])
         let monitor = ManualConnectivityMonitor(initial: .noInternet)
         let clock = TestClock(mode: .manual)
-        let client = Self.client(stub, clock: clock, monitor: monitor)
+        let events = WaitEvents()
+        let client = Self.client(stub, clock: clock, monitor: monitor, events: events)
         let call = Task { try await client.response(for: Self.read(deadline: .seconds(10))) }
         try await clock.waitForSleepers(count: 1)
         clock.advance(by: .seconds(10))
@@ -56,5 +76,6 @@ import CourierTesting
         #expect(error?.kind == .offline)
         #expect(stub.requestCount == 1)
         #expect(monitor.status == .noInternet)  // no call waits any more
+        #expect(events.current == ["waiting", "ended returned=false after 10.0 seconds"])
     }
 }

@@ -47,14 +47,21 @@ package struct TransportCapabilities: Sendable, Hashable {
     /// does not exist there; a request to a host with a ``ClientIdentity`` fails with
     /// `URLError(.clientCertificateRequired)` before it is sent.
     package var presentsClientCertificates: Bool
+    /// URLSession tells the delegate that a task waits for the network
+    /// (`urlSession(_:taskIsWaitingForConnectivity:)`, when the session's configuration has
+    /// `waitsForConnectivity`), which becomes the call's connectivity-wait events. `false` on
+    /// Linux: FoundationNetworking's delegate protocols have no such callback; there the waits come
+    /// from ``RetryPolicy/waitsForConnectivity`` and the connectivity monitor only.
+    package var reportsWaitingForConnectivity: Bool
 
     /// Creates a capabilities value; every field is spelled out (see the presets).
     package init(
         canSuspendTasks: Bool, deliversTaskMetrics: Bool, sendsStreamLength: Bool, raisesServerTrustChallenges: Bool,
         resendsOnReusedConnections: Bool, challengeEndsTask: Bool, bodyStreamStyle: BodyStreamStyle,
-        presentsClientCertificates: Bool
+        presentsClientCertificates: Bool, reportsWaitingForConnectivity: Bool
     ) {
         self.presentsClientCertificates = presentsClientCertificates
+        self.reportsWaitingForConnectivity = reportsWaitingForConnectivity
         self.canSuspendTasks = canSuspendTasks
         self.deliversTaskMetrics = deliversTaskMetrics
         self.sendsStreamLength = sendsStreamLength
@@ -68,11 +75,11 @@ package struct TransportCapabilities: Sendable, Hashable {
     package static let apple = TransportCapabilities(
         canSuspendTasks: true, deliversTaskMetrics: true, sendsStreamLength: true, raisesServerTrustChallenges: true,
         resendsOnReusedConnections: false, challengeEndsTask: false, bodyStreamStyle: .boundPair,
-        presentsClientCertificates: true)
+        presentsClientCertificates: true, reportsWaitingForConnectivity: true)
 
     /// URLSession from FoundationNetworking (Linux), measured with Swift 6.3.1 and libcurl 7.88.
     package static let foundationNetworking = TransportCapabilities(
         canSuspendTasks: false, deliversTaskMetrics: false, sendsStreamLength: false,
         raisesServerTrustChallenges: false, resendsOnReusedConnections: true, challengeEndsTask: true,
-        bodyStreamStyle: .pulled, presentsClientCertificates: false)
+        bodyStreamStyle: .pulled, presentsClientCertificates: false, reportsWaitingForConnectivity: false)
 }

@@ -102,7 +102,8 @@ struct RedirectFollower: Sendable {
     ) async throws -> HTTPResponse {
         let reporting = TransportReporting(
             progress: context.transferProgress, timings: TaskTimingsReporter(context: context),
-            start: context.awaitsStart ? RequestStartReporter(context: context) : nil)
+            start: context.awaitsStart ? RequestStartReporter(context: context) : nil,
+            connectivity: ConnectivityWaitReporter(context: context))
         return try await TransportReporting.$current.withValue(reporting) { try await send() }
     }
 

@@ -1,6 +1,7 @@
 /// What a transport reports back to the call it is sending — the bytes of its transfer
-/// (``TransferProgressReporter``), the phase timings of its task (``TaskTimingsReporter``) and the
-/// moment its request left (``RequestStartReporter``) — bound as one task-local value around each
+/// (``TransferProgressReporter``), the phase timings of its task (``TaskTimingsReporter``), the
+/// moment its request left (``RequestStartReporter``) and a wait for the network
+/// (``ConnectivityWaitReporter``, URLSession's `taskIsWaitingForConnectivity`) — bound as one task-local value around each
 /// send by the pipeline's last step.
 ///
 /// This is one of the two ways state reaches the layers of a call besides the request itself (the
@@ -19,12 +20,17 @@ package struct TransportReporting: Sendable {
     /// Where the request's departure goes; `nil` once the call's `onStart` ran (or it has none).
     package let start: RequestStartReporter?
 
-    /// Reporting into `progress`, `timings` and `start`.
+    /// Where a wait of the task for the network goes.
+    package let connectivity: ConnectivityWaitReporter?
+
+    /// Reporting into `progress`, `timings`, `start` and `connectivity`.
     package init(
-        progress: TransferProgressReporter?, timings: TaskTimingsReporter?, start: RequestStartReporter? = nil
+        progress: TransferProgressReporter?, timings: TaskTimingsReporter?, start: RequestStartReporter? = nil,
+        connectivity: ConnectivityWaitReporter? = nil
     ) {
         self.progress = progress
         self.timings = timings
         self.start = start
+        self.connectivity = connectivity
     }
 }

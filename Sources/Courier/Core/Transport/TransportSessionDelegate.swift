@@ -57,13 +57,16 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     }
 
     /// Records the task's pins, the calling task's ``RequestStartReporter`` and, when the platform
-    /// delivers task metrics, its ``TaskTimingsReporter`` (read here, on the caller's task, where
+    /// delivers them, its ``TaskTimingsReporter`` and ``ConnectivityWaitReporter`` (read here, on the caller's task, where
     /// task-locals are visible).
     func register(_ id: Int, pinning: PinningPolicy?) {
         let timings = capabilities.deliversTaskMetrics ? TaskTimingsReporter.current : nil
         let started = RequestStartReporter.current
-        guard pinning != nil || timings != nil || started != nil else { return }
-        taskOptions.withLock { $0[id] = TaskOptions(pinning: pinning, timings: timings, started: started) }
+        let waits = capabilities.reportsWaitingForConnectivity ? TransportReporting.current?.connectivity : nil
+        guard pinning != nil || timings != nil || started != nil || waits != nil else { return }
+        taskOptions.withLock {
+            $0[id] = TaskOptions(pinning: pinning, timings: timings, started: started, connectivity: waits)
+        }
     }
 
     /// Reports the task's request as gone to the network, once: the first body bytes were sent or
@@ -80,6 +83,7 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     /// failure that cancelled the connection) or with `response` and the body received.
     func complete(_ id: Int, error: (any Error)?, response: URLResponse?) {
         let options = taskOptions.withLock { $0.removeValue(forKey: id) }
+        if let options { Self.endConnectivityWait(options, networkReturned: error == nil) }
         let failure: URLError? = error.map { error in
             if let pinning = options?.pinningFailure { return pinning.urlError }
             if let identity = options?.clientCertificateFailure { return identity }
@@ -101,6 +105,7 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         reportStart(dataTask.taskIdentifier)
+        connectivityReturned(dataTask.taskIdentifier)
         if let http = response as? HTTPURLResponse { deliverHead(dataTask.taskIdentifier, http) }
         completionHandler(.allow)
     }
@@ -121,6 +126,7 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     ) {
         let id = task.taskIdentifier
         reportStart(id)
+        connectivityReturned(id)
         let reporter = streams.withLock { $0[id]?.progress } ?? calls.withLock { $0[id]?.progress }
         reporter?.didSend(totalBytesSent, of: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
     }
@@ -159,6 +165,10 @@ struct TaskOptions: Sendable {
     /// The client identity that could not be presented: the call fails with it, not with the
     /// cancellation the refusal causes.
     var clientCertificateFailure: URLError?
+    /// Where the task reports a wait for the network (kept only where URLSession reports waits).
+    var connectivity: ConnectivityWaitReporter?
+    /// When the task's current wait for the network began; `nil` while it does not wait.
+    var waitingSince: ContinuousClock.Instant?
 }
 
 extension HTTPResponse {

@@ -123,6 +123,8 @@ public struct RetryInterceptor: Interceptor {
         var retry = 0
         var requestTimeoutRetried = false
         var waitedForConnectivity = false
+        // A wait URLSession reports reaches the same monitor (ConnectivityWaitReporter).
+        if let connectivity { context[ConnectivityMonitorKey.self] = connectivity }
         while true {
             try Task.checkCancellation()
             let outcome: Result<HTTPResponse, any Error>
@@ -185,8 +187,8 @@ public struct RetryInterceptor: Interceptor {
         let start = clock.elapsed()
         let remaining = deadline - start
         guard remaining > .zero else { return false }
-        connectivity.callIsWaiting(true)
-        defer { connectivity.callIsWaiting(false) }
+        let reporter = ConnectivityWaitReporter(context: context)
+        reporter.waitBegan()
         let sleep = clock.sleep
         let returned = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
@@ -201,9 +203,7 @@ public struct RetryInterceptor: Interceptor {
             group.cancelAll()
             return first
         }
-        context.update(ConnectivityWaitsKey.self, default: []) {
-            $0.append(ConnectivityWait(duration: clock.elapsed() - start, networkReturned: returned))
-        }
+        reporter.waitEnded(after: clock.elapsed() - start, networkReturned: returned)
         try Task.checkCancellation()
         return returned
     }

@@ -21,6 +21,8 @@ struct NetworkEventMonitorTests {
                 case .taskTimings: return "timings"
                 case .responseHead(let status, let attempt): return "head \(status) #\(attempt)"
                 case .retryScheduled(let delay, _): return "retry in \(delay)"
+                case .waitingForConnectivity: return "waiting"
+                case .connectivityWaitEnded(let returned, _): return "wait ended \(returned)"
                 case .redirected(let status, let location): return "redirect \(status) \(location)"
                 case .cacheOutcome(let outcome): return "cache \(outcome)"
                 case .tokenRefreshStarted: return "refresh"

@@ -26,7 +26,7 @@ public protocol NetworkEventMonitor: Sendable {
 
 /// One step of a call, as a ``NetworkEventMonitor`` sees it.
 public struct NetworkEvent: Sendable {
-    /// What happened.
+    /// What happened. Later versions may add kinds: switch over it with a `default` branch.
     public enum Kind: Sendable {
         /// The client began the call.
         case callStarted
@@ -41,6 +41,15 @@ public struct NetworkEvent: Sendable {
         case responseHead(statusCode: Int, attempt: Int)
         /// The retry interceptor will send again after `delay`, for `reason`.
         case retryScheduled(delay: Duration, reason: String)
+        /// The call waits for the device's network to come back before its request can leave:
+        /// URLSession reported `taskIsWaitingForConnectivity` (Apple platforms, with
+        /// `URLSessionConfiguration.waitsForConnectivity`), or a read with
+        /// ``RetryPolicy/waitsForConnectivity`` failed offline and waits on the connectivity monitor.
+        /// Show an offline banner from it instead of guessing from errors.
+        case waitingForConnectivity
+        /// The wait that ``waitingForConnectivity`` began ended after `duration`: `networkReturned`
+        /// is `false` when the call's deadline or a cancellation ended it first.
+        case connectivityWaitEnded(networkReturned: Bool, duration: Duration)
         /// The pipeline follows a redirect (RFC 9110 §15.4) to `location` (redacted).
         case redirected(statusCode: Int, location: String)
         /// How the HTTP cache answered.
