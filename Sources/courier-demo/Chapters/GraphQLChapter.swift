@@ -158,17 +158,7 @@ private struct GraphQLDemoServer {
         var graphql: GraphQL
     }
 
-    func post(_ path: String, _ json: [String: Any]) async throws {
-        var request = URLRequest(url: demo.environment.baseURL.appendingPathComponent(path))
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try JSONSerialization.data(withJSONObject: json)
-        let (_, response) = try await URLSession.shared.data(for: request)
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw URLError(.badServerResponse) }
-    }
+    func post(_ path: String, _ json: [String: Any]) async throws { try await demo.controlPOST(path, json) }
 
-    func stats() async throws -> Stats {
-        let (data, _) = try await URLSession.shared.data(from: demo.environment.baseURL.appendingPathComponent("_stats"))
-        return try JSONDecoder().decode(Stats.self, from: data)
-    }
+    func stats() async throws -> Stats { try await demo.serverStats() }
 }

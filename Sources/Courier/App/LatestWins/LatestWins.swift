@@ -67,11 +67,7 @@ public actor LatestWins {
         running[key] = (number, { task.cancel() })
         defer { if running[key]?.number == number { running[key] = nil } }
         do {
-            return try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
-            }
+            return try await task.valueCancelledWithCaller
         } catch {
             if task.isCancelled, error is CancellationError || NetworkError(error).isCancellation {
                 throw NetworkError.cancelled

@@ -268,11 +268,7 @@ public final class APIClient: Sendable {
         }
         defer { deadlines.cancel(token) }
         do {
-            return try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
-            }
+            return try await task.valueCancelledWithCaller
         } catch {
             if Task.isCancelled { throw error }
             throw context.mappingDeadline(error)

@@ -99,22 +99,11 @@ struct RequestBuilder: Sendable {
     /// URLSession on Linux writes to the wire as is, so `"a\r\nX-Other: 1"` would inject a field.
     /// The message names the field but never repeats its value (it may be a secret).
     static func validate(_ field: HTTPHeaders.Field) throws {
-        guard !field.name.isEmpty, field.name.utf8.allSatisfy(isTokenByte) else {
+        guard !field.name.isEmpty, field.name.utf8.allSatisfy(HTTPHeaders.isTokenByte) else {
             throw NetworkError.invalidRequest("header name \(field.name.debugDescription) is not a valid field name")
         }
         guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
             throw NetworkError.invalidRequest("the value of header '\(field.name)' contains CR, LF or NUL")
-        }
-    }
-
-    /// RFC 9110 §5.6.2 `tchar`: ALPHA, DIGIT and ``!#$%&'*+-.^_`|~``.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
         }
     }
 

@@ -60,7 +60,7 @@ public enum HeaderFieldError: Error, Sendable, Hashable, CustomStringConvertible
 enum HeaderFieldRules {
     /// - Throws: ``HeaderFieldError/invalidName(_:)`` unless `name` is a non-empty token.
     static func validate(name: String) throws {
-        guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else { throw HeaderFieldError.invalidName(name) }
+        guard !name.isEmpty, name.utf8.allSatisfy(HTTPHeaders.isTokenByte) else { throw HeaderFieldError.invalidName(name) }
     }
 
     /// - Throws: ``HeaderFieldError/invalidValue(field:problem:)`` for CR/LF, other control
@@ -83,16 +83,6 @@ enum HeaderFieldRules {
         return nil
     }
 
-    /// RFC 9110 §5.6.2 `tchar`.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
 }
 
 extension HeaderFieldError {

@@ -96,6 +96,18 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 }
 
 extension HTTPHeaders {
+    /// RFC 9110 §5.6.2 `tchar`: ALPHA, DIGIT and ``!#$%&'*+-.^_`|~`` — the bytes of a field name
+    /// (§5.1) and of an authentication scheme or parameter name (§11).
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
     /// Reads the header fields of an `HTTPURLResponse` (order as Foundation reports them; lookups
     /// are case-insensitive, so order only matters for display).
     ///
@@ -144,7 +156,7 @@ extension HTTPHeaders {
         var index = index
         while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") { index += 1 }
         let nameStart = index
-        while index < bytes.count, RequestBuilder.isTokenByte(bytes[index]) { index += 1 }
+        while index < bytes.count, HTTPHeaders.isTokenByte(bytes[index]) { index += 1 }
         return index > nameStart && index < bytes.count && bytes[index] == UInt8(ascii: "=")
     }
 

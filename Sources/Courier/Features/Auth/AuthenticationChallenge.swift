@@ -133,7 +133,7 @@ private struct ChallengeScanner {
 
     private mutating func token() -> String? {
         let start = index
-        while index < bytes.count, RequestBuilder.isTokenByte(bytes[index]) { index += 1 }
+        while index < bytes.count, HTTPHeaders.isTokenByte(bytes[index]) { index += 1 }
         return index > start ? String(decoding: bytes[start..<index], as: UTF8.self) : nil
     }
 

@@ -43,18 +43,6 @@ public struct RefreshTokenGrant: Sendable {
 
     /// The body format of the refresh request.
     public enum BodyEncoding: Sendable, Hashable {
-        private static func decodingPath(of error: any Error) -> String {
-            let codingPath: [any CodingKey]
-            switch error as? DecodingError {
-            case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?,
-                .keyNotFound(_, let context)?, .dataCorrupted(let context)?:
-                codingPath = context.codingPath
-            default:
-                codingPath = []
-            }
-            return codingPath.isEmpty ? "<root>" : codingPath.map(\.stringValue).joined(separator: ".")
-        }
-
         /// `application/x-www-form-urlencoded`, as RFC 6749 §6 specifies.
         case form
         /// `application/json`, which many non-standard token endpoints expect.
@@ -139,25 +127,13 @@ public struct RefreshTokenGrant: Sendable {
             let body = try JSONDecoder().decode(OAuthTokenResponse.self, from: response.data)
             return body.tokens(receivedAt: receivedAt, serverDate: response.date, keeping: current.refreshToken)
         } catch {
-            let path = decodingPath(of: error)
+            let path = (error as? DecodingError)?.codingPathDescription ?? CodingPathFormatter.rootDescription
             // Only the status and size go into the error: the body may hold tokens.
             var failure = DecodingFailure(
                 underlying: error, codingPath: path, typeName: "\(OAuthTokenResponse.self)", response: response)
             failure.bodySnippet = "<\(response.data.count) bytes, not shown>"
             throw NetworkError.decoding(failure)
         }
-    }
-
-    private static func decodingPath(of error: any Error) -> String {
-        let codingPath: [any CodingKey]
-        switch error as? DecodingError {
-        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?,
-            .keyNotFound(_, let context)?, .dataCorrupted(let context)?:
-            codingPath = context.codingPath
-        default:
-            codingPath = []
-        }
-        return codingPath.isEmpty ? "<root>" : codingPath.map(\.stringValue).joined(separator: ".")
     }
 
     /// `application/x-www-form-urlencoded` (WHATWG URL §5.2, RFC 6749 Appendix B): unreserved

@@ -1,7 +1,7 @@
 /// Unkeyed container for ``URLQueryEncoder``: each value becomes the next
-/// element node of the array node. Primitive overloads forward to the
-/// generic path.
-struct QueryUnkeyedContainer: UnkeyedEncodingContainer {
+/// element node of the array node. Primitive overloads come from
+/// ``QueryValueStoring``.
+struct QueryUnkeyedContainer: UnkeyedEncodingContainer, QueryValueStoring {
     let node: QueryNode
     let context: QueryEncodingContext
 
@@ -17,21 +17,6 @@ struct QueryUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode<T: Encodable>(_ value: T) throws {
         try store(value)
     }
-
-    mutating func encode(_ value: Bool) throws { try store(value) }
-    mutating func encode(_ value: String) throws { try store(value) }
-    mutating func encode(_ value: Double) throws { try store(value) }
-    mutating func encode(_ value: Float) throws { try store(value) }
-    mutating func encode(_ value: Int) throws { try store(value) }
-    mutating func encode(_ value: Int8) throws { try store(value) }
-    mutating func encode(_ value: Int16) throws { try store(value) }
-    mutating func encode(_ value: Int32) throws { try store(value) }
-    mutating func encode(_ value: Int64) throws { try store(value) }
-    mutating func encode(_ value: UInt) throws { try store(value) }
-    mutating func encode(_ value: UInt8) throws { try store(value) }
-    mutating func encode(_ value: UInt16) throws { try store(value) }
-    mutating func encode(_ value: UInt32) throws { try store(value) }
-    mutating func encode(_ value: UInt64) throws { try store(value) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type
@@ -51,7 +36,7 @@ struct QueryUnkeyedContainer: UnkeyedEncodingContainer {
         codingPath + [ArrayIndexKey(node.elements.count)]
     }
 
-    private func store<T: Encodable>(_ value: T) throws {
+    func store<T: Encodable>(_ value: T) throws {
         node.elements.append(try context.box(value, codingPath: nextPath))
     }
 

@@ -128,16 +128,21 @@ public enum DateCoding {
         }
     }
 
-    static func number(from container: any SingleValueDecodingContainer, unit: String) throws -> Double {
-        let value: Double
+    /// Decodes the container's `T`; a value of another type fails with `typeMismatch` whose
+    /// description reads "Expected \(expected)".
+    static func decode<T: Decodable>(
+        _ type: T.Type, from container: any SingleValueDecodingContainer, expected: @autoclosure () -> String
+    ) throws -> T {
         do {
-            value = try container.decode(Double.self)
+            return try container.decode(T.self)
         } catch DecodingError.typeMismatch(_, let context) {
             throw DecodingError.typeMismatch(
-                Double.self,
-                DecodingError.Context(
-                    codingPath: context.codingPath, debugDescription: "Expected a date as a number of \(unit)"))
+                T.self, DecodingError.Context(codingPath: context.codingPath, debugDescription: "Expected \(expected())"))
         }
+    }
+
+    static func number(from container: any SingleValueDecodingContainer, unit: String) throws -> Double {
+        let value = try decode(Double.self, from: container, expected: "a date as a number of \(unit)")
         guard value.isFinite else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "Expected a finite number of \(unit)")
         }
@@ -145,15 +150,7 @@ public enum DateCoding {
     }
 
     static func iso8601(from container: any SingleValueDecodingContainer) throws -> Date {
-        let text: String
-        do {
-            text = try container.decode(String.self)
-        } catch DecodingError.typeMismatch(_, let context) {
-            throw DecodingError.typeMismatch(
-                String.self,
-                DecodingError.Context(
-                    codingPath: context.codingPath, debugDescription: "Expected an ISO 8601 date string"))
-        }
+        let text = try decode(String.self, from: container, expected: "an ISO 8601 date string")
         guard let date = ISO8601Parsing.date(from: text) else {
             throw DecodingError.dataCorruptedError(
                 in: container,

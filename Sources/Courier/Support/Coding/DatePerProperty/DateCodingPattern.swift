@@ -32,14 +32,7 @@ extension DateCodingPattern {
     /// - Throws: `DecodingError.typeMismatch` for a non-string, `.dataCorrupted` (naming the
     ///   pattern) for a string that does not match it.
     public static func decode(from container: any SingleValueDecodingContainer) throws -> Date {
-        let text: String
-        do {
-            text = try container.decode(String.self)
-        } catch DecodingError.typeMismatch(_, let context) {
-            throw DecodingError.typeMismatch(
-                String.self,
-                DecodingError.Context(codingPath: context.codingPath, debugDescription: "Expected a date string \"\(pattern)\""))
-        }
+        let text = try DateCoding.decode(String.self, from: container, expected: "a date string \"\(pattern)\"")
         guard let date = formatter().date(from: text) else {
             throw DecodingError.dataCorruptedError(
                 in: container, debugDescription: "Invalid date \"\(text)\"; expected the pattern \"\(pattern)\"")
