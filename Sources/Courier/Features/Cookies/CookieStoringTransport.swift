@@ -70,11 +70,6 @@ public struct CookieStoringTransport: Transport {
         _ request: URLRequest, _ send: (URLRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         do {
-            if let session = base as? URLSessionTransport, session.session.configuration.httpShouldSetCookies,
-                session.cookieStorage != nil
-            {
-                throw CookieStorageError.baseTransportHandlesCookies("URLSessionTransport")
-            }
             if let handler = base as? any CookieHandlingTransport, handler.handlesCookies {
                 throw CookieStorageError.baseTransportHandlesCookies(String(describing: type(of: base)))
             }
@@ -96,8 +91,9 @@ public struct CookieStoringTransport: Transport {
     }
 }
 
-/// A transport that can store and send cookies itself (so it must not under a
-/// ``CookieStoringTransport`` unless that is off).
+/// A transport that can store and send cookies itself (so it must not run under a
+/// ``CookieStoringTransport`` unless that is off): ``URLSessionTransport`` with a cookie storage and
+/// `httpShouldSetCookies`, `CurlTransport` with its cookie engine on.
 package protocol CookieHandlingTransport: Transport {
     /// Whether this transport stores `Set-Cookie` and sends `Cookie` fields itself.
     var handlesCookies: Bool { get }
@@ -124,4 +120,10 @@ extension CookieStoringTransport: SessionResettable {
         let own = SessionStateIdentity(key: "cookie-files:\(folder)", label: "one cookie folder (\(storage.namespace))")
         return [own] + ((base as? any SessionResettable)?.sessionStateIdentities ?? [])
     }
+}
+
+extension URLSessionTransport: CookieHandlingTransport {
+    /// Whether the session stores and sends cookies itself: its configuration sets cookies and has
+    /// a cookie storage.
+    package var handlesCookies: Bool { session.configuration.httpShouldSetCookies && cookieStorage != nil }
 }
