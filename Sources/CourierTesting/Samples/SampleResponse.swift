@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// A canned response an endpoint declares for SwiftUI previews, UI tests and demos — served by
