@@ -5,7 +5,7 @@
 
 Three listeners on free 127.0.0.1 ports (written to --info-file as JSON; --port-file gets the ws
 port once all are up):
-  ws    (websockets)  /ns/{ns}/feed, /ns/{ns}/auth-feed, /ns/{ns}/echo, GET /ns/{ns}/_control?action=...
+  ws    (websockets)  /ns/{ns}/feed, /ns/{ns}/auth-feed, /ns/{ns}/echo, /ns/{ns}/big-echo, GET /ns/{ns}/_control?action=...
   wss   (websockets + TLS, certificate self-signed at startup with the openssl CLI; CA file in the JSON)
   conformance (wsproto handshake + raw frames, see ws_conformance.py)
   faults (raw asyncio, its own handshake and framing: the second, independent server; see
@@ -23,7 +23,8 @@ Feed protocol (JSON text messages from the client): {"op":"subscribe","topic":T}
 {"type":"message","topic":T,"seq":N,"text":S}), {"op":"replay","topic":T,"from":A,"to":B}.
 Control actions: stats, drop (abort every TCP connection of the namespace; &refuse=1 then answers
 handshakes with 503 until accept), accept, restart (&down=SECONDS: drop, forget subscriptions,
-refuse for that long), skip (&n=N: the next post skips N sequence numbers), post (&topic=&text=).
+refuse for that long), close (&code=&reason=: a closing handshake from the server on every
+connection), skip (&n=N: the next post skips N sequence numbers), post (&topic=&text=).
 auth-feed accepts only "Authorization: Bearer fresh-token" (401 otherwise; every token seen is in stats).
 """
 
@@ -72,11 +73,17 @@ class Namespace:
         self.close_codes: list = []
         self.extensions: list = []
         self.compressed_in = 0
+        self.messages_in = 0  # messages the server received, and their payload bytes
+        self.bytes_in = 0
+        self.messages_out = 0  # echo and big-echo replies, and their payload bytes
+        self.bytes_out = 0
 
     def stats(self) -> dict:
         return {"connections": self.connection_count, "open": len(self.connections), "subscribes": self.subscribes,
                 "unsubscribes": self.unsubscribes, "tokens": self.tokens, "refused": self.refused,
-                "closeCodes": self.close_codes, "extensions": self.extensions, "compressedIn": self.compressed_in}
+                "closeCodes": self.close_codes, "extensions": self.extensions, "compressedIn": self.compressed_in,
+                "messagesIn": self.messages_in, "bytesIn": self.bytes_in, "messagesOut": self.messages_out,
+                "bytesOut": self.bytes_out}
 
     def drop_all(self) -> None:
         for connection in list(self.connections):
@@ -116,6 +123,10 @@ def control(ns_name: str, query: dict) -> object:
         ns.drop_all()
     elif action == "accept":
         ns.refusing = False
+    elif action == "close":
+        code, reason = int(query.get("code", ["1000"])[0]), query.get("reason", [""])[0]
+        for connection in list(ns.connections):
+            asyncio.get_running_loop().create_task(connection.close(code, reason))
     elif action == "restart":
         down = float(query.get("down", ["1"])[0])
         ns.refusing = True
@@ -158,6 +169,11 @@ def process_request(connection, request):
     return None
 
 
+def payload_size(message) -> int:
+    """A message's payload bytes (RFC 6455 §5.6): UTF-8 bytes of text, the bytes of binary."""
+    return len(message.encode()) if isinstance(message, str) else len(message)
+
+
 async def handler(connection) -> None:
     parts = [p for p in urlsplit(connection.request.path).path.split("/") if p]
     ns, kind = namespace(parts[1]), parts[2]
@@ -177,12 +193,14 @@ async def handler(connection) -> None:
         counted.decode = counting_decode
     try:
         async for raw in connection:
-            if kind == "echo":
-                await connection.send(raw)
-                continue
-            if kind == "big-echo":
-                # Echoes each message doubled: over the client's limit when it set one at the size.
-                await connection.send(raw * 2)
+            ns.messages_in += 1
+            ns.bytes_in += payload_size(raw)
+            if kind in ("echo", "big-echo"):
+                # big-echo echoes each message doubled: over the client's limit when it set one at the size.
+                reply = raw if kind == "echo" else raw * 2
+                await connection.send(reply)
+                ns.messages_out += 1
+                ns.bytes_out += payload_size(reply)
                 continue
             try:
                 message = json.loads(raw)
