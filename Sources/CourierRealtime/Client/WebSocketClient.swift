@@ -170,9 +170,9 @@ public actor WebSocketClient {
     }
 
     /// Sends `message` on `connection` and counts it on `meter` once written.
-    private func send(_ message: WebSocketMessage, on connection: any WebSocketConnection, meter: ConnectionMeter?)
-        async throws
-    {
+    private func send(
+        _ message: WebSocketMessage, on connection: any WebSocketConnection, meter: ConnectionMeter?
+    ) async throws {
         try await connection.send(message)
         meter?.sent(message)
     }

@@ -60,7 +60,8 @@ struct ConnectionReporter: Sendable {
     /// The handshake succeeded after `duration`.
     func opened(_ meter: ConnectionMeter, after duration: Duration, subprotocol: String?, extensions: [String]) {
         guard logs(.info), let handshake = meter.handshake else { return }
-        let summary = "← 101 WS \(summaryPath(meter)) \(LogFormatting.milliseconds(duration)) [\(LogFormatting.shortID(meter.id))]"
+        let summary =
+            "← 101 WS \(summaryPath(meter)) \(LogFormatting.milliseconds(duration)) [\(LogFormatting.shortID(meter.id))]"
         var details = ["GET \(handshake.url)"]
         if let subprotocol { details.append("Sec-WebSocket-Protocol: \(handshake.scrub(subprotocol))") }
         details += extensions.map { "Sec-WebSocket-Extensions: \($0)" }
