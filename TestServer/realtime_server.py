@@ -16,7 +16,8 @@ port once all are up):
           deflate_tight with server_no_context_takeover, client_no_context_takeover,
           server_max_window_bits=10 and client_max_window_bits=9. stats then include
           "extensions" (each connection's negotiated Sec-WebSocket-Extensions) and
-          "compressedIn" (client frames that arrived with RSV1 set).
+          "compressedIn" (client frames that arrived with RSV1 set), "wireBytesIn"/"wireBytesOut" (payload
+          bytes of data frames as they travelled, compressed or not).
 
 Feed protocol (JSON text messages from the client): {"op":"subscribe","topic":T},
 {"op":"unsubscribe","topic":T}, {"op":"post","topic":T,"text":S} (broadcast to T's subscribers as
@@ -47,6 +48,7 @@ if str(HERE) not in sys.path:
 from websockets.asyncio.server import serve  # noqa: E402
 from websockets.datastructures import Headers  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
+from websockets.frames import Opcode  # noqa: E402
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory  # noqa: E402
 from websockets.http11 import Response  # noqa: E402
 
@@ -77,13 +79,15 @@ class Namespace:
         self.bytes_in = 0
         self.messages_out = 0  # echo and big-echo replies, and their payload bytes
         self.bytes_out = 0
+        self.wire_bytes_in = 0  # with permessage-deflate: data frame payload bytes as they travelled
+        self.wire_bytes_out = 0
 
     def stats(self) -> dict:
         return {"connections": self.connection_count, "open": len(self.connections), "subscribes": self.subscribes,
                 "unsubscribes": self.unsubscribes, "tokens": self.tokens, "refused": self.refused,
                 "closeCodes": self.close_codes, "extensions": self.extensions, "compressedIn": self.compressed_in,
                 "messagesIn": self.messages_in, "bytesIn": self.bytes_in, "messagesOut": self.messages_out,
-                "bytesOut": self.bytes_out}
+                "bytesOut": self.bytes_out, "wireBytesIn": self.wire_bytes_in, "wireBytesOut": self.wire_bytes_out}
 
     def drop_all(self) -> None:
         for connection in list(self.connections):
@@ -183,14 +187,25 @@ async def handler(connection) -> None:
     ns.extensions.append(connection.response.headers.get("Sec-WebSocket-Extensions"))
     if connection.protocol.extensions:
         # Counts the client's frames that arrive compressed (RSV1), server-side proof of compression.
+        # Also counts the payload bytes of data frames as they travelled, both ways.
         counted = connection.protocol.extensions[0]
-        decode = counted.decode
+        decode, encode = counted.decode, counted.encode
+        data_opcodes = (Opcode.CONT, Opcode.TEXT, Opcode.BINARY)
 
         def counting_decode(frame, *, max_size=None):
             if frame.rsv1:
                 ns.compressed_in += 1
+            if frame.opcode in data_opcodes:
+                ns.wire_bytes_in += len(frame.data)
             return decode(frame, max_size=max_size)
+
+        def counting_encode(frame):
+            encoded = encode(frame)
+            if encoded.opcode in data_opcodes:
+                ns.wire_bytes_out += len(encoded.data)
+            return encoded
         counted.decode = counting_decode
+        counted.encode = counting_encode
     try:
         async for raw in connection:
             ns.messages_in += 1

@@ -76,6 +76,7 @@ struct ConnectionMetricsTests {
         #expect(event.messagesSent == 6 && event.bytesSent == payloadBytes)
         #expect(event.messagesReceived == 6 && event.bytesReceived == 2 * payloadBytes)
         #expect(event.openDuration != nil)
+        #expect(event.wireBytesSent == nil && event.wireBytesReceived == nil)  // no permessage-deflate
         let server = try RealtimeServers.url("COURIER_WS_URL")
         #expect(event.endpoint == "ws://\(server.host ?? ""):\(server.port ?? 0)/ns/\(namespace)/big-echo")
     }
@@ -95,6 +96,11 @@ struct ConnectionMetricsTests {
         let event = try #require(sink.webSocketEvents.first)
         #expect(sink.webSocketEvents.count == 1)
         #expect(event.bytesSent == payloadBytes && event.bytesReceived == payloadBytes)
+        // The compressed sizes, as the server counted the frames' payloads.
+        let wireIn = try #require(stats["wireBytesIn"] as? Int)
+        let wireOut = try #require(stats["wireBytesOut"] as? Int)
+        #expect(event.wireBytesSent == wireIn && event.wireBytesReceived == wireOut, "\(stats)")
+        #expect(wireIn < payloadBytes / 10 && wireOut < payloadBytes / 10)
         #expect(event.closeCode == 1000)
         #expect(await client.metrics.closeCodes == [.normalClosure: 1])
     }

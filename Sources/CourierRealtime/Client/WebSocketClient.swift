@@ -214,7 +214,7 @@ public actor WebSocketClient {
                 guard isActive(run) else {
                     let opened = clock.elapsed()
                     await connection.close(code: .goingAway, reason: "closed by the app")
-                    finish(meter, code: .goingAway, reason: "closed by the app", opened: opened)
+                    finish(meter, code: .goingAway, reason: "closed by the app", opened: opened, wire: connection.wireTraffic)
                     return
                 }
                 outcome = await serve(connection, meter: meter)
@@ -258,17 +258,19 @@ public actor WebSocketClient {
         self.meter = meter
         let outcome = await run(connection, meter: meter)
         self.meter = nil
-        finish(meter, code: outcome.code, reason: outcome.reason, opened: opened)
+        finish(meter, code: outcome.code, reason: outcome.reason, opened: opened, wire: connection.wireTraffic)
         return outcome
     }
 
     /// Adds an ended connection to the totals and reports it.
-    private func finish(_ meter: ConnectionMeter, code: WebSocketCloseCode, reason: String, opened: Duration) {
+    private func finish(
+        _ meter: ConnectionMeter, code: WebSocketCloseCode, reason: String, opened: Duration, wire: WireTraffic?
+    ) {
         totals.add(meter.current)
         totals.recordClose(code)
         reporter.closed(
             meter, code: code, reason: reason, handshakeDuration: opened - meter.started,
-            openDuration: clock.elapsed() - opened)
+            openDuration: clock.elapsed() - opened, wire: wire)
     }
 
     private func run(

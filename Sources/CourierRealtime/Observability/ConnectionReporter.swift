@@ -92,7 +92,7 @@ struct ConnectionReporter: Sendable {
     /// The open connection ended with `code` and `reason` after being open for `openDuration`.
     func closed(
         _ meter: ConnectionMeter, code: WebSocketCloseCode, reason: String, handshakeDuration: Duration,
-        openDuration: Duration
+        openDuration: Duration, wire: WireTraffic?
     ) {
         let traffic = meter.current
         let level: NetworkLogLevel =
@@ -118,6 +118,7 @@ struct ConnectionReporter: Sendable {
             connectionID: meter.id, endpoint: endpoint, isReconnect: meter.isReconnect, startedAt: meter.startedAt,
             handshakeDuration: handshakeDuration, openDuration: openDuration, messagesSent: traffic.messagesSent,
             bytesSent: traffic.bytesSent, messagesReceived: traffic.messagesReceived, bytesReceived: traffic.bytesReceived,
+            wireBytesSent: wire?.sent, wireBytesReceived: wire?.received,
             closeCode: Int(code.rawValue), pingsSent: traffic.pingsSent, pongsReceived: traffic.pongsReceived,
             lastRoundTripTime: traffic.lastRoundTripTime)
         for sink in sinks { sink.record(event) }

@@ -4,8 +4,9 @@
 ///
 /// Messages and bytes are **payload bytes** of complete messages (RFC 6455 §5.6: the UTF-8 bytes
 /// of a text message, the bytes of a binary one), before compression on the way out and after
-/// decompression on the way in, without frame headers; with permessage-deflate (RFC 7692) the
-/// compressed wire bytes are not reported. Control frames are not messages.
+/// decompression on the way in, without frame headers. The compressed bytes of a connection with
+/// permessage-deflate (RFC 7692) are in its `WebSocketMetricsEvent` (`wireBytesSent`,
+/// `wireBytesReceived`). Control frames are not messages.
 public struct WebSocketSessionMetrics: Sendable, Hashable {
     /// Opening handshakes that succeeded (RFC 6455 §4.1): the first connection and every reconnect.
     public var connects = 0

@@ -6,8 +6,9 @@ import Foundation
 ///
 /// Message and byte counts are **payload bytes** (RFC 6455 §5.6: the UTF-8 bytes of a text
 /// message, the bytes of a binary one) of complete messages, before compression and without
-/// framing: with permessage-deflate (RFC 7692) negotiated, the compressed bytes on the wire are
-/// not reported. Control frames (ping, pong, close) are not messages; pings are counted apart.
+/// framing. With permessage-deflate (RFC 7692) negotiated, the payload bytes as they travelled
+/// (compressed) are reported apart: ``wireBytesSent`` and ``wireBytesReceived``. Control frames
+/// (ping, pong, close) are not messages; pings are counted apart.
 ///
 /// Dimensions are low-cardinality, like ``NetworkMetricsEvent``'s: ``endpoint`` is the URL
 /// without its query or fragment, and no header value or close reason is carried.
@@ -42,6 +43,13 @@ public struct WebSocketMetricsEvent: Sendable, Hashable {
     public var messagesReceived: Int
     /// Payload bytes of ``messagesReceived``, after decompression.
     public var bytesReceived: Int
+    /// With permessage-deflate negotiated (RFC 7692): the frame payload bytes ``messagesSent``
+    /// took on the wire, compressed (without frame headers); `nil` without it (the wire then
+    /// carries ``bytesSent``) and with `URLSessionWebSocketTask`, which does not report them.
+    public var wireBytesSent: Int?
+    /// With permessage-deflate negotiated: the frame payload bytes ``messagesReceived`` took on
+    /// the wire, before inflation; `nil` as for ``wireBytesSent``.
+    public var wireBytesReceived: Int?
     /// The close code the connection ended with (RFC 6455 §7.4): the server's or the client's,
     /// 1005 when a Close frame had none, 1006 when the connection was lost without one; `nil`
     /// when it never opened.
@@ -59,7 +67,8 @@ public struct WebSocketMetricsEvent: Sendable, Hashable {
         connectionID: RequestID, endpoint: String, isReconnect: Bool, startedAt: Date, handshakeDuration: Duration,
         handshakeFailure: String? = nil, handshakeStatus: Int? = nil, openDuration: Duration? = nil,
         messagesSent: Int = 0, bytesSent: Int = 0, messagesReceived: Int = 0, bytesReceived: Int = 0,
-        closeCode: Int? = nil, pingsSent: Int = 0, pongsReceived: Int = 0, lastRoundTripTime: Duration? = nil
+        wireBytesSent: Int? = nil, wireBytesReceived: Int? = nil, closeCode: Int? = nil, pingsSent: Int = 0,
+        pongsReceived: Int = 0, lastRoundTripTime: Duration? = nil
     ) {
         self.connectionID = connectionID
         self.endpoint = endpoint
@@ -73,6 +82,8 @@ public struct WebSocketMetricsEvent: Sendable, Hashable {
         self.bytesSent = bytesSent
         self.messagesReceived = messagesReceived
         self.bytesReceived = bytesReceived
+        self.wireBytesSent = wireBytesSent
+        self.wireBytesReceived = wireBytesReceived
         self.closeCode = closeCode
         self.pingsSent = pingsSent
         self.pongsReceived = pongsReceived
