@@ -5,7 +5,7 @@
 
 Three listeners on free 127.0.0.1 ports (written to --info-file as JSON; --port-file gets the ws
 port once all are up):
-  ws    (websockets)  /ns/{ns}/feed, /ns/{ns}/auth-feed, /ns/{ns}/echo, GET /ns/{ns}/_control?action=...
+  ws    (websockets)  /ns/{ns}/feed, /ns/{ns}/auth-feed, /ns/{ns}/echo, /ns/{ns}/big-echo, GET /ns/{ns}/_control?action=...
   wss   (websockets + TLS, certificate self-signed at startup with the openssl CLI; CA file in the JSON)
   conformance (wsproto handshake + raw frames, see ws_conformance.py)
   faults (raw asyncio, its own handshake and framing: the second, independent server; see
@@ -16,14 +16,16 @@ port once all are up):
           deflate_tight with server_no_context_takeover, client_no_context_takeover,
           server_max_window_bits=10 and client_max_window_bits=9. stats then include
           "extensions" (each connection's negotiated Sec-WebSocket-Extensions) and
-          "compressedIn" (client frames that arrived with RSV1 set).
+          "compressedIn" (client frames that arrived with RSV1 set), "wireBytesIn"/"wireBytesOut" (payload
+          bytes of data frames as they travelled, compressed or not).
 
 Feed protocol (JSON text messages from the client): {"op":"subscribe","topic":T},
 {"op":"unsubscribe","topic":T}, {"op":"post","topic":T,"text":S} (broadcast to T's subscribers as
 {"type":"message","topic":T,"seq":N,"text":S}), {"op":"replay","topic":T,"from":A,"to":B}.
 Control actions: stats, drop (abort every TCP connection of the namespace; &refuse=1 then answers
 handshakes with 503 until accept), accept, restart (&down=SECONDS: drop, forget subscriptions,
-refuse for that long), skip (&n=N: the next post skips N sequence numbers), post (&topic=&text=).
+refuse for that long), close (&code=&reason=: a closing handshake from the server on every
+connection), skip (&n=N: the next post skips N sequence numbers), post (&topic=&text=).
 auth-feed accepts only "Authorization: Bearer fresh-token" (401 otherwise; every token seen is in stats).
 """
 
@@ -46,6 +48,7 @@ if str(HERE) not in sys.path:
 from websockets.asyncio.server import serve  # noqa: E402
 from websockets.datastructures import Headers  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
+from websockets.frames import Opcode  # noqa: E402
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory  # noqa: E402
 from websockets.http11 import Response  # noqa: E402
 
@@ -72,11 +75,19 @@ class Namespace:
         self.close_codes: list = []
         self.extensions: list = []
         self.compressed_in = 0
+        self.messages_in = 0  # messages the server received, and their payload bytes
+        self.bytes_in = 0
+        self.messages_out = 0  # echo and big-echo replies, and their payload bytes
+        self.bytes_out = 0
+        self.wire_bytes_in = 0  # with permessage-deflate: data frame payload bytes as they travelled
+        self.wire_bytes_out = 0
 
     def stats(self) -> dict:
         return {"connections": self.connection_count, "open": len(self.connections), "subscribes": self.subscribes,
                 "unsubscribes": self.unsubscribes, "tokens": self.tokens, "refused": self.refused,
-                "closeCodes": self.close_codes, "extensions": self.extensions, "compressedIn": self.compressed_in}
+                "closeCodes": self.close_codes, "extensions": self.extensions, "compressedIn": self.compressed_in,
+                "messagesIn": self.messages_in, "bytesIn": self.bytes_in, "messagesOut": self.messages_out,
+                "bytesOut": self.bytes_out, "wireBytesIn": self.wire_bytes_in, "wireBytesOut": self.wire_bytes_out}
 
     def drop_all(self) -> None:
         for connection in list(self.connections):
@@ -116,6 +127,10 @@ def control(ns_name: str, query: dict) -> object:
         ns.drop_all()
     elif action == "accept":
         ns.refusing = False
+    elif action == "close":
+        code, reason = int(query.get("code", ["1000"])[0]), query.get("reason", [""])[0]
+        for connection in list(ns.connections):
+            asyncio.get_running_loop().create_task(connection.close(code, reason))
     elif action == "restart":
         down = float(query.get("down", ["1"])[0])
         ns.refusing = True
@@ -158,6 +173,11 @@ def process_request(connection, request):
     return None
 
 
+def payload_size(message) -> int:
+    """A message's payload bytes (RFC 6455 §5.6): UTF-8 bytes of text, the bytes of binary."""
+    return len(message.encode()) if isinstance(message, str) else len(message)
+
+
 async def handler(connection) -> None:
     parts = [p for p in urlsplit(connection.request.path).path.split("/") if p]
     ns, kind = namespace(parts[1]), parts[2]
@@ -167,22 +187,35 @@ async def handler(connection) -> None:
     ns.extensions.append(connection.response.headers.get("Sec-WebSocket-Extensions"))
     if connection.protocol.extensions:
         # Counts the client's frames that arrive compressed (RSV1), server-side proof of compression.
+        # Also counts the payload bytes of data frames as they travelled, both ways.
         counted = connection.protocol.extensions[0]
-        decode = counted.decode
+        decode, encode = counted.decode, counted.encode
+        data_opcodes = (Opcode.CONT, Opcode.TEXT, Opcode.BINARY)
 
         def counting_decode(frame, *, max_size=None):
             if frame.rsv1:
                 ns.compressed_in += 1
+            if frame.opcode in data_opcodes:
+                ns.wire_bytes_in += len(frame.data)
             return decode(frame, max_size=max_size)
+
+        def counting_encode(frame):
+            encoded = encode(frame)
+            if encoded.opcode in data_opcodes:
+                ns.wire_bytes_out += len(encoded.data)
+            return encoded
         counted.decode = counting_decode
+        counted.encode = counting_encode
     try:
         async for raw in connection:
-            if kind == "echo":
-                await connection.send(raw)
-                continue
-            if kind == "big-echo":
-                # Echoes each message doubled: over the client's limit when it set one at the size.
-                await connection.send(raw * 2)
+            ns.messages_in += 1
+            ns.bytes_in += payload_size(raw)
+            if kind in ("echo", "big-echo"):
+                # big-echo echoes each message doubled: over the client's limit when it set one at the size.
+                reply = raw if kind == "echo" else raw * 2
+                await connection.send(reply)
+                ns.messages_out += 1
+                ns.bytes_out += payload_size(reply)
                 continue
             try:
                 message = json.loads(raw)

@@ -7,6 +7,7 @@ import Foundation
 //   --only stream: 1 GiB body and 1 M NDJSON records, throughput and peak RSS per process
 //   [--stream-bytes N] [--stream-records N]
 //   swift run -c release courier-bench --only pipeline [--calls N] [--rounds R]   (no server needed)
+//   swift run -c release courier-bench --only events [--calls N] [--rounds R]   (no server; EventsBench.swift)
 //   swift run -c release courier-bench --only fleet [--clients N] [--svg PATH]   (no server; FleetBench.swift)
 // The 512 MiB multipart upload runs only with `--only upload` (`--upload-mib N`; UploadBench.swift).
 // The 1 GiB downloads (20 runs per implementation, about 10-20 s each) run only with `--only download`
@@ -31,6 +32,17 @@ let rounds = argument("--rounds").flatMap(Int.init) ?? 3
 if only == "fleet" {
     // A simulation on a virtual clock: no server needed (FleetBench.swift).
     runFleetBench(arguments: argument)
+    exit(0)
+}
+
+if only == "events" {
+    // In-memory only: lifecycle events with and without a monitor (EventsBench.swift).
+    do {
+        try await runEventsBench(calls: argument("--calls").flatMap(Int.init) ?? 20_000, rounds: max(rounds, 5))
+    } catch {
+        FileHandle.standardError.write(Data("courier-bench failed: \(error)\n".utf8))
+        exit(1)
+    }
     exit(0)
 }
 

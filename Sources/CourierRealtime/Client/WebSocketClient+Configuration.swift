@@ -47,6 +47,22 @@ extension WebSocketClient {
         public var tokenManager: TokenManager?
         /// Sequence-number gap detection; nil tracks nothing.
         public var sequenceTracking: SequenceTracking?
+        /// Where the connection's log entries go; nil logs nothing. Each connection attempt logs
+        /// its handshake (`request` at debug level, with the header fields), then a `response`
+        /// (101, info) or a `failure` (error), and an open connection logs a `connectionClosed`
+        /// entry when it ends: close code, time open, messages and payload bytes each way (info
+        /// for 1000 and 1001, error for 1006, notice otherwise). Everything is redacted by
+        /// ``redactor`` first.
+        public var logger: (any NetworkLogger)?
+        /// Sinks that receive one `WebSocketMetricsEvent` per connection attempt (through
+        /// `NetworkMetricsSink.record(_:)`), when its handshake fails or the open connection ends.
+        /// The session's running totals are ``WebSocketClient/metrics``.
+        public var metrics: [any NetworkMetricsSink] = []
+        /// What hides secrets in log entries: the URL's query parameters, the header fields
+        /// (`Authorization` and the rest of its list) and always the offered subprotocols
+        /// (`Sec-WebSocket-Protocol`), whose values are also scrubbed from error texts and close
+        /// reasons. The standard `Redactor()` by default.
+        public var redactor = Redactor()
 
         /// A configuration for `url` with the defaults above.
         public init(url: URL) {

@@ -42,9 +42,23 @@ public actor WebSocketClient {
     public private(set) var extensions: [String] = []
     /// The subscriptions re-sent after each reconnect, in registration order.
     public var subscriptions: [Subscription] { registry }
+    /// The session's counters since the client was created: connects, reconnects, handshake
+    /// failures, messages and payload bytes each way (the open connection's so far included),
+    /// close codes, pings. Each connection attempt also goes to ``Configuration/metrics`` as a
+    /// `WebSocketMetricsEvent` when it ends.
+    public var metrics: WebSocketSessionMetrics {
+        var metrics = totals
+        if let meter { metrics.add(meter.current) }
+        return metrics
+    }
 
     private let transport: any WebSocketTransport
     private let clock: ClientClock
+    private let reporter: ConnectionReporter
+    /// The counters of every connection that ended.
+    private var totals = WebSocketSessionMetrics()
+    /// The open connection's meter.
+    private var meter: ConnectionMeter?
     private let random: @Sendable () -> Double
     private let stateBroadcast = Broadcast<ConnectionState>(replaysLatest: true)
     private let eventBroadcast = Broadcast<RealtimeEvent>(replaysLatest: false)
@@ -78,6 +92,7 @@ public actor WebSocketClient {
         self.transport = transport
         self.clock = ClientClock(clock)
         self.random = random
+        reporter = ConnectionReporter(configuration: configuration)
         stateBroadcast.yield(state)
     }
 
@@ -151,7 +166,15 @@ public actor WebSocketClient {
     ///   before the message was written); the transport's errors.
     public func send(_ message: WebSocketMessage) async throws {
         guard state == .open, let current else { throw WebSocketError.notConnected }
-        try await current.send(message)
+        try await send(message, on: current, meter: meter)
+    }
+
+    /// Sends `message` on `connection` and counts it on `meter` once written.
+    private func send(
+        _ message: WebSocketMessage, on connection: any WebSocketConnection, meter: ConnectionMeter?
+    ) async throws {
+        try await connection.send(message)
+        meter?.sent(message)
     }
 
     /// Registers `subscription` (replacing one with the same id) and sends it now if connected.
@@ -163,7 +186,7 @@ public actor WebSocketClient {
         } else {
             registry.append(subscription)
         }
-        if state == .open, let current { try? await current.send(subscription.subscribe) }
+        if state == .open, let current { try? await send(subscription.subscribe, on: current, meter: meter) }
     }
 
     /// Removes the subscription `id` (it is never re-sent) and sends its unsubscribe message if
@@ -171,7 +194,9 @@ public actor WebSocketClient {
     public func unsubscribe(_ id: String) async {
         guard let index = registry.firstIndex(where: { $0.id == id }) else { return }
         let removed = registry.remove(at: index)
-        if state == .open, let current, let message = removed.unsubscribe { try? await current.send(message) }
+        if state == .open, let current, let message = removed.unsubscribe {
+            try? await send(message, on: current, meter: meter)
+        }
     }
 
     // MARK: - Supervisor
@@ -185,12 +210,14 @@ public actor WebSocketClient {
             if state != .connecting { publish(.connecting) }
             var outcome: (code: WebSocketCloseCode, reason: String, terminal: Bool)
             do {
-                let connection = try await openConnection()
+                let (connection, meter) = try await openConnection()
                 guard isActive(run) else {
+                    let opened = clock.elapsed()
                     await connection.close(code: .goingAway, reason: "closed by the app")
+                    finish(meter, code: .goingAway, reason: "closed by the app", opened: opened, wire: connection.wireTraffic)
                     return
                 }
-                outcome = await serve(connection)
+                outcome = await serve(connection, meter: meter)
                 if !isActive(run) {
                     publish(.closed(code: outcome.code, reason: outcome.reason))
                     return
@@ -222,9 +249,33 @@ public actor WebSocketClient {
 
     private var openedAt: Duration?
 
-    /// Runs one open connection until it ends; returns its close code and reason.
-    private func serve(_ connection: any WebSocketConnection) async -> (code: WebSocketCloseCode, reason: String, terminal: Bool)
-    {
+    /// Runs one open connection until it ends, measured by `meter`; returns its close code and
+    /// reason.
+    private func serve(
+        _ connection: any WebSocketConnection, meter: ConnectionMeter
+    ) async -> (code: WebSocketCloseCode, reason: String, terminal: Bool) {
+        let opened = clock.elapsed()
+        self.meter = meter
+        let outcome = await run(connection, meter: meter)
+        self.meter = nil
+        finish(meter, code: outcome.code, reason: outcome.reason, opened: opened, wire: connection.wireTraffic)
+        return outcome
+    }
+
+    /// Adds an ended connection to the totals and reports it.
+    private func finish(
+        _ meter: ConnectionMeter, code: WebSocketCloseCode, reason: String, opened: Duration, wire: WireTraffic?
+    ) {
+        totals.add(meter.current)
+        totals.recordClose(code)
+        reporter.closed(
+            meter, code: code, reason: reason, handshakeDuration: opened - meter.started,
+            openDuration: clock.elapsed() - opened, wire: wire)
+    }
+
+    private func run(
+        _ connection: any WebSocketConnection, meter: ConnectionMeter
+    ) async -> (code: WebSocketCloseCode, reason: String, terminal: Bool) {
         currentGeneration += 1
         let generation = currentGeneration
         current = connection
@@ -232,10 +283,12 @@ public actor WebSocketClient {
         extensions = connection.extensions
         openedAt = clock.elapsed()
         publish(.open)
-        for subscription in registry { try? await connection.send(subscription.subscribe) }
+        for subscription in registry { try? await send(subscription.subscribe, on: connection, meter: meter) }
         if hasOpened { eventBroadcast.yield(.reconnected) }
         hasOpened = true
-        let keepalive = configuration.keepalive.map { startKeepalive($0, connection: connection, generation: generation) }
+        let keepalive = configuration.keepalive.map {
+            startKeepalive($0, connection: connection, generation: generation, meter: meter)
+        }
         defer {
             keepalive?.cancel()
             current = nil
@@ -245,7 +298,8 @@ public actor WebSocketClient {
         for await event in connection.events {
             switch event {
             case .message(let message):
-                await deliver(message, on: connection)
+                meter.received(message)
+                await deliver(message, on: connection, meter: meter)
             case .closed(let code, let reason, let error):
                 if let error { lastFailure = error }
                 return (code, reason, false)
@@ -254,18 +308,18 @@ public actor WebSocketClient {
         return (.abnormalClosure, "connection ended", false)
     }
 
-    private func deliver(_ message: WebSocketMessage, on connection: any WebSocketConnection) async {
+    private func deliver(_ message: WebSocketMessage, on connection: any WebSocketConnection, meter: ConnectionMeter) async {
         messageBroadcast.yield(message)
         eventBroadcast.yield(.message(message))
         guard let tracking = configuration.sequenceTracking, let number = tracking.sequenceNumber(message),
             let missing = gapDetector.record(number)
         else { return }
         eventBroadcast.yield(.gap(missing: missing))
-        if let request = tracking.requestMissed(missing) { try? await connection.send(request) }
+        if let request = tracking.requestMissed(missing) { try? await send(request, on: connection, meter: meter) }
     }
 
     private func startKeepalive(
-        _ policy: KeepalivePolicy, connection: any WebSocketConnection, generation: Int
+        _ policy: KeepalivePolicy, connection: any WebSocketConnection, generation: Int, meter: ConnectionMeter
     ) -> Task<Void, Never> {
         let clock = self.clock
         return Task {
@@ -273,7 +327,12 @@ public actor WebSocketClient {
                 while true {
                     try await clock.sleep(policy.interval)
                     let pong = Locked(false)
-                    try await connection.sendPing { pong.set(true) }
+                    let sent = clock.elapsed()
+                    try await connection.sendPing {
+                        pong.set(true)
+                        meter.pongReceived(after: clock.elapsed() - sent)
+                    }
+                    meter.pingSent()
                     try await clock.sleep(policy.timeout)
                     if !pong.current {
                         await self.keepaliveFailed(connection, generation: generation, timeout: policy.timeout)
@@ -306,21 +365,43 @@ public actor WebSocketClient {
     }
 
     /// Opens one connection; on a 401 handshake refreshes the token once and tries again.
-    private func openConnection() async throws -> any WebSocketConnection {
+    private func openConnection() async throws -> (any WebSocketConnection, ConnectionMeter) {
         guard let tokens = configuration.tokenManager else {
-            return try await transport.connect(configuration.request(token: nil))
+            return try await handshake(configuration.request(token: nil))
         }
         let token = try await Self.authorizing { try await tokens.validAccessToken() }
         do {
-            return try await transport.connect(configuration.request(token: token))
+            return try await handshake(configuration.request(token: token))
         } catch WebSocketError.handshakeRejected(status: 401) {
             let fresh = try await Self.authorizing { try await tokens.refresh(failedToken: token) }
             do {
-                return try await transport.connect(configuration.request(token: fresh))
+                return try await handshake(configuration.request(token: fresh))
             } catch WebSocketError.handshakeRejected(status: 401) {
                 throw WebSocketError.closed(
                     code: .policyViolation, reason: "handshake rejected with HTTP 401 after a token refresh")
             }
+        }
+    }
+
+    /// One opening handshake through the transport, counted and reported (a cancelled one is
+    /// neither: the app closed the session meanwhile).
+    private func handshake(_ request: WebSocketRequest) async throws -> (any WebSocketConnection, ConnectionMeter) {
+        let meter = reporter.startAttempt(request, started: clock.elapsed(), isReconnect: hasOpened)
+        do {
+            let connection = try await transport.connect(request)
+            totals.connects += 1
+            if meter.isReconnect { totals.reconnects += 1 }
+            reporter.opened(
+                meter, after: clock.elapsed() - meter.started, subprotocol: connection.subprotocol,
+                extensions: connection.extensions)
+            return (connection, meter)
+        } catch {
+            if !Task.isCancelled, !(error is CancellationError) {
+                totals.handshakeFailures += 1
+                let failure = (error as? WebSocketError) ?? .connectionFailed("\(error)")
+                reporter.handshakeFailed(meter, error: failure, after: clock.elapsed() - meter.started)
+            }
+            throw error
         }
     }
 

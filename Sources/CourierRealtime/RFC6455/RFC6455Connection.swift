@@ -36,6 +36,9 @@ actor RFC6455Connection: WebSocketConnection {
 
     nonisolated let subprotocol: String?
     nonisolated let extensions: [String]
+    nonisolated let wireTraffic: WireTraffic?
+    /// Payload bytes of the frames of the message being received.
+    private var incomingWireBytes = 0
     nonisolated let events: AsyncStream<WebSocketConnectionEvent>
     private let continuation: AsyncStream<WebSocketConnectionEvent>.Continuation
     private let stream: any ByteStream
@@ -88,6 +91,7 @@ actor RFC6455Connection: WebSocketConnection {
         let inflater = compression?.inflater
         self.deflater = compression?.deflater
         self.extensions = compression.map { [$0.answer] } ?? []
+        self.wireTraffic = compression.map { _ in WireTraffic() }
         self.stream = stream
         self.subprotocol = subprotocol
         self.closeTimeout = closeTimeout
@@ -141,6 +145,7 @@ actor RFC6455Connection: WebSocketConnection {
             outgoing.enqueueData(frames, done: done)
             startWriter()
         }
+        wireTraffic?.addSent(payload.count)
     }
 
     /// Queues a ping and returns: the caller's pong timeout runs while the ping waits to be written.
@@ -210,8 +215,13 @@ actor RFC6455Connection: WebSocketConnection {
         switch frame.opcode {
         case .text, .binary, .continuation:
             // Data after our Close is still parsed (framing errors count) but no longer delivered.
-            if let message = try assembler.append(frame), phase == .open {
-                continuation.yield(.message(message))
+            incomingWireBytes += frame.payload.count
+            if let message = try assembler.append(frame) {
+                if phase == .open {
+                    wireTraffic?.addReceived(incomingWireBytes)
+                    continuation.yield(.message(message))
+                }
+                incomingWireBytes = 0
             }
         case .ping:
             // Queued in arrival order: pongs answer pings in the order the pings came.

@@ -14,6 +14,9 @@ package protocol WebSocketConnection: Sendable {
     /// The extensions the server selected (`Sec-WebSocket-Extensions` tokens); empty unless the
     /// transport offered some.
     var extensions: [String] { get }
+    /// The compressed payload bytes each way when permessage-deflate was negotiated; `nil`
+    /// otherwise (then the wire carries the messages' own bytes).
+    var wireTraffic: WireTraffic? { get }
     /// Messages, then one `closed`; single consumer.
     var events: AsyncStream<WebSocketConnectionEvent> { get }
     /// Sends one message. Throws ``WebSocketError/notConnected`` once closing.
@@ -29,6 +32,8 @@ package protocol WebSocketConnection: Sendable {
 extension WebSocketConnection {
     /// A transport that offers no extension (URLSessionWebSocketTask, test pipes): none is in use.
     package var extensions: [String] { [] }
+    /// A transport without permessage-deflate measures no compressed traffic.
+    package var wireTraffic: WireTraffic? { nil }
 }
 
 /// Opens WebSocket connections: performs TCP/TLS setup and the opening handshake.

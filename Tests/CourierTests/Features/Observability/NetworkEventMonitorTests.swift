@@ -84,4 +84,26 @@ struct NetworkEventMonitorTests {
         _ = await task.result
         #expect(cancelled.names.suffix(2) == ["cancelled", "failed cancelled"])
     }
+
+    @Test("without a monitor, the call's context holds none and no event is ever built")
+    func nothingBuiltWithoutMonitors() async throws {
+        let response = try await Self.client(StubTransport(responses: [.json(#"{"id": 1}"#)]), [])
+            .response(for: Request<Item>.get("/items/1"))
+        #expect(response.context.eventMonitors == nil)
+
+        let built = Locked(0)
+        let kind: @Sendable () -> NetworkEvent.Kind = {
+            built.withLock { $0 += 1 }
+            return .callStarted
+        }
+        let context = RequestContext(method: .get, pathTemplate: "/items/{id}")
+        context.emit(kind())
+        context.eventMonitors = []
+        context.emit(kind())
+        #expect(built.current == 0)
+        let recorder = Recorder()
+        context.eventMonitors = [recorder]
+        context.emit(kind())
+        #expect(built.current == 1 && recorder.names == ["start"])
+    }
 }

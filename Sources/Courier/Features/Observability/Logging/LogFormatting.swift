@@ -2,7 +2,7 @@ import Foundation
 
 /// Turns records into log entries. Summaries carry only Courier's metadata; everything derived
 /// from the request or response goes into details.
-enum LogFormatting {
+package enum LogFormatting {
     static func requestEntry(_ record: RequestRecord, includesDetails: Bool) -> NetworkLogEntry {
         var summary = "→ \(record.method) \(record.pathTemplate)"
         if record.attempt > 1 { summary += " attempt \(record.attempt)" }
@@ -98,12 +98,12 @@ enum LogFormatting {
     }
 
     /// The first 8 hex digits of the request ID — enough to grep for, short enough to read.
-    static func shortID(_ id: RequestID) -> String {
+    package static func shortID(_ id: RequestID) -> String {
         String(id.description.prefix(8))
     }
 
     /// `12.4 ms`, `1.52 s`.
-    static func milliseconds(_ duration: Duration) -> String {
+    package static func milliseconds(_ duration: Duration) -> String {
         let ms = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         if ms >= 1000 { return fixed(ms / 1000, digits: 2) + " s" }
         return fixed(ms, digits: 1) + " ms"
@@ -119,7 +119,7 @@ enum LogFormatting {
     }
 
     /// `512 B`, `1.5 KiB`, `3.2 MiB`.
-    static func bytes(_ count: Int) -> String {
+    package static func bytes(_ count: Int) -> String {
         if count < 1024 { return "\(count) B" }
         if count < 1024 * 1024 { return fixed(Double(count) / 1024, digits: 1) + " KiB" }
         return fixed(Double(count) / (1024 * 1024), digits: 1) + " MiB"

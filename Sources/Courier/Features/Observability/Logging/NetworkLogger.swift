@@ -42,6 +42,10 @@ public struct NetworkLogEntry: Sendable, Hashable {
         /// The streamed body of a response ended — read to its end, failed, or let go by its
         /// reader: the bytes read and how long it took after the head.
         case bodyEnd
+        /// A WebSocket connection ended (module CourierRealtime): its close code (RFC 6455 §7.4),
+        /// how long it was open, and the messages and payload bytes each way. Its opening
+        /// handshake is logged as a ``request``, then a ``response`` (101) or a ``failure``.
+        case connectionClosed
     }
 
     /// The severity.

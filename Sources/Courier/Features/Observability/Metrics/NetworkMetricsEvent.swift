@@ -86,7 +86,8 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
     }
 }
 
-/// Receives one ``NetworkMetricsEvent`` per call: forward it to your analytics or APM backend,
+/// Receives one ``NetworkMetricsEvent`` per call (and one ``WebSocketMetricsEvent`` per WebSocket
+/// connection attempt, when it implements that method): forward it to your analytics or APM backend,
 /// aggregate it, or collect it in a test (`CapturingMetricsSink` in CourierTesting).
 ///
 /// Called synchronously on the request's task when the call ends; keep it quick and thread-safe
@@ -94,6 +95,10 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
 public protocol NetworkMetricsSink: Sendable {
     /// Takes one event.
     func record(_ event: NetworkMetricsEvent)
+
+    /// Takes one WebSocket connection attempt's measurements (from a `WebSocketClient` of module
+    /// CourierRealtime whose configuration lists this sink). Does nothing unless implemented.
+    func record(_ event: WebSocketMetricsEvent)
 }
 
 /// A ``NetworkMetricsSink`` made from a closure.
