@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// The caller's endpoint for one download attempt: the same request plus the fields a resumable

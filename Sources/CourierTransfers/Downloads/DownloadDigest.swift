@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// A SHA-256 digest the server sent for a download, and what it covers.

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Why a download failed, and the ``resumeData`` to continue it when the bytes received so far

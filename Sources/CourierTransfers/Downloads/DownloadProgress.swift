@@ -1,3 +1,5 @@
+import Courier
+
 /// A download's progress is a ``TransferProgress``, the one progress type of every transfer.
 @available(*, deprecated, renamed: "TransferProgress")
 public typealias DownloadProgress = TransferProgress

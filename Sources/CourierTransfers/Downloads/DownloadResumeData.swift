@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// What a download needs to continue where it stopped: the URL, how many bytes are already on

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// What a download does with the response to one attempt (RFC 9110 §14 and §13.1.5).

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// A download in progress: its ``progress`` and, once it ends, its ``value`` (the destination)

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -33,8 +34,7 @@ struct Downloader<E: Endpoint>: Sendable {
         let url: URL
         let state: DownloadState
         do {
-            url = try client.routing.lane.builder.makeURL(
-                for: endpoint, environment: client.routing.lane.environment.current)
+            url = try client.url(for: endpoint)
             state = try openState(for: url)
         } catch let error as NetworkError {
             return .failure(DownloadError(.network(error)))

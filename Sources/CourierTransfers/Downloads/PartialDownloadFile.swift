@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// The bytes of a download while it is under way: a file in a Courier-owned folder next to the

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Boundaries of `multipart/form-data` bodies (RFC 2046 §5.1.1, RFC 7578 §4.1).

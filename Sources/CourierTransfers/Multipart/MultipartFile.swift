@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// A file in an `Encodable` model sent as `multipart/form-data` (``MultipartFormEncoder``): bytes

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Encodes an `Encodable` model as a ``MultipartForm`` (`multipart/form-data`, RFC 7578): one part

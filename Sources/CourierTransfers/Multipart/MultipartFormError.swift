@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Why a ``MultipartForm`` refused a part or could not produce its body.

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// The header block of one `multipart/form-data` part (RFC 7578 §4.2, §4.4).

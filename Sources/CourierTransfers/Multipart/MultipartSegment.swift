@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// One piece of an encoded multipart body: bytes in memory or a whole file.
@@ -80,16 +81,5 @@ final class MultipartSegmentReader: BodySource {
             if count == 0 { return }
             try body(Data(buffer[0..<count]))
         }
-    }
-}
-
-/// File sizes in bytes.
-enum FileSize {
-    /// The size of the file at `url`, or `nil` when it cannot be read.
-    static func of(_ url: URL) -> Int64? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-            attributes[.type] as? FileAttributeType != .typeDirectory
-        else { return nil }
-        return (attributes[.size] as? NSNumber)?.int64Value
     }
 }

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// The parts a ``MultipartFormEncoder`` collects, in encoding order. Used by one `encode` call on

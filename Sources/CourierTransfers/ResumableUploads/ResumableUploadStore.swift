@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// What a resumable (tus) upload needs to continue after the process restarts: the upload URL

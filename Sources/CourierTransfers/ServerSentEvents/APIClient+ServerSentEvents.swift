@@ -1,3 +1,5 @@
+import Courier
+
 extension APIClient {
     /// A Server-Sent Events feed from `endpoint` that reconnects by itself (see
     /// ``ServerSentEvents``). Nothing is sent until the feed is iterated.
@@ -20,7 +22,7 @@ extension APIClient {
     ) -> ServerSentEvents {
         let options = configuration.streaming
         return ServerSentEvents(
-            configuration: configuration, clock: self.configuration.clock, redactor: routing.lane.redactor
+            configuration: configuration, clock: self.configuration.clock, redactor: laneRedactor
         ) { [self] lastEventID in
             try await stream(EventStreamEndpoint(base: endpoint, lastEventID: lastEventID), options: options)
         }

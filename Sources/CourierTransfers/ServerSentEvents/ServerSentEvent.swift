@@ -1,3 +1,5 @@
+import Courier
+
 /// One event dispatched from a `text/event-stream` (WHATWG HTML §9.2.6 "Interpreting an event
 /// stream"): what a browser's `EventSource` hands to a `MessageEvent`.
 ///

@@ -1,3 +1,5 @@
+import Courier
+
 /// Why an event stream cannot be read further. ``APIClient``'s event streams report these inside
 /// ``NetworkError/decoding(_:)`` (as the ``DecodingFailure/underlying`` error), so a caller still
 /// handles one error type; ``ServerSentEventParser`` throws them directly.
@@ -23,4 +25,9 @@ public enum ServerSentEventError: Error, Sendable, Hashable, CustomStringConvert
         case .unexpectedStatus(let status): return "expected status 200 for an event stream, got \(status)"
         }
     }
+}
+
+extension ServerSentEventError: BodyFormatError {
+    /// A failure shows the start of what the server sent instead of a feed (a portal's HTML page).
+    package var showsBodySnippet: Bool { true }
 }

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// An incremental, byte-level parser of `text/event-stream` bodies (WHATWG HTML §9.2.5 "Parsing an

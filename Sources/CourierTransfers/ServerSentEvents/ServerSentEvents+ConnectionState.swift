@@ -1,3 +1,5 @@
+import Courier
+
 extension ServerSentEvents {
     /// Where a feed's connection stands (the `readyState` of an `EventSource`, plus the wait
     /// before the next attempt), as published by ``ServerSentEvents/states()``.

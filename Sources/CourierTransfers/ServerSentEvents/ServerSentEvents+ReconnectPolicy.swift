@@ -1,3 +1,5 @@
+import Courier
+
 extension ServerSentEvents {
     /// When a feed reconnects after a network error or a clean end of the stream (WHATWG HTML
     /// §9.2.3 "reestablish the connection").

@@ -1,3 +1,5 @@
+import Courier
+
 /// A connection state fanned out to observers (each gets the current state first): equal
 /// consecutive states are published once, and a final state finishes every observer.
 final class StateBroadcast<Value: Sendable & Equatable>: Sendable {

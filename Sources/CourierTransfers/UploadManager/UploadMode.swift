@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// How an ``UploadManager`` sends a staged upload.

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// One upload an ``UploadManager`` knows about, as persisted in its registry.

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// The persisted list of uploads: one JSON file, rewritten atomically on every change.

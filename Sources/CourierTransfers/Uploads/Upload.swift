@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// A running upload: its progress as an `AsyncSequence` and its response.

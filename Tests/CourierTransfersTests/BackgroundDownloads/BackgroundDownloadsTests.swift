@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 @testable import Courier
 import CourierTesting
+@testable import CourierTransfers
 
 /// A background "system" the test drives: it records hand-overs and finishes tasks on request,
 /// as a relaunched session delivers events of tasks an earlier process started.
@@ -60,7 +61,7 @@ struct BackgroundDownloadsTests {
 
     static func manager(_ folder: URL, _ transport: ManualBackgroundTransport) throws -> BackgroundDownloads {
         try BackgroundDownloads(
-            client: CoreFixture.client(StubTransport(responses: [HTTPResponse]())), directory: folder.appendingPathComponent("m"),
+            client: TransfersFixture.client(StubTransport(responses: [HTTPResponse]())), directory: folder.appendingPathComponent("m"),
             transport: transport)
     }
 

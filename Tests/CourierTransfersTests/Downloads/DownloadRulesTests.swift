@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Courier
+@testable import CourierTransfers
 
 /// The byte-range rules of resumable downloads (RFC 9110 §14, §13.1.5, §8.8) and the digest
 /// fields (RFC 9530, RFC 3230), without I/O.

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import Courier
+@testable import CourierTransfers
 
 /// An `Encodable` model as `multipart/form-data`: names from `CodingKeys` in Rails/PHP bracket form,
 /// files as file parts.

@@ -4,9 +4,24 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import Courier
+@testable import CourierTransfers
 
 @Suite("multipart/form-data encoding (RFC 7578)")
 struct MultipartFormTests {
+    struct Photo: Decodable, Sendable { var id: Int }
+
+    @Test("a multipart form goes through the RequestBody form of Request.post")
+    func requestBody() throws {
+        var form = MultipartForm()
+        try form.addField(named: "caption", value: "Sunset")
+        let request = Request<Photo>.post("/photos", body: .multipart(form))
+        guard case .data(_, let contentType) = request.body else {
+            Issue.record("expected an in-memory multipart body, got \(request.body)")
+            return
+        }
+        #expect(contentType.hasPrefix("multipart/form-data; boundary="))
+    }
+
     @Test(
         "exact bytes: --boundary CRLF first, CRLF before every later delimiter, close delimiter and CRLF last; Content-Length matches"
     )

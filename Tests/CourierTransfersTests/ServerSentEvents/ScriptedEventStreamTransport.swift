@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import Courier
 import CourierTesting
+import CourierTransfers
 
 extension ServerSentEventsTests {
     /// A transport that answers each connection of a feed from a script: a head and body chunks

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Courier
+import CourierTransfers
 
 extension ServerSentEventsTests {
     /// The parser gives the same events for every split of the same bytes, and the same events as

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Courier
+import CourierTransfers
 
 extension ServerSentEventsTests {
     /// The parsing and interpretation rules of WHATWG HTML §9.2.5–9.2.6, one vector per rule

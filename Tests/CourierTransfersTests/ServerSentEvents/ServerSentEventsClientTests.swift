@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import Courier
 import CourierTesting
+import CourierTransfers
 
 extension ServerSentEventsTests {
     /// The reconnecting feed against a scripted transport and a test clock (no real sleeps).
@@ -293,6 +294,13 @@ extension ServerSentEventsTests {
             let policy = ServerSentEvents.ReconnectPolicy(
                 initialDelay: .seconds(1), maximumDelay: .seconds(4), jitter: .additive(0.5))
             #expect(policy.delay(forAttempt: attempt, serverRetry: serverRetry, random: random) == expected)
+        }
+
+        @Test func thePolicyCarriesTheSharedBackoff() {
+            var feed = ServerSentEvents.ReconnectPolicy()
+            #expect(feed.backoff == Backoff(initialDelay: .seconds(3), maximumDelay: .seconds(30), jitter: .additive(1.0)))
+            feed.maximumDelay = .seconds(10)
+            #expect(feed.backoff.maximumDelay == .seconds(10))
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Courier
+import CourierTransfers
 
 /// Server-Sent Events: the parser (WHATWG HTML §9.2.5–9.2.6) and the reconnecting client.
 enum ServerSentEventsTests {

@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 @testable import Courier
 import CourierTesting
+@testable import CourierTransfers
 
 /// A background transport whose "system" answers each handed-over upload at once with `answer`.
 final class ScriptedBackgroundTransport: BackgroundTransport, @unchecked Sendable {
@@ -42,7 +43,7 @@ struct BackgroundUploadTokenTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
     struct Setup {
-        let server: FakeAuthServer
+        let server: FakeTokenServer
         let clock: TestClock
         let background: ScriptedBackgroundTransport
         let manager: UploadManager
@@ -53,18 +54,18 @@ struct BackgroundUploadTokenTests {
     static func setup() throws -> Setup {
         let clock = TestClock()
         let start = Self.start
-        let server = FakeAuthServer(now: start)
+        let server = FakeTokenServer(now: start)
         let store = InMemoryTokenStore(server.signIn(accessExpiresAt: start.addingTimeInterval(600)))
-        let tokens = FakeAuthServer.tokenManager(server.makeTransport(), store: store) {
+        let tokens = FakeTokenServer.tokenManager(server.makeTransport(), store: store) {
             start.addingTimeInterval(Double(clock.now.offset.components.seconds))
         }
-        let background = ScriptedBackgroundTransport { try await server.handle($0) }
+        let background = ScriptedBackgroundTransport { server.handle($0) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bg-token-\(UUID().uuidString)")
         let file = folder.appendingPathComponent("photo.jpg")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(repeating: 7, count: 1000).write(to: file)
         let manager = UploadManager(
-            client: CoreFixture.client(server.makeTransport()), directory: folder.appendingPathComponent("manager"),
+            client: TransfersFixture.client(server.makeTransport()), directory: folder.appendingPathComponent("manager"),
             backgroundTransport: background, tokenManager: tokens)
         return Setup(server: server, clock: clock, background: background, manager: manager, file: file, folder: folder)
     }

@@ -18,7 +18,7 @@ final class FileRangeSource: BodySource {
         if !opened {
             opened = true
             guard let handle = try? FileHandle(forReadingFrom: url) else {
-                throw MultipartFormError.unreadableFile(path: url.path)
+                throw FileBodyError.unreadable(path: url.path)
             }
             try handle.seek(toOffset: UInt64(offset))
             self.handle = handle
@@ -31,7 +31,7 @@ final class FileRangeSource: BodySource {
         guard !chunk.isEmpty else {
             // The file got shorter than the declared length: fail rather than send less.
             close()
-            throw MultipartFormError.fileChanged(path: url.path, expected: offset + remaining, actual: FileSize.of(url) ?? 0)
+            throw FileBodyError.shrank(path: url.path, expected: offset + remaining, actual: FileSize.of(url) ?? 0)
         }
         remaining -= Int64(chunk.count)
         chunk.copyBytes(to: buffer, count: chunk.count)
@@ -45,9 +45,27 @@ final class FileRangeSource: BodySource {
     }
 }
 
+/// Why a file body could not be read to its end; the call fails with
+/// ``NetworkError/invalidRequest(_:)`` carrying this description.
+enum FileBodyError: Error, CustomStringConvertible {
+    /// The file cannot be opened (`path` is its path).
+    case unreadable(path: String)
+    /// The file holds fewer bytes than the body's length taken earlier: it was truncated or
+    /// replaced meanwhile. Sizes in bytes.
+    case shrank(path: String, expected: Int64, actual: Int64)
+
+    var description: String {
+        switch self {
+        case .unreadable(let path): return "the file at \(path) cannot be opened"
+        case .shrank(let path, let expected, let actual):
+            return "the file at \(path) holds \(actual) bytes, not the \(expected) it had when the body was made"
+        }
+    }
+}
+
 extension BodyStream {
     /// Bytes `offset ..< offset + length` of the file at `url`, read afresh for every send.
-    static func fileRange(_ url: URL, offset: Int64, length: Int64) -> BodyStream {
+    package static func fileRange(_ url: URL, offset: Int64, length: Int64) -> BodyStream {
         .factory(length: Int(length)) { SourceInputStream.make(FileRangeSource(url: url, offset: offset, length: length)) }
     }
 }

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// A synchronous source of request body bytes, pulled by the one thread that reads the stream.
-protocol BodySource: AnyObject {
+package protocol BodySource: AnyObject {
     /// Copies up to `maxLength` bytes into `buffer` and returns how many; 0 at the end.
     func read(into buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) throws -> Int
     /// Releases what the source holds open (files); reading afterwards returns 0.
@@ -22,15 +22,19 @@ protocol BodySource: AnyObject {
 ///   fills from the source with blocking writes (`BodyStreamPump`). Closing the input end
 ///   (URLSession done or cancelled) makes the next write fail, which ends the thread and closes
 ///   the source.
-enum SourceInputStream {
+package enum SourceInputStream {
     /// The size of one chunk copied from the source, and of a bound pair's buffer (bytes).
     static let chunkSize = 64 << 10
+
+    /// A stream over `source` in the style of the platform this process runs on.
+    package static func make(_ source: some BodySource) -> InputStream {
+        make(source, style: TransportCapabilities.current.bodyStreamStyle, pairs: PlatformAdapters.boundStreams)
+    }
 
     /// A stream over `source` in the style `style`; a platform without bound pairs gets the
     /// pulled kind.
     static func make(
-        _ source: some BodySource, style: TransportCapabilities.BodyStreamStyle = TransportCapabilities.current.bodyStreamStyle,
-        pairs: any BoundStreamPairs = PlatformAdapters.boundStreams
+        _ source: some BodySource, style: TransportCapabilities.BodyStreamStyle, pairs: any BoundStreamPairs
     ) -> InputStream {
         guard style == .boundPair, let (input, output) = pairs.makePair(bufferSize: chunkSize) else {
             return PullInputStream(source: source)

@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import Courier
 import CourierTesting
+import CourierTransfers
 
 /// A transport from another package: it reports progress and timings through the public
 /// task-local reporters, the way the built-in transports do.
