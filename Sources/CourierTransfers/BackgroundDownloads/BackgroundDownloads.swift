@@ -6,7 +6,7 @@ import FoundationNetworking
 
 /// Downloads the system finishes while the app is suspended or terminated, matched to the app's
 /// records after a relaunch, verified and moved into place with the same checks as
-/// ``APIClient/download(_:to:resumingFrom:)``.
+/// ``Courier/APIClient/download(_:to:resumingFrom:)``.
 ///
 /// Each download is a record in a registry (a JSON file in the manager's folder) whose identifier
 /// is the background task's `taskDescription`, which the system persists with the task. When the
@@ -79,7 +79,7 @@ public actor BackgroundDownloads {
     ///   - destination: A file URL; replaced only by a verified file.
     ///   - headers: More header fields.
     /// - Returns: The download's identifier.
-    /// - Throws: ``NetworkError/invalidRequest(_:)`` for a bad path or destination;
+    /// - Throws: `NetworkError.invalidRequest(_:)` for a bad path or destination;
     ///   ``BackgroundDownloadError/registryUnwritable(path:reason:)``; the token manager's error.
     public func enqueue(_ path: String, to destination: URL, headers: [String: String] = [:]) async throws -> UUID {
         guard let url = Self.resolve(path, client.environment.baseURL) else {
@@ -128,7 +128,7 @@ public actor BackgroundDownloads {
     /// Waits for the download `id` and returns its destination.
     ///
     /// - Throws: The download's failure: ``DownloadError`` (status, length, digest, file system) or
-    ///   ``NetworkError``; ``BackgroundDownloadError/unknownDownload(_:)``.
+    ///   `NetworkError`; ``BackgroundDownloadError/unknownDownload(_:)``.
     public func result(for id: UUID) async throws -> URL {
         guard let record = records[id] else { throw BackgroundDownloadError.unknownDownload(id) }
         switch record.state {

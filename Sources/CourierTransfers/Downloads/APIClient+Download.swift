@@ -18,16 +18,16 @@ extension APIClient {
     ///   a cancellation the error carries ``DownloadError/resumeData``.
     /// - A transient failure mid-body (connection lost, timed out) is continued automatically
     ///   with `Range: bytes=N-` and `If-Range` (RFC 9110 §14.2, §13.1.5), at most
-    ///   ``RetryPolicy/maxRetries`` times, after the policy's backoff. Failures before the first
+    ///   `RetryPolicy.maxRetries` times, after the policy's backoff. Failures before the first
     ///   byte are retried by the pipeline, as for any call.
     /// - When the server ignores the range (a `200`), its file changed (another validator), or
     ///   its `Content-Range` does not start where asked, the partial data is discarded and the
-    ///   download starts from zero; ``TransferProgress/restarts`` counts it. A `416` whose
+    ///   download starts from zero; `TransferProgress.restarts` counts it. A `416` whose
     ///   `Content-Range` says the file has exactly the bytes already received completes it.
     ///
     /// The endpoint's policy applies to each request (auth, retries, logging, metrics); its
-    /// ``EndpointPolicy/deadline`` bounds each request up to the response head (see
-    /// ``APIClient/stream(_:options:)``), not the whole transfer. Its `Response` type is not used.
+    /// `EndpointPolicy.deadline` bounds each request up to the response head (see
+    /// `APIClient.stream(_:options:)`), not the whole transfer. Its `Response` type is not used.
     ///
     /// - Parameters:
     ///   - endpoint: The resource to download (a `GET` usually).

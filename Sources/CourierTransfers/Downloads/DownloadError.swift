@@ -11,8 +11,8 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
     public enum Reason: Sendable, Equatable {
         /// The request or the body failed: a status the endpoint does not accept, a transport
-        /// failure after the retries the endpoint's ``RetryPolicy`` allows, the deadline, or
-        /// ``NetworkError/cancelled`` when the task was cancelled.
+        /// failure after the retries the endpoint's `RetryPolicy` allows, the deadline, or
+        /// `NetworkError.cancelled` when the task was cancelled.
         case network(NetworkError)
         /// The server sent more bytes than it announced (`Content-Length` or the complete length of
         /// `Content-Range`), or a body that could not continue the partial data. The data is deleted.
@@ -29,7 +29,7 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
 
     /// What went wrong.
     public let reason: Reason
-    /// How to continue the download with ``APIClient/download(_:to:resumingFrom:)``; `nil` when
+    /// How to continue the download with ``Courier/APIClient/download(_:to:resumingFrom:)``; `nil` when
     /// nothing reusable was received (no strong validator, a content-coded body, nothing written
     /// yet, or the data failed verification).
     public let resumeData: DownloadResumeData?

@@ -1,15 +1,15 @@
 import Courier
 
-/// A download's progress is a ``TransferProgress``, the one progress type of every transfer.
+/// A download's progress is a `TransferProgress`, the one progress type of every transfer.
 @available(*, deprecated, renamed: "TransferProgress")
 public typealias DownloadProgress = TransferProgress
 
 extension TransferProgress {
-    /// The former `DownloadProgress.bytesReceived`: ``completedBytes``.
+    /// The former `DownloadProgress.bytesReceived`: `completedBytes`.
     @available(*, deprecated, renamed: "completedBytes")
     public var bytesReceived: Int64 { completedBytes }
 
-    /// The former `DownloadProgress.totalBytesExpected`: ``totalBytes``.
+    /// The former `DownloadProgress.totalBytesExpected`: `totalBytes`.
     @available(*, deprecated, renamed: "totalBytes")
     public var totalBytesExpected: Int64? { totalBytes }
 

@@ -3,7 +3,7 @@ import Foundation
 
 /// A download in progress: its ``progress`` and, once it ends, its ``value`` (the destination)
 /// or a ``DownloadError`` carrying ``DownloadError/resumeData``. Returned by
-/// ``APIClient/download(_:to:resumingFrom:)``; the download starts at once and runs until it
+/// ``Courier/APIClient/download(_:to:resumingFrom:)``; the download starts at once and runs until it
 /// finishes, fails or is cancelled, whether or not anyone awaits it.
 ///
 /// ```swift
@@ -54,7 +54,7 @@ public final class DownloadTask: Sendable {
     }
 
     /// Stops the download. Awaiting ``value`` then throws a ``DownloadError`` with
-    /// ``NetworkError/cancelled`` and, when the bytes received can be reused, resume data (like
+    /// `NetworkError.cancelled` and, when the bytes received can be reused, resume data (like
     /// URLSession's `cancel(byProducingResumeData:)`); otherwise the partial file is deleted.
     public func cancel() { task.cancel() }
 }

@@ -4,10 +4,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Runs one download: attempts through ``APIClient/stream(_:options:)`` (so the whole pipeline —
+/// Runs one download: attempts through `APIClient.stream(_:options:)` (so the whole pipeline —
 /// auth, retries before the first byte, logging, metrics — applies to each), writes the body to a
 /// ``PartialDownloadFile``, continues after a transient failure within the endpoint's
-/// ``RetryPolicy``, verifies length and digest, and moves the file into place.
+/// `RetryPolicy`, verifies length and digest, and moves the file into place.
 struct Downloader<E: Endpoint>: Sendable {
     let client: APIClient
     let endpoint: E

@@ -26,7 +26,7 @@ import FoundationNetworking
 ///   file whose size changed by the time it is sent fails the send with
 ///   ``MultipartFormError/fileChanged(path:expected:actual:)`` rather than sending a wrong length).
 ///
-/// Sending (``RequestBody/multipart(_:memoryThreshold:)``): a small form of in-memory parts goes
+/// Sending (``Courier/RequestBody/multipart(_:memoryThreshold:)``): a small form of in-memory parts goes
 /// as `Data`; any file part, or a form larger than the threshold, is streamed part by part from
 /// its sources, never assembled in memory, and re-read from the start for a retry or redirect.
 public struct MultipartForm: Sendable {
@@ -192,7 +192,7 @@ public struct MultipartForm: Sendable {
     }
 
     /// The whole body in memory, files read now. For small forms and tests; large forms are
-    /// streamed by ``RequestBody/multipart(_:memoryThreshold:)``.
+    /// streamed by ``Courier/RequestBody/multipart(_:memoryThreshold:)``.
     ///
     /// - Throws: ``MultipartFormError/unreadableFile(path:)``,
     ///   ``MultipartFormError/fileChanged(path:expected:actual:)``.

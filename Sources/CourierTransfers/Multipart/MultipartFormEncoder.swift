@@ -25,12 +25,12 @@ import Foundation
 ///   members under `items[][name]`, `items[][price]` (Rails); an array of files `photos[]`.
 ///
 /// Values: strings as they are; `Bool` as `true`/`false`; numbers in Swift's shortest
-/// round-tripping form; `Date` as RFC 3339 UTC (`2026-05-25T22:46:27Z`; a ``CodedDate`` property
+/// round-tripping form; `Date` as RFC 3339 UTC (`2026-05-25T22:46:27Z`; a `CodedDate` property
 /// picks another format); `URL` as its absolute string; `Data` in Base64 (use a ``MultipartFile``
 /// to send bytes as a file); `nil` leaves the part out; an empty array or object sends nothing.
 ///
 /// Files from disk are not read here: the form streams them when it is sent, in constant memory,
-/// with a known `Content-Length`; send it with ``APIClient``'s `upload` for upload progress.
+/// with a known `Content-Length`; send it with `APIClient`'s `upload` for upload progress.
 public struct MultipartFormEncoder: Sendable {
     /// An encoder.
     public init() {}

@@ -24,7 +24,7 @@ import FoundationNetworking
 ///   `Upload-Offset`, read from the file as they are sent (constant memory).
 /// - **409 Conflict** (the offsets disagree): `HEAD` and continue from the server's offset.
 /// - **404 / 410** (the server forgot or expired the upload): a new upload from byte 0.
-/// - Any other failure throws ``NetworkError`` and keeps the record: calling ``upload(fileAt:key:metadata:)``
+/// - Any other failure throws `NetworkError` and keeps the record: calling ``upload(fileAt:key:metadata:)``
 ///   again with the same key resumes.
 public struct TusUploader: Sendable {
     /// The tus version sent in `Tus-Resumable`.
@@ -35,7 +35,7 @@ public struct TusUploader: Sendable {
     public let creationPath: String
     /// Bytes per `PATCH` request; at least 1. Default 5 MiB.
     public let chunkSize: Int
-    /// The policy of every tus request: ``EndpointPolicy/authorizedUpload`` by default.
+    /// The policy of every tus request: `EndpointPolicy.authorizedUpload` by default.
     public let policy: EndpointPolicy
     /// Where upload URLs and offsets are persisted.
     public let store: ResumableUploadStore
@@ -47,7 +47,7 @@ public struct TusUploader: Sendable {
     ///   - creationPath: The creation endpoint (tus "upload creation URL").
     ///   - store: The persistent store of unfinished uploads.
     ///   - chunkSize: Bytes per `PATCH`, at least 1; default 5 MiB.
-    ///   - policy: The policy of every request; default ``EndpointPolicy/authorizedUpload``.
+    ///   - policy: The policy of every request; default `EndpointPolicy.authorizedUpload`.
     public init(
         client: APIClient, creationPath: String, store: ResumableUploadStore, chunkSize: Int = 5 << 20,
         policy: EndpointPolicy = .authorizedUpload
@@ -76,7 +76,7 @@ public struct TusUploader: Sendable {
     ///   - metadata: `Upload-Metadata` pairs sent on creation (keys must not contain spaces or commas).
     /// - Returns: The running upload; its value is the upload URL. Progress counts the bytes the
     ///   server confirmed plus those of the chunk in flight, and starts at the resumed offset. The
-    ///   upload fails with the file system's error (as a ``NetworkError``) when its record in
+    ///   upload fails with the file system's error (as a `NetworkError`) when its record in
     ///   ``store`` cannot be written after a chunk: a later run resumes from the offset the server
     ///   reports.
     public func upload(fileAt fileURL: URL, key: String? = nil, metadata: [String: String] = [:]) -> Upload<URL> {

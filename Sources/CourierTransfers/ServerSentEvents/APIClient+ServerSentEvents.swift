@@ -16,7 +16,7 @@ extension APIClient {
     ///   - configuration: Reconnect policy, the ID to resume after, the event size bound and
     ///     each connection's streaming options.
     /// - Returns: The feed; iterate it once. Backoff waits use the client's
-    ///   ``Configuration/clock``.
+    ///   `APIClient.Configuration.clock`.
     public func events<E: Endpoint>(
         _ endpoint: E, configuration: ServerSentEvents.Configuration = ServerSentEvents.Configuration()
     ) -> ServerSentEvents {

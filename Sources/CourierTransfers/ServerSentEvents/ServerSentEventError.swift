@@ -1,7 +1,7 @@
 import Courier
 
-/// Why an event stream cannot be read further. ``APIClient``'s event streams report these inside
-/// ``NetworkError/decoding(_:)`` (as the ``DecodingFailure/underlying`` error), so a caller still
+/// Why an event stream cannot be read further. `APIClient`'s event streams report these inside
+/// `NetworkError.decoding(_:)` (as the `DecodingFailure.underlying` error), so a caller still
 /// handles one error type; ``ServerSentEventParser`` throws them directly.
 public enum ServerSentEventError: Error, Sendable, Hashable, CustomStringConvertible {
     /// One event (its pending line plus its `data` so far) grew beyond `limit` bytes without a
@@ -15,7 +15,7 @@ public enum ServerSentEventError: Error, Sendable, Hashable, CustomStringConvert
     /// The response's status is neither 200 (a feed) nor 204 (no more events): WHATWG HTML §9.2.3
     /// fails the connection for any other status, other 2xx included (a 205, 206 or 299 is no
     /// event stream), and does not re-establish it. Reported with
-    /// ``DecodingFailure/Kind/unexpectedContentType``: the answer is not a feed at all.
+    /// `DecodingFailure.Kind.unexpectedContentType`: the answer is not a feed at all.
     case unexpectedStatus(Int)
 
     public var description: String {

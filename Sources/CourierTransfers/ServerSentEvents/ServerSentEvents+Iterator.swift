@@ -36,9 +36,9 @@ extension ServerSentEvents {
         /// The next event, or `nil` once the server answered 204 (or the attempts ran out after a
         /// clean end).
         ///
-        /// - Throws: ``NetworkError``: the failure that ended the feed (see ``ServerSentEvents``),
-        ///   ``NetworkError/cancelled`` when the consuming task was cancelled, and
-        ///   ``NetworkError/invalidRequest(_:)`` for a second iteration of the same feed.
+        /// - Throws: `NetworkError`: the failure that ended the feed (see ``ServerSentEvents``),
+        ///   `NetworkError.cancelled` when the consuming task was cancelled, and
+        ///   `NetworkError.invalidRequest(_:)` for a second iteration of the same feed.
         public mutating func next() async throws -> ServerSentEvent? {
             guard lease != nil else {
                 throw NetworkError.invalidRequest("a ServerSentEvents feed can be iterated once; call events(_:) again")

@@ -16,13 +16,13 @@ extension ServerSentEvents {
     /// fleet`), and a server that accepts and drops at once is retried less and less often. The
     /// attempt counter resets only after a connection stayed open for `stableThreshold`.
     public struct ReconnectPolicy: Sendable, Hashable {
-        /// The wait before each reconnect attempt. Its ``Backoff/initialDelay`` stands for the
+        /// The wait before each reconnect attempt. Its `Backoff.initialDelay` stands for the
         /// reconnection time until the server sends a `retry` field, which replaces it (and lifts
-        /// the cap to itself when larger). Jitter is ``Backoff/Jitter/additive(_:)`` by default, so
+        /// the cap to itself when larger). Jitter is `Backoff.Jitter.additive(_:)` by default, so
         /// a reconnect is never earlier than the server asked.
         public var backoff: Backoff
         /// The reconnection time before the server sent a `retry` field; 3 s by default (what
-        /// browsers use). ``backoff``'s ``Backoff/initialDelay``.
+        /// browsers use). ``backoff``'s `Backoff.initialDelay`.
         public var initialDelay: Duration {
             get { backoff.initialDelay }
             set { backoff.initialDelay = Swift.max(.zero, newValue) }

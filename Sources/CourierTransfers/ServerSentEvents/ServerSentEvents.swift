@@ -6,7 +6,7 @@ import FoundationNetworking
 
 /// A live Server-Sent Events feed (WHATWG HTML §9.2) as an `AsyncSequence` of
 /// ``ServerSentEvent``s that reconnects by itself: what a browser's `EventSource` does, through the
-/// client's whole pipeline. Made by ``APIClient/events(_:configuration:)``.
+/// client's whole pipeline. Made by ``Courier/APIClient/events(_:configuration:)``.
 ///
 /// ```swift
 /// let feed = client.events(Request<Void>.get("/prices", policy: .authorizedRead))
@@ -16,25 +16,25 @@ import FoundationNetworking
 /// }
 /// ```
 ///
-/// - Each connection is one call of ``APIClient/stream(_:options:)``: request ID, auth (a 401
+/// - Each connection is one call of `APIClient.stream(_:options:)`: request ID, auth (a 401
 ///   refreshes the token once and resends), retries before the head, logging and metrics apply
 ///   to every reconnect. It sends `Accept: text/event-stream` and, once an event carried an `id`,
 ///   `Last-Event-ID` (§9.2.4) so the server can resume after it.
-/// - A network error (``NetworkError/offline(_:)``, ``NetworkError/timedOut(_:)`` — also the idle
-///   timeout between chunks — or ``NetworkError/transport(_:)``) or a clean end of the stream
+/// - A network error (`NetworkError.offline(_:)`, `NetworkError.timedOut(_:)` — also the idle
+///   timeout between chunks — or `NetworkError.transport(_:)`) or a clean end of the stream
 ///   reconnects after the server's `retry` (else a default) with backoff and jitter (``ReconnectPolicy``).
 /// - A 204 ends the sequence (the server says "no more"); any other failure ends it with a
-///   ``NetworkError`` and no reconnect: a status the endpoint does not accept (its case, such as
-///   ``NetworkError/unauthorized(_:)``), an accepted status other than 200 (a 205, 206 or 299:
+///   `NetworkError` and no reconnect: a status the endpoint does not accept (its case, such as
+///   `NetworkError.unauthorized(_:)`), an accepted status other than 200 (a 205, 206 or 299:
 ///   ``ServerSentEventError/unexpectedStatus(_:)``) or a response that is not `text/event-stream`
-///   (both ``NetworkError/decoding(_:)`` of kind ``DecodingFailure/Kind/unexpectedContentType``;
-///   the second is a captive portal's page), an event beyond ``Configuration/maximumEventSize`` (kind
-///   ``DecodingFailure/Kind/malformedBody``), signed out, session expired.
+///   (both `NetworkError.decoding(_:)` of kind `DecodingFailure.Kind.unexpectedContentType`;
+///   the second is a captive portal's page), an event beyond `APIClient.Configuration.maximumEventSize` (kind
+///   `DecodingFailure.Kind.malformedBody`), signed out, session expired.
 /// - Cancelling the consuming task (or stopping the iteration) closes the connection at once;
-///   a cancelled iteration throws ``NetworkError/cancelled``.
+///   a cancelled iteration throws `NetworkError.cancelled`.
 ///
-/// A feed is iterated once: a second iterator throws ``NetworkError/invalidRequest(_:)``. Make a
-/// new one with ``APIClient/events(_:configuration:)`` to start over (pass ``lastEventID`` in the
+/// A feed is iterated once: a second iterator throws `NetworkError.invalidRequest(_:)`. Make a
+/// new one with ``Courier/APIClient/events(_:configuration:)`` to start over (pass ``lastEventID`` in the
 /// configuration to resume).
 public final class ServerSentEvents: AsyncSequence, Sendable {
     public typealias Element = ServerSentEvent
@@ -98,7 +98,7 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     public var state: ConnectionState { status.states.latest }
 
     /// The last event ID so far (what the next reconnect sends as `Last-Event-ID`); save it to
-    /// resume a later feed with ``Configuration/lastEventID``.
+    /// resume a later feed with `APIClient.Configuration.lastEventID`.
     public var lastEventID: String { status.lastEventID.current }
 
     /// Every state change from now on, starting with the current state; the stream finishes after

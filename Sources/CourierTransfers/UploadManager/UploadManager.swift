@@ -42,7 +42,7 @@ public actor UploadManager {
     /// once when it is enqueued: a background session runs no interceptors. `nil`: none.
     public let prepareBackgroundRequest: (@Sendable (inout URLRequest) async throws -> Void)?
     /// Signs background uploads: right before each is handed to the system its
-    /// `Authorization: Bearer` field is set from ``TokenManager/validAccessToken()`` — refreshed
+    /// `Authorization: Bearer` field is set from `TokenManager.validAccessToken()` — refreshed
     /// first when the token expires within the manager's leeway — and an upload the server
     /// answers 401 (the system started it after the token expired) is handed over once more with
     /// a refreshed token. `nil`: background uploads carry only the fields set elsewhere.
@@ -54,7 +54,7 @@ public actor UploadManager {
     ///   - client: Sends foreground uploads (its pipeline) and resolves paths against its environment.
     ///   - directory: An app-owned folder (Application Support, not Caches: staged files must stay).
     ///   - backgroundTransport: Runs ``UploadMode/background`` uploads; without one they fail.
-    ///   - policy: The policy of foreground uploads; default ``EndpointPolicy/authorizedUpload``.
+    ///   - policy: The policy of foreground uploads; default `EndpointPolicy.authorizedUpload`.
     ///   - prepareBackgroundRequest: See ``prepareBackgroundRequest``.
     ///   - tokenManager: See ``tokenManager``.
     public init(
@@ -88,7 +88,7 @@ public actor UploadManager {
     ///   - headers: More header fields.
     ///   - mode: Foreground (the pipeline) or background (the ``BackgroundTransport``).
     /// - Returns: The upload's identifier.
-    /// - Throws: The file system's error when the file cannot be copied; ``NetworkError/invalidRequest(_:)``
+    /// - Throws: The file system's error when the file cannot be copied; `NetworkError.invalidRequest(_:)`
     ///   for a bad path.
     public func enqueue(
         fileAt fileURL: URL, to path: String, method: HTTPMethod = .post, contentType: String,
@@ -258,7 +258,7 @@ public actor UploadManager {
 
     /// Waits for the upload `id` and returns the server's response (2xx).
     ///
-    /// - Throws: ``NetworkError``: the upload's failure; ``NetworkError/invalidRequest(_:)`` for an
+    /// - Throws: `NetworkError`: the upload's failure; `NetworkError.invalidRequest(_:)` for an
     ///   unknown id. A response received by an earlier launch is not kept: its record says
     ///   ``UploadRecord/State-swift.enum/completed(statusCode:)``.
     public func result(for id: UUID) async throws -> HTTPResponse {

@@ -7,10 +7,10 @@ import FoundationNetworking
 extension APIClient {
     /// Starts sending `endpoint` and returns the running ``Upload`` with its progress.
     ///
-    /// The body is the endpoint's: `.data` (from memory), ``RequestBody/file(_:contentType:)``
+    /// The body is the endpoint's: `.data` (from memory), `RequestBody.file(_:contentType:)`
     /// (streamed from disk in constant memory, re-read from the start for a retry),
-    /// ``RequestBody/multipart(_:memoryThreshold:)``, or any ``BodyStream``. Use the
-    /// ``EndpointPolicy/authorizedUpload`` policy for a long deadline, an idempotency key and the
+    /// ``Courier/RequestBody/multipart(_:memoryThreshold:)``, or any `BodyStream`. Use the
+    /// `EndpointPolicy.authorizedUpload` policy for a long deadline, an idempotency key and the
     /// upload retry preset.
     ///
     /// - Returns: The upload, already running.
@@ -18,7 +18,7 @@ extension APIClient {
         startUpload(endpoint)
     }
 
-    /// Starts sending a ``Request`` value: `client.upload(.post("/files", body: .file(url, contentType: "text/csv")))`.
+    /// Starts sending a `Request` value: `client.upload(.post("/files", body: .file(url, contentType: "text/csv")))`.
     public func upload<Value>(_ request: Request<Value>) -> Upload<Value> {
         startUpload(request)
     }

@@ -30,7 +30,7 @@ public struct Upload<Value: Sendable>: Sendable {
 
     /// The decoded value with the HTTP response and the call's context.
     ///
-    /// - Throws: ``NetworkError``, as ``APIClient/response(for:)-(E)``; ``NetworkError/cancelled``
+    /// - Throws: `NetworkError`, as `APIClient.response(for:)`; `NetworkError.cancelled`
     ///   after ``cancel()``. Cancelling the awaiting task cancels the upload.
     public var response: Response<Value> {
         get async throws {
@@ -48,6 +48,6 @@ public struct Upload<Value: Sendable>: Sendable {
     }
 
     /// Cancels the upload: the request stops, ``progress`` finishes, ``response`` throws
-    /// ``NetworkError/cancelled``.
+    /// `NetworkError.cancelled`.
     public func cancel() { task.cancel() }
 }

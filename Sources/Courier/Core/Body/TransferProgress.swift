@@ -11,7 +11,7 @@ import Foundation
 public struct TransferProgress: Sendable, Hashable {
     /// Bytes transferred so far: request body bytes sent (upload), or bytes of the file received,
     /// including those kept from an earlier attempt (a resumed download starts at its
-    /// ``DownloadResumeData/offset``).
+    /// `DownloadResumeData.offset` of CourierTransfers).
     public let completedBytes: Int64
     /// The total in bytes, or `nil` when unknown: a streamed body of unknown length; a download
     /// whose body is chunked without a length or content-coded (gzip, br — the length on the wire
