@@ -61,8 +61,8 @@ struct BackgroundDownloadsTests {
 
     static func manager(_ folder: URL, _ transport: ManualBackgroundTransport) throws -> BackgroundDownloads {
         try BackgroundDownloads(
-            client: TransfersFixture.client(StubTransport(responses: [HTTPResponse]())), directory: folder.appendingPathComponent("m"),
-            transport: transport)
+            client: TransfersFixture.client(StubTransport(responses: [HTTPResponse]())),
+            directory: folder.appendingPathComponent("m"), transport: transport)
     }
 
     @Test("a task finished after a relaunch is paired with its record, verified and moved into place")
