@@ -17,6 +17,7 @@ let package = Package(
     platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierTransfers", targets: ["CourierTransfers"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierGraphQL", targets: ["CourierGraphQL"]),
         .library(name: "CourierRealtime", targets: ["CourierRealtime"]),
@@ -26,6 +27,9 @@ let package = Package(
     targets: [
         // The privacy manifest (required-reason APIs: UserDefaults, file timestamps) ships with the library.
         .target(name: "Courier", resources: [.copy("PrivacyInfo.xcprivacy")], swiftSettings: strict),
+        // Downloads, uploads, multipart forms, resumable (tus) uploads, background transfers and
+        // Server-Sent Events: opt-in, on the core's request path (Foundation only).
+        .target(name: "CourierTransfers", dependencies: ["Courier"], swiftSettings: strict),
         .target(name: "CourierTesting", dependencies: ["Courier"], swiftSettings: strict),
         .target(name: "CourierGraphQL", dependencies: ["Courier"], swiftSettings: strict),
         // libcurl for opt-in modules (headers: libcurl4-openssl-dev, installed by scripts/setup).
@@ -53,14 +57,14 @@ let package = Package(
         .executableTarget(
             name: "courier-demo",
             dependencies: [
-                "Courier", "CourierGraphQL", "CourierRealtime", "CourierOffline",
+                "Courier", "CourierTransfers", "CourierGraphQL", "CourierRealtime", "CourierOffline",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: strict),
         .executableTarget(
             name: "courier-bench",
             dependencies: [
-                "Courier", "CourierOffline", "CourierRealtime",
+                "Courier", "CourierTransfers", "CourierOffline", "CourierRealtime",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
                 .target(name: "CCurl", condition: .when(platforms: [.linux])),
             ],
@@ -76,15 +80,18 @@ let package = Package(
         .executableTarget(
             name: "courier-pool-probe",
             dependencies: [
-                "Courier", "CourierOffline", "CourierRealtime",
+                "Courier", "CourierTransfers", "CourierOffline", "CourierRealtime",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
             ],
             path: "Tests/PoolProbe", swiftSettings: strict),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"], swiftSettings: strict),
         .testTarget(
+            name: "CourierTransfersTests", dependencies: ["Courier", "CourierTesting", "CourierTransfers"],
+            swiftSettings: strict),
+        .testTarget(
             name: "CourierIntegrationTests",
             dependencies: [
-                "Courier", "CourierTesting", "CourierGraphQL",
+                "Courier", "CourierTesting", "CourierTransfers", "CourierGraphQL",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: strict),
@@ -104,7 +111,7 @@ let package = Package(
         .testTarget(
             name: "CourierSamplesTests",
             dependencies: [
-                "Courier", "CourierTesting", "CourierGraphQL", "CourierRealtime", "CourierOffline",
+                "Courier", "CourierTesting", "CourierTransfers", "CourierGraphQL", "CourierRealtime", "CourierOffline",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
             ],
             packageAccess: false, swiftSettings: strict),

@@ -1,6 +1,7 @@
 import Foundation
 import Courier
 import CourierRealtime
+import CourierTransfers
 
 // courier-bench --only fleet: a discrete-event simulation of N devices (default 100,000) during a
 // full backend outage, driven by the library's own decision code — RetryPolicy's backoff, the

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Courier
+import CourierTransfers
 
 /// Upload: a multipart/form-data body with one file part of `megabytes` MiB read from disk, sent
 /// to the reference server's strict multipart parser (which checks the structure and hashes the

@@ -7,6 +7,7 @@ import CourierGraphQL
 import CourierOffline
 import CourierRealtime
 import CourierTesting
+import CourierTransfers
 import Foundation
 
 #if canImport(FoundationNetworking)

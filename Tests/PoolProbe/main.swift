@@ -10,6 +10,7 @@ import Darwin
 import Courier
 import CourierOffline
 import CourierRealtime
+import CourierTransfers
 #if canImport(CourierCurl)
 import CourierCurl
 #endif

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// Makes the configuration of a session the system runs while the app is suspended or terminated.
-protocol BackgroundSessions: Sendable {
+package protocol BackgroundSessions: Sendable {
     /// The configuration of the background session `identifier`.
     func configuration(identifier: String) -> URLSessionConfiguration
 }

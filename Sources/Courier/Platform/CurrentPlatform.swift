@@ -3,7 +3,7 @@ import Foundation
 /// The one place that picks what the running platform's URLSession can do and which adapters
 /// talk to its Apple-only frameworks. Everything else asks for these values, so both behaviours
 /// compile on Linux and tests run the Apple one there with injected values.
-enum PlatformAdapters {
+package enum PlatformAdapters {
     #if canImport(FoundationNetworking)
     /// The capabilities of the URLSession this process runs.
     static let capabilities = TransportCapabilities.foundationNetworking
@@ -14,7 +14,7 @@ enum PlatformAdapters {
     /// Where bound stream pairs for streamed request bodies come from.
     static let boundStreams: any BoundStreamPairs = NoBoundStreamPairs()
     /// How background session configurations are made.
-    static let backgroundSessions: any BackgroundSessions = ProcessBoundSessions()
+    package static let backgroundSessions: any BackgroundSessions = ProcessBoundSessions()
     /// The build channel detector, given whether this is a debug build.
     static let buildChannelDetector: @Sendable (Bool) -> any BuildChannelDetecting = {
         ProcessBuildChannelDetector(isDebugBuild: $0)
@@ -33,7 +33,7 @@ enum PlatformAdapters {
     /// Where bound stream pairs for streamed request bodies come from.
     static let boundStreams: any BoundStreamPairs = FoundationBoundStreamPairs()
     /// How background session configurations are made.
-    static let backgroundSessions: any BackgroundSessions = SystemBackgroundSessions()
+    package static let backgroundSessions: any BackgroundSessions = SystemBackgroundSessions()
     /// The build channel detector (StoreKit's `AppTransaction`), given whether this is a debug build.
     static let buildChannelDetector: @Sendable (Bool) -> any BuildChannelDetecting = {
         AppTransactionBuildChannelDetector(isDebugBuild: $0)

@@ -3,13 +3,13 @@ import Foundation
 /// Whole-file writes that readers never see half done: the bytes go to a temporary file in the
 /// same directory, which is then renamed over the destination (`rename(2)` replaces atomically
 /// within one file system).
-enum AtomicFile {
+package enum AtomicFile {
     /// Prefix of temporary files; a directory scan may delete leftovers with it after a crash.
-    static let temporaryPrefix = ".tmp-"
+    package static let temporaryPrefix = ".tmp-"
 
     /// Writes `data` to `destination`, creating the directory when needed.
     /// - Throws: The `CocoaError` of the write, or `CocoaError(.fileWriteUnknown)` when the rename fails.
-    static func write(_ data: Data, to destination: URL) throws {
+    package static func write(_ data: Data, to destination: URL) throws {
         let directory = destination.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = directory.appendingPathComponent(temporaryPrefix + UUID().uuidString)

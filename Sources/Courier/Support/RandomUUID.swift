@@ -12,7 +12,7 @@ extension UUID {
     /// `/dev/urandom` on every call, which was ~5 % of Courier's per-request CPU. On Linux the
     /// bytes come from `RandomBytePool` (one read of `/dev/urandom` per 256 UUIDs); on Apple
     /// platforms from `SystemRandomNumberGenerator` (`arc4random`, no system call).
-    static func random() -> UUID {
+    package static func random() -> UUID {
         #if canImport(Glibc) || canImport(Musl)
         let (high, low) = RandomBytePool.shared.next()
         #else

@@ -1,5 +1,6 @@
 import Foundation
 import Courier
+import CourierTransfers
 
 /// The "live" chapter, Server-Sent Events part: tailing an order feed
 /// (TestServer/routes_sse.py) while the server restarts it. The feed reconnects after the

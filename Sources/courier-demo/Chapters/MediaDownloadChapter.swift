@@ -1,4 +1,5 @@
 import Courier
+import CourierTransfers
 import Foundation
 
 /// The media chapter, download half: a large file arrives with a progress bar (drawn by the

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Courier
+import CourierTransfers
 
 /// The upload half of the "media" chapter: a photo-sized file sent as multipart/form-data with a
 /// terminal progress bar (the bar is the demo's; Courier gives the progress values), checked by

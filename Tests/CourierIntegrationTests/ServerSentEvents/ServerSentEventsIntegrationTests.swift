@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import Courier
 import CourierTesting
+import CourierTransfers
 
 /// Server-Sent Events feeds against the reference server's `/sse/{feed}` (TestServer/routes_sse.py):
 /// scripted chunk splits (BOM split, CR | LF across chunks, comments, retry, ids), drops,

@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import Courier
 import CourierTesting
+import CourierTransfers
 
 /// The resume test of `DownloadIntegrationTests` with the connection drop made on the client's
 /// side by a `ConditionedTransport` around the real transport, instead of the reference server's

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import Courier
+import CourierTransfers
 
 /// Downloads to a file against the reference server's `/media/{bytes}` (issue 11 §3): resume
 /// with `Range` + `If-Range`, restarts, verification, progress, cancellation.

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import Courier
+import CourierTransfers
 
 /// A download test's world: a client in a fresh namespace of the reference server, a scratch
 /// folder for destinations, the server's view of each `/media` request, and the bytes the

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import Courier
+import CourierTransfers
 
 /// ``BackgroundDownloads`` over ``URLSessionBackgroundTransport`` on an ordinary session (Linux
 /// has no background sessions; the manager's logic is the same) against the reference server's

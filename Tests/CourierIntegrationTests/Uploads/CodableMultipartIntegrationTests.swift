@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import Courier
 import CourierTesting
+import CourierTransfers
 
 /// An `Encodable` model sent as `multipart/form-data` by ``MultipartFormEncoder``, on the transport
 /// under test: the strict parser sees every part with its exact bytes, httpbin reads the bracket

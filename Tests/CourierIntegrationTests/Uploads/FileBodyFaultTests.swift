@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import Courier
 import CourierTesting
+import CourierTransfers
 
 /// A `.file` body whose file is missing, is a folder, or shrinks before or while it is sent fails
 /// the call with `invalidRequest`, and the server never completes an upload: never an empty or

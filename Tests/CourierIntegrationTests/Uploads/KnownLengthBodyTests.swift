@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Courier
+import CourierTransfers
 import Testing
 
 /// Streamed bodies of known length (a file, a factory with a length, a streamed multipart form)

@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import Courier
 import CourierTesting
+import CourierTransfers
 
 @Suite("multipart/form-data against the strict parser")
 struct MultipartIntegrationTests {

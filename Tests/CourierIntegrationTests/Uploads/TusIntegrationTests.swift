@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import Courier
 import CourierTesting
+import CourierTransfers
 
 @Suite("tus 1.0 resumable uploads against the reference server")
 struct TusIntegrationTests {

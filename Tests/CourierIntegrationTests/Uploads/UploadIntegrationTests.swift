@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import Courier
 import CourierTesting
+import CourierTransfers
 
 @Suite("Uploads against the reference server: progress, bodies, retries")
 struct UploadIntegrationTests {

@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import Courier
 import CourierTesting
+import CourierTransfers
 
 @Suite("Upload manager: staging, registry, modes, cleanup")
 struct UploadManagerTests {

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Courier
 import CourierTesting
+import CourierTransfers
 
 /// What `/uploads/count` reports about one upload.
 struct CountedUpload: Decodable, Sendable {

@@ -343,4 +343,11 @@ public struct Response<Value: Sendable>: Sendable {
 
     /// The status code.
     public var statusCode: Int { response.statusCode }
+
+    /// A value with the response it was decoded from and the call's context.
+    package init(value: Value, response: HTTPResponse, context: RequestContext) {
+        self.value = value
+        self.response = response
+        self.context = context
+    }
 }

@@ -84,9 +84,9 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         let sent = "HTTP \(statusCode), \(contentType ?? "no Content-Type"), \(bodyLength) bytes"
-        if let text = underlying as? TextDecodingError { return "\(typeName): \(text) (\(sent))" }
-        if let stream = underlying as? ServerSentEventError {
-            return "\(typeName): \(stream) (\(sent))\(bodySnippet.isEmpty ? "" : ": \(bodySnippet.prefix(120))")"
+        if let format = underlying as? any BodyFormatError {
+            let snippet = format.showsBodySnippet && !bodySnippet.isEmpty ? ": \(bodySnippet.prefix(120))" : ""
+            return "\(typeName): \(format) (\(sent))\(snippet)"
         }
         switch kind {
         case .emptyBody:
@@ -104,9 +104,25 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
     }
 }
 
+/// An error of a body reader that says in its own words why the body is not what the reader
+/// expects — a charset Courier cannot decode (``TextDecodingError``), a response that is not an
+/// event stream (CourierTransfers' `ServerSentEventError`). ``DecodingFailure/description`` shows
+/// it as it is instead of describing a JSON decoding error; the core never names the types of the
+/// modules that conform theirs.
+package protocol BodyFormatError: Error, CustomStringConvertible {
+    /// Whether ``DecodingFailure/description`` ends with the start of the (redacted) body: `true`
+    /// when the body shows what the server sent instead (an HTML page where a feed was expected).
+    var showsBodySnippet: Bool { get }
+}
+
 /// The body was empty (204, 205, HEAD or zero bytes) but the response type requires a value.
 public struct EmptyBodyError: Error, Sendable, CustomStringConvertible {
     /// Creates the error.
     public init() {}
     public var description: String { "empty body" }
+}
+
+extension TextDecodingError: BodyFormatError {
+    /// The reason says it all: a failure shows no body snippet.
+    package var showsBodySnippet: Bool { false }
 }

@@ -1,7 +1,7 @@
 /// FNV-1a hashes: stable across runs and platforms (unlike `Hasher`), for file names and checksums.
-enum StableHash {
+package enum StableHash {
     /// 64-bit FNV-1a of `bytes`, starting from `seed` (the standard offset basis by default).
-    static func fnv1a64<Bytes: Sequence>(_ bytes: Bytes, seed: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64
+    package static func fnv1a64<Bytes: Sequence>(_ bytes: Bytes, seed: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64
     where Bytes.Element == UInt8 {
         var hash = seed
         for byte in bytes {
@@ -13,7 +13,7 @@ enum StableHash {
 
     /// 128 bits as 32 lower-case hex digits: two FNV-1a passes with different seeds. Collisions
     /// are astronomically unlikely, and the disk cache verifies the stored key on every read anyway.
-    static func hex128(_ text: String) -> String {
+    package static func hex128(_ text: String) -> String {
         let bytes = Array(text.utf8)
         let first = fnv1a64(bytes)
         let second = fnv1a64(bytes.reversed(), seed: 0x8422_2325_cbf2_9ce4)

@@ -15,6 +15,9 @@ package struct SHA256: Sendable {
     private var buffer: [UInt8] = []
     private var length: UInt64 = 0
 
+    /// A hasher with nothing fed yet.
+    package init() {}
+
     /// The SHA-256 digest of `bytes`.
     package static func hash(_ bytes: some Sequence<UInt8>) -> [UInt8] {
         var hasher = SHA256()
@@ -31,7 +34,7 @@ package struct SHA256: Sendable {
 
     /// Feeds `data`; whole 64-byte blocks are compressed straight from its storage, so large
     /// inputs (downloaded files) hash without a per-byte copy.
-    mutating func update(_ data: Data) {
+    package mutating func update(_ data: Data) {
         data.withUnsafeBytes { raw in
             var index = 0
             length &+= UInt64(raw.count)
@@ -53,7 +56,7 @@ package struct SHA256: Sendable {
     }
 
     /// Feeds more input.
-    mutating func update(_ bytes: some Sequence<UInt8>) {
+    package mutating func update(_ bytes: some Sequence<UInt8>) {
         for byte in bytes {
             buffer.append(byte)
             length &+= 1
@@ -65,7 +68,7 @@ package struct SHA256: Sendable {
     }
 
     /// Pads (FIPS 180-4 §5.1.1) and returns the 32-byte digest.
-    mutating func finalize() -> [UInt8] {
+    package mutating func finalize() -> [UInt8] {
         let bitLength = length &* 8
         var padding: [UInt8] = [0x80]
         let afterOne = (buffer.count + 1) % 64

@@ -8,7 +8,8 @@ import CourierTesting
 
 extension CoreTests {
     /// `Request.post/put/patch` take a `RequestBody` as well as an `Encodable` (issue 24): the
-    /// natural forms of the docs, `.post("/photos", body: .file(url))` and `body: .multipart(form)`.
+    /// natural forms of the docs, `.post("/photos", body: .file(url))` (`body: .multipart(form)`:
+    /// CourierTransfersTests).
     @Suite struct RequestBodyBuilders {
         struct Photo: Decodable, Sendable { var id: Int }
         struct NewItem: Encodable, Sendable { var name: String }
@@ -49,18 +50,6 @@ extension CoreTests {
                 return
             }
             #expect(Request<Void>.post("/items").body.isEmpty)
-        }
-
-        @Test("a multipart form goes through the RequestBody form")
-        func multipart() throws {
-            var form = MultipartForm()
-            try form.addField(named: "caption", value: "Sunset")
-            let request = Request<Photo>.post("/photos", body: .multipart(form))
-            guard case .data(_, let contentType) = request.body else {
-                Issue.record("expected an in-memory multipart body, got \(request.body)")
-                return
-            }
-            #expect(contentType.hasPrefix("multipart/form-data; boundary="))
         }
     }
 }

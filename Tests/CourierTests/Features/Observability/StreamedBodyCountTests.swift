@@ -201,26 +201,4 @@ struct StreamedBodyCountTests {
         #expect(logger.entries.map(\.event) == [.response, .bodyEnd])
         #expect(logger.entries.last?.summary.contains("body 8 B in") == true)
     }
-
-    @Test("a download logs and measures the bytes written, not 0")
-    func downloadCounts() async throws {
-        let payload = String(repeating: "0123456789abcdef", count: 64)  // 1 KiB in 4 chunks
-        let parts = stride(from: 0, to: payload.count, by: 256).map {
-            String(payload.dropFirst($0).prefix(256))
-        }
-        var head = HTTPResponse(statusCode: 200, headers: ["Content-Length": "\(payload.utf8.count)"])
-        head.body = MessageBody(ScriptedChunks(chunks: parts), length: .known(Int64(payload.utf8.count)))
-        let logger = CapturingNetworkLogger()
-        let metrics = CapturingMetricsSink()
-        let client = try ObservabilityFixtures.makeClient(
-            transport: StubTransport(responses: [.success(head)]),
-            interceptors: [RequestIDInterceptor(), LoggingInterceptor(logger: logger), MetricsInterceptor(sink: metrics)])
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-count-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let destination = folder.appendingPathComponent("file.bin")
-        _ = try await client.download(Request<Void>.get("/media/1024"), to: destination).value
-        #expect(try Data(contentsOf: destination).count == 1024)
-        #expect(metrics.events.first?.responseBodyBytes == 1024)
-        #expect(logger.entries.contains { $0.event == .bodyEnd && $0.summary.contains("body 1.0 KiB in") })
-    }
 }

@@ -49,10 +49,6 @@ extension RetryTests {
         @Test func everyPolicyCarriesOne() {
             let retry = RetryPolicy(baseDelay: .milliseconds(500), maxDelay: .seconds(8), jitter: .equal)
             #expect(retry.backoff == Backoff(initialDelay: .milliseconds(500), maximumDelay: .seconds(8), jitter: .equal))
-            var feed = ServerSentEvents.ReconnectPolicy()
-            #expect(feed.backoff == Backoff(initialDelay: .seconds(3), maximumDelay: .seconds(30), jitter: .additive(1.0)))
-            feed.maximumDelay = .seconds(10)
-            #expect(feed.backoff.maximumDelay == .seconds(10))
         }
     }
 }

@@ -1,0 +1,48 @@
+import Courier
+import Foundation
+
+extension APIClient {
+    /// Downloads the body of `endpoint` into the file at `destination`, in constant memory, on
+    /// every platform the same way (Courier writes the file itself from the streamed body).
+    ///
+    /// - The bytes go to a partial file in a `.courier-downloads` folder next to `destination`;
+    ///   the file is moved to `destination` (replacing any file there, atomically with
+    ///   `rename(2)`) only once it is complete and verified: its length against `Content-Length`
+    ///   or `Content-Range`, and its SHA-256 against `Repr-Digest`, `Content-Digest` (RFC 9530)
+    ///   or `Digest` (RFC 3230) when the server sends one. Nothing partial is ever at `destination`.
+    ///   Partial files of that folder untouched for seven days (a resume value the app lost) are
+    ///   deleted when a new download starts there.
+    /// - Every attempt asks for `Accept-Encoding: identity`, so lengths and ranges count the
+    ///   file's bytes. A response with a strong validator (RFC 9110 §8.8.1: a strong `ETag`, or a
+    ///   `Last-Modified` 60 s older than `Date`) makes the download resumable: after a failure or
+    ///   a cancellation the error carries ``DownloadError/resumeData``.
+    /// - A transient failure mid-body (connection lost, timed out) is continued automatically
+    ///   with `Range: bytes=N-` and `If-Range` (RFC 9110 §14.2, §13.1.5), at most
+    ///   `RetryPolicy.maxRetries` times, after the policy's backoff. Failures before the first
+    ///   byte are retried by the pipeline, as for any call.
+    /// - When the server ignores the range (a `200`), its file changed (another validator), or
+    ///   its `Content-Range` does not start where asked, the partial data is discarded and the
+    ///   download starts from zero; `TransferProgress.restarts` counts it. A `416` whose
+    ///   `Content-Range` says the file has exactly the bytes already received completes it.
+    ///
+    /// The endpoint's policy applies to each request (auth, retries, logging, metrics); its
+    /// `EndpointPolicy.deadline` bounds each request up to the response head (see
+    /// `APIClient.stream(_:options:)`), not the whole transfer. Its `Response` type is not used.
+    ///
+    /// - Parameters:
+    ///   - endpoint: The resource to download (a `GET` usually).
+    ///   - destination: A file URL; its folder is created when missing. A directory, or a URL that
+    ///     is not a file URL, fails at once with ``DownloadError/Reason/fileSystem(_:)``.
+    ///   - resumeData: What a failed or cancelled download returned; a resume for another URL,
+    ///     or whose partial file is gone, starts from zero.
+    /// - Returns: The running download.
+    public func download<E: Endpoint>(
+        _ endpoint: E, to destination: URL, resumingFrom resumeData: DownloadResumeData? = nil
+    ) -> DownloadTask {
+        let (progress, continuation) = AsyncStream.makeStream(
+            of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let downloader = Downloader(
+            client: self, endpoint: endpoint, destination: destination, resumeData: resumeData, progress: continuation)
+        return DownloadTask(progress: progress) { await downloader.run() }
+    }
+}

@@ -1,0 +1,286 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Runs one download: attempts through `APIClient.stream(_:options:)` (so the whole pipeline —
+/// auth, retries before the first byte, logging, metrics — applies to each), writes the body to a
+/// ``PartialDownloadFile``, continues after a transient failure within the endpoint's
+/// `RetryPolicy`, verifies length and digest, and moves the file into place.
+struct Downloader<E: Endpoint>: Sendable {
+    let client: APIClient
+    let endpoint: E
+    let destination: URL
+    let resumeData: DownloadResumeData?
+    let progress: AsyncStream<TransferProgress>.Continuation
+    /// Bodies go to disk as fast as they arrive; the larger buffer absorbs a slow disk where the
+    /// transport cannot pause (URLSession on Linux). An overflow still loses nothing: the
+    /// download continues from the bytes written, like after a lost connection.
+    static var streamingOptions: StreamingOptions { StreamingOptions(bufferLimit: 16 << 20) }
+
+    /// Continuations after a buffer overflow that kept the bytes written (they do not use up
+    /// the endpoint's retries: nothing failed on the network), per download.
+    static var maxOverflowRecoveries: Int { 32 }
+
+    /// Restarts from zero (each needing a new request) allowed per download, on top of the retries.
+    static var maxRestarts: Int { 2 }
+
+    func run() async -> Result<Response<URL>, DownloadError> {
+        defer { progress.finish() }
+        if let problem = Self.destinationProblem(destination) {
+            return .failure(DownloadError(.fileSystem(problem)))
+        }
+        let url: URL
+        let state: DownloadState
+        do {
+            url = try client.url(for: endpoint)
+            state = try openState(for: url)
+        } catch let error as NetworkError {
+            return .failure(DownloadError(.network(error)))
+        } catch {
+            return .failure(DownloadError(.fileSystem(String(describing: error))))
+        }
+        let retry = endpoint.policy.retry
+        var retries = 0
+        var overflows = 0
+        report(state)
+        for _ in 0..<(1 + retry.maxRetries + Self.maxRestarts + Self.maxOverflowRecoveries) {
+            let failure: AttemptFailure
+            let lengthBefore = state.file.length
+            do {
+                if case .finished(let response) = try await attempt(state) { return .success(response) }
+                continue
+            } catch {
+                failure = error
+            }
+            switch failure {
+            case .fatal(let reason, let keepsPartial):
+                return .failure(finish(state, url: url, reason, keepsPartial: keepsPartial))
+            case .interrupted(let error):
+                let resumable = state.validator != nil && state.file.length > 0
+                let mapped = NetworkError(error)
+                if Task.isCancelled || mapped.isCancellation {
+                    return .failure(finish(state, url: url, .network(.cancelled), keepsPartial: resumable))
+                }
+                if mapped.kind == .streamBufferOverflow, resumable, state.file.length > lengthBefore,
+                    overflows < Self.maxOverflowRecoveries
+                {
+                    // The consumer fell behind a transport that cannot pause (URLSession on
+                    // Linux); every byte written is good: continue from there at once.
+                    overflows += 1
+                    continue
+                }
+                guard retries < retry.maxRetries, retry.isRetryable(error) || mapped.kind == .streamBufferOverflow else {
+                    return .failure(finish(state, url: url, .network(mapped), keepsPartial: resumable))
+                }
+                let wait = retry.delay(forRetry: retries, retryAfter: nil)
+                retries += 1
+                do {
+                    try await client.configuration.clock.sleep(for: wait)
+                } catch {
+                    return .failure(finish(state, url: url, .network(.cancelled), keepsPartial: resumable))
+                }
+            }
+        }
+        return .failure(
+            finish(state, url: url, .network(.transport(URLError(.badServerResponse))), keepsPartial: false))
+    }
+
+    /// The partial file and validator to start from: the resume data's when it is for this URL
+    /// and its file still exists; otherwise a new empty file (an unusable resume's file is deleted).
+    private func openState(for url: URL) throws -> DownloadState {
+        if let resume = resumeData {
+            if resume.url == url, let file = try PartialDownloadFile.reopen(resume, for: destination) {
+                return DownloadState(file: file, validator: resume.validator, expectedLength: resume.expectedLength)
+            }
+            resume.removePartialFile()
+        }
+        return DownloadState(file: try PartialDownloadFile.make(for: destination), validator: nil, expectedLength: nil)
+    }
+
+    /// One request and its body. Returns the finished download or throws why it stopped.
+    private func attempt(_ state: DownloadState) async throws(AttemptFailure) -> AttemptOutcome {
+        let file = state.file
+        if file.length > 0, state.validator == nil { try discard(state) }
+        let resume = state.validator.flatMap { file.length > 0 ? (offset: file.length, validator: $0) : nil }
+        let streamed: StreamedResponse
+        do {
+            streamed = try await client.stream(
+                DownloadAttemptEndpoint(base: endpoint, resume: resume), options: Self.streamingOptions)
+        } catch {
+            // The pipeline has already retried what its policy allows before the first byte.
+            let failure = NetworkError(error)
+            if failure.isCancellation || Task.isCancelled { throw .interrupted(error) }
+            throw .fatal(.network(failure), keepsPartial: resume != nil)
+        }
+        let response = streamed.response
+        let body = streamed.body
+        // A body not read to its end is released at once: the transfer is cancelled.
+        func abandonBody() { _ = body.makeAsyncIterator() }
+        guard (200..<300).contains(response.statusCode) || response.statusCode == 416 else {
+            abandonBody()
+            throw .fatal(
+                .network(NetworkError(response: response, knownErrors: endpoint.knownErrors)), keepsPartial: resume != nil)
+        }
+        switch DownloadRules.step(for: response, requestedOffset: resume?.offset, validator: resume?.validator) {
+        case .invalid:
+            abandonBody()
+            throw .fatal(.network(.transport(URLError(.badServerResponse))), keepsPartial: false)
+        case .restart:
+            abandonBody()
+            guard state.restarts < Self.maxRestarts else {
+                throw .fatal(.network(.transport(URLError(.badServerResponse))), keepsPartial: false)
+            }
+            try discard(state)
+            return .restart
+        case .complete(let length):
+            abandonBody()
+            guard file.length == length else {
+                throw .fatal(.lengthMismatch(expected: length, received: file.length), keepsPartial: false)
+            }
+            try place(file)
+            return .finished(Response(value: destination, response: response, context: streamed.context))
+        case .write(let offset, let completeLength, let discardsPartial):
+            if discardsPartial || offset == 0 && file.length > 0 { try discard(state) }
+            let coded = DownloadRules.isContentCoded(response.headers)
+            state.validator =
+                coded || DownloadRules.refusesRanges(response.headers) ? nil : DownloadRules.strongValidator(in: response.headers)
+            state.expectedLength = completeLength
+            report(state)
+            let digest = DownloadDigest.expected(in: response.headers)
+            var partHasher: SHA256? = digest?.scope == .content && offset > 0 ? SHA256() : nil
+            do {
+                for try await chunk in streamed.body {
+                    if let completeLength, file.length + Int64(chunk.count) > completeLength {
+                        throw AttemptFailure.fatal(
+                            .lengthMismatch(expected: completeLength, received: file.length + Int64(chunk.count)),
+                            keepsPartial: false)
+                    }
+                    do { try file.append(chunk) } catch {
+                        throw AttemptFailure.fatal(.fileSystem(String(describing: error)), keepsPartial: state.validator != nil)
+                    }
+                    partHasher?.update(chunk)
+                    report(state)
+                }
+            } catch let failure as AttemptFailure {
+                throw failure
+            } catch {
+                throw .interrupted(error)
+            }
+            if let completeLength, file.length < completeLength {
+                // A body that ends early without an error is a lost connection, like a transport's.
+                throw .interrupted(URLError(.networkConnectionLost))
+            }
+            if let digest { try verifyDigest(digest, file: file, partHasher: &partHasher) }
+            try place(file)
+            return .finished(Response(value: destination, response: response, context: streamed.context))
+        }
+    }
+
+    /// Why `destination` cannot receive the file, checked before anything is sent: not a file
+    /// URL, or an existing directory. `nil` when it can (a missing folder is created).
+    static func destinationProblem(_ destination: URL) -> String? {
+        guard destination.isFileURL else {
+            return "the destination \(destination.absoluteString) is not a file URL"
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return "the destination \(destination.path) is a directory: pass the URL of the file to create"
+        }
+        return nil
+    }
+
+    private func place(_ file: PartialDownloadFile) throws(AttemptFailure) {
+        do { try file.moveIntoPlace(at: destination) } catch {
+            throw .fatal(.fileSystem("cannot move the file to \(destination.path): \(error)"), keepsPartial: false)
+        }
+    }
+
+    /// Drops the partial data (a restart from zero) and says so in the progress.
+    private func discard(_ state: DownloadState) throws(AttemptFailure) {
+        do { try state.file.discardContents() } catch {
+            throw .fatal(.fileSystem(String(describing: error)), keepsPartial: false)
+        }
+        state.validator = nil
+        state.restarts += 1
+        report(state)
+    }
+
+    private func report(_ state: DownloadState) {
+        progress.yield(
+            TransferProgress(
+                completedBytes: state.file.length, totalBytes: state.expectedLength, restarts: state.restarts))
+    }
+
+    /// The error for `reason`, with resume data when the partial file is kept; deletes it otherwise.
+    private func finish(_ state: DownloadState, url: URL, _ reason: DownloadError.Reason, keepsPartial: Bool) -> DownloadError {
+        guard keepsPartial, let validator = state.validator, state.file.length > 0 else {
+            state.file.remove()
+            return DownloadError(reason)
+        }
+        do {
+            try state.file.close()
+        } catch {
+            // Bytes that may not be on storage cannot be resumed from.
+            state.file.remove()
+            return DownloadError(reason)
+        }
+        return DownloadError(
+            reason,
+            resumeData: DownloadResumeData(
+                url: url, offset: state.file.length, validator: validator, expectedLength: state.expectedLength,
+                partialFileURL: state.file.url))
+    }
+}
+
+// Top-level rather than nested in the generic `Downloader`: nested in it, typed throws of
+// `AttemptFailure` crash the Swift 6.3.1 optimizer (FunctionSignatureOpts, release builds).
+
+/// How an attempt ended when it did not fail.
+private enum AttemptOutcome {
+    /// The file is in place.
+    case finished(Response<URL>)
+    /// The partial data was discarded; ask again for the whole file (no retry used up).
+    case restart
+}
+
+/// What ends an attempt short of success.
+private enum AttemptFailure: Error {
+    /// The body stopped: a transport failure, a short body, or cancellation.
+    case interrupted(any Error)
+    /// Anything else; ends the download.
+    case fatal(DownloadError.Reason, keepsPartial: Bool)
+}
+
+/// Mutable state of the download, owned by ``run()``'s task.
+private final class DownloadState {
+    let file: PartialDownloadFile
+    var validator: String?
+    var expectedLength: Int64?
+    var restarts = 0
+    init(file: PartialDownloadFile, validator: String?, expectedLength: Int64?) {
+        self.file = file
+        self.validator = validator
+        self.expectedLength = expectedLength
+    }
+}
+
+/// Checks the digest; a mismatch deletes nothing yet (``finish`` does) and ends the download.
+private func verifyDigest(_ digest: DownloadDigest, file: PartialDownloadFile, partHasher: inout SHA256?) throws(AttemptFailure) {
+    let actual: [UInt8]
+    if var hasher = partHasher {
+        actual = hasher.finalize()
+        partHasher = nil
+    } else {
+        do { actual = try file.sha256() } catch {
+            throw .fatal(.fileSystem(String(describing: error)), keepsPartial: false)
+        }
+    }
+    guard actual == digest.sha256 else {
+        throw .fatal(
+            .digestMismatch(
+                field: digest.field, expected: DownloadDigest.hex(digest.sha256), actual: DownloadDigest.hex(actual)),
+            keepsPartial: false)
+    }
+}

@@ -1,0 +1,156 @@
+import Courier
+import Foundation
+
+/// The bytes of a download while it is under way: a file in a Courier-owned folder next to the
+/// destination (`.courier-downloads/`, so the final move is a `rename(2)` within one volume:
+/// atomic, never a half-written destination). Written with `FileHandle` in the order the chunks
+/// arrive; memory use does not depend on the file's size.
+///
+/// Not thread-safe: one download task owns it.
+final class PartialDownloadFile {
+    /// Name of the folder that holds partial files, next to each destination.
+    static let folderName = ".courier-downloads"
+
+    let url: URL
+    private var handle: FileHandle?
+    /// Bytes in the file (the next write goes here).
+    private(set) var length: Int64
+
+    /// Opens `url` (creating it and its folder when needed) and cuts it to `length` bytes, or to
+    /// its current size when that is shorter (bytes that were never written cannot be trusted).
+    init(url: URL, keeping length: Int64) throws {
+        self.url = url
+        let manager = FileManager.default
+        try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if !manager.fileExists(atPath: url.path) {
+            guard manager.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        }
+        let handle = try FileHandle(forUpdating: url)
+        self.handle = handle
+        let size = Int64(try handle.seekToEnd())
+        self.length = max(0, min(length, size))
+        try handle.truncate(atOffset: UInt64(self.length))
+        try handle.seek(toOffset: UInt64(self.length))
+    }
+
+    /// A new partial file for a download to `destination`; first deletes the folder's stale
+    /// partial files (see `sweepStale(in:now:)`).
+    static func make(for destination: URL) throws -> PartialDownloadFile {
+        let folder = destination.deletingLastPathComponent().appendingPathComponent(folderName, isDirectory: true)
+        sweepStale(in: folder)
+        return try PartialDownloadFile(url: folder.appendingPathComponent(UUID().uuidString + ".partial"), keeping: 0)
+    }
+
+    /// The partial file of `resume`, moved next to `destination` first when it lives elsewhere
+    /// (a resume to another folder); `nil` when it is gone.
+    static func reopen(_ resume: DownloadResumeData, for destination: URL) throws -> PartialDownloadFile? {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: resume.partialFileURL.path) else { return nil }
+        let folder = destination.deletingLastPathComponent().appendingPathComponent(folderName, isDirectory: true)
+        var url = resume.partialFileURL
+        if url.deletingLastPathComponent().standardizedFileURL.path != folder.standardizedFileURL.path {
+            try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+            let moved = folder.appendingPathComponent(UUID().uuidString + ".partial")
+            try manager.moveItem(at: url, to: moved)
+            removeFolderIfEmpty(url.deletingLastPathComponent())
+            url = moved
+        }
+        return try PartialDownloadFile(url: url, keeping: resume.offset)
+    }
+
+    /// Appends `chunk`.
+    func append(_ chunk: Data) throws {
+        guard let handle else { throw CocoaError(.fileWriteUnknown) }
+        try handle.write(contentsOf: chunk)
+        length += Int64(chunk.count)
+    }
+
+    /// Drops every byte (a restart from zero).
+    func discardContents() throws {
+        guard let handle else { throw CocoaError(.fileWriteUnknown) }
+        try handle.truncate(atOffset: 0)
+        try handle.seek(toOffset: 0)
+        length = 0
+    }
+
+    /// Flushes the file to storage (`fsync(2)`) and closes it; later writes fail.
+    ///
+    /// - Throws: The first failure of the flush or the close: the bytes may not all be on storage,
+    ///   so the file must not be moved into place or offered for a resume.
+    func close() throws {
+        guard let handle else { return }
+        self.handle = nil
+        let flushed = Result { try handle.synchronize() }
+        let closed = Result { try handle.close() }
+        try flushed.get()
+        try closed.get()
+    }
+
+    /// Closes the file without flushing it, for a file about to be deleted.
+    private func abandon() {
+        guard let handle else { return }
+        self.handle = nil
+        _ = Result { try handle.close() }  // the file is deleted next: a failed close loses nothing
+    }
+
+    /// Closes the file and renames it over `destination` (replacing an existing file atomically,
+    /// `rename(2)`); the folder is removed when nothing else is in it.
+    ///
+    /// - Throws: A failed flush or close (nothing is moved), a failed rename.
+    func moveIntoPlace(at destination: URL) throws {
+        try close()
+        try FileManager.default.createDirectory(
+            at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        guard rename(url.path, destination.path) == 0 else {
+            let reason = String(cString: strerror(errno))  // e.g. "Is a directory", "Cross-device link"
+            throw CocoaError(
+                .fileWriteUnknown,
+                userInfo: [NSFilePathErrorKey: destination.path, NSLocalizedDescriptionKey: "rename(2) failed: \(reason)"])
+        }
+        Self.removeFolderIfEmpty(url.deletingLastPathComponent())
+    }
+
+    /// Closes and deletes the file (and its folder when empty).
+    func remove() {
+        abandon()
+        try? FileManager.default.removeItem(at: url)
+        Self.removeFolderIfEmpty(url.deletingLastPathComponent())
+    }
+
+    /// The SHA-256 of the whole file, read back in 1 MiB pieces.
+    func sha256() throws -> [UInt8] {
+        let reader = try FileHandle(forReadingFrom: url)
+        defer { try? reader.close() }
+        var hasher = SHA256()
+        while let piece = try reader.read(upToCount: 1 << 20), !piece.isEmpty {
+            hasher.update(piece)
+        }
+        return hasher.finalize()
+    }
+
+    /// Removes `folder` when it is a `.courier-downloads` folder with nothing in it.
+    /// Partial files left untouched this long (seven days, in seconds) are deleted when a new
+    /// download starts in the same folder: the app lost their resume value (a crash before it was
+    /// persisted, or it was never kept), or it is too old to trust the server's validator.
+    static let staleAge: TimeInterval = 7 * 24 * 3600
+
+    /// Deletes the `.partial` files in `folder` last modified more than `staleAge` before `now`.
+    static func sweepStale(in folder: URL, now: Date = Date()) {
+        let manager = FileManager.default
+        guard let names = try? manager.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasSuffix(".partial") {
+            let path = folder.appendingPathComponent(name).path
+            guard let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                now.timeIntervalSince(modified) > staleAge
+            else { continue }
+            try? manager.removeItem(atPath: path)
+        }
+    }
+
+    static func removeFolderIfEmpty(_ folder: URL) {
+        guard folder.lastPathComponent == folderName,
+            let contents = try? FileManager.default.contentsOfDirectory(atPath: folder.path), contents.isEmpty
+        else { return }
+        try? FileManager.default.removeItem(at: folder)
+    }
+}

@@ -1,0 +1,123 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Resumable uploads over the tus 1.0.0 core protocol with the creation extension
+/// (https://tus.io/protocols/resumable-upload), through the client's pipeline (auth, retries,
+/// logging, metrics).
+///
+/// ```swift
+/// let tus = TusUploader(client: client, creationPath: "/files",
+///                       store: ResumableUploadStore(directory: appSupport.appendingPathComponent("uploads")))
+/// let upload = tus.upload(fileAt: videoURL, metadata: ["filename": "clip.mov"])
+/// for await step in upload.progress { bar.fraction = step.fractionCompleted ?? 0 }
+/// let location = try await upload.value      // the upload resource
+/// ```
+///
+/// - **Create**: `POST creationPath` with `Upload-Length` (and `Upload-Metadata`, values Base64)
+///   → `201` with `Location`. The upload URL and offset are saved in the ``ResumableUploadStore``
+///   before any byte is sent, and the offset after every chunk, so a new process resumes.
+/// - **Resume**: a stored upload is asked for its offset with `HEAD` (`Upload-Offset`) first.
+/// - **Send**: `PATCH` chunks of ``chunkSize`` bytes as `application/offset+octet-stream` with
+///   `Upload-Offset`, read from the file as they are sent (constant memory).
+/// - **409 Conflict** (the offsets disagree): `HEAD` and continue from the server's offset.
+/// - **404 / 410** (the server forgot or expired the upload): a new upload from byte 0.
+/// - Any other failure throws `NetworkError` and keeps the record: calling ``upload(fileAt:key:metadata:)``
+///   again with the same key resumes.
+public struct TusUploader: Sendable {
+    /// The tus version sent in `Tus-Resumable`.
+    public static let version = "1.0.0"
+
+    private let client: APIClient
+    /// Where uploads are created (relative to the client's base URL, or absolute).
+    public let creationPath: String
+    /// Bytes per `PATCH` request; at least 1. Default 5 MiB.
+    public let chunkSize: Int
+    /// The policy of every tus request: `EndpointPolicy.authorizedUpload` by default.
+    public let policy: EndpointPolicy
+    /// Where upload URLs and offsets are persisted.
+    public let store: ResumableUploadStore
+
+    /// Creates an uploader.
+    ///
+    /// - Parameters:
+    ///   - client: The client whose pipeline sends every request.
+    ///   - creationPath: The creation endpoint (tus "upload creation URL").
+    ///   - store: The persistent store of unfinished uploads.
+    ///   - chunkSize: Bytes per `PATCH`, at least 1; default 5 MiB.
+    ///   - policy: The policy of every request; default `EndpointPolicy.authorizedUpload`.
+    public init(
+        client: APIClient, creationPath: String, store: ResumableUploadStore, chunkSize: Int = 5 << 20,
+        policy: EndpointPolicy = .authorizedUpload
+    ) {
+        self.client = client
+        self.creationPath = creationPath
+        self.store = store
+        self.chunkSize = max(1, chunkSize)
+        self.policy = policy
+    }
+
+    /// The default key of a file: its path, size and modification date, so a changed file starts
+    /// a new upload.
+    public static func key(for fileURL: URL) -> String {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: fileURL.path)
+        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
+        let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        return "\(fileURL.standardizedFileURL.path)|\(size)|\(modified)"
+    }
+
+    /// Uploads the file at `fileURL`, resuming the stored upload for `key` when there is one.
+    ///
+    /// - Parameters:
+    ///   - fileURL: The file; read in chunks, never whole.
+    ///   - key: Identifies the upload across launches; default ``key(for:)``.
+    ///   - metadata: `Upload-Metadata` pairs sent on creation (keys must not contain spaces or commas).
+    /// - Returns: The running upload; its value is the upload URL. Progress counts the bytes the
+    ///   server confirmed plus those of the chunk in flight, and starts at the resumed offset. The
+    ///   upload fails with the file system's error (as a `NetworkError`) when its record in
+    ///   ``store`` cannot be written after a chunk: a later run resumes from the offset the server
+    ///   reports.
+    public func upload(fileAt fileURL: URL, key: String? = nil, metadata: [String: String] = [:]) -> Upload<URL> {
+        let (progress, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let size = FileSize.of(fileURL)
+        let tracker = UploadProgressTracker(knownTotal: size, continuation: continuation)
+        let session = TusSession(uploader: self, fileURL: fileURL, key: key ?? Self.key(for: fileURL), metadata: metadata)
+        let task = Task {
+            do {
+                let response = try await session.run(tracker: tracker)
+                tracker.finish(sentTotal: nil)
+                return response
+            } catch {
+                tracker.fail()
+                throw NetworkError(error)
+            }
+        }
+        return Upload(progress: progress, task: task)
+    }
+
+    /// The path template metrics group an upload URL under: the server's upload URLs differ per
+    /// upload (`https://host/files/24e5…`), so the last segment becomes `{upload}`.
+    static func metricsTemplate(_ path: String) -> String {
+        guard path.contains("://"), let url = URL(string: path), url.pathComponents.count > 1 else { return path }
+        return url.deletingLastPathComponent().path + "/{upload}"
+    }
+
+    /// Sends one tus request with the raw status returned (409, 404, 410 are steps, not errors).
+    func send(
+        _ method: HTTPMethod, _ path: String, headers: [(String, String)], body: RequestBody = .none,
+        progress: TransferProgressReporter? = nil
+    ) async throws -> Response<HTTPResponse> {
+        var fields = HTTPHeaders()
+        fields.replace("Tus-Resumable", with: Self.version)
+        for (name, value) in headers { fields.replace(name, with: value) }
+        let request = Request<HTTPResponse>.raw(method, path, headers: fields, body: body, policy: policy)
+        let context = RequestContext(
+            requestID: RequestID(), policy: policy, method: method,
+            pathTemplate: request.pathTemplate ?? Self.metricsTemplate(path),
+            statusValidation: request.statusValidation, startedAt: .now, onStart: nil,
+            traits: CallTraits(transferProgress: progress))
+        return try await client.response(for: request, context: context)
+    }
+}

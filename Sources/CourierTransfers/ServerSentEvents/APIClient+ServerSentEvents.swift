@@ -1,0 +1,30 @@
+import Courier
+
+extension APIClient {
+    /// A Server-Sent Events feed from `endpoint` that reconnects by itself (see
+    /// ``ServerSentEvents``). Nothing is sent until the feed is iterated.
+    ///
+    /// ```swift
+    /// for try await event in client.events(Request<Void>.get("/orders/live")) {
+    ///     print(event.type, event.data, event.lastEventID)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoint: The feed's endpoint: its path, query, headers and policy apply to every
+    ///     connection (`Response` and decoding are not used). Usually a GET.
+    ///   - configuration: Reconnect policy, the ID to resume after, the event size bound and
+    ///     each connection's streaming options.
+    /// - Returns: The feed; iterate it once. Backoff waits use the client's
+    ///   `APIClient.Configuration.clock`.
+    public func events<E: Endpoint>(
+        _ endpoint: E, configuration: ServerSentEvents.Configuration = ServerSentEvents.Configuration()
+    ) -> ServerSentEvents {
+        let options = configuration.streaming
+        return ServerSentEvents(
+            configuration: configuration, clock: self.configuration.clock, redactor: laneRedactor
+        ) { [self] lastEventID in
+            try await stream(EventStreamEndpoint(base: endpoint, lastEventID: lastEventID), options: options)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One connection of a feed: the app's endpoint with `Accept: text/event-stream` (unless it sets
+/// its own), `Last-Event-ID` when the feed has one (WHATWG HTML §9.2.4), and the HTTP cache
+/// bypassed: an event stream is never answered from nor stored in a cache (§9.2.2 fetches it
+/// with cache mode "no-store"), or a reconnect could replay old events. Nor is a connection retried
+/// by the pipeline: the feed's ``ServerSentEvents/ReconnectPolicy`` alone decides when to connect
+/// again (retries inside each reconnect would multiply the attempts a failing server sees).
+struct EventStreamEndpoint<Base: Endpoint>: Endpoint {
+    typealias Response = Base.Response
+
+    let base: Base
+    let lastEventID: String
+
+    var path: String { base.path }
+    var pathValues: [String: String] { base.pathValues }
+    var method: HTTPMethod { base.method }
+    var query: Query { base.query }
+    var headers: HTTPHeaders {
+        var headers = base.headers
+        if !headers.contains("Accept") { headers.replace("Accept", with: "text/event-stream") }
+        if lastEventID.isEmpty {
+            headers.remove("Last-Event-ID")
+        } else {
+            headers.replace("Last-Event-ID", with: lastEventID)
+        }
+        return headers
+    }
+    var body: RequestBody { base.body }
+    var policy: EndpointPolicy { base.policy.with(\.cache, .bypassCache).with(\.retry, .none) }
+    var statusValidation: StatusValidation { base.statusValidation }
+    var knownErrors: [Int: String] { base.knownErrors }
+    var pathTemplate: String? { base.pathTemplate }
+    var options: RequestOptions { base.options }
+
+    func decode(_ response: HTTPResponse, context: ResponseDecodingContext) throws -> Base.Response {
+        try base.decode(response, context: context)
+    }
+}

@@ -1,0 +1,197 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension ServerSentEvents {
+    /// Reads a feed: connects on the first `next()`, parses each connection's body, reconnects
+    /// per the ``ReconnectPolicy``, and returns `nil` once the server answered 204.
+    ///
+    /// Everything happens inside `next()` on the consuming task: there is no background task, so
+    /// cancelling the consumer (or dropping the iterator) ends the connection and the feed.
+    public struct Iterator: AsyncIteratorProtocol {
+        private let feed: ServerSentEvents
+        private let lease: Lease?
+        private var parser: ServerSentEventParser
+        private var pending: [ServerSentEvent] = []
+        private var nextPending = 0
+        private var body: MessageBody.Iterator?
+        private var head: HTTPResponse?
+        private var uptime: (@Sendable () -> Duration)?
+        private var attempt = 0
+        private var finished = false
+
+        init(feed: ServerSentEvents) {
+            self.feed = feed
+            let first = feed.status.iterated.withLock { iterated in
+                defer { iterated = true }
+                return !iterated
+            }
+            self.lease = first ? Lease(feed.status) : nil
+            self.parser = ServerSentEventParser(
+                lastEventID: feed.configuration.lastEventID, maximumEventSize: feed.configuration.maximumEventSize)
+        }
+
+        /// The next event, or `nil` once the server answered 204 (or the attempts ran out after a
+        /// clean end).
+        ///
+        /// - Throws: `NetworkError`: the failure that ended the feed (see ``ServerSentEvents``),
+        ///   `NetworkError.cancelled` when the consuming task was cancelled, and
+        ///   `NetworkError.invalidRequest(_:)` for a second iteration of the same feed.
+        public mutating func next() async throws -> ServerSentEvent? {
+            guard lease != nil else {
+                throw NetworkError.invalidRequest("a ServerSentEvents feed can be iterated once; call events(_:) again")
+            }
+            while !finished {
+                if nextPending < pending.count {
+                    defer { nextPending += 1 }
+                    return pending[nextPending]
+                }
+                do {
+                    if body == nil {
+                        try await open()
+                    } else {
+                        try await read()
+                    }
+                } catch {
+                    close()
+                    throw NetworkError(error)
+                }
+            }
+            return nil
+        }
+
+        // MARK: One connection
+
+        private mutating func open() async throws {
+            feed.status.states.publish(.connecting)
+            let response: StreamedResponse
+            do {
+                response = try await feed.connect(parser.lastEventID)
+            } catch  where Self.isReconnectable(error) {
+                try await reconnect(after: error)
+                return
+            }
+            if response.statusCode == 204 {  // §9.2.3: "no more", do not reconnect
+                close()
+                return
+            }
+            // §9.2.3: only 200 opens a feed; any other status, 2xx included (205 has no body and
+            // would reconnect at once, 206/299 are no event stream), fails it for good.
+            guard response.statusCode == 200 else {
+                throw await notAnEventStream(response, .unexpectedStatus(response.statusCode))
+            }
+            guard response.response.mediaType == "text/event-stream" else {
+                throw await notAnEventStream(response, .unexpectedContentType(response.response.mediaType))
+            }
+            head = response.response
+            body = response.body.makeAsyncIterator()
+            uptime = stopwatch(feed.clock)
+            feed.status.states.publish(.open)
+        }
+
+        private mutating func read() async throws {
+            guard var iterator = body else { return }
+            let chunk: Data?
+            do {
+                chunk = try await iterator.next()
+            } catch  where Self.isReconnectable(error) {
+                try await reconnect(after: error)
+                return
+            }
+            body = iterator
+            guard let chunk else {  // a clean end: reconnect too (§9.2.3)
+                try await reconnect(after: nil)
+                return
+            }
+            let events: [ServerSentEvent]
+            do {
+                events = try parser.parse(chunk)
+            } catch let error as ServerSentEventError {
+                throw decodingFailure(error, kind: .malformedBody, response: head ?? HTTPResponse(statusCode: 200))
+            }
+            feed.status.lastEventID.set(parser.lastEventID)
+            pending = events
+            nextPending = 0
+        }
+
+        /// Ends the connection, waits per the policy and lets the loop reconnect; throws `error`
+        /// (or ends the feed after a clean end) when the attempts ran out.
+        private mutating func reconnect(after error: (any Error)?) async throws {
+            // A body ends early when its consumer is cancelled: that is no reason to reconnect.
+            if Task.isCancelled { throw NetworkError.cancelled }
+            body = nil
+            head = nil
+            parser.finish()
+            feed.status.lastEventID.set(parser.lastEventID)
+            let policy = feed.configuration.reconnect
+            if let uptime, uptime() >= policy.stableThreshold { attempt = 0 }
+            uptime = nil
+            attempt += 1
+            if let maximum = policy.maximumAttempts, attempt > maximum {
+                if let error { throw error }
+                close()
+                return
+            }
+            let delay = policy.delay(forAttempt: attempt, serverRetry: parser.reconnectionTime, random: feed.random())
+            feed.status.states.publish(.reconnecting(attempt: attempt, delay: delay))
+            try await feed.clock.sleep(for: delay)
+        }
+
+        private mutating func close() {
+            finished = true
+            body = nil
+            head = nil
+            feed.status.states.publish(.closed)
+        }
+
+        // MARK: Errors
+
+        /// Network failures and timeouts reconnect; statuses, media types, auth and cancellation do
+        /// not. A consumer that fell more than the buffer bound behind a transport that cannot pause
+        /// (URLSession on Linux) reconnects too: `Last-Event-ID` resumes after the last event it got.
+        private static func isReconnectable(_ error: any Error) -> Bool {
+            guard error is NetworkError || error is URLError else { return false }
+            switch NetworkError(error) {
+            case .offline, .timedOut, .transport, .streamBufferOverflow: return true
+            default: return false
+            }
+        }
+
+        /// The failure for a response that does not open a feed, with (at most) its body's first
+        /// KiB for the error snippet; reading it is best effort, the response is refused anyway.
+        private func notAnEventStream(_ response: StreamedResponse, _ error: ServerSentEventError) async -> NetworkError {
+            var iterator = response.body.makeAsyncIterator()
+            var sent = response.response
+            sent.data = (try? await iterator.next()).flatMap { $0 }.map { Data($0.prefix(1024)) } ?? Data()
+            return decodingFailure(error, kind: .unexpectedContentType, response: sent)
+        }
+
+        private func decodingFailure(
+            _ error: ServerSentEventError, kind: DecodingFailure.Kind, response: HTTPResponse
+        ) -> NetworkError {
+            var failure = DecodingFailure(
+                underlying: error, codingPath: "<root>", typeName: "ServerSentEvent", response: response,
+                redactor: feed.redactor)
+            failure.kind = kind
+            return .decoding(failure)
+        }
+    }
+
+    /// Closes the feed (state ``ConnectionState/closed``) when the last copy of its iterator goes
+    /// away, however the consumer stopped.
+    final class Lease: Sendable {
+        private let status: FeedStatus
+
+        init(_ status: FeedStatus) { self.status = status }
+
+        deinit { status.states.publish(.closed) }
+    }
+}
+
+/// A closure that returns the time elapsed on `clock` since it was made.
+private func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
+    let start = clock.now
+    return { start.duration(to: clock.now) }
+}

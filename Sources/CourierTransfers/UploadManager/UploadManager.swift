@@ -1,0 +1,317 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Uploads that outlive a screen: files are staged (copied into a folder the app owns), recorded
+/// in a persisted registry, sent in the foreground through the client's pipeline or in the
+/// background through a ``BackgroundTransport``, and their staged copies removed once done,
+/// failed or abandoned.
+///
+/// ```swift
+/// let uploads = UploadManager(client: client, directory: appSupport.appendingPathComponent("uploads"),
+///                             backgroundTransport: URLSessionBackgroundTransport(identifier: "com.example.uploads"))
+/// let id = try await uploads.enqueue(fileAt: pickedURL, to: "/photos", contentType: "image/jpeg", mode: .background)
+/// let response = try await uploads.result(for: id)      // waits; also after a relaunch
+/// ```
+///
+/// At launch create the manager (and its background transport) once and call
+/// ``resumePending()``: finished background tasks are matched to their records through their
+/// `taskDescription`, foreground uploads the previous process did not finish are sent again, and
+/// staged files no record refers to (a crash between staging and recording) are removed.
+public actor UploadManager {
+    private let client: APIClient
+    private let staging: StagingStore
+    private let registry: UploadRegistry
+    private let background: (any BackgroundTransport)?
+    private let policy: EndpointPolicy
+    private var records: [UUID: UploadRecord]
+    private var waiters: [UUID: [CheckedContinuation<HTTPResponse, any Error>]] = [:]
+    private var responses: [UUID: HTTPResponse] = [:]
+    /// Failures of this launch, so a late ``result(for:)`` gets the same error as a waiting one.
+    private var failures: [UUID: NetworkError] = [:]
+    private var running: [UUID: Upload<HTTPResponse>] = [:]
+    private var listener: Task<Void, Never>?
+    /// The access token each background upload of this launch was handed to the system with.
+    private var sentTokens: [UUID: String] = [:]
+    /// Background uploads already handed over again after a 401 (once each).
+    private var reauthorized: Set<UUID> = []
+
+    /// Adds header fields to a background upload's request (e.g. `Authorization`), which is built
+    /// once when it is enqueued: a background session runs no interceptors. `nil`: none.
+    public let prepareBackgroundRequest: (@Sendable (inout URLRequest) async throws -> Void)?
+    /// Signs background uploads: right before each is handed to the system its
+    /// `Authorization: Bearer` field is set from `TokenManager.validAccessToken()` — refreshed
+    /// first when the token expires within the manager's leeway — and an upload the server
+    /// answers 401 (the system started it after the token expired) is handed over once more with
+    /// a refreshed token. `nil`: background uploads carry only the fields set elsewhere.
+    public let tokenManager: TokenManager?
+
+    /// Creates a manager whose staging folder and registry live in `directory`.
+    ///
+    /// - Parameters:
+    ///   - client: Sends foreground uploads (its pipeline) and resolves paths against its environment.
+    ///   - directory: An app-owned folder (Application Support, not Caches: staged files must stay).
+    ///   - backgroundTransport: Runs ``UploadMode/background`` uploads; without one they fail.
+    ///   - policy: The policy of foreground uploads; default `EndpointPolicy.authorizedUpload`.
+    ///   - prepareBackgroundRequest: See ``prepareBackgroundRequest``.
+    ///   - tokenManager: See ``tokenManager``.
+    public init(
+        client: APIClient, directory: URL, backgroundTransport: (any BackgroundTransport)? = nil,
+        policy: EndpointPolicy = .authorizedUpload,
+        prepareBackgroundRequest: (@Sendable (inout URLRequest) async throws -> Void)? = nil,
+        tokenManager: TokenManager? = nil
+    ) {
+        self.client = client
+        self.staging = StagingStore(directory: directory.appendingPathComponent("staged", isDirectory: true))
+        self.registry = UploadRegistry(file: directory.appendingPathComponent("uploads.json"))
+        self.background = backgroundTransport
+        self.policy = policy
+        self.prepareBackgroundRequest = prepareBackgroundRequest
+        self.tokenManager = tokenManager
+        self.records = registry.load()
+    }
+
+    /// Every upload in the registry, oldest first.
+    public var uploads: [UploadRecord] { records.values.sorted { $0.createdAt < $1.createdAt } }
+
+    // MARK: Enqueueing
+
+    /// Copies the file at `fileURL` into the staging folder, records the upload and starts it.
+    ///
+    /// - Parameters:
+    ///   - fileURL: The user's file; later changes to it do not affect the upload.
+    ///   - path: Relative to the client's base URL, or an absolute URL.
+    ///   - method: The request method; `POST` by default.
+    ///   - contentType: The body's media type.
+    ///   - headers: More header fields.
+    ///   - mode: Foreground (the pipeline) or background (the ``BackgroundTransport``).
+    /// - Returns: The upload's identifier.
+    /// - Throws: The file system's error when the file cannot be copied; `NetworkError.invalidRequest(_:)`
+    ///   for a bad path.
+    public func enqueue(
+        fileAt fileURL: URL, to path: String, method: HTTPMethod = .post, contentType: String,
+        headers: [String: String] = [:], mode: UploadMode = .foreground
+    ) async throws -> UUID {
+        let name = try staging.stage(copying: fileURL)
+        return try await record(name, path: path, method: method, contentType: contentType, headers: headers, mode: mode)
+    }
+
+    /// Writes `form`'s body into the staging folder (a file, as a background session needs),
+    /// records the upload and starts it.
+    ///
+    /// - Throws: See ``enqueue(fileAt:to:method:contentType:headers:mode:)``; ``MultipartFormError``.
+    public func enqueue(
+        _ form: MultipartForm, to path: String, method: HTTPMethod = .post, headers: [String: String] = [:],
+        mode: UploadMode = .foreground
+    ) async throws -> UUID {
+        let name = try staging.stage(form)
+        return try await record(name, path: path, method: method, contentType: form.contentType, headers: headers, mode: mode)
+    }
+
+    private func record(
+        _ name: String, path: String, method: HTTPMethod, contentType: String, headers: [String: String], mode: UploadMode
+    ) async throws -> UUID {
+        guard
+            let url = URL(string: path, relativeTo: nil)?.scheme != nil
+                ? URL(string: path) : Self.resolve(path, client.environment.baseURL)
+        else {
+            staging.remove(name)
+            throw NetworkError.invalidRequest("'\(path)' is not a valid upload path")
+        }
+        var fields = headers
+        fields["Content-Type"] = contentType
+        let record = UploadRecord(
+            id: UUID.random(), method: method.rawValue, url: url, headers: fields, stagedFileName: name, mode: mode,
+            state: .pending, createdAt: Date())
+        records[record.id] = record
+        do {
+            try registry.save(records)
+        } catch {
+            records[record.id] = nil
+            staging.remove(name)
+            throw error
+        }
+        try await start(record)
+        return record.id
+    }
+
+    /// `path` (which may carry a query) appended to `base`.
+    private static func resolve(_ path: String, _ base: URL) -> URL? {
+        var root = base.absoluteString
+        while root.hasSuffix("/") { root.removeLast() }
+        let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
+        return trimmed.isEmpty ? base : URL(string: root + "/" + trimmed)
+    }
+
+    // MARK: Running
+
+    /// Starts `record`; `reauthorizing` after the server answered its background upload 401.
+    private func start(_ record: UploadRecord, reauthorizing: Bool = false) async throws {
+        let file = staging.url(of: record.stagedFileName)
+        switch record.mode {
+        case .foreground:
+            var headers = HTTPHeaders()
+            for (name, value) in record.headers { headers.replace(name, with: value) }
+            let request = Request<HTTPResponse>.raw(
+                HTTPMethod(rawValue: record.method), record.url.absoluteString, headers: headers,
+                body: .file(file, contentType: record.headers["Content-Type"] ?? "application/octet-stream"), policy: policy)
+            let upload = client.upload(request)
+            running[record.id] = upload
+            let id = record.id
+            Task { [weak self] in
+                do {
+                    let response = try await upload.value
+                    await self?.finish(id, response: response)
+                } catch {
+                    await self?.fail(id, error)
+                }
+            }
+        case .background:
+            guard let background else {
+                fail(record.id, NetworkError.invalidRequest("no background transport for a background upload"))
+                return
+            }
+            listen(to: background)
+            var request = URLRequest(url: record.url)
+            request.httpMethod = record.method
+            for (name, value) in record.headers { request.setValue(value, forHTTPHeaderField: name) }
+            try await prepareBackgroundRequest?(&request)
+            if let tokenManager {
+                // Fresh at hand-over: the system may start the task much later, and no
+                // interceptor runs then.
+                let token =
+                    reauthorizing
+                    ? try await tokenManager.refresh(failedToken: sentTokens[record.id])
+                    : try await tokenManager.validAccessToken()
+                if let token {
+                    request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+                    sentTokens[record.id] = token
+                }
+            }
+            try background.startUpload(request, fromFile: file, taskDescription: record.id.uuidString)
+        }
+    }
+
+    private func listen(to transport: any BackgroundTransport) {
+        guard listener == nil else { return }
+        listener = Task { [weak self] in
+            for await event in transport.events {
+                await self?.handle(event)
+            }
+        }
+    }
+
+    private func handle(_ event: BackgroundTransferEvent) async {
+        guard let id = UUID(uuidString: event.taskDescription), let record = records[id] else { return }
+        switch event.outcome {
+        case .uploaded(401, _, _) where tokenManager != nil && !reauthorized.contains(id):
+            reauthorized.insert(id)
+            do {
+                try await start(record, reauthorizing: true)
+            } catch {
+                fail(id, error)
+            }
+        case .uploaded(let status, let headers, let body):
+            let response = HTTPResponse(statusCode: status, headers: headers, body: body, url: records[id]?.url)
+            if (200..<300).contains(status) {
+                finish(id, response: response)
+            } else {
+                fail(id, NetworkError(response: response))
+            }
+        case .downloaded(_, let file):
+            try? FileManager.default.removeItem(at: file)
+        case .failed(let error):
+            fail(id, NetworkError(error))
+        }
+    }
+
+    private func finish(_ id: UUID, response: HTTPResponse) {
+        guard var record = records[id] else { return }
+        record.state = .completed(statusCode: response.statusCode)
+        settle(record, with: .success(response))
+    }
+
+    private func fail(_ id: UUID, _ error: any Error) {
+        guard var record = records[id] else { return }
+        let failure = NetworkError(error)
+        record.state = .failed(failure.localizedDescription)
+        settle(record, with: .failure(failure))
+    }
+
+    private func settle(_ record: UploadRecord, with result: Result<HTTPResponse, any Error>) {
+        staging.remove(record.stagedFileName)
+        records[record.id] = record
+        running[record.id] = nil
+        sentTokens[record.id] = nil
+        reauthorized.remove(record.id)
+        try? registry.save(records)
+        switch result {
+        case .success(let response): responses[record.id] = response
+        case .failure(let error): failures[record.id] = NetworkError(error)
+        }
+        for waiter in waiters.removeValue(forKey: record.id) ?? [] { waiter.resume(with: result) }
+    }
+
+    // MARK: Results, cancellation, launch
+
+    /// Waits for the upload `id` and returns the server's response (2xx).
+    ///
+    /// - Throws: `NetworkError`: the upload's failure; `NetworkError.invalidRequest(_:)` for an
+    ///   unknown id. A response received by an earlier launch is not kept: its record says
+    ///   ``UploadRecord/State-swift.enum/completed(statusCode:)``.
+    public func result(for id: UUID) async throws -> HTTPResponse {
+        guard let record = records[id] else { throw NetworkError.invalidRequest("no upload \(id)") }
+        switch record.state {
+        case .completed(let status):
+            return responses[id] ?? HTTPResponse(statusCode: status, headers: HTTPHeaders(), body: Data(), url: record.url)
+        case .failed(let message):
+            throw failures[id] ?? NetworkError.invalidRequest(message)
+        case .pending:
+            return try await withCheckedThrowingContinuation { waiters[id, default: []].append($0) }
+        }
+    }
+
+    /// Progress of a foreground upload of this launch (`nil` for others).
+    public func progress(for id: UUID) -> AsyncStream<TransferProgress>? { running[id]?.progress }
+
+    /// Abandons the upload `id`: stops it, removes its staged file and its record.
+    public func cancel(_ id: UUID) async {
+        guard let record = records[id] else { return }
+        running[id]?.cancel()
+        if record.mode == .background { await background?.cancelTask(withDescription: id.uuidString) }
+        fail(id, NetworkError.cancelled)
+        records[id] = nil
+        try? registry.save(records)
+    }
+
+    /// Removes the records of finished uploads (their staged files are already gone).
+    public func removeFinished() {
+        records = records.filter { $0.value.state == .pending }
+        try? registry.save(records)
+    }
+
+    /// At launch: removes staged files no pending record refers to (a crash between staging and
+    /// recording, an abandoned upload), starts listening for the background session's events
+    /// (tasks of earlier launches included: matched to records by `taskDescription`), and sends
+    /// pending foreground uploads again. A pending background upload stays pending until its
+    /// event arrives; one the session no longer knows (the user force-quit the app) can be
+    /// abandoned with ``cancel(_:)`` and enqueued again.
+    public func resumePending() async {
+        let pending = records.values.filter { $0.state == .pending }
+        staging.removeAll(except: Set(pending.map(\.stagedFileName)))
+        if let background { listen(to: background) }
+        for record in pending where record.mode == .foreground && running[record.id] == nil {
+            try? await start(record)
+        }
+    }
+
+    /// The pending background uploads the background session no longer runs (candidates for
+    /// ``cancel(_:)`` and a new ``enqueue(fileAt:to:method:contentType:headers:mode:)``).
+    public func orphanedBackgroundUploads() async -> [UploadRecord] {
+        guard let background else { return [] }
+        let running = Set(await background.runningTaskDescriptions())
+        return uploads.filter { $0.mode == .background && $0.state == .pending && !running.contains($0.id.uuidString) }
+    }
+}

@@ -1,0 +1,46 @@
+import Courier
+import Foundation
+
+/// One upload an ``UploadManager`` knows about, as persisted in its registry.
+public struct UploadRecord: Sendable, Codable, Hashable, Identifiable {
+    /// Where an upload stands.
+    public enum State: Sendable, Codable, Hashable {
+        /// Staged, not finished (running now, or to be started by ``UploadManager/resumePending()``).
+        case pending
+        /// The server answered with this status (2xx; see ``UploadManager/result(for:)``).
+        case completed(statusCode: Int)
+        /// It failed for good; the message says why. Its staged file is removed.
+        case failed(String)
+    }
+
+    /// The upload's identifier; also the background task's `taskDescription`.
+    public let id: UUID
+    /// The request method, e.g. `POST`.
+    public var method: String
+    /// The absolute request URL.
+    public var url: URL
+    /// Header fields sent with the upload (`Content-Type` among them).
+    public var headers: [String: String]
+    /// The staged file's name inside the manager's staging folder.
+    public var stagedFileName: String
+    /// How it is sent.
+    public var mode: UploadMode
+    /// Where it stands.
+    public var state: State
+    /// When it was enqueued.
+    public var createdAt: Date
+
+    package init(
+        id: UUID, method: String, url: URL, headers: [String: String], stagedFileName: String, mode: UploadMode,
+        state: State, createdAt: Date
+    ) {
+        self.id = id
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.stagedFileName = stagedFileName
+        self.mode = mode
+        self.state = state
+        self.createdAt = createdAt
+    }
+}

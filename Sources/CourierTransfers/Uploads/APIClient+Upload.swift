@@ -1,0 +1,45 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension APIClient {
+    /// Starts sending `endpoint` and returns the running ``Upload`` with its progress.
+    ///
+    /// The body is the endpoint's: `.data` (from memory), `RequestBody.file(_:contentType:)`
+    /// (streamed from disk in constant memory, re-read from the start for a retry),
+    /// ``Courier/RequestBody/multipart(_:memoryThreshold:)``, or any `BodyStream`. Use the
+    /// `EndpointPolicy.authorizedUpload` policy for a long deadline, an idempotency key and the
+    /// upload retry preset.
+    ///
+    /// - Returns: The upload, already running.
+    public func upload<E: Endpoint>(_ endpoint: E) -> Upload<E.Response> {
+        startUpload(endpoint)
+    }
+
+    /// Starts sending a `Request` value: `client.upload(.post("/files", body: .file(url, contentType: "text/csv")))`.
+    public func upload<Value>(_ request: Request<Value>) -> Upload<Value> {
+        startUpload(request)
+    }
+
+    private func startUpload<E: Endpoint>(_ endpoint: E) -> Upload<E.Response> {
+        let (progress, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let tracker = UploadProgressTracker(knownTotal: endpoint.body.knownLength, continuation: continuation)
+        let context = RequestContext(
+            requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
+            pathTemplate: endpoint.pathTemplate ?? endpoint.path, statusValidation: endpoint.statusValidation,
+            startedAt: .now, onStart: endpoint.options.onStart, traits: CallTraits(transferProgress: tracker.reporter))
+        let task = Task { [self] in
+            do {
+                let response = try await self.response(for: endpoint, context: context)
+                tracker.finish(sentTotal: nil)
+                return response
+            } catch {
+                tracker.fail()
+                throw error
+            }
+        }
+        return Upload(progress: progress, task: task)
+    }
+}

@@ -1,0 +1,53 @@
+import Courier
+import Foundation
+
+/// A running upload: its progress as an `AsyncSequence` and its response.
+///
+/// ```swift
+/// let upload = client.upload(Request<Photo>.post("/photos", body: .file(photoURL, contentType: "image/jpeg")))
+/// for await step in upload.progress { bar.fraction = step.fractionCompleted ?? 0 }
+/// let photo: Photo = try await upload.value
+/// ```
+///
+/// The upload starts at once and runs whether or not anyone reads ``progress``; it goes through
+/// the client's whole pipeline (auth, retries, idempotency key, logging, metrics, deadline).
+/// Cancel it with ``cancel()``, or by cancelling the task awaiting ``response`` or ``value``.
+public struct Upload<Value: Sendable>: Sendable {
+    /// The bytes of the request body sent so far and the total when known, for one reader.
+    ///
+    /// Never decreases — when a retry or a 307/308 redirect sends the body again, the value waits
+    /// until the new send passes it — and, when the upload succeeds, its last element is the total
+    /// (`completedBytes == totalBytes`); after a failure or cancellation it just finishes. Slow
+    /// readers see the newest value (intermediate ones are dropped). Works on every platform:
+    /// URLSession's `didSendBodyData`.
+    public let progress: AsyncStream<TransferProgress>
+    private let task: Task<Response<Value>, any Error>
+
+    init(progress: AsyncStream<TransferProgress>, task: Task<Response<Value>, any Error>) {
+        self.progress = progress
+        self.task = task
+    }
+
+    /// The decoded value with the HTTP response and the call's context.
+    ///
+    /// - Throws: `NetworkError`, as `APIClient.response(for:)`; `NetworkError.cancelled`
+    ///   after ``cancel()``. Cancelling the awaiting task cancels the upload.
+    public var response: Response<Value> {
+        get async throws {
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: { [task] in
+                task.cancel()
+            }
+        }
+    }
+
+    /// The decoded value. - Throws: See ``response``.
+    public var value: Value {
+        get async throws { try await response.value }
+    }
+
+    /// Cancels the upload: the request stops, ``progress`` finishes, ``response`` throws
+    /// `NetworkError.cancelled`.
+    public func cancel() { task.cancel() }
+}

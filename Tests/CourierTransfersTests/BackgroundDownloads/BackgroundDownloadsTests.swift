@@ -1,0 +1,170 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+@testable import CourierTransfers
+
+/// A background "system" the test drives: it records hand-overs and finishes tasks on request,
+/// as a relaunched session delivers events of tasks an earlier process started.
+final class ManualBackgroundTransport: BackgroundTransport, @unchecked Sendable {
+    // @unchecked: the mutable parts are in Locked boxes.
+    let events: AsyncStream<BackgroundTransferEvent>
+    let continuation: AsyncStream<BackgroundTransferEvent>.Continuation
+    let progress: AsyncStream<BackgroundTransferProgress>
+    let progressContinuation: AsyncStream<BackgroundTransferProgress>.Continuation
+    let started = Locked<[(request: URLRequest?, resumeData: Data?, description: String)]>([])
+
+    init() {
+        (events, continuation) = AsyncStream.makeStream(of: BackgroundTransferEvent.self)
+        (progress, progressContinuation) = AsyncStream.makeStream(of: BackgroundTransferProgress.self)
+    }
+
+    func startUpload(_ request: URLRequest, fromFile fileURL: URL, taskDescription: String) throws {}
+    func startDownload(_ request: URLRequest, taskDescription: String) throws {
+        started.withLock { $0.append((request, nil, taskDescription)) }
+    }
+    func startDownload(resumingWith resumeData: Data, taskDescription: String) throws {
+        started.withLock { $0.append((nil, resumeData, taskDescription)) }
+    }
+    func runningTaskDescriptions() async -> [String] { [] }
+    func cancelTask(withDescription taskDescription: String) async {}
+
+    /// Finishes the task `description` with `body` in a system temporary file.
+    func finish(_ description: String, body: Data, status: Int = 200, headers: HTTPHeaders) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sys-\(UUID().uuidString)")
+        try body.write(to: file)
+        continuation.yield(
+            BackgroundTransferEvent(
+                taskDescription: description, outcome: .downloaded(statusCode: status, fileURL: file),
+                responseHeaders: headers))
+    }
+}
+
+@Suite("Background downloads: records, pairing after relaunch, verification, move into place")
+struct BackgroundDownloadsTests {
+    static let body = Data((0..<10_000).map { UInt8($0 % 251) })
+
+    static func digestHeaders(_ data: Data, length: Int? = nil) -> HTTPHeaders {
+        let digest = Data(SHA256.hash(data)).base64EncodedString()
+        return HTTPHeaders([
+            .init(name: "Content-Length", value: "\(length ?? data.count)"),
+            .init(name: "Repr-Digest", value: "sha-256=:\(digest):"),
+        ])
+    }
+
+    static func folder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("bgdl-\(UUID().uuidString)", isDirectory: true)
+    }
+
+    static func manager(_ folder: URL, _ transport: ManualBackgroundTransport) throws -> BackgroundDownloads {
+        try BackgroundDownloads(
+            client: TransfersFixture.client(StubTransport(responses: [HTTPResponse]())),
+            directory: folder.appendingPathComponent("m"), transport: transport)
+    }
+
+    @Test("a task finished after a relaunch is paired with its record, verified and moved into place")
+    func pairsAfterRelaunch() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("out/video.mov")
+        let first = ManualBackgroundTransport()
+        let id = try await Self.manager(folder, first).enqueue("/videos/7", to: destination)
+        let handed = try #require(first.started.withLock { $0.first })
+        #expect(handed.description == id.uuidString)
+        #expect(handed.request?.url?.absoluteString == "https://api.example.test/v1/videos/7")
+
+        // A new process: a new manager over the same folder, and the system's event for the old task.
+        let relaunched = ManualBackgroundTransport()
+        let manager = try Self.manager(folder, relaunched)
+        await manager.resumePending()
+        #expect(await manager.downloads.map(\.state) == [.pending])
+        try relaunched.finish(id.uuidString, body: Self.body, headers: Self.digestHeaders(Self.body))
+        #expect(try await manager.result(for: id) == destination)
+        #expect(try Data(contentsOf: destination) == Self.body)
+        #expect(await manager.downloads.map(\.state) == [.completed(statusCode: 200)])
+    }
+
+    @Test(
+        "a file failing verification is deleted and the destination left untouched",
+        arguments: ["digest", "length", "status"])
+    func verificationFailure(_ kind: String) async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("existing.bin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("old".utf8).write(to: destination)
+        let transport = ManualBackgroundTransport()
+        let manager = try Self.manager(folder, transport)
+        let id = try await manager.enqueue("/file", to: destination)
+        var body = Self.body
+        var headers = Self.digestHeaders(body)
+        var status = 200
+        switch kind {
+        case "digest": body[5] ^= 0xFF
+        case "length": headers = Self.digestHeaders(body, length: body.count + 1)
+        default: status = 404
+        }
+        try transport.finish(id.uuidString, body: body, status: status, headers: headers)
+        let error = await #expect(throws: DownloadError.self) { _ = try await manager.result(for: id) }
+        switch (kind, error?.reason) {
+        case ("digest", .digestMismatch?), ("length", .lengthMismatch(Int64(body.count + 1), Int64(body.count))?),
+            ("status", .network(.notFound)?):
+            break
+        default: Issue.record("\(kind): unexpected \(String(describing: error))")
+        }
+        #expect(try Data(contentsOf: destination) == Data("old".utf8))
+        #expect(await manager.downloads.first?.state != .pending)
+    }
+
+    @Test("a failure with resume data is resumable; resume hands the data to the system")
+    func resumeData() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = ManualBackgroundTransport()
+        let manager = try Self.manager(folder, transport)
+        let id = try await manager.enqueue("/big", to: folder.appendingPathComponent("big.bin"))
+        let resume = Data("resume-blob".utf8)
+        transport.continuation.yield(
+            BackgroundTransferEvent(
+                taskDescription: id.uuidString, outcome: .failed(URLError(.networkConnectionLost)), resumeData: resume))
+        await #expect(throws: DownloadError.self) { _ = try await manager.result(for: id) }
+        #expect(await manager.downloads.first?.isResumable == true)
+        try await manager.resume(id)
+        #expect(transport.started.withLock { $0.last?.resumeData } == resume)
+        #expect(await manager.downloads.first?.state == .pending)
+        try transport.finish(id.uuidString, body: Self.body, headers: Self.digestHeaders(Self.body))
+        #expect(try Data(contentsOf: try await manager.result(for: id)) == Self.body)
+    }
+
+    @Test("progress of a running download comes from the transport and ends with it")
+    func progress() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = ManualBackgroundTransport()
+        let manager = try Self.manager(folder, transport)
+        let id = try await manager.enqueue("/big", to: folder.appendingPathComponent("p.bin"))
+        let steps = await manager.progress(for: id)
+        transport.progressContinuation.yield(
+            BackgroundTransferProgress(taskDescription: id.uuidString, completedBytes: 4096, totalBytes: 10_000))
+        var iterator = steps.makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first?.completedBytes == 4096 && first?.totalBytes == 10_000)
+        try transport.finish(id.uuidString, body: Self.body, headers: Self.digestHeaders(Self.body))
+        _ = try await manager.result(for: id)
+        while await iterator.next() != nil {}  // ends: the download ended
+    }
+
+    @Test("an unreadable registry is a typed error, never replaced")
+    func corruptRegistry() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let registry = folder.appendingPathComponent("m/downloads.json")
+        try FileManager.default.createDirectory(at: registry.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("[{".utf8).write(to: registry)
+        #expect(throws: BackgroundDownloadError.self) { _ = try Self.manager(folder, ManualBackgroundTransport()) }
+        #expect(try Data(contentsOf: registry) == Data("[{".utf8))
+    }
+}

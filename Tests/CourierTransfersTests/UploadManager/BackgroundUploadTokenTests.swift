@@ -1,0 +1,127 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+@testable import CourierTransfers
+
+/// A background transport whose "system" answers each handed-over upload at once with `answer`.
+final class ScriptedBackgroundTransport: BackgroundTransport, @unchecked Sendable {
+    // @unchecked: the mutable parts are in Locked boxes.
+    let events: AsyncStream<BackgroundTransferEvent>
+    private let continuation: AsyncStream<BackgroundTransferEvent>.Continuation
+    private let answer: @Sendable (URLRequest) async throws -> HTTPResponse
+    private let sent = Locked<[URLRequest]>([])
+
+    init(answer: @escaping @Sendable (URLRequest) async throws -> HTTPResponse) {
+        (events, continuation) = AsyncStream.makeStream(of: BackgroundTransferEvent.self)
+        self.answer = answer
+    }
+
+    var requests: [URLRequest] { sent.withLock { $0 } }
+
+    func startUpload(_ request: URLRequest, fromFile fileURL: URL, taskDescription: String) throws {
+        sent.withLock { $0.append(request) }
+        Task { [answer, continuation] in
+            let response = try await answer(request)
+            continuation.yield(
+                BackgroundTransferEvent(
+                    taskDescription: taskDescription,
+                    outcome: .uploaded(statusCode: response.statusCode, headers: response.headers, body: response.data)))
+        }
+    }
+
+    func startDownload(_ request: URLRequest, taskDescription: String) throws {}
+    func runningTaskDescriptions() async -> [String] { [] }
+    func cancelTask(withDescription taskDescription: String) async {}
+}
+
+@Suite("Background uploads: the token at hand-over")
+struct BackgroundUploadTokenTests {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    struct Setup {
+        let server: FakeTokenServer
+        let clock: TestClock
+        let background: ScriptedBackgroundTransport
+        let manager: UploadManager
+        let file: URL
+        let folder: URL
+    }
+
+    static func setup() throws -> Setup {
+        let clock = TestClock()
+        let start = Self.start
+        let server = FakeTokenServer(now: start)
+        let store = InMemoryTokenStore(server.signIn(accessExpiresAt: start.addingTimeInterval(600)))
+        let tokens = FakeTokenServer.tokenManager(server.makeTransport(), store: store) {
+            start.addingTimeInterval(Double(clock.now.offset.components.seconds))
+        }
+        let background = ScriptedBackgroundTransport { server.handle($0) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bg-token-\(UUID().uuidString)")
+        let file = folder.appendingPathComponent("photo.jpg")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(repeating: 7, count: 1000).write(to: file)
+        let manager = UploadManager(
+            client: TransfersFixture.client(server.makeTransport()), directory: folder.appendingPathComponent("manager"),
+            backgroundTransport: background, tokenManager: tokens)
+        return Setup(server: server, clock: clock, background: background, manager: manager, file: file, folder: folder)
+    }
+
+    static func bearer(_ request: URLRequest?) -> String? {
+        request?.value(forHTTPHeaderField: "Authorization")
+    }
+
+    @Test("an upload enqueued after the token expired is handed over with a refreshed token")
+    func refreshesBeforeHandOver() async throws {
+        let setup = try Self.setup()
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.clock.advance(by: .seconds(900))  // the 600 s token has expired
+        let id = try await setup.manager.enqueue(
+            fileAt: setup.file, to: "/photos", contentType: "image/jpeg", mode: .background)
+        let response = try await setup.manager.result(for: id)
+        #expect(response.statusCode == 200)
+        #expect(setup.server.refreshCalls == 1)
+        #expect(setup.background.requests.count == 1)
+        #expect(Self.bearer(setup.background.requests.first)?.hasPrefix("Bearer ") == true)
+    }
+
+    @Test("a token still valid is used as it is: no refresh")
+    func validTokenIsKept() async throws {
+        let setup = try Self.setup()
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let id = try await setup.manager.enqueue(
+            fileAt: setup.file, to: "/photos", contentType: "image/jpeg", mode: .background)
+        #expect(try await setup.manager.result(for: id).statusCode == 200)
+        #expect(setup.server.refreshCalls == 0)
+    }
+
+    @Test("a late upload answered 401 is handed over once more with a refreshed token, and succeeds")
+    func lateUploadIsReauthorized() async throws {
+        let setup = try Self.setup()
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.server.expireAllAccessTokens()  // the system started the task after the token died
+        let id = try await setup.manager.enqueue(
+            fileAt: setup.file, to: "/photos", contentType: "image/jpeg", mode: .background)
+        #expect(try await setup.manager.result(for: id).statusCode == 200)
+        #expect(setup.server.refreshCalls == 1)
+        let sent = setup.background.requests.map { Self.bearer($0) }
+        #expect(sent.count == 2)
+        #expect(sent[0] != sent[1])
+    }
+
+    @Test("a second 401 fails the upload: handed over at most twice, no loop")
+    func secondRejectionFails() async throws {
+        let setup = try Self.setup()
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.server.enqueueResourceStatuses(401, 401)
+        let id = try await setup.manager.enqueue(
+            fileAt: setup.file, to: "/photos", contentType: "image/jpeg", mode: .background)
+        let error = await #expect(throws: NetworkError.self) { _ = try await setup.manager.result(for: id) }
+        #expect(error?.kind == .unauthorized)
+        #expect(setup.background.requests.count == 2)
+        #expect(setup.server.refreshCalls == 1)
+    }
+}
