@@ -6,6 +6,7 @@ import CourierGraphQL
 import CourierOffline
 import CourierRealtime
 import CourierTesting
+import CourierTransfers
 import Foundation
 import Testing
 
