@@ -60,8 +60,13 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     /// delivers task metrics, its ``TaskTimingsReporter`` (read here, on the caller's task, where
     /// task-locals are visible).
     func register(_ id: Int, pinning: PinningPolicy?) {
-        let timings = capabilities.deliversTaskMetrics ? TaskTimingsReporter.current : nil
-        let started = RequestStartReporter.current
+        register(
+            id, pinning: pinning, timings: capabilities.deliversTaskMetrics ? TaskTimingsReporter.current : nil,
+            started: RequestStartReporter.current)
+    }
+
+    /// ``register(_:pinning:)`` with the calling task's reporters read beforehand (off the task).
+    func register(_ id: Int, pinning: PinningPolicy?, timings: TaskTimingsReporter?, started: RequestStartReporter?) {
         guard pinning != nil || timings != nil || started != nil else { return }
         taskOptions.withLock { $0[id] = TaskOptions(pinning: pinning, timings: timings, started: started) }
     }
