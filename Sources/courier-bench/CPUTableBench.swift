@@ -13,6 +13,8 @@ import FoundationNetworking
 /// (`accepts` before and after the cell, warm-up included).
 ///
 ///     scripts/bench --only cpu [--requests 3000] [--rounds 5] [--concurrency 1,16,32]
+///     courier-bench --only cpu --base-url … --status-url … --profile courierCurlObserved --concurrency 1
+///         (one client alone, for perf; names: the cases of CPUTableClient)
 ///
 /// Each round runs every client once per concurrency, in the table's order, with a fresh client
 /// (so a fresh connection pool); warm-up requests (2 per worker) open the connections before the
@@ -49,6 +51,17 @@ func runCPUTableBench(serverURL: URL, statusURL: URL?, requests: Int, rounds: In
         return (cpu, try await counter.count(since: mark, base: base))
     }
 
+    if let name = argument("--profile"), let client = clients.first(where: { "\($0)" == name }) {
+        // One client alone, for a profiler: --profile courierCurlObserved --concurrency 1.
+        for concurrency in levels {
+            let result = try await cell(client, concurrency: concurrency)
+            print(
+                String(
+                    format: "%@ at c%d: %.1f µs CPU per request, %d connections", name, concurrency, result.cpu,
+                    result.connections))
+        }
+        return
+    }
     let load = loadAverage()
     print(
         "cpu: client CPU per request (getrusage, µs), GET /items: 2153 B JSON from nginx (keep-alive) decoded into 14 items")
@@ -80,7 +93,9 @@ func runCPUTableBench(serverURL: URL, statusURL: URL?, requests: Int, rounds: In
 
     func levelsHeader(_ what: String) -> String { levels.map { "c\($0) \(what)" }.joined(separator: " | ") }
     print("")
-    print("| client | \(levelsHeader("µs median (best)")) | \(levelsHeader("vs URLSession")) | \(levelsHeader("vs libcurl loop")) | connections opened per cell (min-max) \(levels.map { "c\($0)" }.joined(separator: " / ")) |")
+    print(
+        "| client | \(levelsHeader("µs median (best)")) | \(levelsHeader("vs URLSession")) | \(levelsHeader("vs libcurl loop")) | connections opened per cell (min-max) \(levels.map { "c\($0)" }.joined(separator: " / ")) |"
+    )
     print("|---|" + String(repeating: "---|", count: 3 * levels.count + 1))
     for (c, client) in clients.enumerated() {
         let cells = levels.indices.map { c * levels.count + $0 }
