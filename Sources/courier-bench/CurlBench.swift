@@ -207,8 +207,12 @@ enum RawLibcurl {
 
     /// CPU µs per request: `concurrency` reused easy handles on one multi handle, each response
     /// collected and JSON-decoded like the other cases, driven on this thread. `hostLimit` is
-    /// `CURLMOPT_MAX_HOST_CONNECTIONS` (0: none, libcurl's default).
-    static func measure(url: String, requests: Int, concurrency: Int, decoder: JSONDecoder, hostLimit: Int = 0) -> Double {
+    /// `CURLMOPT_MAX_HOST_CONNECTIONS` (0: none, libcurl's default). `decode` decodes a body
+    /// (a `BenchItem` when `nil`).
+    static func measure(
+        url: String, requests: Int, concurrency: Int, decoder: JSONDecoder, hostLimit: Int = 0,
+        decode: ((Data) throws -> Void)? = nil
+    ) -> Double {
         _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         let multi = curl_multi_init()
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, hostLimit)
@@ -240,7 +244,7 @@ enum RawLibcurl {
                 guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle, let sink = sinks[handle]
                 else { continue }
                 curl_multi_remove_handle(multi, handle)
-                _ = try? decoder.decode(BenchItem.self, from: sink.body)
+                if let decode { try? decode(sink.body) } else { _ = try? decoder.decode(BenchItem.self, from: sink.body) }
                 sink.body = Data()
                 finished += 1
                 if started < requests {

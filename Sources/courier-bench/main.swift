@@ -17,6 +17,9 @@ import Foundation
 //   process per case: `--only curl-download --case NAME` runs one)
 //   --only curl-connections: connections opened and CPU per request against a plain libcurl multi
 //   loop at concurrency 1, 16, 32 with the default host limit (`--concurrency 16,32`; CurlReuseBench.swift)
+//   --only cpu: the client CPU table (issue 25): plain libcurl multi loop, raw URLSession, CurlTransport,
+//   Courier over each transport with and without info logging + metrics, at concurrency 1, 16, 32,
+//   against nginx (scripts/bench --only cpu starts it; `--requests 3000 --rounds 5`; CPUTableBench.swift)
 
 func argument(_ name: String) -> String? {
     let arguments = CommandLine.arguments
@@ -24,7 +27,7 @@ func argument(_ name: String) -> String? {
     return arguments[index + 1]
 }
 
-// One section: overhead, pipeline, core, cache, refresh, offline, stream, download, upload, curl.
+// One section: overhead, pipeline, core, cache, refresh, offline, stream, download, upload, curl, cpu.
 let only = argument("--only")
 func runs(_ section: String) -> Bool { only == nil || only == section }
 let rounds = argument("--rounds").flatMap(Int.init) ?? 3
@@ -123,6 +126,11 @@ do {
     if only == "curl-connections" {
         let perCell = argument("--requests").flatMap(Int.init) ?? 3000
         try await runCurlReuseBench(serverURL: serverURL, requests: perCell, rounds: rounds)
+    }
+    if only == "cpu" {
+        try await runCPUTableBench(
+            serverURL: serverURL, statusURL: argument("--status-url").flatMap(URL.init(string:)),
+            requests: argument("--requests").flatMap(Int.init) ?? 3000, rounds: argument("--rounds").flatMap(Int.init) ?? 5)
     }
     #endif
 } catch {

@@ -54,6 +54,9 @@ public final class RequestContext: Sendable {
         var deadlineExpired = false
         var bodyStream: BodyStream?
         var values: [ObjectIdentifier: any Sendable] = [:]
+        /// The decoding step's actions (RequestContext+Decoding.swift); `nil` until the client
+        /// says it will decode.
+        var decodingHooks: DecodingHooks?
     }
 
     /// Creates the context of one call.
@@ -177,6 +180,12 @@ public final class RequestContext: Sendable {
 
     /// Time elapsed since ``startedAt``.
     public var elapsed: Duration { ContinuousClock.now - startedAt }
+
+    /// Runs `body` on the decoding step's actions under the context's lock (`body` must not
+    /// touch this context).
+    func withDecodingHooks<R>(_ body: (inout DecodingHooks?) -> R) -> R {
+        state.withLock { body(&$0.decodingHooks) }
+    }
 
     /// Reads or writes the slot `key`; `nil` when nothing was stored.
     public subscript<Key: RequestContextKey>(key: Key.Type) -> Key.Value? {

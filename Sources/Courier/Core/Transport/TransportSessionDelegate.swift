@@ -56,16 +56,19 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         self.clientIdentities = clientIdentities
     }
 
-    /// Records the task's pins, the calling task's ``RequestStartReporter`` and, when the platform
-    /// delivers them, its ``TaskTimingsReporter`` and ``ConnectivityWaitReporter`` (read here, on the caller's task, where
-    /// task-locals are visible).
+    /// Records the task's pins and the calling task's reporters (read here, on the caller's task,
+    /// where task-locals are visible).
     func register(_ id: Int, pinning: PinningPolicy?) {
-        let timings = capabilities.deliversTaskMetrics ? TaskTimingsReporter.current : nil
-        let started = RequestStartReporter.current
-        let waits = capabilities.reportsWaitingForConnectivity ? TransportReporting.current?.connectivity : nil
-        guard pinning != nil || timings != nil || started != nil || waits != nil else { return }
+        register(id, pinning: pinning, reporters: TaskReporters.current(capabilities))
+    }
+
+    /// ``register(_:pinning:)`` with the calling task's reporters read beforehand (off the task).
+    func register(_ id: Int, pinning: PinningPolicy?, reporters: TaskReporters) {
+        guard pinning != nil || !reporters.isEmpty else { return }
         taskOptions.withLock {
-            $0[id] = TaskOptions(pinning: pinning, timings: timings, started: started, connectivity: waits)
+            $0[id] = TaskOptions(
+                pinning: pinning, timings: reporters.timings, started: reporters.started,
+                connectivity: reporters.connectivity)
         }
     }
 
@@ -148,6 +151,28 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
         reportMetrics(task.taskIdentifier, SessionTaskMetrics(base: metrics))
+    }
+}
+
+/// The calling task's reporters a URLSession task reports into, read on the calling task (they
+/// are task-locals) and kept per task identifier.
+struct TaskReporters: Sendable {
+    /// Where task metrics go, where the platform delivers them.
+    var timings: TaskTimingsReporter?
+    /// Where the request's departure goes, until it is reported.
+    var started: RequestStartReporter?
+    /// Where waits for the network go, where URLSession reports them.
+    var connectivity: ConnectivityWaitReporter?
+
+    /// Nothing to report into.
+    var isEmpty: Bool { timings == nil && started == nil && connectivity == nil }
+
+    /// The current task's reporters that a session with `capabilities` can feed.
+    static func current(_ capabilities: TransportCapabilities) -> TaskReporters {
+        TaskReporters(
+            timings: capabilities.deliversTaskMetrics ? TaskTimingsReporter.current : nil,
+            started: RequestStartReporter.current,
+            connectivity: capabilities.reportsWaitingForConnectivity ? TransportReporting.current?.connectivity : nil)
     }
 }
 

@@ -136,9 +136,9 @@ public final class URLSessionTransport: Transport {
         if Self.needsFreshConnection(request, capabilities: capabilities) {
             let (oneShot, fresh) = freshSession(like: delegate)
             defer { oneShot.finishTasksAndInvalidate() }
-            return try await fresh.run(await TaskControl.dataTask(in: oneShot, with: request), pinning: pinning)
+            return try await fresh.run(request, in: oneShot, pinning: pinning)
         }
-        return try await delegate.run(await TaskControl.dataTask(in: session, with: request), pinning: pinning)
+        return try await delegate.run(request, in: session, pinning: pinning)
     }
 
     /// Sends through a session whose delegate is not Courier's, with `URLSession.data(for:)`.

@@ -63,8 +63,11 @@ package struct CircuitBreakerState: Sendable, Hashable {
         }
     }
 
-    /// Records an attempt's outcome at `now`; `random` (in `0...1`) jitters a new cool-down.
-    package mutating func record(_ outcome: Outcome, isProbe: Bool = false, at now: Duration, random: Double) {
+    /// Records an attempt's outcome at `now`; `random` (in `0...1`) jitters a new cool-down, and
+    /// is asked for only then (a system random number is a system call on Linux).
+    package mutating func record(
+        _ outcome: Outcome, isProbe: Bool = false, at now: Duration, random: @autoclosure () -> Double
+    ) {
         switch outcome {
         case .success:
             failuresInRow = 0
@@ -80,9 +83,9 @@ package struct CircuitBreakerState: Sendable, Hashable {
             outcomes.add(second: 1, at: now)
             switch phase {
             case .closed:
-                if failuresInRow >= breaker.consecutiveFailures || ratioExceeded(at: now) { open(at: now, random: random) }
+                if failuresInRow >= breaker.consecutiveFailures || ratioExceeded(at: now) { open(at: now, random: random()) }
             case .halfOpen where isProbe:
-                open(at: now, random: random)
+                open(at: now, random: random())
             case .open, .halfOpen:
                 break
             }

@@ -31,10 +31,11 @@ package final class FleetGuard: Sendable {
 
     /// ``FleetHostState/record(_:isProbe:at:random:)`` for `host`.
     package func record(
-        _ outcome: CircuitBreakerState.Outcome, of host: String, isProbe: Bool, at now: Duration, random: Double
+        _ outcome: CircuitBreakerState.Outcome, of host: String, isProbe: Bool, at now: Duration,
+        random: @autoclosure () -> Double
     ) {
         guard breaker != nil else { return }
-        withHost(host) { $0.record(outcome, isProbe: isProbe, at: now, random: random) }
+        withHost(host) { $0.record(outcome, isProbe: isProbe, at: now, random: random()) }
     }
 
     /// Pauses every attempt to `host` until `until` (a server's `Retry-After`).
@@ -125,7 +126,9 @@ package struct FleetHostState: Sendable, Hashable {
     }
 
     /// Records what an attempt said about the host.
-    package mutating func record(_ outcome: CircuitBreakerState.Outcome, isProbe: Bool, at now: Duration, random: Double) {
-        breaker?.record(outcome, isProbe: isProbe, at: now, random: random)
+    package mutating func record(
+        _ outcome: CircuitBreakerState.Outcome, isProbe: Bool, at now: Duration, random: @autoclosure () -> Double
+    ) {
+        breaker?.record(outcome, isProbe: isProbe, at: now, random: random())
     }
 }

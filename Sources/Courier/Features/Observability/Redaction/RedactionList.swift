@@ -17,9 +17,16 @@
 /// ```
 public struct RedactionList: Sendable, Hashable, ExpressibleByArrayLiteral {
     /// Normalised names that match exactly.
-    public private(set) var exactNames: Set<String>
+    public private(set) var exactNames: Set<String> {
+        didSet { verdicts = Verdicts() }
+    }
     /// Normalised fragments; a name containing any of them matches.
-    public private(set) var fragments: Set<String>
+    public private(set) var fragments: Set<String> {
+        didSet { verdicts = Verdicts() }
+    }
+    /// What ``matches(_:)`` answered for names seen before (the same few header names come with
+    /// every request and response, and logging asks about each of them per call).
+    private var verdicts = Verdicts()
 
     /// Creates a list from exact names and fragments, in any spelling (they are normalised).
     public init(exactNames: some Sequence<String> = [], fragments: some Sequence<String> = []) {
@@ -59,8 +66,26 @@ public struct RedactionList: Sendable, Hashable, ExpressibleByArrayLiteral {
         return copy
     }
 
+    /// Two lists are equal when they have the same exact names and fragments.
+    public static func == (lhs: RedactionList, rhs: RedactionList) -> Bool {
+        lhs.exactNames == rhs.exactNames && lhs.fragments == rhs.fragments
+    }
+
+    /// Hashes the exact names and fragments.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(exactNames)
+        hasher.combine(fragments)
+    }
+
     /// Whether `name` must be redacted.
     public func matches(_ name: String) -> Bool {
+        if let known = verdicts.verdict(for: name) { return known }
+        let verdict = computeMatch(name)
+        verdicts.remember(verdict, for: name)
+        return verdict
+    }
+
+    private func computeMatch(_ name: String) -> Bool {
         var normalised = Self.normalise(name)
         guard !normalised.isEmpty else { return false }
         if exactNames.contains(normalised) { return true }
@@ -118,6 +143,22 @@ public struct RedactionList: Sendable, Hashable, ExpressibleByArrayLiteral {
 }
 
 extension RedactionList {
+    /// Remembered verdicts of one list, up to ``capacity`` names (then new names are computed
+    /// each time): a lookup is one lock and one hash of the name, against normalising it and
+    /// searching it for every fragment.
+    final class Verdicts: Sendable {
+        static let capacity = 256
+        private let known = Locked<[String: Bool]>([:])
+
+        func verdict(for name: String) -> Bool? { known.withLock { $0[name] } }
+
+        func remember(_ verdict: Bool, for name: String) {
+            known.withLock { known in
+                if known.count < Self.capacity { known[name] = verdict }
+            }
+        }
+    }
+
     /// Fragments shared by every default list: credentials and payment data under any spelling.
     /// `token` also matches harmless names such as `token_type`; over-redaction is the safe side.
     static let secretFragments = [
