@@ -42,13 +42,27 @@ public enum WebSocketError: Error, Sendable, Hashable, CustomStringConvertible, 
     /// An option this platform's transport cannot honour (for example a custom CA file on Apple).
     case unsupported(String)
 
+    /// `url` as an error text shows it: without its user, password, query and fragment, where
+    /// tokens travel (a `?…` marks a removed query). The case's value keeps the whole URL.
+    static func shown(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.host != nil else {
+            return url.contains("?") || url.contains("@") ? "<a URL with credentials, not shown>" : url
+        }
+        let hadQuery = components.query != nil
+        components.user = nil
+        components.password = nil
+        components.query = nil
+        components.fragment = nil
+        return (components.string ?? "<not shown>") + (hadQuery ? "?…" : "")
+    }
+
     public var description: String {
         switch self {
-        case .invalidURL(let url): "not a ws:// or wss:// URL: \(url)"
+        case .invalidURL(let url): "not a ws:// or wss:// URL: \(Self.shown(url))"
         case .connectionFailed(let message): "could not connect: \(message)"
         case .handshakeRejected(let status): "the server rejected the WebSocket handshake with HTTP \(status)"
         case .handshakeRedirected(let status, let location):
-            "the server redirected the WebSocket handshake with HTTP \(status)\(location.map { " to \($0)" } ?? ""); redirects are not followed"
+            "the server redirected the WebSocket handshake with HTTP \(status)\(location.map { " to \(Self.shown($0))" } ?? ""); redirects are not followed"
         case .invalidHandshake(let message): "invalid WebSocket handshake response: \(message)"
         case .negotiationFailed(let message): "WebSocket handshake negotiation failed: \(message)"
         case .protocolError(let message): "WebSocket protocol error: \(message)"
