@@ -57,6 +57,8 @@ public final class RequestContext: Sendable {
         /// The decoding step's actions (RequestContext+Decoding.swift); `nil` until the client
         /// says it will decode.
         var decodingHooks: DecodingHooks?
+        /// The client's event monitors (RequestContext+Events.swift); `nil` when it has none.
+        var eventMonitors: [any NetworkEventMonitor]?
     }
 
     /// Creates the context of one call.
@@ -185,6 +187,13 @@ public final class RequestContext: Sendable {
     /// touch this context).
     func withDecodingHooks<R>(_ body: (inout DecodingHooks?) -> R) -> R {
         state.withLock { body(&$0.decodingHooks) }
+    }
+
+    /// The client's event monitors, in a field of their own: the check every step makes when the
+    /// client has none is one lock, no lookup.
+    package var eventMonitors: [any NetworkEventMonitor]? {
+        get { state.withLock { $0.eventMonitors } }
+        set { state.withLock { $0.eventMonitors = newValue } }
     }
 
     /// Reads or writes the slot `key`; `nil` when nothing was stored.

@@ -1,12 +1,6 @@
 import Foundation
 
 extension RequestContext {
-    /// The client's event monitors, set on the context only when the client has some.
-    package var eventMonitors: [any NetworkEventMonitor]? {
-        get { self[EventMonitorsKey.self] }
-        set { self[EventMonitorsKey.self] = newValue }
-    }
-
     /// Sends the event `kind` to the call's monitors; with none, `kind` is never built.
     package func emit(_ kind: @autoclosure () -> NetworkEvent.Kind) {
         guard let monitors = eventMonitors, !monitors.isEmpty else { return }
@@ -14,8 +8,4 @@ extension RequestContext {
             requestID: requestID, method: method, pathTemplate: pathTemplate, elapsed: elapsed, kind: kind())
         for monitor in monitors { monitor.receive(event) }
     }
-}
-
-private enum EventMonitorsKey: RequestContextKey {
-    typealias Value = [any NetworkEventMonitor]
 }
