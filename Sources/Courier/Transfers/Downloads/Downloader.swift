@@ -13,10 +13,16 @@ struct Downloader<E: Endpoint>: Sendable {
     let destination: URL
     let resumeData: DownloadResumeData?
     let progress: AsyncStream<TransferProgress>.Continuation
-    /// Bodies go to disk as fast as they arrive; the larger buffer absorbs a slow disk where the
-    /// transport cannot pause (URLSession on Linux). An overflow still loses nothing: the
-    /// download continues from the bytes written, like after a lost connection.
-    static var streamingOptions: StreamingOptions { StreamingOptions(bufferLimit: 16 << 20) }
+    /// Bodies go to disk as fast as they arrive, so the consumer drains continuously: a transport
+    /// that cannot pause holds the transfer at the bound where it can (URLSession on Linux) rather
+    /// than failing, and 4 MiB keep the peak memory of a download low on every transport. Should a
+    /// transport still overflow, nothing is lost: the download continues from the bytes written,
+    /// like after a lost connection.
+    static var streamingOptions: StreamingOptions {
+        var options = StreamingOptions(bufferLimit: 4 << 20)
+        options.drainsContinuously = true
+        return options
+    }
 
     /// Continuations after a buffer overflow that kept the bytes written (they do not use up
     /// the endpoint's retries: nothing failed on the network), per download.
