@@ -135,7 +135,8 @@ func runSlowStreamBench(serverURL: URL, bytes: Int64, runs rounds: Int) {
         let failed = failures[impl] ?? 0
         print(
             "  " + impl.padding(toLength: 17, withPad: " ", startingAt: 0)
-                + String(format: "%5d %6d   ", measured.count, failed) + outcomes.padding(toLength: 30, withPad: " ", startingAt: 0)
+                + String(format: "%5d %6d   ", measured.count, failed)
+                + outcomes.padding(toLength: 30, withPad: " ", startingAt: 0)
                 + String(
                     format: " %8.1f / %6.1f / %6.1f%@", low, rss[rss.count / 2], high,
                     high > 64 || failed > 0 ? "   MISSES the 64 MiB goal" : ""))
@@ -209,12 +210,9 @@ private func runDownloadChildProcess(_ impl: String, _ serverURL: URL, _ bytes: 
     guard child.terminationStatus == 0, let line = String(decoding: data, as: UTF8.self).split(separator: "\n").last,
         let run = try? JSONDecoder().decode(DownloadRun.self, from: Data(line.utf8))
     else {
-        throw CocoaError(
-            .executableLoad,
-            userInfo: [
-                NSLocalizedDescriptionKey:
-                    "child \(impl) failed (\(child.terminationStatus)): \(message.trimmingCharacters(in: .whitespacesAndNewlines))"
-            ])
+        let reason = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        let description = "child \(impl) failed (\(child.terminationStatus)): \(reason)"
+        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: description])
     }
     return run
 }

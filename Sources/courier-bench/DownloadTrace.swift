@@ -93,7 +93,8 @@ func traceDownload(base: URL, bytes: Int64, destination: URL, before: Bool) asyn
         let peakBuffered = counts.buffers.map(\.peakBufferedByteCount).max() ?? 0
         let peakRSS = counts.samples.map(\.3).max() ?? 0
         let bounded = (queue as? BoundedDelegateQueue).map { " boundedQueuePeakPending=\($0.peakPendingCount)" } ?? ""
-        var line = "trace\(before ? "-before" : ""): attempts=\(counts.streams) peakDelegateOps=\(peakOps)"
+        var line =
+            "trace\(before ? "-before" : ""): attempts=\(counts.streams) peakDelegateOps=\(peakOps)"
             + " peakStreamBufferMiB=\(String(format: "%.1f", Double(peakBuffered) / 1_048_576))"
             + "\(bounded) peakSampledRSS=\(String(format: "%.0f", peakRSS)) VmHWM=\(String(format: "%.0f", peakRSSMiB()))\n"
         let stride = max(1, counts.samples.count / 12)

@@ -29,8 +29,9 @@ public struct StreamingOptions: Sendable, Hashable {
     /// hold the hand-over of received chunks (URLSession on Linux,
     /// ``TransportCapabilities/boundsDelegateQueue``), a full buffer holds the transfer until the
     /// consumer took a chunk instead of failing with ``NetworkError/streamBufferOverflow(limit:)``
-    /// (which it still gets when one hold lasts over two seconds). Holding stops every URLSession of the process there, so a consumer the app
-    /// controls (which may stop reading) never sets it; `false` by default.
+    /// (which it still gets when one hold lasts over two seconds). Holding stops every URLSession
+    /// of the process there, so a consumer the app controls (which may stop reading) never sets
+    /// it; `false` by default.
     package var drainsContinuously = false
 
     /// Creates options.

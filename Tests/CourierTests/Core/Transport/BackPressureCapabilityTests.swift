@@ -67,7 +67,7 @@ struct BackPressureCapabilityTests {
         #expect(condition())
     }
 
-    @Test("a task that cannot pause, read by a consumer that drains continuously, holds its delivery at the bound until the consumer took a chunk")
+    @Test("a task that cannot pause, whose consumer drains continuously, holds its delivery at the bound until a chunk is read")
     func holdsDeliveryWhenTheConsumerDrains() async throws {
         let delegate = TransportSessionDelegate(capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator())
         let task = FakeTransportTask(3, in: delegate)
