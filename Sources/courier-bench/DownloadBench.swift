@@ -201,18 +201,14 @@ private func runDownloadChildProcess(_ impl: String, _ serverURL: URL, _ bytes: 
     child.arguments = ["download-1g", "--impl", impl, "--base-url", serverURL.absoluteString, "--download-bytes", "\(bytes)"]
     let output = Pipe()
     child.standardOutput = output
-    try child.run()
-    let errors = Pipe()
-    child.standardError = errors
+    try child.run()  // its stderr is this process's: a failing child says why there
     let data = output.fileHandleForReading.readDataToEndOfFile()
-    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     child.waitUntilExit()
     guard child.terminationStatus == 0, let line = String(decoding: data, as: UTF8.self).split(separator: "\n").last,
         let run = try? JSONDecoder().decode(DownloadRun.self, from: Data(line.utf8))
     else {
-        let reason = message.trimmingCharacters(in: .whitespacesAndNewlines)
-        let description = "child \(impl) failed (\(child.terminationStatus)): \(reason)"
-        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: description])
+        throw CocoaError(
+            .executableLoad, userInfo: [NSLocalizedDescriptionKey: "child \(impl) failed (\(child.terminationStatus))"])
     }
     return run
 }
