@@ -15,11 +15,11 @@ struct Downloader<E: Endpoint>: Sendable {
     let progress: AsyncStream<TransferProgress>.Continuation
     /// Bodies go to disk as fast as they arrive, so the consumer drains continuously: a transport
     /// that cannot pause holds the transfer at the bound where it can (URLSession on Linux) rather
-    /// than failing, and 4 MiB keep the peak memory of a download low on every transport. Should a
-    /// transport still overflow, nothing is lost: the download continues from the bytes written,
-    /// like after a lost connection.
+    /// than failing, and the default 1 MiB keeps the peak memory of a download low on every
+    /// transport. Should a transport still overflow, nothing is lost: the download continues from
+    /// the bytes written, like after a lost connection.
     static var streamingOptions: StreamingOptions {
-        var options = StreamingOptions(bufferLimit: 4 << 20)
+        var options = StreamingOptions()
         options.drainsContinuously = true
         return options
     }
