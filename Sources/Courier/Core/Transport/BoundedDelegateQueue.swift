@@ -10,8 +10,9 @@ import Foundation
 /// on top of the stream buffer, and nothing bounded it. This queue makes the hand-over wait while
 /// `maxPending` operations are queued or running, so the socket is read only as fast as the
 /// delegate takes the chunks: memory between libcurl and Courier's stream buffer stays below
-/// `maxPending` chunks, and a delegate operation that waits (a full buffer whose consumer drains
-/// continuously, see ``StreamingOptions/drainsContinuously``) holds the transfer back.
+/// `maxPending` chunks (16 by default: 256 KiB), and a delegate operation that waits (a full
+/// buffer whose consumer drains continuously, see ``StreamingOptions/drainsContinuously``) holds
+/// the transfer back.
 ///
 /// The waiting thread is FoundationNetworking's work queue, which every URLSession of the process
 /// shares (it targets one serial queue): while it waits no session reads the network, as when
@@ -34,7 +35,7 @@ package final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
     private let dispatchQueue = DispatchQueue(label: "courier.urlsession.delegate")
 
     /// Creates a serial queue whose hand-over waits at `maxPending` operations (at least 1).
-    package init(maxPending: Int = 64) {
+    package init(maxPending: Int = 16) {
         self.maxPending = max(1, maxPending)
         super.init()
         name = "courier.urlsession.delegate"
