@@ -51,8 +51,8 @@ package struct TransportCapabilities: Sendable, Hashable {
     /// queue from the thread that reads the socket (FoundationNetworking: an `addOperation` from
     /// libcurl's write callback, never waited for). Courier's sessions then get a
     /// ``BoundedDelegateQueue``, whose hand-over waits while the delegate is behind: the chunks
-    /// queued stay bounded, and a consumer that drains continuously (a download writing its file)
-    /// holds the transfer back instead of overflowing. `false` on Apple platforms, which pause
+    /// queued stay bounded, and a consumer that drains continuously can hold the transfer back
+    /// instead of overflowing (``StreamingOptions/drainsContinuously``). `false` on Apple platforms, which pause
     /// with ``canSuspendTasks``.
     package var boundsDelegateQueue: Bool
 

@@ -29,9 +29,11 @@ public struct StreamingOptions: Sendable, Hashable {
     /// hold the hand-over of received chunks (URLSession on Linux,
     /// ``TransportCapabilities/boundsDelegateQueue``), a full buffer holds the transfer until the
     /// consumer took a chunk instead of failing with ``NetworkError/streamBufferOverflow(limit:)``
-    /// (which it still gets when one hold lasts over two seconds). Holding stops every URLSession
+    /// (which it still gets when one hold lasts over 100 ms). Holding stops every URLSession
     /// of the process there, so a consumer the app controls (which may stop reading) never sets
-    /// it; `false` by default.
+    /// it; `false` by default. Downloads do not set it either: while the pool cannot run the
+    /// consumer (every thread blocked in a URLSession call waiting for the held queue), every hold
+    /// stalls all sessions for its 100 ms (measured: parallel tests timed out).
     package var drainsContinuously = false
 
     /// Creates options.

@@ -19,7 +19,7 @@ import Foundation
 /// FoundationNetworking writes a download task's file on that queue itself. It waits only while the
 /// delegate is behind, never for a consumer that may stop reading: streams read by the app fail
 /// with ``NetworkError/streamBufferOverflow(limit:)`` instead of holding, and a hold lasts at most
-/// ``DeliveryHold/maxHold`` (a consumer on a pool whose threads all wait in URLSession calls for
+/// ``DeliveryHold/defaultMaxHold`` (100 ms) (a consumer on a pool whose threads all wait in URLSession calls for
 /// this very queue could never catch up). Operations run on a
 /// serial dispatch queue of this queue's own (an overcommitting one: a delegate that waits blocks
 /// none of the cooperative pool's threads), and an operation added from this queue never waits.

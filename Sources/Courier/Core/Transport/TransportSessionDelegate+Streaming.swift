@@ -108,12 +108,13 @@ extension TransportSessionDelegate {
             // Until the consumer took a chunk (not half the buffer, as a suspended task waits:
             // holding again costs nothing), so each hold lasts about one chunk's write.
             let buffer = call.buffer
-            let released = hold.wait(atMost: DeliveryHold.maxHold) {
+            let released = hold.wait(atMost: maxHold) {
                 buffer.bufferedByteCount >= buffer.limit && !buffer.activity.finished
             }
             // A consumer that cannot run (its pool's threads all blocked in URLSession calls that
-            // wait for the held queue) must not hold every session for ever: fail the body as a
-            // transfer that cannot pause would (a download continues from the bytes written).
+            // wait for the held queue, as URLSession's own async methods do on Linux) must not hold
+            // every session: fail the body as a transfer that cannot pause would (a download
+            // continues from the bytes written).
             if !released { call.buffer.abort(with: .streamBufferOverflow(limit: call.buffer.limit)) }
         }
         return true
@@ -161,9 +162,11 @@ extension TransportSessionDelegate {
 /// (see ``StreamingOptions/drainsContinuously``): on the thread of a ``BoundedDelegateQueue``,
 /// never on the cooperative pool.
 final class DeliveryHold: Sendable {
-    /// The longest one hold lasts. A consumer writing to disk takes a chunk in well under a
-    /// millisecond; one that has not after two seconds may be unable to run at all.
-    static let maxHold: TimeInterval = 2
+    /// The longest one hold lasts by default, in seconds. A consumer writing to disk takes a chunk
+    /// in well under a millisecond; one that has not after 100 ms may be unable to run at all
+    /// (measured: holds of up to 2 s, with test code calling URLSession from the cooperative pool,
+    /// starved the pool and stalled every session of the process for seconds).
+    static let defaultMaxHold: TimeInterval = 0.1
     private let condition = NSCondition()
 
     /// Blocks the calling thread while `isHeld` is true, for at most `limit` seconds: looks again

@@ -169,8 +169,7 @@ public final class URLSessionTransport: Transport {
     ///
     /// On Apple platforms a consumer that falls `options.bufferLimit` bytes behind suspends the
     /// task until it catches up; on Linux, where suspending re-sends the request, it gets
-    /// ``NetworkError/streamBufferOverflow(limit:)`` instead (a download, whose consumer writes the
-    /// file continuously, holds the transfer there until it caught up). A session created with
+    /// ``NetworkError/streamBufferOverflow(limit:)`` instead. A session created with
     /// ``init(session:)`` whose delegate is not Courier's falls back to the buffered ``send(_:)``.
     ///
     /// - Throws: As ``send(_:)``, until the head arrived.

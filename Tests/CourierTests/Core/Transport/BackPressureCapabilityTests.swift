@@ -69,7 +69,9 @@ struct BackPressureCapabilityTests {
 
     @Test("a task that cannot pause, whose consumer drains continuously, holds its delivery at the bound until a chunk is read")
     func holdsDeliveryWhenTheConsumerDrains() async throws {
-        let delegate = TransportSessionDelegate(capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator())
+        // A hold that never times out here: the test decides when the consumer reads.
+        let delegate = TransportSessionDelegate(
+            capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator(), maxHold: 3600)
         let task = FakeTransportTask(3, in: delegate)
         async let head = delegate.stream(task, options: Self.drainingOptions)
         try await task.waitFor("resume")
@@ -100,7 +102,8 @@ struct BackPressureCapabilityTests {
 
     @Test("a consumer that goes away releases a held delivery and cancels the task")
     func droppedConsumerReleasesTheHold() async throws {
-        let delegate = TransportSessionDelegate(capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator())
+        let delegate = TransportSessionDelegate(
+            capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator(), maxHold: 3600)
         let task = FakeTransportTask(4, in: delegate)
         async let head = delegate.stream(task, options: Self.drainingOptions)
         try await task.waitFor("resume")
@@ -128,6 +131,21 @@ struct BackPressureCapabilityTests {
         delegate.deliverHead(5, try TransportFixtures.response(200))
         let body = try await head.body
         delegate.receive(5, Data(count: 120))  // returns at once: nothing holds
+        try await task.waitFor("cancel")
+        var chunks = body.makeAsyncIterator()
+        await #expect(throws: NetworkError.streamBufferOverflow(limit: 100)) { try await chunks.next() }
+    }
+
+    @Test("a hold that outlasts maxHold fails the body at the bound and cancels the task")
+    func holdsEndAfterMaxHold() async throws {
+        let delegate = TransportSessionDelegate(
+            capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator(), maxHold: 0.05)
+        let task = FakeTransportTask(6, in: delegate)
+        async let head = delegate.stream(task, options: Self.drainingOptions)
+        try await task.waitFor("resume")
+        delegate.deliverHead(6, try TransportFixtures.response(200))
+        let body = try await head.body
+        DispatchQueue(label: "test.delegate-queue").async { delegate.receive(6, Data(count: 120)) }  // nobody reads
         try await task.waitFor("cancel")
         var chunks = body.makeAsyncIterator()
         await #expect(throws: NetworkError.streamBufferOverflow(limit: 100)) { try await chunks.next() }
