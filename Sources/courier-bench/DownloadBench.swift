@@ -14,7 +14,10 @@ import CourierCurl
 // its own. Every implementation runs `--download-runs` times (20 by default), interleaved, and the
 // table gives the minimum, median and maximum peak RSS: a bound holds only if the maximum keeps it.
 //   courier-bench --only download [--download-bytes N] [--download-runs R]   parent: the table
+//       [--slow-stream-bytes N] [--slow-stream-runs R]   then the slow-stream table (below)
 //   courier-bench download-1g --impl courier|courier-curl|urlsession [--download-bytes N]   one child, one JSON line
+//   courier-bench download-1g --impl courier-trace|courier-trace-before   one traced Courier download over URLSession
+//       (DownloadTrace.swift: delegate-queue backlog, stream-buffer bytes and RSS over time, on stderr)
 
 /// What one child measured.
 struct DownloadRun: Codable {
@@ -22,6 +25,8 @@ struct DownloadRun: Codable {
     var bytes: Int64
     var seconds: Double
     var peakRSSMiB: Double
+    /// How a slow stream ended when not with its last byte (the overflow of a transport that cannot pause).
+    var outcome: String?
 }
 
 /// Child: downloads `bytes` once with `impl`, checks the size, prints a `DownloadRun` as JSON.
@@ -33,6 +38,10 @@ func runDownloadChild(serverURL: URL, impl: String, bytes: Int64) async throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     let destination = folder.appendingPathComponent("file.bin")
     let start = ContinuousClock.now
+    if impl.hasPrefix("slow-stream") {
+        try await runSlowStreamChild(base: base, impl: impl, bytes: bytes, start: start)
+        return
+    }
     switch impl {
     case "courier":
         let client = APIClient(environment: APIEnvironment(name: "bench", baseURL: base))
@@ -42,6 +51,8 @@ func runDownloadChild(serverURL: URL, impl: String, bytes: Int64) async throws {
         let client = APIClient(environment: APIEnvironment(name: "bench", baseURL: base)) { $0.transport = CurlTransport() }
         _ = try await client.download(Request<Void>.get("/media/\(bytes)"), to: destination).value
     #endif
+    case "courier-trace", "courier-trace-before":
+        try await traceDownload(base: base, bytes: bytes, destination: destination, before: impl.hasSuffix("before"))
     case "urlsession":
         let session = URLSession(configuration: .ephemeral)
         let (temporary, response) = try await session.download(
@@ -61,6 +72,78 @@ func runDownloadChild(serverURL: URL, impl: String, bytes: Int64) async throws {
     print(String(decoding: try JSONEncoder().encode(run), as: UTF8.self))
 }
 
+/// Child: streams `bytes` with `client.stream` (default options: a 1 MiB buffer) and reads them
+/// slowly, a 1 ms pause per 256 KiB: CurlTransport pauses the transfer; URLSession on Linux, which
+/// cannot, ends the body with `streamBufferOverflow` (the outcome). Either way memory stays bounded.
+private func runSlowStreamChild(base: URL, impl: String, bytes: Int64, start: ContinuousClock.Instant) async throws {
+    let client = APIClient(environment: APIEnvironment(name: "bench", baseURL: base)) {
+        #if canImport(CourierCurl)
+        if impl.hasSuffix("curl") { $0.transport = CurlTransport() }
+        #endif
+    }
+    let streamed = try await client.stream(
+        Request<Data>.get("/stream/bytes", query: ["size": "\(bytes)", "chunk": "262144"]), options: StreamingOptions())
+    var read: Int64 = 0
+    var nextPause: Int64 = 256 << 10
+    var outcome: String?
+    do {
+        for try await chunk in streamed.body {
+            read += Int64(chunk.count)
+            if read >= nextPause {
+                nextPause += 256 << 10
+                try await Task.sleep(for: .milliseconds(1))
+            }
+        }
+    } catch NetworkError.streamBufferOverflow {
+        outcome = "overflow after \(read >> 20) MiB"
+    }
+    if outcome == nil && read != bytes {
+        throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(impl): \(read) bytes, expected \(bytes)"])
+    }
+    let elapsed = start.duration(to: .now)
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let run = DownloadRun(impl: impl, bytes: read, seconds: seconds, peakRSSMiB: peakRSSMiB(), outcome: outcome)
+    print(String(decoding: try JSONEncoder().encode(run), as: UTF8.self))
+}
+
+/// Parent: the slow-stream case, `rounds` runs per transport, interleaved; min/median/max peak RSS.
+func runSlowStreamBench(serverURL: URL, bytes: Int64, runs rounds: Int) {
+    #if canImport(CourierCurl)
+    let implementations = ["slow-stream", "slow-stream-curl"]
+    #else
+    let implementations = ["slow-stream"]
+    #endif
+    print(
+        "Stream of \(bytes >> 20) MiB read slowly (1 ms per 256 KiB) with client.stream, default 1 MiB buffer "
+            + "(\(rounds) runs per transport, each in its own process)")
+    var runs: [String: [DownloadRun]] = [:]
+    var failures: [String: Int] = [:]
+    for _ in 0..<max(1, rounds) {
+        for impl in implementations {
+            do { runs[impl, default: []].append(try runDownloadChildProcess(impl, serverURL, bytes)) } catch {
+                failures[impl, default: 0] += 1
+                print("  \(impl) failed: \(error.localizedDescription)")
+            }
+        }
+    }
+    print("  impl              runs failed   outcome                        peak RSS MiB min / median / max")
+    for impl in implementations {
+        let measured = runs[impl] ?? []
+        let rss = measured.map(\.peakRSSMiB).sorted()
+        guard let low = rss.first, let high = rss.last else { continue }
+        let outcomes = Dictionary(grouping: measured, by: { $0.outcome.map { _ in "overflow" } ?? "all bytes" })
+            .map { "\($0.value.count)× \($0.key)" }.sorted().joined(separator: ", ")
+        let failed = failures[impl] ?? 0
+        print(
+            "  " + impl.padding(toLength: 17, withPad: " ", startingAt: 0)
+                + String(format: "%5d %6d   ", measured.count, failed)
+                + outcomes.padding(toLength: 30, withPad: " ", startingAt: 0)
+                + String(
+                    format: " %8.1f / %6.1f / %6.1f%@", low, rss[rss.count / 2], high,
+                    high > 64 || failed > 0 ? "   MISSES the 64 MiB goal" : ""))
+    }
+}
+
 /// The implementations the parent runs, raw URLSession first.
 private var downloadImplementations: [String] {
     #if canImport(CourierCurl)
@@ -76,25 +159,40 @@ func runDownloadBench(serverURL: URL, bytes: Int64, runs rounds: Int = 20) throw
         "Download of \(bytes >> 20) MiB to a file (bytes generated by the server; each run in its own process, "
             + "\(rounds) runs per implementation, interleaved)")
     var runs: [String: [DownloadRun]] = [:]
+    var failures: [String: [String]] = [:]
     for _ in 0..<max(1, rounds) {
         for impl in downloadImplementations {
-            runs[impl, default: []].append(try runDownloadChildProcess(impl, serverURL, bytes))
+            // A failed download is a run that missed the goal, not the end of the table.
+            do { runs[impl, default: []].append(try runDownloadChildProcess(impl, serverURL, bytes)) } catch {
+                failures[impl, default: []].append(error.localizedDescription)
+            }
         }
     }
-    print("  impl           runs   median s   median MiB/s   peak RSS MiB min / median / max")
+    print("  impl           runs failed   median s   median MiB/s   peak RSS MiB min / median / max")
     for impl in downloadImplementations {
         let measured = runs[impl] ?? []
+        let failed = failures[impl]?.count ?? 0
         let seconds = measured.map(\.seconds).sorted()
         let rss = measured.map(\.peakRSSMiB).sorted()
-        guard let low = rss.first, let high = rss.last else { continue }
+        guard let low = rss.first, let high = rss.last else {
+            print("  " + impl.padding(toLength: 14, withPad: " ", startingAt: 0) + String(format: "%5d %6d", 0, failed))
+            continue
+        }
         let medianSeconds = seconds[seconds.count / 2]
         let rate = Double(bytes) / 1_048_576 / medianSeconds
         print(
             "  " + impl.padding(toLength: 14, withPad: " ", startingAt: 0)
                 + String(
-                    format: "%5d %10.2f %14.0f   %8.1f / %6.1f / %6.1f%@", measured.count, medianSeconds, rate, low,
-                    rss[rss.count / 2], high, high > 64 ? "   over 64 MiB" : ""))
+                    format: "%5d %6d %10.2f %14.0f   %8.1f / %6.1f / %6.1f%@", measured.count, failed, medianSeconds, rate,
+                    low, rss[rss.count / 2], high, high > 64 || failed > 0 ? "   MISSES the 64 MiB goal" : ""))
     }
+    for (impl, errors) in failures.sorted(by: { $0.key < $1.key }) {
+        print("  \(impl) failed: \(errors.first ?? "")")
+    }
+    print("")
+    runSlowStreamBench(
+        serverURL: serverURL, bytes: argument("--slow-stream-bytes").flatMap(Int64.init) ?? (256 << 20),
+        runs: argument("--slow-stream-runs").flatMap(Int.init) ?? rounds)
 }
 
 /// Runs one child and reads its JSON line.
@@ -104,7 +202,7 @@ private func runDownloadChildProcess(_ impl: String, _ serverURL: URL, _ bytes: 
     child.arguments = ["download-1g", "--impl", impl, "--base-url", serverURL.absoluteString, "--download-bytes", "\(bytes)"]
     let output = Pipe()
     child.standardOutput = output
-    try child.run()
+    try child.run()  // its stderr is this process's: a failing child says why there
     let data = output.fileHandleForReading.readDataToEndOfFile()
     child.waitUntilExit()
     guard child.terminationStatus == 0, let line = String(decoding: data, as: UTF8.self).split(separator: "\n").last,

@@ -53,15 +53,24 @@ package struct TransportCapabilities: Sendable, Hashable {
     /// Linux: FoundationNetworking's delegate protocols have no such callback; there the waits come
     /// from ``RetryPolicy/waitsForConnectivity`` and the connectivity monitor only.
     package var reportsWaitingForConnectivity: Bool
+    /// URLSession cannot pause a task, but it hands every received chunk to the session's delegate
+    /// queue from the thread that reads the socket (FoundationNetworking: an `addOperation` from
+    /// libcurl's write callback, never waited for). Courier's sessions then get a
+    /// ``BoundedDelegateQueue``, whose hand-over waits while the delegate is behind: the chunks
+    /// queued stay bounded, and a consumer that drains continuously can hold the transfer back
+    /// instead of overflowing (``StreamingOptions/drainsContinuously``). `false` on Apple platforms, which pause
+    /// with ``canSuspendTasks``.
+    package var boundsDelegateQueue: Bool
 
     /// Creates a capabilities value; every field is spelled out (see the presets).
     package init(
         canSuspendTasks: Bool, deliversTaskMetrics: Bool, sendsStreamLength: Bool, raisesServerTrustChallenges: Bool,
         resendsOnReusedConnections: Bool, challengeEndsTask: Bool, bodyStreamStyle: BodyStreamStyle,
-        presentsClientCertificates: Bool, reportsWaitingForConnectivity: Bool
+        presentsClientCertificates: Bool, reportsWaitingForConnectivity: Bool, boundsDelegateQueue: Bool
     ) {
         self.presentsClientCertificates = presentsClientCertificates
         self.reportsWaitingForConnectivity = reportsWaitingForConnectivity
+        self.boundsDelegateQueue = boundsDelegateQueue
         self.canSuspendTasks = canSuspendTasks
         self.deliversTaskMetrics = deliversTaskMetrics
         self.sendsStreamLength = sendsStreamLength
@@ -75,11 +84,12 @@ package struct TransportCapabilities: Sendable, Hashable {
     package static let apple = TransportCapabilities(
         canSuspendTasks: true, deliversTaskMetrics: true, sendsStreamLength: true, raisesServerTrustChallenges: true,
         resendsOnReusedConnections: false, challengeEndsTask: false, bodyStreamStyle: .boundPair,
-        presentsClientCertificates: true, reportsWaitingForConnectivity: true)
+        presentsClientCertificates: true, reportsWaitingForConnectivity: true, boundsDelegateQueue: false)
 
     /// URLSession from FoundationNetworking (Linux), measured with Swift 6.3.1 and libcurl 7.88.
     package static let foundationNetworking = TransportCapabilities(
         canSuspendTasks: false, deliversTaskMetrics: false, sendsStreamLength: false,
         raisesServerTrustChallenges: false, resendsOnReusedConnections: true, challengeEndsTask: true,
-        bodyStreamStyle: .pulled, presentsClientCertificates: false, reportsWaitingForConnectivity: false)
+        bodyStreamStyle: .pulled, presentsClientCertificates: false, reportsWaitingForConnectivity: false,
+        boundsDelegateQueue: true)
 }

@@ -134,6 +134,10 @@ public struct MessageBody: AsyncSequence, Sendable {
         return self
     }
 
+    /// The transport's buffer feeding this body, `nil` for a body in memory (tests and the bench
+    /// read its ``StreamBuffer/peakBufferedByteCount``).
+    package var streamBuffer: StreamBuffer? { bufferOwner?.buffer }
+
     /// The owner of a transport's buffer, for the bodies a transport feeds.
     private var bufferOwner: BufferOwner? {
         switch source {

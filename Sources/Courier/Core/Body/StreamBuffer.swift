@@ -40,6 +40,7 @@ package final class StreamBuffer: Sendable {
         var chunks: [Data] = []
         var head = 0
         var buffered = 0
+        var peakBuffered = 0
         var finished = false
         var failure: NetworkError?
         var cancelled = false
@@ -83,6 +84,10 @@ package final class StreamBuffer: Sendable {
     /// Bytes currently held.
     package var bufferedByteCount: Int { state.withLock { $0.buffered } }
 
+    /// The most bytes held at once so far (at most `limit` plus the chunk that reached it, for a
+    /// producer that pauses).
+    package var peakBufferedByteCount: Int { state.withLock { $0.peakBuffered } }
+
     /// Starts recording, on `clock`, when bytes arrive and when a paused producer is resumed
     /// (for an idle timer); the time of the call counts as activity.
     package func trackActivity(clock: @escaping @Sendable () -> Duration) {
@@ -119,6 +124,7 @@ package final class StreamBuffer: Sendable {
             }
             state.chunks.append(chunk)
             state.buffered += chunk.count
+            state.peakBuffered = max(state.peakBuffered, state.buffered)
             guard state.buffered >= limit else { return .none }
             if pausesProducer {
                 state.paused = true

@@ -24,6 +24,17 @@ public struct StreamingOptions: Sendable, Hashable {
     /// The longest the whole call may take, head and body together; `nil` (the default) for no
     /// limit. Exceeding it ends the body with ``NetworkError/timedOut(_:)``.
     public var maxDuration: Duration?
+    /// The consumer reads the body continuously, as fast as it can and never waiting for anything
+    /// else (a download writing its file): where the transport cannot pause the transfer but can
+    /// hold the hand-over of received chunks (URLSession on Linux,
+    /// ``TransportCapabilities/boundsDelegateQueue``), a full buffer holds the transfer until the
+    /// consumer took a chunk instead of failing with ``NetworkError/streamBufferOverflow(limit:)``
+    /// (which it still gets when one hold lasts over 100 ms). Holding stops every URLSession
+    /// of the process there, so a consumer the app controls (which may stop reading) never sets
+    /// it; `false` by default. Downloads do not set it either: while the pool cannot run the
+    /// consumer (every thread blocked in a URLSession call waiting for the held queue), every hold
+    /// stalls all sessions for its 100 ms (measured: parallel tests timed out).
+    package var drainsContinuously = false
 
     /// Creates options.
     ///

@@ -12,33 +12,49 @@ struct StreamingCall: Sendable {
     var head: CheckedContinuation<HTTPResponse, any Error>?
     let buffer: StreamBuffer
     let progress: TransferProgressReporter?
+    /// Where a task that cannot pause waits while its buffer is full (a consumer that drains
+    /// continuously, on a ``BoundedDelegateQueue``); `nil` when the task pauses or overflows.
+    let hold: DeliveryHold?
     var received: Int64 = 0
     var expected: Int64?
 }
 
 extension TransportSessionDelegate {
     /// Runs `task` as a streamed call: returns once the head arrived, with the body delivered
-    /// through a ``StreamBuffer`` of `limit` bytes. When the platform can pause a task
-    /// (``TransportCapabilities/canSuspendTasks``) a full buffer suspends it (a suspended data task
-    /// sends and times out nothing) and a drained one resumes it; otherwise, where a resumed task
-    /// re-sends its request, a full buffer fails the body instead.
+    /// through a ``StreamBuffer`` of `options.bufferLimit` bytes. When the platform can pause a
+    /// task (``TransportCapabilities/canSuspendTasks``) a full buffer suspends it (a suspended data
+    /// task sends and times out nothing) and a drained one resumes it. Where a resumed task
+    /// re-sends its request, a full buffer fails the body instead — unless the consumer drains
+    /// continuously (``StreamingOptions/drainsContinuously``) and the delegate queue is a
+    /// ``BoundedDelegateQueue`` (``TransportCapabilities/boundsDelegateQueue``): then the delegate
+    /// waits on its queue until the consumer took a chunk, which holds the transfer.
     ///
     /// - Parameter pinning: The pins the task's server-trust challenges must pass, if any.
-    func stream(_ task: any TransportTask, limit: Int, pinning: PinningPolicy? = nil) async throws -> HTTPResponse {
+    func stream(
+        _ task: any TransportTask, options: StreamingOptions, pinning: PinningPolicy? = nil
+    ) async throws -> HTTPResponse {
         let id = task.taskIdentifier
         let control = TaskControl.Commands(task)
+        let hold =
+            !capabilities.canSuspendTasks && capabilities.boundsDelegateQueue && options.drainsContinuously
+            ? DeliveryHold() : nil
         // On overflow (a task that cannot pause) this runs on the delegate queue: the cancel must not wait there.
-        let buffer = StreamBuffer(limit: limit, pausesProducer: capabilities.canSuspendTasks) { control.cancel() }
+        let buffer = StreamBuffer(limit: options.bufferLimit, pausesProducer: capabilities.canSuspendTasks || hold != nil) {
+            hold?.release()  // a consumer gone away first never leaves the delegate waiting
+            control.cancel()
+        }
         if capabilities.canSuspendTasks {
             // Direct, in step with the `suspend()` in `receiveStreamed` (Apple's calls do not block).
             buffer.setOnResume { task.resume() }
+        } else if let hold {
+            buffer.setOnResume { hold.release() }
         }
         let progress = TransferProgressReporter.current
         register(id, pinning: pinning)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 streams.withLock {
-                    $0[id] = StreamingCall(task: task, head: continuation, buffer: buffer, progress: progress)
+                    $0[id] = StreamingCall(task: task, head: continuation, buffer: buffer, progress: progress, hold: hold)
                 }
                 if Task.isCancelled {
                     complete(id, error: URLError(.cancelled), response: nil)
@@ -78,15 +94,29 @@ extension TransportSessionDelegate {
             })
         else { return false }
         let demand = call.buffer.append(data)
-        // A task that cannot pause got `.pause` only as the overflow that already failed the body
-        // and cancelled the task.
+        call.progress?.didReceive(received, of: call.expected)
+        // Without a hold, a task that cannot pause got `.pause` only as the overflow that already
+        // failed the body and cancelled the task.
         if demand == .pause, capabilities.canSuspendTasks {
             call.task.suspend()
             // The consumer may have drained the buffer (and resumed the not yet suspended task)
             // between `append` and `suspend`: then resume here, or the task would stay suspended.
             if !call.buffer.isPaused { call.task.resume() }
+        } else if demand == .pause, let hold = call.hold {
+            // On the bounded delegate queue's own thread: the chunks behind this one wait in the
+            // queue, and at its bound so does the socket's reader (every URLSession of the process).
+            // Until the consumer took a chunk (not half the buffer, as a suspended task waits:
+            // holding again costs nothing), so each hold lasts about one chunk's write.
+            let buffer = call.buffer
+            let released = hold.wait(atMost: maxHold) {
+                buffer.bufferedByteCount >= buffer.limit && !buffer.activity.finished
+            }
+            // A consumer that cannot run (its pool's threads all blocked in URLSession calls that
+            // wait for the held queue, as URLSession's own async methods do on Linux) must not hold
+            // every session: fail the body as a transfer that cannot pause would (a download
+            // continues from the bytes written).
+            if !released { call.buffer.abort(with: .streamBufferOverflow(limit: call.buffer.limit)) }
         }
-        call.progress?.didReceive(received, of: call.expected)
         return true
     }
 
@@ -125,5 +155,39 @@ extension TransportSessionDelegate {
             return nil
         }
         return length
+    }
+}
+
+/// Where the delegate of a transfer that cannot pause waits while the consumer drains a full buffer
+/// (see ``StreamingOptions/drainsContinuously``): on the thread of a ``BoundedDelegateQueue``,
+/// never on the cooperative pool.
+final class DeliveryHold: Sendable {
+    /// The longest one hold lasts by default, in seconds. A consumer writing to disk takes a chunk
+    /// in well under a millisecond; one that has not after 100 ms may be unable to run at all
+    /// (measured: holds of up to 2 s, with test code calling URLSession from the cooperative pool,
+    /// starved the pool and stalled every session of the process for seconds).
+    static let defaultMaxHold: TimeInterval = 0.1
+    private let condition = NSCondition()
+
+    /// Blocks the calling thread while `isHeld` is true, for at most `limit` seconds: looks again
+    /// on every ``release()`` and every millisecond (a consumer taking one chunk signals nothing).
+    ///
+    /// - Returns: `false` when the hold was still on after `limit`.
+    func wait(atMost limit: TimeInterval, while isHeld: () -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: limit)
+        condition.lock()
+        defer { condition.unlock() }
+        while isHeld() {
+            guard Date() < deadline else { return false }
+            _ = condition.wait(until: min(deadline, Date(timeIntervalSinceNow: 0.001)))
+        }
+        return true
+    }
+
+    /// Wakes the waiting delegate: the buffer was drained to half, or the body ended.
+    func release() {
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
     }
 }

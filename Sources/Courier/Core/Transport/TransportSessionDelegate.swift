@@ -43,13 +43,16 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     let calls = Locked<[Int: BufferedCall]>([:])
     /// Per-task pins and metrics destinations, by task identifier.
     let taskOptions = Locked<[Int: TaskOptions]>([:])
+    /// The longest one hold of a delivery lasts, in seconds (``DeliveryHold``).
+    let maxHold: TimeInterval
 
     /// A delegate for a session with `capabilities`, checking trust with `serverTrust`.
     init(
         capabilities: TransportCapabilities = .current, serverTrust: any ServerTrustEvaluator = PlatformAdapters.serverTrust,
         clientCertificates: any ClientCertificateProvider = PlatformAdapters.clientCertificates,
-        clientIdentities: [String: ClientIdentity] = [:]
+        clientIdentities: [String: ClientIdentity] = [:], maxHold: TimeInterval = DeliveryHold.defaultMaxHold
     ) {
+        self.maxHold = maxHold
         self.capabilities = capabilities
         self.serverTrust = serverTrust
         self.clientCertificates = clientCertificates

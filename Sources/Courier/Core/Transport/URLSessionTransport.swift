@@ -69,8 +69,15 @@ public final class URLSessionTransport: Transport {
         let delegate = TransportSessionDelegate(
             capabilities: capabilities, serverTrust: serverTrust, clientCertificates: clientCertificates,
             clientIdentities: identities)
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.session = URLSession(
+            configuration: configuration, delegate: delegate, delegateQueue: Self.delegateQueue(for: capabilities))
         self.capabilities = capabilities
+    }
+
+    /// The delegate queue of Courier's sessions: a ``BoundedDelegateQueue`` where
+    /// ``TransportCapabilities/boundsDelegateQueue`` (Linux), else URLSession's own serial queue.
+    static func delegateQueue(for capabilities: TransportCapabilities) -> OperationQueue? {
+        capabilities.boundsDelegateQueue ? BoundedDelegateQueue() : nil
     }
 
     /// Wraps an existing session (for example one whose configuration installs a `URLProtocol` stub).
@@ -185,10 +192,10 @@ public final class URLSessionTransport: Transport {
             let (oneShot, fresh) = freshSession(like: delegate)
             defer { oneShot.finishTasksAndInvalidate() }  // the task runs on until its body ends
             return try await fresh.stream(
-                await TaskControl.dataTask(in: oneShot, with: request), limit: options.bufferLimit, pinning: pinning)
+                await TaskControl.dataTask(in: oneShot, with: request), options: options, pinning: pinning)
         }
         let task = await TaskControl.dataTask(in: session, with: request)
-        return try await delegate.stream(task, limit: options.bufferLimit, pinning: pinning)
+        return try await delegate.stream(task, options: options, pinning: pinning)
     }
 
     /// Whether `request` must go out on a connection of its own
@@ -228,7 +235,8 @@ public final class URLSessionTransport: Transport {
         let fresh = TransportSessionDelegate(
             capabilities: delegate.capabilities, serverTrust: delegate.serverTrust,
             clientCertificates: delegate.clientCertificates, clientIdentities: delegate.clientIdentities)
-        return (URLSession(configuration: session.configuration, delegate: fresh, delegateQueue: nil), fresh)
+        let queue = Self.delegateQueue(for: delegate.capabilities)
+        return (URLSession(configuration: session.configuration, delegate: fresh, delegateQueue: queue), fresh)
     }
 
     /// Fails a request to a host with a ``ClientIdentity`` where URLSession cannot present one

@@ -14,7 +14,7 @@ struct BackPressureCapabilityTests {
         let capabilities = TransportFixtures.capabilities(.foundationNetworking) { $0.canSuspendTasks = true }
         let delegate = TransportSessionDelegate(capabilities: capabilities, serverTrust: NoServerTrustEvaluator())
         let task = FakeTransportTask(1, in: delegate)
-        async let head = delegate.stream(task, limit: 100)
+        async let head = delegate.stream(task, options: StreamingOptions(bufferLimit: 100))
         try await task.waitFor("resume")
         delegate.deliverHead(1, try TransportFixtures.response(200))
         let response = try await head
@@ -40,7 +40,7 @@ struct BackPressureCapabilityTests {
     func failsAndCancels() async throws {
         let delegate = TransportSessionDelegate(capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator())
         let task = FakeTransportTask(2, in: delegate)
-        async let head = delegate.stream(task, limit: 100)
+        async let head = delegate.stream(task, options: StreamingOptions(bufferLimit: 100))
         try await task.waitFor("resume")
         delegate.deliverHead(2, try TransportFixtures.response(200))
         let response = try await head
@@ -50,6 +50,103 @@ struct BackPressureCapabilityTests {
         delegate.receive(2, Data(count: 60))
         try await task.waitFor("cancel")
         #expect(!task.commands.contains("suspend"))
+        var chunks = body.makeAsyncIterator()
+        await #expect(throws: NetworkError.streamBufferOverflow(limit: 100)) { try await chunks.next() }
+    }
+
+    /// Options of a consumer that drains continuously (a download), at a 100-byte bound.
+    private static var drainingOptions: StreamingOptions {
+        var options = StreamingOptions(bufferLimit: 100)
+        options.drainsContinuously = true
+        return options
+    }
+
+    /// Waits (at most 5 s) until `condition` holds.
+    private static func waitUntil(_ condition: () -> Bool) async throws {
+        for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(condition())
+    }
+
+    @Test("a task that cannot pause, whose consumer drains continuously, holds its delivery at the bound until a chunk is read")
+    func holdsDeliveryWhenTheConsumerDrains() async throws {
+        // A hold that never times out here: the test decides when the consumer reads.
+        let delegate = TransportSessionDelegate(
+            capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator(), maxHold: 3600)
+        let task = FakeTransportTask(3, in: delegate)
+        async let head = delegate.stream(task, options: Self.drainingOptions)
+        try await task.waitFor("resume")
+        delegate.deliverHead(3, try TransportFixtures.response(200))
+        let body = try await head.body
+        let buffer = try #require(body.streamBuffer)
+
+        delegate.receive(3, Data(repeating: 1, count: 60))
+        // The chunk that reaches the bound: its delivering thread (the delegate queue's) waits.
+        let delivered = Locked(false)
+        DispatchQueue(label: "test.delegate-queue").async {
+            delegate.receive(3, Data(repeating: 2, count: 60))
+            delivered.withLock { $0 = true }
+        }
+        try await Self.waitUntil { buffer.isPaused }
+        #expect(!delivered.current, "120 of 100 bytes held: the delivery waits")
+
+        var chunks = body.makeAsyncIterator()
+        #expect(try await chunks.next() == Data(repeating: 1, count: 60))
+        try await Self.waitUntil { delivered.current }  // 60 held: below the bound, the delivery goes on
+        #expect(try await chunks.next() == Data(repeating: 2, count: 60))
+
+        delegate.complete(3, error: nil, response: try TransportFixtures.response(200))
+        #expect(try await chunks.next() == nil)
+        #expect(task.commands == ["resume"], "never suspended (that re-sends the request), never cancelled")
+        #expect(buffer.peakBufferedByteCount == 120)
+    }
+
+    @Test("a consumer that goes away releases a held delivery and cancels the task")
+    func droppedConsumerReleasesTheHold() async throws {
+        let delegate = TransportSessionDelegate(
+            capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator(), maxHold: 3600)
+        let task = FakeTransportTask(4, in: delegate)
+        async let head = delegate.stream(task, options: Self.drainingOptions)
+        try await task.waitFor("resume")
+        delegate.deliverHead(4, try TransportFixtures.response(200))
+        let body = try await head.body
+        let buffer = try #require(body.streamBuffer)
+
+        let delivered = Locked(false)
+        DispatchQueue(label: "test.delegate-queue").async {
+            delegate.receive(4, Data(count: 120))
+            delivered.withLock { $0 = true }
+        }
+        try await Self.waitUntil { buffer.isPaused }
+        buffer.cancel()
+        try await Self.waitUntil { delivered.current }
+        try await task.waitFor("cancel")
+    }
+
+    @Test("without a consumer that drains continuously, a task that cannot pause still fails at the bound")
+    func appConsumersStillOverflow() async throws {
+        let delegate = TransportSessionDelegate(capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator())
+        let task = FakeTransportTask(5, in: delegate)
+        async let head = delegate.stream(task, options: StreamingOptions(bufferLimit: 100))
+        try await task.waitFor("resume")
+        delegate.deliverHead(5, try TransportFixtures.response(200))
+        let body = try await head.body
+        delegate.receive(5, Data(count: 120))  // returns at once: nothing holds
+        try await task.waitFor("cancel")
+        var chunks = body.makeAsyncIterator()
+        await #expect(throws: NetworkError.streamBufferOverflow(limit: 100)) { try await chunks.next() }
+    }
+
+    @Test("a hold that outlasts maxHold fails the body at the bound and cancels the task")
+    func holdsEndAfterMaxHold() async throws {
+        let delegate = TransportSessionDelegate(
+            capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator(), maxHold: 0.05)
+        let task = FakeTransportTask(6, in: delegate)
+        async let head = delegate.stream(task, options: Self.drainingOptions)
+        try await task.waitFor("resume")
+        delegate.deliverHead(6, try TransportFixtures.response(200))
+        let body = try await head.body
+        DispatchQueue(label: "test.delegate-queue").async { delegate.receive(6, Data(count: 120)) }  // nobody reads
+        try await task.waitFor("cancel")
         var chunks = body.makeAsyncIterator()
         await #expect(throws: NetworkError.streamBufferOverflow(limit: 100)) { try await chunks.next() }
     }
