@@ -1,4 +1,5 @@
 import Courier
+import CourierTransfers
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
