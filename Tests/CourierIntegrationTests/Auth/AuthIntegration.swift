@@ -83,6 +83,23 @@ struct AuthSession {
     /// `GET /me`, bearer token required.
     static let me = Request<Me>.get("/me").policy(.authorizedRead)
 
+    /// A client for `environment` with the standard pipeline and a token manager over the same
+    /// transport, signed in through the reference server's `POST /auth/login` (one-hour tokens).
+    static func signedInClient(_ environment: APIEnvironment) async throws -> (APIClient, TokenManager) {
+        let transport = TestTransport.make()
+        let manager = TokenManager(
+            store: InMemoryTokenStore(), transport: transport,
+            grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
+        let client = APIClient(environment: environment) {
+            $0.transport = transport
+            $0.interceptors = .standard(tokenManager: manager, retry: RetryInterceptor(clock: TestClock()))
+        }
+        let login = try await client.response(
+            for: Request<OAuthTokenResponse>.post("/auth/login", body: Login(accessTtl: 3600)))
+        try await manager.signIn(login.value.tokens(serverDate: login.response.date))
+        return (client, manager)
+    }
+
     /// `GET /protected/held/{gate}`: held by the server until the gate opens, token checked after.
     static func held(_ gate: String) -> Request<Me> {
         Request<Me>.get("/protected/held/\(gate)").policy(.authorizedRead)

@@ -17,18 +17,7 @@ struct ForeignOriginCredentialTests {
         let environment = try APIEnvironment(
             "staging", baseURLs: [APIEnvironment.defaultAPI: TwoServers.base(servers.first, servers.namespace)],
             headers: ["X-API-Key": "SECRET-ENV-KEY"])
-        let transport = TestTransport.make()
-        let manager = TokenManager(
-            store: InMemoryTokenStore(), transport: transport,
-            grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
-        let client = APIClient(environment: environment) {
-            $0.transport = transport
-            $0.interceptors = .standard(tokenManager: manager, retry: RetryInterceptor(clock: TestClock()))
-        }
-        let login = try await client.response(
-            for: Request<OAuthTokenResponse>.post("/auth/login", body: AuthSession.Login(accessTtl: 3600)))
-        try await manager.signIn(login.value.tokens(serverDate: login.response.date))
-        return client
+        return try await AuthSession.signedInClient(environment).0
     }
 
     @Test(

@@ -38,17 +38,7 @@ struct ChallengeTests {
     static func signedIn() async throws -> (APIClient, TokenManager, String) {
         let namespace = TestServers.makeNamespace("challenge")
         let environment = try TestServers.apiEnvironment(namespace: namespace)
-        let transport = TestTransport.make()
-        let manager = TokenManager(
-            store: InMemoryTokenStore(), transport: transport,
-            grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
-        let client = APIClient(environment: environment) {
-            $0.transport = transport
-            $0.interceptors = .standard(tokenManager: manager, retry: RetryInterceptor(clock: TestClock()))
-        }
-        let login = try await client.response(
-            for: Request<OAuthTokenResponse>.post("/auth/login", body: AuthSession.Login(accessTtl: 3600)))
-        try await manager.signIn(login.value.tokens(serverDate: login.response.date))
+        let (client, manager) = try await AuthSession.signedInClient(environment)
         return (client, manager, namespace)
     }
 
