@@ -125,19 +125,7 @@ struct ConnectionMetricsTests {
         try await eventually("echo") { received.all.count == 1 }
 
         try await RealtimeServers.control(namespace, "action=drop&refuse=1")
-        var waited = Duration.zero
-        for _ in 0..<10 {
-            try await clock.waitForSleepers(count: 1)
-            guard case .reconnecting(_, let delay) = await client.state else {
-                Issue.record("not backing off")
-                break
-            }
-            let reopen = waited >= .seconds(3)
-            if reopen { try await RealtimeServers.control(namespace, "action=accept") }
-            waited += delay
-            clock.advance(by: delay)
-            if reopen { break }
-        }
+        try await walkBackoffUntilAccepted(client, clock: clock, namespace: namespace)
         try await eventually("reopened") {
             let (state, connects) = (await client.state, await client.metrics.connects)
             return state == .open && connects == 2

@@ -77,19 +77,7 @@ struct RealServerTests {
         try await RealtimeServers.control(namespace, "action=drop&refuse=1")
         // Walk the backoff: each refused attempt sleeps on the injected clock; once 3 s of backoff
         // have passed the server accepts again and the next advance lets the attempt through.
-        var waited = Duration.zero
-        for _ in 0..<10 {
-            try await clock.waitForSleepers(count: 1)
-            guard case .reconnecting(_, let delay) = await client.state else {
-                Issue.record("not backing off")
-                break
-            }
-            let reopen = waited >= .seconds(3)
-            if reopen { try await RealtimeServers.control(namespace, "action=accept") }
-            waited += delay
-            clock.advance(by: delay)
-            if reopen { break }
-        }
+        let waited = try await walkBackoffUntilAccepted(client, clock: clock, namespace: namespace)
         #expect(waited >= .seconds(3))
         try await eventually("reconnected") { events.all.contains(.reconnected) }
         let stats = try await RealtimeServers.control(namespace, "action=stats")

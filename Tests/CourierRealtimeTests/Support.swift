@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import Courier
+import CourierTesting
 @testable import CourierRealtime
 
 /// A deterministic `0..<1` source (SplitMix64) so jitter is reproducible.
@@ -184,4 +185,27 @@ enum RealtimeServers {
 struct TestServerMissing: Error, CustomStringConvertible {
     let variable: String
     var description: String { "\(variable) is not set: run the suite through scripts/test, which starts the servers" }
+}
+
+/// Walks a reconnecting client's backoff on `clock`: each refused attempt sleeps on the clock;
+/// once `reopenAfter` of backoff has passed the server `namespace` accepts again and the next
+/// advance lets the attempt through. Returns the backoff walked.
+@discardableResult
+func walkBackoffUntilAccepted(
+    _ client: WebSocketClient, clock: TestClock, namespace: String, reopenAfter: Duration = .seconds(3)
+) async throws -> Duration {
+    var waited = Duration.zero
+    for _ in 0..<10 {
+        try await clock.waitForSleepers(count: 1)
+        guard case .reconnecting(_, let delay) = await client.state else {
+            Issue.record("not backing off")
+            break
+        }
+        let reopen = waited >= reopenAfter
+        if reopen { try await RealtimeServers.control(namespace, "action=accept") }
+        waited += delay
+        clock.advance(by: delay)
+        if reopen { break }
+    }
+    return waited
 }
