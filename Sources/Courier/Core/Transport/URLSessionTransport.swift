@@ -103,9 +103,15 @@ public final class URLSessionTransport: Transport {
 
     /// The configuration Courier uses unless told otherwise: `.ephemeral`, `urlCache = nil`,
     /// `requestCachePolicy = .reloadIgnoringLocalCacheData`, cookies accepted into the
-    /// configuration's private storage, 60 s idle timeout per request.
+    /// configuration's private storage, 60 s idle timeout per request. On Linux,
+    /// `httpMaximumConnectionsPerHost` is 4 (URLSession's default is 6): FoundationNetworking's
+    /// libcurl keeps only 4 idle connections per request in flight, so with 6 a client that is
+    /// busy between requests keeps closing and opening connections (see <doc:PlatformDifferences>).
     public static func defaultConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
+        if let floor = TransportCapabilities.current.idleConnectionFloor {
+            configuration.httpMaximumConnectionsPerHost = min(configuration.httpMaximumConnectionsPerHost, floor)
+        }
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpCookieAcceptPolicy = .always
