@@ -41,7 +41,7 @@ enum CurlCallbacks {
     }
 
     /// Called before each attempt to send the request, once a connection is made or reused: the
-    /// first reports the request's start (``RequestStartReporter``) and goes ahead; a later one is
+    /// first reports the request's start (``TransportReporter``) and goes ahead; a later one is
     /// libcurl repeating the request on a fresh connection ("Connection died, retrying a fresh
     /// connect", also for a bodiless `POST`, which has nothing to rewind), aborted unless the
     /// request may be repeated. For a pinned host the connection's chain must carry a pinned key

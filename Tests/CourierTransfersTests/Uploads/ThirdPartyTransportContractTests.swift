@@ -11,11 +11,11 @@ import CourierTransfers
 /// task-local reporters, the way the built-in transports do.
 private struct ReportingTransport: Transport {
     func send(_ request: URLRequest) async throws -> HTTPResponse {
-        let progress = TransferProgressReporter.current
-        let timings = TaskTimingsReporter.current
-        progress?.didSend(5, of: 10)
-        progress?.didSend(10, of: 10)
-        timings?.report(TaskTimings(total: .milliseconds(12), isReusedConnection: true, networkProtocol: "h2"))
+        let reporter = TransportReporter.current
+
+        reporter?.didSend(5, of: 10)
+        reporter?.didSend(10, of: 10)
+        reporter?.report(TaskTimings(total: .milliseconds(12), isReusedConnection: true, networkProtocol: "h2"))
         return HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: Data("{}".utf8))
     }
 }

@@ -15,7 +15,7 @@ public struct RequestOptions: Sendable {
     /// Encoder for this call's JSON body instead of the client's.
     public var encoder: JSONEncoder?
     /// Called once per call, when its request really leaves for the network: the transport has a
-    /// connection for it (``RequestStartReporter``) or a response arrived — e.g. to show a spinner
+    /// connection for it (``TransportReporter``) or a response arrived — e.g. to show a spinner
     /// only for real network work.
     ///
     /// It does not run for a cache hit (nor a stale-while-revalidate hit's background
@@ -29,7 +29,7 @@ public struct RequestOptions: Sendable {
     /// its connection; ``URLSessionTransport`` when the first request body bytes were sent or the
     /// response head arrived (URLSession announces no earlier moment, so a bodiless request runs
     /// it with its response head); any other transport when it calls
-    /// ``RequestStartReporter/reportStart()``, at the latest when it returns a response.
+    /// ``TransportReporter/reportStart()``, at the latest when it returns a response.
     ///
     /// Runs on the transport's thread or the pipeline's task: keep it short and hop to the main
     /// actor yourself.

@@ -8,7 +8,7 @@ import FoundationNetworking
 /// streamed call, CourierGraphQL for a query); the built-in layers only read it.
 ///
 /// This is one of the two ways state reaches the layers of a call besides the request itself (the
-/// other is the transport's report of progress and timings, ``TransportReporting``); every other
+/// other is the transport's report of progress and timings, ``TransportReporter``); every other
 /// fact travels as an argument or a return value.
 package struct CallTraits: Sendable {
     /// The body options of a streamed call (``APIClient/stream(_:options:)``): the pipeline's last

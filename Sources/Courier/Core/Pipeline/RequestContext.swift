@@ -40,7 +40,7 @@ public final class RequestContext: Sendable {
     /// The statuses the caller accepts (the endpoint's ``Endpoint/statusValidation``). A status the
     /// caller asked to handle itself is never retried and never fails validation.
     public let statusValidation: StatusValidation
-    /// Called once, when the call's request first leaves for the network (``RequestStartReporter``).
+    /// Called once, when the call's request first leaves for the network (``TransportReporter``).
     let onStart: (@Sendable () -> Void)?
     /// What the call is beyond method, URL and policy (streamed, declared safe…): fixed here.
     package let traits: CallTraits

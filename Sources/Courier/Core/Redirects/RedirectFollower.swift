@@ -94,17 +94,17 @@ struct RedirectFollower: Sendable {
         }
     }
 
-    /// Runs `send` with the call's ``TransportReporting`` bound: its progress reporter (an
+    /// Runs `send` with the call's ``TransportReporter`` bound: its progress reporter (an
     /// upload's) and a timings reporter into the context, so only this call's own sends report into
     /// them — not a token refresh made on the side.
     private static func reporting(
         to context: RequestContext, _ send: () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
-        let reporting = TransportReporting(
+        let reporting = TransportReporter(
             progress: context.transferProgress, timings: TaskTimingsReporter(context: context),
             start: context.awaitsStart ? RequestStartReporter(context: context) : nil,
             connectivity: ConnectivityWaitReporter(context: context))
-        return try await TransportReporting.$current.withValue(reporting) { try await send() }
+        return try await TransportReporter.$bound.withValue(reporting) { try await send() }
     }
 
     /// The error of a call whose request body failed while it was being sent.

@@ -11,11 +11,12 @@ import FoundationNetworking
 /// is the client's job — and throws only when no response was received (`URLError`,
 /// `CancellationError`).
 ///
-/// Besides the response, a transport reports what the call's observers need, through two
-/// task-local reporters it reads on the sending task when a request starts: byte progress to
-/// ``TransferProgressReporter/current`` (uploads' and downloads' ``TransferProgress``) and phase
-/// timings to ``TaskTimingsReporter/current`` (``RequestContext/taskTimings``, metrics). Either is
-/// `nil` when nobody asked; a transport that cannot measure a phase reports nothing for it.
+/// Besides the response, a transport reports what the call's observers need through the call's
+/// ``TransportReporter``, which it reads (``TransportReporter/current``) on the sending task when a
+/// request starts: byte progress (uploads' and downloads' ``TransferProgress``), phase timings
+/// (``RequestContext/taskTimings``, metrics) and the moment the request left
+/// (``RequestOptions/onStart``). It is `nil` outside a pipeline's send; a transport that cannot
+/// measure something reports nothing for it.
 public protocol Transport: Sendable {
     /// Sends `request` and returns the complete response.
     ///

@@ -175,7 +175,7 @@ struct TaskReporters: Sendable {
         TaskReporters(
             timings: capabilities.deliversTaskMetrics ? TaskTimingsReporter.current : nil,
             started: RequestStartReporter.current,
-            connectivity: capabilities.reportsWaitingForConnectivity ? TransportReporting.current?.connectivity : nil)
+            connectivity: capabilities.reportsWaitingForConnectivity ? TransportReporter.bound?.connectivity : nil)
     }
 }
 

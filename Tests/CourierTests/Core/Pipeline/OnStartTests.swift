@@ -74,11 +74,11 @@ extension CoreTests {
             #expect(attemptsWhenStarted.current == [2])  // once, for the attempt that reached a server
         }
 
-        @Test func aTransportReportingItsStartRunsTheHookBeforeItsResponseAndOnlyOnce() async throws {
+        @Test func aTransportReporterItsStartRunsTheHookBeforeItsResponseAndOnlyOnce() async throws {
             let order = Locked<[String]>([])
             let transport = StubTransport { _ in
-                RequestStartReporter.current?.reportStart()
-                RequestStartReporter.current?.reportStart()  // a second report (a redirect hop, a resend) is ignored
+                TransportReporter.current?.reportStart()
+                TransportReporter.current?.reportStart()  // a second report (a redirect hop, a resend) is ignored
                 order.withLock { $0.append("response") }
                 return .status(200, body: "{}")
             }
@@ -89,7 +89,7 @@ extension CoreTests {
 
         @Test func aRequestThatLeftAndThenFailedStillRanTheHook() async throws {
             let transport = StubTransport { _ in
-                RequestStartReporter.current?.reportStart()
+                TransportReporter.current?.reportStart()
                 throw URLError(.networkConnectionLost)
             }
             let client = StandardClientFixture.client(transport) { $0.interceptors = [] }
@@ -103,7 +103,7 @@ extension CoreTests {
         @Test func noReporterIsBoundForACallWithoutAHook() async throws {
             let bound = Locked<Bool?>(nil)
             let transport = StubTransport { _ in
-                bound.set(RequestStartReporter.current != nil)
+                bound.set(TransportReporter.current?.awaitsStart == true)
                 return .status(200, body: "{}")
             }
             let client = StandardClientFixture.client(transport)

@@ -42,9 +42,9 @@ struct ConnectivityWaitCapabilityTests {
             delegate = TransportSessionDelegate(capabilities: capabilities, serverTrust: NoServerTrustEvaluator())
             context.eventMonitors = [events]
             context[ConnectivityMonitorKey.self] = monitor
-            let reporting = TransportReporting(
+            let reporting = TransportReporter(
                 progress: nil, timings: nil, connectivity: ConnectivityWaitReporter(context: context))
-            TransportReporting.$current.withValue(reporting) { [delegate] in delegate.register(id, pinning: nil) }
+            TransportReporter.$bound.withValue(reporting) { [delegate] in delegate.register(id, pinning: nil) }
         }
     }
 

@@ -77,8 +77,8 @@ struct TaskMetricsCapabilityTests {
         let capabilities = TransportFixtures.capabilities(.foundationNetworking) { $0.deliversTaskMetrics = delivers }
         let delegate = TransportSessionDelegate(capabilities: capabilities, serverTrust: NoServerTrustEvaluator())
         let context = RequestContext()
-        let reporting = TransportReporting(progress: nil, timings: TaskTimingsReporter(context: context))
-        TransportReporting.$current.withValue(reporting) { delegate.register(7, pinning: nil) }
+        let reporting = TransportReporter(progress: nil, timings: TaskTimingsReporter(context: context))
+        TransportReporter.$bound.withValue(reporting) { delegate.register(7, pinning: nil) }
         delegate.reportMetrics(7, Self.metrics())
         if delivers {
             #expect(context.taskTimings == TaskTimings(Self.metrics()))

@@ -15,7 +15,7 @@ import CourierTesting
         var reports = true
         func send(_ request: URLRequest) async throws -> HTTPResponse {
             clock.advance(by: .milliseconds(50))
-            if reports { TaskTimingsReporter.current?.report(TaskTimings(total: .milliseconds(40))) }
+            if reports { TransportReporter.current?.report(TaskTimings(total: .milliseconds(40))) }
             return .status(200, body: "{}")
         }
     }
@@ -53,7 +53,7 @@ import CourierTesting
                 return $0
             }
             if attempt == 1 {
-                TaskTimingsReporter.current?.report(TaskTimings(total: .milliseconds(40)))
+                TransportReporter.current?.report(TaskTimings(total: .milliseconds(40)))
                 return .status(503)
             }
             return .status(200, body: "{}")  // measures nothing
@@ -74,7 +74,7 @@ import CourierTesting
     @Test func theResponseLogLineShowsTheTransportsMeasureAndTheDifference() async throws {
         let logger = CapturingNetworkLogger(minimumLevel: .info)
         let transport = StubTransport { _ in
-            TaskTimingsReporter.current?.report(TaskTimings(total: .zero))  // measured nothing: all of it is Courier's
+            TransportReporter.current?.report(TaskTimings(total: .zero))  // measured nothing: all of it is Courier's
             return .status(200, body: "{}")
         }
         let client = try ObservabilityFixtures.makeClient(

@@ -35,7 +35,7 @@ public struct NetworkEvent: Sendable {
         /// An attempt reached the transport (1 for the first, 2 for the first retry…).
         case attemptStarted(attempt: Int)
         /// The transport reported the attempt's phase timings (DNS, connect, TLS…), where it
-        /// measures them and an interceptor asked for them (``TaskTimingsReporter``).
+        /// measures them and an interceptor asked for them (``TransportReporter``).
         case taskTimings(TaskTimings)
         /// A response head arrived for the attempt (after redirects the pipeline followed).
         case responseHead(statusCode: Int, attempt: Int)

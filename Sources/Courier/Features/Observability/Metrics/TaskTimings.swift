@@ -46,7 +46,7 @@ public struct TaskTimings: Sendable, Hashable {
     public var responseBodyBytesReceived: Int64?
 
     /// Creates timings from phase durations — for a transport of your own that measures them (see
-    /// ``TaskTimingsReporter``). Leave a phase `nil` when it did not happen or was not measured.
+    /// ``TransportReporter``). Leave a phase `nil` when it did not happen or was not measured.
     ///
     /// - Parameters:
     ///   - domainLookup: DNS resolution.
