@@ -14,6 +14,9 @@ struct Downloader<E: Endpoint>: Sendable {
     let destination: URL
     let resumeData: DownloadResumeData?
     let progress: AsyncStream<TransferProgress>.Continuation
+    /// Where the file work runs: every open, write, `fsync(2)`, rename and read-back of the
+    /// partial file, off the cooperative pool.
+    let files = DownloadFileQueue()
     /// Bodies go to disk as fast as they arrive; the larger buffer absorbs a slow disk where the
     /// transport cannot pause (URLSession on Linux, whose delegate queue Courier bounds). An
     /// overflow still loses nothing: the download continues from the bytes written, like after a
@@ -29,6 +32,10 @@ struct Downloader<E: Endpoint>: Sendable {
     /// Restarts from zero (each needing a new request) allowed per download, on top of the retries.
     static var maxRestarts: Int { 2 }
 
+    /// Received bytes gathered before one write to the file (1 MiB): one hop to the file queue
+    /// per batch, not per chunk of 16 KiB.
+    static var writeBatchBytes: Int { 1 << 20 }
+
     func run() async -> Result<Response<URL>, DownloadError> {
         defer { progress.finish() }
         if let problem = Self.destinationProblem(destination) {
@@ -38,7 +45,7 @@ struct Downloader<E: Endpoint>: Sendable {
         let state: DownloadState
         do {
             url = try client.url(for: endpoint)
-            state = try openState(for: url)
+            state = try await openState(for: url)
         } catch let error as NetworkError {
             return .failure(DownloadError(.network(error)))
         } catch {
@@ -59,12 +66,12 @@ struct Downloader<E: Endpoint>: Sendable {
             }
             switch failure {
             case .fatal(let reason, let keepsPartial):
-                return .failure(finish(state, url: url, reason, keepsPartial: keepsPartial))
+                return .failure(await finish(state, url: url, reason, keepsPartial: keepsPartial))
             case .interrupted(let error):
                 let resumable = state.validator != nil && state.file.length > 0
                 let mapped = NetworkError(error)
                 if Task.isCancelled || mapped.isCancellation {
-                    return .failure(finish(state, url: url, .network(.cancelled), keepsPartial: resumable))
+                    return .failure(await finish(state, url: url, .network(.cancelled), keepsPartial: resumable))
                 }
                 if mapped.kind == .streamBufferOverflow, resumable, state.file.length > lengthBefore,
                     overflows < Self.maxOverflowRecoveries
@@ -75,37 +82,39 @@ struct Downloader<E: Endpoint>: Sendable {
                     continue
                 }
                 guard retries < retry.maxRetries, retry.isRetryable(error) || mapped.kind == .streamBufferOverflow else {
-                    return .failure(finish(state, url: url, .network(mapped), keepsPartial: resumable))
+                    return .failure(await finish(state, url: url, .network(mapped), keepsPartial: resumable))
                 }
                 let wait = retry.delay(forRetry: retries, retryAfter: nil)
                 retries += 1
                 do {
                     try await client.configuration.clock.sleep(for: wait)
                 } catch {
-                    return .failure(finish(state, url: url, .network(.cancelled), keepsPartial: resumable))
+                    return .failure(await finish(state, url: url, .network(.cancelled), keepsPartial: resumable))
                 }
             }
         }
         return .failure(
-            finish(state, url: url, .network(.transport(URLError(.badServerResponse))), keepsPartial: false))
+            await finish(state, url: url, .network(.transport(URLError(.badServerResponse))), keepsPartial: false))
     }
 
     /// The partial file and validator to start from: the resume data's when it is for this URL
     /// and its file still exists; otherwise a new empty file (an unusable resume's file is deleted).
-    private func openState(for url: URL) throws -> DownloadState {
+    private func openState(for url: URL) async throws -> DownloadState {
+        let destination = destination
         if let resume = resumeData {
-            if resume.url == url, let file = try PartialDownloadFile.reopen(resume, for: destination) {
+            if resume.url == url, let file = try await files.run({ try PartialDownloadFile.reopen(resume, for: destination) }) {
                 return DownloadState(file: file, validator: resume.validator, expectedLength: resume.expectedLength)
             }
-            resume.removePartialFile()
+            await files.run { resume.removePartialFile() }
         }
-        return DownloadState(file: try PartialDownloadFile.make(for: destination), validator: nil, expectedLength: nil)
+        let file = try await files.run { try PartialDownloadFile.make(for: destination) }
+        return DownloadState(file: file, validator: nil, expectedLength: nil)
     }
 
     /// One request and its body. Returns the finished download or throws why it stopped.
     private func attempt(_ state: DownloadState) async throws(AttemptFailure) -> AttemptOutcome {
         let file = state.file
-        if file.length > 0, state.validator == nil { try discard(state) }
+        if file.length > 0, state.validator == nil { try await discard(state) }
         let resume = state.validator.flatMap { file.length > 0 ? (offset: file.length, validator: $0) : nil }
         let streamed: StreamedResponse
         do {
@@ -135,17 +144,17 @@ struct Downloader<E: Endpoint>: Sendable {
             guard state.restarts < Self.maxRestarts else {
                 throw .fatal(.network(.transport(URLError(.badServerResponse))), keepsPartial: false)
             }
-            try discard(state)
+            try await discard(state)
             return .restart
         case .complete(let length):
             abandonBody()
             guard file.length == length else {
                 throw .fatal(.lengthMismatch(expected: length, received: file.length), keepsPartial: false)
             }
-            try place(file)
+            try await place(file)
             return .finished(Response(value: destination, response: response, context: streamed.context))
         case .write(let offset, let completeLength, let discardsPartial):
-            if discardsPartial || offset == 0 && file.length > 0 { try discard(state) }
+            if discardsPartial || offset == 0 && file.length > 0 { try await discard(state) }
             let coded = DownloadRules.isContentCoded(response.headers)
             state.validator =
                 coded || DownloadRules.refusesRanges(response.headers) ? nil : DownloadRules.strongValidator(in: response.headers)
@@ -153,30 +162,44 @@ struct Downloader<E: Endpoint>: Sendable {
             report(state)
             let digest = DownloadDigest.expected(in: response.headers)
             var partHasher: SHA256? = digest?.scope == .content && offset > 0 ? SHA256() : nil
+            // Received bytes not yet in the file: written a batch at a time on the file queue.
+            var batch = Data()
             do {
                 for try await chunk in streamed.body {
-                    if let completeLength, file.length + Int64(chunk.count) > completeLength {
+                    let received = file.length + Int64(batch.count) + Int64(chunk.count)
+                    if let completeLength, received > completeLength {
                         throw AttemptFailure.fatal(
-                            .lengthMismatch(expected: completeLength, received: file.length + Int64(chunk.count)),
-                            keepsPartial: false)
+                            .lengthMismatch(expected: completeLength, received: received), keepsPartial: false)
                     }
-                    do { try file.append(chunk) } catch {
-                        throw AttemptFailure.fatal(.fileSystem(String(describing: error)), keepsPartial: state.validator != nil)
-                    }
+                    batch.append(chunk)
                     partHasher?.update(chunk)
-                    report(state)
+                    if batch.count >= Self.writeBatchBytes { try await write(&batch, to: state) }
+                    report(state, pending: batch.count)
                 }
+                try await write(&batch, to: state)
             } catch let failure as AttemptFailure {
                 throw failure
             } catch {
+                // Every byte received before the failure is good: keep it for the continuation.
+                try await write(&batch, to: state)
                 throw .interrupted(error)
             }
             if let completeLength, file.length < completeLength {
                 // A body that ends early without an error is a lost connection, like a transport's.
                 throw .interrupted(URLError(.networkConnectionLost))
             }
-            if let digest { try verifyDigest(digest, file: file, partHasher: &partHasher) }
-            try place(file)
+            if let digest {
+                if partHasher == nil {
+                    let whole: [UInt8]
+                    do { whole = try await files.run { try file.sha256() } } catch {
+                        throw .fatal(.fileSystem(String(describing: error)), keepsPartial: false)
+                    }
+                    try verifyDigest(digest, actual: whole)
+                } else {
+                    try verifyDigest(digest, actual: partHasher?.finalize() ?? [])
+                }
+            }
+            try await place(file)
             return .finished(Response(value: destination, response: response, context: streamed.context))
         }
     }
@@ -194,15 +217,17 @@ struct Downloader<E: Endpoint>: Sendable {
         return nil
     }
 
-    private func place(_ file: PartialDownloadFile) throws(AttemptFailure) {
-        do { try file.moveIntoPlace(at: destination) } catch {
+    private func place(_ file: PartialDownloadFile) async throws(AttemptFailure) {
+        let destination = destination
+        do { try await files.run { try file.moveIntoPlace(at: destination) } } catch {
             throw .fatal(.fileSystem("cannot move the file to \(destination.path): \(error)"), keepsPartial: false)
         }
     }
 
     /// Drops the partial data (a restart from zero) and says so in the progress.
-    private func discard(_ state: DownloadState) throws(AttemptFailure) {
-        do { try state.file.discardContents() } catch {
+    private func discard(_ state: DownloadState) async throws(AttemptFailure) {
+        let file = state.file
+        do { try await files.run { try file.discardContents() } } catch {
             throw .fatal(.fileSystem(String(describing: error)), keepsPartial: false)
         }
         state.validator = nil
@@ -210,23 +235,38 @@ struct Downloader<E: Endpoint>: Sendable {
         report(state)
     }
 
-    private func report(_ state: DownloadState) {
+    /// Reports the bytes written plus `pending` received bytes not yet written.
+    private func report(_ state: DownloadState, pending: Int = 0) {
         progress.yield(
             TransferProgress(
-                completedBytes: state.file.length, totalBytes: state.expectedLength, restarts: state.restarts))
+                completedBytes: state.file.length + Int64(pending), totalBytes: state.expectedLength,
+                restarts: state.restarts))
+    }
+
+    /// Appends `batch` to the partial file on the file queue and empties it.
+    private func write(_ batch: inout Data, to state: DownloadState) async throws(AttemptFailure) {
+        guard !batch.isEmpty else { return }
+        let (file, bytes) = (state.file, batch)
+        batch = Data()
+        do { try await files.run { try file.append(bytes) } } catch {
+            throw .fatal(.fileSystem(String(describing: error)), keepsPartial: state.validator != nil)
+        }
     }
 
     /// The error for `reason`, with resume data when the partial file is kept; deletes it otherwise.
-    private func finish(_ state: DownloadState, url: URL, _ reason: DownloadError.Reason, keepsPartial: Bool) -> DownloadError {
-        guard keepsPartial, let validator = state.validator, state.file.length > 0 else {
-            state.file.remove()
+    private func finish(
+        _ state: DownloadState, url: URL, _ reason: DownloadError.Reason, keepsPartial: Bool
+    ) async -> DownloadError {
+        let file = state.file
+        guard keepsPartial, let validator = state.validator, file.length > 0 else {
+            await files.run { file.remove() }
             return DownloadError(reason)
         }
         do {
-            try state.file.close()
+            try await files.run { try file.close() }
         } catch {
             // Bytes that may not be on storage cannot be resumed from.
-            state.file.remove()
+            await files.run { file.remove() }
             return DownloadError(reason)
         }
         return DownloadError(
@@ -269,17 +309,9 @@ private final class DownloadState {
     }
 }
 
-/// Checks the digest; a mismatch deletes nothing yet (``finish`` does) and ends the download.
-private func verifyDigest(_ digest: DownloadDigest, file: PartialDownloadFile, partHasher: inout SHA256?) throws(AttemptFailure) {
-    let actual: [UInt8]
-    if var hasher = partHasher {
-        actual = hasher.finalize()
-        partHasher = nil
-    } else {
-        do { actual = try file.sha256() } catch {
-            throw .fatal(.fileSystem(String(describing: error)), keepsPartial: false)
-        }
-    }
+/// Checks that `actual` is the digest's SHA-256; a mismatch deletes nothing yet (``finish`` does)
+/// and ends the download.
+private func verifyDigest(_ digest: DownloadDigest, actual: [UInt8]) throws(AttemptFailure) {
     guard actual == digest.sha256 else {
         throw .fatal(
             .digestMismatch(

@@ -6,8 +6,9 @@ import Foundation
 /// atomic, never a half-written destination). Written with `FileHandle` in the order the chunks
 /// arrive; memory use does not depend on the file's size.
 ///
-/// Not thread-safe: one download task owns it.
-final class PartialDownloadFile {
+/// Not thread-safe: one download owns it and awaits each call, which runs on its
+/// ``DownloadFileQueue``, so calls never overlap (hence `@unchecked Sendable`).
+final class PartialDownloadFile: @unchecked Sendable {
     /// Name of the folder that holds partial files, next to each destination.
     static let folderName = ".courier-downloads"
 
