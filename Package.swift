@@ -18,6 +18,7 @@ let package = Package(
     products: [
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierTransfers", targets: ["CourierTransfers"]),
+        .library(name: "CourierEnvironments", targets: ["CourierEnvironments"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierGraphQL", targets: ["CourierGraphQL"]),
         .library(name: "CourierRealtime", targets: ["CourierRealtime"]),
@@ -30,6 +31,9 @@ let package = Package(
         // Downloads, uploads, multipart forms, resumable (tus) uploads, background transfers and
         // Server-Sent Events: opt-in, on the core's request path (Foundation only).
         .target(name: "CourierTransfers", dependencies: ["Courier"], swiftSettings: strict),
+        // Environment sets: the build channel, a persisted choice, overrides and per-environment
+        // isolation of tokens and state: opt-in (Foundation; StoreKit on Apple platforms).
+        .target(name: "CourierEnvironments", dependencies: ["Courier"], swiftSettings: strict),
         .target(name: "CourierTesting", dependencies: ["Courier"], swiftSettings: strict),
         .target(name: "CourierGraphQL", dependencies: ["Courier"], swiftSettings: strict),
         // libcurl for opt-in modules (headers: libcurl4-openssl-dev, installed by scripts/setup).
@@ -57,8 +61,8 @@ let package = Package(
         .executableTarget(
             name: "courier-demo",
             dependencies: [
-                "Courier", "CourierTransfers", "CourierGraphQL", "CourierRealtime", "CourierOffline",
-                .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
+                "Courier", "CourierTransfers", "CourierEnvironments", "CourierGraphQL", "CourierRealtime",
+                "CourierOffline", .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -86,12 +90,15 @@ let package = Package(
             path: "Tests/PoolProbe", swiftSettings: strict),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"], swiftSettings: strict),
         .testTarget(
+            name: "CourierEnvironmentsTests", dependencies: ["Courier", "CourierTesting", "CourierEnvironments"],
+            swiftSettings: strict),
+        .testTarget(
             name: "CourierTransfersTests", dependencies: ["Courier", "CourierTesting", "CourierTransfers"],
             swiftSettings: strict),
         .testTarget(
             name: "CourierIntegrationTests",
             dependencies: [
-                "Courier", "CourierTesting", "CourierTransfers", "CourierGraphQL",
+                "Courier", "CourierTesting", "CourierTransfers", "CourierEnvironments", "CourierGraphQL",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: strict),
@@ -111,8 +118,8 @@ let package = Package(
         .testTarget(
             name: "CourierSamplesTests",
             dependencies: [
-                "Courier", "CourierTesting", "CourierTransfers", "CourierGraphQL", "CourierRealtime", "CourierOffline",
-                .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
+                "Courier", "CourierTesting", "CourierTransfers", "CourierEnvironments", "CourierGraphQL",
+                "CourierRealtime", "CourierOffline", .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
             ],
             packageAccess: false, swiftSettings: strict),
     ]

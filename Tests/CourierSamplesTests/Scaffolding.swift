@@ -3,6 +3,7 @@
 // Generated/ is one sample (scripts/samples writes them); a sample's own declaration of a name
 // shadows the one here. Nothing in this target runs: it only has to compile.
 import Courier
+import CourierEnvironments
 import CourierGraphQL
 import CourierOffline
 import CourierRealtime

@@ -15,14 +15,6 @@ package enum PlatformAdapters {
     static let boundStreams: any BoundStreamPairs = NoBoundStreamPairs()
     /// How background session configurations are made.
     package static let backgroundSessions: any BackgroundSessions = ProcessBoundSessions()
-    /// The build channel detector, given whether this is a debug build.
-    static let buildChannelDetector: @Sendable (Bool) -> any BuildChannelDetecting = {
-        ProcessBuildChannelDetector(isDebugBuild: $0)
-    }
-    /// Where the chosen environment is remembered, given the app's name.
-    static let environmentChoiceStore: @Sendable (String) -> any EnvironmentChoiceStore = {
-        EnvironmentChoiceStores.configFileStore(appName: $0)
-    }
     #else
     /// The capabilities of the URLSession this process runs.
     static let capabilities = TransportCapabilities.apple
@@ -34,14 +26,6 @@ package enum PlatformAdapters {
     static let boundStreams: any BoundStreamPairs = FoundationBoundStreamPairs()
     /// How background session configurations are made.
     package static let backgroundSessions: any BackgroundSessions = SystemBackgroundSessions()
-    /// The build channel detector (StoreKit's `AppTransaction`), given whether this is a debug build.
-    static let buildChannelDetector: @Sendable (Bool) -> any BuildChannelDetecting = {
-        AppTransactionBuildChannelDetector(isDebugBuild: $0)
-    }
-    /// Where the chosen environment is remembered (`UserDefaults`), given the app's name.
-    static let environmentChoiceStore: @Sendable (String) -> any EnvironmentChoiceStore = { _ in
-        UserDefaultsEnvironmentChoiceStore()
-    }
     #endif
 }
 

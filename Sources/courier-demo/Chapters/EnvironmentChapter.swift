@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Courier
+import CourierEnvironments
 
 /// The first chapter: which server the app talks to and why — decided by an override
 /// (`COURIER_ENV=staging scripts/demo`), else a remembered switch, else the build — then a switch

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Courier
+import CourierEnvironments
 
 /// Shared state of a demo run: where the reference server is, which namespace the run uses, and
 /// how chapters print. Each chapter is a function `run…Chapter(_ demo: Demo) async throws`.

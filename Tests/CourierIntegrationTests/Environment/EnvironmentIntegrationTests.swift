@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import Courier
+import CourierEnvironments
 import CourierTesting
 
 @Suite("Environments against two reference servers")

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import Courier
+import CourierEnvironments
 
 /// An environment set over the two reference server instances that `scripts/test` starts:
 /// development and staging on the first (`COURIER_API_URL`, two namespaces), production on the

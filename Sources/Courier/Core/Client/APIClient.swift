@@ -64,10 +64,10 @@ public final class APIClient: Sendable {
     }
 
     /// The configuration the client was created with (the environment may since have changed).
-    /// For a client built for an ``EnvironmentSet``: the configuration of the set's current
-    /// environment (each environment has its own, see ``init(environments:api:configure:)``).
+    /// For a client built for an `EnvironmentSet`: the configuration of the set's current
+    /// environment (each environment has its own, see `init(environments:api:configure:)` (CourierEnvironments)).
     public var configuration: Configuration { routing.lane.configuration }
-    let routing: ClientRouting
+    package let routing: ClientRouting
 
     /// Creates a client.
     public init(configuration: Configuration) {
@@ -75,7 +75,7 @@ public final class APIClient: Sendable {
     }
 
     /// Creates a client that routes every call to one of several lanes.
-    init(routing: ClientRouting) {
+    package init(routing: ClientRouting) {
         self.routing = routing
     }
 
@@ -92,11 +92,11 @@ public final class APIClient: Sendable {
     /// Points every later request at `environment`. Calls already running keep their URL.
     ///
     /// A plain client takes `environment` as it is (its base URL and headers). A client built for
-    /// an ``EnvironmentSet`` switches the whole set to the environment with `environment`'s
-    /// ``APIEnvironment/id`` — exactly ``EnvironmentSet/switchEnvironment(to:)``: every client of
+    /// an `EnvironmentSet` switches the whole set to the environment with `environment`'s
+    /// ``APIEnvironment/id`` — exactly `EnvironmentSet.switchEnvironment(to:)`: every client of
     /// the set follows, the choice is remembered, each environment keeps its own session state.
     ///
-    /// - Throws: Only for a client built for a set: what ``EnvironmentSet/switchEnvironment(to:)``
+    /// - Throws: Only for a client built for a set: what `EnvironmentSet.switchEnvironment(to:)`
     ///   throws (``EnvironmentError/switchingForbidden(current:channel:)``,
     ///   ``EnvironmentError/unknownEnvironment(_:known:)``, …).
     public func switchEnvironment(to environment: APIEnvironment) async throws {

@@ -8,7 +8,7 @@ import FoundationNetworking
 ///
 /// One type serves both uses. An app with one API and one server writes
 /// `APIEnvironment(name:baseURL:)`; an app that declares its environments once in an
-/// ``EnvironmentSet`` gives each one a base URL per API it talks to (`"default"` when there is
+/// `EnvironmentSet` gives each one a base URL per API it talks to (`"default"` when there is
 /// one), optionally its own certificate ``pins``, and a ``storageNamespace`` that keeps its
 /// session state apart — token stores, cache partitions and cookie storage are per namespace, so
 /// a staging token or cookie never reaches production.
@@ -24,7 +24,7 @@ public struct APIEnvironment: Sendable, Hashable, Identifiable, CustomStringConv
     /// The API name used when an app has one API.
     public static let defaultAPI = "default"
 
-    /// The identifier, e.g. `staging`: used in logs and by an ``EnvironmentSet``'s overrides
+    /// The identifier, e.g. `staging`: used in logs and by an `EnvironmentSet`'s overrides
     /// (`COURIER_ENV=staging`), persisted choice and build mappings, where it must be 1...64 ASCII
     /// letters, digits, `.`, `_` or `-` (checked when the set is made).
     public var id: String
@@ -36,7 +36,7 @@ public struct APIEnvironment: Sendable, Hashable, Identifiable, CustomStringConv
     /// Header fields sent with every request in this environment (e.g. a staging API key).
     public var headers: HTTPHeaders
     /// Certificate pins for this environment's hosts, or `nil` for none. A client built for an
-    /// ``EnvironmentSet`` sends this environment's requests through a ``PinningTransport`` with them.
+    /// `EnvironmentSet` sends this environment's requests through a ``PinningTransport`` with them.
     public var pins: PinningPolicy?
     /// The namespace of this environment's session state (token store, cache partition); ``id``
     /// by default. Unique within a set, with the same rules as ``id``.
@@ -89,7 +89,7 @@ public struct APIEnvironment: Sendable, Hashable, Identifiable, CustomStringConv
         self.init(name: name, baseURL: url, headers: headers)
     }
 
-    /// Creates an environment with one base URL per API, for an ``EnvironmentSet``.
+    /// Creates an environment with one base URL per API, for an `EnvironmentSet`.
     ///
     /// - Parameters:
     ///   - id: The identifier (1...64 ASCII letters, digits, `.`, `_`, `-`).
@@ -121,7 +121,7 @@ public struct APIEnvironment: Sendable, Hashable, Identifiable, CustomStringConv
         self.storageNamespace = namespace
     }
 
-    /// Creates an environment with one API, for an ``EnvironmentSet``.
+    /// Creates an environment with one API, for an `EnvironmentSet`.
     /// - Throws: See ``init(_:displayName:baseURLs:headers:pins:storageNamespace:)``.
     public init(
         _ id: String, displayName: String? = nil, baseURL: URL, headers: HTTPHeaders = HTTPHeaders(),
@@ -156,6 +156,6 @@ public struct APIEnvironment: Sendable, Hashable, Identifiable, CustomStringConv
     }
 }
 
-/// The former name of ``APIEnvironment`` for environments declared in an ``EnvironmentSet``.
+/// The former name of ``APIEnvironment`` for environments declared in an `EnvironmentSet`.
 @available(*, deprecated, renamed: "APIEnvironment")
 public typealias ServerEnvironment = APIEnvironment

@@ -5,24 +5,24 @@ import FoundationNetworking
 
 /// Everything one call of an ``APIClient`` goes through: the configuration, the pipeline folded
 /// over its transport, the request builder, the deadline scheduler and the current
-/// ``APIEnvironment``. A plain client has one lane; a client built for an ``EnvironmentSet`` has
+/// ``APIEnvironment``. A plain client has one lane; a client built for an `EnvironmentSet` has
 /// one per environment, so each environment keeps its own transport (cookies, connections),
 /// interceptors (token manager, cache) and base URL.
-final class ClientLane: Sendable {
-    let configuration: APIClient.Configuration
+package final class ClientLane: Sendable {
+    package let configuration: APIClient.Configuration
     let pipeline: Pipeline
     let capabilities: PipelineCapabilities
     /// The logging interceptor's redactor (Courier's defaults without one), for error snippets.
     let redactor: Redactor
     let builder: RequestBuilder
     let deadlines: any DeadlineScheduling
-    let environment: Locked<APIEnvironment>
+    package let environment: Locked<APIEnvironment>
     /// The header field of the pipeline's outermost ``RequestIDInterceptor``, which the request
     /// builder fills in directly (see `RequestBuilder.makeRequest`); `nil` when the pipeline does
     /// not start with one.
     let requestIDHeader: String?
 
-    init(configuration: APIClient.Configuration) {
+    package init(configuration: APIClient.Configuration) {
         self.configuration = configuration
         let participants = configuration.interceptors.compactMap { $0 as? any LaneParticipant }
         let redactor = participants.lazy.compactMap(\.laneRedactor).first ?? Redactor()
@@ -60,15 +60,26 @@ extension ClientLane {
     }
 }
 
+/// What a client that follows a set of environments asks of the set: which environment is
+/// current, and a switch of the whole set (`EnvironmentSet` of `CourierEnvironments`).
+package protocol EnvironmentRouting: AnyObject, Sendable {
+    /// The position of the current environment in the set.
+    var currentIndex: Int { get }
+    /// Switches the whole set to the environment `id`.
+    ///
+    /// - Throws: Why the set refuses the switch (an `EnvironmentError`).
+    func switchEnvironment(to id: String) async throws
+}
+
 /// How a client picks the lane of a call.
-enum ClientRouting: Sendable {
+package enum ClientRouting: Sendable {
     /// Always the same lane.
     case single(ClientLane)
-    /// The lane of the set's current environment; `lanes[i]` serves `set.environments[i]`.
-    case environments(EnvironmentSet, [ClientLane])
+    /// The lane of the set's current environment; `lanes[i]` serves the set's `i`th environment.
+    case environments(any EnvironmentRouting, [ClientLane])
 
     /// The lane for a call starting now.
-    var lane: ClientLane {
+    package var lane: ClientLane {
         switch self {
         case .single(let lane):
             return lane
@@ -78,7 +89,7 @@ enum ClientRouting: Sendable {
     }
 
     /// The lane of the environment at `index` of the set (the single lane for a plain client).
-    func lane(at index: Int) -> ClientLane? {
+    package func lane(at index: Int) -> ClientLane? {
         switch self {
         case .single(let lane):
             return lane

@@ -13,7 +13,7 @@ extension APIClient {
     /// Every participant is attempted even when one fails.
     ///
     /// Call it before signing the next user in; requests still running may finish with the old
-    /// state. A client built for an ``EnvironmentSet`` resets the session of the set's current
+    /// state. A client built for an `EnvironmentSet` resets the session of the set's current
     /// environment only (every environment has its own).
     ///
     /// - Parameter participants: Additional state to clear, e.g. the token store.
@@ -25,7 +25,7 @@ extension APIClient {
     /// The session state of one configuration in reset order: the interceptors and the transport
     /// that conform to ``SessionResettable``, by ``SessionResettable/sessionResetStage`` (sign-out,
     /// connections, stored state), in pipeline order within a stage (the transport last).
-    static func sessionParticipants(of configuration: Configuration) -> [any SessionResettable] {
+    package static func sessionParticipants(of configuration: Configuration) -> [any SessionResettable] {
         let members: [any Sendable] = configuration.interceptors + [configuration.transport]
         let all = members.compactMap { $0 as? any SessionResettable }
         return all.enumerated()

@@ -107,10 +107,19 @@ public struct SessionResetError: Error, CustomStringConvertible {
         public let participant: String
         /// What it threw.
         public let error: any Error
+
+        /// A failure of `participant` with `error`.
+        package init(participant: String, error: any Error) {
+            self.participant = participant
+            self.error = error
+        }
     }
 
     /// Every failure, in the order participants were reset.
     public let failures: [Failure]
+
+    /// An error listing `failures`.
+    package init(failures: [Failure]) { self.failures = failures }
 
     public var description: String {
         "session reset incomplete: " + failures.map { "\($0.participant): \($0.error)" }.joined(separator: "; ")
@@ -120,7 +129,7 @@ public struct SessionResetError: Error, CustomStringConvertible {
 /// Resets `participants` in order; every one is attempted even when an earlier one fails.
 ///
 /// - Throws: ``SessionResetError`` listing the participants that failed.
-func resetSession(of participants: [any SessionResettable]) async throws {
+package func resetSession(of participants: [any SessionResettable]) async throws {
     var failures: [SessionResetError.Failure] = []
     for participant in participants {
         do {

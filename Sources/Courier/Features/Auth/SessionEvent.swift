@@ -35,16 +35,16 @@ public enum SessionEvent: Sendable, Hashable, CustomStringConvertible {
 
 /// Fans events out to any number of `AsyncStream` subscribers. Each subscriber keeps the newest
 /// `bufferSize` events it has not consumed yet; a finished or cancelled stream unsubscribes itself.
-final class EventBroadcaster<Event: Sendable>: Sendable {
+package final class EventBroadcaster<Event: Sendable>: Sendable {
     private let subscribers = Locked<[UUID: AsyncStream<Event>.Continuation]>([:])
     private let bufferSize: Int
 
-    init(bufferSize: Int = 32) {
+    package init(bufferSize: Int = 32) {
         self.bufferSize = bufferSize
     }
 
     /// A new stream receiving every event published from now on.
-    func subscribe() -> AsyncStream<Event> {
+    package func subscribe() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
         let id = UUID()
         subscribers.withLock { $0[id] = continuation }
@@ -55,14 +55,14 @@ final class EventBroadcaster<Event: Sendable>: Sendable {
     }
 
     /// Delivers `event` to every current subscriber.
-    func publish(_ event: Event) {
+    package func publish(_ event: Event) {
         for continuation in subscribers.withLock({ Array($0.values) }) {
             continuation.yield(event)
         }
     }
 
     /// Ends every stream.
-    func finish() {
+    package func finish() {
         for continuation in subscribers.withLock({ state in
             defer { state.removeAll() }
             return Array(state.values)

@@ -37,7 +37,7 @@ import FoundationNetworking
 /// synchronous API), so the manager runs on a serial dispatch queue of its own, never on Swift's
 /// cooperative pool.
 public actor TokenManager {
-    /// Internal so a client built for an ``EnvironmentSet`` can check environments do not share it.
+    /// Internal so a client built for an `EnvironmentSet` can check environments do not share it.
     let store: any TokenStore
     /// The transport the refresh goes through: the one given to `init`, else the transport of the
     /// first client whose pipeline holds this manager's ``AuthInterceptor``.

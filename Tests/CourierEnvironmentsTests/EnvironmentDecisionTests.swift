@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Courier
+@testable import CourierEnvironments
 
 @Suite("Environment decision: override > persisted > build")
 struct EnvironmentDecisionTests {

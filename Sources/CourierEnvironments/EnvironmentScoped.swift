@@ -1,5 +1,8 @@
+import Courier
+import Foundation
+
 /// One value per environment of a set, made once by `make` the first time it is asked for —
-/// a ``TokenManager``, an ``HTTPCache``, a ``SnapshotStore`` — so several clients of one
+/// a `TokenManager`, an `HTTPCache`, a `SnapshotStore` — so several clients of one
 /// environment share it and no two environments ever do.
 ///
 /// ```swift

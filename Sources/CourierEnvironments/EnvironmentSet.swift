@@ -1,9 +1,10 @@
+import Courier
 import Foundation
 
 /// The environments an app can run against, which one is in use, and why.
 ///
 /// Declare the set once at launch; build every client from it with
-/// ``APIClient/init(environments:api:configure:)``. Every such client follows
+/// `APIClient.init(environments:api:configure:)`. Every such client follows
 /// ``switchEnvironment(to:)`` and keeps each environment's session state (cookies, tokens,
 /// cache partition) apart.
 ///
@@ -12,7 +13,7 @@ import Foundation
 ///    variable `COURIER_ENV=staging` (``EnvironmentOverride``); an unknown name throws;
 /// 2. else the choice persisted by an earlier switch (``EnvironmentChoiceStore``); an unknown or
 ///    unreadable one is skipped and noted;
-/// 3. else the build: ``BuildChannel`` through ``BuildMapping`` — debug → development, Xcode or
+/// 3. else the build: `BuildChannel` through ``BuildMapping`` — debug → development, Xcode or
 ///    TestFlight → staging, App Store → production.
 ///
 /// When ``EnvironmentSwitching`` locks this build (by default: App Store builds), steps 1 and 2
@@ -30,7 +31,7 @@ import Foundation
 ///     store: EnvironmentChoiceStores.platformDefault(appName: "com.example.app"))
 /// print("environment: \(environments.decision)")
 /// ```
-public final class EnvironmentSet: Sendable {
+public final class EnvironmentSet: EnvironmentRouting, Sendable {
     /// The declared environments, in declaration order (the order a debug menu lists them).
     public let environments: [APIEnvironment]
     /// Which environment each build channel uses.
@@ -66,9 +67,9 @@ public final class EnvironmentSet: Sendable {
     ///     kept by default.
     ///   - store: Where a switch is remembered.
     ///   - override: This run's override; read from the process by default.
-    /// - Throws: ``EnvironmentError/noEnvironments``, ``EnvironmentError/invalidIdentifier(_:)`` for an
-    ///   identifier or namespace outside the rules of ``APIEnvironment/id``, ``EnvironmentError/duplicateIdentifier(_:)``,
-    ///   ``EnvironmentError/unknownEnvironment(_:known:)`` for a mapping or an override naming an
+    /// - Throws: `EnvironmentError.noEnvironments`, `EnvironmentError.invalidIdentifier(_:)` for an
+    ///   identifier or namespace outside the rules of `APIEnvironment.id`, `EnvironmentError.duplicateIdentifier(_:)`,
+    ///   `EnvironmentError.unknownEnvironment(_:known:)` for a mapping or an override naming an
     ///   environment the set lacks.
     public init(
         environments: [APIEnvironment],
@@ -147,7 +148,7 @@ public final class EnvironmentSet: Sendable {
     }
 
     /// The index of the current environment in ``environments`` (what clients route by).
-    var currentIndex: Int { state.current.index }
+    package var currentIndex: Int { state.current.index }
 
     // MARK: Switching
 
@@ -158,9 +159,9 @@ public final class EnvironmentSet: Sendable {
     /// client (tokens, cookies, cache partition); with ``SessionsOnSwitch/kept`` it is kept for
     /// when the app switches back. Switching to the current environment still saves the choice.
     ///
-    /// - Throws: ``EnvironmentError/switchingForbidden(current:channel:)`` when this build is locked;
-    ///   ``EnvironmentError/unknownEnvironment(_:known:)``; ``EnvironmentError/storeFailed(operation:reason:)``
-    ///   when the choice cannot be saved (nothing changes then); ``SessionResetError`` when
+    /// - Throws: `EnvironmentError.switchingForbidden(current:channel:)` when this build is locked;
+    ///   `EnvironmentError.unknownEnvironment(_:known:)`; `EnvironmentError.storeFailed(operation:reason:)`
+    ///   when the choice cannot be saved (nothing changes then); `SessionResetError` when
     ///   resetting the left session failed in part (the switch itself happened).
     public func switchEnvironment(to id: String) async throws {
         guard isSwitchingAllowed else {
@@ -185,8 +186,8 @@ public final class EnvironmentSet: Sendable {
     /// Forgets the persisted choice and decides again from the override and the build (as the next
     /// launch would), switching every client there.
     ///
-    /// - Throws: ``EnvironmentError/storeFailed(operation:reason:)`` when the choice cannot be
-    ///   cleared (nothing changes then); ``SessionResetError`` as for ``switchEnvironment(to:)``.
+    /// - Throws: `EnvironmentError.storeFailed(operation:reason:)` when the choice cannot be
+    ///   cleared (nothing changes then); `SessionResetError` as for ``switchEnvironment(to:)``.
     public func resetChoice() async throws {
         let decision = try EnvironmentDecider.decide(
             ids: environments.map(\.id), mapping: mapping, switching: switching, override: override,
@@ -211,7 +212,7 @@ public final class EnvironmentSet: Sendable {
     }
 
     /// Resets the session of the environment at `index` in every registered client.
-    /// - Throws: ``SessionResetError`` listing what failed; every client is attempted.
+    /// - Throws: `SessionResetError` listing what failed; every client is attempted.
     func resetSessions(ofEnvironmentAt index: Int) async throws {
         var failures: [SessionResetError.Failure] = []
         for (id, reset) in resetters.current {

@@ -1,3 +1,6 @@
+import Courier
+import Foundation
+
 /// The decision rule of ``EnvironmentSet``, apart from the set so every branch is testable:
 /// override > persisted choice > build, with locked builds decided by the build alone.
 enum EnvironmentDecider {
@@ -7,7 +10,7 @@ enum EnvironmentDecider {
     ///   not silently fall back to another server.
     /// - A persisted choice naming an unknown environment (removed in a newer app version) or an
     ///   unreadable store is skipped and noted.
-    /// - Throws: ``EnvironmentError/unknownEnvironment(_:known:)`` for an unknown override.
+    /// - Throws: `EnvironmentError.unknownEnvironment(_:known:)` for an unknown override.
     static func decide(
         ids: [String], mapping: BuildMapping, switching: EnvironmentSwitching,
         override: EnvironmentOverride?, persisted: () throws -> String?, build: BuildChannelReading

@@ -1,3 +1,6 @@
+import Courier
+import Foundation
+
 /// Which environment an ``EnvironmentSet`` uses and why — a value to log at launch and to show in
 /// a debug menu.
 ///
@@ -8,7 +11,7 @@
 ///
 /// The decision order is: an ``EnvironmentOverride`` (`-COURIER_ENV` / `COURIER_ENV`), else the
 /// choice persisted by an earlier ``EnvironmentSet/switchEnvironment(to:)``, else the build
-/// (``BuildChannel`` through the set's ``BuildMapping``). When switching is forbidden in this
+/// (`BuildChannel` through the set's ``BuildMapping``). When switching is forbidden in this
 /// build (``EnvironmentSwitching``) only the build decides; the ignored sources are listed in
 /// ``notes``.
 public struct EnvironmentDecision: Sendable, Hashable, CustomStringConvertible {
@@ -59,20 +62,20 @@ public struct EnvironmentDecision: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Maps each ``BuildChannel`` to the environment a build of that kind uses when nothing else
+/// Maps each `BuildChannel` to the environment a build of that kind uses when nothing else
 /// decides. The defaults follow the usual three servers: a debug build → `development`; a release
 /// build from Xcode or TestFlight → `staging`; the App Store → `production`; an unknown channel →
 /// `production` (a release build that cannot tell where it came from is treated as shipped).
 public struct BuildMapping: Sendable, Hashable {
-    /// For ``BuildChannel/debug``.
+    /// For `BuildChannel.debug`.
     public var debug: String
-    /// For ``BuildChannel/xcode``.
+    /// For `BuildChannel.xcode`.
     public var xcode: String
-    /// For ``BuildChannel/testFlight``.
+    /// For `BuildChannel.testFlight`.
     public var testFlight: String
-    /// For ``BuildChannel/appStore``.
+    /// For `BuildChannel.appStore`.
     public var appStore: String
-    /// For ``BuildChannel/unknown``.
+    /// For `BuildChannel.unknown`.
     public var unknown: String
 
     /// Creates a mapping; every parameter has the default described on ``BuildMapping``.
@@ -107,7 +110,7 @@ public enum EnvironmentSwitching: Sendable, Hashable {
     /// Overrides, persisted choices and run-time switches are honoured in every build.
     case allowed
     /// Only App Store builds are locked (the default): there the build alone decides,
-    /// ``EnvironmentSet/switchEnvironment(to:)`` throws ``EnvironmentError/switchingForbidden(current:channel:)``,
+    /// ``EnvironmentSet/switchEnvironment(to:)`` throws `EnvironmentError.switchingForbidden(current:channel:)`,
     /// and overrides and persisted choices are ignored (and listed in ``EnvironmentDecision/notes``).
     case forbiddenInAppStoreBuilds
     /// Every build is locked to the environment its build channel maps to.
@@ -128,7 +131,7 @@ public enum SessionsOnSwitch: Sendable, Hashable {
     /// Each environment keeps its own session (tokens, cookies, cache) and finds it again when
     /// switched back to. Sessions are never shared either way.
     case kept
-    /// The session of the environment being left is reset (``APIClient/resetSession(also:)`` on
+    /// The session of the environment being left is reset (`APIClient.resetSession(also:)` on
     /// that environment's lane of every client built for the set): switching signs out.
     case signedOut
 }

@@ -1,11 +1,12 @@
+import Courier
 import Foundation
 
-/// Reads the ``BuildChannel`` from the process: the Linux (and server, and test) counterpart of
+/// Reads the `BuildChannel` from the process: the Linux (and server, and test) counterpart of
 /// `AppTransactionBuildChannelDetector`.
 ///
-/// Order: a debug build (``isDebugBuild``) is ``BuildChannel/debug``; else the launch argument
+/// Order: a debug build (``isDebugBuild``) is `BuildChannel.debug`; else the launch argument
 /// `-COURIER_BUILD_CHANNEL <value>`; else the environment variable `COURIER_BUILD_CHANNEL`; else
-/// ``BuildChannel/unknown``. Values are the case names, case-insensitively: `debug`, `xcode`,
+/// `BuildChannel.unknown`. Values are the case names, case-insensitively: `debug`, `xcode`,
 /// `testflight`, `appstore` (an unrecognised value is `unknown`, with the value in the evidence).
 public struct ProcessBuildChannelDetector: BuildChannelDetecting {
     /// The variable and launch-argument name: `COURIER_BUILD_CHANNEL`.

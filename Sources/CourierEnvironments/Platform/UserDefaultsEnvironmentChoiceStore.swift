@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// An ``EnvironmentChoiceStore`` in `UserDefaults` — the store for Apple apps (the choice is not a
@@ -26,7 +27,7 @@ public struct UserDefaultsEnvironmentChoiceStore: EnvironmentChoiceStore {
         return defaults
     }
 
-    /// - Throws: ``EnvironmentError/storeFailed(operation:reason:)`` when the suite cannot be
+    /// - Throws: `EnvironmentError.storeFailed(operation:reason:)` when the suite cannot be
     ///   opened or the key holds something other than an identifier.
     public func load() throws -> String? {
         guard let value = try defaults().object(forKey: key) else { return nil }
@@ -37,7 +38,7 @@ public struct UserDefaultsEnvironmentChoiceStore: EnvironmentChoiceStore {
         return id
     }
 
-    /// - Throws: ``EnvironmentError/storeFailed(operation:reason:)`` for an invalid identifier or
+    /// - Throws: `EnvironmentError.storeFailed(operation:reason:)` for an invalid identifier or
     ///   a suite that cannot be opened.
     public func save(_ environmentID: String) throws {
         guard APIEnvironment.isValid(identifier: environmentID) else {
@@ -47,7 +48,7 @@ public struct UserDefaultsEnvironmentChoiceStore: EnvironmentChoiceStore {
         try defaults().set(environmentID, forKey: key)
     }
 
-    /// - Throws: ``EnvironmentError/storeFailed(operation:reason:)`` when the suite cannot be opened.
+    /// - Throws: `EnvironmentError.storeFailed(operation:reason:)` when the suite cannot be opened.
     public func clear() throws {
         try defaults().removeObject(forKey: key)
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why an ``EnvironmentSet`` could not be built, switched or remembered, or why a client could not
+/// Why an `EnvironmentSet` could not be built, switched or remembered, or why a client could not
 /// be built for it. Messages name environments and files but never carry credentials.
 public enum EnvironmentError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// An environment identifier or storage namespace is empty, longer than 64 characters, or uses
@@ -17,10 +17,10 @@ public enum EnvironmentError: Error, Sendable, Hashable, CustomStringConvertible
     case missingBaseURL(environment: String, api: String)
     /// A base URL is not an absolute http(s) URL with a host.
     case invalidBaseURL(environment: String, api: String, url: String)
-    /// The set refuses run-time switching in this build (see ``EnvironmentSwitching``); `current`
+    /// The set refuses run-time switching in this build (see `EnvironmentSwitching`); `current`
     /// is the environment that stays in use.
     case switchingForbidden(current: String, channel: BuildChannel)
-    /// The ``EnvironmentChoiceStore`` failed; `operation` is `load`, `save` or `clear`.
+    /// The `EnvironmentChoiceStore` failed; `operation` is `load`, `save` or `clear`.
     case storeFailed(operation: String, reason: String)
     /// Two environments of one client would share session state (cookie storage, token store,
     /// token manager or cache partition): tokens or cookies of one could reach the other's server.

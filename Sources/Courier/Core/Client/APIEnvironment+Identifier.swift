@@ -2,11 +2,11 @@ import Foundation
 
 extension APIEnvironment {
     /// Accepts 1...64 ASCII letters, digits, `.`, `_`, `-` (not `.` or `..` alone: they are file names).
-    static func validate(identifier: String) throws {
+    package static func validate(identifier: String) throws {
         guard isValid(identifier: identifier) else { throw EnvironmentError.invalidIdentifier(identifier) }
     }
 
-    static func isValid(identifier: String) -> Bool {
+    package static func isValid(identifier: String) -> Bool {
         let bytes = Array(identifier.utf8)
         guard (1...64).contains(bytes.count), identifier != ".", identifier != ".." else { return false }
         return bytes.allSatisfy { byte in

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import Courier
+@testable import CourierEnvironments
 import CourierTesting
 
 @Suite("Environment switching: clients follow, choices persist, locks hold")

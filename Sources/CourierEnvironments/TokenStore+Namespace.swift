@@ -1,9 +1,10 @@
+import Courier
 import Foundation
 
 extension FileTokenStore {
     /// A store for one environment's tokens: the file `tokens.<namespace>.json` in `directory`.
     ///
-    /// Pass ``APIEnvironment/storageNamespace``, so each environment has its own file and a
+    /// Pass `APIEnvironment.storageNamespace`, so each environment has its own file and a
     /// staging token is never read by production. Bytes of `namespace` other than ASCII letters,
     /// digits, `.`, `_` and `-` are percent-encoded, so the name never leaves `directory`.
     public init(directory: URL, namespace: String) {

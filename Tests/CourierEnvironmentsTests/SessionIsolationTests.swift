@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import Courier
+@testable import CourierEnvironments
 import CourierTesting
 
 @Suite("A client built for an environment set refuses session state shared between environments")

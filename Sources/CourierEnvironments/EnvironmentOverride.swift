@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// An environment named for this run, outside the app: the first source ``EnvironmentSet``

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import Courier
+@testable import CourierEnvironments
 import CourierTesting
 
 @Suite("One environment type: single-API clients and environment sets share APIEnvironment and one switch")

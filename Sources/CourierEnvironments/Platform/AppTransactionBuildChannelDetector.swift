@@ -1,17 +1,18 @@
 #if canImport(StoreKit)
+import Courier
 import Foundation
 import StoreKit
 
-/// Reads the ``BuildChannel`` from StoreKit 2's `AppTransaction` (Apple platforms): the signed
+/// Reads the `BuildChannel` from StoreKit 2's `AppTransaction` (Apple platforms): the signed
 /// record of how this copy of the app was obtained. It replaces the deprecated receipt-URL check
 /// (`appStoreReceiptURL` ending in `sandboxReceipt`).
 ///
-/// Order: a debug build (``isDebugBuild``) is ``BuildChannel/debug`` without asking StoreKit;
+/// Order: a debug build (``isDebugBuild``) is `BuildChannel.debug` without asking StoreKit;
 /// else `AppTransaction.shared`: a *verified* transaction's `environment` maps `.production` →
-/// ``BuildChannel/appStore``, `.sandbox` → ``BuildChannel/testFlight``, `.xcode` →
-/// ``BuildChannel/xcode``. An unverified transaction (its signature does not check out, so its
+/// `BuildChannel.appStore`, `.sandbox` → `BuildChannel.testFlight`, `.xcode` →
+/// `BuildChannel.xcode`. An unverified transaction (its signature does not check out, so its
 /// environment could be forged to unlock staging), an error, an unknown environment value, or no
-/// answer within ``deadline`` give ``BuildChannel/unknown`` with the reason as evidence.
+/// answer within ``deadline`` give `BuildChannel.unknown` with the reason as evidence.
 ///
 /// `AppTransaction` needs iOS 16 / macOS 13 / tvOS 16 / watchOS 9 — Courier's floor — and is still
 /// checked with `#available`. Its use here is deliberately thin; the logic that depends on the

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -9,9 +10,9 @@ extension APIClient {
     /// cookie storage and connections), interceptors (token manager, cache) and base URL.
     ///
     /// `configure` runs once per environment, at once, starting from Courier's defaults for that
-    /// environment (a fresh ``URLSessionTransport``, or a ``PinningTransport`` when the environment
-    /// has ``APIEnvironment/pins``). Build per-environment state there from the environment it
-    /// is given — a token store under ``APIEnvironment/storageNamespace``, a cache partition
+    /// environment (a fresh `URLSessionTransport`, or a `PinningTransport` when the environment
+    /// has `APIEnvironment.pins`). Build per-environment state there from the environment it
+    /// is given — a token store under `APIEnvironment.storageNamespace`, a cache partition
     /// named after it — never from ``EnvironmentSet/current``, which changes:
     ///
     /// <!-- sample: apple — KeychainTokenStore exists on Apple platforms only -->
@@ -28,19 +29,19 @@ extension APIClient {
     ///
     /// The client refuses configurations in which two environments share session state, which
     /// would let a staging token or cookie reach production: the same `URLSession` or cookie
-    /// storage, the same ``TokenManager``, the same token store (file path, Keychain item or
-    /// in-memory store), or the same cache partition of the same ``HTTPCache``.
+    /// storage, the same `TokenManager`, the same token store (file path, Keychain item or
+    /// in-memory store), or the same cache partition of the same `HTTPCache`.
     ///
-    /// ``resetSession(also:)`` resets the current environment's session. With
+    /// `resetSession(also:)` resets the current environment's session. With
     /// ``SessionsOnSwitch/signedOut`` the set resets the left environment of this client on every
     /// switch.
     ///
     /// - Parameters:
     ///   - environments: The set to follow.
-    ///   - api: Which of each environment's ``APIEnvironment/baseURLs`` to use.
+    ///   - api: Which of each environment's `APIEnvironment.baseURLs` to use.
     ///   - configure: Adjusts the configuration of each environment.
-    /// - Throws: ``EnvironmentError/missingBaseURL(environment:api:)`` when an environment has no
-    ///   base URL for `api`; ``EnvironmentError/sharedSessionState(_:)``; whatever `configure` throws.
+    /// - Throws: `EnvironmentError.missingBaseURL(environment:api:)` when an environment has no
+    ///   base URL for `api`; `EnvironmentError.sharedSessionState(_:)`; whatever `configure` throws.
     public convenience init(
         environments: EnvironmentSet,
         api: String = APIEnvironment.defaultAPI,
@@ -72,7 +73,7 @@ extension APIClient {
 
 /// Detects session state shared between environments of one client.
 enum SessionIsolation {
-    /// - Throws: ``EnvironmentError/sharedSessionState(_:)`` naming the state and both environments.
+    /// - Throws: `EnvironmentError.sharedSessionState(_:)` naming the state and both environments.
     static func check(_ lanes: some Sequence<(String, APIClient.Configuration)>) throws {
         var owners: [String: String] = [:]
         for (id, configuration) in lanes {
@@ -86,7 +87,7 @@ enum SessionIsolation {
     }
 
     /// Identities of the session state a configuration holds: those of its interceptors and its
-    /// transport that conform to ``SessionResettable`` (the transport first), as (key, label) pairs.
+    /// transport that conform to `SessionResettable` (the transport first), as (key, label) pairs.
     static func stateKeys(of configuration: APIClient.Configuration) -> [(String, String)] {
         let members: [any Sendable] = [configuration.transport] + configuration.interceptors
         return members.compactMap { $0 as? any SessionResettable }.flatMap(\.sessionStateIdentities).map { ($0.key, $0.label) }

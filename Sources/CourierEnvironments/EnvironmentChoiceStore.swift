@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Where the environment chosen at run time (a debug menu's switch) is remembered between
@@ -8,14 +9,14 @@ import Foundation
 /// (previews, tests, apps that must not remember). `platformDefault` picks one.
 public protocol EnvironmentChoiceStore: Sendable {
     /// The saved identifier, or `nil` when none was saved.
-    /// - Throws: ``EnvironmentError/storeFailed(operation:reason:)`` when the storage cannot be read
+    /// - Throws: `EnvironmentError.storeFailed(operation:reason:)` when the storage cannot be read
     ///   or holds something that is not an identifier.
     func load() throws -> String?
     /// Saves `environmentID`, replacing the previous choice.
-    /// - Throws: ``EnvironmentError/storeFailed(operation:reason:)``; the previous choice is kept.
+    /// - Throws: `EnvironmentError.storeFailed(operation:reason:)`; the previous choice is kept.
     func save(_ environmentID: String) throws
     /// Forgets the saved choice; succeeds when there was none.
-    /// - Throws: ``EnvironmentError/storeFailed(operation:reason:)``.
+    /// - Throws: `EnvironmentError.storeFailed(operation:reason:)`.
     func clear() throws
 }
 
@@ -28,7 +29,7 @@ public enum EnvironmentChoiceStores {
     /// - Parameter appName: A folder name for the file store (ignored on Apple platforms), e.g. the
     ///   bundle identifier.
     public static func platformDefault(appName: String) -> any EnvironmentChoiceStore {
-        PlatformAdapters.environmentChoiceStore(appName)
+        EnvironmentPlatform.environmentChoiceStore(appName)
     }
 
     /// The ``FileEnvironmentChoiceStore`` at `$XDG_CONFIG_HOME/<appName>/environment`, or
@@ -58,7 +59,7 @@ public struct FileEnvironmentChoiceStore: EnvironmentChoiceStore {
         self.fileURL = fileURL
     }
 
-    /// - Throws: ``EnvironmentError/storeFailed(operation:reason:)`` when the file exists but
+    /// - Throws: `EnvironmentError.storeFailed(operation:reason:)` when the file exists but
     ///   cannot be read, is larger than 256 bytes, or does not hold a valid identifier.
     public func load() throws -> String? {
         let data: Data
@@ -81,7 +82,7 @@ public struct FileEnvironmentChoiceStore: EnvironmentChoiceStore {
         return id
     }
 
-    /// - Throws: ``EnvironmentError/storeFailed(operation:reason:)`` when `environmentID` is not a
+    /// - Throws: `EnvironmentError.storeFailed(operation:reason:)` when `environmentID` is not a
     ///   valid identifier or the file cannot be written (the previous file is then untouched).
     public func save(_ environmentID: String) throws {
         guard APIEnvironment.isValid(identifier: environmentID) else {
@@ -97,7 +98,7 @@ public struct FileEnvironmentChoiceStore: EnvironmentChoiceStore {
         }
     }
 
-    /// - Throws: ``EnvironmentError/storeFailed(operation:reason:)`` when the file exists and cannot
+    /// - Throws: `EnvironmentError.storeFailed(operation:reason:)` when the file exists and cannot
     ///   be removed.
     public func clear() throws {
         guard FileManager.default.fileExists(atPath: fileURL.path) else { return }

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import Courier
+@testable import CourierEnvironments
 import CourierTesting
 
 /// Shared declarations for the environment unit tests.
@@ -40,5 +41,22 @@ enum EnvironmentFixture {
         try EnvironmentSet(
             environments: standard(), build: reading(channel), switching: switching,
             sessionsOnSwitch: sessionsOnSwitch, store: store, override: override)
+    }
+}
+
+/// A one-shot barrier: `wait()` suspends until `open()`.
+actor AsyncGate {
+    private var isOpen = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for continuation in waiting { continuation.resume() }
+        waiting.removeAll()
     }
 }
