@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierTransfers", targets: ["CourierTransfers"]),
         .library(name: "CourierEnvironments", targets: ["CourierEnvironments"]),
+        .library(name: "CourierSignIn", targets: ["CourierSignIn"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierGraphQL", targets: ["CourierGraphQL"]),
         .library(name: "CourierRealtime", targets: ["CourierRealtime"]),
@@ -34,6 +35,9 @@ let package = Package(
         // Environment sets: the build channel, a persisted choice, overrides and per-environment
         // isolation of tokens and state: opt-in (Foundation; StoreKit on Apple platforms).
         .target(name: "CourierEnvironments", dependencies: ["Courier"], swiftSettings: strict),
+        // Sign-in with the authorization code flow and PKCE: opt-in (Foundation; AuthenticationServices
+        // on Apple platforms).
+        .target(name: "CourierSignIn", dependencies: ["Courier"], swiftSettings: strict),
         .target(name: "CourierTesting", dependencies: ["Courier"], swiftSettings: strict),
         .target(name: "CourierGraphQL", dependencies: ["Courier"], swiftSettings: strict),
         // libcurl for opt-in modules (headers: libcurl4-openssl-dev, installed by scripts/setup).
@@ -90,6 +94,9 @@ let package = Package(
             path: "Tests/PoolProbe", swiftSettings: strict),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"], swiftSettings: strict),
         .testTarget(
+            name: "CourierSignInTests", dependencies: ["Courier", "CourierTesting", "CourierSignIn"],
+            swiftSettings: strict),
+        .testTarget(
             name: "CourierEnvironmentsTests", dependencies: ["Courier", "CourierTesting", "CourierEnvironments"],
             swiftSettings: strict),
         .testTarget(
@@ -98,8 +105,8 @@ let package = Package(
         .testTarget(
             name: "CourierIntegrationTests",
             dependencies: [
-                "Courier", "CourierTesting", "CourierTransfers", "CourierEnvironments", "CourierGraphQL",
-                .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
+                "Courier", "CourierTesting", "CourierTransfers", "CourierEnvironments", "CourierSignIn",
+                "CourierGraphQL", .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: strict),
         .testTarget(
@@ -118,8 +125,9 @@ let package = Package(
         .testTarget(
             name: "CourierSamplesTests",
             dependencies: [
-                "Courier", "CourierTesting", "CourierTransfers", "CourierEnvironments", "CourierGraphQL",
-                "CourierRealtime", "CourierOffline", .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
+                "Courier", "CourierTesting", "CourierTransfers", "CourierEnvironments", "CourierSignIn",
+                "CourierGraphQL", "CourierRealtime", "CourierOffline",
+                .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
             ],
             packageAccess: false, swiftSettings: strict),
     ]

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import Courier
+import CourierSignIn
 import CourierTesting
 
 /// Stands in for the browser: loads the authorization URL with a plain URLSession that does not

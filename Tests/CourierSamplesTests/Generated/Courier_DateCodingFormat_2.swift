@@ -6,6 +6,7 @@ import CourierEnvironments
 import CourierGraphQL
 import CourierOffline
 import CourierRealtime
+import CourierSignIn
 import CourierTesting
 import CourierTransfers
 import Foundation

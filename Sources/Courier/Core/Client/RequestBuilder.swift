@@ -6,7 +6,7 @@ import FoundationNetworking
 /// Builds the `URLRequest` for an endpoint: URL from the environment and the endpoint's path and
 /// query (with `URLComponents`, each path segment and query component percent-encoded per
 /// RFC 3986), headers, and the encoded body.
-struct RequestBuilder: Sendable {
+package struct RequestBuilder: Sendable {
     let encoder: JSONEncoder
     let queryEncoder: URLQueryEncoder
     let defaultHeaders: HTTPHeaders
@@ -83,7 +83,7 @@ struct RequestBuilder: Sendable {
     /// `timeoutInterval` to whole seconds (`Int(timeoutInterval) * 1000` ms), so a 1.5 s deadline
     /// would otherwise be cut by a 1 s transport timeout, and it traps on a value too large for
     /// that arithmetic (e.g. a deadline of `.seconds(Int64.max)` meaning "no deadline").
-    static func idleTimeout(for deadline: Duration) -> TimeInterval {
+    package static func idleTimeout(for deadline: Duration) -> TimeInterval {
         // `Duration / Duration`, not `components`, which traps beyond Int64.max seconds.
         let seconds = deadline / .seconds(1)
         guard seconds.isFinite else { return maxIdleTimeout }

@@ -138,7 +138,7 @@ public struct RefreshTokenGrant: Sendable {
 
     /// `application/x-www-form-urlencoded` (WHATWG URL §5.2, RFC 6749 Appendix B): unreserved
     /// characters kept, space as `+`, every other byte percent-encoded.
-    static func formEncoded(_ parameters: [(String, String)]) -> String {
+    package static func formEncoded(_ parameters: [(String, String)]) -> String {
         func encode(_ text: String) -> String {
             var result = ""
             for byte in text.utf8 {

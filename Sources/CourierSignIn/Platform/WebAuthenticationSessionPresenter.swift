@@ -1,5 +1,6 @@
 #if canImport(AuthenticationServices) && !os(watchOS) && !os(tvOS)
 import AuthenticationServices
+import Courier
 import Foundation
 
 /// Presents the authorization page with `ASWebAuthenticationSession` (Apple platforms): the

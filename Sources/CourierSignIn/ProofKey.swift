@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// A PKCE proof key (RFC 7636): the secret `code_verifier` kept by the app and the

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Where and as whom an app signs in with the authorization code flow (RFC 6749 §4.1) and PKCE

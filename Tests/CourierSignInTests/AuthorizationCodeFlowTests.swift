@@ -4,9 +4,13 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import Courier
+@testable import CourierSignIn
 import CourierTesting
 
-extension AuthTests {
+/// The sign-in module's tests.
+enum SignInTests {}
+
+extension SignInTests {
     /// The authorization URL, the PKCE challenge and the callback checks of the authorization code
     /// flow, against a stub token endpoint.
     @Suite struct AuthorizationCodeFlowUnit {

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -28,7 +29,7 @@ import FoundationNetworking
 /// checks the redirect URI and `state` (RFC 6749 §10.12) before anything else, reads an error
 /// response (§4.1.2.1), and only then sends the code with its verifier to the token endpoint
 /// (§4.1.3) through the given transport — straight, not through the pipeline. The tokens go to
-/// ``TokenManager/signIn(_:)``, which stores them and refreshes them from then on.
+/// `TokenManager.signIn(_:)`, which stores them and refreshes them from then on.
 public actor AuthorizationCodeFlow {
     /// The endpoints, client and redirect URI.
     public let configuration: AuthorizationCodeConfiguration
@@ -59,7 +60,7 @@ public actor AuthorizationCodeFlow {
     ///
     /// - Returns: The stored tokens.
     /// - Throws: ``AuthorizationCodeError`` (including ``AuthorizationCodeError/cancelled``),
-    ///   ``NetworkError`` when the token request failed in transit, ``TokenStoreError`` when the
+    ///   `NetworkError` when the token request failed in transit, `TokenStoreError` when the
     ///   tokens could not be stored.
     @discardableResult
     public func signIn(using presenter: some AuthorizationPresenting) async throws -> AuthTokens {
@@ -72,7 +73,7 @@ public actor AuthorizationCodeFlow {
     /// `redirect_uri`, `scope`, a random `state`, `code_challenge` and `code_challenge_method=S256`,
     /// form-encoded after the endpoint's own query (RFC 6749 §4.1.1, RFC 7636 §4.3).
     ///
-    /// - Throws: ``NetworkError/invalidRequest(_:)`` when the authorization endpoint is not an
+    /// - Throws: `NetworkError.invalidRequest(_:)` when the authorization endpoint is not an
     ///   absolute URL.
     public func authorizationURL() throws -> URL {
         try authorizationURL(state: ProofKey.base64URL(ProofKey.randomBytes(16)), proofKey: .random())
@@ -113,8 +114,8 @@ public actor AuthorizationCodeFlow {
     /// - Throws: ``AuthorizationCodeError`` — `noPendingAuthorization`, `redirectURIMismatch`,
     ///   `stateMismatch` (nothing is sent), `authorizationFailed` (the server's `error`),
     ///   `missingAuthorizationCode`, `tokenRequestRejected` (a 400/401 from the token endpoint);
-    ///   ``NetworkError`` when the token request failed in transit or its answer was not a token
-    ///   response; ``TokenStoreError`` when the tokens could not be stored.
+    ///   `NetworkError` when the token request failed in transit or its answer was not a token
+    ///   response; `TokenStoreError` when the tokens could not be stored.
     @discardableResult
     public func handleCallback(_ url: URL) async throws -> AuthTokens {
         guard let attempt = pending else { throw AuthorizationCodeError.noPendingAuthorization }

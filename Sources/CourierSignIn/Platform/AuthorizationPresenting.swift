@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Shows the authorization server's sign-in page in a browser the user trusts and returns the

@@ -1,9 +1,10 @@
+import Courier
 import Foundation
 
 /// Why a sign-in with the authorization code flow (RFC 6749 §4.1, RFC 7636) failed.
 ///
-/// Transport failures of the token request (offline, timeout, 5xx) are thrown as ``NetworkError``,
-/// and a token store that cannot be written as ``TokenStoreError``; everything specific to the
+/// Transport failures of the token request (offline, timeout, 5xx) are thrown as `NetworkError`,
+/// and a token store that cannot be written as `TokenStoreError`; everything specific to the
 /// flow is one of these cases.
 public enum AuthorizationCodeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A callback arrived while no authorization was pending (none was started, or its callback
