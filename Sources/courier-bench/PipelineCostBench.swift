@@ -36,6 +36,13 @@ private struct ListBenchItems: Endpoint {
     var pathTemplate: String? { "/items" }
 }
 
+/// `GET /items` kept as bytes: the pipeline's cost without decoding's (and without its noise).
+private struct ListBenchItemsBytes: Endpoint {
+    typealias Response = Data
+    var path: String { "/items" }
+    var pathTemplate: String? { "/items" }
+}
+
 /// A 2 KB JSON array of 14 items, as `GET /items` of a typical API would return.
 func pipelineCostBody() -> Data {
     let items = (1...14).map { index in
@@ -75,38 +82,68 @@ func runPipelineCostBench(calls: Int, rounds: Int, only filter: String? = nil) a
         ("standard(logger: info)", .standard(logger: logger)),
         ("standard(metrics:)", .standard(metrics: sink)),
         ("standard(logger: info, metrics:)", .standard(logger: logger, metrics: sink)),
+        // One interceptor at a time, to see where the cost of a pipeline goes (--case only:).
+        ("only: RequestIDInterceptor", [RequestIDInterceptor()]),
+        ("only: LoggingInterceptor(info)", [LoggingInterceptor(logger: logger)]),
+        ("only: MetricsInterceptor", [MetricsInterceptor(sink: sink)]),
+        ("only: RetryInterceptor", [RetryInterceptor()]),
+        ("only: IdempotencyInterceptor", [IdempotencyInterceptor()]),
     ]
     for (name, interceptors) in pipelines {
         let client = client(interceptors)
         cases.append((name, { _ = try await client.send(ListBenchItems()) }))
     }
 
+    // The same pipelines with the body kept as bytes (--case raw:): their cost is the pipeline's
+    // own, measured without subtracting decoding.
+    for (name, interceptors) in pipelines where !name.hasPrefix("only:") {
+        let client = client(interceptors)
+        cases.append(("raw: " + name, { _ = try await client.send(ListBenchItemsBytes()) }))
+    }
+
     let monitored = client(.standard(), monitors: [NoOpEventMonitor()])
     cases.append(("standard() + event monitor", { _ = try await monitored.send(ListBenchItems()) }))
 
-    if let filter { cases = cases.enumerated().filter { $0.offset == 0 || $0.element.name.contains(filter) }.map(\.element) }
+    // The single-interceptor and bytes-only cases run only when asked for (`--case only:`, `raw:`).
+    cases = cases.enumerated().filter { index, entry in
+        index == 0 || (filter.map { entry.name.contains($0) } ?? !(entry.name.hasPrefix("only:") || entry.name.hasPrefix("raw:")))
+    }.map(\.element)
     for entry in cases { _ = try await measure(requests: max(200, calls / 10), concurrency: 1, entry.run) }
+    // Each round runs every case in batches of `batch` calls, the cases taking turns batch by
+    // batch: a shared machine's slow and fast moments fall on all of them alike, so a case's cost
+    // minus decoding alone within one round is steady even when the rounds' totals are not.
+    let batch = 250
     var results = Array(repeating: [Double](), count: cases.count)
     for _ in 0..<rounds {
-        for (index, entry) in cases.enumerated() {
-            results[index].append(try await measure(requests: calls, concurrency: 1, entry.run).cpuMicrosPerRequest)
+        var seconds = Array(repeating: 0.0, count: cases.count)
+        for _ in 0..<max(1, calls / batch) {
+            for (index, entry) in cases.enumerated() {
+                let start = processCPUTimeSeconds()
+                for _ in 0..<batch { try await entry.run() }
+                seconds[index] += processCPUTimeSeconds() - start
+            }
+        }
+        for index in cases.indices {
+            results[index].append(seconds[index] / Double(max(1, calls / batch) * batch) * 1_000_000)
         }
     }
-    // The machine may be shared: the best round is the steadiest estimate of a case's own cost
-    // (noise only ever adds CPU time); the median is printed next to it.
+    // The best round is the steadiest estimate of a case's own cost (noise only ever adds CPU
+    // time); the median round and the median of the rounds' differences are printed next to it.
     let decoding = (best: results[0].min() ?? 0, median: median(results[0]))
     print(
         "pipeline cost: CPU per call, in-memory transport, \(body.count) B JSON body "
-            + "(\(calls) calls x \(rounds) rounds; best round, median round)")
+            + "(\(calls) calls x \(rounds) rounds, cases interleaved in batches of \(batch); best round, median round)")
     print("  case                                  best µs  − decoding   median µs  − decoding")
     for (index, entry) in cases.enumerated() {
         let best = results[index].min() ?? 0
         let middle = median(results[index])
+        // The difference within each round, then its median: drift between rounds cancels.
+        let difference = median(zip(results[index], results[0]).map { $0 - $1 })
         let name = entry.name.padding(toLength: 36, withPad: " ", startingAt: 0)
         let costs =
             index == 0
             ? String(format: " %8.1f              %8.1f", best, middle)
-            : String(format: " %8.1f  %+10.1f   %8.1f  %+10.1f", best, best - decoding.best, middle, middle - decoding.median)
+            : String(format: " %8.1f  %+10.1f   %8.1f  %+10.1f", best, best - decoding.best, middle, difference)
         print("  " + name + costs)
     }
 }

@@ -157,6 +157,9 @@ package struct RequestBuilder: Sendable {
         // The base URL is parsed once per environment; the rest is string assembly in the order
         // `URLComponents` would use (RFC 3986 §5.3), then one parse.
         let base = try baseURLs.parts(of: environment.baseURL)
+        let query = try encodedQuery(of: endpoint)
+        let key = BaseURLCache.URLKey(path: path, pathValues: endpoint.pathValues, query: query)
+        if let url = baseURLs.url(for: key, on: base.baseURL) { return url }
         var string = base.origin
         if path.isEmpty && endpoint.pathValues.isEmpty {
             // An empty endpoint path adds nothing: the base URL is used as is, query included.
@@ -175,7 +178,7 @@ package struct RequestBuilder: Sendable {
             string += segments.joined(separator: "/")
             if path.utf8.count > 1 && path.hasSuffix("/") { string += "/" }
         }
-        switch (base.query, try encodedQuery(of: endpoint)) {
+        switch (base.query, query) {
         case (let existing?, let added?) where !existing.isEmpty: string += "?" + existing + "&" + added
         case (_, let added?): string += "?" + added
         case (let existing?, nil): string += "?" + existing
@@ -185,6 +188,7 @@ package struct RequestBuilder: Sendable {
         guard let url = URL(string: string) else {
             throw NetworkError.invalidRequest("cannot build a URL from '\(path)' and base '\(environment.baseURL)'")
         }
+        baseURLs.remember(url, for: key, on: base.baseURL)
         return url
     }
 

@@ -59,6 +59,15 @@ public final class RequestContext: Sendable {
         var decodingHooks: DecodingHooks?
         /// The client's event monitors (RequestContext+Events.swift); `nil` when it has none.
         var eventMonitors: [any NetworkEventMonitor]?
+        /// What the logging interceptors recorded (RequestContext+Records.swift).
+        var records = CallRecords()
+
+        /// Stores a slot's value; the first one reserves room for the few a call fills (a
+        /// logged, measured call fills four or five), instead of growing the table at each.
+        mutating func store(_ value: (any Sendable)?, at key: ObjectIdentifier) {
+            if values.isEmpty, value != nil { values.reserveCapacity(8) }
+            values[key] = value
+        }
     }
 
     /// Creates the context of one call.
@@ -189,6 +198,12 @@ public final class RequestContext: Sendable {
         state.withLock { body(&$0.decodingHooks) }
     }
 
+    /// Runs `body` on the call's records under the context's lock (`body` must not touch this
+    /// context).
+    func withRecords<R>(_ body: (inout CallRecords) -> R) -> R {
+        state.withLock { body(&$0.records) }
+    }
+
     /// The client's event monitors, in a field of their own: the check every step makes when the
     /// client has none is one lock, no lookup.
     package var eventMonitors: [any NetworkEventMonitor]? {
@@ -199,7 +214,7 @@ public final class RequestContext: Sendable {
     /// Reads or writes the slot `key`; `nil` when nothing was stored.
     public subscript<Key: RequestContextKey>(key: Key.Type) -> Key.Value? {
         get { state.withLock { $0.values[ObjectIdentifier(key)] as? Key.Value } }
-        set { state.withLock { $0.values[ObjectIdentifier(key)] = newValue } }
+        set { state.withLock { $0.store(newValue, at: ObjectIdentifier(key)) } }
     }
 
     /// The value in slot `key`, storing `make()` first when the slot is empty (one lock, and
@@ -208,7 +223,7 @@ public final class RequestContext: Sendable {
         state.withLock { state in
             if let value = state.values[ObjectIdentifier(key)] as? Key.Value { return value }
             let value = make()
-            state.values[ObjectIdentifier(key)] = value
+            state.store(value, at: ObjectIdentifier(key))
             return value
         }
     }
@@ -223,7 +238,7 @@ public final class RequestContext: Sendable {
         state.withLock { state in
             var value = state.values[ObjectIdentifier(key)] as? Key.Value ?? initial
             body(&value)
-            state.values[ObjectIdentifier(key)] = value
+            state.store(value, at: ObjectIdentifier(key))
         }
     }
 }

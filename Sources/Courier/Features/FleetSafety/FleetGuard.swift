@@ -52,8 +52,49 @@ package final class FleetGuard: Sendable {
 
     /// The key of a request's host: `host:port` (scheme default port when none is given).
     package static func hostKey(of url: URL?) -> String {
-        guard let url, let host = url.host?.lowercased() else { return "" }
+        guard let url else { return "" }
+        if let key = plainHostKey(of: url.absoluteString) { return key }
+        guard let host = url.host?.lowercased() else { return "" }
         return url.port.map { "\(host):\($0)" } ?? host
+    }
+
+    /// ``hostKey(of:)`` read straight off the text of an `http(s)` URL whose authority is a plain
+    /// ASCII host with an optional port (RFC 3986 §3.2): one scan instead of URL's host parsing,
+    /// per call. `nil` for anything else (user info, IP literals, percent-encoding, non-ASCII),
+    /// which the URL parses.
+    static func plainHostKey(of text: String) -> String? {
+        var utf8 = text.utf8[...]
+        if utf8.starts(with: "https://".utf8) {
+            utf8 = utf8.dropFirst(8)
+        } else if utf8.starts(with: "http://".utf8) {
+            utf8 = utf8.dropFirst(7)
+        } else {
+            return nil
+        }
+        let end = utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        let authority = utf8[..<(end ?? utf8.endIndex)]
+        var host: [UInt8] = []
+        host.reserveCapacity(authority.count)
+        var port: Int?
+        for byte in authority {
+            if var digits = port {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 100_000 else { return nil }
+                digits = digits * 10 + Int(byte - UInt8(ascii: "0"))
+                port = digits
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): host.append(byte | 0x20)
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"),
+                UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                host.append(byte)
+            case UInt8(ascii: ":"): port = 0
+            default: return nil  // user info, an IP literal, percent-encoding, non-ASCII
+            }
+        }
+        guard !host.isEmpty, port != 0 || authority.last != UInt8(ascii: ":") else { return nil }
+        let name = String(decoding: host, as: UTF8.self)
+        return port.map { "\(name):\($0)" } ?? name
     }
 
     /// What an attempt's outcome says about its host, for the breaker.

@@ -257,17 +257,26 @@ public struct RetryInterceptor: Interceptor {
     ) {
         let now = clock.elapsed()
         fleet.record(FleetGuard.outcome(of: outcome), of: host, isProbe: isProbe, at: now, random: random())
-        let (status, retryAfter): (Int?, RetryAfter?)
+        // Only a 429 or 503 the call does not accept pauses the host: `Retry-After` is read for
+        // those alone, not for every response.
+        let retryAfter: RetryAfter?
         switch outcome {
-        case .success(let response): (status, retryAfter) = (response.statusCode, RetryAfter(response: response))
+        case .success(let response):
+            guard Self.pausesHost(response.statusCode, context: context) else { return }
+            retryAfter = RetryAfter(response: response)
         case .failure(let error):
-            let failed = (error as? NetworkError)?.failedResponse
-            (status, retryAfter) = (failed?.statusCode, failed?.retryAfter)
+            guard let failed = (error as? NetworkError)?.failedResponse,
+                Self.pausesHost(failed.statusCode, context: context)
+            else { return }
+            retryAfter = failed.retryAfter
         }
-        guard let status, status == 429 || status == 503, !context.statusValidation.accepts(status),
-            let wait = context.policy.retry.retryAfterDelay(retryAfter, now: wallClock)
-        else { return }
+        guard let wait = context.policy.retry.retryAfterDelay(retryAfter, now: wallClock) else { return }
         fleet.pause(host, until: now + wait)
+    }
+
+    /// Whether a response with `status` may pause its host: a 429 or 503 the call does not accept.
+    private static func pausesHost(_ status: Int, context: RequestContext) -> Bool {
+        (status == 429 || status == 503) && !context.statusValidation.accepts(status)
     }
 
     /// The wait before the next attempt and where it came from, or `nil` to stop.

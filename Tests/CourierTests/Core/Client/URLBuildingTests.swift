@@ -191,5 +191,26 @@ extension CoreTests {
             let environment = try? APIEnvironment(name: "x", baseURL: text)
             #expect((environment != nil) == valid)
         }
+
+        @Test("one client builds every URL right when it calls the same endpoints again, many, and after a switch")
+        func repeatedCallsReuseNothingStale() async throws {
+            let stub = StubTransport(responses: Array(repeating: .status(204), count: 400))
+            let client = CoreFixture.client(stub)
+            var expected: [String] = []
+            // Twice over more distinct URLs than the client remembers, with path values and queries.
+            for round in 0..<2 {
+                for id in 0..<90 {
+                    let query: Query = id.isMultiple(of: 3) ? ["page": "\(round)"] : Query()
+                    try await client.send(Request<Void>.get("/items/{id}", query: query).pathValue("id", "\(id)"))
+                    expected.append(
+                        "https://api.example.test/v1/items/\(id)" + (id.isMultiple(of: 3) ? "?page=\(round)" : ""))
+                }
+            }
+            try await client.switchEnvironment(
+                to: APIEnvironment(name: "other", baseURL: try #require(URL(string: "https://other.example.test/v2"))))
+            try await client.send(Request<Void>.get("/items/{id}").pathValue("id", "1"))
+            expected.append("https://other.example.test/v2/items/1")
+            #expect(stub.requests.map { CoreFixture.urlString($0) } == expected)
+        }
     }
 }

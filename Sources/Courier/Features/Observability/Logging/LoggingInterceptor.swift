@@ -55,6 +55,8 @@ public struct LoggingInterceptor: Interceptor {
     package let maximumDetail: LoggingPolicy
     /// Receivers of every recorded exchange (HAR export, an in-app inspector).
     package let recorders: [any NetworkExchangeRecorder]
+    /// The record builders of ``LoggingPolicy/safe`` and ``LoggingPolicy/debugSafe``, made once.
+    private let builders: (safe: RecordBuilder, debugSafe: RecordBuilder)
 
     /// Creates the interceptor.
     ///
@@ -73,6 +75,10 @@ public struct LoggingInterceptor: Interceptor {
         self.redactor = redactor
         self.maximumDetail = maximumDetail
         self.recorders = recorders
+        builders = (
+            RecordBuilder(redactor: redactor, includesBodies: false),
+            RecordBuilder(redactor: redactor, includesBodies: true)
+        )
     }
 
     public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
@@ -82,10 +88,10 @@ public struct LoggingInterceptor: Interceptor {
         // Nothing is redacted or formatted here unless a logger will write the entry at its level
         // or a recorder takes the exchange: the journal keeps what was seen and builds records
         // when they are first read (also through `context.requestRecord` and its siblings).
-        let builder = RecordBuilder(redactor: redactor, includesBodies: policy == .debugSafe)
+        let builder = policy == .debugSafe ? builders.debugSafe : builders.safe
         let journal = context.recordJournal
         let requestIndex = journal.append(.request(request, builder, attempt: context.attempt + 1, timestamp: Date()))
-        context[RequestRecordKey.self] = .pending(journal, requestIndex)
+        context.withRecords { $0.request = .pending(journal, requestIndex) }
         let minimumLevel = logger?.minimumLevel
         let verbose = minimumLevel.map { $0 <= .debug } ?? false
         if let logger, verbose, let requestRecord = journal.requestRecord(at: requestIndex) {
@@ -98,7 +104,7 @@ public struct LoggingInterceptor: Interceptor {
             let duration = ContinuousClock.now - start
             let attempt = max(1, context.attempt)
             let index = journal.append(.response(response, builder, attempt: attempt, duration: duration))
-            context[ResponseRecordKey.self] = .pending(journal, index)
+            context.withRecords { $0.response = .pending(journal, index) }
             let streamed = response.hasStreamedBody
             let logs = minimumLevel.map { LogFormatting.level(ofStatus: response.statusCode) >= $0 } ?? false
             let exchange = ExchangeIndices(request: requestIndex, response: index)
@@ -152,7 +158,7 @@ public struct LoggingInterceptor: Interceptor {
         } catch {
             let index = journal.append(
                 .error(error, builder, attempt: context.attempt, duration: ContinuousClock.now - start))
-            context[ErrorRecordKey.self] = .pending(journal, index)
+            context.withRecords { $0.error = .pending(journal, index) }
             let logs = minimumLevel.map { LogFormatting.level(ofFailure: error) >= $0 } ?? false
             guard logs || !recorders.isEmpty, let requestRecord = journal.requestRecord(at: requestIndex),
                 let errorRecord = journal.errorRecord(at: index)

@@ -6,10 +6,18 @@ import FoundationNetworking
 /// Makes redacted records for one call. The secret values learned so far come in and go out
 /// through `secrets`, so a value hidden in the request is also hidden in the response and in
 /// error messages; ``RecordJournal`` keeps them for the call and decides when records are built.
-struct RecordBuilder: Sendable {
+///
+/// A class, made once per logging interceptor and policy: every journal entry holds one
+/// reference instead of a copy of the redactor's many fields.
+final class RecordBuilder: Sendable {
     let redactor: Redactor
     /// Whether body previews are made (``LoggingPolicy/debugSafe``).
     let includesBodies: Bool
+
+    init(redactor: Redactor, includesBodies: Bool) {
+        self.redactor = redactor
+        self.includesBodies = includesBodies
+    }
 
     /// What redacting a request or response learns, in the order a full build would: enough to
     /// render its record later exactly as it would have been (without body previews, which
@@ -24,13 +32,32 @@ struct RecordBuilder: Sendable {
     }
 
     /// The learning half of ``request(_:call:attempt:timestamp:secrets:)`` (no body preview).
-    func learn(_ request: URLRequest, secrets: inout SecretValues) -> Learned {
+    func learn(_ request: URLRequest, secrets: inout SecretValues, lastURL: inout RedactedURL?) -> Learned {
         let headers = HTTPHeaders(request)
         redactor.learn(headers: headers, into: &secrets)
-        let url = redactor.redact(url: request.url?.absoluteString ?? "", learning: &secrets)
+        let url = redact(url: request.url?.absoluteString ?? "", secrets: &secrets, lastURL: &lastURL)
         return Learned(
             url: redactor.scrub(url, secrets: secrets), headers: headers, contentType: headers["Content-Type"],
             secrets: secrets)
+    }
+
+    /// A URL's text as ``Redactor/redact(url:learning:)`` made it, with how many secrets the call
+    /// knew afterwards.
+    struct RedactedURL: Sendable {
+        let raw: String
+        let redacted: String
+        let secretCount: Int
+    }
+
+    /// `Redactor.redact(url:learning:)`, reusing the last answer for the same text while no secret
+    /// was learned since — the response to a request for the same URL, the usual case, is not
+    /// redacted twice. Secrets are only ever added, so an unchanged count is an unchanged set, and
+    /// the answer is exactly the one redacting again would give.
+    private func redact(url raw: String, secrets: inout SecretValues, lastURL: inout RedactedURL?) -> String {
+        if let lastURL, lastURL.secretCount == secrets.count, lastURL.raw == raw { return lastURL.redacted }
+        let redacted = redactor.redact(url: raw, learning: &secrets)
+        lastURL = RedactedURL(raw: raw, redacted: redacted, secretCount: secrets.count)
+        return redacted
     }
 
     /// The rendering half of ``request(_:call:attempt:timestamp:secrets:)`` (no body preview).
@@ -51,9 +78,9 @@ struct RecordBuilder: Sendable {
     }
 
     /// The learning half of ``response(_:call:attempt:duration:secrets:)`` (no body preview).
-    func learn(_ response: HTTPResponse, secrets: inout SecretValues) -> Learned {
+    func learn(_ response: HTTPResponse, secrets: inout SecretValues, lastURL: inout RedactedURL?) -> Learned {
         redactor.learn(headers: response.headers, into: &secrets)
-        let url = response.url.map { redactor.redact(url: $0.absoluteString, learning: &secrets) }
+        let url = response.url.map { redact(url: $0.absoluteString, secrets: &secrets, lastURL: &lastURL) }
         return Learned(url: url, headers: response.headers, contentType: response.headers["Content-Type"], secrets: secrets)
     }
 

@@ -44,6 +44,8 @@ final class RecordJournal: Sendable {
         var entries: [Entry] = []
         var progress: [Progress] = []
         var secrets = SecretValues()
+        /// The last URL redacted, reused for the next entry with the same URL.
+        var lastURL: RecordBuilder.RedactedURL?
     }
 
     let call: Call
@@ -101,7 +103,7 @@ final class RecordJournal: Sendable {
                             builder.request(
                                 request, call: call, attempt: attempt, timestamp: timestamp, secrets: &state.secrets)))
                 } else {
-                    progress = .learned(builder.learn(request, secrets: &state.secrets))
+                    progress = .learned(builder.learn(request, secrets: &state.secrets, lastURL: &state.lastURL))
                 }
             case .response(let response, let builder, let attempt, let duration):
                 if builder.includesBodies {
@@ -110,7 +112,7 @@ final class RecordJournal: Sendable {
                             builder.response(
                                 response, call: call, attempt: attempt, duration: duration, secrets: &state.secrets)))
                 } else {
-                    progress = .learned(builder.learn(response, secrets: &state.secrets))
+                    progress = .learned(builder.learn(response, secrets: &state.secrets, lastURL: &state.lastURL))
                 }
             case .error:
                 progress = .learned(

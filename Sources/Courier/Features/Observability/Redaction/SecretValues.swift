@@ -14,6 +14,9 @@ struct SecretValues: Sendable, Hashable {
     /// `true` when nothing was learned.
     var isEmpty: Bool { values.isEmpty }
 
+    /// How many values were learned (spellings counted apart).
+    var count: Int { values.count }
+
     /// Remembers `value` (and its percent-decoded and JSON-escaped spellings) if long enough.
     mutating func insert(_ value: String, minimumLength: Int) {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
