@@ -24,39 +24,33 @@ extension RequestContext {
     /// interceptor ran or the endpoint's ``LoggingPolicy`` is ``LoggingPolicy/disabled``.
     /// Redacted when first read.
     public var requestRecord: RequestRecord? {
-        get {
-            switch self[RequestRecordKey.self] {
-            case .built(let record): return record
-            case .pending(let journal, let index): return journal.requestRecord(at: index)
-            case nil: return nil
-            }
-        }
+        get { record(in: RequestRecordKey.self) { $0.requestRecord(at: $1) } }
         set { self[RequestRecordKey.self] = newValue.map { .built($0) } }
     }
 
     /// The redacted response the ``LoggingInterceptor`` last saw. Redacted when first read.
     public var responseRecord: ResponseRecord? {
-        get {
-            switch self[ResponseRecordKey.self] {
-            case .built(let record): return record
-            case .pending(let journal, let index): return journal.responseRecord(at: index)
-            case nil: return nil
-            }
-        }
+        get { record(in: ResponseRecordKey.self) { $0.responseRecord(at: $1) } }
         set { self[ResponseRecordKey.self] = newValue.map { .built($0) } }
     }
 
     /// The redacted error the ``LoggingInterceptor`` last saw, when an attempt or the call failed
     /// without a response. Redacted when first read.
     public var errorRecord: ErrorRecord? {
-        get {
-            switch self[ErrorRecordKey.self] {
-            case .built(let record): return record
-            case .pending(let journal, let index): return journal.errorRecord(at: index)
-            case nil: return nil
-            }
-        }
+        get { record(in: ErrorRecordKey.self) { $0.errorRecord(at: $1) } }
         set { self[ErrorRecordKey.self] = newValue.map { .built($0) } }
+    }
+
+    /// The record in `key`'s slot: the one set by hand, or the one the call's journal builds with
+    /// `build` (from the journal and the record's index) when read.
+    private func record<Key: RequestContextKey, Record>(
+        in key: Key.Type, build: (RecordJournal, Int) -> Record?
+    ) -> Record? where Key.Value == RecordSlot<Record> {
+        switch self[key] {
+        case .built(let record): return record
+        case .pending(let journal, let index): return build(journal, index)
+        case nil: return nil
+        }
     }
 
     /// How many of what the call's logging interceptors saw (requests, responses, errors) has been
