@@ -1,9 +1,63 @@
+import Courier
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+// What several benches share: the reference item and its endpoint, the raw (Courier-less) request
+// the Courier figures are compared with, an in-memory transport, and the CPU, RSS and median
+// measurements.
+
+/// The item the reference server returns for `GET /items/1`.
+struct BenchItem: Codable, Sendable {
+    let id: Int
+    let name: String
+    let price: Double
+    let status: String
+    let tags: [String]
+    let createdAt: Date
+    let updatedAt: Date
+}
+
+/// `GET /items/1` as a Courier endpoint.
+struct GetBenchItem: Endpoint {
+    typealias Response = BenchItem
+    var path: String { "/items/1" }
+    var pathTemplate: String? { "/items/{id}" }
+}
+
+/// `GET url` as code without Courier writes it, over `session`: `Accept: application/json`, the
+/// status checked (200, else `URLError(.badServerResponse)`) and the body decoded as `T`.
+func rawGet<T: Decodable>(_ type: T.Type, from url: URL, session: URLSession, decoder: JSONDecoder) async throws {
+    var request = URLRequest(url: url)
+    request.setValue("application/json", forHTTPHeaderField: "Accept")
+    let (data, response) = try await session.data(for: request)
+    guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw URLError(.badServerResponse) }
+    _ = try decoder.decode(type, from: data)
+}
+
+/// The same request sent straight to `transport` (e.g. a `CurlTransport`), without a client.
+func rawGet<T: Decodable>(_ type: T.Type, from url: URL, transport: some Transport, decoder: JSONDecoder) async throws {
+    var request = URLRequest(url: url)
+    request.setValue("application/json", forHTTPHeaderField: "Accept")
+    let response = try await transport.send(request)
+    guard response.statusCode == 200 else { throw URLError(.badServerResponse) }
+    _ = try decoder.decode(type, from: response.data)
+}
+
+/// A transport that answers every request at once from memory with `body` as JSON, so a bench sees
+/// the client's own CPU and nothing else.
+struct InstantTransport: Transport {
+    let body: Data
+    func send(_ request: URLRequest) async throws -> HTTPResponse {
+        HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: body, url: request.url)
+    }
+}
 
 /// CPU time (user + system) this process has used so far, in seconds (getrusage, RUSAGE_SELF).
 /// The servers run in other processes, so this counts only the client's work.
@@ -45,4 +99,28 @@ func measure(
     let total = Double(perWorker * concurrency)
     let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
     return Measurement(cpuMicrosPerRequest: cpu / total * 1_000_000, requestsPerSecond: total / wallSeconds)
+}
+
+/// The median of `values` (the upper one of an even count); 0 for none.
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    return sorted[sorted.count / 2]
+}
+
+/// Peak resident set size of this process so far, in MiB. On Linux `VmHWM` of /proc/self/status:
+/// `ru_maxrss` would carry the spawning parent's peak over `execve`. Elsewhere `ru_maxrss` (bytes
+/// on Darwin).
+func peakRSSMiB() -> Double {
+    #if os(Linux)
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kib = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+    else { return -1 }
+    return kib / 1024
+    #else
+    var usage = rusage()
+    getrusage(RUSAGE_SELF, &usage)
+    return Double(usage.ru_maxrss) / 1_048_576
+    #endif
 }
