@@ -74,21 +74,13 @@ public struct FileEnvironmentChoiceStore: EnvironmentChoiceStore {
         guard data.count <= Self.maximumSize, let text = String(data: data, encoding: .utf8) else {
             throw EnvironmentError.storeFailed(operation: "load", reason: "\(fileURL.path) is not an environment choice")
         }
-        let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard APIEnvironment.isValid(identifier: id) else {
-            throw EnvironmentError.storeFailed(
-                operation: "load", reason: "\(fileURL.path) does not hold an environment identifier")
-        }
-        return id
+        return try EnvironmentError.checkLoaded(text.trimmingCharacters(in: .whitespacesAndNewlines), from: fileURL.path)
     }
 
     /// - Throws: `EnvironmentError.storeFailed(operation:reason:)` when `environmentID` is not a
     ///   valid identifier or the file cannot be written (the previous file is then untouched).
     public func save(_ environmentID: String) throws {
-        guard APIEnvironment.isValid(identifier: environmentID) else {
-            throw EnvironmentError.storeFailed(
-                operation: "save", reason: "\(environmentID.debugDescription) is not an environment identifier")
-        }
+        try EnvironmentError.checkSavable(environmentID)
         do {
             try FileManager.default.createDirectory(
                 at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -123,4 +115,27 @@ package final class InMemoryEnvironmentChoiceStore: EnvironmentChoiceStore {
     package func load() throws -> String? { saved.current }
     package func save(_ environmentID: String) throws { saved.set(environmentID) }
     package func clear() throws { saved.set(nil) }
+}
+
+// The identifier checks every store makes on what it reads and writes.
+extension EnvironmentError {
+    /// `id` when it is a valid identifier (``APIEnvironment/isValid(identifier:)``).
+    ///
+    /// - Parameter storage: Names where `id` was read, e.g. a file's path, for the error.
+    /// - Throws: `storeFailed(operation: "load", …)` when `id` is `nil` or not a valid identifier.
+    static func checkLoaded(_ id: String?, from storage: @autoclosure () -> String) throws -> String {
+        guard let id, APIEnvironment.isValid(identifier: id) else {
+            throw EnvironmentError.storeFailed(
+                operation: "load", reason: "\(storage()) does not hold an environment identifier")
+        }
+        return id
+    }
+
+    /// - Throws: `storeFailed(operation: "save", …)` when `environmentID` is not a valid identifier.
+    static func checkSavable(_ environmentID: String) throws {
+        guard APIEnvironment.isValid(identifier: environmentID) else {
+            throw EnvironmentError.storeFailed(
+                operation: "save", reason: "\(environmentID.debugDescription) is not an environment identifier")
+        }
+    }
 }

@@ -154,25 +154,12 @@ enum CPUTableClient: Int, CaseIterable {
         case .rawURLSession:
             let session = URLSession(configuration: URLSessionTransport.defaultConfiguration())
             return (
-                {
-                    var request = URLRequest(url: listURL)
-                    request.setValue("application/json", forHTTPHeaderField: "Accept")
-                    let (data, response) = try await session.data(for: request)
-                    guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw URLError(.badServerResponse) }
-                    _ = try decoder.decode([BenchItem].self, from: data)
-                }, { session.finishTasksAndInvalidate() }
+                { try await rawGet([BenchItem].self, from: listURL, session: session, decoder: decoder) },
+                { session.finishTasksAndInvalidate() }
             )
         case .curlTransport:
             let transport = CurlTransport()
-            return (
-                {
-                    var request = URLRequest(url: listURL)
-                    request.setValue("application/json", forHTTPHeaderField: "Accept")
-                    let response = try await transport.send(request)
-                    guard response.statusCode == 200 else { throw URLError(.badServerResponse) }
-                    _ = try decoder.decode([BenchItem].self, from: response.data)
-                }, {}
-            )
+            return ({ try await rawGet([BenchItem].self, from: listURL, transport: transport, decoder: decoder) }, {})
         case .courierCurl, .courierCurlObserved, .courierSession, .courierSessionObserved:
             let client = APIClient(environment: environment) {
                 if self == .courierCurl || self == .courierCurlObserved { $0.transport = CurlTransport() }

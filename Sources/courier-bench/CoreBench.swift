@@ -4,24 +4,6 @@ import FoundationNetworking
 #endif
 import Courier
 
-/// The item the reference server returns for `GET /items/1`.
-struct BenchItem: Codable, Sendable {
-    let id: Int
-    let name: String
-    let price: Double
-    let status: String
-    let tags: [String]
-    let createdAt: Date
-    let updatedAt: Date
-}
-
-/// `GET /items/1` as a Courier endpoint.
-struct GetBenchItem: Endpoint {
-    typealias Response = BenchItem
-    var path: String { "/items/1" }
-    var pathTemplate: String? { "/items/{id}" }
-}
-
 /// Client CPU per request: raw `URLSession.data(for:)` + `JSONDecoder` versus Courier's client, on
 /// the same loopback endpoint in the same run, after warm-up, at concurrency 1 and 16. Rounds
 /// alternate raw/Courier so drift affects both; the median round is reported.
@@ -32,11 +14,7 @@ func runCoreBench(serverURL: URL, requests: Int, rounds: Int) async throws {
     let rawSession = URLSession(configuration: URLSessionTransport.defaultConfiguration())
     let rawDecoder = APIClient.makeDecoder()
     let raw: @Sendable () async throws -> Void = {
-        var request = URLRequest(url: itemURL)
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let (data, response) = try await rawSession.data(for: request)
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw URLError(.badServerResponse) }
-        _ = try rawDecoder.decode(BenchItem.self, from: data)
+        try await rawGet(BenchItem.self, from: itemURL, session: rawSession, decoder: rawDecoder)
     }
 
     let client = APIClient(environment: APIEnvironment(name: "bench", baseURL: base))
@@ -67,10 +45,4 @@ func runCoreBench(serverURL: URL, requests: Int, rounds: Int) async throws {
                 median(rawRuns.map(\.requestsPerSecond)), median(courierRuns.map(\.requestsPerSecond))))
     }
     rawSession.finishTasksAndInvalidate()
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return 0 }
-    return sorted[sorted.count / 2]
 }

@@ -17,11 +17,7 @@ func runCurlBench(serverURL: URL, requests: Int, rounds: Int) async throws {
 
     let rawSession = URLSession(configuration: URLSessionTransport.defaultConfiguration())
     let rawURLSession: @Sendable () async throws -> Void = {
-        var request = URLRequest(url: itemURL)
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let (data, response) = try await rawSession.data(for: request)
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw URLError(.badServerResponse) }
-        _ = try decoder.decode(BenchItem.self, from: data)
+        try await rawGet(BenchItem.self, from: itemURL, session: rawSession, decoder: decoder)
     }
     let sessionClient = APIClient(environment: APIEnvironment(name: "bench", baseURL: base)) {
         $0.transport = URLSessionTransport(configuration: benchSessionConfiguration())
@@ -29,11 +25,7 @@ func runCurlBench(serverURL: URL, requests: Int, rounds: Int) async throws {
     let courierURLSession: @Sendable () async throws -> Void = { _ = try await sessionClient.send(GetBenchItem()) }
     let curl = CurlTransport { $0.httpMaximumConnectionsPerHost = 64 }
     let curlTransport: @Sendable () async throws -> Void = {
-        var request = URLRequest(url: itemURL)
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let response = try await curl.send(request)
-        guard response.statusCode == 200 else { throw URLError(.badServerResponse) }
-        _ = try decoder.decode(BenchItem.self, from: response.data)
+        try await rawGet(BenchItem.self, from: itemURL, transport: curl, decoder: decoder)
     }
     let curlClient = APIClient(environment: APIEnvironment(name: "bench", baseURL: base)) {
         $0.transport = CurlTransport { $0.httpMaximumConnectionsPerHost = 64 }
@@ -263,29 +255,23 @@ enum RawLibcurl {
     }
 
     /// The body of `GET url`, on a new easy handle (so on a connection of its own).
-    static func get(url: String) -> Data {
-        _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        guard let handle = curl_easy_init() else { return Data() }
-        let sink = Sink()
-        _ = ccurl_easy_setopt_string(handle, CURLOPT_URL, url)
-        _ = ccurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, collect)
-        _ = ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
-        _ = curl_easy_perform(handle)
-        curl_easy_cleanup(handle)
-        return sink.body
-    }
+    static func get(url: String) -> Data { perform(url: url, writing: collect)?.body ?? Data() }
 
     /// Downloads `url` with one easy handle, counting (not keeping) the bytes.
-    static func download(url: String) -> Int {
+    static func download(url: String) -> Int { perform(url: url, writing: discard)?.count ?? 0 }
+
+    /// `GET url` on a new easy handle, the body passed to `write` (`collect` or `discard`):
+    /// the sink it wrote into, or `nil` when libcurl gave no handle.
+    private static func perform(url: String, writing write: ccurl_data_callback) -> Sink? {
         _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        guard let handle = curl_easy_init() else { return 0 }
+        guard let handle = curl_easy_init() else { return nil }
         let sink = Sink()
         _ = ccurl_easy_setopt_string(handle, CURLOPT_URL, url)
-        _ = ccurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, discard)
+        _ = ccurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, write)
         _ = ccurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
         _ = curl_easy_perform(handle)
         curl_easy_cleanup(handle)
-        return sink.count
+        return sink
     }
 }
 #endif

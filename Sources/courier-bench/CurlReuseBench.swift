@@ -40,11 +40,7 @@ func runCurlReuseBench(serverURL: URL, requests: Int, rounds: Int) async throws 
         case 1:
             let transport = CurlTransport()
             cpu = try await measure(requests: requests, concurrency: concurrency) {
-                var request = URLRequest(url: itemURL)
-                request.setValue("application/json", forHTTPHeaderField: "Accept")
-                let response = try await transport.send(request)
-                guard response.statusCode == 200 else { throw URLError(.badServerResponse) }
-                _ = try decoder.decode(BenchItem.self, from: response.data)
+                try await rawGet(BenchItem.self, from: itemURL, transport: transport, decoder: decoder)
             }.cpuMicrosPerRequest
         default:
             let client = APIClient(environment: APIEnvironment(name: "bench", baseURL: base)) {

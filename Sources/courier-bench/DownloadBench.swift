@@ -10,7 +10,7 @@ import CourierCurl
 
 // The 1 GiB download: Courier's `client.download` over URLSession and over CurlTransport against
 // raw URLSession `download(for:)`, same server route (bytes generated on the fly), each run in its
-// own child process so that its peak RSS (`peakRSSMiB()` in StreamBench.swift: VmHWM on Linux) is
+// own child process so that its peak RSS (`peakRSSMiB()` in BenchSupport.swift: VmHWM on Linux) is
 // its own. Every implementation runs `--download-runs` times (20 by default), interleaved, and the
 // table gives the minimum, median and maximum peak RSS: a bound holds only if the maximum keeps it.
 //   courier-bench --only download [--download-bytes N] [--download-runs R]   parent: the table

@@ -4,14 +4,6 @@ import FoundationNetworking
 #endif
 import Courier
 
-/// A transport that answers at once with a fixed 2 KB JSON body: the client's own CPU only.
-private struct EventsBenchTransport: Transport {
-    let body: Data
-    func send(_ request: URLRequest) async throws -> HTTPResponse {
-        HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: body, url: request.url)
-    }
-}
-
 /// Receives events and drops them: what one attached monitor costs.
 private struct DroppingMonitor: NetworkEventMonitor {
     func receive(_ event: NetworkEvent) {}
@@ -43,7 +35,7 @@ func runEventsBench(calls: Int, rounds: Int) async throws {
     let environment = APIEnvironment(name: "memory", baseURL: URL(string: "http://127.0.0.1:9")!)
     func client(_ monitors: [any NetworkEventMonitor]) -> APIClient {
         APIClient(environment: environment) {
-            $0.transport = EventsBenchTransport(body: body)
+            $0.transport = InstantTransport(body: body)  // the 2 KB JSON list: the client's own CPU only
             $0.interceptors = .standard()
             $0.eventMonitors = monitors
         }

@@ -4,14 +4,6 @@ import FoundationNetworking
 #endif
 import Courier
 
-/// A transport that answers instantly from memory, so the bench sees Courier's own cost alone.
-private struct InstantTransport: Transport {
-    let body: Data
-    func send(_ request: URLRequest) async throws -> HTTPResponse {
-        HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: body, url: request.url)
-    }
-}
-
 /// Courier's own CPU per call with no network: building the request, the pipeline, the deadline,
 /// validation and decoding, versus decoding alone (what raw code would pay anyway).
 func runOverheadBench(calls: Int) async throws {

@@ -2,11 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Courier
 import CourierCurl
 
@@ -33,23 +28,6 @@ struct StreamResult: Codable {
 /// The 1 GiB and 1 M-record cases (override with `--stream-bytes`, `--stream-records`).
 enum StreamCase: String, CaseIterable {
     case bytes, ndjson
-}
-
-/// Peak resident set size of this process so far, in MiB. On Linux `VmHWM` of /proc/self/status:
-/// `ru_maxrss` would carry the spawning parent's peak over `execve`. Elsewhere `ru_maxrss` (bytes
-/// on Darwin).
-func peakRSSMiB() -> Double {
-    #if os(Linux)
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-        let kib = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
-    else { return -1 }
-    return kib / 1024
-    #else
-    var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
-    return Double(usage.ru_maxrss) / 1_048_576
-    #endif
 }
 
 /// Parent: runs every (implementation, case) pair in a child process and prints the table.

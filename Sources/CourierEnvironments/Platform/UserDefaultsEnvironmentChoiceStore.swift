@@ -31,20 +31,13 @@ public struct UserDefaultsEnvironmentChoiceStore: EnvironmentChoiceStore {
     ///   opened or the key holds something other than an identifier.
     public func load() throws -> String? {
         guard let value = try defaults().object(forKey: key) else { return nil }
-        guard let id = value as? String, APIEnvironment.isValid(identifier: id) else {
-            throw EnvironmentError.storeFailed(
-                operation: "load", reason: "UserDefaults key '\(key)' does not hold an environment identifier")
-        }
-        return id
+        return try EnvironmentError.checkLoaded(value as? String, from: "UserDefaults key '\(key)'")
     }
 
     /// - Throws: `EnvironmentError.storeFailed(operation:reason:)` for an invalid identifier or
     ///   a suite that cannot be opened.
     public func save(_ environmentID: String) throws {
-        guard APIEnvironment.isValid(identifier: environmentID) else {
-            throw EnvironmentError.storeFailed(
-                operation: "save", reason: "\(environmentID.debugDescription) is not an environment identifier")
-        }
+        try EnvironmentError.checkSavable(environmentID)
         try defaults().set(environmentID, forKey: key)
     }
 

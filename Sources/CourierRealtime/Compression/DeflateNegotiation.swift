@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// The permessage-deflate parameters both sides agreed on (RFC 7692 §7.1), as the server's
@@ -153,27 +154,9 @@ enum DeflateNegotiation {
     }
 
     private static func splitOutsideQuotes(_ text: String, separator: Character) throws -> [String] {
-        var parts: [String] = []
-        var current = ""
-        var quoted = false
-        var escaped = false
-        for character in text {
-            if escaped {
-                escaped = false
-            } else if quoted, character == "\\" {
-                escaped = true
-            } else if character == "\"" {
-                quoted.toggle()
-            } else if character == separator, !quoted {
-                parts.append(current)
-                current = ""
-                continue
-            }
-            current.append(character)
-        }
-        guard !quoted else { throw failure("unterminated quoted string in \"\(text)\"") }
-        parts.append(current)
-        return parts
+        let split = QuotedStringSplitting.split(text, on: separator)
+        guard !split.unterminatedQuote else { throw failure("unterminated quoted string in \"\(text)\"") }
+        return split.pieces
     }
 
     /// An RFC 9110 §5.6.2 token.

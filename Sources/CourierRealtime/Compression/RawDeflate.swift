@@ -19,21 +19,13 @@ final class RawDeflater {
     ///   - resetsAfterEachMessage: `client_no_context_takeover`.
     /// - Returns: `nil` when zlib refuses the parameters or has no memory.
     init?(windowBits: Int, resetsAfterEachMessage: Bool) {
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
+        guard let stream = makeStream({ czlib_deflate_init_raw($0, Z_DEFAULT_COMPRESSION, Int32(windowBits), 8) })
+        else { return nil }
+        self.stream = stream
         self.resetsAfterEachMessage = resetsAfterEachMessage
-        guard czlib_deflate_init_raw(stream, Z_DEFAULT_COMPRESSION, Int32(windowBits), 8) == Z_OK else {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-            return nil
-        }
     }
 
-    deinit {
-        deflateEnd(stream)
-        stream.deinitialize(count: 1)
-        stream.deallocate()
-    }
+    deinit { freeStream(stream) { deflateEnd($0) } }
 
     /// The compressed payload of one message (RFC 7692 §7.2.1), without the `00 00 ff ff` tail.
     ///
@@ -57,13 +49,9 @@ final class RawDeflater {
             stream.pointee.avail_in = UInt32(source.count)
             var status = Z_OK
             repeat {
-                let produced = chunk.withUnsafeMutableBufferPointer { target -> Int in
-                    stream.pointee.next_out = target.baseAddress
-                    stream.pointee.avail_out = UInt32(target.count)
-                    status = deflate(stream, Z_SYNC_FLUSH)
-                    return target.count - Int(stream.pointee.avail_out)
-                }
-                output += chunk[..<produced]
+                let step = flushStep(stream, into: &chunk) { deflate($0, Z_SYNC_FLUSH) }
+                status = step.status
+                output += chunk[..<step.produced]
                 // Done once a flush left room in the output: all input consumed and flushed.
                 if status == Z_OK, stream.pointee.avail_out != 0 { break }
             } while status == Z_OK
@@ -98,22 +86,13 @@ final class RawInflater {
     /// - Parameter resetsAfterEachMessage: `server_no_context_takeover`.
     /// - Returns: `nil` when zlib has no memory.
     init?(resetsAfterEachMessage: Bool) {
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        self.resetsAfterEachMessage = resetsAfterEachMessage
         // A 15-bit window inflates anything compressed with a smaller one (RFC 7692 §7.1.2.1).
-        guard czlib_inflate_init_raw(stream, 15) == Z_OK else {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-            return nil
-        }
+        guard let stream = makeStream({ czlib_inflate_init_raw($0, 15) }) else { return nil }
+        self.stream = stream
+        self.resetsAfterEachMessage = resetsAfterEachMessage
     }
 
-    deinit {
-        inflateEnd(stream)
-        stream.deinitialize(count: 1)
-        stream.deallocate()
-    }
+    deinit { freeStream(stream) { inflateEnd($0) } }
 
     /// Inflates `input` (a frame's payload, or the tail at the end of a message) onto `output`.
     ///
@@ -130,13 +109,7 @@ final class RawInflater {
             stream.pointee.avail_in = UInt32(source.count)
             defer { stream.pointee.next_in = nil }
             while true {
-                var status = Z_OK
-                let produced = chunk.withUnsafeMutableBufferPointer { target -> Int in
-                    stream.pointee.next_out = target.baseAddress
-                    stream.pointee.avail_out = UInt32(target.count)
-                    status = CZlib.inflate(stream, Z_SYNC_FLUSH)
-                    return target.count - Int(stream.pointee.avail_out)
-                }
+                let (status, produced) = flushStep(stream, into: &chunk) { CZlib.inflate($0, Z_SYNC_FLUSH) }
                 switch status {
                 case Z_OK, Z_STREAM_END, Z_BUF_ERROR: break
                 default:
@@ -176,5 +149,40 @@ final class RawInflater {
     func reset() {
         inflateReset(stream)
         ended = false
+    }
+}
+
+// The `z_stream` lifecycle and output step both directions share.
+
+/// A zeroed `z_stream` set up by `initialize` (a `deflateInit2`/`inflateInit2` wrapper); `nil`,
+/// with nothing left allocated, when zlib refuses the parameters or has no memory.
+private func makeStream(_ initialize: (UnsafeMutablePointer<z_stream>) -> Int32) -> UnsafeMutablePointer<z_stream>? {
+    let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    stream.initialize(to: z_stream())
+    guard initialize(stream) == Z_OK else {
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+        return nil
+    }
+    return stream
+}
+
+/// Releases zlib's state with `end` (`deflateEnd`/`inflateEnd`), then the stream itself.
+private func freeStream(_ stream: UnsafeMutablePointer<z_stream>, end: (UnsafeMutablePointer<z_stream>) -> Int32) {
+    _ = end(stream)
+    stream.deinitialize(count: 1)
+    stream.deallocate()
+}
+
+/// Runs one `step` (`deflate` or `inflate` with `Z_SYNC_FLUSH`) with `chunk` as the output
+/// buffer: zlib's status and how many bytes it wrote at the start of `chunk`.
+private func flushStep(
+    _ stream: UnsafeMutablePointer<z_stream>, into chunk: inout [UInt8], _ step: (UnsafeMutablePointer<z_stream>) -> Int32
+) -> (status: Int32, produced: Int) {
+    chunk.withUnsafeMutableBufferPointer { target in
+        stream.pointee.next_out = target.baseAddress
+        stream.pointee.avail_out = UInt32(target.count)
+        let status = step(stream)
+        return (status, target.count - Int(stream.pointee.avail_out))
     }
 }

@@ -11,8 +11,7 @@ enum MultipartSegment: Sendable {
 /// still has the size it had when added. Used by one thread at a time (the stream's reader).
 final class MultipartSegmentReader: BodySource {
     private var segments: ArraySlice<MultipartSegment>
-    private var bytes = Data()
-    private var bytesOffset = 0
+    private var bytes = PendingBytes()
     private var file: (handle: FileHandle, url: URL, expected: Int64, read: Int64)?
     static let chunkSize = 64 << 10
 
@@ -20,15 +19,7 @@ final class MultipartSegmentReader: BodySource {
 
     func read(into buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) throws -> Int {
         while true {
-            if bytesOffset < bytes.count {
-                let count = min(maxLength, bytes.count - bytesOffset)
-                bytes.withUnsafeBytes { raw in
-                    guard let base = raw.baseAddress else { return }
-                    buffer.update(from: base.advanced(by: bytesOffset).assumingMemoryBound(to: UInt8.self), count: count)
-                }
-                bytesOffset += count
-                return count
-            }
+            if !bytes.isEmpty { return bytes.read(into: buffer, maxLength: maxLength) }
             if var current = file {
                 let chunk = try current.handle.read(upToCount: min(maxLength, Self.chunkSize)) ?? Data()
                 if chunk.isEmpty {
@@ -52,8 +43,7 @@ final class MultipartSegmentReader: BodySource {
             guard let next = segments.popFirst() else { return 0 }
             switch next {
             case .bytes(let data):
-                bytes = data
-                bytesOffset = 0
+                bytes = PendingBytes(data)
             case .file(let url, let length):
                 guard let handle = try? FileHandle(forReadingFrom: url) else {
                     throw MultipartFormError.unreadableFile(path: url.path)

@@ -40,29 +40,21 @@ final class MessageBodySource: BodySource {
     static let chunkTimeout: TimeInterval = 60
 
     private let iterator: IteratorBox
-    private var chunk = Data()
-    private var offset = 0
+    private var chunk = PendingBytes()
     private var ended = false
 
     init(_ body: MessageBody) { self.iterator = IteratorBox(body.makeAsyncIterator()) }
 
     func read(into buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) throws -> Int {
-        while offset >= chunk.count {
+        while chunk.isEmpty {
             guard !ended else { return 0 }
             guard let next = try iterator.nextBlocking(timeout: Self.chunkTimeout) else {
                 ended = true
                 return 0
             }
-            chunk = next
-            offset = 0
+            chunk = PendingBytes(next)
         }
-        let count = min(maxLength, chunk.count - offset)
-        chunk.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            buffer.update(from: base.advanced(by: offset).assumingMemoryBound(to: UInt8.self), count: count)
-        }
-        offset += count
-        return count
+        return chunk.read(into: buffer, maxLength: maxLength)
     }
 
     func close() {

@@ -13,7 +13,7 @@ extension APIClient {
         _ path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws -> T {
-        try await send(Request<T>(method: .get, path: path, query: query, headers: headers, body: .none, policy: policy))
+        try await send(Request<T>.get(path, query: query, headers: headers, policy: policy))
     }
 
     /// `POST` with an optional JSON body, decoded as `T`.
@@ -22,9 +22,7 @@ extension APIClient {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws -> T {
-        try await send(
-            Request<T>(
-                method: .post, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy))
+        try await send(Request<T>.post(path, body: body, query: query, headers: headers, policy: policy))
     }
 
     /// `POST` with an optional JSON body; the response body is ignored (204 succeeds).
@@ -33,9 +31,7 @@ extension APIClient {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws {
-        try await send(
-            Request<Void>(
-                method: .post, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy))
+        try await send(Request<Void>.post(path, body: body, query: query, headers: headers, policy: policy))
     }
 
     /// `PUT` with an optional JSON body, decoded as `T`.
@@ -44,9 +40,7 @@ extension APIClient {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws -> T {
-        try await send(
-            Request<T>(
-                method: .put, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy))
+        try await send(Request<T>.put(path, body: body, query: query, headers: headers, policy: policy))
     }
 
     /// `PUT` with an optional JSON body; the response body is ignored (204 succeeds).
@@ -55,9 +49,7 @@ extension APIClient {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws {
-        try await send(
-            Request<Void>(
-                method: .put, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy))
+        try await send(Request<Void>.put(path, body: body, query: query, headers: headers, policy: policy))
     }
 
     /// `PATCH` with an optional JSON body, decoded as `T`.
@@ -66,10 +58,7 @@ extension APIClient {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws -> T {
-        try await send(
-            Request<T>(
-                method: .patch, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
-        )
+        try await send(Request<T>.patch(path, body: body, query: query, headers: headers, policy: policy))
     }
 
     /// `PATCH` with an optional JSON body; the response body is ignored (204 succeeds).
@@ -78,10 +67,7 @@ extension APIClient {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws {
-        try await send(
-            Request<Void>(
-                method: .patch, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
-        )
+        try await send(Request<Void>.patch(path, body: body, query: query, headers: headers, policy: policy))
     }
 
     /// `DELETE`, decoded as `T`.
@@ -90,7 +76,7 @@ extension APIClient {
         _ path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws -> T {
-        try await send(Request<T>(method: .delete, path: path, query: query, headers: headers, body: .none, policy: policy))
+        try await send(Request<T>.delete(path, query: query, headers: headers, policy: policy))
     }
 
     /// `DELETE`; the response body is ignored (204 succeeds).
@@ -99,6 +85,6 @@ extension APIClient {
         _ path: String, query: Query = Query(), headers: HTTPHeaders = HTTPHeaders(),
         policy: EndpointPolicy = .standard
     ) async throws {
-        try await send(Request<Void>(method: .delete, path: path, query: query, headers: headers, body: .none, policy: policy))
+        try await send(Request<Void>.delete(path, query: query, headers: headers, policy: policy))
     }
 }

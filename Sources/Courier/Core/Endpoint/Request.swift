@@ -171,7 +171,7 @@ extension Request where Response: Decodable {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(),
         headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
     ) -> Request {
-        Request(method: .post, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
+        Request(method: .post, path: path, query: query, headers: headers, body: RequestBody(jsonOrNone: body), policy: policy)
     }
 
     /// `PUT path` with an optional JSON body, decoded as `Response`.
@@ -179,7 +179,7 @@ extension Request where Response: Decodable {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(),
         headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
     ) -> Request {
-        Request(method: .put, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
+        Request(method: .put, path: path, query: query, headers: headers, body: RequestBody(jsonOrNone: body), policy: policy)
     }
 
     /// `PATCH path` with an optional JSON body, decoded as `Response`.
@@ -187,7 +187,7 @@ extension Request where Response: Decodable {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(),
         headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
     ) -> Request {
-        Request(method: .patch, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
+        Request(method: .patch, path: path, query: query, headers: headers, body: RequestBody(jsonOrNone: body), policy: policy)
     }
 
     /// `DELETE path`, decoded as `Response`.
@@ -221,7 +221,7 @@ extension Request where Response == Void {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(),
         headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
     ) -> Request {
-        Request(method: .post, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
+        Request(method: .post, path: path, query: query, headers: headers, body: RequestBody(jsonOrNone: body), policy: policy)
     }
 
     /// `PUT path` with an optional JSON body, response body ignored.
@@ -229,7 +229,7 @@ extension Request where Response == Void {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(),
         headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
     ) -> Request {
-        Request(method: .put, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
+        Request(method: .put, path: path, query: query, headers: headers, body: RequestBody(jsonOrNone: body), policy: policy)
     }
 
     /// `PATCH path` with an optional JSON body, response body ignored.
@@ -237,7 +237,7 @@ extension Request where Response == Void {
         _ path: String, body: (any Encodable & Sendable)? = nil, query: Query = Query(),
         headers: HTTPHeaders = HTTPHeaders(), policy: EndpointPolicy = .standard
     ) -> Request {
-        Request(method: .patch, path: path, query: query, headers: headers, body: body.map { .json($0) } ?? .none, policy: policy)
+        Request(method: .patch, path: path, query: query, headers: headers, body: RequestBody(jsonOrNone: body), policy: policy)
     }
 
     /// `DELETE path`, response body ignored.

@@ -33,4 +33,8 @@ public enum RequestBody: Sendable {
         if case .none = self { return true }
         return false
     }
+
+    /// `.json(value)`, or ``none`` without a value: the body of the calls that take an optional
+    /// `Encodable` (`post(_:body:…)`, `put`, `patch`).
+    init(jsonOrNone value: (any Encodable & Sendable)?) { self = value.map { .json($0) } ?? .none }
 }

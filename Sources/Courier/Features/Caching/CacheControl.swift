@@ -42,31 +42,7 @@ struct CacheControl: Sendable, Hashable {
 
     /// Splits on commas that are not inside quoted strings (`no-cache="a, b"` stays one item).
     private static func split(_ value: String) -> [String] {
-        var items: [String] = []
-        var current = ""
-        var quoted = false
-        var escaped = false
-        for character in value {
-            if escaped {
-                current.append(character)
-                escaped = false
-                continue
-            }
-            switch character {
-            case "\\" where quoted:
-                escaped = true
-                current.append(character)
-            case "\"":
-                quoted.toggle()
-                current.append(character)
-            case "," where !quoted:
-                items.append(current)
-                current = ""
-            default: current.append(character)
-            }
-        }
-        items.append(current)
-        return items.map { String(HeaderScanning.trim($0)) }.filter { !$0.isEmpty }
+        QuotedStringSplitting.split(value, on: ",").pieces.map { String(HeaderScanning.trim($0)) }.filter { !$0.isEmpty }
     }
 
     /// `true` when the directive `name` (lower-case) is present, with or without an argument.

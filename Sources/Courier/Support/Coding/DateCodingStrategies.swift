@@ -58,16 +58,8 @@ extension JSONEncoder.DateEncodingStrategy {
     ///   0000–9999 or non-finite dates.
     public static func iso8601(fractionalDigits: Int) -> Self {
         .custom { date, encoder in
-            guard let text = ISO8601Parsing.string(from: date, fractionalDigits: fractionalDigits) else {
-                throw EncodingError.invalidValue(
-                    date,
-                    EncodingError.Context(
-                        codingPath: encoder.codingPath,
-                        debugDescription: "Date \(date.timeIntervalSince1970) s since 1970 is outside "
-                            + "the RFC 3339 range 0000-01-01…9999-12-31"
-                    )
-                )
-            }
+            let text = try ISO8601Parsing.encodedString(
+                from: date, fractionalDigits: fractionalDigits, codingPath: encoder.codingPath)
             var container = encoder.singleValueContainer()
             try container.encode(text)
         }

@@ -56,6 +56,23 @@ extension ISO8601Parsing {
         return text + "Z"
     }
 
+    /// ``string(from:fractionalDigits:)`` for an encoder: the text, or the `EncodingError` that
+    /// says the instant cannot be written.
+    ///
+    /// - Parameter codingPath: Where the date is being encoded.
+    /// - Throws: `EncodingError.invalidValue` for dates outside years 0000–9999 or non-finite dates.
+    static func encodedString(from date: Date, fractionalDigits: Int, codingPath: [any CodingKey]) throws -> String {
+        guard let text = string(from: date, fractionalDigits: fractionalDigits) else {
+            throw EncodingError.invalidValue(
+                date,
+                EncodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "Date \(date.timeIntervalSince1970) s since 1970 is outside "
+                        + "the RFC 3339 range 0000-01-01…9999-12-31"))
+        }
+        return text
+    }
+
     /// 10 raised to `exponent` (0…9).
     private static func powerOfTen(_ exponent: Int) -> Int {
         var result = 1

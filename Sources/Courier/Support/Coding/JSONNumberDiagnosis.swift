@@ -121,44 +121,41 @@ package enum JSONSyntax {
         }
 
         private mutating func object(path: [any CodingKey], depth: Int) -> Bool {
-            index += 1
+            members(closedBy: UInt8(ascii: "}")) { scanner, _ in scanner.keyedMember(path: path, depth: depth) }
+        }
+
+        /// One `"key": value` member of an object.
+        private mutating func keyedMember(path: [any CodingKey], depth: Int) -> Bool {
             skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return true
-            }
-            while true {
-                skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else { return false }
-                skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
-                index += 1
-                guard value(path: path + [Key(stringValue: key)], depth: depth + 1) else { return false }
-                skipWhitespace()
-                guard index < bytes.count else { return false }
-                if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return true
-                }
-                guard bytes[index] == UInt8(ascii: ",") else { return false }
-                index += 1
-            }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else { return false }
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
+            index += 1
+            return value(path: path + [Key(stringValue: key)], depth: depth + 1)
         }
 
         private mutating func array(path: [any CodingKey], depth: Int) -> Bool {
+            members(closedBy: UInt8(ascii: "]")) { scanner, element in
+                scanner.value(path: path + [Key(intValue: element)], depth: depth + 1)
+            }
+        }
+
+        /// An object's or array's members, from its opening bracket through `close`: `member`
+        /// parses the member with the given index (from 0); members are separated by commas.
+        private mutating func members(closedBy close: UInt8, _ member: (inout Scanner, Int) -> Bool) -> Bool {
             index += 1
             skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            if index < bytes.count, bytes[index] == close {
                 index += 1
                 return true
             }
-            var element = 0
+            var count = 0
             while true {
-                guard value(path: path + [Key(intValue: element)], depth: depth + 1) else { return false }
-                element += 1
+                guard member(&self, count) else { return false }
+                count += 1
                 skipWhitespace()
                 guard index < bytes.count else { return false }
-                if bytes[index] == UInt8(ascii: "]") {
+                if bytes[index] == close {
                     index += 1
                     return true
                 }

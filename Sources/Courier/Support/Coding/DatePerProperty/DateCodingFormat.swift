@@ -162,14 +162,8 @@ public enum DateCoding {
     static func encodeISO8601(
         _ date: Date, fractionalDigits: Int, to container: inout any SingleValueEncodingContainer
     ) throws {
-        guard let text = ISO8601Parsing.string(from: date, fractionalDigits: fractionalDigits) else {
-            throw EncodingError.invalidValue(
-                date,
-                EncodingError.Context(
-                    codingPath: container.codingPath,
-                    debugDescription: "Date \(date.timeIntervalSince1970) s since 1970 is outside "
-                        + "the RFC 3339 range 0000-01-01…9999-12-31"))
-        }
+        let text = try ISO8601Parsing.encodedString(
+            from: date, fractionalDigits: fractionalDigits, codingPath: container.codingPath)
         try container.encode(text)
     }
 }
