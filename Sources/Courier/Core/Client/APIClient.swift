@@ -156,6 +156,7 @@ public final class APIClient: Sendable {
             throw EnvironmentMismatch(required: requiredEnvironment, current: environment.id)
         }
         let monitors = lane.configuration.eventMonitors
+        let policy = endpoint.policy  // a protocol requirement: read once
         if !monitors.isEmpty {
             context.eventMonitors = monitors
             context.emit(.callStarted)
@@ -163,22 +164,22 @@ public final class APIClient: Sendable {
         do {
             let request = try prepareRequest(for: endpoint, context: context, lane: lane, environment: environment)
             if !monitors.isEmpty { context.emit(.requestPrepared(url: request.url.map(lane.redactor.redact(url:)) ?? "")) }
-            let pipeline = lane.pipeline
             context.expectDecoding()
-            let http = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) {
+            // The lane is captured, not a copy of its pipeline (a struct of several references).
+            let http = try await withDeadline(policy.deadline, context: context, deadlines: lane.deadlines) {
                 [request] in
-                try await pipeline.send(request, context: context)
+                try await lane.pipeline.send(request, context: context)
             }
             let value = try accept(http, for: endpoint, context: context, lane: lane)
             context.finishDecoding(failure: nil)
-            try await holdForMinimumDuration(endpoint.policy, context: context)
+            try await holdForMinimumDuration(policy, context: context)
             if !monitors.isEmpty { context.emit(.callEnded(statusCode: http.statusCode)) }
             return Response(value: value, response: http, context: context)
         } catch {
             let failure = networkError(error, decoding: E.Response.self, redactor: lane.redactor)
             if case .decoding = failure { context.finishDecoding(failure: failure) } else { context.finishDecoding(failure: nil) }
             if !monitors.isEmpty { Self.emitEnd(of: failure, context: context) }
-            if !failure.isCancellation { try? await holdForMinimumDuration(endpoint.policy, context: context) }
+            if !failure.isCancellation { try? await holdForMinimumDuration(policy, context: context) }
             throw failure
         }
     }
@@ -278,14 +279,13 @@ public final class APIClient: Sendable {
     private func accept<E: Endpoint>(
         _ http: HTTPResponse, for endpoint: E, context: RequestContext, lane: ClientLane
     ) throws -> E.Response {
-        let configuration = lane.configuration
         // The endpoint's own acceptance: a module's endpoint may accept more than the context its
         // layers see (GraphQL reads every status's body, yet lets the retry step repeat a 503).
         guard endpoint.statusValidation.accepts(http.statusCode) || context.isStoppedRedirect(http) else {
             throw NetworkError(response: http, knownErrors: endpoint.knownErrors)
         }
         let decodingContext = ResponseDecodingContext(
-            method: endpoint.method, decoder: endpoint.options.decoder ?? configuration.decoder)
+            method: endpoint.method, decoder: endpoint.options.decoder ?? lane.configuration.decoder)
         if let check = endpoint.options.checkResponse {
             do {
                 try check(http)

@@ -101,10 +101,11 @@ public struct MetricsInterceptor: Interceptor {
         _ context: RequestContext, _ startedAt: Date, _ duration: Duration, _ requestBytes: Int?,
         status: Int?, responseBytes: Int?, errorKind: String?
     ) -> NetworkMetricsEvent {
-        NetworkMetricsEvent(
+        let attempts = context.attempt  // one read: the retry count follows from it
+        return NetworkMetricsEvent(
             requestID: context.requestID, method: context.method, pathTemplate: context.pathTemplate,
-            statusCode: status, startedAt: startedAt, duration: duration, attempts: context.attempt,
-            retryCount: context.retryCount, requestBodyBytes: requestBytes, responseBodyBytes: responseBytes,
+            statusCode: status, startedAt: startedAt, duration: duration, attempts: attempts,
+            retryCount: max(0, attempts - 1), requestBodyBytes: requestBytes, responseBodyBytes: responseBytes,
             errorKind: errorKind, cacheOutcome: context.cacheOutcome, taskTimings: context.taskTimings,
             redirectCount: context.redirects.count, retryRefusal: context.retryRefusal)
     }
