@@ -131,6 +131,30 @@ extension CoreTests {
             #expect(stub.requestCount == 0)
         }
 
+        @Test("a path that fails to build fails on every call, between calls that succeed: failures are never remembered")
+        func failingPathsFailEveryTime() async throws {
+            let stub = StubTransport(responses: Array(repeating: .status(204), count: 4))
+            let client = CoreFixture.client(stub)
+            for _ in 0..<2 {
+                try await client.send(Request<Void>.get("/items/{id}").pathValue("id", "7"))
+                let dotSegment = await CoreFixture.networkError {
+                    try await client.send(Request<Void>.get("/items/{id}").pathValue("id", ".."))
+                }
+                let unusedValue = await CoreFixture.networkError {
+                    try await client.send(Request<Void>.get("/items").pathValue("id", "7"))
+                }
+                for error in [dotSegment, unusedValue] {
+                    guard case .invalidRequest? = error else {
+                        Issue.record("expected invalidRequest, got \(String(describing: error))")
+                        return
+                    }
+                }
+            }
+            #expect(
+                stub.requests.map { CoreFixture.urlString($0) }
+                    == Array(repeating: "https://api.example.test/v1/items/7", count: 2))
+        }
+
         @Test("a malformed absolute URL is an invalidRequest")
         func malformedAbsoluteURL() async throws {
             let stub = StubTransport(responses: [.status(204)])
