@@ -95,7 +95,7 @@ public final class CurlTransport: Transport {
     ///   matching `NetworkError`.
     public func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse {
         try await perform(
-            request, delivery: .streamed(limit: options.bufferLimit),
+            request, delivery: .streamed(limit: options.bufferLimit(pausing: true)),
             idleTimeout: IdleTimer.backstop(for: options.idleTimeout), totalTimeout: options.maxDuration)
     }
 

@@ -55,7 +55,7 @@ func traceDownload(base: URL, bytes: Int64, destination: URL, before: Bool) asyn
     let start = Date()
     let sampler = Thread {
         while true {
-            let ops = queue.operationCount
+            let ops = (queue as? BoundedDelegateQueue)?.pendingCount ?? queue.operationCount
             let rss = currentRSSMiB()
             counts.lock.withLock {
                 let buffered = counts.buffers.last?.bufferedByteCount ?? 0

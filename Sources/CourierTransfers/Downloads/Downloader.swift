@@ -17,13 +17,19 @@ struct Downloader<E: Endpoint>: Sendable {
     /// Where the file work runs: every open, write, `fsync(2)`, rename and read-back of the
     /// partial file, off the cooperative pool.
     let files = DownloadFileQueue()
-    /// Bodies go to disk as fast as they arrive; the larger buffer absorbs a slow disk where the
-    /// transport cannot pause (URLSession on Linux, whose delegate queue Courier bounds). An
-    /// overflow still loses nothing: the download continues from the bytes written, like after a
-    /// lost connection. Holding the transfer instead (`StreamingOptions.drainsContinuously` (package))
-    /// kept a 1 GiB download under 63 MiB in 20 runs but stalls every URLSession of the process
-    /// while the pool cannot run the writer (measured: parallel tests timed out), so it is off.
-    static var streamingOptions: StreamingOptions { StreamingOptions(bufferLimit: 16 << 20) }
+    /// Bodies go to disk as fast as they arrive; the larger buffer (16 MiB) absorbs a slow disk
+    /// where the transport cannot pause (URLSession on Linux, whose delegate queue Courier bounds).
+    /// An overflow still loses nothing: the download continues from the bytes written, like after a
+    /// lost connection. Where the transport pauses (CourierCurl, URLSession on Apple platforms) it
+    /// pauses at 2 MiB: two write batches, so the network never waits for one write. Holding the
+    /// transfer instead (`StreamingOptions.drainsContinuously` (package)) kept a 1 GiB download
+    /// under 63 MiB in 20 runs but stalls every URLSession of the process while the pool cannot run
+    /// the writer (measured: parallel tests timed out), so it is off.
+    static var streamingOptions: StreamingOptions {
+        var options = StreamingOptions(bufferLimit: 16 << 20)
+        options.pausingBufferLimit = 2 * writeBatchBytes
+        return options
+    }
 
     /// Continuations after a buffer overflow that kept the bytes written (they do not use up
     /// the endpoint's retries: nothing failed on the network), per download.

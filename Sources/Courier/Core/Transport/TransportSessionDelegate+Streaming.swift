@@ -39,7 +39,8 @@ extension TransportSessionDelegate {
             !capabilities.canSuspendTasks && capabilities.boundsDelegateQueue && options.drainsContinuously
             ? DeliveryHold() : nil
         // On overflow (a task that cannot pause) this runs on the delegate queue: the cancel must not wait there.
-        let buffer = StreamBuffer(limit: options.bufferLimit, pausesProducer: capabilities.canSuspendTasks || hold != nil) {
+        let pauses = capabilities.canSuspendTasks || hold != nil
+        let buffer = StreamBuffer(limit: options.bufferLimit(pausing: pauses), pausesProducer: pauses) {
             hold?.release()  // a consumer gone away first never leaves the delegate waiting
             control.cancel()
         }

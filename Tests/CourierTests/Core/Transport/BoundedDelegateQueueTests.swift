@@ -34,6 +34,28 @@ struct BoundedDelegateQueueTests {
         #expect(queue.peakPendingCount == 2)
     }
 
+    @Test("a waiting hand-over goes on once half the bound has drained, not after every operation")
+    func waitingHandOverResumesAtHalf() async throws {
+        let queue = BoundedDelegateQueue(maxPending: 4)
+        let gates = (0..<4).map { _ in DispatchSemaphore(value: 0) }
+        for gate in gates { queue.addOperation { gate.wait() } }
+        let fifthAdded = Locked(false)
+        DispatchQueue(label: "test.socket-reader").async {
+            queue.addOperation {}
+            fifthAdded.withLock { $0 = true }
+        }
+        try await Self.waitUntil { queue.waitingCount == 1 }  // the reader's thread may start late
+        gates[0].signal()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!fifthAdded.current, "3 of 4 pending: above half, the hand-over still waits")
+        gates[1].signal()
+        try await Self.waitUntil { fifthAdded.current }
+        gates[2].signal()
+        gates[3].signal()
+        try await Self.waitUntil { queue.pendingCount == 0 }
+        #expect(queue.peakPendingCount == 4)
+    }
+
     @Test("an operation added from the queue itself never waits for the queue")
     func addingFromTheQueueDoesNotWait() async throws {
         let queue = BoundedDelegateQueue(maxPending: 1)
