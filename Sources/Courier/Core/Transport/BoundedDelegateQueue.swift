@@ -57,24 +57,19 @@ package final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
     }
 
     /// The most operations that were pending at once (tests and the bench read it).
-    package var peakPendingCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return peak
-    }
+    package var peakPendingCount: Int { read { $0.peak } }
 
     /// Blocks handed over and not yet finished (the bench's trace reads it).
-    package var pendingCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return pending
-    }
+    package var pendingCount: Int { read { $0.pending } }
 
     /// Hand-overs waiting for the queue to drain (tests read it).
-    package var waitingCount: Int {
+    package var waitingCount: Int { read { $0.waiting } }
+
+    /// Reads a counter under `condition`.
+    private func read(_ counter: (BoundedDelegateQueue) -> Int) -> Int {
         condition.lock()
         defer { condition.unlock() }
-        return waiting
+        return counter(self)
     }
 
     /// Runs `block` on the queue's serial dispatch queue, first waiting while `maxPending` blocks

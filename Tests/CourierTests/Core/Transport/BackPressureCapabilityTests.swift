@@ -54,37 +54,25 @@ struct BackPressureCapabilityTests {
         await #expect(throws: NetworkError.streamBufferOverflow(limit: 100)) { try await chunks.next() }
     }
 
-    @Test("a task that can pause pauses at pausingBufferLimit; one that cannot keeps bufferLimit")
-    func pausingBufferLimitAppliesOnlyWhereTheTaskPauses() async throws {
+    @Test("a task that can pause pauses at pausingBufferLimit; one that cannot keeps bufferLimit", arguments: [true, false])
+    func pausingBufferLimitAppliesOnlyWhereTheTaskPauses(canSuspend: Bool) async throws {
         var options = StreamingOptions(bufferLimit: 1000)
         options.pausingBufferLimit = 100
-        #expect(options.bufferLimit(pausing: true) == 100)
-        #expect(options.bufferLimit(pausing: false) == 1000)
+        #expect(options.bufferLimit(pausing: canSuspend) == (canSuspend ? 100 : 1000))
 
-        let pausing = TransportSessionDelegate(
-            capabilities: TransportFixtures.capabilities(.foundationNetworking) { $0.canSuspendTasks = true },
+        let delegate = TransportSessionDelegate(
+            capabilities: TransportFixtures.capabilities(.foundationNetworking) { $0.canSuspendTasks = canSuspend },
             serverTrust: NoServerTrustEvaluator())
-        let pausingTask = FakeTransportTask(6, in: pausing)
-        async let pausingHead = pausing.stream(pausingTask, options: options)
-        try await pausingTask.waitFor("resume")
-        pausing.deliverHead(6, try TransportFixtures.response(200))
-        let pausingBody = try await pausingHead.body
-        pausing.receive(6, Data(count: 120))
-        #expect(pausingTask.commands == ["resume", "suspend"], "120 bytes held: over the pausing bound of 100")
-        #expect(pausingBody.streamBuffer?.limit == 100)
-
-        let overflowing = TransportSessionDelegate(
-            capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator())
-        let overflowingTask = FakeTransportTask(7, in: overflowing)
-        async let overflowingHead = overflowing.stream(overflowingTask, options: options)
-        try await overflowingTask.waitFor("resume")
-        overflowing.deliverHead(7, try TransportFixtures.response(200))
-        let overflowingBody = try await overflowingHead.body
-        overflowing.receive(7, Data(count: 120))
-        #expect(overflowingTask.commands == ["resume"], "120 of 1000 bytes: a task that cannot pause keeps the large bound")
-        #expect(overflowingBody.streamBuffer?.limit == 1000)
-        overflowingBody.streamBuffer?.cancel()
-        pausingBody.streamBuffer?.cancel()
+        let task = FakeTransportTask(6, in: delegate)
+        async let head = delegate.stream(task, options: options)
+        try await task.waitFor("resume")
+        delegate.deliverHead(6, try TransportFixtures.response(200))
+        let body = try await head.body
+        delegate.receive(6, Data(count: 120))
+        // 120 bytes held: over the pausing bound of 100, under the bound of 1000 of a task that cannot pause.
+        #expect(task.commands == (canSuspend ? ["resume", "suspend"] : ["resume"]))
+        #expect(body.streamBuffer?.limit == (canSuspend ? 100 : 1000))
+        body.streamBuffer?.cancel()
     }
 
     /// Options of a consumer that drains continuously (a download), at a 100-byte bound.
