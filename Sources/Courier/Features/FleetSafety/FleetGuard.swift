@@ -63,38 +63,56 @@ package final class FleetGuard: Sendable {
     /// per call. `nil` for anything else (user info, IP literals, percent-encoding, non-ASCII),
     /// which the URL parses.
     static func plainHostKey(of text: String) -> String? {
-        var utf8 = text.utf8[...]
-        if utf8.starts(with: "https://".utf8) {
-            utf8 = utf8.dropFirst(8)
-        } else if utf8.starts(with: "http://".utf8) {
-            utf8 = utf8.dropFirst(7)
+        var text = text
+        return text.withUTF8 { plainHostKey(bytes: $0) }
+    }
+
+    /// ``plainHostKey(of:)`` over the URL's UTF-8 bytes. The key is the authority's own text,
+    /// lowercased: a port with a leading zero (which `URL` reads as a number) or above 65535 is
+    /// left to the URL.
+    private static func plainHostKey(bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let start: Int
+        if hasPrefix(bytes, "https://") {
+            start = 8
+        } else if hasPrefix(bytes, "http://") {
+            start = 7
         } else {
             return nil
         }
-        let end = utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-        let authority = utf8[..<(end ?? utf8.endIndex)]
-        var host: [UInt8] = []
-        host.reserveCapacity(authority.count)
-        var port: Int?
-        for byte in authority {
-            if var digits = port {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 100_000 else { return nil }
-                digits = digits * 10 + Int(byte - UInt8(ascii: "0"))
-                port = digits
-                continue
-            }
+        var index = start
+        var colon: Int?
+        var port = 0
+        var hasUppercase = false
+        scan: while index < bytes.count {
+            let byte = bytes[index]
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): host.append(byte | 0x20)
+            case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): break scan
+            case UInt8(ascii: "0")...UInt8(ascii: "9") where colon != nil:
+                guard port != 0 || index == (colon ?? 0) + 1, index - (colon ?? 0) <= 5 else { return nil }
+                port = port * 10 + Int(byte - UInt8(ascii: "0"))
+            case _ where colon != nil: return nil
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): hasUppercase = true
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"),
                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                host.append(byte)
-            case UInt8(ascii: ":"): port = 0
+                break
+            case UInt8(ascii: ":"): colon = index
             default: return nil  // user info, an IP literal, percent-encoding, non-ASCII
             }
+            index += 1
         }
-        guard !host.isEmpty, port != 0 || authority.last != UInt8(ascii: ":") else { return nil }
-        let name = String(decoding: host, as: UTF8.self)
-        return port.map { "\(name):\($0)" } ?? name
+        // A host, and after a colon at least one digit of a port that fits 16 bits.
+        guard (colon ?? index) > start, colon.map({ index > $0 + 1 }) ?? true, port <= 65_535 else { return nil }
+        let authority = UnsafeBufferPointer(rebasing: bytes[start..<index])
+        guard hasUppercase else { return String(decoding: authority, as: UTF8.self) }
+        return String(
+            decoding: authority.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// Whether `bytes` start with the ASCII text `prefix`.
+    private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
+        prefix.withUTF8Buffer { prefix in
+            bytes.count >= prefix.count && zip(bytes, prefix).allSatisfy { $0 == $1 }
+        }
     }
 
     /// What an attempt's outcome says about its host, for the breaker.

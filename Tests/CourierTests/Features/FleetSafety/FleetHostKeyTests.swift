@@ -39,5 +39,11 @@ import Testing
         #expect(FleetGuard.plainHostKey(of: "https://api.example.com:/") == nil)
         #expect(FleetGuard.plainHostKey(of: "ftp://files.example.com/") == nil)
         #expect(FleetGuard.plainHostKey(of: "https://API.example.com:8443/x") == "api.example.com:8443")
+        #expect(FleetGuard.plainHostKey(of: "http://localhost:0") == "localhost:0")
+        #expect(FleetGuard.plainHostKey(of: "http://localhost:080/") == nil, "a leading zero: URL reads the number")
+        #expect(FleetGuard.plainHostKey(of: "http://localhost:65536/") == nil)
+        #expect(FleetGuard.plainHostKey(of: "http://localhost:1:2/") == nil)
+        #expect(FleetGuard.plainHostKey(of: "http://:8080/") == nil)
+        #expect(FleetGuard.plainHostKey(of: "http://") == nil)
     }
 }
