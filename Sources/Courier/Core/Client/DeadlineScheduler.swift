@@ -24,21 +24,26 @@ func makeDeadlineScheduler<C: Clock>(clock: C) -> any DeadlineScheduling where C
     DeadlineScheduler(clock: clock)
 }
 
-final class DeadlineScheduler<C: Clock>: DeadlineScheduling where C.Duration == Duration {
-    /// A deadline is kept as the time since `origin`, so the bookkeeping below is plain
-    /// `Duration` arithmetic: generic `C.Instant` values in a dictionary cost a metadata lookup per
-    /// operation, a few microseconds per call.
-    private struct Entry {
-        let deadline: Duration
-        let expire: @Sendable () -> Void
-    }
+/// One registered deadline, kept as the time since the scheduler's origin, so the bookkeeping is
+/// plain `Duration` arithmetic. Outside the generic class: nested in it, `[UInt64: Entry]` would
+/// be a type generic over the clock, whose metadata the runtime looks up on every insert and
+/// removal (measured: ~7 % of an in-memory call).
+private struct DeadlineEntry {
+    let deadline: Duration
+    let expire: @Sendable () -> Void
+}
 
-    private struct State: Sendable {
-        var entries: [UInt64: Entry] = [:]
-        var nextToken: UInt64 = 0
-        var wakeAt: Duration?
-        var sleeper: Task<Void, Never>?
-    }
+/// The scheduler's registrations and sleeper (non-generic, like ``DeadlineEntry``).
+private struct DeadlineSchedulerState: Sendable {
+    var entries: [UInt64: DeadlineEntry] = [:]
+    var nextToken: UInt64 = 0
+    var wakeAt: Duration?
+    var sleeper: Task<Void, Never>?
+}
+
+final class DeadlineScheduler<C: Clock>: DeadlineScheduling where C.Duration == Duration {
+    private typealias Entry = DeadlineEntry
+    private typealias State = DeadlineSchedulerState
 
     private let clock: C
     /// The instant every deadline is measured from.

@@ -72,7 +72,8 @@ package struct RequestBuilder: Sendable {
             headers.replace(requestID.name, with: requestID.value)
         }
         for field in headers { try Self.validate(field) }
-        request.allHTTPHeaderFields = headers.dictionary  // one bridge to NSMutableURLRequest, not one per field
+        // One bridge to NSMutableURLRequest, not one per field; every name was just checked.
+        request.allHTTPHeaderFields = headers.dictionary(namesAreTokens: true)
         endpoint.options.modifyRequest?(&request)
         return request
     }

@@ -61,6 +61,9 @@ public final class RequestContext: Sendable {
         var eventMonitors: [any NetworkEventMonitor]?
         /// What the logging interceptors recorded (RequestContext+Records.swift).
         var records = CallRecords()
+        /// The call's redirect mode (RedirectMode.swift): a field, not a slot, since the redirect
+        /// step reads it on every call.
+        var redirectMode = RedirectMode.follow
 
         /// Stores a slot's value; the first one reserves room for the few a call fills (a
         /// logged, measured call fills four or five), instead of growing the table at each.
@@ -191,6 +194,11 @@ public final class RequestContext: Sendable {
 
     /// Time elapsed since ``startedAt``.
     public var elapsed: Duration { ContinuousClock.now - startedAt }
+
+    /// Runs `body` on the call's redirect mode under the context's lock.
+    func withRedirectMode<R>(_ body: (inout RedirectMode) -> R) -> R {
+        state.withLock { body(&$0.redirectMode) }
+    }
 
     /// Runs `body` on the decoding step's actions under the context's lock (`body` must not
     /// touch this context).

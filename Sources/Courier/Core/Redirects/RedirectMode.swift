@@ -119,8 +119,8 @@ extension RequestContext {
     /// This call's redirect mode (``RequestOptions/redirects``); ``RedirectMode/follow`` unless
     /// the client set another one.
     public internal(set) var redirectMode: RedirectMode {
-        get { self[RedirectModeKey.self] ?? .follow }
-        set { self[RedirectModeKey.self] = newValue }
+        get { withRedirectMode { $0 } }
+        set { withRedirectMode { $0 = newValue } }
     }
 
     /// Whether `response` is a redirect this call chose not to follow: the caller gets it as the
@@ -130,8 +130,4 @@ extension RequestContext {
         guard !redirectMode.followsAll, [301, 302, 303, 307, 308].contains(response.statusCode) else { return false }
         return response.headers["Location"] != nil
     }
-}
-
-private enum RedirectModeKey: RequestContextKey {
-    typealias Value = RedirectMode
 }

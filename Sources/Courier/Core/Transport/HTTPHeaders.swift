@@ -79,10 +79,18 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// The fields as a dictionary with repeated names joined by `", "` (first spelling wins).
-    public var dictionary: [String: String] {
+    public var dictionary: [String: String] { dictionary(namesAreTokens: false) }
+
+    /// ``dictionary``; with `namesAreTokens` (every name checked to be an RFC 9110 §5.1 token,
+    /// so ASCII), names of different lengths are known to differ and are not compared.
+    func dictionary(namesAreTokens: Bool) -> [String: String] {
         var result: [String: String] = [:]
+        result.reserveCapacity(fields.count)
         for field in fields {
-            if let key = result.keys.first(where: { $0.equalsFieldName(field.name) }) {
+            let length = field.name.utf8.count
+            if let key = result.keys.first(where: {
+                (!namesAreTokens || $0.utf8.count == length) && $0.equalsFieldName(field.name)
+            }) {
                 result[key] = (result[key] ?? "") + ", " + field.value
             } else {
                 result[field.name] = field.value

@@ -52,6 +52,7 @@ package struct SlidingWindowCounts: Sendable, Hashable {
     }
 
     package static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let (seconds, attoseconds) = duration.components  // one 128-bit division, not two
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
