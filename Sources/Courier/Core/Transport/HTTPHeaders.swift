@@ -86,12 +86,14 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     func dictionary(namesAreTokens: Bool) -> [String: String] {
         var result: [String: String] = [:]
         result.reserveCapacity(fields.count)
-        for field in fields {
+        for (index, field) in fields.enumerated() {
             let length = field.name.utf8.count
-            if let key = result.keys.first(where: {
-                (!namesAreTokens || $0.utf8.count == length) && $0.equalsFieldName(field.name)
+            // The earlier fields, not the dictionary's keys: an array walk, in order, so the
+            // first spelling of a repeated name is the key.
+            if let first = fields[..<index].first(where: {
+                (!namesAreTokens || $0.name.utf8.count == length) && $0.name.equalsFieldName(field.name)
             }) {
-                result[key] = (result[key] ?? "") + ", " + field.value
+                result[first.name] = (result[first.name] ?? "") + ", " + field.value
             } else {
                 result[field.name] = field.value
             }
