@@ -167,7 +167,11 @@ public actor BackgroundDownloads {
     }
 
     /// Stops the download `id` and forgets it (its resume data too).
-    public func cancel(_ id: UUID) async {
+    ///
+    /// - Throws: ``BackgroundDownloadError/registryUnwritable(path:reason:)`` when the registry
+    ///   cannot be written: the download is stopped and gone from ``downloads``, but a relaunch
+    ///   would still find its record.
+    public func cancel(_ id: UUID) async throws {
         guard let record = records[id] else { return }
         await transport.cancelTask(withDescription: id.uuidString)
         if let name = record.resumeDataFileName {
@@ -175,7 +179,7 @@ public actor BackgroundDownloads {
         }
         settle(id, .failure(DownloadError(.network(.cancelled))))
         records[id] = nil
-        try? registry.save(records)
+        try registry.save(records)
     }
 
     // MARK: Running

@@ -10,7 +10,7 @@ import FoundationNetworking
 /// failed or abandoned.
 ///
 /// ```swift
-/// let uploads = UploadManager(client: client, directory: appSupport.appendingPathComponent("uploads"),
+/// let uploads = try UploadManager(client: client, directory: appSupport.appendingPathComponent("uploads"),
 ///                             backgroundTransport: URLSessionBackgroundTransport(identifier: "com.example.uploads"))
 /// let id = try await uploads.enqueue(fileAt: pickedURL, to: "/photos", contentType: "image/jpeg", mode: .background)
 /// let response = try await uploads.result(for: id)      // waits; also after a relaunch
@@ -57,12 +57,15 @@ public actor UploadManager {
     ///   - policy: The policy of foreground uploads; default `EndpointPolicy.authorizedUpload`.
     ///   - prepareBackgroundRequest: See ``prepareBackgroundRequest``.
     ///   - tokenManager: See ``tokenManager``.
+    /// - Throws: ``UploadManagerError/registryUnreadable(path:reason:)`` when the registry exists
+    ///   but cannot be read or decoded. Nothing is changed then: starting empty would sweep every
+    ///   staged file at ``resumePending()`` and overwrite the registry at the next change.
     public init(
         client: APIClient, directory: URL, backgroundTransport: (any BackgroundTransport)? = nil,
         policy: EndpointPolicy = .authorizedUpload,
         prepareBackgroundRequest: (@Sendable (inout URLRequest) async throws -> Void)? = nil,
         tokenManager: TokenManager? = nil
-    ) {
+    ) throws {
         self.client = client
         self.staging = StagingStore(directory: directory.appendingPathComponent("staged", isDirectory: true))
         self.registry = UploadRegistry(file: directory.appendingPathComponent("uploads.json"))
@@ -70,7 +73,7 @@ public actor UploadManager {
         self.policy = policy
         self.prepareBackgroundRequest = prepareBackgroundRequest
         self.tokenManager = tokenManager
-        self.records = registry.load()
+        self.records = try registry.load()
     }
 
     /// Every upload in the registry, oldest first.
@@ -127,7 +130,7 @@ public actor UploadManager {
             state: .pending, createdAt: Date())
         records[record.id] = record
         do {
-            try registry.save(records)
+            try saveRegistry()
         } catch {
             records[record.id] = nil
             staging.remove(name)
@@ -246,7 +249,9 @@ public actor UploadManager {
         running[record.id] = nil
         sentTokens[record.id] = nil
         reauthorized.remove(record.id)
-        try? registry.save(records)
+        // A failed write keeps the outcome in memory for this launch; the next change rewrites
+        // the whole registry and carries it (until then a relaunch finds the upload pending).
+        persistRegistry()
         switch result {
         case .success(let response): responses[record.id] = response
         case .failure(let error): failures[record.id] = NetworkError(error)
@@ -277,19 +282,49 @@ public actor UploadManager {
     public func progress(for id: UUID) -> AsyncStream<TransferProgress>? { running[id]?.progress }
 
     /// Abandons the upload `id`: stops it, removes its staged file and its record.
-    public func cancel(_ id: UUID) async {
+    ///
+    /// - Throws: ``UploadManagerError/registryUnwritable(path:reason:)`` when the registry
+    ///   cannot be written: the upload is stopped and gone from ``uploads``, but a relaunch would
+    ///   still find its record.
+    public func cancel(_ id: UUID) async throws {
         guard let record = records[id] else { return }
         running[id]?.cancel()
         if record.mode == .background { await background?.cancelTask(withDescription: id.uuidString) }
         fail(id, NetworkError.cancelled)
         records[id] = nil
-        try? registry.save(records)
+        try saveRegistry()
     }
 
     /// Removes the records of finished uploads (their staged files are already gone).
-    public func removeFinished() {
+    ///
+    /// - Throws: ``UploadManagerError/registryUnwritable(path:reason:)`` when the registry
+    ///   cannot be written (the records are gone from ``uploads`` for this launch only).
+    public func removeFinished() throws {
         records = records.filter { $0.value.state == .pending }
-        try? registry.save(records)
+        try saveRegistry()
+    }
+
+    /// The last registry write that failed and that no later write has repaired: an upload
+    /// finished or failed, but its outcome is only in memory (a relaunch would find it pending).
+    /// `nil` once a write succeeds.
+    public private(set) var registryFailure: UploadManagerError?
+
+    /// Writes the whole registry and keeps the outcome in ``registryFailure`` (cleared by a
+    /// success). Returns the failure.
+    @discardableResult
+    private func persistRegistry() -> UploadManagerError? {
+        do {
+            try registry.save(records)
+            registryFailure = nil
+        } catch {
+            registryFailure = error
+        }
+        return registryFailure
+    }
+
+    /// ``persistRegistry()``, throwing its failure.
+    private func saveRegistry() throws(UploadManagerError) {
+        if let failure = persistRegistry() { throw failure }
     }
 
     /// At launch: removes staged files no pending record refers to (a crash between staging and

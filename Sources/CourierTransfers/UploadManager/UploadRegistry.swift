@@ -5,19 +5,37 @@ import Foundation
 struct UploadRegistry: Sendable {
     let file: URL
 
-    func load() -> [UUID: UploadRecord] {
+    /// The records, or none when the file does not exist yet.
+    /// - Throws: ``UploadManagerError/registryUnreadable(path:reason:)``.
+    func load() throws -> [UUID: UploadRecord] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            if !FileManager.default.fileExists(atPath: file.path) { return [:] }
+            throw UploadManagerError.registryUnreadable(path: file.path, reason: "\(error)")
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        guard let data = try? Data(contentsOf: file), let records = try? decoder.decode([UploadRecord].self, from: data)
-        else { return [:] }
-        return Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        do {
+            let records = try decoder.decode([UploadRecord].self, from: data)
+            return Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        } catch {
+            throw UploadManagerError.registryUnreadable(path: file.path, reason: "not an upload registry: \(error)")
+        }
     }
 
-    func save(_ records: [UUID: UploadRecord]) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        encoder.dateEncodingStrategy = .iso8601
-        try AtomicFile.write(try encoder.encode(records.values.sorted { $0.createdAt < $1.createdAt }), to: file)
+    /// Writes `records`, atomically.
+    /// - Throws: ``UploadManagerError/registryUnwritable(path:reason:)``.
+    func save(_ records: [UUID: UploadRecord]) throws(UploadManagerError) {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            encoder.dateEncodingStrategy = .iso8601
+            try AtomicFile.write(try encoder.encode(records.values.sorted { $0.createdAt < $1.createdAt }), to: file)
+        } catch {
+            throw UploadManagerError.registryUnwritable(path: file.path, reason: "\(error)")
+        }
     }
 }
 

@@ -23,7 +23,7 @@ struct UploadManagerTests {
         let directory = try UploadFixtures.folder()
         let data = UploadFixtures.bytes(100_000)
         let original = try UploadFixtures.file(data, name: "photo.jpg")
-        let manager = UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        let manager = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
         let id = try await manager.enqueue(fileAt: original, to: "/uploads/count", contentType: "image/jpeg")
         try Data("changed".utf8).write(to: original)  // the user edits the file meanwhile
         let result = try Self.counted(try await manager.result(for: id))
@@ -39,7 +39,7 @@ struct UploadManagerTests {
         let (client, namespace) = try UploadFixtures.client()
         let directory = try UploadFixtures.folder()
         let transport = URLSessionBackgroundTransport(configuration: .ephemeral)
-        let manager = UploadManager(
+        let manager = try UploadManager(
             client: client, directory: directory, backgroundTransport: transport,
             prepareBackgroundRequest: { $0.setValue("Bearer background", forHTTPHeaderField: "Authorization") })
         var form = MultipartForm()
@@ -60,12 +60,12 @@ struct UploadManagerTests {
     func cancelledUploadLeavesNothing() async throws {
         let (client, namespace) = try UploadFixtures.client()
         let directory = try UploadFixtures.folder()
-        let manager = UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        let manager = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
         var form = MultipartForm()
         try form.addFile(named: "f", data: UploadFixtures.bytes(2 << 20), filename: "big.bin")
         let id = try await manager.enqueue(form, to: "/uploads/count?delay=0.5")
         #expect(Self.staged(directory).count == 1)
-        await manager.cancel(id)
+        try await manager.cancel(id)
         await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
         #expect(Self.staged(directory).isEmpty)
         #expect(await manager.uploads.isEmpty)
@@ -92,7 +92,7 @@ struct UploadManagerTests {
         encoder.dateEncodingStrategy = .iso8601
         try encoder.encode([record]).write(to: directory.appendingPathComponent("uploads.json"))
 
-        let manager = UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        let manager = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
         await manager.resumePending()
         let result = try Self.counted(try await manager.result(for: record.id))
         #expect(result.sha256 == UploadFixtures.sha256(data))
@@ -116,7 +116,7 @@ struct UploadManagerTests {
         try encoder.encode([record]).write(to: directory.appendingPathComponent("uploads.json"))
 
         let transport = RelaunchedTransport(running: [])
-        let manager = UploadManager(client: client, directory: directory, backgroundTransport: transport)
+        let manager = try UploadManager(client: client, directory: directory, backgroundTransport: transport)
         await manager.resumePending()
         #expect(await manager.orphanedBackgroundUploads().map(\.id) == [id])
         #expect(Self.staged(directory) == ["bg.bin"])  // still pending: nothing re-sent, nothing removed

@@ -25,10 +25,10 @@ private enum Sample {
         // Once, early at every launch (one instance per identifier):
         let transport = URLSessionBackgroundTransport(identifier: "com.example.app.uploads")
         _ = transport  // shown, not used
-        let uploads = UploadManager(client: client,
-                                    directory: appSupport.appendingPathComponent("uploads"),
-                                    backgroundTransport: transport,
-                                    tokenManager: tokens)      // signs each upload at hand-over
+        let uploads = try UploadManager(client: client,  // throws when its registry is unreadable
+                                        directory: appSupport.appendingPathComponent("uploads"),
+                                        backgroundTransport: transport,
+                                        tokenManager: tokens)  // signs each upload at hand-over
         _ = uploads  // shown, not used
         await uploads.resumePending()
 

@@ -22,7 +22,7 @@ import FoundationNetworking
 /// The sample's own types and functions shadow the scaffolding's placeholders.
 private enum Sample {
     static func sample() async throws {
-        let uploads = UploadManager(client: client, directory: appSupport.appendingPathComponent("uploads"),
+        let uploads = try UploadManager(client: client, directory: appSupport.appendingPathComponent("uploads"),
                                     backgroundTransport: URLSessionBackgroundTransport(identifier: "com.example.uploads"))
         _ = uploads  // shown, not used
         let id = try await uploads.enqueue(fileAt: pickedURL, to: "/photos", contentType: "image/jpeg", mode: .background)

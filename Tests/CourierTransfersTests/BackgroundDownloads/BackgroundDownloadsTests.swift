@@ -167,4 +167,19 @@ struct BackgroundDownloadsTests {
         #expect(throws: BackgroundDownloadError.self) { _ = try Self.manager(folder, ManualBackgroundTransport()) }
         #expect(try Data(contentsOf: registry) == Data("[{".utf8))
     }
+
+    @Test("cancel throws when the registry cannot be written (a directory stands where it goes; root too)")
+    func cancelReportsAnUnwritableRegistry() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let manager = try Self.manager(folder, ManualBackgroundTransport())
+        let id = try await manager.enqueue("/big", to: folder.appendingPathComponent("big.bin"))
+        let registry = folder.appendingPathComponent("m/downloads.json")
+        try FileManager.default.removeItem(at: registry)
+        try FileManager.default.createDirectory(at: registry, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: registry.appendingPathComponent("keep"))
+
+        await #expect(throws: BackgroundDownloadError.self) { try await manager.cancel(id) }
+        #expect(await manager.downloads.isEmpty)
+    }
 }

@@ -64,7 +64,7 @@ struct BackgroundUploadTokenTests {
         let file = folder.appendingPathComponent("photo.jpg")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(repeating: 7, count: 1000).write(to: file)
-        let manager = UploadManager(
+        let manager = try UploadManager(
             client: TransfersFixture.client(server.makeTransport()), directory: folder.appendingPathComponent("manager"),
             backgroundTransport: background, tokenManager: tokens)
         return Setup(server: server, clock: clock, background: background, manager: manager, file: file, folder: folder)

@@ -1,0 +1,173 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+@testable import CourierTransfers
+
+/// The upload registry (`uploads.json`) when storage misbehaves: a registry that cannot be read
+/// is never taken for an empty one (that would sweep every staged file and overwrite it), and a
+/// write that fails is reported, never dropped.
+///
+/// The obstacle is a non-empty directory where the registry file goes: `rename(2)` cannot replace
+/// it and reading it fails, also for root (CI runs as root, so file modes would not do).
+@Suite("Upload registry: unreadable and unwritable storage")
+struct UploadRegistryFaultTests {
+    struct Folder {
+        let root: URL
+        var manager: URL { root.appendingPathComponent("manager", isDirectory: true) }
+        var registry: URL { manager.appendingPathComponent("uploads.json") }
+        var staged: URL { manager.appendingPathComponent("staged", isDirectory: true) }
+        var source: URL { root.appendingPathComponent("photo.jpg") }
+
+        init() throws {
+            root = FileManager.default.temporaryDirectory.appendingPathComponent("upload-registry-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            try Data(repeating: 9, count: 4096).write(to: source)
+        }
+
+        /// Puts a non-empty directory where the registry file goes.
+        func blockRegistry() throws {
+            try? FileManager.default.removeItem(at: registry)
+            try FileManager.default.createDirectory(at: registry, withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: registry.appendingPathComponent("keep"))
+        }
+
+        func unblockRegistry() throws { try FileManager.default.removeItem(at: registry) }
+
+        func stagedFiles() throws -> [String] {
+            guard FileManager.default.fileExists(atPath: staged.path) else { return [] }
+            return try FileManager.default.contentsOfDirectory(atPath: staged.path).sorted()
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: root) }
+    }
+
+    static func ok() -> HTTPResponse { HTTPResponse(statusCode: 201, body: Data("{}".utf8)) }
+
+    @Test("a registry that is not JSON stops the manager and leaves the registry and the staged files as they were")
+    func corruptRegistryIsNotTakenForEmpty() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        try FileManager.default.createDirectory(at: folder.staged, withIntermediateDirectories: true)
+        let stagedFile = folder.staged.appendingPathComponent("pending-upload")
+        try Data(repeating: 1, count: 100).write(to: stagedFile)
+        let garbage = Data("{\"truncated\": [".utf8)
+        try garbage.write(to: folder.registry)
+
+        let error = #expect(throws: UploadManagerError.self) {
+            try UploadManager(
+                client: TransfersFixture.client(StubTransport(responses: [HTTPResponse]())), directory: folder.manager)
+        }
+        guard case .registryUnreadable(let path, _) = error else {
+            Issue.record("expected registryUnreadable, got \(String(describing: error))")
+            return
+        }
+        #expect(path == folder.registry.path)
+        #expect(try Data(contentsOf: folder.registry) == garbage)
+        #expect(try folder.stagedFiles() == ["pending-upload"])
+    }
+
+    @Test("a registry path that cannot be read (a directory) stops the manager too")
+    func unreadableRegistryStopsTheManager() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        try folder.blockRegistry()
+        #expect(throws: UploadManagerError.self) {
+            try UploadManager(
+                client: TransfersFixture.client(StubTransport(responses: [HTTPResponse]())), directory: folder.manager)
+        }
+    }
+
+    @Test("a missing registry is an empty one")
+    func missingRegistryIsEmpty() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let manager = try UploadManager(
+            client: TransfersFixture.client(StubTransport(responses: [HTTPResponse]())), directory: folder.manager)
+        #expect(await manager.uploads.isEmpty)
+        #expect(await manager.registryFailure == nil)
+    }
+
+    @Test("enqueue throws when the record cannot be written, and keeps neither the record nor the staged copy")
+    func enqueueThrowsWhenTheRegistryIsUnwritable() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let transport = StubTransport(responses: [Self.ok()])
+        let manager = try UploadManager(client: TransfersFixture.client(transport), directory: folder.manager)
+        try folder.blockRegistry()
+
+        await #expect(throws: UploadManagerError.self) {
+            _ = try await manager.enqueue(fileAt: folder.source, to: "/photos", contentType: "image/jpeg")
+        }
+        #expect(await manager.uploads.isEmpty)
+        #expect(try folder.stagedFiles().isEmpty)
+        #expect(transport.requestCount == 0)
+        #expect(await manager.registryFailure != nil)
+    }
+
+    @Test("an outcome that cannot be written is reported in registryFailure, and the next write that succeeds carries it")
+    func settleFailureIsReportedAndRepaired() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        // The server answers only after the registry has become unwritable, so the upload's
+        // outcome is the write that fails.
+        let transport = StubTransport { _ in
+            try folder.blockRegistry()
+            return Self.ok()
+        }
+        let manager = try UploadManager(
+            client: TransfersFixture.client(transport), directory: folder.manager, policy: .standard)
+        let id = try await manager.enqueue(fileAt: folder.source, to: "/photos", contentType: "image/jpeg")
+        let response = try await manager.result(for: id)
+        #expect(response.statusCode == 201)
+        #expect(transport.requestCount == 1)
+        let failure = try #require(await manager.registryFailure)
+        guard case .registryUnwritable(let path, _) = failure else {
+            Issue.record("expected registryUnwritable, got \(failure)")
+            return
+        }
+        #expect(path == folder.registry.path)
+
+        // Still blocked: removing finished records says so.
+        await #expect(throws: UploadManagerError.self) { try await manager.removeFinished() }
+
+        // Storage is back: the next write succeeds, clears the failure, and a relaunch finds
+        // nothing pending (the upload is not sent again).
+        try folder.unblockRegistry()
+        try await manager.removeFinished()
+        #expect(await manager.registryFailure == nil)
+        let relaunched = try UploadManager(
+            client: TransfersFixture.client(StubTransport(responses: [HTTPResponse]())), directory: folder.manager)
+        #expect(await relaunched.uploads.isEmpty)
+    }
+
+    @Test("cancel throws when the registry cannot be written; the upload is gone from this launch's list")
+    func cancelThrowsWhenTheRegistryIsUnwritable() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let background = SilentBackgroundTransport()
+        let manager = try UploadManager(
+            client: TransfersFixture.client(StubTransport(responses: [HTTPResponse]())), directory: folder.manager,
+            backgroundTransport: background)
+        let id = try await manager.enqueue(
+            fileAt: folder.source, to: "/photos", contentType: "image/jpeg", mode: .background)
+        try folder.blockRegistry()
+
+        await #expect(throws: UploadManagerError.self) { try await manager.cancel(id) }
+        #expect(await manager.uploads.isEmpty)
+        #expect(await manager.registryFailure != nil)
+    }
+}
+
+/// A background session that takes every upload and never reports on it (the app was
+/// suspended): the upload stays pending.
+private final class SilentBackgroundTransport: BackgroundTransport, Sendable {
+    let events: AsyncStream<BackgroundTransferEvent> = AsyncStream { _ in }
+    func startUpload(_ request: URLRequest, fromFile fileURL: URL, taskDescription: String) throws {}
+    func startDownload(_ request: URLRequest, taskDescription: String) throws {}
+    func runningTaskDescriptions() async -> [String] { [] }
+    func cancelTask(withDescription taskDescription: String) async {}
+}
