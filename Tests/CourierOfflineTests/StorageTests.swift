@@ -69,6 +69,33 @@ struct StorageTests {
         }
     }
 
+    /// A stored row that does not read back as written (another writer, a restored backup) is a
+    /// typed storage error naming the mutation: never a mutation sent without its header fields.
+    @Test func aRowWhoseHeadersDoNotDecodeIsATypedErrorNotAMutationWithoutHeaders() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        do {
+            let queue = try manualQueue(dir.path("q.sqlite"))
+            try await queue.enqueue(
+                Mutation(id: "m1", method: .put, path: "/notes/1", headers: ["If-Match": "\"v7\""], body: Data("{}".utf8)))
+            try await queue.enqueue(Mutation(id: "m2", method: .post, path: "/notes", body: Data("{}".utf8)))
+        }
+        for garbage in ["X'00FF'", "'{\"If-Match\": 1}'", "'[[\"If-Match\"]]'"] {
+            do {
+                let db = try SQLiteDatabase(path: dir.path("q.sqlite"))
+                try db.execute("UPDATE pending SET headers = \(garbage) WHERE id = 'm1'")
+            }
+            let reopened = try manualQueue(dir.path("q.sqlite"))
+            let error = await #expect(throws: MutationQueueError.self) { _ = try await reopened.pending() }
+            guard case .storage(let sqlite) = error else {
+                Issue.record("expected a storage error for \(garbage), got \(String(describing: error))")
+                continue
+            }
+            #expect(sqlite.code == 11)
+            #expect(sqlite.message.contains("m1"))
+        }
+    }
+
     @Test func coalescingReplacesThePayloadInPlace() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }

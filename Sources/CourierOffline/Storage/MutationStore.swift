@@ -109,7 +109,7 @@ final class MutationStore {
                       attempts = CASE WHEN ? = 1 THEN 0 ELSE attempts END, environment = ?, account = ?
                     WHERE id = ?
                     """,
-                    Self.payload(mutation) + [.integer(Int64(bump)), .integer(Int64(bump))] + Self.bindings(origin)
+                    try Self.payload(mutation) + [.integer(Int64(bump)), .integer(Int64(bump))] + Self.bindings(origin)
                         + [.text(mutation.id)])
                 return true
             }
@@ -119,7 +119,7 @@ final class MutationStore {
                   generation)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [.text(mutation.id)] + Self.payload(mutation) + [.real(now.timeIntervalSince1970)] + Self.bindings(origin)
+                try [.text(mutation.id)] + Self.payload(mutation) + [.real(now.timeIntervalSince1970)] + Self.bindings(origin)
                     + [.integer(Int64(try firstGeneration(id: mutation.id)))])
             return false
         }
@@ -149,7 +149,7 @@ final class MutationStore {
         try db.run(
             "SELECT \(Self.columns) FROM pending WHERE grp = ? AND \(Self.deliverable) ORDER BY seq LIMIT 1",
             [.text(group)] + Self.bindings(origin)
-        ) { result = Self.stored($0) }
+        ) { result = try Self.stored($0) }
         return result
     }
 
@@ -170,14 +170,14 @@ final class MutationStore {
         var result: [StoredMutation] = []
         try db.run(
             "SELECT \(Self.columns) FROM pending WHERE NOT \(Self.deliverable) ORDER BY seq", Self.bindings(origin)
-        ) { result.append(Self.stored($0)) }
+        ) { result.append(try Self.stored($0)) }
         return result
     }
 
     /// The pending row with `id`.
     func row(id: String) throws -> StoredMutation? {
         var result: StoredMutation?
-        try db.run("SELECT \(Self.columns) FROM pending WHERE id = ?", [.text(id)]) { result = Self.stored($0) }
+        try db.run("SELECT \(Self.columns) FROM pending WHERE id = ?", [.text(id)]) { result = try Self.stored($0) }
         return result
     }
 
@@ -242,7 +242,7 @@ final class MutationStore {
                   generation = generation + 1, revision = revision + 1, attempts = 0, conflicts = conflicts + 1,
                   may_have_sent = 0
                 WHERE id = ? AND revision = ?
-                """, Self.payload(mutation) + [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
+                """, try Self.payload(mutation) + [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
         }
     }
 
@@ -263,7 +263,7 @@ final class MutationStore {
                   status, reason, response_body, attempts, enqueued_at, failed_at, environment, account, generation)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [.text(stored.mutation.id)] + Self.payload(stored.mutation) + [
+                try [.text(stored.mutation.id)] + Self.payload(stored.mutation) + [
                     statusCode.map { .integer(Int64($0)) } ?? .null, .text(reason), .blob(responseBody),
                     .integer(Int64(letter.attempts)), .real(stored.enqueuedAt.timeIntervalSince1970),
                     .real(now.timeIntervalSince1970),
@@ -275,7 +275,7 @@ final class MutationStore {
     /// Pending mutations, oldest first.
     func pending() throws -> [StoredMutation] {
         var result: [StoredMutation] = []
-        try db.run("SELECT \(Self.columns) FROM pending ORDER BY seq") { result.append(Self.stored($0)) }
+        try db.run("SELECT \(Self.columns) FROM pending ORDER BY seq") { result.append(try Self.stored($0)) }
         return result
     }
 
@@ -298,7 +298,7 @@ final class MutationStore {
               attempts, enqueued_at, failed_at, environment, account FROM dead_letters ORDER BY failed_at, rowid
             """
         ) { row in
-            let mutation = Self.mutation(row, id: 0)
+            let mutation = try Self.mutation(row, id: 0)
             result.append(
                 DeadLetter(
                     mutation: mutation, statusCode: row.isNull(8) ? nil : Int(row.int(8)), reason: row.text(9) ?? "",
@@ -335,7 +335,7 @@ final class MutationStore {
                   generation, may_have_sent)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
                 """,
-                [.text(id)] + Self.payload(letter.mutation) + [.real(now.timeIntervalSince1970)] + Self.bindings(home)
+                try [.text(id)] + Self.payload(letter.mutation) + [.real(now.timeIntervalSince1970)] + Self.bindings(home)
                     + [.integer(generation)])
             return letter.mutation
         }
@@ -356,35 +356,62 @@ final class MutationStore {
     // MARK: - Row mapping
 
     /// grp, kind, method, path, headers, body, content_type
-    private static func payload(_ m: Mutation) -> [SQLiteValue] {
+    private static func payload(_ m: Mutation) throws -> [SQLiteValue] {
         [
-            .text(m.group), .text(m.kind), .text(m.method.rawValue), .text(m.path), .blob(encodeHeaders(m.headers)),
+            .text(m.group), .text(m.kind), .text(m.method.rawValue), .text(m.path), .blob(try encodeHeaders(m.headers)),
             m.body.map { .blob($0) } ?? .null, m.contentType.map { .text($0) } ?? .null,
         ]
     }
 
-    private static func stored(_ row: SQLiteRow) -> StoredMutation {
+    private static func stored(_ row: SQLiteRow) throws -> StoredMutation {
         StoredMutation(
-            mutation: mutation(row, id: 1), seq: row.int(0), generation: Int(row.int(9)), revision: Int(row.int(10)),
+            mutation: try mutation(row, id: 1), seq: row.int(0), generation: Int(row.int(9)), revision: Int(row.int(10)),
             attempts: Int(row.int(11)), conflicts: Int(row.int(12)),
             enqueuedAt: Date(timeIntervalSince1970: row.double(13)), lastError: row.text(14),
             origin: MutationOrigin(environment: row.text(15), account: row.text(16)), mayHaveSent: row.int(17) != 0)
     }
 
     /// Reads id, grp, kind, method, path, headers, body, content_type starting at column `id`.
-    private static func mutation(_ row: SQLiteRow, id c: Int32) -> Mutation {
-        Mutation(
-            id: row.text(c) ?? "", method: HTTPMethod(rawValue: row.text(c + 3) ?? "POST"), path: row.text(c + 4) ?? "/",
-            headers: decodeHeaders(row.blob(c + 5)), body: row.isNull(c + 6) ? nil : row.blob(c + 6),
-            contentType: row.text(c + 7), group: row.text(c + 1) ?? "default", kind: row.text(c + 2) ?? "default")
+    ///
+    /// A row is read as it was written or not at all: a missing field or a header list that does
+    /// not decode throws `SQLITE_CORRUPT` (11), never a guess (a default path or no headers
+    /// would send the change somewhere else, or without its `Authorization` or `If-Match`).
+    private static func mutation(_ row: SQLiteRow, id c: Int32) throws -> Mutation {
+        func field(_ column: Int32, _ name: String) throws -> String {
+            guard let value = row.text(column) else { throw corrupt(row.text(c), "\(name) is missing") }
+            return value
+        }
+        let id = try field(c, "id")
+        return Mutation(
+            id: id, method: HTTPMethod(rawValue: try field(c + 3, "method")), path: try field(c + 4, "path"),
+            headers: try decodeHeaders(row.blob(c + 5), id: id), body: row.isNull(c + 6) ? nil : row.blob(c + 6),
+            contentType: row.text(c + 7), group: try field(c + 1, "group"), kind: try field(c + 2, "kind"))
     }
 
-    private static func encodeHeaders(_ headers: HTTPHeaders) -> Data {
-        (try? JSONEncoder().encode(headers.fields.map { [$0.name, $0.value] })) ?? Data("[]".utf8)
+    /// The error of a stored row that cannot be read back: `SQLITE_CORRUPT`, naming the row.
+    private static func corrupt(_ id: String?, _ why: String) -> MutationQueueError {
+        .storage(SQLiteError(code: 11, message: "stored mutation \(id ?? "(no id)") unreadable: \(why)"))
     }
 
-    private static func decodeHeaders(_ data: Data) -> HTTPHeaders {
-        let pairs = (try? JSONDecoder().decode([[String]].self, from: data)) ?? []
-        return HTTPHeaders(pairs.compactMap { $0.count == 2 ? HTTPHeaders.Field(name: $0[0], value: $0[1]) : nil })
+    private static func encodeHeaders(_ headers: HTTPHeaders) throws -> Data {
+        do {
+            return try JSONEncoder().encode(headers.fields.map { [$0.name, $0.value] })
+        } catch {
+            throw MutationQueueError.invalidMutation("its header fields cannot be stored: \(error)")
+        }
+    }
+
+    private static func decodeHeaders(_ data: Data, id: String) throws -> HTTPHeaders {
+        let pairs: [[String]]
+        do {
+            pairs = try JSONDecoder().decode([[String]].self, from: data)
+        } catch {
+            throw corrupt(id, "its header fields are not a JSON list of name-value pairs")
+        }
+        return HTTPHeaders(
+            try pairs.map { pair in
+                guard pair.count == 2 else { throw corrupt(id, "a header field is not a name-value pair") }
+                return HTTPHeaders.Field(name: pair[0], value: pair[1])
+            })
     }
 }
