@@ -4,43 +4,11 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The persisted list of background downloads: one JSON file, written atomically.
-struct BackgroundDownloadRegistry: Sendable {
-    let file: URL
+extension BackgroundDownloadRecord: RegistryRecord {}
 
-    /// The records, or none when the file does not exist yet.
-    /// - Throws: ``BackgroundDownloadError/registryUnreadable(path:reason:)``.
-    func load() throws -> [UUID: BackgroundDownloadRecord] {
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            if !FileManager.default.fileExists(atPath: file.path) { return [:] }
-            throw BackgroundDownloadError.registryUnreadable(path: file.path, reason: "\(error)")
-        }
-        do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .secondsSince1970
-            let list = try decoder.decode([BackgroundDownloadRecord].self, from: data)
-            return Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
-        } catch {
-            throw BackgroundDownloadError.registryUnreadable(path: file.path, reason: "not a download registry: \(error)")
-        }
-    }
-
-    /// Writes `records`.
-    /// - Throws: ``BackgroundDownloadError/registryUnwritable(path:reason:)``.
-    func save(_ records: [UUID: BackgroundDownloadRecord]) throws {
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            encoder.dateEncodingStrategy = .secondsSince1970
-            try AtomicFile.write(try encoder.encode(records.values.sorted { $0.createdAt < $1.createdAt }), to: file)
-        } catch {
-            throw BackgroundDownloadError.registryUnwritable(path: file.path, reason: "\(error)")
-        }
-    }
-}
+/// The persisted list of background downloads: `downloads.json`, rewritten atomically on every
+/// change (dates as seconds since 1970).
+typealias BackgroundDownloadRegistry = RegistryFile<BackgroundDownloadRecord, BackgroundDownloadError>
 
 /// Why a ``BackgroundDownloads`` manager could not keep its records.
 public enum BackgroundDownloadError: Error, Sendable, Hashable, CustomStringConvertible {

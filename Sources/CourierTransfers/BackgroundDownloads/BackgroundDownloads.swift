@@ -64,7 +64,9 @@ public actor BackgroundDownloads {
         self.client = client
         self.transport = transport
         self.directory = directory
-        self.registry = BackgroundDownloadRegistry(file: directory.appendingPathComponent("downloads.json"))
+        self.registry = BackgroundDownloadRegistry(
+            file: directory.appendingPathComponent("downloads.json"), name: "a download registry", datesAsISO8601: false,
+            unreadable: { .registryUnreadable(path: $0, reason: $1) }, unwritable: { .registryUnwritable(path: $0, reason: $1) })
         self.tokenManager = tokenManager
         self.records = try registry.load()
     }

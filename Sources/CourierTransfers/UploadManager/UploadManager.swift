@@ -68,7 +68,9 @@ public actor UploadManager {
     ) throws {
         self.client = client
         self.staging = StagingStore(directory: directory.appendingPathComponent("staged", isDirectory: true))
-        self.registry = UploadRegistry(file: directory.appendingPathComponent("uploads.json"))
+        self.registry = UploadRegistry(
+            file: directory.appendingPathComponent("uploads.json"), name: "an upload registry", datesAsISO8601: true,
+            unreadable: { .registryUnreadable(path: $0, reason: $1) }, unwritable: { .registryUnwritable(path: $0, reason: $1) })
         self.background = backgroundTransport
         self.policy = policy
         self.prepareBackgroundRequest = prepareBackgroundRequest

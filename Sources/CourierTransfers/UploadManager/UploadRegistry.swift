@@ -1,43 +1,11 @@
 import Courier
 import Foundation
 
-/// The persisted list of uploads: one JSON file, rewritten atomically on every change.
-struct UploadRegistry: Sendable {
-    let file: URL
+extension UploadRecord: RegistryRecord {}
 
-    /// The records, or none when the file does not exist yet.
-    /// - Throws: ``UploadManagerError/registryUnreadable(path:reason:)``.
-    func load() throws -> [UUID: UploadRecord] {
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            if !FileManager.default.fileExists(atPath: file.path) { return [:] }
-            throw UploadManagerError.registryUnreadable(path: file.path, reason: "\(error)")
-        }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        do {
-            let records = try decoder.decode([UploadRecord].self, from: data)
-            return Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        } catch {
-            throw UploadManagerError.registryUnreadable(path: file.path, reason: "not an upload registry: \(error)")
-        }
-    }
-
-    /// Writes `records`, atomically.
-    /// - Throws: ``UploadManagerError/registryUnwritable(path:reason:)``.
-    func save(_ records: [UUID: UploadRecord]) throws(UploadManagerError) {
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            encoder.dateEncodingStrategy = .iso8601
-            try AtomicFile.write(try encoder.encode(records.values.sorted { $0.createdAt < $1.createdAt }), to: file)
-        } catch {
-            throw UploadManagerError.registryUnwritable(path: file.path, reason: "\(error)")
-        }
-    }
-}
+/// The persisted list of uploads: `uploads.json`, rewritten atomically on every change (dates as
+/// ISO 8601 text).
+typealias UploadRegistry = RegistryFile<UploadRecord, UploadManagerError>
 
 /// Staged copies of the files being uploaded, in a folder the app owns, so the user's original
 /// can change or go away while the upload runs.

@@ -1,0 +1,62 @@
+import Courier
+import Foundation
+
+/// A record of a registry file: identified by a UUID, listed oldest first.
+protocol RegistryRecord: Codable, Sendable {
+    /// The record's identifier, its key in the registry.
+    var id: UUID { get }
+    /// When the record was made; the file lists records in this order.
+    var createdAt: Date { get }
+}
+
+/// The records of a transfer manager in one JSON file (an array, oldest first), rewritten whole
+/// and atomically (``AtomicFile``) at every change, so a crash leaves the old list or the new one.
+///
+/// A missing file is an empty registry; a file that cannot be read or decoded is the `unreadable`
+/// error, never an empty registry (starting empty would forget, and then overwrite, every record).
+struct RegistryFile<Record: RegistryRecord, Failure: Error>: Sendable {
+    /// The file.
+    let file: URL
+    /// What the file should be, for the decoding error's text ("an upload registry").
+    let name: String
+    /// How dates are written: ISO 8601 text, or seconds since 1970 (each manager keeps the format
+    /// it shipped with).
+    let datesAsISO8601: Bool
+    /// The error for a file that exists but cannot be read or decoded: path, reason.
+    let unreadable: @Sendable (String, String) -> Failure
+    /// The error for a failed write: path, reason.
+    let unwritable: @Sendable (String, String) -> Failure
+
+    /// The records by identifier; none when the file does not exist yet.
+    /// - Throws: `unreadable`.
+    func load() throws(Failure) -> [UUID: Record] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            if !FileManager.default.fileExists(atPath: file.path) { return [:] }
+            throw unreadable(file.path, "\(error)")
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = datesAsISO8601 ? .iso8601 : .secondsSince1970
+        do {
+            let records = try decoder.decode([Record].self, from: data)
+            return Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        } catch {
+            throw unreadable(file.path, "not \(name): \(error)")
+        }
+    }
+
+    /// Writes `records`, oldest first, atomically.
+    /// - Throws: `unwritable`.
+    func save(_ records: [UUID: Record]) throws(Failure) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.dateEncodingStrategy = datesAsISO8601 ? .iso8601 : .secondsSince1970
+        do {
+            try AtomicFile.write(try encoder.encode(records.values.sorted { $0.createdAt < $1.createdAt }), to: file)
+        } catch {
+            throw unwritable(file.path, "\(error)")
+        }
+    }
+}
