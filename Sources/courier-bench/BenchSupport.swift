@@ -106,7 +106,7 @@ func measure(
     let wall = ContinuousClock.now - startWall
     let cpu = processCPUSeconds() - startCPU
     let total = Double(perWorker * concurrency)
-    let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+    let wallSeconds = wall.benchSeconds
     return Measurement(cpuMicrosPerRequest: cpu / total * 1_000_000, requestsPerSecond: total / wallSeconds)
 }
 
@@ -132,4 +132,14 @@ func peakRSSMiB() -> Double {
     getrusage(RUSAGE_SELF, &usage)
     return Double(usage.ru_maxrss) / 1_048_576
     #endif
+}
+
+/// A bench that could not measure what it set out to (the server disagreed, a run fell short).
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double` (attoseconds included).
+    var benchSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

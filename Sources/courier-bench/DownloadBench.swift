@@ -67,7 +67,7 @@ func runDownloadChild(serverURL: URL, impl: String, bytes: Int64) async throws {
     guard size == bytes else {
         throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(impl): \(size) bytes, expected \(bytes)"])
     }
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let seconds = elapsed.benchSeconds
     let run = DownloadRun(impl: impl, bytes: bytes, seconds: seconds, peakRSSMiB: peakRSSMiB())
     print(String(decoding: try JSONEncoder().encode(run), as: UTF8.self))
 }
@@ -101,7 +101,7 @@ private func runSlowStreamChild(base: URL, impl: String, bytes: Int64, start: Co
         throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(impl): \(read) bytes, expected \(bytes)"])
     }
     let elapsed = start.duration(to: .now)
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let seconds = elapsed.benchSeconds
     let run = DownloadRun(impl: impl, bytes: read, seconds: seconds, peakRSSMiB: peakRSSMiB(), outcome: outcome)
     print(String(decoding: try JSONEncoder().encode(run), as: UTF8.self))
 }

@@ -214,7 +214,7 @@ func simulateFleet(_ scenario: FleetScenario) -> FleetResult {
 enum FleetBench {
     static func duration(_ seconds: Double) -> Duration { .nanoseconds(Int64(seconds * 1e9)) }
     static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        duration.benchSeconds
     }
 }
 

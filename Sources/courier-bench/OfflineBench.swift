@@ -41,7 +41,7 @@ func runOfflineBench(serverURL: URL, mutations: Int = 1000) async throws {
         let report = try await queue.flush()
         let drainSeconds = seconds(ContinuousClock.now - drainStart)
         guard report.sent == mutations, report.pending == 0 else {
-            throw OfflineBenchFailure(description: "drain sent \(report.sent) of \(mutations), \(report.pending) pending")
+            throw BenchFailure(description: "drain sent \(report.sent) of \(mutations), \(report.pending) pending")
         }
 
         let directStart = ContinuousClock.now
@@ -67,7 +67,7 @@ func runOfflineBench(serverURL: URL, mutations: Int = 1000) async throws {
         }
         let log = try await client.send(Request<Log>.get("/mutations"))
         guard Set(log.applied.compactMap(\.key)).count == 2 * mutations, log.applied.count == 2 * mutations else {
-            throw OfflineBenchFailure(description: "server applied \(log.applied.count), expected \(2 * mutations) distinct")
+            throw BenchFailure(description: "server applied \(log.applied.count), expected \(2 * mutations) distinct")
         }
         if groups == 1 {
             print(
@@ -84,10 +84,6 @@ func runOfflineBench(serverURL: URL, mutations: Int = 1000) async throws {
     }
 }
 
-private struct OfflineBenchFailure: Error, CustomStringConvertible {
-    let description: String
-}
-
 private func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    duration.benchSeconds
 }

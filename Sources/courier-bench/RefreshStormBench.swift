@@ -21,15 +21,11 @@ func runRefreshStormBench(serverURL: URL, requests: Int = 1000) async throws {
                 format: "  %@: %d × 200, %d refresh, %d × 401, drained in %.3f s",
                 mode, result.succeeded, result.refreshCalls, result.unauthorized, result.seconds))
         guard result.refreshCalls == 1, result.succeeded == requests else {
-            throw StormFailure(
+            throw BenchFailure(
                 description: "\(mode): expected 1 refresh and \(requests) successes, "
                     + "got \(result.refreshCalls) refreshes and \(result.succeeded) successes")
         }
     }
-}
-
-private struct StormFailure: Error, CustomStringConvertible {
-    let description: String
 }
 
 private struct StormResult {
@@ -100,5 +96,5 @@ private func refreshStorm(serverURL: URL, requests: Int, proactive: Bool) async 
     let stats = try JSONDecoder().decode(StormStats.self, from: data)
     return StormResult(
         succeeded: succeeded, refreshCalls: stats.refreshCalls, unauthorized: stats.auth.unauthorized,
-        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        seconds: elapsed.benchSeconds)
 }

@@ -104,7 +104,7 @@ func runStreamChild(_ spec: String, serverURL: URL) async {
         result.error = "\(error)"
     }
     let elapsed = ContinuousClock.now - start
-    result.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    result.seconds = elapsed.benchSeconds
     result.maxRSSMiB = peakRSSMiB()
     if let data = try? JSONEncoder().encode(result) { print(String(decoding: data, as: UTF8.self)) }
 }

@@ -56,7 +56,7 @@ func runUploadBench(serverURL: URL, megabytes: Int) async throws {
         guard let report = try JSONSerialization.jsonObject(with: result.body) as? [String: Any],
             let parts = report["parts"] as? [[String: Any]], parts.count == 2,
             (parts[1]["length"] as? NSNumber)?.int64Value == bytes
-        else { throw UploadBenchFailure(description: "\(name): the server did not parse the whole form") }
+        else { throw BenchFailure(description: "\(name): the server did not parse the whole form") }
         let mibPerSecond = Double(bytes) / 1_048_576 / result.seconds
         print(
             "  \(name.padding(toLength: 11, withPad: " ", startingAt: 0)) \(String(format: "%7.1f", mibPerSecond)) MiB/s"
@@ -64,10 +64,6 @@ func runUploadBench(serverURL: URL, megabytes: Int) async throws {
                 + (name == "courier" ? "  (\(result.updates) progress values)" : "  (body file written first)"))
     }
     print("  courier peak RSS ≤ 64 MiB: \(courier.peakRSS <= 64 << 20 ? "yes" : "NO")")
-}
-
-struct UploadBenchFailure: Error, CustomStringConvertible {
-    let description: String
 }
 
 private struct UploadMeasurement {
@@ -85,7 +81,7 @@ private func measureUpload(_ run: () async throws -> (Data, Int)) async throws -
     let elapsed = ContinuousClock.now - start
     return UploadMeasurement(
         body: body, updates: updates,
-        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, peakRSS: peak.stop())
+        seconds: elapsed.benchSeconds, peakRSS: peak.stop())
 }
 
 /// A file of `megabytes` MiB of a repeating pattern, written in 1 MiB blocks.
