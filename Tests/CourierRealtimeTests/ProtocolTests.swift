@@ -63,6 +63,22 @@ struct ProtocolTests {
         }
     }
 
+    @Test("a 64-bit frame length near Int.max waits for its bytes under any limit, Int.max and negative included")
+    func parserLengthArithmeticCannotOverflow() throws {
+        // 10 header bytes announcing 2^63 - 1 payload bytes: with no limit of its own (Int.max) the
+        // parser once added the header length to it and trapped.
+        let huge: [UInt8] = [0x82, 0x7F, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+        var unlimited = FrameParser(maximumPayload: .max)
+        unlimited.append(huge)
+        #expect(try unlimited.next() == nil, "waits for the payload")
+        var negative = FrameParser(maximumPayload: -1)
+        negative.append([0x82, 0x01, 0x00])
+        #expect(throws: WebSocketError.messageTooBig(limit: 0)) { try negative.next() }
+        var empty = FrameParser(maximumPayload: -1)
+        empty.append([0x82, 0x00])
+        #expect(try empty.next() == Frame(opcode: .binary, payload: []))
+    }
+
     @Test func assemblerReassemblesAndValidatesSplitCodePoints() throws {
         var assembler = MessageAssembler(maximumMessageSize: 100)
         #expect(try assembler.append(Frame(fin: false, opcode: .text, payload: [0xE2, 0x82])) == nil)

@@ -12,8 +12,10 @@ struct FrameParser {
     private var buffer: [UInt8] = []
     private var start = 0
 
+    /// - Parameter maximumPayload: The limit in bytes; a negative one is taken as 0 (every
+    ///   non-empty frame is too big), and `Int.max` means no limit of the parser's own.
     init(maximumPayload: Int) {
-        self.maximumPayload = maximumPayload
+        self.maximumPayload = max(0, maximumPayload)
     }
 
     /// Adds bytes read from the connection.
@@ -64,8 +66,10 @@ struct FrameParser {
             guard length <= 125 else { throw WebSocketError.protocolError("control frame longer than 125 bytes (RFC 6455 §5.5)") }
         }
         guard length <= UInt64(maximumPayload) else { throw WebSocketError.messageTooBig(limit: maximumPayload) }
+        // `length` fits in an Int (top bit clear, at most the limit); comparing against what is
+        // left after the header cannot overflow, whatever the limit (`Int.max` included).
         let payloadLength = Int(length)
-        guard available >= headerLength + payloadLength else { return nil }
+        guard available - headerLength >= payloadLength else { return nil }
         let payloadStart = start + headerLength
         let payload = Array(buffer[payloadStart..<(payloadStart + payloadLength)])
         start = payloadStart + payloadLength
