@@ -20,6 +20,11 @@ import FoundationNetworking
 /// ``resumePending()``: finished background tasks are matched to their records through their
 /// `taskDescription`, foreground uploads the previous process did not finish are sent again, and
 /// staged files no record refers to (a crash between staging and recording) are removed.
+///
+/// A foreground upload sent again carries the same `Idempotency-Key` as the first time (with the
+/// policy's ``IdempotencyPolicy/automatic`` key, the default: the key is the record's ``UploadRecord/id``),
+/// so a server that honours the key does not store a file twice when the previous process ended
+/// after the server had it but before its outcome was recorded.
 public actor UploadManager {
     private let client: APIClient
     private let staging: StagingStore
@@ -142,6 +147,17 @@ public actor UploadManager {
         return record.id
     }
 
+    /// The policy of one foreground upload: an automatic `Idempotency-Key` becomes the record's
+    /// id, so every sending of the same upload — after a relaunch found it pending because the
+    /// app ended, or because the outcome could not be written, before the outcome was stored —
+    /// carries the same key, and a server that honours the key stores the file once.
+    static func policy(_ policy: EndpointPolicy, for record: UploadRecord) -> EndpointPolicy {
+        guard case .automatic = policy.idempotency else { return policy }
+        var keyed = policy
+        keyed.idempotency = .key(record.id.uuidString)
+        return keyed
+    }
+
     /// `path` (which may carry a query) appended to `base`.
     private static func resolve(_ path: String, _ base: URL) -> URL? {
         var root = base.absoluteString
@@ -161,7 +177,8 @@ public actor UploadManager {
             for (name, value) in record.headers { headers.replace(name, with: value) }
             let request = Request<HTTPResponse>.raw(
                 HTTPMethod(rawValue: record.method), record.url.absoluteString, headers: headers,
-                body: .file(file, contentType: record.headers["Content-Type"] ?? "application/octet-stream"), policy: policy)
+                body: .file(file, contentType: record.headers["Content-Type"] ?? "application/octet-stream"),
+                policy: Self.policy(policy, for: record))
             let upload = client.upload(request)
             running[record.id] = upload
             let id = record.id

@@ -144,6 +144,49 @@ struct UploadRegistryFaultTests {
         #expect(await relaunched.uploads.isEmpty)
     }
 
+    @Test("an upload the server stored but the registry still lists as pending is sent again with the same Idempotency-Key")
+    func resentUploadKeepsItsIdempotencyKey() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        // The first launch: the server stores the file, then the outcome cannot be written (the
+        // same as the process ending before it was): the registry on disk still says pending.
+        // Taken when the server has the file: the registry and the staged copy as a process that
+        // ended right then would have left them.
+        let leftBehind = Locked<(registry: Data, staged: [String: Data])?>(nil)
+        let first = StubTransport { _ in
+            var staged: [String: Data] = [:]
+            for name in try folder.stagedFiles() {
+                staged[name] = try Data(contentsOf: folder.staged.appendingPathComponent(name))
+            }
+            leftBehind.set((try Data(contentsOf: folder.registry), staged))
+            try folder.blockRegistry()
+            return Self.ok()
+        }
+        let client: (StubTransport) -> APIClient = { transport in
+            TransfersFixture.client(transport) {
+                $0.interceptors = [RequestIDInterceptor(), IdempotencyInterceptor(), RetryInterceptor(maximumRetries: 0)]
+            }
+        }
+        var policy = EndpointPolicy.standard
+        policy.idempotency = .automatic  // as in `.authorizedUpload`, the manager's default, without the auth
+        let manager = try UploadManager(client: client(first), directory: folder.manager, policy: policy)
+        let id = try await manager.enqueue(fileAt: folder.source, to: "/photos", contentType: "image/jpeg")
+        _ = try await manager.result(for: id)
+        try folder.unblockRegistry()
+        let state = try #require(leftBehind.current)
+        try state.registry.write(to: folder.registry)
+        for (name, data) in state.staged { try data.write(to: folder.staged.appendingPathComponent(name)) }
+
+        // The next launch finds it pending and sends it again, under the same key.
+        let second = StubTransport(responses: [Self.ok()])
+        let relaunched = try UploadManager(client: client(second), directory: folder.manager, policy: policy)
+        await relaunched.resumePending()
+        _ = try await relaunched.result(for: id)
+
+        let keys = (first.requests + second.requests).map { $0.value(forHTTPHeaderField: "Idempotency-Key") }
+        #expect(keys == [id.uuidString, id.uuidString])
+    }
+
     @Test("cancel throws when the registry cannot be written; the upload is gone from this launch's list")
     func cancelThrowsWhenTheRegistryIsUnwritable() async throws {
         let folder = try Folder()
