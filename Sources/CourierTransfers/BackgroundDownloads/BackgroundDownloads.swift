@@ -46,6 +46,8 @@ public actor BackgroundDownloads {
     private var records: [UUID: BackgroundDownloadRecord]
     private var waiters: [UUID: [CheckedContinuation<URL, any Error>]] = [:]
     private var failures: [UUID: any Error] = [:]
+    /// Downloads whose resume data is being handed over (see ``resume(_:)``).
+    private var resuming: Set<UUID> = []
     private var listeners: [Task<Void, Never>] = []
     private var progressContinuations: [UUID: AsyncStream<TransferProgress>.Continuation] = [:]
 
@@ -101,30 +103,47 @@ public actor BackgroundDownloads {
             throw error
         }
         listen()
-        try await handOver(record, resumeData: nil)
+        do {
+            try await handOver(record, resumeData: nil)
+        } catch {
+            // Nothing runs it: a record left pending would keep ``result(for:)`` waiting forever.
+            settle(record.id, .failure(error))
+            throw error
+        }
         return record.id
     }
 
     /// Continues the failed download `id` from its resume data.
     ///
-    /// - Throws: ``BackgroundDownloadError/notResumable(_:)`` without resume data;
-    ///   ``BackgroundDownloadError/unknownDownload(_:)``; the transport's error.
+    /// The resume data is given up only once the session has taken the download: when the hand-over
+    /// fails (no access token, the session refuses the data) the download stays failed with its
+    /// resume data, and `resume(_:)` can be called again.
+    ///
+    /// - Throws: ``BackgroundDownloadError/notResumable(_:)`` without resume data (or while another
+    ///   `resume(_:)` of the same download is handing it over);
+    ///   ``BackgroundDownloadError/unknownDownload(_:)``; the token manager's or the transport's
+    ///   error; ``BackgroundDownloadError/registryUnwritable(path:reason:)`` when the download
+    ///   runs again but the registry cannot say so.
     public func resume(_ id: UUID) async throws {
         guard var record = records[id] else { throw BackgroundDownloadError.unknownDownload(id) }
-        guard let name = record.resumeDataFileName else { throw BackgroundDownloadError.notResumable(id) }
+        guard let name = record.resumeDataFileName, !resuming.contains(id) else {
+            throw BackgroundDownloadError.notResumable(id)
+        }
         let file = directory.appendingPathComponent(name)
         let data: Data
         do { data = try Data(contentsOf: file) } catch {
             throw BackgroundDownloadError.registryUnreadable(path: file.path, reason: "resume data: \(error)")
         }
+        resuming.insert(id)
+        defer { resuming.remove(id) }
+        listen()
+        try await handOver(record, resumeData: data)
         record.state = .pending
         record.resumeDataFileName = nil
         records[id] = record
         failures[id] = nil
         try registry.save(records)
         try? FileManager.default.removeItem(at: file)
-        listen()
-        try await handOver(record, resumeData: data)
     }
 
     /// Waits for the download `id` and returns its destination.

@@ -16,6 +16,8 @@ final class ManualBackgroundTransport: BackgroundTransport, @unchecked Sendable 
     let progress: AsyncStream<BackgroundTransferProgress>
     let progressContinuation: AsyncStream<BackgroundTransferProgress>.Continuation
     let started = Locked<[(request: URLRequest?, resumeData: Data?, description: String)]>([])
+    /// While set, every hand-over throws this error (the session refuses the task).
+    let refusal = Locked<URLError?>(nil)
 
     init() {
         (events, continuation) = AsyncStream.makeStream(of: BackgroundTransferEvent.self)
@@ -24,9 +26,11 @@ final class ManualBackgroundTransport: BackgroundTransport, @unchecked Sendable 
 
     func startUpload(_ request: URLRequest, fromFile fileURL: URL, taskDescription: String) throws {}
     func startDownload(_ request: URLRequest, taskDescription: String) throws {
+        if let refusal = refusal.current { throw refusal }
         started.withLock { $0.append((request, nil, taskDescription)) }
     }
     func startDownload(resumingWith resumeData: Data, taskDescription: String) throws {
+        if let refusal = refusal.current { throw refusal }
         started.withLock { $0.append((nil, resumeData, taskDescription)) }
     }
     func runningTaskDescriptions() async -> [String] { [] }
@@ -137,6 +141,52 @@ struct BackgroundDownloadsTests {
         #expect(await manager.downloads.first?.state == .pending)
         try transport.finish(id.uuidString, body: Self.body, headers: Self.digestHeaders(Self.body))
         #expect(try Data(contentsOf: try await manager.result(for: id)) == Self.body)
+    }
+
+    @Test("a resume the session refuses keeps the resume data and the failure; resuming again later works")
+    func refusedResumeKeepsItsData() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = ManualBackgroundTransport()
+        let manager = try Self.manager(folder, transport)
+        let id = try await manager.enqueue("/big", to: folder.appendingPathComponent("big.bin"))
+        let resume = Data("resume-blob".utf8)
+        transport.continuation.yield(
+            BackgroundTransferEvent(
+                taskDescription: id.uuidString, outcome: .failed(URLError(.networkConnectionLost)), resumeData: resume))
+        await #expect(throws: DownloadError.self) { _ = try await manager.result(for: id) }
+
+        transport.refusal.set(URLError(.cannotCreateFile))
+        await #expect(throws: URLError.self) { try await manager.resume(id) }
+        #expect(await manager.downloads.first?.isResumable == true)
+        // Still failed, not pending with nothing behind it: the result is the failure, at once.
+        await #expect(throws: DownloadError.self) { _ = try await manager.result(for: id) }
+        let relaunched = try Self.manager(folder, ManualBackgroundTransport())
+        #expect(await relaunched.downloads.first?.isResumable == true, "the registry on disk keeps the resume data too")
+
+        transport.refusal.set(nil)
+        try await manager.resume(id)
+        #expect(transport.started.withLock { $0.last?.resumeData } == resume, "the same bytes, kept across the refusal")
+        try transport.finish(id.uuidString, body: Self.body, headers: Self.digestHeaders(Self.body))
+        #expect(try Data(contentsOf: try await manager.result(for: id)) == Self.body)
+    }
+
+    @Test("a download the session refuses at enqueue is failed, never pending with nothing behind it")
+    func refusedEnqueueFails() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = ManualBackgroundTransport()
+        transport.refusal.set(URLError(.cannotCreateFile))
+        let manager = try Self.manager(folder, transport)
+        await #expect(throws: URLError.self) {
+            _ = try await manager.enqueue("/big", to: folder.appendingPathComponent("big.bin"))
+        }
+        let record = try #require(await manager.downloads.first)
+        guard case .failed = record.state else {
+            Issue.record("expected failed, got \(record.state)")
+            return
+        }
+        await #expect(throws: URLError.self) { _ = try await manager.result(for: record.id) }
     }
 
     @Test("progress of a running download comes from the transport and ends with it")
