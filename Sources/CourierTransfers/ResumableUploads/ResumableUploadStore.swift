@@ -31,14 +31,16 @@ public struct ResumableUploadStore: Sendable {
         self.directory = directory
     }
 
-    /// The record for `key`, or `nil` when none is stored (or the file is unreadable).
-    public func record(for key: String) -> ResumableUploadRecord? {
-        guard let data = try? Data(contentsOf: file(for: key)),
-            let record = try? JSONDecoder().decode(ResumableUploadRecord.self, from: data), record.key == key
-        else { return nil }
-        return record
+    /// The record for `key`, or `nil` when none is stored.
+    ///
+    /// - Throws: ``ResumableUploadStoreError/recordUnreadable(path:reason:)`` when its file exists
+    ///   but cannot be read or decoded; the file is left as it is.
+    public func record(for key: String) throws(ResumableUploadStoreError) -> ResumableUploadRecord? {
+        let url = file(for: key)
+        guard let record = try Self.read(url) else { return nil }
+        // Another key with the same 128-bit hash: not this upload's record.
+        return record.key == key ? record : nil
     }
-
     /// Saves `record`, replacing the one with the same key.
     /// - Throws: The file system's error.
     public func save(_ record: ResumableUploadRecord) throws {
@@ -52,11 +54,38 @@ public struct ResumableUploadStore: Sendable {
         try? FileManager.default.removeItem(at: file(for: key))
     }
 
-    /// Every stored record (for listing unfinished uploads).
-    public func allRecords() -> [ResumableUploadRecord] {
-        let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
-        return files.filter { $0.pathExtension == "json" }.compactMap { url in
-            (try? Data(contentsOf: url)).flatMap { try? JSONDecoder().decode(ResumableUploadRecord.self, from: $0) }
+    /// Every stored record (for listing unfinished uploads); none when the folder does not exist.
+    ///
+    /// - Throws: ``ResumableUploadStoreError/recordUnreadable(path:reason:)`` for the folder or a
+    ///   record file that exists but cannot be read or decoded.
+    public func allRecords() throws(ResumableUploadStoreError) -> [ResumableUploadRecord] {
+        let files: [URL]
+        do {
+            files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+        } catch {
+            if !FileManager.default.fileExists(atPath: directory.path) { return [] }
+            throw .recordUnreadable(path: directory.path, reason: String(describing: error))
+        }
+        var records: [ResumableUploadRecord] = []
+        for url in files.filter({ $0.pathExtension == "json" }).sorted(by: { $0.path < $1.path }) {
+            if let record = try Self.read(url) { records.append(record) }
+        }
+        return records
+    }
+
+    /// The record in `url`; `nil` when there is no such file.
+    private static func read(_ url: URL) throws(ResumableUploadStoreError) -> ResumableUploadRecord? {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            if !FileManager.default.fileExists(atPath: url.path) { return nil }
+            throw .recordUnreadable(path: url.path, reason: String(describing: error))
+        }
+        do {
+            return try JSONDecoder().decode(ResumableUploadRecord.self, from: data)
+        } catch {
+            throw .recordUnreadable(path: url.path, reason: "not a resumable upload record: \(error)")
         }
     }
 

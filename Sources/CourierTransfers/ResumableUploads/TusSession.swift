@@ -24,7 +24,11 @@ struct TusSession: Sendable {
         let store = uploader.store
         var record: ResumableUploadRecord
         var offset: Int64
-        if let saved = store.record(for: key), saved.length == length, let current = try await serverOffset(saved.uploadURL) {
+        // A record that cannot be read fails the upload (ResumableUploadStoreError) and stays as it
+        // is: taking it for "none" would start over from byte 0 and orphan the server's upload.
+        if let saved = try store.record(for: key), saved.length == length,
+            let current = try await serverOffset(saved.uploadURL, length: length)
+        {
             record = saved
             offset = current
         } else {
@@ -58,7 +62,9 @@ struct TusSession: Sendable {
                 last = response
             case 409:
                 conflicts += 1
-                guard conflicts <= Self.maxConsecutiveConflicts, let current = try await serverOffset(record.uploadURL) else {
+                guard conflicts <= Self.maxConsecutiveConflicts,
+                    let current = try await serverOffset(record.uploadURL, length: length)
+                else {
                     throw NetworkError(response: response.response, knownErrors: [:])
                 }
                 offset = current
@@ -98,15 +104,16 @@ struct TusSession: Sendable {
         return record
     }
 
-    /// The server's offset (`HEAD`), or `nil` when the upload is gone (404, 410, 403).
-    private func serverOffset(_ url: URL) async throws -> Int64? {
+    /// The server's offset (`HEAD`), or `nil` when the upload is gone (404, 410, 403) or is not
+    /// this file's: an offset beyond `length` (a PATCH from there would have a negative length).
+    private func serverOffset(_ url: URL, length: Int64) async throws -> Int64? {
         let response = try await uploader.send(.head, url.absoluteString, headers: [])
         switch response.statusCode {
         case 200...299:
             guard let offset = Self.offset(response.response) else {
                 throw NetworkError.invalidRequest("the tus server answered HEAD without Upload-Offset")
             }
-            return offset
+            return offset <= length ? offset : nil
         case 403, 404, 410: return nil
         default: throw NetworkError(response: response.response, knownErrors: [:])
         }

@@ -78,7 +78,9 @@ public struct TusUploader: Sendable {
     ///   server confirmed plus those of the chunk in flight, and starts at the resumed offset. The
     ///   upload fails with the file system's error (as a `NetworkError`) when its record in
     ///   ``store`` cannot be written after a chunk: a later run resumes from the offset the server
-    ///   reports.
+    ///   reports. It fails with ``ResumableUploadStoreError/recordUnreadable(path:reason:)``, before
+    ///   anything is sent, when the stored record for `key` exists but cannot be read: the record
+    ///   is left as it is rather than taken for none (which would start over from byte 0).
     public func upload(fileAt fileURL: URL, key: String? = nil, metadata: [String: String] = [:]) -> Upload<URL> {
         let (progress, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
         let size = FileSize.of(fileURL)
@@ -89,6 +91,9 @@ public struct TusUploader: Sendable {
                 let response = try await session.run(tracker: tracker)
                 tracker.finish(sentTotal: nil)
                 return response
+            } catch let error as ResumableUploadStoreError {
+                tracker.fail()
+                throw error
             } catch {
                 tracker.fail()
                 throw NetworkError(error)

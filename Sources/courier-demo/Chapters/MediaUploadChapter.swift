@@ -46,7 +46,7 @@ func runMediaUploadChapter(_ demo: Demo) async throws {
     do {
         _ = try await first.upload(fileAt: photo).value
     } catch {
-        let saved = store.allRecords().first
+        let saved = try store.allRecords().first
         demo.say("interrupted at \(saved?.offset ?? 0) of \(saved?.length ?? 0) bytes; upload URL and offset are on disk")
     }
     demo.say("a new launch: a new client and uploader over the same store resume with HEAD, then PATCH from the offset")

@@ -1,0 +1,115 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+@testable import CourierTransfers
+
+/// A tus upload whose stored record or whose server's offset cannot be trusted: it never starts
+/// over from byte 0 on a guess, and never sends a PATCH beyond the file.
+@Suite("tus uploads: unreadable records and impossible offsets")
+struct TusRecordFaultTests {
+    struct Folder {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tus-faults-\(UUID().uuidString)")
+        var records: URL { root.appendingPathComponent("records", isDirectory: true) }
+        var file: URL { root.appendingPathComponent("clip.mov") }
+        let bytes = Data((0..<1000).map { UInt8($0 % 251) })
+
+        init() throws {
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            try bytes.write(to: file)
+        }
+
+        /// The one record file of the store.
+        func recordFile() throws -> URL {
+            let names = try FileManager.default.contentsOfDirectory(atPath: records.path).filter { $0.hasSuffix(".json") }
+            return records.appendingPathComponent(try #require(names.first))
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: root) }
+    }
+
+    /// A tus server in a handler: creation answers `/tus/files/new`, HEAD answers `headOffset`,
+    /// PATCH confirms what it was sent.
+    static func server(headOffset: Int64) -> StubTransport {
+        StubTransport { request in
+            let url = try #require(request.url)
+            switch request.httpMethod ?? "GET" {
+            case "POST":
+                return HTTPResponse(
+                    statusCode: 201, headers: ["Location": "/v1/tus/files/new", "Tus-Resumable": "1.0.0"], body: Data(),
+                    url: url)
+            case "HEAD":
+                return HTTPResponse(
+                    statusCode: 200, headers: ["Upload-Offset": String(headOffset), "Tus-Resumable": "1.0.0"], body: Data(),
+                    url: url)
+            default:
+                let offset = Int64(request.value(forHTTPHeaderField: "Upload-Offset") ?? "") ?? -1
+                let length = Int64(request.value(forHTTPHeaderField: "Content-Length") ?? "") ?? -1
+                return HTTPResponse(
+                    statusCode: 204, headers: ["Upload-Offset": String(offset + length), "Tus-Resumable": "1.0.0"],
+                    body: Data(), url: url)
+            }
+        }
+    }
+
+    static func uploader(_ transport: StubTransport, _ folder: Folder) -> TusUploader {
+        TusUploader(
+            client: TransfersFixture.client(transport), creationPath: "/tus/files",
+            store: ResumableUploadStore(directory: folder.records), chunkSize: 400, policy: .standard)
+    }
+
+    @Test("a record that does not read back fails the upload, is left as it is, and nothing is sent")
+    func unreadableRecordIsNotTakenForNone() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let store = ResumableUploadStore(directory: folder.records)
+        let key = TusUploader.key(for: folder.file)
+        try store.save(
+            ResumableUploadRecord(
+                key: key, uploadURL: URL(string: "https://api.example.test/v1/tus/files/old")!, offset: 800,
+                length: 1000, createdAt: Date()))
+        let recordFile = try folder.recordFile()
+        let garbage = Data("{\"key\": \"truncated".utf8)
+        try garbage.write(to: recordFile)
+
+        let transport = Self.server(headOffset: 800)
+        let error = await #expect(throws: ResumableUploadStoreError.self) {
+            _ = try await Self.uploader(transport, folder).upload(fileAt: folder.file).value
+        }
+        guard case .recordUnreadable(let path, _) = error else { return }
+        #expect(path == recordFile.path)
+        #expect(transport.requestCount == 0, "no new upload was created, nothing was sent")
+        #expect(try Data(contentsOf: recordFile) == garbage)
+        #expect(throws: ResumableUploadStoreError.self) { try store.allRecords() }
+    }
+
+    @Test("a missing store folder has no records; a missing record is none")
+    func missingIsEmpty() throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let store = ResumableUploadStore(directory: folder.records)
+        #expect(try store.allRecords().isEmpty)
+        #expect(try store.record(for: "nothing") == nil)
+    }
+
+    @Test("a HEAD offset beyond the file is a foreign upload: a new one is created and no PATCH goes to the old one")
+    func offsetBeyondTheFileStartsANewUpload() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let old = URL(string: "https://api.example.test/v1/tus/files/old")!
+        try ResumableUploadStore(directory: folder.records).save(
+            ResumableUploadRecord(
+                key: TusUploader.key(for: folder.file), uploadURL: old, offset: 400, length: 1000, createdAt: Date()))
+
+        let transport = Self.server(headOffset: 1100)
+        let location = try await Self.uploader(transport, folder).upload(fileAt: folder.file).value
+        #expect(location.path == "/v1/tus/files/new")
+        let patches = transport.requests.filter { $0.httpMethod == "PATCH" }
+        #expect(patches.allSatisfy { $0.url?.path == "/v1/tus/files/new" })
+        #expect(patches.map { $0.value(forHTTPHeaderField: "Upload-Offset") } == ["0", "400", "800"])
+        #expect(patches.map { $0.value(forHTTPHeaderField: "Content-Length") } == ["400", "400", "200"])
+    }
+}
