@@ -63,6 +63,34 @@ struct ClientTests {
         await client.close()
     }
 
+    /// While a reconnect re-sends the subscriptions, the app unsubscribes one not yet re-sent and
+    /// replaces another: the new connection gets neither the removed one nor the old version.
+    @Test("a subscription removed or replaced during a reconnect's re-subscribe is not re-sent as it was")
+    func resubscribeSendsTheRegistryAsItIsNow() async throws {
+        let transport = FakeTransport()
+        let client = WebSocketClient(
+            configuration: configuration(), transport: transport, clock: TestClock(), random: { 0.5 })
+        for topic in ["A", "B", "C"] { await client.subscribe(subscription(topic)) }
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        let gate = SendGate(holding: .text("sub A"))
+        transport.gate.set(gate)
+
+        transport.connections[0].end()  // TCP loss: the reconnect re-sends A, B, C; A's write is held
+        try await eventually("re-subscribe writing A") { gate.isHolding }
+        await client.unsubscribe("B")
+        await client.subscribe(Subscription(id: "C", subscribe: .text("sub C v2"), unsubscribe: .text("unsub C")))
+        await client.subscribe(subscription("D"))  // new: sent at once
+        gate.release()
+        // The old code's first three were already wrong: "unsub B" went out while A was held.
+        try await eventually("re-subscribe done") {
+            transport.connections.count == 2 && transport.connections[1].sent.count >= 3
+        }
+        #expect(transport.connections[1].sent == [.text("sub A"), .text("sub D"), .text("sub C v2")])
+        #expect(await client.subscriptions.map(\.id) == ["A", "C", "D"])
+        await client.close()
+    }
+
     @Test func backoffResetsOnlyAfterAStableConnection() async throws {
         let transport = FakeTransport()
         let clock = TestClock()

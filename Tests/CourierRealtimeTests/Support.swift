@@ -33,9 +33,10 @@ final class FakeConnection: WebSocketConnection, Sendable {
         (sent: [WebSocketMessage](), pings: 0, closed: false, answersPings: true, code: WebSocketCloseCode?.none))
     private let onEnd: @Sendable () -> Void
 
-    init(answersPings: Bool, onEnd: @escaping @Sendable () -> Void) {
+    init(answersPings: Bool, gate: SendGate? = nil, onEnd: @escaping @Sendable () -> Void) {
         (events, continuation) = AsyncStream.makeStream(of: WebSocketConnectionEvent.self)
         self.onEnd = onEnd
+        self.gate = gate
         state.withLock { $0.answersPings = answersPings }
     }
 
@@ -44,11 +45,16 @@ final class FakeConnection: WebSocketConnection, Sendable {
     var isClosed: Bool { state.current.closed }
     var closeCode: WebSocketCloseCode? { state.current.code }
 
+    /// Holds the first send of a given message until the test releases it (see ``SendGate``).
+    let gate: SendGate?
+
     func send(_ message: WebSocketMessage) async throws {
         try state.withLock { state in
             guard !state.closed else { throw WebSocketError.notConnected }
             state.sent.append(message)
         }
+        // Queued in call order (as a real connection's outgoing queue), written later.
+        await gate?.pass(message)
     }
 
     func sendPing(onPong: @escaping @Sendable () -> Void) async throws {
@@ -79,6 +85,35 @@ final class FakeConnection: WebSocketConnection, Sendable {
     }
 }
 
+/// Holds the first send of `held` on its way out until ``release()``: the sender waits in the
+/// middle of a write, as on a socket whose peer reads slowly.
+final class SendGate: Sendable {
+    let held: WebSocketMessage
+    private let holding = Locked(false)
+    private let released: AsyncStream<Void>
+    private let releaseContinuation: AsyncStream<Void>.Continuation
+
+    init(holding held: WebSocketMessage) {
+        self.held = held
+        (released, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    /// Whether a send of `held` is waiting.
+    var isHolding: Bool { holding.current }
+
+    func pass(_ message: WebSocketMessage) async {
+        guard message == held,
+            !holding.withLock({ was in
+                defer { was = true }
+                return was
+            })
+        else { return }
+        for await _ in released { break }
+    }
+
+    func release() { releaseContinuation.finish() }
+}
+
 /// A transport whose attempts succeed or fail as the test says; counts attempts and live sockets.
 final class FakeTransport: WebSocketTransport, Sendable {
     enum Outcome: Sendable {
@@ -97,6 +132,9 @@ final class FakeTransport: WebSocketTransport, Sendable {
     }
     private let state = Locked(State())
     let answersPings: Bool
+
+    /// Given to every connection made from now on.
+    let gate = Locked<SendGate?>(nil)
 
     init(script: [Outcome] = [], answersPings: Bool = true) {
         self.answersPings = answersPings
@@ -123,7 +161,9 @@ final class FakeTransport: WebSocketTransport, Sendable {
         case .reject(let status): throw WebSocketError.handshakeRejected(status: status)
         case .fail: throw WebSocketError.connectionFailed("refused")
         case .accept:
-            let connection = FakeConnection(answersPings: answersPings) { [state] in state.withLock { $0.live -= 1 } }
+            let connection = FakeConnection(answersPings: answersPings, gate: gate.current) { [state] in
+                state.withLock { $0.live -= 1 }
+            }
             state.withLock { state in
                 state.live += 1
                 state.connections.append(connection)

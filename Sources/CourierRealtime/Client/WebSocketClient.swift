@@ -65,6 +65,11 @@ public actor WebSocketClient {
     private let messageBroadcast = Broadcast<WebSocketMessage>(replaysLatest: false)
 
     private var registry: [Subscription] = []
+    /// Subscriptions a new connection's re-subscribe has yet to send. The re-subscribe awaits each
+    /// send, and the actor runs ``subscribe(_:)`` and ``unsubscribe(_:)`` meanwhile: for an id in
+    /// this set they only change the registry, and the re-subscribe sends what is registered when
+    /// it gets there (the latest version, or nothing once it was unsubscribed).
+    private var awaitingResubscribe: Set<String> = []
     private var gapDetector = SequenceGapDetector()
     private var activeRun: Int?
     private var runCounter = 0
@@ -186,6 +191,8 @@ public actor WebSocketClient {
         } else {
             registry.append(subscription)
         }
+        // The re-subscribe of a new connection is on its way to this id: it sends this version.
+        if awaitingResubscribe.contains(subscription.id) { return }
         if state == .open, let current { try? await send(subscription.subscribe, on: current, meter: meter) }
     }
 
@@ -194,6 +201,8 @@ public actor WebSocketClient {
     public func unsubscribe(_ id: String) async {
         guard let index = registry.firstIndex(where: { $0.id == id }) else { return }
         let removed = registry.remove(at: index)
+        // Not yet re-sent on the new connection: the server does not hold it there, nothing to undo.
+        if awaitingResubscribe.remove(id) != nil { return }
         if state == .open, let current, let message = removed.unsubscribe {
             try? await send(message, on: current, meter: meter)
         }
@@ -283,7 +292,17 @@ public actor WebSocketClient {
         extensions = connection.extensions
         openedAt = clock.elapsed()
         publish(.open)
-        for subscription in registry { try? await send(subscription.subscribe, on: connection, meter: meter) }
+        // Each id is looked up again before its send: a subscription replaced or removed while an
+        // earlier one was being written goes out as it is now, or not at all.
+        let ids = registry.map(\.id)
+        awaitingResubscribe = Set(ids)
+        for id in ids {
+            guard awaitingResubscribe.remove(id) != nil, let subscription = registry.first(where: { $0.id == id }) else {
+                continue
+            }
+            try? await send(subscription.subscribe, on: connection, meter: meter)
+        }
+        awaitingResubscribe = []
         if hasOpened { eventBroadcast.yield(.reconnected) }
         hasOpened = true
         let keepalive = configuration.keepalive.map {
