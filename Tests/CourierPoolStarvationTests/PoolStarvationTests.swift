@@ -13,7 +13,7 @@ import Testing
 /// `ContinuousClock` while the workloads run one after another: requests, a download to a file,
 /// an upload from a file, a Server-Sent Events feed and the HTTP cache's disk storage over
 /// `URLSessionTransport` and `CurlTransport`, a WebSocket echo, the `FileTokenStore` through
-/// `TokenManager` and the offline `MutationQueue` (SQLite).
+/// `TokenManager`, the offline `MutationQueue` (SQLite) and `UploadManager` staging a 256 MiB file.
 ///
 /// A separate process, because the suite's other tests share this process's pool: their work
 /// would show as lateness here, and a pool narrowed for this test would slow them.

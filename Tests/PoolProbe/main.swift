@@ -278,14 +278,19 @@ func download(_ transport: any Transport) async throws {
     guard (attributes[.size] as? NSNumber)?.intValue == size else { throw WorkloadFailure(description: "download size") }
 }
 
+/// Where the probe writes its own input files: a serial queue, which libdispatch runs on a thread
+/// of its own. Not `DispatchQueue.global()`: on Linux its threads are the ones Swift's global
+/// executor runs tasks on, the pool this probe measures.
+let setupQueue = DispatchQueue(label: "courier-pool-probe.setup")
+
 func upload(_ transport: any Transport) async throws {
     let client = client(transport, "pool-up")
     let file = scratch.appendingPathComponent("upload-\(UUID().uuidString).bin")
     let size = 4 << 20
-    // The probe's own setup: written on a dispatch queue, off the one-thread pool it measures
-    // (on a loaded machine this 4 MiB write alone took over 250 ms on the pool).
+    // The probe's own setup: written on `setupQueue`, off the one-thread pool it measures (on a
+    // loaded machine this 4 MiB write alone took over 250 ms on the pool).
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        DispatchQueue.global().async {
+        setupQueue.async {
             continuation.resume(with: Result { try Data(repeating: 0x5a, count: size).write(to: file) })
         }
     }
@@ -294,6 +299,35 @@ func upload(_ transport: any Transport) async throws {
         method: .post, path: "/uploads/count", body: .file(file, contentType: "application/octet-stream"), policy: policy)
     let counted = try await client.upload(request).value
     guard counted.bytes == size else { throw WorkloadFailure(description: "server counted \(counted.bytes) bytes") }
+}
+
+/// `UploadManager`: staging copies the file into the manager's folder, and every change rewrites
+/// its registry. A background upload handed to a session that does nothing with it (so only the
+/// staging is measured, not an upload's own traffic) of 256 MiB: a copy on the pool would show.
+func uploadManager() async throws {
+    let file = scratch.appendingPathComponent("staged-\(UUID().uuidString).bin")
+    let size = 256 << 20
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        setupQueue.async {
+            continuation.resume(with: Result { try Data(repeating: 0x33, count: size).write(to: file) })
+        }
+    }
+    let manager = try UploadManager(
+        client: client(URLSessionTransport(), "pool-upload-manager"),
+        directory: scratch.appendingPathComponent("uploads-\(UUID().uuidString)"),
+        backgroundTransport: IdleBackgroundTransport())
+    let id = try await manager.enqueue(
+        fileAt: file, to: "/uploads/count", contentType: "application/octet-stream", mode: .background)
+    try await manager.cancel(id)
+}
+
+/// A background session that takes every task and never runs it.
+final class IdleBackgroundTransport: BackgroundTransport, Sendable {
+    let events: AsyncStream<BackgroundTransferEvent> = AsyncStream { _ in }
+    func startUpload(_ request: URLRequest, fromFile fileURL: URL, taskDescription: String) throws {}
+    func startDownload(_ request: URLRequest, taskDescription: String) throws {}
+    func runningTaskDescriptions() async -> [String] { [] }
+    func cancelTask(withDescription taskDescription: String) async {}
 }
 
 func serverSentEvents(_ transport: any Transport) async throws {
@@ -444,6 +478,7 @@ for (name, make) in transports() {
 }
 phases.append(("websocket-echo", webSocket))
 phases.append(("token-store-file", tokenStore))
+phases.append(("upload-manager-staging", uploadManager))
 phases.append(("offline-queue-sqlite", offlineQueue))
 
 if let index = CommandLine.arguments.firstIndex(of: "--only") {

@@ -26,6 +26,11 @@ import FoundationNetworking
 /// so a server that honours the key does not store a file twice when the previous process ended
 /// after the server had it but before its outcome was recorded.
 public actor UploadManager {
+    private nonisolated let executor = BlockingWorkExecutor(label: "courier.upload-manager")
+    /// Runs the manager's file work (staging copies, multipart bodies written to disk, the
+    /// registry) off Swift's cooperative pool: a 1 GB copy would hold one of its threads for seconds.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     private let client: APIClient
     private let staging: StagingStore
     private let registry: UploadRegistry
