@@ -148,7 +148,14 @@ public actor UploadManager {
             staging.remove(name)
             throw error
         }
-        try await start(record)
+        do {
+            try await start(record)
+        } catch {
+            // Not handed over (no access token, the background session refused it): failed now,
+            // never pending with nothing behind it (``result(for:)`` would wait forever).
+            fail(record.id, error)
+            throw error
+        }
         return record.id
     }
 

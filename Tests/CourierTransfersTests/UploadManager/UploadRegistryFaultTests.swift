@@ -187,6 +187,29 @@ struct UploadRegistryFaultTests {
         #expect(keys == [id.uuidString, id.uuidString])
     }
 
+    @Test("a background upload the session refuses is failed at enqueue: no pending record, no staged copy, no endless wait")
+    func refusedBackgroundHandOverFails() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let manager = try UploadManager(
+            client: TransfersFixture.client(StubTransport(responses: [HTTPResponse]())), directory: folder.manager,
+            backgroundTransport: RefusingBackgroundTransport())
+        await #expect(throws: URLError.self) {
+            _ = try await manager.enqueue(
+                fileAt: folder.source, to: "/photos", contentType: "image/jpeg", mode: .background)
+        }
+        let record = try #require(await manager.uploads.first)
+        guard case .failed = record.state else {
+            Issue.record("expected failed, got \(record.state)")
+            return
+        }
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: record.id) }
+        #expect(try folder.stagedFiles().isEmpty)
+        let relaunched = try UploadManager(
+            client: TransfersFixture.client(StubTransport(responses: [HTTPResponse]())), directory: folder.manager)
+        #expect(await relaunched.uploads.map(\.state) == [record.state], "the registry on disk says failed too")
+    }
+
     @Test("cancel throws when the registry cannot be written; the upload is gone from this launch's list")
     func cancelThrowsWhenTheRegistryIsUnwritable() async throws {
         let folder = try Folder()
@@ -211,6 +234,17 @@ private final class SilentBackgroundTransport: BackgroundTransport, Sendable {
     let events: AsyncStream<BackgroundTransferEvent> = AsyncStream { _ in }
     func startUpload(_ request: URLRequest, fromFile fileURL: URL, taskDescription: String) throws {}
     func startDownload(_ request: URLRequest, taskDescription: String) throws {}
+    func runningTaskDescriptions() async -> [String] { [] }
+    func cancelTask(withDescription taskDescription: String) async {}
+}
+
+/// A background session that refuses every task (as when the system cannot create it).
+private final class RefusingBackgroundTransport: BackgroundTransport, Sendable {
+    let events: AsyncStream<BackgroundTransferEvent> = AsyncStream { _ in }
+    func startUpload(_ request: URLRequest, fromFile fileURL: URL, taskDescription: String) throws {
+        throw URLError(.cannotCreateFile)
+    }
+    func startDownload(_ request: URLRequest, taskDescription: String) throws { throw URLError(.cannotCreateFile) }
     func runningTaskDescriptions() async -> [String] { [] }
     func cancelTask(withDescription taskDescription: String) async {}
 }
