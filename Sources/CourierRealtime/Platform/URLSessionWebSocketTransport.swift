@@ -25,7 +25,8 @@ struct URLSessionWebSocketTransport: WebSocketTransport {
         task.resume()
         do {
             let selected = try await delegate.waitUntilOpen()
-            return URLSessionWebSocketConnection(task: task, session: session, subprotocol: selected)
+            return URLSessionWebSocketConnection(
+                task: task, session: session, subprotocol: selected, writeTimeout: request.writeTimeout)
         } catch {
             session.invalidateAndCancel()
             if let status = (task.response as? HTTPURLResponse)?.statusCode, status != 101 {
@@ -83,11 +84,16 @@ private final class URLSessionWebSocketConnection: WebSocketConnection, Sendable
     private let task: URLSessionWebSocketTask
     private let session: URLSession
     private let finished = Locked(false)
+    /// How long one send may wait before the connection fails with
+    /// ``WebSocketError/writeTimeout(seconds:)``: `URLSessionWebSocketTask` has no write deadline
+    /// of its own, and a peer that stops reading would hold a send until the system gives up.
+    private let writeTimeout: Duration
 
-    init(task: URLSessionWebSocketTask, session: URLSession, subprotocol: String?) {
+    init(task: URLSessionWebSocketTask, session: URLSession, subprotocol: String?, writeTimeout: Duration) {
         self.task = task
         self.session = session
         self.subprotocol = subprotocol
+        self.writeTimeout = writeTimeout
         (events, continuation) = AsyncStream.makeStream(of: WebSocketConnectionEvent.self)
         Task { [self] in await receiveLoop() }
     }
@@ -113,10 +119,16 @@ private final class URLSessionWebSocketConnection: WebSocketConnection, Sendable
     }
 
     func send(_ message: WebSocketMessage) async throws {
-        switch message {
-        case .text(let text): try await task.send(.string(text))
-        case .data(let data): try await task.send(.data(data))
-        }
+        let (task, timeout) = (task, writeTimeout)
+        try await WriteDeadline.run(
+            timeout: timeout,
+            expired: { [weak self] in await self?.abort(.writeTimeout(seconds: ReconnectPolicy.seconds(timeout))) },
+            write: {
+                switch message {
+                case .text(let text): try await task.send(.string(text))
+                case .data(let data): try await task.send(.data(data))
+                }
+            })
     }
 
     func sendPing(onPong: @escaping @Sendable () -> Void) async throws {

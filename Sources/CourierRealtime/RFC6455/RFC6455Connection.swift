@@ -321,14 +321,9 @@ actor RFC6455Connection: WebSocketConnection {
     private func writeWithDeadline(_ bytes: [UInt8]) async throws {
         writeNumber += 1
         let number = writeNumber
-        let timeout = writeTimeout
-        let sleep = self.sleep
-        let watchdog = Task { [weak self] in
-            do { try await sleep(timeout) } catch { return }
-            await self?.writeTimedOut(number)
-        }
-        defer { watchdog.cancel() }
-        try await stream.write(bytes)
+        try await WriteDeadline.run(
+            timeout: writeTimeout, sleep: sleep, expired: { [weak self] in await self?.writeTimedOut(number) },
+            write: { try await stream.write(bytes) })
     }
 
     private func writeTimedOut(_ number: Int) {
