@@ -22,7 +22,7 @@ import FoundationNetworking
 /// staged files no record refers to (a crash between staging and recording) are removed.
 ///
 /// A foreground upload sent again carries the same `Idempotency-Key` as the first time (with the
-/// policy's ``IdempotencyPolicy/automatic`` key, the default: the key is the record's ``UploadRecord/id``),
+/// policy's `IdempotencyPolicy.automatic` key, the default: the key is the record's ``UploadRecord/id``),
 /// so a server that honours the key does not store a file twice when the previous process ended
 /// after the server had it but before its outcome was recorded.
 public actor UploadManager {
