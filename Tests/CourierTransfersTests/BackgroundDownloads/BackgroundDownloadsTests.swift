@@ -123,21 +123,30 @@ struct BackgroundDownloadsTests {
         #expect(await manager.downloads.first?.state != .pending)
     }
 
+    static let resume = Data("resume-blob".utf8)
+
+    /// A download that failed with resume data (`resume`) after the system lost the connection.
+    static func failedWithResumeData(
+        _ folder: URL, _ transport: ManualBackgroundTransport
+    ) async throws -> (BackgroundDownloads, UUID) {
+        let manager = try Self.manager(folder, transport)
+        let id = try await manager.enqueue("/big", to: folder.appendingPathComponent("big.bin"))
+        transport.continuation.yield(
+            BackgroundTransferEvent(
+                taskDescription: id.uuidString, outcome: .failed(URLError(.networkConnectionLost)), resumeData: resume))
+        await #expect(throws: DownloadError.self) { _ = try await manager.result(for: id) }
+        return (manager, id)
+    }
+
     @Test("a failure with resume data is resumable; resume hands the data to the system")
     func resumeData() async throws {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let transport = ManualBackgroundTransport()
-        let manager = try Self.manager(folder, transport)
-        let id = try await manager.enqueue("/big", to: folder.appendingPathComponent("big.bin"))
-        let resume = Data("resume-blob".utf8)
-        transport.continuation.yield(
-            BackgroundTransferEvent(
-                taskDescription: id.uuidString, outcome: .failed(URLError(.networkConnectionLost)), resumeData: resume))
-        await #expect(throws: DownloadError.self) { _ = try await manager.result(for: id) }
+        let (manager, id) = try await Self.failedWithResumeData(folder, transport)
         #expect(await manager.downloads.first?.isResumable == true)
         try await manager.resume(id)
-        #expect(transport.started.withLock { $0.last?.resumeData } == resume)
+        #expect(transport.started.withLock { $0.last?.resumeData } == Self.resume)
         #expect(await manager.downloads.first?.state == .pending)
         try transport.finish(id.uuidString, body: Self.body, headers: Self.digestHeaders(Self.body))
         #expect(try Data(contentsOf: try await manager.result(for: id)) == Self.body)
@@ -148,13 +157,7 @@ struct BackgroundDownloadsTests {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let transport = ManualBackgroundTransport()
-        let manager = try Self.manager(folder, transport)
-        let id = try await manager.enqueue("/big", to: folder.appendingPathComponent("big.bin"))
-        let resume = Data("resume-blob".utf8)
-        transport.continuation.yield(
-            BackgroundTransferEvent(
-                taskDescription: id.uuidString, outcome: .failed(URLError(.networkConnectionLost)), resumeData: resume))
-        await #expect(throws: DownloadError.self) { _ = try await manager.result(for: id) }
+        let (manager, id) = try await Self.failedWithResumeData(folder, transport)
 
         transport.refusal.set(URLError(.cannotCreateFile))
         await #expect(throws: URLError.self) { try await manager.resume(id) }
@@ -166,7 +169,7 @@ struct BackgroundDownloadsTests {
 
         transport.refusal.set(nil)
         try await manager.resume(id)
-        #expect(transport.started.withLock { $0.last?.resumeData } == resume, "the same bytes, kept across the refusal")
+        #expect(transport.started.withLock { $0.last?.resumeData } == Self.resume, "the same bytes, kept across the refusal")
         try transport.finish(id.uuidString, body: Self.body, headers: Self.digestHeaders(Self.body))
         #expect(try Data(contentsOf: try await manager.result(for: id)) == Self.body)
     }
