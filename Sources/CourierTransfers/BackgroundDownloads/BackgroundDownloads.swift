@@ -138,6 +138,11 @@ public actor BackgroundDownloads {
         defer { resuming.remove(id) }
         listen()
         try await handOver(record, resumeData: data)
+        guard records[id] != nil else {
+            // Cancelled while the token was fetched: the task just started is not wanted.
+            await transport.cancelTask(withDescription: id.uuidString)
+            throw DownloadError(.network(.cancelled))
+        }
         record.state = .pending
         record.resumeDataFileName = nil
         records[id] = record

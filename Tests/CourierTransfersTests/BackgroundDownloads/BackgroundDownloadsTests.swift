@@ -34,7 +34,11 @@ final class ManualBackgroundTransport: BackgroundTransport, @unchecked Sendable 
         started.withLock { $0.append((nil, resumeData, taskDescription)) }
     }
     func runningTaskDescriptions() async -> [String] { [] }
-    func cancelTask(withDescription taskDescription: String) async {}
+    func cancelTask(withDescription taskDescription: String) async {
+        cancelled.withLock { $0.append(taskDescription) }
+    }
+    /// The tasks cancelled, in order.
+    let cancelled = Locked<[String]>([])
 
     /// Finishes the task `description` with `body` in a system temporary file.
     func finish(_ description: String, body: Data, status: Int = 200, headers: HTTPHeaders) throws {
@@ -172,6 +176,55 @@ struct BackgroundDownloadsTests {
         #expect(transport.started.withLock { $0.last?.resumeData } == Self.resume, "the same bytes, kept across the refusal")
         try transport.finish(id.uuidString, body: Self.body, headers: Self.digestHeaders(Self.body))
         #expect(try Data(contentsOf: try await manager.result(for: id)) == Self.body)
+    }
+
+    @Test("a download cancelled while its resume waits for a fresh token is not left running")
+    func cancelDuringResumeStopsTheNewTask() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let start = Date()
+        let now = Locked(start)
+        let server = FakeTokenServer(now: start)
+        let store = InMemoryTokenStore(server.signIn(accessExpiresAt: start.addingTimeInterval(600)))
+        // The refresh answers only when the test says so.
+        let refreshing = Locked(false)
+        let (release, releaseAll) = AsyncStream.makeStream(of: Void.self)
+        let refreshes = StubTransport { request in
+            refreshing.set(true)
+            for await _ in release { break }
+            return server.handle(request)
+        }
+        let tokens = FakeTokenServer.tokenManager(refreshes, store: store) { now.current }
+        let transport = ManualBackgroundTransport()
+        let manager = try BackgroundDownloads(
+            client: TransfersFixture.client(StubTransport(responses: [HTTPResponse]())),
+            directory: folder.appendingPathComponent("m"), transport: transport, tokenManager: tokens)
+        let id = try await manager.enqueue("/big", to: folder.appendingPathComponent("big.bin"))
+        transport.continuation.yield(
+            BackgroundTransferEvent(
+                taskDescription: id.uuidString, outcome: .failed(URLError(.networkConnectionLost)),
+                resumeData: Self.resume))
+        await #expect(throws: DownloadError.self) { _ = try await manager.result(for: id) }
+
+        now.set(start.addingTimeInterval(3600))  // the access token has expired: resume refreshes first
+        let resuming = Task { try await manager.resume(id) }
+        try await Self.eventually { refreshing.current }
+        try await manager.cancel(id)
+        releaseAll.finish()
+        await #expect(throws: DownloadError.self) { try await resuming.value }
+        #expect(await manager.downloads.isEmpty)
+        #expect(transport.started.withLock { $0.last?.resumeData } == Self.resume, "the session took it...")
+        #expect(transport.cancelled.current.last == id.uuidString, "...and was told to stop it")
+    }
+
+    /// Waits (bounded: 10 s, polling every 5 ms) until `condition` holds.
+    static func eventually(_ condition: @Sendable () -> Bool) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while !condition() {
+            guard clock.now < deadline else { throw CancellationError() }
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     @Test("a download the session refuses at enqueue is failed, never pending with nothing behind it")
