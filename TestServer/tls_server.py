@@ -28,10 +28,13 @@ client_certificate  presents a leaf signed by the CA file's key and REQUIRES a c
                     (a client without one fails the TLS handshake: alert certificate_required)
 chain               presents the chain CA file → leaf (the leaf signed by the CA file's key, the CA
                     sent along); answers 200 "ok". Pinning the CA's key must accept it.
+chain_with_decoy    the same, with an unrelated self-signed certificate sent after the CA (off the
+                    verified path). Pinning only the decoy's key must refuse it.
 
 The info JSON: {"https": port, "h2c": port, "ca_file": path, "spki_sha256": base64 pin of the key,
 "bad_certificates": {"expired": port, …}, "client_certificate": port, "chain": port,
-"chain_leaf_spki_sha256": pin of the chain's leaf key, "client_identity": {"certificate": PEM path,
+"chain_leaf_spki_sha256": pin of the chain's leaf key, "chain_with_decoy": port,
+"decoy_spki_sha256": pin of the decoy's key, "client_identity": {"certificate": PEM path,
 "key": PEM path (unencrypted), "encrypted_key": PEM path (passphrase "courier"), "pkcs12": path
 (passphrase "courier"), "subject": "CN=…"}, "other_identity": the same kinds of files for a client
 certificate from a CA the listener does not trust}.
@@ -245,11 +248,18 @@ async def main() -> None:
     chain_file = directory / "tls-chain-fullchain.pem"
     chain_file.write_text(chain_leaf.read_text() + cert.read_text())
     chain = await serve_certificate(args.host, chain_file, chain_key)
+    # The same chain with an unrelated certificate sent along, off the verified path: a pin on its
+    # key must not pass (an interceptor could append the genuine server's public certificate).
+    decoy, _ = make_certificate(directory, "tls-decoy", "Courier decoy")
+    decoy_file = directory / "tls-chain-with-decoy.pem"
+    decoy_file.write_text(chain_leaf.read_text() + cert.read_text() + decoy.read_text())
+    chain_with_decoy = await serve_certificate(args.host, decoy_file, chain_key)
     info = {"https": secure.getsockname()[1], "h2c": plain.getsockname()[1], "ca_file": str(cert),
             "spki_sha256": spki_pin(cert),
             "bad_certificates": {name: server.sockets[0].getsockname()[1] for name, server in listeners.items()},
             "client_certificate": mutual.sockets[0].getsockname()[1], "chain": chain.sockets[0].getsockname()[1],
-            "chain_leaf_spki_sha256": spki_pin(chain_leaf), "client_identity": identity, "other_identity": other}
+            "chain_leaf_spki_sha256": spki_pin(chain_leaf), "client_identity": identity, "other_identity": other,
+            "chain_with_decoy": chain_with_decoy.sockets[0].getsockname()[1], "decoy_spki_sha256": spki_pin(decoy)}
     pathlib.Path(args.info_file).write_text(json.dumps(info))
     pathlib.Path(args.port_file).write_text(str(info["h2c"]))
     await serve(app, config)

@@ -7,6 +7,7 @@
 #define COURIER_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
 #include <time.h>
@@ -63,6 +64,63 @@ static inline int ccurl_prereqfunc_abort(void) { return CURL_PREREQFUNC_ABORT; }
 
 static inline CURLcode ccurl_easy_setopt_xferinfo_callback(CURL *handle, curl_xferinfo_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
+
+// MARK: - the verified certificate chain (OpenSSL)
+
+/// The OpenSSL functions that read the chain OpenSSL verified for a connection, found at run time in
+/// the process (libcurl's OpenSSL backend loaded them): no OpenSSL headers or link at build time.
+/// All null when libcurl's TLS library is another one, or an OpenSSL older than 1.1.0.
+typedef struct {
+    void *(*verified_chain)(const void *ssl);                     // SSL_get0_verified_chain
+    int (*count)(const void *stack);                              // OPENSSL_sk_num
+    void *(*value)(const void *stack, int index);                 // OPENSSL_sk_value
+    void *(*public_key)(const void *certificate);                 // X509_get_X509_PUBKEY
+    int (*encode_public_key)(const void *key, unsigned char **out); // i2d_X509_PUBKEY
+} ccurl_openssl_chain_functions;
+
+static inline ccurl_openssl_chain_functions ccurl_openssl_chain_lookup(void) {
+    ccurl_openssl_chain_functions functions = {0, 0, 0, 0, 0};
+    void *process = dlopen(NULL, RTLD_LAZY);
+    if (!process) return functions;
+    functions.verified_chain = (void *(*)(const void *))dlsym(process, "SSL_get0_verified_chain");
+    functions.count = (int (*)(const void *))dlsym(process, "OPENSSL_sk_num");
+    functions.value = (void *(*)(const void *, int))dlsym(process, "OPENSSL_sk_value");
+    functions.public_key = (void *(*)(const void *))dlsym(process, "X509_get_X509_PUBKEY");
+    functions.encode_public_key = (int (*)(const void *, unsigned char **))dlsym(process, "i2d_X509_PUBKEY");
+    return functions;
+}
+
+/// The chain OpenSSL verified for the transfer's connection (`CURLINFO_TLS_SSL_PTR`, valid on a
+/// reused connection too): its length, or -1 when there is none to read (not OpenSSL, no TLS, not
+/// verified).
+static inline int ccurl_verified_chain_count(CURL *handle, const ccurl_openssl_chain_functions *functions,
+                                             const void **chain) {
+    struct curl_tlssessioninfo *info = 0;
+    *chain = 0;
+    if (!functions->verified_chain || !functions->count || !functions->value || !functions->public_key
+        || !functions->encode_public_key)
+        return -1;
+    if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || !info) return -1;
+    if (info->backend != CURLSSLBACKEND_OPENSSL || !info->internals) return -1;
+    const void *stack = functions->verified_chain(info->internals);
+    if (!stack) return -1;
+    *chain = stack;
+    return functions->count(stack);
+}
+
+/// The DER SubjectPublicKeyInfo of certificate `index` of `chain` (leaf first) into `buffer`: its
+/// length, or -1 when it does not fit or cannot be encoded.
+static inline int ccurl_verified_chain_spki(const ccurl_openssl_chain_functions *functions, const void *chain,
+                                            int index, unsigned char *buffer, int capacity) {
+    const void *certificate = functions->value(chain, index);
+    if (!certificate) return -1;
+    const void *key = functions->public_key(certificate);
+    if (!key) return -1;
+    int length = functions->encode_public_key(key, 0);
+    if (length <= 0 || length > capacity) return -1;
+    unsigned char *cursor = buffer;
+    return functions->encode_public_key(key, &cursor);
 }
 
 // MARK: - easy info

@@ -59,11 +59,13 @@ extension CurlTransport {
         public var trustedCertificateAuthorities: URL?
         /// Public-key pins checked on every TLS connection to a pinned host, after normal
         /// certificate verification; `nil` pins nothing. As on Apple platforms, a pinned key
-        /// anywhere in the chain the server presents passes (RFC 7469 §2.6): the leaf, an
-        /// intermediate or the CA sent along. libcurl's own `CURLOPT_PINNEDPUBLICKEY` checks only
-        /// the leaf, so Courier reads the chain (`CURLOPT_CERTINFO`) once the connection is made
-        /// and checks it before the request is sent; a reused connection was checked when it was
-        /// made. A mismatch fails the request before it is sent with a `URLError`
+        /// anywhere in the chain the TLS library verified passes (RFC 7469 §2.6): the leaf, an
+        /// intermediate or the trust anchor. A certificate the server merely sends along, off the
+        /// verified path, never does. libcurl's own `CURLOPT_PINNEDPUBLICKEY` checks only the
+        /// leaf, so Courier reads OpenSSL's verified chain of the connection before each request
+        /// is sent, on new and reused connections alike; where libcurl does not use OpenSSL
+        /// (1.1.0 or later) there is no such chain and pinned requests fail. A mismatch fails the
+        /// request before it is sent with a `URLError`
         /// (`.serverCertificateUntrusted`) whose `URLError.pinningFailure` is
         /// `PinningFailure.pinMismatch(host:presented:)`; a plain `http` request to a pinned
         /// host is refused with `PinningFailure.insecureScheme(host:)`.

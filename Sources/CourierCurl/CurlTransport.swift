@@ -40,9 +40,6 @@ public final class CurlTransport: Transport {
     public let configuration: Configuration
     private let engine: Locked<CurlEngine>
     let cookies: CurlCookieShare?
-    /// The pin verdicts of this transport's connections.
-    let pinnedConnections = CurlPinnedConnections()
-
     /// Creates a transport.
     ///
     /// - Parameter configuration: Timeouts, HTTP version, cookies, trust and pins; the defaults
@@ -148,7 +145,7 @@ public final class CurlTransport: Transport {
             handle: handle, url: url, delivery: delivery, engine: engine, timings: TaskTimingsReporter.current,
             progress: TransferProgressReporter.current, started: RequestStartReporter.current)
         do {
-            try CurlRequestOptions(configuration: configuration, cookies: cookies, pinnedConnections: pinnedConnections)
+            try CurlRequestOptions(configuration: configuration, cookies: cookies)
                 .apply(
                     request, to: transfer, idleTimeout: idleTimeout, totalTimeout: totalTimeout,
                     decodesContent: decodesContent)

@@ -23,6 +23,8 @@ struct ClientCertificateTests {
         var clientIdentity: Identity
         var otherIdentity: Identity
         var chainLeafSpkiSha256: String
+        var chainWithDecoy: Int
+        var decoySpkiSha256: String
     }
     struct Echo: Decodable {
         var subject: String
@@ -121,6 +123,31 @@ struct ClientCertificateTests {
             _ = try await strict.send(URLRequest(url: chain))
         } throws: { error in
             (error as? URLError)?.pinningFailure == .pinMismatch(host: "127.0.0.1", presented: [leafPin, caPin])
+        }
+    }
+
+    @Test("a pin on a certificate the server only sends along, off the verified chain, does not pass")
+    func pinOffTheVerifiedChainIsRefused() async throws {
+        let authorities = URL(fileURLWithPath: try CurlServers.value("COURIER_TLS_CA_FILE"))
+        let caPin = try CurlServers.value("COURIER_TLS_PIN")
+        let info = try info()
+        // leaf → CA, then an unrelated self-signed certificate: what an interceptor holding a
+        // trusted certificate would send, with the genuine server's certificate appended.
+        let decoyed = try #require(URL(string: "https://127.0.0.1:\(info.chainWithDecoy)/ok"))
+        let control = CurlTransport {
+            $0.trustedCertificateAuthorities = authorities
+            $0.pinning = try? PinningPolicy(pins: ["127.0.0.1": [caPin, TLSTests.unrelatedPin]])
+        }
+        #expect(try await control.send(URLRequest(url: decoyed)).statusCode == 200, "the chain itself verifies")
+        let decoyPinned = CurlTransport {
+            $0.trustedCertificateAuthorities = authorities
+            $0.pinning = try? PinningPolicy(pins: ["127.0.0.1": [info.decoySpkiSha256, TLSTests.unrelatedPin]])
+        }
+        await #expect {
+            _ = try await decoyPinned.send(URLRequest(url: decoyed))
+        } throws: { error in
+            (error as? URLError)?.pinningFailure
+                == .pinMismatch(host: "127.0.0.1", presented: [info.chainLeafSpkiSha256, caPin])
         }
     }
 

@@ -146,46 +146,12 @@ package enum CurlErrorMapping {
         ]
         if let reason { userInfo[ResponseCodingFailure.reasonKey] = reason }
         if code == CURLE_SSL_PINNEDPUBKEYNOTMATCH, let host = transfer.url.host {
-            let failure = PinningFailure.pinMismatch(host: host.lowercased(), presented: presentedPins(transfer.handle))
+            let presented = (CurlPinCheck.verifiedChainDigests(transfer.handle) ?? []).map { SPKIPin(digestBytes: $0).base64 }
+            let failure = PinningFailure.pinMismatch(host: host.lowercased(), presented: presented)
             userInfo[PinningFailure.userInfoKey] = failure
             userInfo[NSLocalizedDescriptionKey] = failure.description
         }
         return URLError(urlCode, userInfo: userInfo)
-    }
-
-    /// The pins (base64 SHA-256 of each certificate's SubjectPublicKeyInfo, RFC 7469) of the chain
-    /// the server presented, leaf first, from `CURLINFO_CERTINFO` (gathered with `CURLOPT_CERTINFO`,
-    /// which ``CurlRequestOptions`` sets for pinned hosts; libcurl collects the chain before it
-    /// compares the pins). Empty when libcurl gathered none.
-    static func presentedPins(_ handle: UnsafeMutableRawPointer) -> [String] {
-        var raw: UnsafeMutableRawPointer?
-        guard ccurl_easy_getinfo_pointer(handle, CURLINFO_CERTINFO, &raw) == CURLE_OK, let raw else { return [] }
-        let info = raw.assumingMemoryBound(to: curl_certinfo.self).pointee
-        guard info.num_of_certs > 0, let chain = info.certinfo else { return [] }
-        var pins: [String] = []
-        for index in 0..<Int(info.num_of_certs) {
-            var entry = chain[index]
-            while let node = entry {
-                if let text = node.pointee.data, let der = certificateDER(fromCertInfoLine: String(cString: text)),
-                    let pin = SPKIPin(certificateDER: der)
-                {
-                    pins.append(pin.base64)
-                }
-                entry = node.pointee.next
-            }
-        }
-        return pins
-    }
-
-    /// The DER bytes of a `CURLINFO_CERTINFO` line `Cert:-----BEGIN CERTIFICATE-----…`, `nil` for
-    /// the chain's other lines (`Subject:`, `Issuer:`…).
-    package static func certificateDER(fromCertInfoLine line: String) -> [UInt8]? {
-        guard line.hasPrefix("Cert:") else { return nil }
-        let body = line.dropFirst("Cert:".count)
-            .replacingOccurrences(of: "-----BEGIN CERTIFICATE-----", with: "")
-            .replacingOccurrences(of: "-----END CERTIFICATE-----", with: "")
-            .filter { !$0.isWhitespace }
-        return Data(base64Encoded: String(body)).map(Array.init)
     }
 
     /// The `URLError.userInfo` key holding the `CURLcode` (an `Int`) behind the error.

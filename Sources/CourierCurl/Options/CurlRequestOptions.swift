@@ -12,9 +12,6 @@ import FoundationNetworking
 struct CurlRequestOptions {
     let configuration: CurlTransport.Configuration
     let cookies: CurlCookieShare?
-    /// The pin verdicts of this transport's connections (chain pinning).
-    var pinnedConnections: CurlPinnedConnections?
-
     /// URLRequest's default `timeoutInterval`; any other value is the request's own idle timeout.
     private static let defaultRequestTimeout: TimeInterval = 60
 
@@ -98,11 +95,10 @@ struct CurlRequestOptions {
         if let pinning = configuration.pinning, let host = url.host {
             if let pins = pinning.curlPins(for: host) {
                 guard scheme == "https" else { throw PinningFailure.insecureScheme(host: host.lowercased()).urlError }
-                // The chain the server presents, checked against the pins before the request is
-                // sent (CurlCallbacks.prerequest): any certificate of the chain may carry the key.
-                set(CURLOPT_CERTINFO, 1)
+                // The chain the TLS library verified, checked against the pins before the request
+                // is sent (CurlCallbacks.prerequest, CurlPinCheck): any certificate of it may
+                // carry the key.
                 transfer.pins = pins
-                transfer.pinnedConnections = pinnedConnections
             }
         }
         if scheme == "https", let host = url.host, let identity = configuration.clientIdentities[HostPins.normalise(host)] {

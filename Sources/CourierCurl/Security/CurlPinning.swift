@@ -12,54 +12,52 @@ extension PinningPolicy {
     }
 }
 
-/// The pin verdict of each of a transport's open connections, by socket: a reused connection
-/// carries no certificate chain (libcurl gathers `CURLINFO_CERTINFO` only on the transfer that made
-/// the connection), so a request on it passes only when the connection passed when it was made.
-/// A new connection on the same socket number is checked again and replaces the verdict.
-/// Read and written by libcurl's callbacks under the engine's lock; the lock here makes it safe
-/// whatever thread runs them.
-final class CurlPinnedConnections: Sendable {
-    private let verdicts = Locked([Int32: Bool]())
+/// Checks a transfer's connection against a host's pins before its request is sent
+/// (CURLOPT_PREREQFUNCTION, on every attempt, on a new and on a reused connection alike), with the
+/// chain the TLS library **verified** for that connection: the leaf, the intermediates on the
+/// verified path and the trust anchor (OpenSSL's `SSL_get0_verified_chain`, reached through
+/// `CURLINFO_TLS_SSL_PTR`) — as `SecTrustCopyCertificateChain` after evaluation on Apple platforms.
+///
+/// Not the chain the server presented (`CURLINFO_CERTINFO`): a server may send any certificate
+/// along, and one that holds a certificate the system trusts for the host (mis-issued, a
+/// user-installed interception root) could append the genuine server's public certificate and
+/// pass a pin on its key. When there is no verified chain to read (libcurl built on another TLS
+/// library, an OpenSSL before 1.1.0), a pinned request fails closed.
+enum CurlPinCheck {
+    /// The OpenSSL functions, looked up once per process.
+    private static let openSSL = OpenSSLChainFunctions()
 
-    /// Checks a transfer that is about to send its request (CURLOPT_PREREQFUNCTION): the chain
-    /// of a new connection against `pins`, or the recorded verdict of a reused one.
-    ///
     /// - Returns: `nil` when the request may go, else the pinning failure.
-    func check(_ handle: UnsafeMutableRawPointer, pins: HostPins) -> PinningFailure? {
-        var socket = curl_socket_t(-1)
-        _ = ccurl_easy_getinfo_socket(handle, &socket)
-        let digests = CurlPinnedConnections.chainDigests(handle)
-        guard !digests.isEmpty else {
-            // A reused connection: its verdict from when it was made.
-            if verdicts.withLock({ $0[Int32(socket)] }) == true { return nil }
-            return .pinMismatch(host: pins.host, presented: [])
-        }
-        let passed = pins.isSatisfied(byDigests: digests)
-        verdicts.withLock { $0[Int32(socket)] = passed }
-        return passed ? nil : .pinMismatch(host: pins.host, presented: digests.map { SPKIPin(digestBytes: $0).base64 })
+    static func check(_ handle: UnsafeMutableRawPointer, pins: HostPins) -> PinningFailure? {
+        let digests = verifiedChainDigests(handle) ?? []
+        guard !digests.isEmpty else { return .pinMismatch(host: pins.host, presented: []) }
+        if pins.isSatisfied(byDigests: digests) { return nil }
+        return .pinMismatch(host: pins.host, presented: digests.map { SPKIPin(digestBytes: $0).base64 })
     }
 
-    /// SHA-256 of each certificate's SubjectPublicKeyInfo in the chain the server presented, leaf
-    /// first (`CURLINFO_CERTINFO`); empty when libcurl gathered none (a reused connection).
-    static func chainDigests(_ handle: UnsafeMutableRawPointer) -> [[UInt8]] {
-        var raw: UnsafeMutableRawPointer?
-        guard ccurl_easy_getinfo_pointer(handle, CURLINFO_CERTINFO, &raw) == CURLE_OK, let raw else { return [] }
-        let info = raw.assumingMemoryBound(to: curl_certinfo.self).pointee
-        guard info.num_of_certs > 0, let chain = info.certinfo else { return [] }
-        var digests: [[UInt8]] = []
-        for index in 0..<Int(info.num_of_certs) {
-            var entry = chain[index]
-            while let node = entry {
-                if let text = node.pointee.data,
-                    let der = CurlErrorMapping.certificateDER(fromCertInfoLine: String(cString: text)),
-                    let pin = SPKIPin(certificateDER: der)
-                {
-                    digests.append(pin.digest)
+    /// SHA-256 of each verified certificate's SubjectPublicKeyInfo, leaf first; `nil` when there is
+    /// no verified chain to read.
+    static func verifiedChainDigests(_ handle: UnsafeMutableRawPointer) -> [[UInt8]]? {
+        withUnsafePointer(to: openSSL.functions) { functions -> [[UInt8]]? in
+            var chain: UnsafeRawPointer?
+            let count = ccurl_verified_chain_count(handle, functions, &chain)
+            guard count > 0, let chain else { return nil }
+            var digests: [[UInt8]] = []
+            var buffer = [UInt8](repeating: 0, count: 16 << 10)
+            for index in 0..<count {
+                let length = buffer.withUnsafeMutableBufferPointer { bytes in
+                    ccurl_verified_chain_spki(functions, chain, index, bytes.baseAddress, Int32(bytes.count))
                 }
-                entry = node.pointee.next
+                guard length > 0 else { return nil }
+                digests.append(SPKIPin(subjectPublicKeyInfo: buffer.prefix(Int(length))).digest)
             }
+            return digests
         }
-        return digests
     }
+}
+
+/// `ccurl_openssl_chain_lookup()`'s function pointers: set once, only read afterwards.
+private final class OpenSSLChainFunctions: @unchecked Sendable {
+    let functions = ccurl_openssl_chain_lookup()
 }
 #endif

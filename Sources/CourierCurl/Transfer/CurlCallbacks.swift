@@ -45,7 +45,7 @@ enum CurlCallbacks {
     /// libcurl repeating the request on a fresh connection ("Connection died, retrying a fresh
     /// connect", also for a bodiless `POST`, which has nothing to rewind), aborted unless the
     /// request may be repeated. For a pinned host the connection's chain must carry a pinned key
-    /// (``CurlPinnedConnections``), or the request is never sent.
+    /// (``CurlPinCheck``), or the request is never sent.
     static let prerequest: curl_prereq_callback = { userdata, _, _, _, _ in
         guard let userdata else { return ccurl_prereqfunc_abort() }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
@@ -57,9 +57,7 @@ enum CurlCallbacks {
             transfer.resendRefused = true
             return ccurl_prereqfunc_abort()
         }
-        if let pins = transfer.pins, let connections = transfer.pinnedConnections,
-            let failure = connections.check(transfer.handle, pins: pins)
-        {
+        if let pins = transfer.pins, let failure = CurlPinCheck.check(transfer.handle, pins: pins) {
             transfer.pinningFailure = failure
             return ccurl_prereqfunc_abort()
         }

@@ -70,8 +70,6 @@ final class CurlTransfer: @unchecked Sendable {
     var allowsResend = true
     /// The pins the server's chain must satisfy (a pinned host), checked before the request is sent.
     var pins: HostPins?
-    /// The transport's pin verdicts per connection (for reused connections).
-    var pinnedConnections: CurlPinnedConnections?
     /// The chain failed the pins: the transfer was aborted before its request was sent.
     var pinningFailure: PinningFailure?
     /// How many times libcurl got ready to send the request (CURLOPT_PREREQFUNCTION).
