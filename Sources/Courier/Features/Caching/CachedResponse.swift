@@ -42,6 +42,9 @@ public struct CachedResponse: Sendable, Hashable {
     package var variantID: String { Vary.variantID(varyingRequestHeaders) }
 
     /// Approximate memory/disk cost in bytes: body, header text, URL, and a fixed overhead.
+    /// The largest delta-seconds a cache sends or computes with: 2^31 (RFC 9111 §1.2.2).
+    static let largestAge: TimeInterval = 2_147_483_648
+
     package var byteCount: Int {
         var count = body.count + 128 + (url?.absoluteString.utf8.count ?? 0)
         for field in headers { count += field.name.utf8.count + field.value.utf8.count + 4 }
@@ -50,9 +53,11 @@ public struct CachedResponse: Sendable, Hashable {
     }
 
     /// The entry as an `HTTPResponse`, with an `Age` header giving `age` in whole seconds
-    /// (RFC 9111 §5.1) and, when `includeBody` is `false`, no body (answers to HEAD).
+    /// (RFC 9111 §5.1; an age beyond 2147483648 s is sent as 2147483648, §1.2.2) and, when
+    /// `includeBody` is `false`, no body (answers to HEAD).
     func response(age: TimeInterval, includeBody: Bool = true) -> HTTPResponse {
-        let headers = self.headers.cacheReplacing("age", name: "Age", with: String(Int(max(0, age).rounded(.down))))
+        let seconds = age.isFinite ? Int(min(max(0, age), Self.largestAge).rounded(.down)) : Int(Self.largestAge)
+        let headers = self.headers.cacheReplacing("age", name: "Age", with: String(seconds))
         return HTTPResponse(statusCode: statusCode, headers: headers, body: includeBody ? body : Data(), url: url)
     }
 }

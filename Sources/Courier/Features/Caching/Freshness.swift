@@ -85,10 +85,11 @@ struct Freshness: Sendable, Equatable {
         return deltaSeconds(String(value)) ?? 0
     }
 
-    /// Parses a delta-seconds field value such as `Age: 30`; `nil` when invalid.
+    /// Parses a delta-seconds field value such as `Age: 30`; `nil` when invalid. A value above
+    /// 2147483648 is 2147483648 (RFC 9111 §1.2.2), as ``CacheControl`` reads `max-age`.
     static func deltaSeconds(_ text: String) -> Int? {
         let trimmed = HeaderScanning.trim(text)
         guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return Int(trimmed) ?? 2_147_483_648
+        return Int(trimmed).map { min($0, 2_147_483_648) } ?? 2_147_483_648
     }
 }

@@ -38,6 +38,36 @@ extension CachingTests {
             #expect(next.value.version == 2 && next.context.cacheOutcome == .hit)
         }
 
+        /// `Age` up to Int.max parsed as is once overflowed into the served response's `Age`
+        /// (Int of 2^63 as a Double traps): a stored entry crashed the app each time it was served.
+        @Test("an Age near Int.max is 2147483648 (RFC 9111 §1.2.2), served from storage and after a 304")
+        func hugeAgeIsClampedNotATrap() async throws {
+            let huge = "9223372036854775807"
+            let (stub, client, _) = try await primed(["Cache-Control": "max-age=60", "Age": huge, "ETag": #""a""#])
+            let served = try await client.response(
+                for: CacheFixture.getItem(.standard.with(\.cache, .returnCacheDataElseLoad)))
+            #expect(served.value.version == 1 && served.context.cacheOutcome == .hit)
+            #expect(served.response.headers["Age"] == "2147483648")
+            #expect(stub.requestCount == 1)
+
+            // A 304 carrying the huge Age refreshes the stored entry, which is served at once.
+            let clock = self.clock
+            let revalidating = StubTransport { _ in
+                HTTPResponse(
+                    statusCode: 304,
+                    headers: ["ETag": #""a""#, "Age": huge, "Date": HTTPDate.string(from: clock.now)], body: Data())
+            }
+            let cache = CacheFixture.cache(clock: clock)
+            let first = StubTransport(responses: [
+                CacheFixture.item(clock: clock, headers: ["Cache-Control": "max-age=0", "ETag": #""a""#])
+            ])
+            _ = try await CacheFixture.client(first, cache: cache).send(CacheFixture.getItem())
+            let revalidated = try await CacheFixture.client(revalidating, cache: cache).response(for: CacheFixture.getItem())
+            #expect(revalidated.value == CacheFixture.Item(name: "lamp", version: 1))
+            #expect(revalidated.response.headers["Age"] == "2147483648")
+            #expect(revalidating.requestCount == 1)
+        }
+
         @Test func returnCacheElseLoadServesStaleEntries() async throws {
             let (stub, client, _) = try await primed()
             clock.advance(by: 3600)
