@@ -6,6 +6,11 @@ import Foundation
 /// atomic, never a half-written destination). Written with `FileHandle` in the order the chunks
 /// arrive; memory use does not depend on the file's size.
 ///
+/// One download at a time: the file is held with an exclusive `flock(2)` from its opening to its
+/// move into place, so a second download started from the same resume data (in this process or
+/// another) fails at once with ``inUseError(_:)`` instead of truncating and writing the same file
+/// (a file mixing two versions of the body, reported as a success).
+///
 /// Not thread-safe: one download owns it and awaits each call, which runs on its
 /// ``DownloadFileQueue``, so calls never overlap (hence `@unchecked Sendable`).
 final class PartialDownloadFile: @unchecked Sendable {
@@ -27,6 +32,7 @@ final class PartialDownloadFile: @unchecked Sendable {
             guard manager.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
         }
         let handle = try FileHandle(forUpdating: url)
+        try Self.lock(handle, url)
         self.handle = handle
         let size = Int64(try handle.seekToEnd())
         self.length = max(0, min(length, size))
@@ -50,6 +56,11 @@ final class PartialDownloadFile: @unchecked Sendable {
         let folder = destination.deletingLastPathComponent().appendingPathComponent(folderName, isDirectory: true)
         var url = resume.partialFileURL
         if url.deletingLastPathComponent().standardizedFileURL.path != folder.standardizedFileURL.path {
+            // Not moved from under a download that is writing it (the lock is dropped again before
+            // the file is opened at its new place, where it is taken for good).
+            let probe = try FileHandle(forReadingFrom: url)
+            try lock(probe, url)
+            _ = Result { try probe.close() }  // only read the lock
             try manager.createDirectory(at: folder, withIntermediateDirectories: true)
             let moved = folder.appendingPathComponent(UUID().uuidString + ".partial")
             try manager.moveItem(at: url, to: moved)
@@ -57,6 +68,34 @@ final class PartialDownloadFile: @unchecked Sendable {
             url = moved
         }
         return try PartialDownloadFile(url: url, keeping: resume.offset)
+    }
+
+    /// Takes the exclusive lock on `handle`'s file without waiting; closes `handle` and throws
+    /// ``inUseError(_:)`` when another download holds it.
+    private static func lock(_ handle: FileHandle, _ url: URL) throws {
+        guard flock(handle.fileDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            _ = Result { try handle.close() }  // nothing was written through it
+            if code == EWOULDBLOCK { throw inUseError(url) }
+            throw CocoaError(
+                .fileLocking,
+                userInfo: [
+                    NSFilePathErrorKey: url.path,
+                    NSLocalizedDescriptionKey: "flock(2) failed: \(String(cString: strerror(code)))",
+                ])
+        }
+    }
+
+    /// The error for a partial file another download is writing: the same resume data used twice.
+    static func inUseError(_ url: URL) -> CocoaError {
+        CocoaError(
+            .fileLocking,
+            userInfo: [
+                NSFilePathErrorKey: url.path,
+                NSLocalizedDescriptionKey:
+                    "the partial file \(url.lastPathComponent) is being written by another download "
+                    + "(the same resume data was used twice)",
+            ])
     }
 
     /// Appends `chunk`.
@@ -99,15 +138,22 @@ final class PartialDownloadFile: @unchecked Sendable {
     ///
     /// - Throws: A failed flush or close (nothing is moved), a failed rename.
     func moveIntoPlace(at destination: URL) throws {
-        try close()
+        guard let handle else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+        try handle.synchronize()
         try FileManager.default.createDirectory(
             at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // Renamed while the lock is held: no other download can open the file between its last
+        // write and the move, and then write into what became the destination.
         guard rename(url.path, destination.path) == 0 else {
             let reason = String(cString: strerror(errno))  // e.g. "Is a directory", "Cross-device link"
             throw CocoaError(
                 .fileWriteUnknown,
                 userInfo: [NSFilePathErrorKey: destination.path, NSLocalizedDescriptionKey: "rename(2) failed: \(reason)"])
         }
+        self.handle = nil
+        // Every byte is on storage (synchronized above) and the file is in place: a failing close
+        // cannot lose any of it.
+        _ = Result { try handle.close() }
         Self.removeFolderIfEmpty(url.deletingLastPathComponent())
     }
 
