@@ -249,6 +249,53 @@ struct ClientTests {
         #expect(transport.attempts == 2)
     }
 
+    /// The closing handshake of `enterBackground()` takes a round trip; the app may come back (or
+    /// end the session) before it is done.
+    @Test("the foreground during the background's closing handshake reconnects once the close is done")
+    func foregroundDuringTheBackgroundCloseReconnects() async throws {
+        let transport = FakeTransport()
+        let client = WebSocketClient(configuration: configuration(), transport: transport, clock: TestClock(), random: { 0.5 })
+        await client.subscribe(subscription("T1"))
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        let hold = Hold()
+        transport.connections[0].closeHold.set(hold)
+        let background = Task { await client.enterBackground() }
+        try await eventually("closing") { hold.isHolding }
+        let foreground = Task { await client.enterForeground() }
+        hold.release()
+        await background.value
+        await foreground.value
+        try await eventually("reopened", state: { "\(await client.state)" }) {
+            let open = await client.state == .open
+            return transport.connections.count == 2 && open
+        }
+        #expect(transport.connections[0].closeCode == .goingAway)
+        #expect(transport.connections[1].sent == [.text("sub T1")])
+        await client.close()
+    }
+
+    @Test("a close during the background's closing handshake is not undone by the foreground")
+    func closeDuringTheBackgroundCloseStaysClosed() async throws {
+        let transport = FakeTransport()
+        let client = WebSocketClient(configuration: configuration(), transport: transport, clock: TestClock(), random: { 0.5 })
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        let hold = Hold()
+        transport.connections[0].closeHold.set(hold)
+        let background = Task { await client.enterBackground() }
+        try await eventually("closing") { hold.isHolding }
+        let closing = Task { await client.close() }
+        // The app's close reaches the client while the handshake waits.
+        try await eventually("close called") { await !client.resumesOnForeground }
+        hold.release()
+        await background.value
+        await closing.value
+        await client.enterForeground()
+        if case .closed = await client.state {} else { Issue.record("reconnected: \(await client.state)") }
+        #expect(transport.attempts == 1)
+    }
+
     @Test func aHundredClientsSpreadTheirFirstRetries() async throws {
         let random = SeededRandom(seed: 14)
         let clock = TestClock(mode: .manual)

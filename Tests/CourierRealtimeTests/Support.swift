@@ -66,7 +66,15 @@ final class FakeConnection: WebSocketConnection, Sendable {
         if answers { onPong() }
     }
 
-    func close(code: WebSocketCloseCode, reason: String) async { end(code: code, reason: reason, error: nil) }
+    /// While set, ``close(code:reason:)`` waits for it after sending its Close (the server's
+    /// answer is slow to come).
+    let closeHold = Locked<Hold?>(nil)
+
+    func close(code: WebSocketCloseCode, reason: String) async {
+        state.withLock { if !$0.closed { $0.code = code } }
+        if let hold = closeHold.current { await hold.wait() }
+        end(code: code, reason: reason, error: nil)
+    }
     func abort(_ error: WebSocketError) async { end(code: .abnormalClosure, reason: error.description, error: error) }
 
     /// The server sends `message`.
@@ -83,6 +91,25 @@ final class FakeConnection: WebSocketConnection, Sendable {
         continuation.finish()
         onEnd()
     }
+}
+
+/// A wait the test ends: ``wait()`` returns once ``release()`` was called.
+final class Hold: Sendable {
+    private let waiting = Locked(false)
+    private let released: AsyncStream<Void>
+    private let releaseContinuation: AsyncStream<Void>.Continuation
+
+    init() { (released, releaseContinuation) = AsyncStream.makeStream(of: Void.self) }
+
+    /// Whether someone waits (or waited).
+    var isHolding: Bool { waiting.current }
+
+    func wait() async {
+        waiting.set(true)
+        for await _ in released { break }
+    }
+
+    func release() { releaseContinuation.finish() }
 }
 
 /// Holds the first send of `held` on its way out until ``release()``: the sender waits in the

@@ -135,7 +135,16 @@ public actor WebSocketClient {
     /// the connection is closed. `code` must be valid on the wire (1000 normal, 1001 going away,
     /// 3000–4999).
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
+        // Also undoes an ``enterBackground()`` whose close is still in flight: the app ended the
+        // session, the foreground must not bring it back.
         resumesOnForeground = false
+        await shutDown(code: code, reason: reason)
+    }
+
+    /// Ends the running session with a closing handshake; returns when it is closed. A
+    /// ``connect()`` while the handshake is in flight (the app came back) starts a new run: its
+    /// state stands, and no `.closed` is published over it.
+    func shutDown(code: WebSocketCloseCode, reason: String) async {
         activeRun = nil
         backoffTask?.cancel()
         let running = supervisor
@@ -145,6 +154,7 @@ public actor WebSocketClient {
             running?.cancel()
         }
         await running?.value
+        guard activeRun == nil else { return }
         if case .closed = state {} else { publish(.closed(code: code, reason: reason)) }
     }
 

@@ -2,10 +2,14 @@ extension WebSocketClient {
     /// The app moved to the background: close with 1001 going away (RFC 6455 §7.4.1) and remember
     /// to reconnect on ``enterForeground()``. Does nothing when the session is not running.
     /// Platform-neutral; on iOS `AppLifecycleObserver` calls it.
+    ///
+    /// The intent to resume is recorded before the closing handshake, which takes a round trip (or
+    /// the close timeout): an ``enterForeground()`` meanwhile reconnects once the close is done, and
+    /// a ``close(code:reason:)`` meanwhile cancels the resume.
     public func enterBackground() async {
         if case .closed = state { return }
-        await close(code: .goingAway, reason: Self.backgroundReason)
         resumesOnForeground = true
+        await shutDown(code: .goingAway, reason: Self.backgroundReason)
     }
 
     /// The app came back: reconnect if ``enterBackground()`` closed the session (the
