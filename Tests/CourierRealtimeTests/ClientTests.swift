@@ -266,7 +266,7 @@ struct ClientTests {
         hold.release()
         await background.value
         await foreground.value
-        try await eventually("reopened", state: { "\(await client.state)" }) {
+        try await eventually("reopened") {
             let open = await client.state == .open
             return transport.connections.count == 2 && open
         }
