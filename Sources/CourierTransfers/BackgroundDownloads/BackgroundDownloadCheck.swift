@@ -5,7 +5,9 @@ import FoundationNetworking
 #endif
 
 /// The checks a finished background download passes before it is moved into place — those of
-/// foreground downloads: an accepted status, the announced length, the SHA-256 digest.
+/// foreground downloads: an accepted status, the announced length, the SHA-256 digest (the
+/// complete length of a `206`'s `Content-Range`, and only a digest of the whole representation,
+/// for a task resumed from resume data).
 enum BackgroundDownloadCheck {
     /// - Throws: ``DownloadError``: ``DownloadError/Reason/network(_:)`` for a non-2xx status,
     ///   ``DownloadError/Reason/lengthMismatch(expected:received:)``,
@@ -22,13 +24,27 @@ enum BackgroundDownloadCheck {
         } catch {
             throw DownloadError(.fileSystem("cannot read the downloaded file: \(error)"))
         }
-        if !DownloadRules.isContentCoded(response.headers),
-            let announced = response.headers["Content-Length"].flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }),
-            announced != size
-        {
-            throw DownloadError(.lengthMismatch(expected: announced, received: size))
+        // A task resumed from resume data answers 206: the system joined the bytes it had with
+        // this part, so the file is the whole representation — its length is the Content-Range's
+        // complete length, and a Content-Digest (of this part's bytes only) says nothing about it.
+        let isPart = response.statusCode == 206
+        let expected: Int64?
+        if isPart {
+            guard !DownloadRules.isContentCoded(response.headers), let range = DownloadContentRange(response.headers),
+                case .bytes(_, let last, let complete) = range
+            else {
+                throw DownloadError(.network(.transport(URLError(.badServerResponse))))
+            }
+            expected = complete ?? last + 1
+        } else if !DownloadRules.isContentCoded(response.headers) {
+            expected = response.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        } else {
+            expected = nil
         }
-        guard let digest = DownloadDigest.expected(in: response.headers) else { return }
+        if let expected, expected != size {
+            throw DownloadError(.lengthMismatch(expected: expected, received: size))
+        }
+        guard let digest = DownloadDigest.expected(in: response.headers), !(isPart && digest.scope == .content) else { return }
         let actual: [UInt8]
         do { actual = try sha256(of: file) } catch {
             throw DownloadError(.fileSystem("cannot read the downloaded file: \(error)"))

@@ -156,6 +156,36 @@ struct BackgroundDownloadsTests {
         #expect(try Data(contentsOf: try await manager.result(for: id)) == Self.body)
     }
 
+    @Test("a resumed task's 206 is checked against the Content-Range's complete length and a whole-file digest")
+    func resumedTaskAnswers206() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = ManualBackgroundTransport()
+        let (manager, id) = try await Self.failedWithResumeData(folder, transport)
+        try await manager.resume(id)
+        // The system hands over the whole file; the response is the 206 for the last 4000 bytes,
+        // with a Content-Digest of those bytes only and a Repr-Digest of the whole.
+        let part = Self.body.suffix(4000)
+        var headers = Self.digestHeaders(Self.body)
+        headers.replace("Content-Length", with: "4000")
+        headers.replace("Content-Range", with: "bytes 6000-9999/10000")
+        headers.replace("Content-Digest", with: "sha-256=:\(Data(SHA256.hash(part)).base64EncodedString()):")
+        try transport.finish(id.uuidString, body: Self.body, status: 206, headers: headers)
+        #expect(try Data(contentsOf: try await manager.result(for: id)) == Self.body)
+    }
+
+    @Test("a 206 without a usable Content-Range fails: the file's length cannot be checked")
+    func partWithoutContentRangeFails() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = ManualBackgroundTransport()
+        let (manager, id) = try await Self.failedWithResumeData(folder, transport)
+        try await manager.resume(id)
+        try transport.finish(id.uuidString, body: Self.body, status: 206, headers: ["Content-Length": "4000"])
+        await #expect(throws: DownloadError.self) { _ = try await manager.result(for: id) }
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("big.bin").path))
+    }
+
     @Test("a resume the session refuses keeps the resume data and the failure; resuming again later works")
     func refusedResumeKeepsItsData() async throws {
         let folder = Self.folder()
