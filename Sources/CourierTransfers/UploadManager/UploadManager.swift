@@ -21,6 +21,13 @@ import FoundationNetworking
 /// `taskDescription`, foreground uploads the previous process did not finish are sent again, and
 /// staged files no record refers to (a crash between staging and recording) are removed.
 ///
+/// Only a 2xx answer completes an upload. A foreground upload that fails on the network after its
+/// policy's retries (offline, timed out, connection lost, a status the policy retries such as 503)
+/// stays pending with its staged copy: ``result(for:)`` throws
+/// that failure, and the next ``resumePending()`` — at launch, or when the app sees the network
+/// come back — sends it again. Only a failure the policy would not retry (a 4xx, a refused
+/// request) fails it for good and removes the copy.
+///
 /// A foreground upload sent again carries the same `Idempotency-Key` as the first time (with the
 /// policy's `IdempotencyPolicy.automatic` key, the default: the key is the record's ``UploadRecord/id``),
 /// so a server that honours the key does not store a file twice when the previous process ended
@@ -42,6 +49,9 @@ public actor UploadManager {
     /// Failures of this launch, so a late ``result(for:)`` gets the same error as a waiting one.
     private var failures: [UUID: NetworkError] = [:]
     private var running: [UUID: Upload<HTTPResponse>] = [:]
+    /// Foreground uploads of this launch kept pending after a failure their policy would retry:
+    /// the failure, until they are sent again.
+    private var interrupted: [UUID: NetworkError] = [:]
     private var listener: Task<Void, Never>?
     /// The access token each background upload of this launch was handed to the system with.
     private var sentTokens: [UUID: String] = [:]
@@ -104,7 +114,9 @@ public actor UploadManager {
     ///   - mode: Foreground (the pipeline) or background (the ``BackgroundTransport``).
     /// - Returns: The upload's identifier.
     /// - Throws: The file system's error when the file cannot be copied; `NetworkError.invalidRequest(_:)`
-    ///   for a bad path.
+    ///   for a bad path; ``UploadManagerError/registryUnwritable(path:reason:)`` when the registry
+    ///   cannot record it (nothing is kept); for a background upload, the token manager's or the
+    ///   background session's error when it cannot be handed over (the upload is failed).
     public func enqueue(
         fileAt fileURL: URL, to path: String, method: HTTPMethod = .post, contentType: String,
         headers: [String: String] = [:], mode: UploadMode = .foreground
@@ -193,13 +205,17 @@ public actor UploadManager {
                 policy: Self.policy(policy, for: record))
             let upload = client.upload(request)
             running[record.id] = upload
+            interrupted[record.id] = nil
             let id = record.id
             Task { [weak self] in
                 do {
                     let response = try await upload.value
+                    // As for background uploads: only a 2xx completes it (the request accepts
+                    // every status, so that it is the manager that decides).
+                    guard (200..<300).contains(response.statusCode) else { throw NetworkError(response: response) }
                     await self?.finish(id, response: response)
                 } catch {
-                    await self?.fail(id, error)
+                    await self?.foregroundAttemptFailed(id, error)
                 }
             }
         case .background:
@@ -267,6 +283,39 @@ public actor UploadManager {
         settle(record, with: .success(response))
     }
 
+    /// A foreground upload's attempt ended without a response its policy accepts. A failure the
+    /// policy would retry (offline, timed out, connection lost, a retryable status) after its
+    /// retries: the upload stays pending with its staged copy — those waiting now get the failure,
+    /// and ``resumePending()`` (at launch, or when the network is back) sends it again, with the
+    /// same `Idempotency-Key`. Anything else fails it for good.
+    private func foregroundAttemptFailed(_ id: UUID, _ error: any Error) {
+        let failure = NetworkError(error)
+        guard Self.waitsForNetwork(failure, retry: policy.retry), records[id]?.state == .pending else {
+            fail(id, error)
+            return
+        }
+        running[id] = nil
+        interrupted[id] = failure
+        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(throwing: failure) }
+    }
+
+    /// Whether an upload that ended with `failure` is worth sending again later: the network was
+    /// not there or gave out (offline, timed out, a lost or refused connection, no name
+    /// resolution), or the server asked for later (a status `retry` retries: 429, 502, 503, 504 by
+    /// default). A refusal (4xx), a TLS failure or a cancellation is final.
+    static func waitsForNetwork(_ failure: NetworkError, retry: RetryPolicy) -> Bool {
+        switch failure {
+        case .offline, .timedOut: return true
+        case .transport(let error): return transientCodes.contains(error.code)
+        default: return failure.statusCode.map(retry.isRetryable(statusCode:)) ?? false
+        }
+    }
+
+    private static let transientCodes: Set<URLError.Code> = [
+        .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .timedOut,
+        .notConnectedToInternet, .internationalRoamingOff, .dataNotAllowed, .callIsActive,
+    ]
+
     private func fail(_ id: UUID, _ error: any Error) {
         guard var record = records[id] else { return }
         let failure = NetworkError(error)
@@ -278,6 +327,7 @@ public actor UploadManager {
         staging.remove(record.stagedFileName)
         records[record.id] = record
         running[record.id] = nil
+        interrupted[record.id] = nil
         sentTokens[record.id] = nil
         reauthorized.remove(record.id)
         // A failed write keeps the outcome in memory for this launch; the next change rewrites
@@ -294,8 +344,10 @@ public actor UploadManager {
 
     /// Waits for the upload `id` and returns the server's response (2xx).
     ///
-    /// - Throws: `NetworkError`: the upload's failure; `NetworkError.invalidRequest(_:)` for an
-    ///   unknown id. A response received by an earlier launch is not kept: its record says
+    /// - Throws: `NetworkError`: the upload's failure — for an upload kept pending after a network
+    ///   failure, that failure at once, until ``resumePending()`` sends it again;
+    ///   `NetworkError.invalidRequest(_:)` for an unknown id. A response received by an earlier
+    ///   launch is not kept: its record says
     ///   ``UploadRecord/State-swift.enum/completed(statusCode:)``.
     public func result(for id: UUID) async throws -> HTTPResponse {
         guard let record = records[id] else { throw NetworkError.invalidRequest("no upload \(id)") }
@@ -305,6 +357,8 @@ public actor UploadManager {
         case .failed(let message):
             throw failures[id] ?? NetworkError.invalidRequest(message)
         case .pending:
+            // Waiting for the network: nothing would resume a waiter until resumePending().
+            if running[id] == nil, let failure = interrupted[id] { throw failure }
             return try await withCheckedThrowingContinuation { waiters[id, default: []].append($0) }
         }
     }

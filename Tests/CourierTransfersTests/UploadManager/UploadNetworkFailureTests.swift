@@ -1,0 +1,89 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+@testable import CourierTransfers
+
+/// A persistent upload that meets no network is not lost: it stays pending with its staged copy
+/// and goes out again at the next `resumePending()`; a failure its policy would not retry ends it.
+@Suite("UploadManager: network failures keep the upload")
+struct UploadNetworkFailureTests {
+    static func folder() throws -> (root: URL, source: URL) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("upload-net-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let source = root.appendingPathComponent("photo.jpg")
+        try Data(repeating: 5, count: 2048).write(to: source)
+        return (root, source)
+    }
+
+    static func staged(_ root: URL) throws -> [String] {
+        let folder = root.appendingPathComponent("manager/staged")
+        guard FileManager.default.fileExists(atPath: folder.path) else { return [] }
+        return try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    }
+
+    @Test("offline: the upload stays pending with its staged copy, and resumePending sends it when the network is back")
+    func offlineUploadWaitsForTheNetwork() async throws {
+        let (root, source) = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let online = Locked(false)
+        let transport = StubTransport { request in
+            guard online.current else { throw URLError(.notConnectedToInternet) }
+            return HTTPResponse(statusCode: 201, body: Data("{}".utf8), url: request.url)
+        }
+        let manager = try UploadManager(
+            client: TransfersFixture.client(transport), directory: root.appendingPathComponent("manager"),
+            policy: .standard)
+        let id = try await manager.enqueue(fileAt: source, to: "/photos", contentType: "image/jpeg")
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        #expect(await manager.uploads.map(\.state) == [.pending])
+        #expect(try Self.staged(root).count == 1, "the staged copy is kept")
+        // Asked again while it waits for the network: the failure at once, not an endless wait.
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+
+        online.set(true)
+        await manager.resumePending()
+        #expect(try await manager.result(for: id).statusCode == 201)
+        #expect(transport.requestCount == 2)
+        #expect(try Self.staged(root).isEmpty)
+        #expect(await manager.uploads.map(\.state) == [.completed(statusCode: 201)])
+    }
+
+    @Test("a 503 after the retries keeps the upload pending too; it is not a completed upload")
+    func unavailableServerKeepsTheUpload() async throws {
+        let (root, source) = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let transport = StubTransport(responses: [
+            HTTPResponse(statusCode: 503, body: Data()), HTTPResponse(statusCode: 201, body: Data("{}".utf8)),
+        ])
+        let manager = try UploadManager(
+            client: TransfersFixture.client(transport), directory: root.appendingPathComponent("manager"),
+            policy: .standard)
+        let id = try await manager.enqueue(fileAt: source, to: "/photos", contentType: "image/jpeg")
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        #expect(await manager.uploads.map(\.state) == [.pending])
+        #expect(try Self.staged(root).count == 1)
+        await manager.resumePending()
+        #expect(try await manager.result(for: id).statusCode == 201)
+    }
+
+    @Test("a failure the policy would not retry (400) fails the upload for good and removes the staged copy")
+    func rejectedUploadFails() async throws {
+        let (root, source) = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let transport = StubTransport(responses: [HTTPResponse(statusCode: 400, body: Data("{}".utf8))])
+        let manager = try UploadManager(
+            client: TransfersFixture.client(transport), directory: root.appendingPathComponent("manager"),
+            policy: .standard)
+        let id = try await manager.enqueue(fileAt: source, to: "/photos", contentType: "image/jpeg")
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        guard case .failed = try #require(await manager.uploads.first).state else {
+            Issue.record("expected failed")
+            return
+        }
+        #expect(try Self.staged(root).isEmpty)
+    }
+}
