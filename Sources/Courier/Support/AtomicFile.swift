@@ -8,14 +8,20 @@ package enum AtomicFile {
     package static let temporaryPrefix = ".tmp-"
 
     /// Writes `data` to `destination`, creating the directory when needed.
-    /// - Throws: The `CocoaError` of the write, or `CocoaError(.fileWriteUnknown)` when the rename fails.
+    /// - Throws: The `CocoaError` of the write, or `CocoaError(.fileWriteUnknown)` naming the
+    ///   `rename(2)` error when the rename fails.
     package static func write(_ data: Data, to destination: URL) throws {
         let directory = destination.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = directory.appendingPathComponent(temporaryPrefix + UUID().uuidString)
         do {
             try data.write(to: temporary)
-            guard rename(temporary.path, destination.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            guard rename(temporary.path, destination.path) == 0 else {
+                let reason = String(cString: strerror(errno))  // e.g. "Is a directory", "Read-only file system"
+                throw CocoaError(
+                    .fileWriteUnknown,
+                    userInfo: [NSFilePathErrorKey: destination.path, NSLocalizedDescriptionKey: "rename(2) failed: \(reason)"])
+            }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error
