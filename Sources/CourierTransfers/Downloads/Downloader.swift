@@ -217,7 +217,10 @@ struct Downloader<E: Endpoint>: Sendable {
             return "the destination \(destination.absoluteString) is not a file URL"
         }
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory), isDirectory.boolValue {
+        // A directory URL (a trailing slash) names a folder even where none exists yet.
+        if destination.hasDirectoryPath
+            || FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory) && isDirectory.boolValue
+        {
             return "the destination \(destination.path) is a directory: pass the URL of the file to create"
         }
         return nil

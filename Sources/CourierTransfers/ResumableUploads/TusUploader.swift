@@ -47,7 +47,10 @@ public struct TusUploader: Sendable {
     ///   - creationPath: The creation endpoint (tus "upload creation URL").
     ///   - store: The persistent store of unfinished uploads.
     ///   - chunkSize: Bytes per `PATCH`, at least 1; default 5 MiB.
-    ///   - policy: The policy of every request; default `EndpointPolicy.authorizedUpload`.
+    ///   - policy: The policy of every request; default `EndpointPolicy.authorizedUpload`, which
+    ///     requires an authorization interceptor in the client's pipeline (without one every upload
+    ///     fails with `NetworkError.missingInterceptor(_:)`): for an API without auth, pass
+    ///     `.authorizedUpload.with(\.auth, .none)`.
     public init(
         client: APIClient, creationPath: String, store: ResumableUploadStore, chunkSize: Int = 5 << 20,
         policy: EndpointPolicy = .authorizedUpload

@@ -74,7 +74,10 @@ public actor UploadManager {
     ///   - client: Sends foreground uploads (its pipeline) and resolves paths against its environment.
     ///   - directory: An app-owned folder (Application Support, not Caches: staged files must stay).
     ///   - backgroundTransport: Runs ``UploadMode/background`` uploads; without one they fail.
-    ///   - policy: The policy of foreground uploads; default `EndpointPolicy.authorizedUpload`.
+    ///   - policy: The policy of foreground uploads; default `EndpointPolicy.authorizedUpload`,
+    ///     which requires an authorization interceptor in the client's pipeline (a client without
+    ///     one fails each upload with `NetworkError.missingInterceptor(_:)`): for an API without
+    ///     auth, pass `.authorizedUpload.with(\.auth, .none)`.
     ///   - prepareBackgroundRequest: See ``prepareBackgroundRequest``.
     ///   - tokenManager: See ``tokenManager``.
     /// - Throws: ``UploadManagerError/registryUnreadable(path:reason:)`` when the registry exists

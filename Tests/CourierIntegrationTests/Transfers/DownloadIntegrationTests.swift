@@ -243,7 +243,7 @@ struct DownloadIntegrationTests {
         #expect(fixture.leftovers() == ["file.bin"])
     }
 
-    @Test(arguments: ["directory", "web URL"])
+    @Test(arguments: ["directory", "directory URL", "web URL"])
     func aDestinationThatCannotTakeAFileFailsAtOnceAndSendsNothing(_ kind: String) async throws {
         let fixture = try DownloadFixture.start()
         defer { fixture.cleanUp() }
@@ -251,6 +251,9 @@ struct DownloadIntegrationTests {
         if kind == "directory" {
             destination = fixture.destination("folder")
             try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+        } else if kind == "directory URL" {
+            // A trailing slash names a folder, also one that does not exist yet.
+            destination = URL(fileURLWithPath: fixture.destination("new-folder").path + "/", isDirectory: true)
         } else {
             destination = try #require(URL(string: "https://example.com/file.bin"))
         }
@@ -259,7 +262,7 @@ struct DownloadIntegrationTests {
             Issue.record("expected a file-system error, got \(result)")
             return
         }
-        #expect(text.contains(kind == "directory" ? "is a directory" : "is not a file URL"), "\(text)")
+        #expect(text.contains(kind.hasPrefix("directory") ? "is a directory" : "is not a file URL"), "\(text)")
         #expect(error.resumeData == nil)
         #expect(try await fixture.served().isEmpty)
         #expect(fixture.leftovers() == (kind == "directory" ? ["folder"] : []))
