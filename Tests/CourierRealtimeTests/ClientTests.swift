@@ -250,9 +250,11 @@ struct ClientTests {
     }
 
     /// The closing handshake of `enterBackground()` takes a round trip; the app may come back (or
-    /// end the session) before it is done.
-    @Test("the foreground during the background's closing handshake reconnects once the close is done")
-    func foregroundDuringTheBackgroundCloseReconnects() async throws {
+    /// end the session) before it is done. An open client subscribed to T1 whose background close
+    /// waits in its handshake until the test releases `hold`.
+    private func backgroundClosing() async throws -> (
+        FakeTransport, WebSocketClient, hold: Hold, background: Task<Void, Never>
+    ) {
         let transport = FakeTransport()
         let client = WebSocketClient(configuration: configuration(), transport: transport, clock: TestClock(), random: { 0.5 })
         await client.subscribe(subscription("T1"))
@@ -262,6 +264,12 @@ struct ClientTests {
         transport.connections[0].closeHold.set(hold)
         let background = Task { await client.enterBackground() }
         try await eventually("closing") { hold.isHolding }
+        return (transport, client, hold, background)
+    }
+
+    @Test("the foreground during the background's closing handshake reconnects once the close is done")
+    func foregroundDuringTheBackgroundCloseReconnects() async throws {
+        let (transport, client, hold, background) = try await backgroundClosing()
         let foreground = Task { await client.enterForeground() }
         hold.release()
         await background.value
@@ -277,14 +285,7 @@ struct ClientTests {
 
     @Test("a close during the background's closing handshake is not undone by the foreground")
     func closeDuringTheBackgroundCloseStaysClosed() async throws {
-        let transport = FakeTransport()
-        let client = WebSocketClient(configuration: configuration(), transport: transport, clock: TestClock(), random: { 0.5 })
-        await client.connect()
-        try await eventually("open") { await client.state == .open }
-        let hold = Hold()
-        transport.connections[0].closeHold.set(hold)
-        let background = Task { await client.enterBackground() }
-        try await eventually("closing") { hold.isHolding }
+        let (transport, client, hold, background) = try await backgroundClosing()
         let closing = Task { await client.close() }
         // The app's close reaches the client while the handshake waits.
         try await eventually("close called") { await !client.resumesOnForeground }

@@ -19,6 +19,17 @@ struct UploadNetworkFailureTests {
         return (root, source)
     }
 
+    /// A manager in `root` on `transport` (policy `.standard`, no retries) and an upload whose
+    /// first attempt failed.
+    static func failedOnce(_ transport: StubTransport, in root: URL, source: URL) async throws -> (UploadManager, UUID) {
+        let manager = try UploadManager(
+            client: TransfersFixture.client(transport), directory: root.appendingPathComponent("manager"),
+            policy: .standard)
+        let id = try await manager.enqueue(fileAt: source, to: "/photos", contentType: "image/jpeg")
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        return (manager, id)
+    }
+
     static func staged(_ root: URL) throws -> [String] {
         let folder = root.appendingPathComponent("manager/staged")
         guard FileManager.default.fileExists(atPath: folder.path) else { return [] }
@@ -34,11 +45,7 @@ struct UploadNetworkFailureTests {
             guard online.current else { throw URLError(.notConnectedToInternet) }
             return HTTPResponse(statusCode: 201, body: Data("{}".utf8), url: request.url)
         }
-        let manager = try UploadManager(
-            client: TransfersFixture.client(transport), directory: root.appendingPathComponent("manager"),
-            policy: .standard)
-        let id = try await manager.enqueue(fileAt: source, to: "/photos", contentType: "image/jpeg")
-        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        let (manager, id) = try await Self.failedOnce(transport, in: root, source: source)
         #expect(await manager.uploads.map(\.state) == [.pending])
         #expect(try Self.staged(root).count == 1, "the staged copy is kept")
         // Asked again while it waits for the network: the failure at once, not an endless wait.
@@ -59,11 +66,7 @@ struct UploadNetworkFailureTests {
         let transport = StubTransport(responses: [
             HTTPResponse(statusCode: 503, body: Data()), HTTPResponse(statusCode: 201, body: Data("{}".utf8)),
         ])
-        let manager = try UploadManager(
-            client: TransfersFixture.client(transport), directory: root.appendingPathComponent("manager"),
-            policy: .standard)
-        let id = try await manager.enqueue(fileAt: source, to: "/photos", contentType: "image/jpeg")
-        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        let (manager, id) = try await Self.failedOnce(transport, in: root, source: source)
         #expect(await manager.uploads.map(\.state) == [.pending])
         #expect(try Self.staged(root).count == 1)
         await manager.resumePending()
@@ -75,11 +78,7 @@ struct UploadNetworkFailureTests {
         let (root, source) = try Self.folder()
         defer { try? FileManager.default.removeItem(at: root) }
         let transport = StubTransport(responses: [HTTPResponse(statusCode: 400, body: Data("{}".utf8))])
-        let manager = try UploadManager(
-            client: TransfersFixture.client(transport), directory: root.appendingPathComponent("manager"),
-            policy: .standard)
-        let id = try await manager.enqueue(fileAt: source, to: "/photos", contentType: "image/jpeg")
-        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        let (manager, _) = try await Self.failedOnce(transport, in: root, source: source)
         guard case .failed = try #require(await manager.uploads.first).state else {
             Issue.record("expected failed")
             return
