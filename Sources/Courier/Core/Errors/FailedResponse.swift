@@ -30,6 +30,9 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
     /// The server's `Retry-After` (RFC 9110 §10.2.3) — how long it asked the client to wait,
     /// typically on a 429 or 503 — when the response carried a valid one.
     public var retryAfter: RetryAfter?
+    /// The URL that answered, when the transport reported it: the last hop of a followed
+    /// redirect, or a token endpoint whose failure the auth step passed on.
+    public var url: URL?
 
     /// Largest number of body bytes kept, in bytes (64 KiB).
     package static let bodyLimit = 64 * 1024
@@ -55,6 +58,7 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
         message = knownMessage ?? details.message
         code = details.code
         retryAfter = RetryAfter(response: response)
+        url = response.url
     }
 
     /// The authentication challenges of the response's `WWW-Authenticate` fields (RFC 9110

@@ -52,6 +52,10 @@ struct RedirectFollower: Sendable {
                 if let failure = (body as? PullInputStream)?.sourceFailure { throw Self.bodyFailure(failure, of: request) }
                 throw error
             }
+            // A call that follows no redirect gets any 3xx as its response, also one whose
+            // `Location` could not be followed (an https → http hop, an unusable URL): the
+            // OAuth loopback callback (`http://127.0.0.1:…`, RFC 8252 §7.3) is read this way.
+            if case .doNotFollow = context.redirectMode { return response }
             // A redirect's body is never read: dropping a streamed one cancels its transfer.
             guard let next = try Self.nextRequest(after: response, to: request, rules: rules) else { return response }
             hops += 1

@@ -19,6 +19,14 @@ package enum TransportResendRule {
     /// `true` when a transport may repeat `request` by itself (with the whole body).
     package static func allowsResend(_ request: URLRequest) -> Bool {
         if HTTPMethod(rawValue: request.httpMethod ?? "GET").isIdempotent { return true }
-        return request.value(forHTTPHeaderField: idempotencyKeyField)?.isEmpty == false
+        return hasKey(request, field: idempotencyKeyField)
+    }
+
+    /// Whether `request` carries a usable key in `field`: present and not blank. An empty
+    /// `Idempotency-Key` (or one of only spaces and tabs) lets the server tell no two requests
+    /// apart, so it makes nothing safe to repeat.
+    package static func hasKey(_ request: URLRequest, field: String = idempotencyKeyField) -> Bool {
+        guard let value = request.value(forHTTPHeaderField: field) else { return false }
+        return value.utf8.contains { $0 != 0x20 && $0 != 0x09 }
     }
 }

@@ -62,7 +62,8 @@ public struct AuthInterceptor: Interceptor {
         var request = request
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         let response = try await next(request)
-        guard Self.rejectsToken(response, context: context), context[AuthRetriedKey.self] != true,
+        guard Self.rejectsToken(response, context: context), Self.cameFromTokenOrigin(response, sentTo: request),
+            context[AuthRetriedKey.self] != true,
             context.canResendBody  // a one-shot body was spent: the 401 is the answer
         else { return response }
 
@@ -91,6 +92,17 @@ public struct AuthInterceptor: Interceptor {
     static func rejectsToken(_ response: HTTPResponse, context: RequestContext) -> Bool {
         (response.statusCode == 401 && refreshes(after: response.headers))
             || context.rejectsAccessToken?(response) == true
+    }
+
+    /// Whether `response` came from the origin the token was sent to (RFC 6454 §4). A redirect to
+    /// another origin drops `Authorization` (`RedirectSafety`), so a 401 from there refused no
+    /// token of ours: refreshing would rotate the refresh token and replay the chain into the same
+    /// 401, on every call. (A target that ``RedirectPolicy/forwardedCredentialHeaders`` lets the
+    /// token reach gets no refresh either: its 401 is the call's answer.) A response without a URL
+    /// (a stub) counts as the token's origin.
+    static func cameFromTokenOrigin(_ response: HTTPResponse, sentTo request: URLRequest) -> Bool {
+        guard let answered = response.url, let asked = request.url else { return true }
+        return RedirectSafety.isSameOrigin(answered, asked)
     }
 
     /// Whether a 401 with these header fields is worth a token refresh (RFC 6750 §3.1, RFC 9110

@@ -19,6 +19,10 @@ extension CacheTransaction {
             await record(response, requestTime: requestTime, responseTime: responseTime, known: known)
             return response
         }
+        guard !followedRedirect else {
+            await removeSuperseded()
+            return response
+        }
         guard shouldWrite, !isHead, (200..<300).contains(response.statusCode),
             Storability.refusal(
                 request: request, response: response, isAuthorized: Storability.isAuthorized(request, policy: context.policy),
@@ -42,6 +46,10 @@ extension CacheTransaction {
     /// and never replaces a stored complete response with the same strong entity tag.
     func record(_ response: HTTPResponse, requestTime: Date, responseTime: Date, known: [CachedResponse]?) async {
         guard shouldWrite, !isHead, response.body.isBuffered else { return }
+        guard !followedRedirect else {
+            await removeSuperseded()
+            return
+        }
         let refusal = Storability.refusal(
             request: request, response: response,
             isAuthorized: Storability.isAuthorized(request, policy: context.policy),
@@ -74,6 +82,21 @@ extension CacheTransaction {
             }
         }
         await cache.store(stored, for: key, generation: generation)
+    }
+
+    /// Whether the response came from another URL: a redirect was followed below the cache.
+    ///
+    /// Such a response is the answer to the redirect's target, not to this request's URL (the
+    /// cache key, RFC 9111 §2), and the redirect's own cacheability (RFC 9110 §15.4) is unknown
+    /// here: stored under this URL, it would be served after the origin points the URL elsewhere
+    /// (`GET /latest` → `302 /v/1` kept answering `/v/1` after the server moved on to `/v/2`).
+    var followedRedirect: Bool { !context.redirects.isEmpty }
+
+    /// Drops what is stored for this URL once the origin answers it with a redirect: the stored
+    /// responses are superseded, like by any newer non-storable answer (§4.4).
+    private func removeSuperseded() async {
+        guard shouldWrite, range == nil else { return }
+        await cache.storage.removeResponses(for: key)
     }
 
     /// `false` for calls that only joined another call's network request (that call stores it)

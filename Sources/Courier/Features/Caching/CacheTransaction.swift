@@ -160,8 +160,11 @@ struct CacheTransaction: Sendable {
         }
         let responseTime = now
         if response.statusCode == 304 {
-            guard isConditional, let selected = Validation.selected(by: response, validated: validated, others: others) else {
-                // A 304 that matches nothing stored: one unconditional re-fetch (§4.3.4).
+            guard isConditional, !followedRedirect,
+                let selected = Validation.selected(by: response, validated: validated, others: others)
+            else {
+                // A 304 that matches nothing stored, or that came from another URL after a redirect:
+                // one unconditional re-fetch (§4.3.4).
                 return try await fetch(known: entries, refetchOnNotModified: false)
             }
             var updated = Validation.freshen(selected, with: response, requestTime: requestTime, responseTime: responseTime)
@@ -218,7 +221,9 @@ struct CacheTransaction: Sendable {
         guard let response = try? await next(conditional), !Task.isCancelled else { return }
         let responseTime = now
         if response.statusCode == 304 {
-            guard Validation.hasValidator(entry), Validation.notModified(response, matches: entry) else { return }
+            guard Validation.hasValidator(entry), !followedRedirect, Validation.notModified(response, matches: entry) else {
+                return
+            }
             let updated = Validation.freshen(entry, with: response, requestTime: requestTime, responseTime: responseTime)
             await cache.store(updated, for: key, generation: generation)
             return

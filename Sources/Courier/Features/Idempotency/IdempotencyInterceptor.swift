@@ -38,12 +38,13 @@ public struct IdempotencyInterceptor: Interceptor {
         self.encoding = encoding
     }
 
-    /// Adds the header when the context has a key.
+    /// Adds the header when the context has a key. A key the request already carries is kept; a
+    /// blank one (empty, or only spaces) is replaced, since it tells no two requests apart.
     ///
     /// - Throws: ``NetworkError/invalidRequest(_:)`` without sending when the key is empty or holds
     ///   characters a header value cannot carry (anything outside visible ASCII and space).
     public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        guard let key = context.idempotencyKey, request.value(forHTTPHeaderField: headerName) == nil else {
+        guard let key = context.idempotencyKey, !TransportResendRule.hasKey(request, field: headerName) else {
             return try await next(request)
         }
         var request = request

@@ -110,8 +110,7 @@ public struct RetryInterceptor: Interceptor {
             && (method.isIdempotent || context.isDeclaredSafe
                 || policy.allowsRetry(
                     method: method,
-                    hasIdempotencyKey: context.idempotencyKey != nil
-                        || request.value(forHTTPHeaderField: "Idempotency-Key") != nil))
+                    hasIdempotencyKey: context.idempotencyKey != nil || TransportResendRule.hasKey(request)))
         // The remaining budget of the call, on this interceptor's clock.
         let deadline = clock.elapsed() + (context.policy.deadline - context.elapsed)
 
@@ -256,7 +255,11 @@ public struct RetryInterceptor: Interceptor {
         wallClock: Date
     ) {
         let now = clock.elapsed()
-        fleet.record(FleetGuard.outcome(of: outcome), of: host, isProbe: isProbe, at: now, random: random())
+        // An outcome from another host says nothing of this one: a token endpoint's failure the
+        // auth step threw, or the answer of a redirect's target on another host.
+        let answered = Self.isAnswered(outcome, by: host)
+        fleet.record(answered ? FleetGuard.outcome(of: outcome) : .neutral, of: host, isProbe: isProbe, at: now, random: random())
+        guard answered else { return }
         // Only a 429 or 503 the call does not accept pauses the host: `Retry-After` is read for
         // those alone, not for every response.
         let retryAfter: RetryAfter?
@@ -272,6 +275,29 @@ public struct RetryInterceptor: Interceptor {
         }
         guard let wait = context.policy.retry.retryAfterDelay(retryAfter, now: wallClock) else { return }
         fleet.pause(host, until: now + wait)
+    }
+
+    /// Whether `outcome` came from `host`: `false` only when it names another host (a response's
+    /// URL, or a transport error's failing URL). An outcome that names none counts as the host's.
+    static func isAnswered(_ outcome: Result<HTTPResponse, any Error>, by host: String) -> Bool {
+        let url: URL?
+        switch outcome {
+        case .success(let response):
+            url = response.url
+        case .failure(let error as NetworkError):
+            switch error {
+            case .transport(let underlying), .offline(let underlying), .timedOut(let underlying?):
+                url = underlying.failingURL
+            default:
+                url = error.failedResponse?.url
+            }
+        case .failure(let error as URLError):
+            url = error.failingURL
+        case .failure:
+            url = nil
+        }
+        guard let url else { return true }
+        return FleetGuard.hostKey(of: url) == host
     }
 
     /// Whether a response with `status` may pause its host: a 429 or 503 the call does not accept.

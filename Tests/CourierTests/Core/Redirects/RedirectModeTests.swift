@@ -45,6 +45,18 @@ struct RedirectModeTests {
         #expect(stub.requestCount == 2)
     }
 
+    @Test(
+        "doNotFollow returns a redirect it could never follow (https → http, an unusable Location) instead of failing",
+        arguments: ["http://127.0.0.1:8080/callback?code=abc", "https://[::1"])
+    func doNotFollowReturnsAnUnfollowableRedirect(_ location: String) async throws {
+        let stub = StubTransport(responses: [HTTPResponse(statusCode: 302, headers: ["Location": location])])
+        let client = CoreFixture.client(stub)
+        let response = try await client.response(for: Request<Void>.get("/oauth/authorize").redirects(.doNotFollow))
+        #expect(response.statusCode == 302)
+        #expect(response.response.headers["Location"] == location)
+        #expect(stub.requestCount == 1)
+    }
+
     @Test("a 3xx the call could not follow anyway is still an error when the call does not accept it")
     func unfollowableRedirectStaysAnError() async throws {
         let stub = StubTransport(responses: [HTTPResponse(statusCode: 300, headers: ["Location": "/v1/a"])])

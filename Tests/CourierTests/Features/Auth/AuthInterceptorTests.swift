@@ -105,6 +105,52 @@ extension AuthTests {
             #expect(authorizations == ["Bearer \(initial.accessToken)", nil, "Bearer \(store.read()?.accessToken ?? "")"])
         }
 
+        @Test func unauthorizedFromAnotherOriginAfterARedirectRefreshesNothing() async throws {
+            // The API redirects to a CDN, which answers 401: the token never went there (the
+            // redirect dropped it), so it was not refused, and no refresh helps.
+            let server = FakeAuthServer()
+            let transport = StubTransport { request in
+                if request.url?.host == "cdn.elsewhere.test" {
+                    return HTTPResponse(statusCode: 401, headers: ["WWW-Authenticate": "Bearer"], url: request.url)
+                }
+                if request.url?.path == "/v1/files/1" {
+                    return HTTPResponse(
+                        statusCode: 302, headers: ["Location": "https://cdn.elsewhere.test/f/1"], url: request.url)
+                }
+                return try await server.handle(request)
+            }
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(server.signIn()))
+            let client = Self.client(transport, manager: manager)
+            let file = Request<Data>.get("/files/1").policy(EndpointPolicy.authorizedRead)
+            for _ in 0..<3 {
+                await #expect(throws: NetworkError.self) { try await client.send(file) }
+            }
+            #expect(server.refreshCalls == 0)
+            #expect(transport.requestCount == 6, "each call: the API's 302 and the CDN's 401, nothing else")
+            #expect(
+                transport.requests.filter { $0.url?.host == "cdn.elsewhere.test" }.allSatisfy {
+                    $0.value(forHTTPHeaderField: "Authorization") == nil
+                })
+        }
+
+        @Test func unauthorizedFromTheSameOriginAfterARedirectStillRefreshes() async throws {
+            let server = FakeAuthServer()
+            let transport = StubTransport { request in
+                if request.url?.path == "/v1/old-me" {
+                    return HTTPResponse(statusCode: 301, headers: ["Location": "/v1/me"], url: request.url)
+                }
+                var response = try await server.handle(request)
+                response.url = request.url
+                return response
+            }
+            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(server.signIn()))
+            server.expireAllAccessTokens()
+            let me = try await Self.client(transport, manager: manager).send(
+                Request<Me>.get("/old-me").policy(EndpointPolicy.authorizedRead))
+            #expect(me.jti == "jti-2")
+            #expect(server.refreshCalls == 1)
+        }
+
         @Test func secondUnauthorizedIsReturnedWithoutAnotherRefresh() async throws {
             let server = FakeAuthServer()
             let transport = server.makeTransport()

@@ -115,6 +115,53 @@ import CourierTesting
         #expect(stub.requestCount == 5)
     }
 
+    @Test func anotherHostsRetryAfterDoesNotPauseThisHost() async throws {
+        // A redirect to a CDN that answers 503 + Retry-After: the CDN asked for the pause, not the API.
+        let stub = StubTransport { request in
+            if request.url?.host == "cdn.example.test" {
+                return HTTPResponse(statusCode: 503, headers: ["Retry-After": "120"], url: request.url)
+            }
+            if request.url?.path == "/moved" {
+                return HTTPResponse(statusCode: 302, headers: ["Location": "https://cdn.example.test/x"], url: request.url)
+            }
+            return .status(200)
+        }
+        let client = Self.client(stub, clock: TestClock(), budget: nil, breaker: .standard)
+        _ = try? await client.send(Request<HTTPResponse>(method: .get, path: "/moved") { response, _ in response })
+        let requests = stub.requestCount
+        let next = try await client.response(for: Self.get)
+        #expect(next.statusCode == 200)
+        #expect(stub.requestCount == requests + 1)
+    }
+
+    @Test func aTokenEndpointsFailuresDoNotOpenTheAPIsBreaker() async throws {
+        // The identity provider is down (503 + Retry-After); the API itself is fine.
+        let stub = StubTransport { request in
+            if request.url?.host == "id.example.test" {
+                return HTTPResponse(statusCode: 503, headers: ["Retry-After": "120"], url: request.url)
+            }
+            return .status(200)
+        }
+        let store = InMemoryTokenStore(
+            AuthTokens(accessToken: "old", refreshToken: "r", expiresAt: Date().addingTimeInterval(-60)))
+        let tokens = TokenManager(
+            store: store, transport: stub, grant: .oauth2(tokenURL: URL(string: "https://id.example.test/token")!))
+        let breaker = CircuitBreaker(
+            consecutiveFailures: 2, coolDown: Backoff(initialDelay: .seconds(10), maximumDelay: .seconds(60), jitter: .equal))
+        let client = APIClient(environment: Self.environment) { configuration in
+            configuration.transport = stub
+            configuration.interceptors = .standard(
+                tokenManager: tokens,
+                retry: RetryInterceptor(clock: TestClock(), random: { 1 }, budget: nil, circuitBreaker: breaker))
+        }
+        let me = Request<HTTPResponse>(method: .get, path: "/me", policy: .authorizedRead) { response, _ in response }
+        for _ in 0..<3 { _ = try? await client.send(me) }
+        let sentToAPI = stub.requests.filter { $0.url?.host == "api.example.test" }.count
+        let open = try await client.response(for: Self.get)
+        #expect(open.statusCode == 200, "a public call still reaches the API")
+        #expect(stub.requests.filter { $0.url?.host == "api.example.test" }.count == sentToAPI + 1)
+    }
+
     @Test func aRetryAfterPausesEveryCallToTheHost() async throws {
         let stub = StubTransport(responses: [
             .status(503, headers: ["Retry-After": "120"]), .status(200), .status(200),

@@ -44,6 +44,27 @@ extension RetryTests {
             #expect(stub.requests.first?.value(forHTTPHeaderField: "Idempotency-Key") == "mine")
         }
 
+        @Test(arguments: ["", "  ", "\t"])
+        func aBlankKeyMakesAPostNoSaferToRepeat(_ blank: String) async throws {
+            // No key in the policy: the blank header is no key, so the POST is sent once.
+            let stub = StubTransport(responses: [.status(503), .status(503), .status(201)])
+            let request = RetryFixture.request(.post, policy: .standard).header("Idempotency-Key", blank)
+            let error = await RetryFixture.networkError { try await RetryFixture.client(stub).send(request) }
+            #expect(error?.statusCode == 503)
+            #expect(stub.requestCount == 1)
+        }
+
+        @Test func aBlankKeyIsReplacedByThePolicysKey() async throws {
+            let stub = StubTransport(responses: [.status(503), .status(201)])
+            let policy = EndpointPolicy.standard.with(\.idempotency, .automatic)
+            let request = RetryFixture.request(.post, policy: policy).header("Idempotency-Key", "")
+            let response = try await RetryFixture.client(stub).response(for: request)
+            let keys = stub.requests.map { $0.value(forHTTPHeaderField: "Idempotency-Key") }
+            #expect(response.statusCode == 201)
+            #expect(keys.count == 2)
+            #expect(keys.allSatisfy { $0 == response.context.idempotencyKey && $0?.isEmpty == false })
+        }
+
         @Test func structuredStringEncoding() async throws {
             let stub = StubTransport(responses: [.status(201)])
             let client = APIClient(environment: RetryFixture.environment) {
