@@ -63,6 +63,18 @@ struct TLSTests {
         #expect(try await hello(try transport(pins: [Self.unrelatedPin, pin])).httpVersion == "2")
     }
 
+    @Test("every new connection to a pinned host passes its pins, also one that could resume a TLS session")
+    func pinnedHostOnNewConnections() async throws {
+        let pin = try CurlServers.value("COURIER_TLS_PIN")
+        let transport = try transport(pins: [pin, Self.unrelatedPin], version: .http1)
+        let url = try CurlServers.url("COURIER_TLS_URL").appendingPathComponent("tls/hello")
+        for _ in 0..<4 {
+            var request = URLRequest(url: url)
+            request.setValue("close", forHTTPHeaderField: "Connection")  // a new connection each time
+            #expect(try await transport.send(request).statusCode == 200)
+        }
+    }
+
     @Test("no pinned key in the certificate: refused before the request is sent, as a pinning failure naming the server's pin")
     func pinMismatch() async throws {
         let transport = try transport(pins: [Self.unrelatedPin, Self.otherUnrelatedPin])

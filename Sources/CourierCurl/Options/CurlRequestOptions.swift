@@ -99,6 +99,9 @@ struct CurlRequestOptions {
                 // is sent (CurlCallbacks.prerequest, CurlPinCheck): any certificate of it may
                 // carry the key.
                 transfer.pins = pins
+                // A resumed TLS session exchanges no certificate, so OpenSSL has no verified
+                // chain to check: every pinned connection makes a full handshake.
+                set(CURLOPT_SSL_SESSIONID_CACHE, 0)
             }
         }
         if scheme == "https", let host = url.host, let identity = configuration.clientIdentities[HostPins.normalise(host)] {

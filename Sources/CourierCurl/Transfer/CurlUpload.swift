@@ -27,9 +27,10 @@ final class CurlUpload: @unchecked Sendable {
     /// The body length in bytes when known (`Content-Length`); `nil` sends it chunked.
     let length: Int?
 
-    /// A body from bytes in memory (rewindable).
+    /// A body from bytes in memory (rewindable). A slice (`whole[10...]`, whose indices start
+    /// where it was cut) is copied to a zero-based `Data`: reads and seeks count from 0.
     init(data: Data) {
-        source = .data(data, offset: 0)
+        source = .data(data.startIndex == 0 ? data : Data(data), offset: 0)
         length = data.count
     }
 
