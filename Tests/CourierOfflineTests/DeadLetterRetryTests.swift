@@ -40,6 +40,27 @@ struct DeadLetterRetryTests {
         Mutation(id: id, method: .post, path: "/mutations", body: Data(body.utf8))
     }
 
+    @Test func anEditOfARetriedLetterGetsAKeyPastEveryKeyTheIDWasSpentUnder() async throws {
+        // v1 is dead-lettered under "a"; v2 is delivered under "a~1"; the letter is retried (back
+        // under "a") and edited: v3 must not go out under "a~1", which the server holds with v2.
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let server = Server([422])
+        let queue = try queue(dir, server)
+        try await queue.enqueue(mutation("a", "v1"))
+        _ = try await queue.flush()
+        try await queue.enqueue(mutation("a", "v2"))
+        _ = try await queue.flush()
+        try await queue.retryDeadLetter(id: "a")
+        try await queue.enqueue(mutation("a", "v3"))
+        _ = try await queue.flush()
+        let sent = server.sent.current
+        #expect(sent.map(\.body) == ["v1", "v2", "v3"])
+        var payloads: [String: Set<String>] = [:]
+        for request in sent { payloads[request.key, default: []].insert(request.body) }
+        #expect(payloads.values.allSatisfy { $0.count == 1 }, "one key, one payload: \(sent)")
+    }
+
     @Test func retryingALetterWhileANewerChangeIsPendingIsRefusedAndKeepsTheChange() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }

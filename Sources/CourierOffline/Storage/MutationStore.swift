@@ -100,16 +100,23 @@ final class MutationStore {
                     return true
                 }
                 // A payload an attempt may already have carried — in this process or another one
-                // sharing the file — gets a new key (generation + 1); the new payload is unsent.
-                let bump = existing.attempts > 0 || existing.mayHaveSent ? 1 : 0
+                // sharing the file — gets a new key (generation + 1, and past every key the id was
+                // spent under: a retried dead letter sits below them); the new payload is unsent.
+                // Such a row also keeps its group: the payload in flight and its replacement stay
+                // in one order, so the older one cannot land last.
+                let sent = existing.attempts > 0 || existing.mayHaveSent
+                let bump = sent ? 1 : 0
+                let floor = sent ? try firstGeneration(id: mutation.id) : 0
+                var payload = try Self.payload(mutation)
+                if sent { payload[0] = .text(existing.mutation.group) }
                 try db.run(
                     """
                     UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?,
-                      generation = generation + ?, revision = revision + 1, may_have_sent = 0,
+                      generation = MAX(generation + ?, ?), revision = revision + 1, may_have_sent = 0,
                       attempts = CASE WHEN ? = 1 THEN 0 ELSE attempts END, environment = ?, account = ?
                     WHERE id = ?
                     """,
-                    try Self.payload(mutation) + [.integer(Int64(bump)), .integer(Int64(bump))] + Self.bindings(origin)
+                    payload + [.integer(Int64(bump)), .integer(Int64(floor)), .integer(Int64(bump))] + Self.bindings(origin)
                         + [.text(mutation.id)])
                 return true
             }
@@ -158,7 +165,9 @@ final class MutationStore {
     /// Returns `false` when the row was replaced or removed since it was read (read the head
     /// again).
     func claim(_ stored: StoredMutation) throws -> Bool {
-        try lightly {
+        // Durable (synced) before the request leaves: after a power loss that kept the server's
+        // copy but not this mark, the next edit would reuse the key with another payload.
+        try durably {
             try db.run(
                 "UPDATE pending SET may_have_sent = 1 WHERE id = ? AND revision = ?",
                 [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
@@ -239,10 +248,14 @@ final class MutationStore {
             try db.run(
                 """
                 UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?,
-                  generation = generation + 1, revision = revision + 1, attempts = 0, conflicts = conflicts + 1,
+                  generation = MAX(generation + 1, ?), revision = revision + 1, attempts = 0, conflicts = conflicts + 1,
                   may_have_sent = 0
                 WHERE id = ? AND revision = ?
-                """, try Self.payload(mutation) + [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
+                """,
+                try Self.payload(mutation) + [
+                    .integer(Int64(try firstGeneration(id: stored.mutation.id))), .text(stored.mutation.id),
+                    .integer(Int64(stored.revision)),
+                ]) > 0
         }
     }
 
