@@ -134,7 +134,11 @@ extension ServerSentEvents {
                 close()
                 return
             }
-            let delay = policy.delay(forAttempt: attempt, serverRetry: parser.reconnectionTime, random: feed.random())
+            var delay = policy.delay(forAttempt: attempt, serverRetry: parser.reconnectionTime, random: feed.random())
+            if let error, case .backendUnavailable(_, let retryAfter) = NetworkError(error) {
+                // The host asked every call to wait (or its breaker is open): not sooner.
+                delay = Swift.max(delay, retryAfter)
+            }
             feed.status.states.publish(.reconnecting(attempt: attempt, delay: delay))
             try await feed.clock.sleep(for: delay)
         }
@@ -151,10 +155,13 @@ extension ServerSentEvents {
         /// Network failures and timeouts reconnect; statuses, media types, auth and cancellation do
         /// not. A consumer that fell more than the buffer bound behind a transport that cannot pause
         /// (URLSession on Linux) reconnects too: `Last-Event-ID` resumes after the last event it got.
+        /// So does a host the client holds back (``Courier/NetworkError/backendUnavailable(host:retryAfter:)``:
+        /// its circuit breaker is open after failed connects, or it asked for a pause), after the
+        /// wait it names: an outage ends the feed no sooner than ``ReconnectPolicy/maximumAttempts``.
         private static func isReconnectable(_ error: any Error) -> Bool {
             guard error is NetworkError || error is URLError else { return false }
             switch NetworkError(error) {
-            case .offline, .timedOut, .transport, .streamBufferOverflow: return true
+            case .offline, .timedOut, .transport, .streamBufferOverflow, .backendUnavailable: return true
             default: return false
             }
         }

@@ -75,7 +75,16 @@ extension ServerSentEvents {
                 effective.initialDelay = Swift.max(.zero, serverRetry)
                 effective.maximumDelay = Swift.max(backoff.maximumDelay, effective.initialDelay)
             }
+            if attempt > 1 {
+                // A base of zero (`retry: 0`, or an initial delay of zero) grows to nothing: the
+                // first reconnect goes at once, the following ones back off from a floor.
+                effective.initialDelay = Swift.max(effective.initialDelay, Self.growthFloor)
+                effective.maximumDelay = Swift.max(effective.maximumDelay, effective.initialDelay)
+            }
             return effective.delay(afterFailures: attempt, random: random)
         }
+
+        /// The smallest base the delays of a second and later reconnect in a row grow from: 100 ms.
+        static let growthFloor: Duration = .milliseconds(100)
     }
 }

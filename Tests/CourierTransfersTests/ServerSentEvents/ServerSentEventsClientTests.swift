@@ -76,6 +76,53 @@ extension ServerSentEventsTests {
             #expect(ServerSentEventsTests.delays(await states.value) == [.seconds(3), .seconds(6), .seconds(3), .seconds(6)])
         }
 
+        @Test func afterRetryZeroTheReconnectsInARowStillBackOff() async {
+            // `retry: 0` asks for an immediate reconnect; a server that then stays down must not
+            // be called in a tight loop.
+            var script: [ScriptedTransport.Connection] = [.stream(chunks: ["retry: 0\ndata: a\n\n"])]
+            script += Array(repeating: .failure(URLError(.cannotConnectToHost)), count: 4)
+            script.append(.stream(chunks: ["data: z\n\n"]))
+            let transport = ScriptedTransport(script)
+            // Each sleep moves the clock by itself (a zero-length one registers no sleeper to drive).
+            let clock = TestClock(mode: .advancesOnSleep)
+            let feed = ServerSentEventsTests.client(transport, clock: clock).events(Self.feed, configuration: Self.noJitter)
+            let stream = feed.states()
+            let states = Task {
+                var seen: [ServerSentEvents.ConnectionState] = []
+                for await state in stream { seen.append(state) }
+                return seen
+            }
+            let (events, _) = await ServerSentEventsTests.drain(feed)
+            let delays = ServerSentEventsTests.delays(await states.value)
+            #expect(events.map(\.data) == ["a", "z"])
+            #expect(delays.prefix(5) == [.zero, .milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600)])
+        }
+
+        @Test func aHostTheClientHoldsBackIsReconnectedToAfterItsWait() async {
+            // The server is down for a while: the client's circuit breaker opens after three failed
+            // connects and answers `backendUnavailable` without sending. The feed waits out the
+            // breaker's cool-down and reconnects, instead of ending.
+            var script: [ScriptedTransport.Connection] = [.stream(chunks: ["data: a\n\n"])]
+            script += Array(repeating: .failure(URLError(.cannotConnectToHost)), count: 3)
+            script.append(.stream(chunks: ["data: z\n\n"]))
+            let transport = ScriptedTransport(script)
+            let clock = TestClock(mode: .manual)
+            let breaker = CircuitBreaker(
+                consecutiveFailures: 3, coolDown: Backoff(initialDelay: .seconds(100), maximumDelay: .seconds(200), jitter: .none)
+            )
+            let retry = RetryInterceptor(clock: clock, random: { 0 }, maximumRetries: 0, budget: nil, circuitBreaker: breaker)
+            let feed = ServerSentEventsTests.client(transport, clock: clock, interceptors: [retry])
+                .events(Self.feed, configuration: Self.noJitter)
+            let states = ServerSentEventsTests.drive(feed, clock: clock)
+            let (events, error) = await ServerSentEventsTests.drain(feed)
+            #expect(error == nil)
+            #expect(events.map(\.data) == ["a", "z"])
+            #expect(transport.requests.count >= 5, "a, three failures, z: the held-back connect sent nothing")
+            let delays = ServerSentEventsTests.delays(await states.value)
+            // The feed's own delays stop at 30 s; the breaker holds the host for the rest of 100 s.
+            #expect(delays.contains { $0 > .seconds(30) }, "the breaker's wait: \(delays)")
+        }
+
         @Test func aNetworkErrorBeforeTheHeadReconnects() async {
             let transport = ScriptedTransport([.failure(URLError(.cannotConnectToHost)), .stream(chunks: ["data: a\n\n"])])
             let clock = TestClock(mode: .manual)
@@ -286,7 +333,7 @@ extension ServerSentEventsTests {
                 (3, nil, 0.5, .seconds(5)), (1, .milliseconds(500), 0.0, .milliseconds(500)),
                 (2, .milliseconds(500), 0.0, .seconds(1)), (1, .seconds(10), 0.0, .seconds(10)),
                 (5, .seconds(10), 0.0, .seconds(10)),
-                (1, .zero, 1.0, .zero),
+                (1, .zero, 1.0, .zero), (2, .zero, 0.0, .milliseconds(200)), (3, .zero, 0.0, .milliseconds(400)),
             ] as [(Int, Duration?, Double, Duration)])
         func theDelayIsTheServersRetryOrTheDefaultWithBackoffCapAndJitter(
             attempt: Int, serverRetry: Duration?, random: Double, expected: Duration
