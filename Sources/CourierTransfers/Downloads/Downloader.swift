@@ -136,7 +136,10 @@ struct Downloader<E: Endpoint>: Sendable {
         let body = streamed.body
         // A body not read to its end is released at once: the transfer is cancelled.
         func abandonBody() { _ = body.makeAsyncIterator() }
-        guard (200..<300).contains(response.statusCode) || response.statusCode == 416 else {
+        // Only a status that carries the representation (or a part of it, or says the part is
+        // all there is) is a file: a 204 has no content, a 202 says the file is not ready yet
+        // (its body is a status document), and neither may replace the destination.
+        guard Self.carriesFile(response.statusCode) || response.statusCode == 416 else {
             abandonBody()
             throw .fatal(
                 .network(NetworkError(response: response, knownErrors: endpoint.knownErrors)), keepsPartial: resume != nil)
@@ -209,6 +212,11 @@ struct Downloader<E: Endpoint>: Sendable {
             return .finished(Response(value: destination, response: response, context: streamed.context))
         }
     }
+
+    /// Whether a response with `status` carries the file (RFC 9110 §15.3): 200 (OK), 203
+    /// (Non-Authoritative Information: a transformed copy, still the content) and 206 (Partial
+    /// Content).
+    static func carriesFile(_ status: Int) -> Bool { status == 200 || status == 203 || status == 206 }
 
     /// Why `destination` cannot receive the file, checked before anything is sent: not a file
     /// URL, or an existing directory. `nil` when it can (a missing folder is created).

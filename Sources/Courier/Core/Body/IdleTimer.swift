@@ -54,9 +54,13 @@ package enum IdleTimer {
 
     /// The idle timeout a transport keeps under Courier's: whole seconds, at least one second more
     /// than `idle`, so FoundationNetworking's rounding or libcurl's averaging never fire first.
+    /// At most a year and a day: an `idle` of `.seconds(Int64.max)` ("never") must not overflow.
     package static func backstop(for idle: Duration) -> Duration {
         let parts = idle.components
-        let seconds = parts.seconds + (parts.attoseconds > 0 ? 1 : 0)
+        let seconds = min(parts.seconds, longestBackstopSeconds) + (parts.attoseconds > 0 ? 1 : 0)
         return .seconds(max(1, seconds) + 1)
     }
+
+    /// The longest backstop in seconds (366 days).
+    static let longestBackstopSeconds: Int64 = 366 * 24 * 3600
 }

@@ -31,6 +31,14 @@ import CourierTesting
         return buffer.activity.finished
     }
 
+    @Test(arguments: [
+        (Duration.seconds(Int64.max), Duration.seconds(366 * 24 * 3600 + 1)), (.seconds(-5), .seconds(2)),
+        (.milliseconds(1500), .seconds(3)), (.zero, .seconds(2)),
+    ])
+    func theTransportsBackstopIsWholeSecondsAboveTheTimeoutAndBounded(idle: Duration, backstop: Duration) {
+        #expect(IdleTimer.backstop(for: idle) == backstop)
+    }
+
     @Test func silenceOfExactlyTheTimeoutFailsTheBody() async throws {
         let clock = TestClock(mode: .manual)
         let (buffer, body, deadlines) = Self.watchedBody(idle: .milliseconds(1500), clock: clock)
