@@ -63,6 +63,24 @@ struct ClientTests {
         await client.close()
     }
 
+    @Test("replacing an open subscription undoes the old version first: the server holds what a reconnect would give it")
+    func replacingAnOpenSubscriptionUnsubscribesTheOldVersion() async throws {
+        let transport = FakeTransport()
+        let client = WebSocketClient(
+            configuration: configuration(), transport: transport, clock: TestClock(), random: { 0.5 })
+        await client.subscribe(Subscription(id: "room", subscribe: .text("sub 42"), unsubscribe: .text("unsub 42")))
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        await client.subscribe(Subscription(id: "room", subscribe: .text("sub 43"), unsubscribe: .text("unsub 43")))
+        await client.subscribe(Subscription(id: "room", subscribe: .text("sub 43"), unsubscribe: .text("unsub 43")))
+        #expect(transport.connections[0].sent == [.text("sub 42"), .text("unsub 42"), .text("sub 43"), .text("sub 43")])
+
+        transport.connections[0].end()
+        try await eventually("reconnected") { transport.connections.count == 2 && !transport.connections[1].sent.isEmpty }
+        #expect(transport.connections[1].sent == [.text("sub 43")])
+        await client.close()
+    }
+
     /// While a reconnect re-sends the subscriptions, the app unsubscribes one not yet re-sent and
     /// replaces another: the new connection gets neither the removed one nor the old version.
     @Test("a subscription removed or replaced during a reconnect's re-subscribe is not re-sent as it was")

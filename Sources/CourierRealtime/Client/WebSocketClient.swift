@@ -195,15 +195,25 @@ public actor WebSocketClient {
     /// Registers `subscription` (replacing one with the same id) and sends it now if connected.
     /// A send failure is not thrown: the connection is then failing and the subscription goes out
     /// again after the reconnect.
+    ///
+    /// Replacing a subscription the open connection holds with another `subscribe` message first
+    /// sends the old version's `unsubscribe` (when it has one), so the server holds only the new
+    /// version, as it would after a reconnect.
     public func subscribe(_ subscription: Subscription) async {
+        var replaced: Subscription?
         if let index = registry.firstIndex(where: { $0.id == subscription.id }) {
+            replaced = registry[index]
             registry[index] = subscription
         } else {
             registry.append(subscription)
         }
         // The re-subscribe of a new connection is on its way to this id: it sends this version.
         if awaitingResubscribe.contains(subscription.id) { return }
-        if state == .open, let current { try? await send(subscription.subscribe, on: current, meter: meter) }
+        guard state == .open, let current else { return }
+        if let replaced, replaced.subscribe != subscription.subscribe, let undo = replaced.unsubscribe {
+            try? await send(undo, on: current, meter: meter)
+        }
+        try? await send(subscription.subscribe, on: current, meter: meter)
     }
 
     /// Removes the subscription `id` (it is never re-sent) and sends its unsubscribe message if

@@ -26,7 +26,8 @@ struct SequenceGapDetector: Sendable {
     /// (replayed messages) never move `last` back.
     mutating func record(_ number: Int) -> ClosedRange<Int>? {
         defer { last = max(last ?? number, number) }
-        guard let last, number > last + 1 else { return nil }
+        // `last < Int.max` first: a server's number may be anything, and `last + 1` must not trap.
+        guard let last, last < Int.max, number > last + 1 else { return nil }
         return (last + 1)...(number - 1)
     }
 }
