@@ -12,7 +12,8 @@ Paths (``/ns/{ns}/{kind}?params``):
   redirect?status=&location=      answers the handshake with a 3xx
   reject?status=            answers the handshake with that status
   negotiate?protocol=&extensions= answers 101 selecting that subprotocol and/or extensions (sent
-                            as they are, offered or not)
+                            as they are, offered or not), then holds the connection until the
+                            client's Close, which it answers
   ping-storm?n=             n pings ("ping 0"..) in one write; records the pongs' payloads in order
   double-close              two Close frames (1001 "first", 1000 "second") in one write; records
                             every Close the client sends, then "end" when it ends TCP
@@ -172,7 +173,18 @@ async def serve(ns: str, kind: str, query: dict, fields: dict, reader, writer) -
     writer.write(("\r\n".join(response) + "\r\n\r\n").encode())
     await writer.drain()
 
-    if kind == "stop-reading":
+    if kind == "negotiate":
+        # Held open until the client closes (answered), so the client sees an open connection
+        # for as long as it looks: a server that ended TCP at once raced the client's "open".
+        try:
+            await asyncio.wait_for(read_until_close(reader, stats, kind), 60)
+        except asyncio.TimeoutError:
+            return
+        code = stats.closes[kind][-1] if stats.closes[kind] else "none"
+        if code != "none":
+            writer.write(close_frame(code if isinstance(code, int) else 1000))
+            await writer.drain()
+    elif kind == "stop-reading":
         writer.transport.pause_reading()
         # Hold the connection (reading nothing) until the client gives up and drops it.
         await asyncio.sleep(120)
