@@ -206,6 +206,37 @@ struct ClientTests {
         await client.close()
     }
 
+    @Test("a ping queued behind a large message that is still being written gets more time; once the writes stop, it fails")
+    func aPingBehindAMovingWriteWaitsAndAStoppedOneFails() async throws {
+        let transport = FakeTransport(answersPings: false)
+        let clock = TestClock(mode: .manual)
+        let client = WebSocketClient(
+            configuration: configuration(keepalive: KeepalivePolicy(interval: .seconds(5), timeout: .seconds(2))),
+            transport: transport, clock: clock, random: { 0.5 })
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        let connection = transport.connections[0]
+        connection.writes.set(PingWriteProgress(pingWaiting: true, bytesWritten: 1000))
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(5))  // the ping is queued behind a message being written
+        try await eventually("ping queued") { connection.pings == 1 }
+        for written in [64_000, 128_000] {  // the message's bytes keep going out
+            try await clock.waitForSleepers(count: 1)
+            connection.writes.set(PingWriteProgress(pingWaiting: true, bytesWritten: written))
+            clock.advance(by: .seconds(2))
+            try await clock.waitForSleepers(count: 1)
+            #expect(await client.state == .open)
+        }
+        clock.advance(by: .seconds(2))  // no byte went out in this window: the peer stopped reading
+        try await eventually("failure reported") {
+            if case .reconnecting(attempt: 1, _) = await client.state { return true }
+            return false
+        }
+        #expect(clock.now.offset == .seconds(11))
+        #expect(await client.lastFailure == .pongTimeout(seconds: 2))
+        await client.close()
+    }
+
     @Test func anAnsweringServerStaysOpenAcrossPings() async throws {
         let transport = FakeTransport(answersPings: true)
         let clock = TestClock(mode: .manual)

@@ -88,6 +88,26 @@ struct ConnectionLifecycleTests {
         await #expect(throws: WebSocketError.notConnected) { try await connection.send(.text("late")) }
     }
 
+    /// What the keepalive reads: a ping queued behind a frame being written waits, the bytes
+    /// written grow while the peer reads, and the ping is no longer waiting once written.
+    @Test func aPingBehindAFrameReportsItsWaitAndTheWritesProgress() async throws {
+        let (connection, server, _) = await open(capacity: 4096)
+        let size = 256 * 1024
+        let sending = Task { try await connection.send(.data(Data(count: size))) }
+        var read = try await server.read(maximumLength: 4096).count  // the data frame has started
+        try await connection.sendPing {}
+        let queued = try #require(await connection.pingWrite)
+        #expect(queued.pingWaiting)
+        while read < size / 2 { read += try await server.read(maximumLength: 4096).count }
+        let moving = try #require(await connection.pingWrite)
+        #expect(moving.pingWaiting)
+        #expect(moving.bytesWritten > queued.bytesWritten)
+        while read < size + 14 + 13 { read += try await server.read(maximumLength: 4096).count }  // frame + ping
+        try await sending.value
+        for _ in 0..<1000 where await connection.pingWrite?.pingWaiting == true { await Task.yield() }
+        #expect(await connection.pingWrite?.pingWaiting == false)
+    }
+
     @Test func closeReturnsAtTheCloseTimeoutWhileAWriteIsStuck() async throws {
         let clock = TestClock(mode: .manual)
         let (connection, _, _) = await open(capacity: 4096, clock: clock, writeTimeout: .seconds(60))

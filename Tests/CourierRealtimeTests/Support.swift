@@ -48,6 +48,10 @@ final class FakeConnection: WebSocketConnection, Sendable {
     /// Holds the first send of a given message until the test releases it (see ``SendGate``).
     let gate: SendGate?
 
+    /// What ``pingWrite`` reports (`nil`: a transport that cannot tell); the test moves it.
+    let writes = Locked<PingWriteProgress?>(nil)
+    var pingWrite: PingWriteProgress? { writes.current }
+
     func send(_ message: WebSocketMessage) async throws {
         try state.withLock { state in
             guard !state.closed else { throw WebSocketError.notConnected }

@@ -372,10 +372,19 @@ public actor WebSocketClient {
                         meter.pongReceived(after: clock.elapsed() - sent)
                     }
                     meter.pingSent()
-                    try await clock.sleep(policy.timeout)
-                    if !pong.current {
-                        await self.keepaliveFailed(connection, generation: generation, timeout: policy.timeout)
-                        return
+                    var progress = await connection.pingWrite
+                    while true {
+                        try await clock.sleep(policy.timeout)
+                        if pong.current { break }
+                        // No pong. A ping still queued behind a large message whose bytes keep
+                        // going out is not late: the peer reads. Another window for it; a write
+                        // that stopped (the peer stopped reading) fails the connection at once.
+                        let now = await connection.pingWrite
+                        guard let before = progress, let now, now.pingWaiting, now.bytesWritten > before.bytesWritten else {
+                            await self.keepaliveFailed(connection, generation: generation, timeout: policy.timeout)
+                            return
+                        }
+                        progress = now
                     }
                 }
             } catch {

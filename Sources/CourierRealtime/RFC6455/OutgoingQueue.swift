@@ -9,6 +9,8 @@ struct OutgoingQueue {
         var done: CheckedContinuation<Void, any Error>?
         /// The item ends with our Close frame.
         var isClose = false
+        /// How many of our pings the item carries.
+        var pings = 0
     }
 
     private var control: [Item] = []
@@ -19,9 +21,9 @@ struct OutgoingQueue {
     /// Small control frames written in one call, in bytes at most.
     static let coalescingLimit = 16 * 1024
 
-    /// Appends a ping or pong.
-    mutating func enqueueControl(_ bytes: [UInt8]) {
-        control.append(Item(bytes: bytes))
+    /// Appends a ping (`isPing`) or a pong.
+    mutating func enqueueControl(_ bytes: [UInt8], isPing: Bool = false) {
+        control.append(Item(bytes: bytes, pings: isPing ? 1 : 0))
     }
 
     /// Appends a message's frames; `done` is resumed once the last one is written.
@@ -58,6 +60,7 @@ struct OutgoingQueue {
             {
                 item.bytes += control[controlHead].bytes
                 item.isClose = control[controlHead].isClose
+                item.pings += control[controlHead].pings
                 controlHead += 1
             }
             compact()

@@ -60,6 +60,10 @@ actor RFC6455Connection: WebSocketConnection {
     private var outgoing = OutgoingQueue()
     private var writerRunning = false
     private var writeNumber = 0
+    /// Bytes written to the stream so far.
+    private var bytesWritten = 0
+    /// Our pings queued and not yet written.
+    private var pingsAwaitingWrite = 0
     /// Our Close frame is queued (nothing is queued after it).
     private var closeQueued = false
     /// Our Close frame is written.
@@ -152,7 +156,17 @@ actor RFC6455Connection: WebSocketConnection {
     func sendPing(onPong: @escaping @Sendable () -> Void) async throws {
         guard phase == .open else { throw WebSocketError.notConnected }
         pendingPongs.append(onPong)
-        enqueueControl(Frame(opcode: .ping, payload: Array("courier".utf8)))
+        guard !closeQueued else { return }
+        pingsAwaitingWrite += 1
+        outgoing.enqueueControl(
+            FrameEncoder.encode(Frame(opcode: .ping, payload: Array("courier".utf8)), maskingKey: FrameEncoder.freshMaskingKey()),
+            isPing: true)
+        startWriter()
+    }
+
+    /// Whether a ping waits behind a frame being written, and the bytes written so far.
+    var pingWrite: PingWriteProgress? {
+        PingWriteProgress(pingWaiting: pingsAwaitingWrite > 0, bytesWritten: bytesWritten)
     }
 
     func close(code: WebSocketCloseCode, reason: String) async {
@@ -303,6 +317,7 @@ actor RFC6455Connection: WebSocketConnection {
                 while offset < item.bytes.count {
                     let end = min(item.bytes.count, offset + Self.writeSlice)
                     try await writeWithDeadline(Array(item.bytes[offset..<end]))
+                    bytesWritten += end - offset
                     offset = end
                 }
             } catch {
@@ -311,6 +326,7 @@ actor RFC6455Connection: WebSocketConnection {
                 finish(lost: writeError)
                 return
             }
+            pingsAwaitingWrite -= item.pings
             item.done?.resume()
             if item.isClose { closeWritten() }
         }

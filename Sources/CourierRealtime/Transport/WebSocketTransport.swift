@@ -23,13 +23,29 @@ package protocol WebSocketConnection: Sendable {
     func send(_ message: WebSocketMessage) async throws
     /// Sends a ping; `onPong` runs when the matching pong arrives (never if none does).
     func sendPing(onPong: @escaping @Sendable () -> Void) async throws
+    /// Whether a ping still waits to be written behind a frame, and how far the writes got;
+    /// `nil` where the transport cannot tell (`URLSessionWebSocketTask`). The keepalive gives a
+    /// ping stuck behind a large message that is still being written more time for its pong.
+    var pingWrite: PingWriteProgress? { get async }
     /// Starts the closing handshake (RFC 6455 §7.1.2) and returns when the connection is closed.
     func close(code: WebSocketCloseCode, reason: String) async
     /// Drops the connection without a closing handshake; `events` ends with 1006.
     func abort(_ error: WebSocketError) async
 }
 
+/// How far a connection's writes got, for the keepalive (``WebSocketConnection/pingWrite``).
+package struct PingWriteProgress: Sendable, Equatable {
+    /// One of our pings is queued behind other bytes, not yet written.
+    package var pingWaiting: Bool
+    /// Bytes written to the connection so far.
+    package var bytesWritten: Int
+}
+
 extension WebSocketConnection {
+    /// A transport that says nothing about its writes: the keepalive's timeout counts from the
+    /// ping's queueing.
+    package var pingWrite: PingWriteProgress? { nil }
+
     /// A transport that offers no extension (URLSessionWebSocketTask, test pipes): none is in use.
     package var extensions: [String] { [] }
     /// A transport without permessage-deflate measures no compressed traffic.
