@@ -237,6 +237,23 @@ struct ClientTests {
         await client.close()
     }
 
+    @Test("close() while a connect cannot be interrupted returns at once; the connection that opens later is dropped")
+    func closeDuringAnUninterruptibleConnectReturnsAtOnce() async throws {
+        let hold = Hold()
+        let transport = FakeTransport(script: [.acceptAfter(hold)])
+        let client = WebSocketClient(configuration: configuration(), transport: transport, clock: TestClock(), random: { 0.5 })
+        await client.connect()
+        try await eventually("connecting") { transport.attempts == 1 }
+        await client.close()  // returns without the connect (the old code waited for it)
+        #expect(await client.state == .closed(code: .normalClosure, reason: ""))
+        #expect(transport.connections.isEmpty)
+
+        hold.release()  // the connect completes after all: nobody owns that connection
+        try await eventually("late connection dropped") { transport.connections.first?.isClosed == true }
+        #expect(transport.connections[0].closeCode == nil || transport.connections[0].closeCode == .abnormalClosure)
+        #expect(await client.state == .closed(code: .normalClosure, reason: ""))
+    }
+
     @Test func anAnsweringServerStaysOpenAcrossPings() async throws {
         let transport = FakeTransport(answersPings: true)
         let clock = TestClock(mode: .manual)

@@ -151,6 +151,8 @@ final class FakeTransport: WebSocketTransport, Sendable {
         case accept
         case reject(Int)
         case fail
+        /// Accepts once `hold` is released, deaf to cancellation (as libcurl's connect).
+        case acceptAfter(Hold)
     }
     private struct State: Sendable {
         var script: [Outcome] = []
@@ -191,16 +193,23 @@ final class FakeTransport: WebSocketTransport, Sendable {
         switch outcome {
         case .reject(let status): throw WebSocketError.handshakeRejected(status: status)
         case .fail: throw WebSocketError.connectionFailed("refused")
+        case .acceptAfter(let hold):
+            await Task { await hold.wait() }.value  // a task of its own: not cancelled with the caller
+            return accept()
         case .accept:
-            let connection = FakeConnection(answersPings: answersPings, gate: gate.current) { [state] in
-                state.withLock { $0.live -= 1 }
-            }
-            state.withLock { state in
-                state.live += 1
-                state.connections.append(connection)
-            }
-            return connection
+            return accept()
         }
+    }
+
+    private func accept() -> any WebSocketConnection {
+        let connection = FakeConnection(answersPings: answersPings, gate: gate.current) { [state] in
+            state.withLock { $0.live -= 1 }
+        }
+        state.withLock { state in
+            state.live += 1
+            state.connections.append(connection)
+        }
+        return connection
     }
 }
 

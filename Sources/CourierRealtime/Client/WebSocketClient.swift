@@ -436,7 +436,8 @@ public actor WebSocketClient {
     private func handshake(_ request: WebSocketRequest) async throws -> (any WebSocketConnection, ConnectionMeter) {
         let meter = reporter.startAttempt(request, started: clock.elapsed(), isReconnect: hasOpened)
         do {
-            let connection = try await transport.connect(request)
+            let transport = self.transport
+            let connection = try await AbandonableConnect.run { try await transport.connect(request) }
             totals.connects += 1
             if meter.isReconnect { totals.reconnects += 1 }
             reporter.opened(

@@ -141,9 +141,15 @@ public final class HTTPCache: Sendable {
     }
 
     /// Stores `response` under `key` unless the partition was cleared since `generation` was taken.
+    ///
+    /// A clear can also come between the check and the write reaching the storage (a sign-out
+    /// while an old account's response is being stored): the generation is checked again after
+    /// the write, and what was written is removed if it moved, so the cleared partition never
+    /// keeps the previous account's response.
     func store(_ response: CachedResponse, for key: CacheKey, generation: Generation) async {
         guard self.generation(of: key.partition) == generation else { return }
         await storage.store(response, for: key)
+        if self.generation(of: key.partition) != generation { await storage.removeResponses(for: key) }
     }
 
     /// Freshness of `entry` now.

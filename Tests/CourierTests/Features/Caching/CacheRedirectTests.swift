@@ -94,3 +94,53 @@ extension CachingTests {
         }
     }
 }
+
+extension CachingTests {
+    /// A clear of a partition (a sign-out) that comes while a response is being written.
+    @Suite struct ClearDuringStore {
+        /// Storage whose next write waits until the test releases it.
+        final class HeldStorage: CacheStorage {
+            let base = MemoryCacheStorage()
+            let waiting = Locked(false)
+            let released: AsyncStream<Void>
+            let release: AsyncStream<Void>.Continuation
+            init() { (released, release) = AsyncStream.makeStream(of: Void.self) }
+            func responses(for key: CacheKey) async -> [CachedResponse] { await base.responses(for: key) }
+            func store(_ response: CachedResponse, for key: CacheKey) async {
+                if !waiting.current {
+                    waiting.set(true)
+                    for await _ in released { break }
+                }
+                await base.store(response, for: key)
+            }
+            func removeResponses(for key: CacheKey) async { await base.removeResponses(for: key) }
+            func removeResponses(forURL url: String) async { await base.removeResponses(forURL: url) }
+            func removeAll(partition: String) async { await base.removeAll(partition: partition) }
+            func removeAll() async { await base.removeAll() }
+            func totalByteCount() async -> Int { await base.totalByteCount() }
+        }
+
+        @Test func aResponseWrittenWhileItsPartitionIsClearedDoesNotSurviveTheClear() async throws {
+            let clock = ManualDate()
+            let storage = HeldStorage()
+            let cache = CacheFixture.cache(clock: clock, storage: storage)
+            let stub = StubTransport { _ in CacheFixture.item(clock: clock, headers: ["Cache-Control": "max-age=600"]) }
+            let client = CacheFixture.client(stub, cache: cache)
+
+            let first = Task { try await client.send(CacheFixture.getItem()) }
+            try await eventually { storage.waiting.current }  // past the generation check, writing
+            await cache.removeAll(partition: "user-1")  // the sign-out
+            storage.release.finish()
+            _ = try await first.value
+
+            let key = CacheKey(partition: "user-1", url: CacheFixture.baseURL.appendingPathComponent("items/lamp"))
+            #expect(await storage.responses(for: key).isEmpty)
+        }
+
+        /// Polls `condition` (bounded: 10 s).
+        private func eventually(_ condition: @Sendable () -> Bool) async throws {
+            for _ in 0..<10_000 where !condition() { try await Task.sleep(for: .milliseconds(1)) }
+            #expect(condition())
+        }
+    }
+}
