@@ -182,14 +182,20 @@ struct ClientTests {
         await client.close()
     }
 
-    @Test func aSilentServerFailsWithinPingIntervalPlusTimeout() async throws {
-        let transport = FakeTransport(answersPings: false)
+    /// An open client pinging every 5 s with a 2 s pong timeout, on a manual clock.
+    private func keepaliveClient(answersPings: Bool) async throws -> (FakeTransport, TestClock, WebSocketClient) {
+        let transport = FakeTransport(answersPings: answersPings)
         let clock = TestClock(mode: .manual)
         let client = WebSocketClient(
             configuration: configuration(keepalive: KeepalivePolicy(interval: .seconds(5), timeout: .seconds(2))),
             transport: transport, clock: clock, random: { 0.5 })
         await client.connect()
         try await eventually("open") { await client.state == .open }
+        return (transport, clock, client)
+    }
+
+    @Test func aSilentServerFailsWithinPingIntervalPlusTimeout() async throws {
+        let (transport, clock, client) = try await keepaliveClient(answersPings: false)
         try await clock.waitForSleepers(count: 1)
         clock.advance(by: .seconds(5))  // ping goes out
         try await eventually("ping sent") { transport.connections[0].pings == 1 }
@@ -208,13 +214,7 @@ struct ClientTests {
 
     @Test("a ping queued behind a large message that is still being written gets more time; once the writes stop, it fails")
     func aPingBehindAMovingWriteWaitsAndAStoppedOneFails() async throws {
-        let transport = FakeTransport(answersPings: false)
-        let clock = TestClock(mode: .manual)
-        let client = WebSocketClient(
-            configuration: configuration(keepalive: KeepalivePolicy(interval: .seconds(5), timeout: .seconds(2))),
-            transport: transport, clock: clock, random: { 0.5 })
-        await client.connect()
-        try await eventually("open") { await client.state == .open }
+        let (transport, clock, client) = try await keepaliveClient(answersPings: false)
         let connection = transport.connections[0]
         connection.writes.set(PingWriteProgress(pingWaiting: true, bytesWritten: 1000))
         try await clock.waitForSleepers(count: 1)
@@ -255,13 +255,7 @@ struct ClientTests {
     }
 
     @Test func anAnsweringServerStaysOpenAcrossPings() async throws {
-        let transport = FakeTransport(answersPings: true)
-        let clock = TestClock(mode: .manual)
-        let client = WebSocketClient(
-            configuration: configuration(keepalive: KeepalivePolicy(interval: .seconds(5), timeout: .seconds(2))),
-            transport: transport, clock: clock, random: { 0.5 })
-        await client.connect()
-        try await eventually("open") { await client.state == .open }
+        let (transport, clock, client) = try await keepaliveClient(answersPings: true)
         for round in 1...3 {
             try await clock.waitForSleepers(count: 1)
             clock.advance(by: .seconds(5))
