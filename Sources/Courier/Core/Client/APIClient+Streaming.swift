@@ -52,7 +52,7 @@ extension APIClient {
     {
         let context = RequestContext(
             requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
-            pathTemplate: endpoint.pathTemplate ?? endpoint.path, statusValidation: endpoint.statusValidation,
+            pathTemplate: endpoint.loggedPathTemplate, statusValidation: endpoint.statusValidation,
             startedAt: .now, onStart: endpoint.options.onStart, traits: CallTraits(streaming: options))
         let lane = routing.lane
         do {

@@ -133,7 +133,7 @@ public final class APIClient: Sendable {
     package func response<E: Endpoint>(for endpoint: E, requiredEnvironment: String?) async throws -> Response<E.Response> {
         let context = RequestContext(
             requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
-            pathTemplate: endpoint.pathTemplate ?? endpoint.path, statusValidation: endpoint.statusValidation,
+            pathTemplate: endpoint.loggedPathTemplate, statusValidation: endpoint.statusValidation,
             startedAt: .now, onStart: endpoint.options.onStart)
         return try await response(for: endpoint, context: context, requiredEnvironment: requiredEnvironment)
     }

@@ -66,7 +66,8 @@ public protocol Endpoint: Sendable {
     /// Messages to show per status, e.g. `[409: "An account with this e-mail already exists."]`;
     /// they become ``FailedResponse/message`` and ``NetworkError/userMessage``.
     var knownErrors: [Int: String] { get }
-    /// The path with placeholders for metrics and logs, e.g. `/items/{id}`; `nil` uses ``path``.
+    /// The path with placeholders for metrics and logs, e.g. `/items/{id}`; `nil` uses ``path``
+    /// without its query, fragment and user info (an absolute URL keeps its scheme and host).
     var pathTemplate: String? { get }
     /// Per-request tuning (request modifier, decoder or encoder override); none by default.
     var options: RequestOptions { get }

@@ -130,8 +130,13 @@ public actor PersistentCookieStorage {
         let date = now()
         var jar = try jar(account)
         let before = jar
+        let secureOrigin = url.scheme?.lowercased() == "https"
         for field in fields {
             guard var cookie = SetCookieParser.cookie(from: field, receivedFrom: url, at: date) else { continue }
+            // RFC 6265bis §5.7 step 16: an insecure origin never replaces nor deletes a Secure
+            // cookie of the same name whose domain and path overlap its own (session fixation
+            // over plain http).
+            if !secureOrigin, jar.values.contains(where: { $0.secure && $0.shadows(cookie) }) { continue }
             if cookie.isExpired(at: date) {
                 jar[cookie.key] = nil
                 continue
@@ -139,10 +144,31 @@ public actor PersistentCookieStorage {
             if let old = jar[cookie.key] { cookie.created = old.created }  // §5.3 step 11.3
             jar[cookie.key] = cookie
         }
-        jar = jar.filter { !$0.value.isExpired(at: date) }
+        jar = Self.bounded(jar.filter { !$0.value.isExpired(at: date) })
         guard jar != before else { return }
         jars[account] = jar
         try write(jar, account: account)
+    }
+
+    /// The most cookies kept per domain, and in all (RFC 6265bis §6.1 asks for at least 50 and
+    /// 3000; more only make the `Cookie` field grow).
+    static let maximumPerDomain = 50
+    static let maximumTotal = 3000
+
+    /// `jar` within the limits: the cookies created last go first when a domain or the jar has too
+    /// many, so a server cannot grow the `Cookie` field of every request without bound.
+    static func bounded(_ jar: [StoredCookie.Key: StoredCookie]) -> [StoredCookie.Key: StoredCookie] {
+        var byDomain: [String: [StoredCookie]] = [:]
+        for cookie in jar.values { byDomain[cookie.domain, default: []].append(cookie) }
+        guard byDomain.values.contains(where: { $0.count > maximumPerDomain }) || jar.count > maximumTotal else {
+            return jar
+        }
+        let oldestFirst: (StoredCookie, StoredCookie) -> Bool = {
+            $0.created != $1.created ? $0.created < $1.created : ($0.name, $0.path) < ($1.name, $1.path)
+        }
+        let kept = byDomain.values.flatMap { $0.sorted(by: oldestFirst).prefix(maximumPerDomain) }
+            .sorted(by: oldestFirst).prefix(maximumTotal)
+        return Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0) })
     }
 
     private func matching(_ url: URL, account: String) throws -> [StoredCookie] {

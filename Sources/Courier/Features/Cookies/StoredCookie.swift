@@ -31,6 +31,15 @@ struct StoredCookie: Codable, Sendable, Hashable {
 
     func isExpired(at now: Date) -> Bool { expires.map { $0 <= now } ?? false }
 
+    /// Whether `other` has this cookie's name and a domain and path that overlap it (RFC 6265bis
+    /// §5.7 step 16: what an insecure origin may not overwrite when this cookie is Secure).
+    func shadows(_ other: StoredCookie) -> Bool {
+        guard name == other.name else { return false }
+        let domains =
+            Self.domainMatches(host: domain, domain: other.domain) || Self.domainMatches(host: other.domain, domain: domain)
+        return domains && Self.pathMatches(other.path, cookiePath: path)
+    }
+
     /// Whether a request to `url` carries this cookie (RFC 6265 §5.4: domain, path, secure, expiry).
     func matches(_ url: URL, at now: Date) -> Bool {
         guard let host = url.host?.lowercased(), !isExpired(at: now) else { return false }
@@ -91,7 +100,11 @@ enum SetCookieParser {
         guard let equals = pair.firstIndex(of: "=") else { return nil }
         let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
         let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty else { return nil }
+        // RFC 6265bis §5.6 steps 3–5: a name or value with a control character (a CR would end
+        // the header line the cookie is sent in), or larger than 4096 bytes together, is ignored.
+        guard !name.isEmpty, !Self.hasControlCharacter(name), !Self.hasControlCharacter(value),
+            name.utf8.count + value.utf8.count <= Self.maximumNameValueBytes
+        else { return nil }
 
         var cookie = StoredCookie(
             name: name, value: value, domain: host, hostOnly: true, path: StoredCookie.defaultPath(url), secure: false,
@@ -107,7 +120,9 @@ enum SetCookieParser {
                 if let date = HTTPDate.parse(argument) ?? CookieDate.parse(argument) { expires = date }
             case "max-age":
                 guard let seconds = Int(argument) else { continue }
-                maxAge = seconds <= 0 ? Date(timeIntervalSince1970: 0) : now.addingTimeInterval(TimeInterval(seconds))
+                maxAge =
+                    seconds <= 0
+                    ? Date(timeIntervalSince1970: 0) : now.addingTimeInterval(TimeInterval(min(seconds, Self.maximumLifetime)))
             case "domain":
                 var domain = argument.lowercased()
                 if domain.hasPrefix(".") { domain.removeFirst() }
@@ -130,10 +145,27 @@ enum SetCookieParser {
                 continue
             }
         }
-        cookie.expires = maxAge ?? expires
+        // RFC 6265bis §5.5: no cookie outlives 400 days, whatever Expires or Max-Age say.
+        cookie.expires = (maxAge ?? expires).map { min($0, now.addingTimeInterval(TimeInterval(Self.maximumLifetime))) }
         // RFC 6265bis §5.7: a Secure cookie only from a secure origin.
         if cookie.secure && url.scheme?.lowercased() != "https" { return nil }
+        // RFC 6265bis §4.1.3: `__Secure-` needs Secure; `__Host-` needs Secure, no Domain, Path=/.
+        let lowered = name.lowercased()
+        if lowered.hasPrefix("__secure-"), !cookie.secure { return nil }
+        if lowered.hasPrefix("__host-"), !cookie.secure || !cookie.hostOnly || cookie.path != "/" { return nil }
         return cookie
+    }
+
+    /// The most bytes a cookie's name and value take together (RFC 6265bis §5.6).
+    static let maximumNameValueBytes = 4096
+
+    /// The longest a cookie is kept, in seconds: 400 days (RFC 6265bis §5.5).
+    static let maximumLifetime = 400 * 24 * 3600
+
+    /// Whether `text` has a character RFC 6265bis §5.6 refuses: %x00-08, %x0A-1F, %x7F (a
+    /// horizontal tab is allowed).
+    private static func hasControlCharacter(_ text: String) -> Bool {
+        text.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 }
 

@@ -1,0 +1,82 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+
+/// The RFC 6265bis rules that keep one origin from planting or replacing another's cookies, and
+/// the limits that keep the `Cookie` field bounded.
+@Suite("Cookie rules (RFC 6265bis)")
+struct CookieRulesTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cookie-rules-\(UUID().uuidString)")
+    var storage: PersistentCookieStorage { PersistentCookieStorage(directory: folder, namespace: "p", account: { "a" }) }
+
+    func store(_ storage: PersistentCookieStorage, _ fields: [String], from url: String) async throws {
+        try await storage.store(setCookieFields: fields, receivedFrom: try #require(URL(string: url)), account: "a")
+    }
+
+    func header(_ storage: PersistentCookieStorage, _ url: String) async throws -> String? {
+        try await storage.cookieHeader(for: try #require(URL(string: url)), account: "a")
+    }
+
+    @Test(arguments: ["sid=attacker; Path=/", "sid=; Path=/; Max-Age=0", "sid=attacker; Path=/me"])
+    func plainHTTPNeitherReplacesNorDeletesASecureCookie(_ field: String) async throws {
+        let storage = storage
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await store(storage, ["sid=good; Path=/; Secure; HttpOnly"], from: "https://example.test/login")
+        try await store(storage, [field], from: "http://example.test/")
+        #expect(try await header(storage, "https://example.test/me") == "sid=good")
+    }
+
+    @Test func aSecureOriginStillReplacesItsSecureCookie() async throws {
+        let storage = storage
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await store(storage, ["sid=old; Path=/; Secure"], from: "https://example.test/login")
+        try await store(storage, ["sid=new; Path=/; Secure"], from: "https://example.test/login")
+        #expect(try await header(storage, "https://example.test/") == "sid=new")
+    }
+
+    @Test(arguments: [
+        "__Host-sid=x; Domain=example.test; Path=/; Secure",  // a Domain: any sibling could set it
+        "__Host-sid=x; Path=/app; Secure",  // not Path=/
+        "__Host-sid=x; Path=/",  // not Secure
+        "__Secure-id=x; Path=/",  // not Secure
+    ])
+    func prefixedCookiesThatBreakTheirPrefixAreIgnored(_ field: String) async throws {
+        let storage = storage
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await store(storage, [field], from: "https://api.example.test/app/x")
+        #expect(try await storage.allCookies(account: "a").isEmpty)
+    }
+
+    @Test func prefixedCookiesThatKeepTheirPrefixAreStored() async throws {
+        let storage = storage
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await store(storage, ["__Host-sid=x; Path=/; Secure", "__Secure-id=y; Secure"], from: "https://api.example.test/")
+        #expect(try await header(storage, "https://api.example.test/") == "__Host-sid=x; __Secure-id=y")
+    }
+
+    @Test(arguments: ["a=b\rX-Injected: 1", "a=b\nc", "a\u{7F}=b", "a=\u{0}"])
+    func aControlCharacterMakesTheCookieIgnored(_ field: String) async throws {
+        let storage = storage
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await store(storage, [field + "; Domain=example.test; Path=/"], from: "https://evil.example.test/")
+        #expect(try await header(storage, "https://api.example.test/") == nil)
+    }
+
+    @Test func sizeCountAndLifetimeAreBounded() async throws {
+        let storage = storage
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await store(storage, ["big=\(String(repeating: "x", count: 4096))"], from: "https://example.test/")
+        #expect(try await storage.allCookies(account: "a").isEmpty, "over 4096 bytes: ignored")
+
+        let fields = (0..<200).map { "c\($0)=\(String(repeating: "x", count: 100)); Path=/; Max-Age=999999999999" }
+        try await store(storage, fields, from: "https://example.test/")
+        let cookies = try await storage.allCookies(account: "a")
+        #expect(cookies.count == PersistentCookieStorage.maximumPerDomain)
+        let latest = Date().addingTimeInterval(TimeInterval(SetCookieParser.maximumLifetime) + 60)
+        #expect(cookies.allSatisfy { ($0.expiresDate ?? .distantFuture) < latest })
+    }
+}
