@@ -1,0 +1,39 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+
+/// The name a call goes by in logs, metrics, events and HAR files when its endpoint gives no
+/// `pathTemplate`: never a query, fragment or user info of the path (a pre-signed URL's signature).
+@Suite struct PathTemplateRedactionTests {
+    @Test func anAbsoluteURLsSecretsReachNoLogMetricOrHARFile() async throws {
+        let logger = CapturingNetworkLogger(minimumLevel: .info)
+        let metrics = CapturingMetricsSink()
+        let har = HARRecorder()
+        let stub = StubTransport(responses: [.json(#"{"id":1,"name":"a"}"#)])
+        let client = APIClient(environment: CoreFixture.environment) {
+            $0.transport = stub
+            $0.interceptors = .standard(
+                logger: logger, recorders: [har], metrics: metrics, retry: RetryInterceptor(clock: TestClock()))
+        }
+        let url = try #require(
+            URL(
+                string: "https://user:pwSECRET@bucket.s3.example.test/o?X-Amz-Credential=AKIASECRET1234"
+                    + "&X-Amz-Signature=sigSECRET5678#access_token=fragSECRET"))
+        let _: CoreFixture.Item = try await client.get(url)
+        #expect(!logger.text.contains("SECRET"))
+        #expect(metrics.events.map(\.pathTemplate) == ["https://bucket.s3.example.test/o"])
+        #expect(!String(decoding: try har.jsonData(), as: UTF8.self).contains("SECRET"))
+    }
+
+    @Test(arguments: [
+        ("/items/7?token=t#x", "/items/7"), ("/items/7", "/items/7"),
+        ("https://u:p@h.example:8443/a/b?q=1", "https://h.example:8443/a/b"), ("http://h.example", "http://h.example"),
+    ])
+    func theDefaultTemplateKeepsOnlySchemeHostPortAndPath(path: String, template: String) {
+        #expect(Request<Void>.defaultPathTemplate(for: path) == template)
+    }
+}
