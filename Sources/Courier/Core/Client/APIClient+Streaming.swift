@@ -67,7 +67,9 @@ extension APIClient {
                     ? head : try await head.buffered()
             }
             guard context.accepts(statusCode: head.statusCode) || context.isStoppedRedirect(head) else {
-                throw NetworkError(response: head, knownErrors: endpoint.knownErrors)
+                throw NetworkError(
+                    response: head, knownErrors: endpoint.knownErrors, redactor: lane.redactor,
+                    requestHeaders: context.lastSentHeaders)
             }
             var response = head
             response.body = head.body.idleLimited(to: options.idleTimeout, deadlines: lane.deadlines)

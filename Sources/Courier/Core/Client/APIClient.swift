@@ -282,7 +282,9 @@ public final class APIClient: Sendable {
         // The endpoint's own acceptance: a module's endpoint may accept more than the context its
         // layers see (GraphQL reads every status's body, yet lets the retry step repeat a 503).
         guard endpoint.statusValidation.accepts(http.statusCode) || context.isStoppedRedirect(http) else {
-            throw NetworkError(response: http, knownErrors: endpoint.knownErrors)
+            throw NetworkError(
+                response: http, knownErrors: endpoint.knownErrors, redactor: lane.redactor,
+                requestHeaders: context.lastSentHeaders)
         }
         let decodingContext = ResponseDecodingContext(
             method: endpoint.method, decoder: endpoint.options.decoder ?? lane.configuration.decoder)

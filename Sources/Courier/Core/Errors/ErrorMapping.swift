@@ -69,8 +69,15 @@ extension NetworkError {
     /// - Parameters:
     ///   - response: The response.
     ///   - knownErrors: The endpoint's messages by status (see ``Endpoint/knownErrors``).
-    package init(response: HTTPResponse, knownErrors: [Int: String] = [:]) {
-        let failed = FailedResponse(response, knownMessage: knownErrors[response.statusCode])
+    ///   - redactor: Hides secrets in the body snippet and the server's message (the client's).
+    ///   - requestHeaders: The header fields sent: the values of their secret fields are hidden
+    ///     too (a page that echoes `Authorization`).
+    package init(
+        response: HTTPResponse, knownErrors: [Int: String] = [:], redactor: Redactor = Redactor(),
+        requestHeaders: HTTPHeaders = HTTPHeaders()
+    ) {
+        let failed = FailedResponse(
+            response, knownMessage: knownErrors[response.statusCode], redactor: redactor, requestHeaders: requestHeaders)
         switch response.statusCode {
         case 401: self = .unauthorized(failed)
         case 403: self = .forbidden(failed)

@@ -44,18 +44,29 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
     ///   - knownMessage: The endpoint's declared message for this status, which wins over the
     ///     server's.
     public init(_ response: HTTPResponse, knownMessage: String? = nil) {
+        self.init(response, knownMessage: knownMessage, redactor: Redactor(), requestHeaders: HTTPHeaders())
+    }
+
+    /// Summarises `response`, hiding what `redactor` (the client's) hides and the values of the
+    /// secret fields of `requestHeaders` (the request that got the answer) in ``snippet`` and the
+    /// server's ``message``.
+    package init(_ response: HTTPResponse, knownMessage: String?, redactor: Redactor, requestHeaders: HTTPHeaders) {
         statusCode = response.statusCode
         contentType = response.mediaType
         headers = response.headers
         body = response.data.prefix(Self.bodyLimit)
-        // Redacted like a log (secret JSON and form fields, token-looking values): the snippet
-        // reaches descriptions and logs; the raw bytes stay in `body` for the app to parse.
-        let preview = Redactor().preview(of: response.data, contentType: response.headers["Content-Type"], limit: 512)
+        // Redacted like a log (secret JSON and form fields, token-looking values, the request's
+        // own secrets): the snippet reaches descriptions and logs; the raw bytes stay in `body`
+        // for the app to parse.
+        var secrets = SecretValues()
+        redactor.learn(headers: requestHeaders, into: &secrets)
+        let preview = redactor.preview(
+            of: response.data, contentType: response.headers["Content-Type"], limit: 512, secrets: &secrets)
         snippet = (preview?.text ?? preview.map(String.init(describing:)) ?? "")
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
         let details = ErrorBodyParser.parse(response)
         self.knownMessage = knownMessage
-        message = knownMessage ?? details.message
+        message = knownMessage ?? details.message.map { redactor.scrub($0, secrets: secrets) }
         code = details.code
         retryAfter = RetryAfter(response: response)
         url = response.url

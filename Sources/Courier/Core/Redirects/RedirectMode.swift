@@ -110,8 +110,12 @@ public struct RedirectRefusal: Sendable, Hashable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// The hop with both URLs redacted (a `Location` often carries an OAuth `code` or a token in
+    /// its query; descriptions reach logs and crash reports). ``hop`` keeps them whole.
     public var description: String {
-        "\(hop.statusCode) from \(hop.from.absoluteString) to \(hop.to.absoluteString) (hop \(hop.number)): \(reason)"
+        let redactor = Redactor()
+        return "\(hop.statusCode) from \(redactor.redact(url: hop.from)) to \(redactor.redact(url: hop.to)) "
+            + "(hop \(hop.number)): \(reason)"
     }
 }
 
