@@ -4,6 +4,41 @@ import Testing
 
 @Suite("Redaction and pin edge cases")
 struct RedactionEdgeCaseTests {
+    @Test func aSecretHeadersFirstWordIsHiddenUnlessItIsAnAuthScheme() {
+        let redacted = Redactor().redact(
+            HTTPHeaders([
+                .init(name: "X-Passphrase", value: "correct horse battery staple"),
+                .init(name: "Authorization", value: "Bearer tok-SECRET-1"),
+            ]))
+        #expect(redacted["X-Passphrase"] == "<redacted>")
+        #expect(redacted["Authorization"] == "Bearer <redacted>")
+    }
+
+    @Test func aNamelessCookieShowsNothingOfItsValue() {
+        let redacted = Redactor().redact(HTTPHeaders([.init(name: "Cookie", value: "opaqueSessionValue123; lang=en")]))
+        #expect(redacted["Cookie"] == "lang=<redacted>")
+    }
+
+    @Test func aTokenUsedAsTheURLsUserNameIsHidden() throws {
+        let url = try #require(URL(string: "https://ghp_SECRETtoken123@git.example.test/repo.git"))
+        #expect(Redactor().redact(url: url) == "https://<redacted>@git.example.test/repo.git")
+    }
+
+    @Test(arguments: [
+        "grant_type=authorization_code&code_verifier=verifierSECRET43&redirect_uri=app%3A%2F%2Fcb",
+        "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=deviceSECRET44",
+        "client_assertion_type=jwt&client_assertion=eyJSECRET45",
+    ])
+    func oauthGrantSecretsInAFormBodyAreHidden(_ body: String) {
+        let preview = Redactor().preview(of: Data(body.utf8), contentType: "application/x-www-form-urlencoded")
+        #expect(preview?.text?.contains("SECRET") == false)
+    }
+
+    @Test(arguments: ["X-Auth-Key", "Ocp-Apim-Subscription-Key", "X-Functions-Key"])
+    func vendorAPIKeyHeadersAreHidden(_ name: String) {
+        #expect(Redactor().redact(HTTPHeaders([.init(name: name, value: "k-SECRET-46")]))[name] == "<redacted>")
+    }
+
     @Test("JSON labelled text/plain is still redacted by field name", arguments: ["text/plain", "text/plain; charset=utf-8"])
     func jsonAsTextPlain(contentType: String) throws {
         let body = #"{"user":"ann","password":"SECRET-PW"}"#

@@ -103,7 +103,12 @@ enum FormRedaction {
         let authority = prefix[authorityStart..<authorityEnd]
         guard let at = authority.lastIndex(of: "@") else { return String(prefix) }
         let userInfo = authority[..<at]
-        guard let colon = userInfo.firstIndex(of: ":") else { return String(prefix) }
+        guard let colon = userInfo.firstIndex(of: ":") else {
+            // A user name alone is often a token (`https://ghp_…@host`, git-style): hidden too.
+            secrets.append(String(userInfo))
+            secrets.append(decode(userInfo))
+            return prefix[..<authorityStart] + marker + prefix[at...]
+        }
         let password = userInfo[userInfo.index(after: colon)...]
         secrets.append(String(password))
         secrets.append(decode(password))

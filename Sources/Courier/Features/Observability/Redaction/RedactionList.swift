@@ -164,6 +164,9 @@ extension RedactionList {
     static let secretFragments = [
         "password", "passwd", "passphrase", "secret", "token", "apikey", "authorization",
         "cookie", "credential", "privatekey", "cardnumber", "creditcard", "sessionid", "signature",
+        // OAuth (RFC 7636 `code_verifier`, RFC 8628 `device_code`, RFC 7523 `client_assertion`)
+        // and vendor API keys (`X-Auth-Key`, `Ocp-Apim-Subscription-Key`, `X-Functions-Key`).
+        "codeverifier", "devicecode", "assertion", "authkey", "subscriptionkey", "functionskey",
     ]
 
     /// Exact names too short or ambiguous to be fragments.

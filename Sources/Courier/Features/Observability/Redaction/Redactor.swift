@@ -147,6 +147,8 @@ public struct Redactor: Sendable, Hashable {
         switch name.lowercased() {
         case "cookie":
             let names = value.split(separator: ";").compactMap { pair -> String? in
+                // A pair without `=` is a nameless cookie: all of it is the value.
+                guard pair.contains("=") else { return nil }
                 let name = pair.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) }
                 guard let name, !name.isEmpty else { return nil }
                 return "\(name)=\(marker)"
@@ -158,10 +160,12 @@ public struct Redactor: Sendable, Hashable {
             let name = first[..<equals].trimmingCharacters(in: .whitespaces)
             return ([name + "=" + marker] + parts.dropFirst().map(String.init)).joined(separator: ";")
         default:
-            // Keep an auth scheme such as `Bearer` or `Basic` (RFC 9110 §11.4): it is not secret
-            // and tells which kind of credential was sent.
+            // Keep the auth scheme of `Authorization` and `Proxy-Authorization` (`Bearer`,
+            // `Basic`, RFC 9110 §11.4): it is not secret and tells which kind of credential was
+            // sent. Another field's first word may be part of the secret (a passphrase).
             let parts = value.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].count <= 20, parts[0].allSatisfy({ $0.isLetter || $0 == "-" }) {
+            let isCredentials = ["authorization", "proxy-authorization"].contains(name.lowercased())
+            if isCredentials, parts.count == 2, parts[0].count <= 20, parts[0].allSatisfy({ $0.isLetter || $0 == "-" }) {
                 return "\(parts[0]) \(marker)"
             }
             return marker
