@@ -4,6 +4,28 @@ import Testing
 
 @Suite("Redaction and pin edge cases")
 struct RedactionEdgeCaseTests {
+    static let pinA = Data(repeating: 1, count: 32).base64EncodedString()
+    static let pinB = Data(repeating: 2, count: 32).base64EncodedString()
+
+    @Test(
+        "a pinned host applies however the request spells it (IDN, IPv6 forms)",
+        arguments: [
+            ("bücher.example", "https://bücher.example/x"), ("BÜCHER.example.", "https://xn--bcher-kva.example/x"),
+            ("::1", "https://[0:0:0:0:0:0:0:1]/x"), ("[2001:DB8::0:1]", "https://[2001:db8:0:0:0:0:0:1]/x"),
+            ("::ffff:1.2.3.4", "https://[::ffff:102:304]/x"),
+        ])
+    func pinnedHostSpellings(pinned: String, url: String) throws {
+        let policy = try PinningPolicy([try HostPins(host: pinned, pins: [Self.pinA, Self.pinB])])
+        let host = try #require(URL(string: url)?.host)
+        #expect(policy.enforces(host: host))
+    }
+
+    @Test(arguments: [[UInt16]([0x2001, 0xdb8, 0, 0, 1, 0, 0, 1]), [0, 0, 0, 0, 0, 0, 0, 0], [1, 0, 2, 0, 3, 0, 4, 0]])
+    func ipv6CanonicalTextRoundTrips(_ groups: [UInt16]) {
+        let text = IPv6Text.canonical(groups)
+        #expect(IPv6Text.groups(of: text) == groups)
+    }
+
     @Test func aSecretHeadersFirstWordIsHiddenUnlessItIsAnAuthScheme() {
         let redacted = Redactor().redact(
             HTTPHeaders([
