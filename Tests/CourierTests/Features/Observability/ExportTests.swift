@@ -178,3 +178,33 @@ struct HARExportTests {
         #expect(recorder.exchanges.isEmpty)
     }
 }
+
+@Suite("HAR fixtures: bodies")
+struct HARFixtureBodyTests {
+    static func entry(body: String, contentType: String) -> HARLog.Entry {
+        var request = URLRequest(url: URL(string: "https://api.example.test/v1/login")!)
+        request.httpMethod = "POST"
+        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        let exchange = HARLog.FixtureExchange(
+            request: request, requestBody: Data(body.utf8), response: HTTPResponse(statusCode: 204), pathTemplate: "/login",
+            requestID: nil, started: Date(), duration: .zero)
+        return HARLog.fixtureEntry(for: exchange, redactor: Redactor())
+    }
+
+    @Test func aMultipartFormWithASecretFieldIsNotRecorded() {
+        let body =
+            "--XyZ\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nann\r\n"
+            + "--XyZ\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\npwSECRET77\r\n--XyZ--\r\n"
+        let entry = Self.entry(body: body, contentType: "multipart/form-data; boundary=XyZ")
+        let text = entry.request.postData?.text ?? ""
+        #expect(!String(decoding: Data(base64Encoded: text) ?? Data(), as: UTF8.self).contains("pwSECRET77"))
+        #expect(!text.contains("pwSECRET77"))
+    }
+
+    @Test func aMultipartFormWithoutOneIsRecorded() {
+        let body = "--XyZ\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\nsunset\r\n--XyZ--\r\n"
+        let entry = Self.entry(body: body, contentType: "multipart/form-data; boundary=XyZ")
+        let text = entry.request.postData?.text ?? ""
+        #expect(String(decoding: Data(base64Encoded: text) ?? Data(), as: UTF8.self).contains("sunset"))
+    }
+}

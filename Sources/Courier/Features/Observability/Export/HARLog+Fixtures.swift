@@ -163,10 +163,36 @@ extension HARLog {
                 return !needle.isEmpty && body.range(of: needle) != nil
             }
             if holdsSecret { return (nil, nil, "binary body of \(body.count) bytes held a secret; not recorded") }
+            // A multipart form is not redacted part by part: one with a secret field (a
+            // `password` part of a login form) is not recorded at all.
+            if contentType?.lowercased().hasPrefix("multipart/") == true,
+                multipartFieldNames(in: body).contains(where: { redactor.bodyFields.matches($0) })
+            {
+                return (nil, nil, "multipart body of \(body.count) bytes has a secret field; not recorded")
+            }
             return (body.base64EncodedString(), "base64", nil)
         case nil:
             return (nil, nil, nil)
         }
+    }
+
+    /// The `name` parameters of a multipart body's `Content-Disposition` fields (RFC 7578 §4.2).
+    static func multipartFieldNames(in body: Data) -> [String] {
+        let bytes = [UInt8](body)
+        let marker = Array("name=\"".utf8)
+        var names: [String] = []
+        var index = 0
+        while index + marker.count <= bytes.count {
+            guard bytes[index..<(index + marker.count)].elementsEqual(marker) else {
+                index += 1
+                continue
+            }
+            let start = index + marker.count
+            guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\"")) else { break }
+            names.append(String(decoding: bytes[start..<end], as: UTF8.self))
+            index = end + 1
+        }
+        return names
     }
 
     /// The decoded query parameters of a (redacted) URL.
