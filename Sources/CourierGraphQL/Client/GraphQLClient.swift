@@ -133,13 +133,17 @@ public final class GraphQLClient: Sendable {
         }
         let hash = documents.sha256Hash(of: Operation.document)
         let first = try await exchange(call, document: false, hash: hash)
+        // The fallback goes where the first request went: an environment switch in between
+        // fails it (`EnvironmentMismatch`, nothing sent) instead of sending the operation, a
+        // mutation perhaps, to another server as another user.
+        let environment = first.context[SentEnvironmentKey.self]
         if first.payload.errors.contains(where: \.isPersistedQueryNotFound) {
             // The server does not know the hash yet: send the document with it, once.
-            return try result(of: await exchange(call, document: true, hash: hash), call: call)
+            return try result(of: await exchange(call, document: true, hash: hash, in: environment), call: call)
         }
         if first.payload.errors.contains(where: \.isPersistedQueryNotSupported) {
             persistedQueriesRefused.set(true)
-            return try result(of: await exchange(call, document: true, hash: nil), call: call)
+            return try result(of: await exchange(call, document: true, hash: nil, in: environment), call: call)
         }
         return try result(of: first, call: call)
     }
@@ -176,18 +180,19 @@ public final class GraphQLClient: Sendable {
 
     /// Sends one request of `call`: with the document or only its hash.
     private func exchange<Operation: GraphQLOperation>(
-        _ call: Call<Operation>, document: Bool, hash: String?
+        _ call: Call<Operation>, document: Bool, hash: String?, in environment: String? = nil
     ) async throws -> Exchange<Operation.ResponseData> {
         let endpoint = try makeEndpoint(call, document: document, hash: hash)
         // A query is read-only whatever its method: retried and shared like a GET.
         var traits = CallTraits(isDeclaredSafe: call.type == .query)
         if call.policy.auth != .none, !configuration.tokenRejectionCodes.isEmpty {
-            let rejection = GraphQLTokenRejection(codes: configuration.tokenRejectionCodes)
+            let rejection = GraphQLTokenRejection(
+                codes: configuration.tokenRejectionCodes, allowsData: call.type != .mutation)
             traits.rejectsAccessToken = { rejection.matches($0) }
         }
         let context = RequestContext(
             policy: call.policy, method: call.method, pathTemplate: call.label, onStart: nil, traits: traits)
-        let response = try await client.response(for: endpoint, context: context)
+        let response = try await client.response(for: endpoint, context: context, requiredEnvironment: environment)
         return Exchange(payload: response.value, response: response.response, context: response.context)
     }
 

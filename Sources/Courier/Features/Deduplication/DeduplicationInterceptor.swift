@@ -31,6 +31,8 @@ package struct DeduplicationInterceptor: Interceptor {
     /// Header fields (lower-cased) left out when comparing requests.
     package let ignoredHeaders: Set<String>
     private let flights = InFlightRequests()
+    /// Bumped by ``resetSession()``: requests in flight before it are never joined after it.
+    private let session = Locked(0)
 
     /// Creates the interceptor.
     /// - Parameters:
@@ -77,8 +79,22 @@ package struct DeduplicationInterceptor: Interceptor {
             .sorted { $0.name < $1.name }
             .map { "\($0.name):\($0.value)" } + ["courier-auth:\(auth)"]
         return InFlightRequests.Key(
-            partition: partition(), method: method, url: url.absoluteString, headers: headers, body: request.httpBody)
+            partition: partition(), session: session.current, method: method, url: url.absoluteString, headers: headers,
+            body: request.httpBody)
     }
+}
+
+extension DeduplicationInterceptor: SessionResettable {
+    /// Detaches the requests in flight from callers to come: those already waiting still get
+    /// their answer, but a call made after the reset (the next account's `GET /me`, which the
+    /// partition may not tell apart) sends its own request instead of joining the previous
+    /// account's.
+    package func resetSession() async throws {
+        session.withLock { $0 += 1 }
+    }
+
+    /// ``SessionResetStage/signOut``: before anything else, so no call of the next session joins.
+    package var sessionResetStage: SessionResetStage { .signOut }
 }
 
 /// How a call took part in request de-duplication.

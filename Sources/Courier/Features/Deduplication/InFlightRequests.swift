@@ -12,6 +12,9 @@ import FoundationNetworking
 final class InFlightRequests: Sendable {
     struct Key: Hashable, Sendable {
         var partition: String
+        /// The session the request belongs to: bumped by a session reset (sign-out), so a call of
+        /// the next account never joins a request of the previous one still in flight.
+        var session: Int = 0
         var method: String
         var url: String
         var headers: [String]

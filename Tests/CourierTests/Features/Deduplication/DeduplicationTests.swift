@@ -19,6 +19,39 @@ extension CachingTests {
             return await condition()
         }
 
+        /// Alice's `GET /me` is in flight; she signs out (`resetSession`) and Bob signs in. The
+        /// partition (one per environment, as the environment docs recommend) does not tell them
+        /// apart: Bob's call must still never join Alice's request.
+        @Test func aCallAfterASessionResetNeverJoinsTheRequestOfTheSessionBefore() async throws {
+            struct Me: Codable, Sendable, Equatable { var user: String }
+            let gate = Gate()
+            let stub = StubTransport { request in
+                let auth = request.value(forHTTPHeaderField: "Authorization") ?? ""
+                if auth == "Bearer alice" { await gate.wait() }
+                return .json(auth == "Bearer alice" ? #"{"user":"alice"}"# : #"{"user":"bob"}"#)
+            }
+            let tokens = TokenManager(
+                store: InMemoryTokenStore(AuthTokens(accessToken: "alice", refreshToken: "r")),
+                transport: stub, grant: .oauth2(tokenURL: URL(string: "https://auth.example.test/token")!))
+            let cache = HTTPCache(partition: { "staging" })
+            let client = APIClient(
+                environment: APIEnvironment(name: "staging", baseURL: URL(string: "https://api.example.test")!)
+            ) {
+                $0.transport = stub
+                $0.interceptors = .standard(tokenManager: tokens, cache: cache, retry: RetryInterceptor(clock: TestClock()))
+            }
+            let me = Request<Me>.get("/me").policy(.authorizedRead)
+            let alice = Task { try await client.send(me) }
+            while await gate.arrivals == 0 { await Task.yield() }
+            try await client.resetSession()
+            try await tokens.signIn(AuthTokens(accessToken: "bob", refreshToken: "r2"))
+            let bob = Task { try await client.send(me) }
+            for _ in 0..<2000 { await Task.yield() }  // time for Bob's call to reach the shared request
+            await gate.open()
+            _ = try? await alice.value
+            #expect(try await bob.value == Me(user: "bob"))
+        }
+
         @Test func concurrentIdenticalGetsShareOneTransportCall() async throws {
             let clock = self.clock
             let gate = Gate()
