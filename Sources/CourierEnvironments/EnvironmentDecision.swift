@@ -112,6 +112,9 @@ public enum EnvironmentSwitching: Sendable, Hashable {
     /// Only App Store builds are locked (the default): there the build alone decides,
     /// ``EnvironmentSet/switchEnvironment(to:)`` throws `EnvironmentError.switchingForbidden(current:channel:)`,
     /// and overrides and persisted choices are ignored (and listed in ``EnvironmentDecision/notes``).
+    /// A build whose channel could not be read (`BuildChannel.unknown`: an unverified transaction,
+    /// StoreKit offline at launch) is locked too, as the shipped build it may be: a choice
+    /// persisted by an earlier TestFlight install must not point an App Store build at staging.
     case forbiddenInAppStoreBuilds
     /// Every build is locked to the environment its build channel maps to.
     case forbidden
@@ -120,7 +123,7 @@ public enum EnvironmentSwitching: Sendable, Hashable {
     package func isLocked(_ channel: BuildChannel) -> Bool {
         switch self {
         case .allowed: return false
-        case .forbiddenInAppStoreBuilds: return channel == .appStore
+        case .forbiddenInAppStoreBuilds: return channel == .appStore || channel == .unknown
         case .forbidden: return true
         }
     }

@@ -98,6 +98,16 @@ struct EnvironmentDecisionTests {
         #expect(!set.isSwitchingAllowed)
     }
 
+    @Test("a build whose channel could not be read is locked like an App Store build")
+    func unknownChannelIsLocked() throws {
+        // An App Store install over a TestFlight one keeps its persisted choice; StoreKit did not
+        // answer at this launch.
+        let set = try F.set(channel: .unknown, store: InMemoryEnvironmentChoiceStore("staging"))
+        #expect(set.current.id == "production")
+        #expect(!set.isSwitchingAllowed)
+        #expect(set.decision.notes.count == 1)
+    }
+
     @Test("the same sources in an unlocked set are honoured")
     func unlockedAppStoreBuild() throws {
         let set = try F.set(
