@@ -18,7 +18,9 @@ extension SnapshotStore {
     ///
     /// When `fetch` throws, the stream finishes by throwing that error; the snapshot already
     /// yielded stays valid and stays saved, so the screen keeps showing it next to the error.
-    /// Cancelling the consuming task cancels `fetch`, and nothing is saved.
+    /// Cancelling the consuming task cancels `fetch`, and nothing is saved. When ``removeAll()``
+    /// runs while `fetch` is under way (a logout), the fetched value is neither saved nor yielded:
+    /// the stream finishes with `NetworkError.cancelled`.
     ///
     /// - Parameters:
     ///   - key: The snapshot's key, e.g. `"catalog"` or `"orders?page=1"`.
@@ -41,9 +43,16 @@ extension SnapshotStore {
                     let value = try await fetch()
                     try Task.checkCancellation()
                     let saved: Snapshot<Value>
-                    if let stored = try? await self.save(value, key: key, ifGeneration: generation) {
+                    do {
+                        guard let stored = try await self.save(value, key: key, ifGeneration: generation) else {
+                            // The store was cleared (a logout) while the value was fetched: it is
+                            // the previous session's, for no one to see now.
+                            continuation.finish(throwing: NetworkError.cancelled)
+                            return
+                        }
                         saved = stored
-                    } else {
+                    } catch {
+                        // A failed save still shows the value (documented); the next read fetches again.
                         saved = Snapshot(value: value, savedAt: await self.currentDate())
                     }
                     continuation.yield(.fresh(saved))

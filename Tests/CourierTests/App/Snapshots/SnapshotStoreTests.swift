@@ -110,23 +110,29 @@ extension CachingTests {
 
 @Suite("Snapshot store and logout")
 struct SnapshotStoreLogoutTests {
-    @Test("a fetch that finishes after removeAll() shows its value but does not save it")
+    @Test("a fetch that finishes after removeAll() neither shows nor saves its value: the stream ends cancelled")
     func logoutDuringFetch() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapshots-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = SnapshotStore(directory: directory)
         try await store.save("account-A-old", key: "profile")
         var states: [String] = []
-        for try await state in store.snapshotFirst(
-            key: "profile", as: String.self,
-            fetch: {
-                await store.removeAll()  // the user logs out while the request is in flight
-                return "account-A-new"
-            })
-        {
-            states.append(state.value)
+        var ending: (any Error)?
+        do {
+            for try await state in store.snapshotFirst(
+                key: "profile", as: String.self,
+                fetch: {
+                    await store.removeAll()  // the user logs out while the request is in flight
+                    return "account-A-new"
+                })
+            {
+                states.append(state.value)
+            }
+        } catch {
+            ending = error
         }
-        #expect(states == ["account-A-old", "account-A-new"])
+        #expect(states == ["account-A-old"], "account A's fresh value reaches no screen after the logout")
+        #expect((ending as? NetworkError)?.isCancellation == true)
         #expect(await store.load(String.self, key: "profile") == nil)
     }
 }
