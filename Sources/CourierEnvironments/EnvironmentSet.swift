@@ -172,13 +172,19 @@ public final class EnvironmentSet: EnvironmentRouting, Sendable {
         }
         let decision = EnvironmentDecision(environmentID: id, source: .switched, build: build)
         // Saved under the lock, so concurrent switches leave the same choice in memory and on disk.
+        // Published under the lock too: `changes()` sees concurrent switches in the order they
+        // took effect, and its last value is ``current``.
         let left = try state.withLock { state -> Int in
             try store.save(id)
-            defer { state = State(index: index, decision: decision) }
+            defer {
+                state = State(index: index, decision: decision)
+                broadcaster.publish(decision)
+            }
             return state.index
         }
-        broadcaster.publish(decision)
-        if sessionsOnSwitch == .signedOut, left != index {
+        // Not when a later switch went back to it meanwhile: that would sign out of the
+        // environment the app is in.
+        if sessionsOnSwitch == .signedOut, left != index, currentIndex != left {
             try await resetSessions(ofEnvironmentAt: left)
         }
     }
@@ -193,13 +199,19 @@ public final class EnvironmentSet: EnvironmentRouting, Sendable {
             ids: environments.map(\.id), mapping: mapping, switching: switching, override: override,
             persisted: { nil }, build: build)
         let index = environments.firstIndex { $0.id == decision.environmentID } ?? 0
+        // Published under the lock too: `changes()` sees concurrent switches in the order they
+        // took effect, and its last value is ``current``.
         let left = try state.withLock { state -> Int in
             try store.clear()
-            defer { state = State(index: index, decision: decision) }
+            defer {
+                state = State(index: index, decision: decision)
+                broadcaster.publish(decision)
+            }
             return state.index
         }
-        broadcaster.publish(decision)
-        if sessionsOnSwitch == .signedOut, left != index {
+        // Not when a later switch went back to it meanwhile: that would sign out of the
+        // environment the app is in.
+        if sessionsOnSwitch == .signedOut, left != index, currentIndex != left {
             try await resetSessions(ofEnvironmentAt: left)
         }
     }

@@ -155,6 +155,7 @@ struct EnvironmentSwitchingTests {
     func concurrentSwitches() async throws {
         let store = InMemoryEnvironmentChoiceStore()
         let set = try F.set(channel: .testFlight, store: store)
+        var changes = set.changes().makeAsyncIterator()
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<64 {
                 let id = ["development", "staging", "production"][index % 3]
@@ -163,6 +164,10 @@ struct EnvironmentSwitchingTests {
         }
         #expect(try store.load() == set.current.id)
         #expect(set.decision.environmentID == set.current.id)
+        // Every switch published in the order it took effect: the last one is the current one.
+        var last: String?
+        for _ in 0..<32 { last = await changes.next()?.environmentID }  // the buffer keeps the newest 32
+        #expect(last == set.current.id)
     }
 
     @Test("changes() reports each switch with its decision")
