@@ -132,11 +132,11 @@ public final class GraphQLClient: Sendable {
             return try result(of: await exchange(call, document: true, hash: nil), call: call)
         }
         let hash = documents.sha256Hash(of: Operation.document)
-        let first = try await exchange(call, document: false, hash: hash)
-        // The fallback goes where the first request went: an environment switch in between
-        // fails it (`EnvironmentMismatch`, nothing sent) instead of sending the operation, a
-        // mutation perhaps, to another server as another user.
-        let environment = first.context[SentEnvironmentKey.self]
+        // Both requests go to the environment current now: a switch before either fails it
+        // (`EnvironmentMismatch`, nothing sent) instead of sending the operation, a mutation
+        // perhaps, to another server as another user.
+        let environment = client.environment.id
+        let first = try await exchange(call, document: false, hash: hash, in: environment)
         if first.payload.errors.contains(where: \.isPersistedQueryNotFound) {
             // The server does not know the hash yet: send the document with it, once.
             return try result(of: await exchange(call, document: true, hash: hash, in: environment), call: call)

@@ -155,7 +155,6 @@ public final class APIClient: Sendable {
         if let requiredEnvironment, environment.id != requiredEnvironment {
             throw EnvironmentMismatch(required: requiredEnvironment, current: environment.id)
         }
-        context[SentEnvironmentKey.self] = environment.id
         let monitors = lane.configuration.eventMonitors
         let policy = endpoint.policy  // a protocol requirement: read once
         if !monitors.isEmpty {
@@ -353,11 +352,4 @@ public struct Response<Value: Sendable>: Sendable {
         self.response = response
         self.context = context
     }
-}
-
-/// The ``RequestContext`` slot with the id of the environment the call went to (fixed once its
-/// lane is): a module that sends one operation as several calls (GraphQL's persisted-query
-/// fallback) sends the next ones only there (`requiredEnvironment`).
-package enum SentEnvironmentKey: RequestContextKey {
-    package typealias Value = String
 }

@@ -134,7 +134,7 @@ public struct RetryInterceptor: Interceptor {
             }
             let wallClock = now()
             if fleet.isActive {
-                report(outcome, of: host, isProbe: isProbe, context: context, wallClock: wallClock)
+                report(outcome, of: host, sentTo: request.url, isProbe: isProbe, context: context, wallClock: wallClock)
                 isProbe = false
             }
             if !waitedForConnectivity, policy.waitsForConnectivity, let connectivity, method == .get || method == .head,
@@ -251,13 +251,13 @@ public struct RetryInterceptor: Interceptor {
     /// Feeds an attempt's outcome to the host's breaker, and a `Retry-After` on a 429 or 503 the
     /// caller does not accept as its answer to the host-wide pause.
     private func report(
-        _ outcome: Result<HTTPResponse, any Error>, of host: String, isProbe: Bool, context: RequestContext,
-        wallClock: Date
+        _ outcome: Result<HTTPResponse, any Error>, of host: String, sentTo url: URL?, isProbe: Bool,
+        context: RequestContext, wallClock: Date
     ) {
         let now = clock.elapsed()
         // An outcome from another host says nothing of this one: a token endpoint's failure the
         // auth step threw, or the answer of a redirect's target on another host.
-        let answered = Self.isAnswered(outcome, by: host)
+        let answered = Self.isAnswered(outcome, by: host, sentTo: url)
         fleet.record(answered ? FleetGuard.outcome(of: outcome) : .neutral, of: host, isProbe: isProbe, at: now, random: random())
         guard answered else { return }
         // Only a 429 or 503 the call does not accept pauses the host: `Retry-After` is read for
@@ -279,7 +279,9 @@ public struct RetryInterceptor: Interceptor {
 
     /// Whether `outcome` came from `host`: `false` only when it names another host (a response's
     /// URL, or a transport error's failing URL). An outcome that names none counts as the host's.
-    static func isAnswered(_ outcome: Result<HTTPResponse, any Error>, by host: String) -> Bool {
+    static func isAnswered(_ outcome: Result<HTTPResponse, any Error>, by host: String, sentTo sent: URL? = nil) -> Bool {
+        // The common case, without parsing a host: the response of the URL this attempt sent.
+        if case .success(let response) = outcome, response.url == nil || response.url == sent { return true }
         let url: URL?
         switch outcome {
         case .success(let response):
