@@ -121,6 +121,15 @@ struct EnvironmentSessionIsolationTests {
         #expect(FileTokenStore(directory: directory, namespace: "a%2Fb").fileURL.path == "/data/tokens.a%252Fb.json")
     }
 
+    @Test("token files whose names differ only in case are one storage (one file on a case-insensitive disk)")
+    func tokenFilesDifferingInCaseShareAnIdentity() {
+        let directory = URL(fileURLWithPath: "/data")
+        let upper = FileTokenStore(directory: directory, namespace: "Staging").storageIdentity
+        let lower = FileTokenStore(directory: directory, namespace: "staging").storageIdentity
+        #expect(upper != nil && upper?.key == lower?.key)
+        #expect(FileTokenStore(directory: directory, namespace: "production").storageIdentity?.key != lower?.key)
+    }
+
     /// A transport from another package whose connections one instance keeps for every caller.
     struct SharedPoolTransport: Transport, SessionResettable {
         func send(_ request: URLRequest) async throws -> HTTPResponse { HTTPResponse(statusCode: 204) }

@@ -165,9 +165,12 @@ private enum TokenFile {
 }
 
 extension FileTokenStore {
-    /// The token file, by its standardized path.
+    /// The token file, by its standardized path compared without case: on a case-insensitive
+    /// file system (the default on Apple platforms) `tokens.Staging.json` and
+    /// `tokens.staging.json` are one file, so two environments whose namespaces differ only in
+    /// case are refused as sharing it, on every platform.
     public var storageIdentity: SessionStateIdentity? {
         let path = fileURL.standardizedFileURL.path
-        return SessionStateIdentity(key: "token-file:\(path)", label: "the token file \(path)")
+        return SessionStateIdentity(key: "token-file:\(path.lowercased())", label: "the token file \(path)")
     }
 }
