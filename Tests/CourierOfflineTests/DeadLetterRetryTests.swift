@@ -40,15 +40,21 @@ struct DeadLetterRetryTests {
         Mutation(id: id, method: .post, path: "/mutations", body: Data(body.utf8))
     }
 
+    /// A queue in `dir` whose mutation `a` (`v1`) was dead-lettered by a 422 under key `a`.
+    func queueWithALetter(_ dir: TemporaryDirectory) async throws -> (MutationQueue, Server) {
+        let server = Server([422])
+        let queue = try queue(dir, server)
+        try await queue.enqueue(mutation("a", "v1"))
+        _ = try await queue.flush()
+        return (queue, server)
+    }
+
     @Test func anEditOfARetriedLetterGetsAKeyPastEveryKeyTheIDWasSpentUnder() async throws {
         // v1 is dead-lettered under "a"; v2 is delivered under "a~1"; the letter is retried (back
         // under "a") and edited: v3 must not go out under "a~1", which the server holds with v2.
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
-        let server = Server([422])
-        let queue = try queue(dir, server)
-        try await queue.enqueue(mutation("a", "v1"))
-        _ = try await queue.flush()
+        let (queue, server) = try await queueWithALetter(dir)
         try await queue.enqueue(mutation("a", "v2"))
         _ = try await queue.flush()
         try await queue.retryDeadLetter(id: "a")
@@ -64,10 +70,7 @@ struct DeadLetterRetryTests {
     @Test func retryingALetterWhileANewerChangeIsPendingIsRefusedAndKeepsTheChange() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
-        let server = Server([422])
-        let queue = try queue(dir, server)
-        try await queue.enqueue(mutation("a", "v1"))
-        _ = try await queue.flush()
+        let (queue, _) = try await queueWithALetter(dir)
         #expect(try await queue.deadLetters().map(\.mutation.id) == ["a"])
         try await queue.enqueue(mutation("a", "v2-newer"))
         await #expect(throws: MutationQueueError.self) { try await queue.retryDeadLetter(id: "a") }
