@@ -171,22 +171,7 @@ public final class EnvironmentSet: EnvironmentRouting, Sendable {
             throw EnvironmentError.unknownEnvironment(id, known: environments.map(\.id))
         }
         let decision = EnvironmentDecision(environmentID: id, source: .switched, build: build)
-        // Saved under the lock, so concurrent switches leave the same choice in memory and on disk.
-        // Published under the lock too: `changes()` sees concurrent switches in the order they
-        // took effect, and its last value is ``current``.
-        let left = try state.withLock { state -> Int in
-            try store.save(id)
-            defer {
-                state = State(index: index, decision: decision)
-                broadcaster.publish(decision)
-            }
-            return state.index
-        }
-        // Not when a later switch went back to it meanwhile: that would sign out of the
-        // environment the app is in.
-        if sessionsOnSwitch == .signedOut, left != index, currentIndex != left {
-            try await resetSessions(ofEnvironmentAt: left)
-        }
+        try await move(to: index, decision: decision) { try $0.save(id) }
     }
 
     /// Forgets the persisted choice and decides again from the override and the build (as the next
@@ -199,10 +184,19 @@ public final class EnvironmentSet: EnvironmentRouting, Sendable {
             ids: environments.map(\.id), mapping: mapping, switching: switching, override: override,
             persisted: { nil }, build: build)
         let index = environments.firstIndex { $0.id == decision.environmentID } ?? 0
-        // Published under the lock too: `changes()` sees concurrent switches in the order they
-        // took effect, and its last value is ``current``.
+        try await move(to: index, decision: decision) { try $0.clear() }
+    }
+
+    /// Makes the environment at `index` current: `persist` writes the choice to the store, then
+    /// the decision is published, both under the lock, so concurrent switches leave the same
+    /// choice in memory and on disk, and `changes()` sees them in the order they took effect (its
+    /// last value is ``current``). Then signs out of the environment left when ``sessionsOnSwitch``
+    /// says so. Nothing changes when `persist` throws.
+    private func move(
+        to index: Int, decision: EnvironmentDecision, persist: (any EnvironmentChoiceStore) throws -> Void
+    ) async throws {
         let left = try state.withLock { state -> Int in
-            try store.clear()
+            try persist(store)
             defer {
                 state = State(index: index, decision: decision)
                 broadcaster.publish(decision)

@@ -158,7 +158,7 @@ public final class APIClient: Sendable {
         let monitors = lane.configuration.eventMonitors
         let policy = endpoint.policy  // a protocol requirement: read once
         if !monitors.isEmpty {
-            context.eventMonitors = monitors
+            context.setEventMonitors(monitors, redactor: lane.redactor)
             context.emit(.callStarted)
         }
         do {

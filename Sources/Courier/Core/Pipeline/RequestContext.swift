@@ -59,6 +59,8 @@ public final class RequestContext: Sendable {
         var decodingHooks: DecodingHooks?
         /// The client's event monitors (RequestContext+Events.swift); `nil` when it has none.
         var eventMonitors: [any NetworkEventMonitor]?
+        /// The client's redactor, for URLs in events; set with the monitors.
+        var eventRedactor: Redactor?
         /// What the logging interceptors recorded (RequestContext+Records.swift).
         var records = CallRecords()
         /// The call's redirect mode (RedirectMode.swift): a field, not a slot, since the redirect
@@ -217,6 +219,21 @@ public final class RequestContext: Sendable {
     package var eventMonitors: [any NetworkEventMonitor]? {
         get { state.withLock { $0.eventMonitors } }
         set { state.withLock { $0.eventMonitors = newValue } }
+    }
+
+    /// Sets the client's event monitors and the redactor that hides secrets in the URLs their
+    /// events carry (the client's, with its extra names and patterns).
+    package func setEventMonitors(_ monitors: [any NetworkEventMonitor], redactor: Redactor) {
+        state.withLock {
+            $0.eventMonitors = monitors
+            $0.eventRedactor = redactor
+        }
+    }
+
+    /// `url` redacted by the client's redactor (the default ``Redactor`` when the client set no
+    /// monitors): for the URLs events carry.
+    package func redactedForEvents(_ url: URL) -> String {
+        (state.withLock { $0.eventRedactor } ?? Redactor()).redact(url: url)
     }
 
     /// Reads or writes the slot `key`; `nil` when nothing was stored.

@@ -71,7 +71,7 @@ struct RedirectFollower: Sendable {
                         + "which repeats the request body, but the body is a one-shot stream that cannot be sent again")
             }
             context.recordRedirect(RedirectRecord(statusCode: response.statusCode, from: request.url, to: next.url))
-            context.emit(.redirected(statusCode: response.statusCode, location: next.url.map(Redactor().redact(url:)) ?? ""))
+            context.emit(.redirected(statusCode: response.statusCode, location: next.url.map(context.redactedForEvents) ?? ""))
             request = next
         }
     }

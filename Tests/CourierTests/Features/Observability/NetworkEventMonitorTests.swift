@@ -66,6 +66,24 @@ struct NetworkEventMonitorTests {
         #expect(first.events.withLock { $0 }.allSatisfy { $0.pathTemplate == "/items/1" })
     }
 
+    @Test("URLs in events are redacted with the client's redactor, its own query names included")
+    func eventsUseTheClientsRedactor() async throws {
+        let stub = StubTransport(responses: [
+            .status(302, headers: ["Location": "https://api.example.test/v1/items/2?voucher=SIGNATURE7"]),
+            .json(#"{"id": 2}"#),
+        ])
+        let recorder = Recorder()
+        let client = APIClient(environment: APIEnvironment(name: "unit", baseURL: URL(string: "https://api.example.test/v1")!)) {
+            $0.transport = stub
+            $0.interceptors = [LoggingInterceptor(logger: nil, redactor: Redactor(queryParameters: ["voucher"]))]
+            $0.eventMonitors = [recorder]
+        }
+        _ = try await client.send(Request<Item>.get("/items/1", query: ["voucher": "SIGNATURE1"]))
+        #expect(recorder.names.contains("prepared https://api.example.test/v1/items/1?voucher=<redacted>"))
+        #expect(recorder.names.contains("redirect 302 https://api.example.test/v1/items/2?voucher=<redacted>"))
+        #expect(!recorder.names.contains { $0.contains("SIGNATURE") })
+    }
+
     @Test("a body that does not decode, and a cancelled call, end with their events")
     func decodingAndCancellation() async throws {
         let recorder = Recorder()
