@@ -59,6 +59,56 @@ struct StorageFailureTests {
         return outcomes
     }
 
+    /// One row that cannot be read back stops its own group — what follows it may depend on it —
+    /// and no other: the queue keeps delivering, reports the row once, and goes on with the group
+    /// once the app discards the row.
+    @Test func anUnreadableRowStopsOnlyItsGroupUntilItIsDiscarded() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let stub = StubTransport { _ in .status(201) }
+        do {
+            let queue = try Self.queue(dir, stub)
+            for (id, group) in [("a1", "a"), ("b1", "b"), ("a2", "a"), ("b2", "b")] {
+                try await queue.enqueue(
+                    Mutation(id: id, method: .post, path: "/mutations", body: Data("{}".utf8), group: group))
+            }
+        }
+        do {
+            let db = try SQLiteDatabase(path: dir.path("q.sqlite"))
+            try db.execute("UPDATE pending SET headers = X'00FF' WHERE id = 'a1'")
+        }
+        let queue = try Self.queue(dir, stub)
+        let events = await queue.events()
+
+        let first = try await queue.flush()
+        #expect(first.sent == 2)
+        #expect(stub.requests.compactMap { $0.value(forHTTPHeaderField: "Idempotency-Key") } == ["b1", "b2"])
+        #expect(await queue.storageFailure == nil, "one unreadable row is not a storage failure of the queue")
+        _ = try await queue.flush()  // reported once, not on every flush
+        #expect(stub.requestCount == 2)
+
+        #expect(try await queue.discardPending(id: "a1"))
+        #expect(try await queue.discardPending(id: "a1") == false)
+        let last = try await queue.flush()
+        #expect(last.sent == 1)
+        #expect(stub.requests.last?.value(forHTTPHeaderField: "Idempotency-Key") == "a2")
+        #expect(try await queue.pendingCount() == 0)
+
+        var outcomes: [String] = []
+        for await event in events {
+            switch event.outcome {
+            case .sent: outcomes.append("sent \(event.mutationID)")
+            case .storageUnavailable(.unreadableMutation(let id, _)): outcomes.append("unreadable \(id ?? "?") in \(event.group)")
+            case .discarded: outcomes.append("discarded \(event.mutationID) in \(event.group)")
+            default: outcomes.append("other \(event.mutationID)")
+            }
+            if outcomes.count == 5 { break }
+        }
+        // Groups are delivered side by side: the report of group a falls anywhere among b's sends.
+        #expect(Set(outcomes.prefix(3)) == ["unreadable a1 in a", "sent b1", "sent b2"])
+        #expect(outcomes.suffix(2) == ["discarded a1 in a", "sent a2"])
+    }
+
     @Test func aDeliveryThatCannotBeRecordedIsNeverSentAgain() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }

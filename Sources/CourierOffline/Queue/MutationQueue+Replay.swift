@@ -198,6 +198,18 @@ extension MutationQueue {
             do {
                 guard let head = try store.head(group: group, origin: origin) else { return }
                 stored = head
+                announcedUnreadable[group] = nil
+            } catch let error as MutationQueueError {
+                guard case .unreadableMutation(let id, _) = error else {
+                    noteStorageFailure(error, mutation: nil)
+                    return
+                }
+                // One row that cannot be read back stops its own group (what follows may depend
+                // on it), never the others; reported once, until the app discards it.
+                if announcedUnreadable.updateValue(error, forKey: group) != error {
+                    publish(id: id ?? "", group: group, .storageUnavailable(error))
+                }
+                return
             } catch {
                 noteStorageFailure(error, mutation: nil)
                 return

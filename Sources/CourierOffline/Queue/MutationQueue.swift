@@ -74,6 +74,8 @@ public actor MutationQueue {
     var lastPendingCount = 0
     /// The held mutations (`id#revision`) already reported with a `held` event.
     var announcedHeld: Set<String> = []
+    /// Groups whose head could not be read back, each reported once (until it changes).
+    var announcedUnreadable: [String: MutationQueueError] = [:]
 
     /// Opens (creating or migrating) the queue database at `path` and delivers through `client`.
     ///
@@ -218,6 +220,25 @@ public actor MutationQueue {
         if configuration.sendsOnEnqueue { requestDrain(ignoringBackoff: false) }
     }
 
+    /// Deletes a pending mutation without sending it: a change the user abandoned, or one that
+    /// cannot be read back (``MutationQueueError/unreadableMutation(id:reason:)``, which stops its
+    /// group). Its group goes on with the next mutation; the event is
+    /// ``MutationEvent/Outcome/discarded(_:)`` with the origin it was made in. A mutation being
+    /// sent at this moment may still reach the server; its outcome is then not reported.
+    ///
+    /// - Returns: Whether a mutation with `id` was pending.
+    /// - Throws: ``MutationQueueError/storage(_:)``.
+    @discardableResult
+    public func discardPending(id: String) throws -> Bool {
+        guard let (group, origin) = try storage({ try store.discardPending(id: id, now: configuration.now()) }) else {
+            return false
+        }
+        announcedUnreadable[group] = nil
+        publish(id: id, group: group, .discarded(origin))
+        if configuration.sendsOnEnqueue { requestDrain(ignoringBackoff: false) }
+        return true
+    }
+
     /// Deletes a dead letter.
     ///
     /// - Throws: ``MutationQueueError/noSuchDeadLetter(_:)``, ``MutationQueueError/storage(_:)``.
@@ -244,6 +265,11 @@ public actor MutationQueue {
     private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
 
     func publish(_ mutation: Mutation, _ outcome: MutationEvent.Outcome) {
+        publish(id: mutation.id, group: mutation.group, outcome)
+    }
+
+    /// Publishes `outcome` for the mutation `id` of `group`.
+    func publish(id: String, group: String, _ outcome: MutationEvent.Outcome) {
         guard !subscribers.isEmpty else { return }
         do {
             lastPendingCount = try store.count()
@@ -252,7 +278,7 @@ public actor MutationQueue {
             // fault that matters surfaces from the write or read that needs it (storageFailure).
         }
         let count = lastPendingCount
-        let event = MutationEvent(mutationID: mutation.id, group: mutation.group, outcome: outcome, pendingCount: count)
+        let event = MutationEvent(mutationID: id, group: group, outcome: outcome, pendingCount: count)
         for continuation in subscribers.values { continuation.yield(event) }
     }
 

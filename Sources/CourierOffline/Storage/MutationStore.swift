@@ -175,12 +175,42 @@ final class MutationStore {
     }
 
     /// Pending mutations made in another environment or account than `origin`, oldest first.
+    /// Rows that cannot be read back are left out (they are never sent; their own group reports
+    /// them when it is delivered).
     func foreign(to origin: MutationOrigin) throws -> [StoredMutation] {
         var result: [StoredMutation] = []
         try db.run(
             "SELECT \(Self.columns) FROM pending WHERE NOT \(Self.deliverable) ORDER BY seq", Self.bindings(origin)
-        ) { result.append(try Self.stored($0)) }
+        ) { row in
+            do {
+                result.append(try Self.stored(row))
+            } catch MutationQueueError.unreadableMutation {
+                return
+            }
+        }
         return result
+    }
+
+    /// Deletes the pending row with `id` whatever it holds (also one that cannot be read back),
+    /// remembering the key it may have been sent under. Returns the group and origin it had
+    /// (`nil` when no row has `id`).
+    func discardPending(id: String, now: Date) throws -> (group: String, origin: MutationOrigin)? {
+        try lightly {
+            var found: (group: String, origin: MutationOrigin, generation: Int, spent: Bool)?
+            try db.run(
+                "SELECT grp, environment, account, generation, may_have_sent, attempts FROM pending WHERE id = ?",
+                [.text(id)]
+            ) { row in
+                found = (
+                    row.text(0) ?? "", MutationOrigin(environment: row.text(1), account: row.text(2)), Int(row.int(3)),
+                    row.int(4) != 0 || row.int(5) > 0
+                )
+            }
+            guard let found else { return nil }
+            _ = try db.run("DELETE FROM pending WHERE id = ?", [.text(id)])
+            if found.spent { try spend(id: id, generation: found.generation, now: now) }
+            return (found.group, found.origin)
+        }
     }
 
     /// The pending row with `id`.
@@ -387,8 +417,9 @@ final class MutationStore {
     /// Reads id, grp, kind, method, path, headers, body, content_type starting at column `id`.
     ///
     /// A row is read as it was written or not at all: a missing field or a header list that does
-    /// not decode throws `SQLITE_CORRUPT` (11), never a guess (a default path or no headers
-    /// would send the change somewhere else, or without its `Authorization` or `If-Match`).
+    /// not decode throws ``MutationQueueError/unreadableMutation(id:reason:)``, never a guess (a
+    /// default path or no headers would send the change somewhere else, or without its
+    /// `Authorization` or `If-Match`).
     private static func mutation(_ row: SQLiteRow, id c: Int32) throws -> Mutation {
         func field(_ column: Int32, _ name: String) throws -> String {
             guard let value = row.text(column) else { throw corrupt(row.text(c), "\(name) is missing") }
@@ -401,9 +432,9 @@ final class MutationStore {
             contentType: row.text(c + 7), group: try field(c + 1, "group"), kind: try field(c + 2, "kind"))
     }
 
-    /// The error of a stored row that cannot be read back: `SQLITE_CORRUPT`, naming the row.
+    /// The error of a stored row that cannot be read back, naming the row.
     private static func corrupt(_ id: String?, _ why: String) -> MutationQueueError {
-        .storage(SQLiteError(code: 11, message: "stored mutation \(id ?? "(no id)") unreadable: \(why)"))
+        .unreadableMutation(id: id, reason: why)
     }
 
     private static func encodeHeaders(_ headers: HTTPHeaders) throws -> Data {

@@ -117,6 +117,12 @@ public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertib
     case noSuchDeadLetter(String)
     /// The database failed.
     case storage(SQLiteError)
+    /// A stored mutation cannot be read back as it was written: a field is missing or its header
+    /// list does not decode (another program wrote the file, or a page was damaged). It is never
+    /// sent with a guessed field. It stays stored and only its group stops: the other groups go
+    /// on. ``MutationQueue/discardPending(id:)`` removes it. `id` is `nil` when even the id is
+    /// unreadable.
+    case unreadableMutation(id: String?, reason: String)
 
     /// A sentence for logs.
     public var description: String {
@@ -126,6 +132,8 @@ public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertib
         case .invalidMutation(let why): return "invalid mutation: \(why)"
         case .noSuchDeadLetter(let id): return "no dead letter with id \(id)"
         case .storage(let error): return "queue storage failed: \(error)"
+        case .unreadableMutation(let id, let reason):
+            return "stored mutation \(id ?? "(no id)") cannot be read back: \(reason)"
         }
     }
 }
