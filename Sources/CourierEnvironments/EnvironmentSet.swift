@@ -47,6 +47,8 @@ public final class EnvironmentSet: EnvironmentRouting, Sendable {
     private let override: EnvironmentOverride?
     private let state: Locked<State>
     private let broadcaster = EventBroadcaster<EnvironmentDecision>()
+    /// Runs switches one at a time, off the cooperative pool.
+    private let writer = ChoiceWriter()
     /// Session resets of the clients built for this set, per environment index; `nil` once the
     /// client is gone (the entry is then dropped).
     private let resetters = Locked<[UUID: @Sendable (Int) async -> [SessionResetError.Failure]?]>([:])
@@ -188,20 +190,26 @@ public final class EnvironmentSet: EnvironmentRouting, Sendable {
     }
 
     /// Makes the environment at `index` current: `persist` writes the choice to the store, then
-    /// the decision is published, both under the lock, so concurrent switches leave the same
+    /// the decision is published, one move at a time, so concurrent switches leave the same
     /// choice in memory and on disk, and `changes()` sees them in the order they took effect (its
     /// last value is ``current``). Then signs out of the environment left when ``sessionsOnSwitch``
     /// says so. Nothing changes when `persist` throws.
     private func move(
-        to index: Int, decision: EnvironmentDecision, persist: (any EnvironmentChoiceStore) throws -> Void
+        to index: Int, decision: EnvironmentDecision, persist: @escaping @Sendable (any EnvironmentChoiceStore) throws -> Void
     ) async throws {
-        let left = try state.withLock { state -> Int in
+        // The write runs on the writer's own queue, never on a thread of Swift's cooperative pool
+        // (a file write can wait on a busy disk), and outside the routing lock, which every call
+        // takes to find its lane. The writer runs one move at a time, so the order of the writes
+        // is the order of the published decisions.
+        let left = try await writer.run { [self] in
             try persist(store)
-            defer {
-                state = State(index: index, decision: decision)
-                broadcaster.publish(decision)
+            return state.withLock { state -> Int in
+                defer {
+                    state = State(index: index, decision: decision)
+                    broadcaster.publish(decision)
+                }
+                return state.index
             }
-            return state.index
         }
         // Not when a later switch went back to it meanwhile: that would sign out of the
         // environment the app is in.
@@ -230,4 +238,14 @@ public final class EnvironmentSet: EnvironmentRouting, Sendable {
         }
         if !failures.isEmpty { throw SessionResetError(failures: failures) }
     }
+}
+
+/// Runs the writes of environment choices one at a time on a serial queue of its own, off Swift's
+/// cooperative pool.
+private actor ChoiceWriter {
+    private nonisolated let executor = BlockingWorkExecutor(label: "courier.environment-choice")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Runs `body` on the writer's queue.
+    func run<Result: Sendable>(_ body: @Sendable () throws -> Result) throws -> Result { try body() }
 }

@@ -170,6 +170,46 @@ struct EnvironmentSwitchingTests {
         #expect(last == set.current.id)
     }
 
+    /// Waits for `semaphore` on a dispatch thread, not on one of the cooperative pool's.
+    static func wait(for semaphore: DispatchSemaphore, seconds: Int) async -> DispatchTimeoutResult {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: semaphore.wait(timeout: .now() + .seconds(seconds))) }
+        }
+    }
+
+    @Test("a slow save holds neither the calls' routing nor a thread of the cooperative pool")
+    func slowSaveBlocksNoRouting() async throws {
+        /// A store whose save waits until the test lets it go (a disk that is busy).
+        final class SlowStore: EnvironmentChoiceStore, @unchecked Sendable {
+            let entered = DispatchSemaphore(value: 0)
+            let proceed = DispatchSemaphore(value: 0)
+            func load() throws -> String? { nil }
+            func save(_ environmentID: String) throws {
+                entered.signal()
+                _ = proceed.wait(timeout: .now() + 30)
+            }
+            func clear() throws {}
+        }
+        let store = SlowStore()
+        let set = try F.set(channel: .testFlight, store: store)
+        let switching = Task { try await set.switchEnvironment(to: "production") }
+        #expect(await Self.wait(for: store.entered, seconds: 30) == .success)
+        // While the save waits, reading the current environment (what every call does to find its
+        // lane) returns at once, and other tasks still run.
+        let read = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            _ = set.current
+            read.signal()
+        }
+        reader.start()
+        let readWhileSaving = await Self.wait(for: read, seconds: 5)
+        #expect(readWhileSaving == .success, "the routing lock was held while the choice was written")
+        #expect(set.current.id == "staging", "nothing changes before the save succeeds")
+        store.proceed.signal()
+        try await switching.value
+        #expect(set.current.id == "production")
+    }
+
     @Test("changes() reports each switch with its decision")
     func changesStream() async throws {
         let set = try F.set(channel: .testFlight)
