@@ -31,7 +31,8 @@ enum FailureClass: Equatable {
         switch error {
         case .cancelled:
             return .cancelled
-        case .offline, .networkUnavailable, .timedOut, .transport, .signedOut, .sessionExpired, .unauthorized:
+        case .offline, .networkUnavailable, .timedOut, .transport, .signedOut, .sessionExpired, .unauthorized,
+            .tokenStoreFailed:
             return .transient(retryAfter: nil)
         case .backendUnavailable(_, let wait):
             return .transient(retryAfter: wait > .zero ? wait : nil)

@@ -14,6 +14,8 @@ extension NetworkError {
             self = error
         case is CancellationError:
             self = .cancelled
+        case let error as TokenStoreError:
+            self = .tokenStoreFailed(error)
         case let error as URLError:
             self = NetworkError(urlError: error)
         case let error as EncodingError:

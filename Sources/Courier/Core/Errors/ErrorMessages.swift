@@ -15,7 +15,7 @@ import Foundation
 /// }
 /// ```
 /// A message the app returns `nil` for falls back to the endpoint's known-error message or the
-/// server's message, then to ``english``.
+/// server's message (never a 5xx's: that text is about the server's insides), then to ``english``.
 public struct ErrorMessages: Sendable {
     private let lookup: @Sendable (NetworkError) -> String?
 
@@ -52,6 +52,7 @@ public struct ErrorMessages: Sendable {
         .unauthorized: "Please sign in.",
         .signedOut: "Please sign in.",
         .sessionExpired: "Your session has expired. Please sign in again.",
+        .tokenStoreFailed: "Your sign-in could not be read. Try again in a moment.",
         .forbidden: "You don't have access to this.",
         .notFound: "Not found.",
         .conflict: "This was changed elsewhere. Reload and try again.",

@@ -26,6 +26,8 @@ extension NetworkError {
         case signedOut
         /// ``NetworkError/sessionExpired``.
         case sessionExpired
+        /// ``NetworkError/tokenStoreFailed(_:)``.
+        case tokenStoreFailed
         /// ``NetworkError/forbidden(_:)``.
         case forbidden
         /// ``NetworkError/notFound(_:)``.
@@ -72,6 +74,7 @@ extension NetworkError {
         case .unauthorized: return .unauthorized
         case .signedOut: return .signedOut
         case .sessionExpired: return .sessionExpired
+        case .tokenStoreFailed: return .tokenStoreFailed
         case .forbidden: return .forbidden
         case .notFound: return .notFound
         case .conflict: return .conflict
@@ -117,6 +120,8 @@ extension NetworkError: Equatable {
         case (.networkUnavailable(let a), .networkUnavailable(let b)):
             return a == b
         case (.backendUnavailable(let a, _), .backendUnavailable(let b, _)):
+            return a == b
+        case (.tokenStoreFailed(let a), .tokenStoreFailed(let b)):
             return a == b
         default:
             let (a, b) = (lhs.failedResponse, rhs.failedResponse)

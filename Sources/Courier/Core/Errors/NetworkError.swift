@@ -55,6 +55,12 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     case signedOut
     /// The refresh token was rejected (`invalid_grant`): the user must sign in again.
     case sessionExpired
+    /// The stored tokens could not be read or written (``TokenStoreError``); nothing was sent.
+    /// ``TokenStoreError/corrupted(_:)`` needs a new sign-in (``TokenManager/signIn(_:)`` replaces
+    /// what is stored). A Keychain that cannot be read yet (before the first unlock after a
+    /// restart) or a failing file system may pass: try again later rather than signing the user
+    /// out. Not retried by the call.
+    case tokenStoreFailed(TokenStoreError)
     /// 403 (RFC 9110 §15.5.4).
     case forbidden(FailedResponse)
     /// 404 or 410 (RFC 9110 §15.5.5, §15.5.11).
@@ -136,11 +142,15 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
 
     /// A short message suitable for an alert: the endpoint's known-error message for this status,
     /// else the app's message for this error when ``messages`` gives one, else the server's
-    /// message, else an English sentence per case (``ErrorMessages/english``).
+    /// message (not a 5xx's), else an English sentence per case (``ErrorMessages/english``).
     public var userMessage: String {
         if let known = failedResponse?.knownMessage { return known }
         if let message = Self.messages.message(for: self) { return message }
-        if let message = failedResponse?.message { return message }
+        // The server's own text speaks of the request (a field, a limit), except a 5xx's, which
+        // is about the server's insides ("upstream connect error", a stack trace).
+        if let response = failedResponse, !(500..<600).contains(response.statusCode), let message = response.message {
+            return message
+        }
         return ErrorMessages.english.message(for: self) ?? "A network error occurred."
     }
 
@@ -153,6 +163,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         case .unauthorized(let r): return "unauthorized: \(r)"
         case .signedOut: return "signed out (no access token stored; nothing sent)"
         case .sessionExpired: return "session expired"
+        case .tokenStoreFailed(let error): return "token store failed: \(error)"
         case .forbidden(let r): return "forbidden: \(r)"
         case .notFound(let r): return "not found: \(r)"
         case .conflict(let r): return "conflict: \(r)"

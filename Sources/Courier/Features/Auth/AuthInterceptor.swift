@@ -53,6 +53,8 @@ public struct AuthInterceptor: Interceptor {
             token = try await tokenManager.validAccessToken()
         } catch NetworkError.sessionExpired where requirement == .optional {
             token = nil
+        } catch NetworkError.signedOut where requirement == .optional {
+            token = nil  // signed out while a refresh was awaited: sent without a token
         }
         guard let token else {
             if requirement == .required { throw NetworkError.signedOut }

@@ -144,7 +144,8 @@ public actor TokenManager {
     }
 
     /// Forgets the tokens and publishes ``SessionEvent/signedOut``. Requests waiting for a refresh
-    /// end with ``NetworkError/cancelled`` (the user chose to leave; nothing to show).
+    /// end with ``NetworkError/signedOut``, as a request that starts after the sign-out does (their
+    /// tasks were not cancelled: a screen still waiting shows the signed-out state).
     ///
     /// - Throws: ``TokenStoreError`` when the store cannot be cleared (the tokens are forgotten in
     ///   memory regardless).
@@ -153,7 +154,7 @@ public actor TokenManager {
         inFlight?.cancel()
         inFlight = nil
         cache = .some(nil)
-        resumeWaiters(with: .failure(NetworkError.cancelled))
+        resumeWaiters(with: .failure(NetworkError.signedOut))
         broadcaster.publish(.signedOut)
         try store.clear()
     }

@@ -133,7 +133,8 @@ package final class FleetGuard: Sendable {
             switch error {
             case .transport(let underlying), .timedOut(let underlying?), .offline(let underlying):
                 return transientCodes.contains(underlying.code) ? .failure : .neutral
-            case .cancelled, .timedOut(nil), .invalidRequest, .missingInterceptor, .signedOut, .backendUnavailable:
+            case .cancelled, .timedOut(nil), .invalidRequest, .missingInterceptor, .signedOut, .tokenStoreFailed,
+                .backendUnavailable:
                 return .neutral
             default:
                 if let status = error.statusCode { return isTransientStatus(status) ? .failure : .success }

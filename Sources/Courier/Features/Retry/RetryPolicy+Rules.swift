@@ -44,7 +44,7 @@ extension RetryPolicy {
             switch error {
             case .offline(let underlying), .transport(let underlying), .timedOut(let underlying?):
                 return isRetryable(underlying)
-            case .cancelled, .timedOut(nil), .sessionExpired, .signedOut, .invalidRequest, .missingInterceptor,
+            case .cancelled, .timedOut(nil), .sessionExpired, .signedOut, .tokenStoreFailed, .invalidRequest, .missingInterceptor,
                 .decoding, .rejected, .notCached, .streamBufferOverflow, .backendUnavailable:
                 return false
             default:

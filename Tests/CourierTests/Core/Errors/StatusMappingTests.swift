@@ -141,6 +141,20 @@ extension CoreTests {
             #expect(failed.snippet.utf8.count == 512)
         }
 
+        @Test("a 5xx's own text never reaches the user; a 4xx's does")
+        func serverTextOnlyForClientErrors() async throws {
+            let stub = StubTransport(responses: [
+                .json(#"{"message":"upstream connect error: pool db-3 exhausted"}"#, status: 503),
+                .json(#"{"message":"The title is too long"}"#, status: 400),
+            ])
+            let client = CoreFixture.client(stub)
+            let server = await CoreFixture.networkError { try await client.send(Request<Void>.post("/items")) }
+            #expect(server?.failedResponse?.message == "upstream connect error: pool db-3 exhausted")
+            #expect(server?.userMessage == "Something went wrong on our side.")
+            let client4xx = await CoreFixture.networkError { try await client.send(Request<Void>.post("/items")) }
+            #expect(client4xx?.userMessage == "The title is too long")
+        }
+
         @Test("known-error messages win over the server's message, per status")
         func knownErrors() async throws {
             let stub = StubTransport(responses: [

@@ -281,7 +281,7 @@ extension AuthTests {
             #expect(server.refreshCalls == 1)
         }
 
-        @Test func signOutDuringARefreshCancelsWaitersAndDropsTheResult() async throws {
+        @Test func signOutDuringARefreshEndsWaitersSignedOutAndDropsTheResult() async throws {
             let gate = AsyncGate()
             let server = FakeAuthServer(refreshGate: gate)
             let transport = server.makeTransport()
@@ -293,8 +293,8 @@ extension AuthTests {
             await AuthFixture.eventually { await manager.pendingRefreshWaiters == 1 }
             try await manager.signOut()
             let result = await waiter.result
-            guard case .failure(NetworkError.cancelled) = result else {
-                Issue.record("expected cancelled, got \(result)")
+            guard case .failure(NetworkError.signedOut) = result else {
+                Issue.record("expected signedOut, got \(result)")
                 return
             }
             await gate.open()

@@ -6,6 +6,7 @@ import Darwin
 #endif
 import Testing
 import Courier
+import CourierTesting
 
 extension AuthTests {
     /// The token stores: in-memory and file-backed (atomic, mode 0600).
@@ -93,6 +94,31 @@ extension AuthTests {
                 try Data("{\"access_tok".utf8).write(to: url)
                 #expect(throws: TokenStoreError.self) { try FileTokenStore(fileURL: url).read() }
             }
+        }
+
+        /// Through a client: a token file that cannot be read is its own typed error (not a
+        /// network error the user is told to retry on a better connection), and nothing is sent.
+        @Test func aCallWithAnUnreadableTokenFileFailsTypedAndSendsNothing() async throws {
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("courier-tokens-\(UUID().uuidString)", isDirectory: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let url = directory.appendingPathComponent("tokens.json")
+            try Data("garbage".utf8).write(to: url)
+            let stub = StubTransport { _ in .status(200, body: "{}") }
+            let tokens = TokenManager(
+                store: FileTokenStore(fileURL: url), grant: .oauth2(tokenURL: URL(string: "https://auth.example.test/token")!))
+            let client = StandardClientFixture.client(stub) { $0.interceptors = .standard(tokenManager: tokens) }
+            let error = await #expect(throws: NetworkError.self) {
+                try await client.send(Request<Data>.get("/me", policy: .authorizedRead))
+            }
+            guard case .tokenStoreFailed(.corrupted)? = error else {
+                Issue.record("expected tokenStoreFailed(.corrupted), got \(String(describing: error))")
+                return
+            }
+            #expect(error?.kind == .tokenStoreFailed)
+            #expect(error?.userMessage == "Your sign-in could not be read. Try again in a moment.")
+            #expect(stub.requestCount == 0)
         }
 
         @Test func symlinkIsRefused() throws {

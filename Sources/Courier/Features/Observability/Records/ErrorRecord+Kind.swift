@@ -47,6 +47,10 @@ extension ErrorRecord {
                 return (domain, nil, "cancelled")
             case .sessionExpired:
                 return (domain, nil, "session expired")
+            case .signedOut:
+                return (domain, nil, "signed out; nothing sent")
+            case .tokenStoreFailed(let failure):
+                return (domain, nil, "token store failed: \(failure); nothing sent")
             case .notCached:
                 return (domain, nil, "not in the cache (only-if-cached)")
             case .backendUnavailable(let host, let wait):
