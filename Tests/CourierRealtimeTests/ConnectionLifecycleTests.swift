@@ -45,6 +45,46 @@ struct ConnectionLifecycleTests {
         #expect(await closedEvent(connection)?.isAbnormal == true)
     }
 
+    /// A peer that sends pings and never reads: the pongs waiting stay within 256 KiB, the last
+    /// answering the last ping, not one 106-byte pong per ping (2 MB here).
+    @Test func aPingFloodFromAPeerThatDoesNotReadQueuesBoundedPongs() async throws {
+        let (connection, server, reader) = await open(capacity: 64)
+        let count = 20_000
+        var flood: [UInt8] = []
+        for index in 0..<count {
+            let label = Array("p\(index)".utf8)
+            flood += serverFrame(opcode: 0x9, payload: label + [UInt8](repeating: 0x2E, count: 100 - label.count))
+        }
+        flood += serverFrame(opcode: 0x1, payload: Array("after".utf8))
+        try await server.write(flood)
+        // Frames are handled in order: once the text message arrives, every ping was handled.
+        for await event in connection.events {
+            if case .message(.text("after")) = event { break }
+        }
+        var pongs = 0
+        while true {
+            let frame = try await reader.next()
+            #expect(frame.opcode == 0xA)
+            pongs += 1
+            if frame.payload.starts(with: Array("p\(count - 1).".utf8)) { break }
+        }
+        #expect(pongs <= 256 * 1024 / 106 + 2, "\(pongs) pongs were queued for \(count) pings")
+        server.close()
+    }
+
+    /// 1005, 1006 and 1015 name what happened locally and are never sent (RFC 6455 §7.4.1).
+    @Test(arguments: [UInt16(1005), 1006, 1015, 999, 5000])
+    func aCloseWithACodeNotValidOnTheWireSends1000(_ code: UInt16) async throws {
+        let (connection, server, reader) = await open()
+        let closing = Task { await connection.close(code: WebSocketCloseCode(rawValue: code), reason: "bye") }
+        let frame = try await reader.next()
+        #expect(frame.opcode == 0x8)
+        #expect(Array(frame.payload.prefix(2)) == [0x03, 0xE8])
+        try await server.write(serverClose(1000, ""))
+        await closing.value
+        server.close()
+    }
+
     @Test func twoCloseFramesInOneReadAreAnsweredOnceWithTheFirstCode() async throws {
         let (connection, server, reader) = await open()
         try await server.write(serverClose(1001, "first") + serverClose(1000, "second"))

@@ -43,6 +43,29 @@ struct PerMessageDeflateTests {
         #expect(try inflate([hello], inflater: other) == "Hello")
     }
 
+    @Test func dataThatStopsInsideABlockIsNoMessage() throws {
+        let inflater = try #require(RawInflater(resetsAfterEachMessage: false))
+        var output: [UInt8] = []
+        // "Hello" cut after three of its bytes: the block never ends (RFC 7692 §7.2.1).
+        try inflater.inflate([0xF2, 0x48, 0xCD], onto: &output, limit: 1000)
+        #expect(throws: WebSocketError.self) { try inflater.finishMessage(onto: &output, limit: 1000) }
+    }
+
+    @Test func aTruncatedCompressedMessageFailsTheConnectionWith1002() async throws {
+        let (connection, server, _) = try await connect(answer: "permessage-deflate")
+        try await server.write([0xC1, 0x03, 0xF2, 0x48, 0xCD])
+        var events = connection.events.makeAsyncIterator()
+        let first = await events.next()
+        guard case .closed(let code, _, let error)? = first else {
+            Issue.record("a truncated DEFLATE message was delivered: \(String(describing: first))")
+            server.close()
+            return
+        }
+        #expect(code == .protocolError)
+        if case .protocolError? = error {} else { Issue.record("expected a protocol error, got \(String(describing: error))") }
+        server.close()
+    }
+
     @Test func aClientFrameCarriesRSV1AndTheCompressedPayload() async throws {
         let (connection, server, head) = try await connect(answer: "permessage-deflate")
         #expect(head.contains("Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"))

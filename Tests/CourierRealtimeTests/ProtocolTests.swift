@@ -41,6 +41,14 @@ struct ProtocolTests {
         #expect(keys.count >= 199, "a fresh key per frame")
     }
 
+    @Test func aControlFrameIsLegalUnderAMessageLimitSmallerThan125() throws {
+        var parser = FrameParser(maximumPayload: 16)
+        parser.append([0x89, 0x20] + [UInt8](repeating: 0x61, count: 32))
+        #expect(try parser.next()?.opcode == .ping)
+        parser.append([0x82, 0x20] + [UInt8](repeating: 0x61, count: 32))
+        #expect(throws: WebSocketError.messageTooBig(limit: 16)) { try parser.next() }
+    }
+
     @Test func parserRejectsWhatAClientMustNotAccept() throws {
         func parse(_ bytes: [UInt8], limit: Int = 1 << 20) -> Result<Frame?, WebSocketError> {
             var parser = FrameParser(maximumPayload: limit)

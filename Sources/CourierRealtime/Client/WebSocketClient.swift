@@ -132,8 +132,8 @@ public actor WebSocketClient {
     }
 
     /// Ends the session with a closing handshake (RFC 6455 §7.1.2) and no reconnect; returns when
-    /// the connection is closed. `code` must be valid on the wire (1000 normal, 1001 going away,
-    /// 3000–4999).
+    /// the connection is closed. `code` is one valid on the wire (1000 normal, 1001 going away,
+    /// 3000–4999); another (1005, 1006 and 1015 are never sent, RFC 6455 §7.4.1) sends 1000.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
         // Also undoes an ``enterBackground()`` whose close is still in flight: the app ended the
         // session, the foreground must not bring it back.

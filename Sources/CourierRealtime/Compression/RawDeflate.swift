@@ -137,8 +137,18 @@ final class RawInflater {
     /// Ends a message: inflates the `00 00 ff ff` tail the sender removed (RFC 7692 §7.2.2), then
     /// resets the window when the server does not keep its context (or the data ended with a
     /// final block).
+    ///
+    /// - Throws: ``WebSocketError/protocolError(_:)`` when the data stops inside a block (a sender
+    ///   ends each message at a block boundary, §7.2.1): the part inflated so far is not the
+    ///   message, and the window is no longer the sender's.
     func finishMessage(onto output: inout [UInt8], limit: Int) throws {
         try inflate([0x00, 0x00, 0xFF, 0xFF], onto: &output, limit: limit)
+        // zlib adds 128 to `data_type` when it stopped between blocks, waiting for the next header.
+        guard ended || stream.pointee.data_type & 128 != 0 else {
+            inflateReset(stream)
+            throw WebSocketError.protocolError(
+                "compressed message does not end at a DEFLATE block boundary (RFC 7692 §7.2.1)")
+        }
         if resetsAfterEachMessage || ended {
             inflateReset(stream)
             ended = false

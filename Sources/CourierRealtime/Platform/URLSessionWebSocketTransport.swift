@@ -136,7 +136,9 @@ private final class URLSessionWebSocketConnection: WebSocketConnection, Sendable
     }
 
     func close(code: WebSocketCloseCode, reason: String) async {
-        let closeCode = URLSessionWebSocketTask.CloseCode(rawValue: Int(code.rawValue)) ?? .normalClosure
+        // As the RFC 6455 client: a code that is not valid on the wire (1005, 1006, 1015) sends 1000.
+        let wireCode = code.isValidOnTheWire ? code : .normalClosure
+        let closeCode = URLSessionWebSocketTask.CloseCode(rawValue: Int(wireCode.rawValue)) ?? .normalClosure
         task.cancel(with: closeCode, reason: Data(reason.utf8))
         finish(code: code, reason: reason, error: nil)
     }

@@ -65,7 +65,10 @@ struct FrameParser {
             guard fin else { throw WebSocketError.protocolError("fragmented control frame (RFC 6455 §5.5)") }
             guard length <= 125 else { throw WebSocketError.protocolError("control frame longer than 125 bytes (RFC 6455 §5.5)") }
         }
-        guard length <= UInt64(maximumPayload) else { throw WebSocketError.messageTooBig(limit: maximumPayload) }
+        // The message limit is for data: a control frame is at most 125 bytes whatever it is.
+        guard opcode.isControl || length <= UInt64(maximumPayload) else {
+            throw WebSocketError.messageTooBig(limit: maximumPayload)
+        }
         // `length` fits in an Int (top bit clear, at most the limit); comparing against what is
         // left after the header cannot overflow, whatever the limit (`Int.max` included).
         let payloadLength = Int(length)

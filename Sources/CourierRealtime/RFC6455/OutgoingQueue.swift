@@ -11,6 +11,8 @@ struct OutgoingQueue {
         var isClose = false
         /// How many of our pings the item carries.
         var pings = 0
+        /// The item is a pong not yet written.
+        var isPong = false
     }
 
     private var control: [Item] = []
@@ -24,6 +26,28 @@ struct OutgoingQueue {
     /// Appends a ping (`isPing`) or a pong.
     mutating func enqueueControl(_ bytes: [UInt8], isPing: Bool = false) {
         control.append(Item(bytes: bytes, pings: isPing ? 1 : 0))
+    }
+
+    /// Pong bytes queued and not yet written.
+    private var pongBytes = 0
+    /// The most pong bytes queued before a new pong replaces the last one waiting (256 KiB: a
+    /// storm of thousands of pings is answered ping by ping).
+    static let pongBytesLimit = 256 * 1024
+
+    /// Queues the pong answering a ping, after the pongs already waiting, so pongs answer pings in
+    /// order. Past ``pongBytesLimit`` of unwritten pongs, the new pong replaces the last one
+    /// waiting instead (RFC 6455 §5.5.3 lets an endpoint answer only the most recent ping): a peer
+    /// that sends pings and stops reading holds a bounded queue, not one pong per ping.
+    mutating func enqueuePong(_ bytes: [UInt8]) {
+        if pongBytes + bytes.count > Self.pongBytesLimit,
+            let last = control[controlHead...].lastIndex(where: \.isPong)
+        {
+            pongBytes += bytes.count - control[last].bytes.count
+            control[last].bytes = bytes
+        } else {
+            control.append(Item(bytes: bytes, isPong: true))
+            pongBytes += bytes.count
+        }
     }
 
     /// Appends a message's frames; `done` is resumed once the last one is written.
@@ -54,13 +78,16 @@ struct OutgoingQueue {
     mutating func next() -> Item? {
         if controlHead < control.count {
             var item = control[controlHead]
+            if item.isPong { pongBytes -= item.bytes.count }
             controlHead += 1
             while !item.isClose, controlHead < control.count,
                 item.bytes.count + control[controlHead].bytes.count <= Self.coalescingLimit
             {
+                if control[controlHead].isPong { pongBytes -= control[controlHead].bytes.count }
                 item.bytes += control[controlHead].bytes
                 item.isClose = control[controlHead].isClose
                 item.pings += control[controlHead].pings
+                item.isPong = false
                 controlHead += 1
             }
             compact()
@@ -80,6 +107,7 @@ struct OutgoingQueue {
         controlHead = 0
         data = []
         dataHead = 0
+        pongBytes = 0
         return waiters
     }
 

@@ -173,7 +173,9 @@ actor RFC6455Connection: WebSocketConnection {
         if phase == .open {
             phase = .closing
             initiatedClose = (code, reason)
-            queueClose(code: code, reason: reason, urgent: false)
+            // 1005, 1006 and 1015 (and codes outside the registered ranges) never go on the wire
+            // (RFC 6455 §7.4.1): such a close sends 1000, Normal Closure.
+            queueClose(code: code.isValidOnTheWire ? code : .normalClosure, reason: reason, urgent: false)
             startCloseTimer()
         }
         guard phase != .closed else { return }
@@ -238,8 +240,12 @@ actor RFC6455Connection: WebSocketConnection {
                 incomingWireBytes = 0
             }
         case .ping:
-            // Queued in arrival order: pongs answer pings in the order the pings came.
-            if phase == .open { enqueueControl(Frame(opcode: .pong, payload: frame.payload)) }
+            // Pongs answer pings in order; a peer that does not read them gets a bounded queue.
+            if phase == .open, !closeQueued {
+                outgoing.enqueuePong(
+                    FrameEncoder.encode(Frame(opcode: .pong, payload: frame.payload), maskingKey: FrameEncoder.freshMaskingKey()))
+                startWriter()
+            }
         case .pong:
             let callbacks = pendingPongs
             pendingPongs = []
@@ -285,12 +291,6 @@ actor RFC6455Connection: WebSocketConnection {
     }
 
     // MARK: - Writing
-
-    private func enqueueControl(_ frame: Frame) {
-        guard !closeQueued else { return }
-        outgoing.enqueueControl(FrameEncoder.encode(frame, maskingKey: FrameEncoder.freshMaskingKey()))
-        startWriter()
-    }
 
     /// Queues our Close (once): `urgent` ahead of unsent data, which is dropped (its `send` throws
     /// ``WebSocketError/notConnected``); otherwise after the data already queued.

@@ -49,6 +49,14 @@ public struct ServerSentEventParser: Sendable {
     private var skipsLineFeed = false
     /// How many bytes of a leading byte order mark have been matched; nil once past the start.
     private var byteOrderMarkMatched: Int? = 0
+    /// The rest of an event that grew too large is skipped, up to the blank line that ends it.
+    private var skipsEvent = false
+    /// While skipping: the current line has bytes (so its end is no blank line).
+    private var skippedLineHasBytes = false
+    /// The failure found after events the same call returned: thrown by the next call.
+    private var deferredFailure: ServerSentEventError?
+    /// Bytes after a failure, parsed by the call after the one that throws it.
+    private var carried: [UInt8] = []
 
     /// Creates a parser.
     /// - Parameters:
@@ -66,19 +74,39 @@ public struct ServerSentEventParser: Sendable {
     /// - Parameter chunk: The bytes that follow the previous chunk; any length, including empty.
     /// - Returns: The events this chunk completed, in stream order (often none).
     /// - Throws: ``ServerSentEventError/eventTooLarge(limit:)`` when an event grows beyond
-    ///   ``maximumEventSize``; the pending event is then discarded.
+    ///   ``maximumEventSize``. The events completed before it are returned first: the call that
+    ///   finds the oversized event returns them and the next call throws. The rest of that event,
+    ///   up to the blank line that ends it, is skipped; the bytes after it are parsed by the call
+    ///   after the throw (at the end of a stream, pass an empty chunk), none lost.
     public mutating func parse(_ chunk: Data) throws -> [ServerSentEvent] {
+        if let failure = deferredFailure {
+            deferredFailure = nil
+            carried.append(contentsOf: chunk)
+            throw failure
+        }
         var events: [ServerSentEvent] = []
-        try chunk.withUnsafeBytes { raw in
-            do {
-                try consume(raw, into: &events)
-            } catch {
-                discardPendingEvent()
-                throw error
+        var failure: ServerSentEventError?
+        if carried.isEmpty {
+            chunk.withUnsafeBytes { consume($0, into: &events, failure: &failure) }
+        } else {
+            var input = carried
+            carried = []
+            input.append(contentsOf: chunk)
+            input.withUnsafeBytes { consume($0, into: &events, failure: &failure) }
+        }
+        if let failure {
+            guard events.isEmpty else {
+                deferredFailure = failure
+                return events
             }
+            throw failure
         }
         return events
     }
+
+    /// Whether a failure waits to be thrown by the next ``parse(_:)`` (the call that found it
+    /// returned the events before it): a reader whose stream ends now reports it itself.
+    package var hasDeferredFailure: Bool { deferredFailure != nil }
 
     /// Ends the current stream: an event not yet terminated by a blank line is discarded (WHATWG
     /// HTML §9.2.6: pending data at the end of the stream is not dispatched), and the parser is
@@ -91,6 +119,10 @@ public struct ServerSentEventParser: Sendable {
         discardPendingEvent()
         skipsLineFeed = false
         byteOrderMarkMatched = 0
+        skipsEvent = false
+        skippedLineHasBytes = false
+        deferredFailure = nil
+        carried = []
         return discarded
     }
 
@@ -104,7 +136,12 @@ public struct ServerSentEventParser: Sendable {
 
     // MARK: Lines
 
-    private mutating func consume(_ raw: UnsafeRawBufferPointer, into events: inout [ServerSentEvent]) throws {
+    /// Consumes `raw`, appending the events it completes. On an event that grows too large it
+    /// sets `failure`, starts skipping that event, keeps the bytes after the line that overflowed
+    /// in ``carried`` for the next call, and returns.
+    private mutating func consume(
+        _ raw: UnsafeRawBufferPointer, into events: inout [ServerSentEvent], failure: inout ServerSentEventError?
+    ) {
         var start = 0
         if let matched = byteOrderMarkMatched {
             start = consumeByteOrderMark(raw, matched: matched)
@@ -119,21 +156,50 @@ public struct ServerSentEventParser: Sendable {
             var end = index
             while end < raw.count, raw[end] != .lineFeed, raw[end] != .carriageReturn { end += 1 }
             let piece = UnsafeRawBufferPointer(rebasing: raw[index..<end])
-            guard end < raw.count else {
-                try checkSize(adding: piece.count)
-                line.append(contentsOf: piece)
-                return
-            }
-            try checkSize(adding: piece.count)
-            if line.isEmpty {
-                try process(line: piece, into: &events)
+            if skipsEvent {
+                // The rest of an oversized event: lines are dropped until a blank one ends it.
+                guard end < raw.count else {
+                    skippedLineHasBytes = skippedLineHasBytes || !piece.isEmpty
+                    return
+                }
+                if !skippedLineHasBytes, piece.isEmpty { skipsEvent = false }
+                skippedLineHasBytes = false
             } else {
-                var pending = line
-                line = []
-                pending.append(contentsOf: piece)
-                try pending.withUnsafeBytes { try process(line: $0, into: &events) }
-                pending.removeAll(keepingCapacity: true)
-                line = pending
+                guard fits(adding: piece.count) else {
+                    // Everything pending belongs to the oversized event: dropped, and so is the
+                    // rest of it; what follows the overflowing line waits for the next call.
+                    failure = .eventTooLarge(limit: maximumEventSize)
+                    discardPendingEvent()
+                    skipsEvent = true
+                    skippedLineHasBytes = end == raw.count || !piece.isEmpty
+                    if end < raw.count {
+                        var next = end + 1
+                        if raw[end] == .carriageReturn {
+                            if next < raw.count {
+                                if raw[next] == .lineFeed { next += 1 }
+                            } else {
+                                skipsLineFeed = true
+                            }
+                        }
+                        skippedLineHasBytes = false
+                        carried = Array(UnsafeRawBufferPointer(rebasing: raw[next...]))
+                    }
+                    return
+                }
+                guard end < raw.count else {
+                    line.append(contentsOf: piece)
+                    return
+                }
+                if line.isEmpty {
+                    process(line: piece, into: &events)
+                } else {
+                    var pending = line
+                    line = []
+                    pending.append(contentsOf: piece)
+                    pending.withUnsafeBytes { process(line: $0, into: &events) }
+                    pending.removeAll(keepingCapacity: true)
+                    line = pending
+                }
             }
             if raw[end] == .carriageReturn {
                 if end + 1 < raw.count {
@@ -166,15 +232,14 @@ public struct ServerSentEventParser: Sendable {
         return index
     }
 
-    private func checkSize(adding count: Int) throws {
-        if line.count + data.count + count > maximumEventSize {
-            throw ServerSentEventError.eventTooLarge(limit: maximumEventSize)
-        }
+    /// Whether `count` more bytes keep the event within ``maximumEventSize``.
+    private func fits(adding count: Int) -> Bool {
+        line.count + data.count + count <= maximumEventSize
     }
 
     // MARK: Fields
 
-    private mutating func process(line: UnsafeRawBufferPointer, into events: inout [ServerSentEvent]) throws {
+    private mutating func process(line: UnsafeRawBufferPointer, into events: inout [ServerSentEvent]) {
         guard let first = line.first else {
             if let event = dispatch() { events.append(event) }
             return

@@ -46,6 +46,9 @@ extension ServerSentEvents {
             while !finished {
                 if nextPending < pending.count {
                     defer { nextPending += 1 }
+                    // The feed's last event ID is that of the last event handed out: an app that
+                    // saves it to resume later misses none of the events parsed but not yet read.
+                    feed.status.lastEventID.set(pending[nextPending].lastEventID)
                     return pending[nextPending]
                 }
                 do {
@@ -93,6 +96,15 @@ extension ServerSentEvents {
 
         private mutating func read() async throws {
             guard var iterator = body else { return }
+            // An oversized event came after the events the last chunk delivered: it ends the
+            // feed now, not when (if ever) more bytes arrive.
+            if parser.hasDeferredFailure {
+                do {
+                    _ = try parser.parse(Data())
+                } catch let error as ServerSentEventError {
+                    throw decodingFailure(error, kind: .malformedBody, response: head ?? HTTPResponse(statusCode: 200))
+                }
+            }
             let chunk: Data?
             do {
                 chunk = try await iterator.next()
@@ -101,17 +113,20 @@ extension ServerSentEvents {
                 return
             }
             body = iterator
-            guard let chunk else {  // a clean end: reconnect too (§9.2.3)
-                try await reconnect(after: nil)
-                return
-            }
+            // Every event parsed so far was handed out: blocks without data (an `id` alone) move
+            // the last event ID too.
+            feed.status.lastEventID.set(parser.lastEventID)
             let events: [ServerSentEvent]
             do {
+                guard let chunk else {  // a clean end: reconnect too (§9.2.3)
+                    try await reconnect(after: nil)
+                    return
+                }
                 events = try parser.parse(chunk)
             } catch let error as ServerSentEventError {
                 throw decodingFailure(error, kind: .malformedBody, response: head ?? HTTPResponse(statusCode: 200))
             }
-            feed.status.lastEventID.set(parser.lastEventID)
+            if events.isEmpty { feed.status.lastEventID.set(parser.lastEventID) }
             pending = events
             nextPending = 0
         }

@@ -289,8 +289,50 @@ extension ServerSentEventsTests {
             let line = Data(("data: " + String(repeating: "x", count: 40) + "\n").utf8)
             #expect(try parser.parse(line).isEmpty)
             #expect(throws: ServerSentEventError.eventTooLarge(limit: 64)) { try parser.parse(line) }
-            // The oversized event was discarded; the parser goes on with the next one.
-            #expect(try parser.parse(Data("data: ok\n\n".utf8)) == [Event(data: "ok")])
+            // The oversized event is discarded up to the blank line that ends it (its later lines
+            // too); the parser goes on with the next one.
+            #expect(try parser.parse(Data("data: more of it\n\ndata: ok\n\n".utf8)) == [Event(data: "ok")])
+        }
+
+        @Test func eventsBeforeAnOversizedOneInTheSameChunkAreReturnedAndTheFailureComesNext() throws {
+            let stream = "id: 1\ndata: ok\n\ndata: " + String(repeating: "x", count: 100) + "\n\nid: 3\ndata: after\n\n"
+            var parser = ServerSentEventParser(maximumEventSize: 64)
+            #expect(try parser.parse(Data(stream.utf8)) == [Event(data: "ok", lastEventID: "1")])
+            #expect(parser.lastEventID == "1")
+            #expect(throws: ServerSentEventError.eventTooLarge(limit: 64)) { try parser.parse(Data("id: 4\n".utf8)) }
+            // Nothing after the oversized event is lost, the bytes of the throwing call included.
+            #expect(
+                try parser.parse(Data("data: four\n\n".utf8)) == [
+                    Event(data: "after", lastEventID: "3"), Event(data: "four", lastEventID: "4"),
+                ])
+        }
+
+        @Test func theRestOfAnOversizedLineIsNeverReadAsALineOfItsOwn() throws {
+            var parser = ServerSentEventParser(maximumEventSize: 32)
+            #expect(throws: ServerSentEventError.eventTooLarge(limit: 32)) {
+                try parser.parse(Data(("data: " + String(repeating: "x", count: 40)).utf8))
+            }
+            #expect(try parser.parse(Data("xxxx\ndata: injected\n\n".utf8)).isEmpty)
+            #expect(try parser.parse(Data("data: next\n\n".utf8)) == [Event(data: "next")])
+        }
+
+        @Test(arguments: [1, 7, 30, 64])
+        func anOversizedEventIsSkippedWhateverTheChunks(_ size: Int) throws {
+            let stream = "data: a\n\ndata: " + String(repeating: "x", count: 50) + "\r\ndata: y\r\n\r\ndata: b\n\n"
+            var parser = ServerSentEventParser(maximumEventSize: 32)
+            var events: [Event] = []
+            var failures = 0
+            var rest = Substring(stream)
+            while !rest.isEmpty {
+                let chunk = rest.prefix(size)
+                rest = rest.dropFirst(size)
+                do { events += try parser.parse(Data(chunk.utf8)) } catch { failures += 1 }
+            }
+            for _ in 0..<2 {  // the stream ended: empty chunks bring what waits (a failure, bytes after it)
+                do { events += try parser.parse(Data()) } catch { failures += 1 }
+            }
+            #expect(events == [Event(data: "a"), Event(data: "b")])
+            #expect(failures == 1)
         }
 
         @Test func aLineLargerThanTheLimitThrowsWhileItIsStillArriving() throws {

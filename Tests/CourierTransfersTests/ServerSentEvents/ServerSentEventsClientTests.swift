@@ -190,6 +190,47 @@ extension ServerSentEventsTests {
             #expect(transport.requests.count == 1)
         }
 
+        @Test(arguments: [ScriptedTransport.Ending.end, .hang])
+        func anEventBeforeAnOversizedOneInTheSameChunkIsDelivered(_ then: ScriptedTransport.Ending) async {
+            let transport = ScriptedTransport([
+                .stream(chunks: ["id: 1\ndata: ok\n\ndata: " + String(repeating: "x", count: 100)], then: then)
+            ])
+            let configuration = ServerSentEvents.Configuration(maximumEventSize: 64)
+            let feed = ServerSentEventsTests.client(transport, clock: TestClock(mode: .manual)).events(
+                Self.feed, configuration: configuration)
+            let (events, error) = await ServerSentEventsTests.drain(feed)
+            #expect(events == [Event(data: "ok", lastEventID: "1")])
+            guard case .decoding(let failure)? = error else {
+                Issue.record("expected a decoding error, got \(String(describing: error))")
+                return
+            }
+            #expect(failure.underlying as? ServerSentEventError == .eventTooLarge(limit: 64))
+            #expect(transport.requests.count == 1)
+        }
+
+        @Test func theFeedsLastEventIDIsThatOfTheLastEventHandedOut() async throws {
+            let transport = ScriptedTransport([
+                .stream(chunks: ["id: 1\ndata: a\n\nid: 2\ndata: b\n\nid: 3\ndata: c\n\n", "id: 4\n\n"], then: .hang)
+            ])
+            let feed = ServerSentEventsTests.client(transport, clock: TestClock(mode: .manual)).events(Self.feed)
+            var iterator = feed.makeAsyncIterator()
+            #expect(try await iterator.next()?.lastEventID == "1")
+            #expect(feed.lastEventID == "1", "a later feed resumed from here must not skip events 2 and 3")
+            #expect(try await iterator.next()?.lastEventID == "2")
+            #expect(feed.lastEventID == "2")
+            #expect(try await iterator.next()?.lastEventID == "3")
+            #expect(feed.lastEventID == "3")
+            // A block with an id and no data moves it too, once read.
+            let reading = Task { [iterator] in
+                var iterator = iterator
+                return try await iterator.next()
+            }
+            for _ in 0..<2000 where feed.lastEventID != "4" { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(feed.lastEventID == "4")
+            reading.cancel()
+            _ = await reading.result
+        }
+
         @Test func theAttemptsRunOutWithTheLastError() async {
             let lost = URLError(.networkConnectionLost)
             let transport = ScriptedTransport([.failure(lost), .failure(lost), .failure(lost), .failure(lost)])
