@@ -9,12 +9,13 @@ import FoundationNetworking
 /// complete length of a `206`'s `Content-Range`, and only a digest of the whole representation,
 /// for a task resumed from resume data).
 enum BackgroundDownloadCheck {
-    /// - Throws: ``DownloadError``: ``DownloadError/Reason/network(_:)`` for a non-2xx status,
+    /// - Throws: ``DownloadError``: ``DownloadError/Reason/network(_:)`` for a status that carries
+    ///   no file (only 200, 203 and 206 do: a 202's body is a status document, a 204 has none),
     ///   ``DownloadError/Reason/lengthMismatch(expected:received:)``,
     ///   ``DownloadError/Reason/digestMismatch(field:expected:actual:)``,
     ///   ``DownloadError/Reason/fileSystem(_:)`` when the file cannot be read.
     static func verify(_ file: URL, response: HTTPResponse) throws {
-        guard (200..<300).contains(response.statusCode) else {
+        guard Downloader<Request<Data>>.carriesFile(response.statusCode) else {
             throw DownloadError(.network(NetworkError(response: response)))
         }
         let size: Int64

@@ -41,7 +41,8 @@ public actor BackgroundDownloads {
     private let transport: any BackgroundTransport
     private let directory: URL
     private let registry: BackgroundDownloadRegistry
-    /// Sets `Authorization: Bearer` right before each download is handed to the system.
+    /// Sets `Authorization: Bearer` right before each download is handed to the system, for a URL
+    /// on one of the environment's origins only (a CDN or storage link gets no token).
     public let tokenManager: TokenManager?
     private var records: [UUID: BackgroundDownloadRecord]
     private var waiters: [UUID: [CheckedContinuation<URL, any Error>]] = [:]
@@ -57,7 +58,8 @@ public actor BackgroundDownloads {
     ///   - client: Resolves paths against its environment.
     ///   - directory: An app-owned folder (Application Support, not Caches).
     ///   - transport: The background session (one per identifier, created at every launch).
-    ///   - tokenManager: Signs each download at hand-over; `nil`: no `Authorization`.
+    ///   - tokenManager: Signs each download to the environment's origins at hand-over; `nil`: no
+    ///     `Authorization`.
     /// - Throws: ``BackgroundDownloadError/registryUnreadable(path:reason:)`` when the registry
     ///   exists but cannot be read (it is left as it is).
     public init(
@@ -213,7 +215,11 @@ public actor BackgroundDownloads {
     private func handOver(_ record: BackgroundDownloadRecord, resumeData: Data?) async throws {
         var request = URLRequest(url: record.url)
         for (name, value) in record.headers { request.setValue(value, forHTTPHeaderField: name) }
-        if let tokenManager, let token = try await tokenManager.validAccessToken() {
+        // The access token goes only to the environment's origins, as in the pipeline: a CDN or
+        // storage link taken from a response gets none.
+        if let tokenManager, client.environment.isOrigin(of: record.url),
+            let token = try await tokenManager.validAccessToken()
+        {
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         }
         if let resumeData {

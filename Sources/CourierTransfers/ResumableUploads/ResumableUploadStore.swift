@@ -15,6 +15,9 @@ public struct ResumableUploadRecord: Sendable, Codable, Hashable {
     public var length: Int64
     /// When the upload was created.
     public var createdAt: Date
+    /// The creation URL the upload was made at (absolute, in the environment of that moment);
+    /// `nil` in records written before it was kept. An uploader resumes only its own uploads.
+    public var creationURL: URL?
 }
 
 /// A small persistent store of ``ResumableUploadRecord``s: one JSON file per upload in an

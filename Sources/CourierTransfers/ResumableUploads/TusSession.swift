@@ -16,17 +16,25 @@ struct TusSession: Sendable {
     let fileURL: URL
     let key: String
     let metadata: [String: String]
+    /// The uploader's creation URL in the environment of this run.
+    let creationURL: URL?
 
     func run(tracker: UploadProgressTracker) async throws -> Response<URL> {
         guard let length = FileSize.of(fileURL) else {
             throw NetworkError.invalidRequest("the upload file '\(fileURL.lastPathComponent)' cannot be read")
+        }
+        if let bad = metadata.keys.first(where: { !Self.isMetadataKey($0) }) {
+            throw NetworkError.invalidRequest(
+                "the tus metadata key '\(bad)' is empty or holds a space, a comma or a control character")
         }
         let store = uploader.store
         var record: ResumableUploadRecord
         var offset: Int64
         // A record that cannot be read fails the upload (ResumableUploadStoreError) and stays as it
         // is: taking it for "none" would start over from byte 0 and orphan the server's upload.
-        if let saved = try store.record(for: key), saved.length == length,
+        // Only an upload this uploader created, in this environment: another endpoint's (a store
+        // shared by uploaders) or another environment's is not resumed.
+        if let saved = try store.record(for: key), saved.length == length, isOwn(saved),
             let current = try await serverOffset(saved.uploadURL, length: length)
         {
             record = saved
@@ -52,7 +60,11 @@ struct TusSession: Sendable {
                 progress: reporter)
             switch response.statusCode {
             case 200...299:
-                guard let confirmed = Self.offset(response.response), confirmed > offset || count == 0, confirmed <= length else {
+                // The new offset is at most the old one plus the bytes sent (tus 1.0.0 PATCH): a
+                // larger one would skip bytes the server never received.
+                guard let confirmed = Self.offset(response.response), confirmed > offset || count == 0,
+                    confirmed <= offset + count, confirmed <= length
+                else {
                     throw NetworkError.invalidRequest("the tus server answered PATCH without a valid Upload-Offset")
                 }
                 offset = confirmed
@@ -87,6 +99,18 @@ struct TusSession: Sendable {
         return Response(value: record.uploadURL, response: last.response, context: last.context)
     }
 
+    /// Whether `record` was created by this uploader: at its creation URL, or (a record written
+    /// before creation URLs were kept) on an origin of the client's environment.
+    private func isOwn(_ record: ResumableUploadRecord) -> Bool {
+        if let created = record.creationURL { return created == creationURL }
+        return uploader.environment.isOrigin(of: record.uploadURL)
+    }
+
+    /// A tus metadata key: not empty, no space, comma or control character (tus 1.0.0).
+    static func isMetadataKey(_ key: String) -> Bool {
+        !key.isEmpty && !key.unicodeScalars.contains { $0 == " " || $0 == "," || $0.properties.generalCategory == .control }
+    }
+
     /// `POST` to the creation URL; saves and returns the new record.
     private func create(length: Int64) async throws -> ResumableUploadRecord {
         var headers = [("Upload-Length", String(length))]
@@ -99,7 +123,8 @@ struct TusSession: Sendable {
         guard let location = response.response.headers["Location"],
             let url = URL(string: location, relativeTo: response.response.url)?.absoluteURL
         else { throw NetworkError.invalidRequest("the tus creation response has no usable Location") }
-        let record = ResumableUploadRecord(key: key, uploadURL: url, offset: 0, length: length, createdAt: Date())
+        let record = ResumableUploadRecord(
+            key: key, uploadURL: url, offset: 0, length: length, createdAt: Date(), creationURL: creationURL)
         try uploader.store.save(record)
         return record
     }

@@ -62,8 +62,21 @@ public struct TusUploader: Sendable {
         self.policy = policy
     }
 
-    /// The default key of a file: its path, size and modification date, so a changed file starts
-    /// a new upload.
+    /// The client's current environment.
+    var environment: APIEnvironment { client.environment }
+
+    /// The creation endpoint as an absolute URL, in the client's current environment.
+    public var creationURL: URL? { Self.resolve(creationPath, client.environment.baseURL) }
+
+    /// The default key of an upload of `fileURL` to `creationURL`: the creation URL, then
+    /// ``key(for:)`` — uploaders of other endpoints or environments sharing one store never take
+    /// each other's uploads.
+    public static func key(for fileURL: URL, creationURL: URL) -> String {
+        creationURL.absoluteString + "|" + key(for: fileURL)
+    }
+
+    /// A file's identity: its path, size and modification date, so a changed file starts a new
+    /// upload.
     public static func key(for fileURL: URL) -> String {
         let attributes = try? FileManager.default.attributesOfItem(atPath: fileURL.path)
         let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
@@ -75,8 +88,11 @@ public struct TusUploader: Sendable {
     ///
     /// - Parameters:
     ///   - fileURL: The file; read in chunks, never whole.
-    ///   - key: Identifies the upload across launches; default ``key(for:)``.
-    ///   - metadata: `Upload-Metadata` pairs sent on creation (keys must not contain spaces or commas).
+    ///   - key: Identifies the upload across launches; default ``key(for:creationURL:)``. A stored
+    ///     upload is resumed only when it was created at this uploader's ``creationURL``.
+    ///   - metadata: `Upload-Metadata` pairs sent on creation. A key that is empty or holds a
+    ///     space, a comma or a control character fails the upload with
+    ///     `NetworkError.invalidRequest(_:)` before anything is sent (tus 1.0.0 "Upload-Metadata").
     /// - Returns: The running upload; its value is the upload URL. Progress counts the bytes the
     ///   server confirmed plus those of the chunk in flight, and starts at the resumed offset. The
     ///   upload fails with the file system's error (as a `NetworkError`) when its record in
@@ -88,7 +104,11 @@ public struct TusUploader: Sendable {
         let (progress, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
         let size = FileSize.of(fileURL)
         let tracker = UploadProgressTracker(knownTotal: size, continuation: continuation)
-        let session = TusSession(uploader: self, fileURL: fileURL, key: key ?? Self.key(for: fileURL), metadata: metadata)
+        let creation = creationURL
+        let session = TusSession(
+            uploader: self, fileURL: fileURL,
+            key: key ?? creation.map { Self.key(for: fileURL, creationURL: $0) } ?? Self.key(for: fileURL),
+            metadata: metadata, creationURL: creation)
         let task = Task {
             do {
                 let response = try await session.run(tracker: tracker)
@@ -103,6 +123,15 @@ public struct TusUploader: Sendable {
             }
         }
         return Upload(progress: progress, task: task)
+    }
+
+    /// `path` (which may carry a query) appended to `base`, or `path` itself when absolute.
+    static func resolve(_ path: String, _ base: URL) -> URL? {
+        if let absolute = URL(string: path), absolute.scheme != nil { return absolute }
+        var root = base.absoluteString
+        while root.hasSuffix("/") { root.removeLast() }
+        let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
+        return trimmed.isEmpty ? base : URL(string: root + "/" + trimmed)
     }
 
     /// The path template metrics group an upload URL under: the server's upload URLs differ per

@@ -40,6 +40,9 @@ public actor UploadManager {
 
     private let client: APIClient
     private let staging: StagingStore
+    /// Staged copies of settled uploads, removed once the registry carrying their outcome is
+    /// written.
+    private var settledStagedFiles: Set<String> = []
     private let registry: UploadRegistry
     private let background: (any BackgroundTransport)?
     private let policy: EndpointPolicy
@@ -231,7 +234,9 @@ public actor UploadManager {
             request.httpMethod = record.method
             for (name, value) in record.headers { request.setValue(value, forHTTPHeaderField: name) }
             try await prepareBackgroundRequest?(&request)
-            if let tokenManager {
+            // The access token goes only to the environment's origins, as in the pipeline: a
+            // presigned storage URL gets none (its signature is its credential).
+            if let tokenManager, client.environment.isOrigin(of: record.url) {
                 // Fresh at hand-over: the system may start the task much later, and no
                 // interceptor runs then.
                 let token =
@@ -327,7 +332,10 @@ public actor UploadManager {
     }
 
     private func settle(_ record: UploadRecord, with result: Result<HTTPResponse, any Error>) {
-        staging.remove(record.stagedFileName)
+        // The staged copy goes once the outcome is on disk: were it removed first and the write
+        // failed, a relaunch would find the upload pending with no file to send it again from
+        // (under its Idempotency-Key) and fail an upload the server stored.
+        settledStagedFiles.insert(record.stagedFileName)
         records[record.id] = record
         running[record.id] = nil
         interrupted[record.id] = nil
@@ -404,6 +412,8 @@ public actor UploadManager {
         do {
             try registry.save(records)
             registryFailure = nil
+            for name in settledStagedFiles { staging.remove(name) }
+            settledStagedFiles.removeAll()
         } catch {
             registryFailure = error
         }

@@ -66,7 +66,7 @@ struct TusRecordFaultTests {
         let folder = try Folder()
         defer { folder.remove() }
         let store = ResumableUploadStore(directory: folder.records)
-        let key = TusUploader.key(for: folder.file)
+        let key = TusUploader.key(for: folder.file, creationURL: Self.creationURL)
         try store.save(
             ResumableUploadRecord(
                 key: key, uploadURL: URL(string: "https://api.example.test/v1/tus/files/old")!, offset: 800,
@@ -102,7 +102,8 @@ struct TusRecordFaultTests {
         let old = URL(string: "https://api.example.test/v1/tus/files/old")!
         try ResumableUploadStore(directory: folder.records).save(
             ResumableUploadRecord(
-                key: TusUploader.key(for: folder.file), uploadURL: old, offset: 400, length: 1000, createdAt: Date()))
+                key: TusUploader.key(for: folder.file, creationURL: Self.creationURL), uploadURL: old, offset: 400, length: 1000,
+                createdAt: Date()))
 
         let transport = Self.server(headOffset: 1100)
         let location = try await Self.uploader(transport, folder).upload(fileAt: folder.file).value
@@ -111,5 +112,89 @@ struct TusRecordFaultTests {
         #expect(patches.allSatisfy { $0.url?.path == "/v1/tus/files/new" })
         #expect(patches.map { $0.value(forHTTPHeaderField: "Upload-Offset") } == ["0", "400", "800"])
         #expect(patches.map { $0.value(forHTTPHeaderField: "Content-Length") } == ["400", "400", "200"])
+    }
+}
+
+extension TusRecordFaultTests {
+    static let creationURL = URL(string: "https://api.example.test/v1/tus/files")!
+
+    @Test("an uploader never resumes the upload another uploader of the same store created elsewhere")
+    func anotherEndpointsUploadIsNotResumed() async throws {
+        let folder = try TusRecordFaultTests.Folder()
+        defer { folder.remove() }
+        let transport = StubTransport { request in
+            let url = try #require(request.url)
+            switch request.httpMethod ?? "GET" {
+            case "POST":
+                return HTTPResponse(
+                    statusCode: 201, headers: ["Location": url.path + "/up-1", "Tus-Resumable": "1.0.0"], body: Data(),
+                    url: url)
+            case "HEAD":
+                return HTTPResponse(
+                    statusCode: 200, headers: ["Upload-Offset": "400", "Upload-Length": "1000", "Tus-Resumable": "1.0.0"],
+                    body: Data(), url: url)
+            default:
+                let offset = Int64(request.value(forHTTPHeaderField: "Upload-Offset") ?? "") ?? -1
+                let length = Int64(request.value(forHTTPHeaderField: "Content-Length") ?? "") ?? -1
+                if url.path.contains("/avatars/"), offset >= 400 {  // the avatars run is interrupted
+                    return HTTPResponse(statusCode: 503, body: Data(), url: url)
+                }
+                return HTTPResponse(
+                    statusCode: 204, headers: ["Upload-Offset": String(offset + length), "Tus-Resumable": "1.0.0"],
+                    body: Data(), url: url)
+            }
+        }
+        let store = ResumableUploadStore(directory: folder.records)  // one store per app, as in the docs
+        let client = TransfersFixture.client(transport)
+        let avatars = TusUploader(client: client, creationPath: "/avatars", store: store, chunkSize: 400, policy: .standard)
+        let videos = TusUploader(client: client, creationPath: "/videos", store: store, chunkSize: 400, policy: .standard)
+        await #expect(throws: NetworkError.self) { _ = try await avatars.upload(fileAt: folder.file).value }
+
+        let location = try await videos.upload(fileAt: folder.file).value
+        #expect(location.path.hasPrefix("/v1/videos/"), "the /videos upload returned \(location.path)")
+        let sent = transport.requests.map { "\($0.httpMethod ?? "") \($0.url?.path ?? "")" }.joined(separator: ", ")
+        #expect(
+            transport.requests.contains { $0.httpMethod == "POST" && $0.url?.path == "/v1/videos" },
+            "no upload was ever created at /videos; requests: \(sent)")
+    }
+
+    @Test("a PATCH answer confirming more bytes than were sent fails the upload: no byte is skipped")
+    func anOffsetBeyondTheBytesSentIsRefused() async throws {
+        let folder = try TusRecordFaultTests.Folder()
+        defer { folder.remove() }
+        let transport = StubTransport { request in
+            let url = try #require(request.url)
+            switch request.httpMethod ?? "GET" {
+            case "POST":
+                return HTTPResponse(
+                    statusCode: 201, headers: ["Location": "/v1/tus/files/new", "Tus-Resumable": "1.0.0"], body: Data(),
+                    url: url)
+            default:
+                let offset = Int64(request.value(forHTTPHeaderField: "Upload-Offset") ?? "") ?? -1
+                let length = Int64(request.value(forHTTPHeaderField: "Content-Length") ?? "") ?? -1
+                // A faulty server (or proxy) confirms 200 bytes it never got after the first chunk.
+                let confirmed = offset == 0 ? offset + length + 200 : offset + length
+                return HTTPResponse(
+                    statusCode: 204, headers: ["Upload-Offset": String(confirmed), "Tus-Resumable": "1.0.0"], body: Data(),
+                    url: url)
+            }
+        }
+        _ = try? await TusRecordFaultTests.uploader(transport, folder).upload(fileAt: folder.file).value
+        let patches = transport.requests.filter { $0.httpMethod == "PATCH" }
+        let offsets = patches.map { $0.value(forHTTPHeaderField: "Upload-Offset") ?? "?" }
+        #expect(!offsets.contains("600"), "PATCH offsets \(offsets): bytes 400..<600 were never sent")
+    }
+
+    @Test("an Upload-Metadata key with a comma or a space is refused before anything is sent")
+    func metadataKeysCannotInjectPairs() async throws {
+        let folder = try TusRecordFaultTests.Folder()
+        defer { folder.remove() }
+        let transport = TusRecordFaultTests.server(headOffset: 0)
+        let evil = Data("evil.exe".utf8).base64EncodedString()
+        _ = try? await TusRecordFaultTests.uploader(transport, folder)
+            .upload(fileAt: folder.file, metadata: ["note \(evil),filename": "holiday"]).value
+        let post = transport.requests.first { $0.httpMethod == "POST" }
+        let header = post?.value(forHTTPHeaderField: "Upload-Metadata")
+        #expect(post == nil, "sent Upload-Metadata: \(header ?? "")")
     }
 }

@@ -125,3 +125,21 @@ struct BackgroundUploadTokenTests {
         #expect(setup.server.refreshCalls == 1)
     }
 }
+
+extension BackgroundUploadTokenTests {
+    @Test("a background upload to another origin (a presigned storage URL) gets no access token")
+    func noAccessTokenForAnotherOrigin() async throws {
+        let setup = try BackgroundUploadTokenTests.setup()
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        _ = try? await setup.manager.enqueue(
+            fileAt: setup.file, to: "https://bucket.storage.third-party.test/put?sig=abc", contentType: "image/jpeg",
+            mode: .background)
+        for request in setup.background.requests {
+            #expect(request.url?.host == "bucket.storage.third-party.test")
+            #expect(
+                request.value(forHTTPHeaderField: "Authorization") == nil,
+                "the environment's access token was handed to bucket.storage.third-party.test")
+        }
+        // The same URL in the foreground is refused before anything is sent (core origin check).
+    }
+}

@@ -248,3 +248,42 @@ private final class RefusingBackgroundTransport: BackgroundTransport, Sendable {
     func runningTaskDescriptions() async -> [String] { [] }
     func cancelTask(withDescription taskDescription: String) async {}
 }
+
+extension UploadRegistryFaultTests {
+    @Test("an outcome that could not be written leaves an upload a relaunch sends again under its key")
+    func anUnwrittenOutcomeKeepsTheStagedCopy() async throws {
+        let folder = try UploadRegistryFaultTests.Folder()
+        defer { folder.remove() }
+        let registryOnDisk = Locked<Data?>(nil)
+        let first = StubTransport { _ in
+            registryOnDisk.set(try Data(contentsOf: folder.registry))
+            try folder.blockRegistry()  // disk full / I/O error from here on
+            return UploadRegistryFaultTests.ok()
+        }
+        let client: (StubTransport) -> APIClient = { transport in
+            TransfersFixture.client(transport) {
+                $0.interceptors = [RequestIDInterceptor(), IdempotencyInterceptor(), RetryInterceptor(maximumRetries: 0)]
+            }
+        }
+        var policy = EndpointPolicy.standard
+        policy.idempotency = .automatic
+        let manager = try UploadManager(client: client(first), directory: folder.manager, policy: policy)
+        let id = try await manager.enqueue(fileAt: folder.source, to: "/photos", contentType: "image/jpeg")
+        #expect(try await manager.result(for: id).statusCode == 201)
+        #expect(await manager.registryFailure != nil)
+        // The process ends now. On disk: the registry as it was (pending); nothing else is touched.
+        try folder.unblockRegistry()
+        try #require(registryOnDisk.current).write(to: folder.registry)
+        #expect(try folder.stagedFiles().count == 1, "the staged copy stays until the outcome is on disk")
+
+        let second = StubTransport(responses: [UploadRegistryFaultTests.ok()])
+        let relaunched = try UploadManager(client: client(second), directory: folder.manager, policy: policy)
+        #expect(await relaunched.uploads.map(\.state) == [.pending])
+        await relaunched.resumePending()
+        var outcome = "completed"
+        do { _ = try await relaunched.result(for: id) } catch { outcome = "failed: \(error)" }
+        let states = await relaunched.uploads.map(\.state)
+        #expect(outcome == "completed", "an upload the server stored (201) is now recorded as \(states)")
+        #expect(second.requestCount == 1, "not re-sent with its Idempotency-Key")
+    }
+}

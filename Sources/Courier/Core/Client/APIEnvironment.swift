@@ -148,6 +148,13 @@ public struct APIEnvironment: Sendable, Hashable, Identifiable, CustomStringConv
         return "\(id) (\(urls.joined(separator: ", ")))"
     }
 
+    /// Whether `url` is on an origin (scheme, host, port: RFC 6454 §4) of one of ``baseURLs``:
+    /// where the environment's credentials may go. Transfers the system runs outside the
+    /// pipeline (background uploads and downloads) ask it before adding a token.
+    package func isOrigin(of url: URL) -> Bool {
+        baseURLs.values.contains { RedirectSafety.isSameOrigin($0, url) }
+    }
+
     private static func isHTTP(_ url: URL) -> Bool {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
             return false
