@@ -57,6 +57,22 @@ struct ConnectivityTests {
         #expect(monitor.status == .online)
     }
 
+    /// Placed innermost (as the README shows), the interceptor is never reached by a call the
+    /// server paused with `Retry-After`: the client still tells the monitor.
+    @Test func aCallRefusedBeforeTheInnermostInterceptorStillReachesTheMonitor() async throws {
+        let monitor = OutcomeConnectivityMonitor()
+        let stub = StubTransport(responses: [.status(503, headers: ["Retry-After": "120"])])
+        let client = APIClient(environment: APIEnvironment(name: "unit", baseURL: URL(string: "https://api.example.test")!)) {
+            $0.transport = stub
+            $0.interceptors = .standard() + [monitor.interceptor]
+        }
+        await #expect(throws: NetworkError.self) { try await client.send(Request<Void>.get("/items")) }
+        let refused = await #expect(throws: NetworkError.self) { try await client.send(Request<Void>.get("/items")) }
+        #expect(refused?.kind == .backendUnavailable)
+        #expect(stub.requestCount == 1, "the second call was refused before anything was sent")
+        #expect(monitor.status == .backendUnavailable)
+    }
+
     @Test func theHealthProbeBacksOffAndRestoresOnline() async throws {
         let monitor = OutcomeConnectivityMonitor()
         let clock = TestClock(mode: .manual)

@@ -157,6 +157,8 @@ struct StorageTests {
             Mutation(id: "ok", method: .post, path: "no-slash"), Mutation(id: "a~1", method: .post, path: "/x"),
             Mutation(id: "ok", method: .post, path: "/../admin"),
             Mutation(id: "ok", method: .post, path: "/x", headers: HTTPHeaders([.init(name: "X-Note", value: "a\r\nb")])),
+            Mutation(id: "ok", method: .get, path: "/x"), Mutation(id: "ok", method: .head, path: "/x"),
+            Mutation(id: "ok", method: "CONNECT", path: "/x"),
         ] {
             await #expect(throws: MutationQueueError.self) { try await queue.enqueue(bad) }
         }

@@ -204,7 +204,11 @@ public final class OutcomeConnectivityMonitor: ConnectivityMonitor {
 }
 
 /// Reports every attempt's outcome to an ``OutcomeConnectivityMonitor``; changes nothing.
-public struct ConnectivityInterceptor: Interceptor {
+///
+/// A call its client refuses before it gets here — `NetworkError.backendUnavailable` from the
+/// circuit breaker or a server's `Retry-After` outside it — reaches the monitor too: the client
+/// tells the interceptor how each failed call ended, wherever it sits in the pipeline.
+public struct ConnectivityInterceptor: Interceptor, LaneParticipant {
     let monitor: OutcomeConnectivityMonitor
 
     /// None: it only observes.
@@ -220,6 +224,14 @@ public struct ConnectivityInterceptor: Interceptor {
             monitor.record(error: error)
             throw error
         }
+    }
+
+    package var observesCallFailures: Bool { true }
+
+    /// Records a call refused before it reached this interceptor; the outcomes of calls that
+    /// reached it were recorded on the way back.
+    package func callFailed(_ failure: NetworkError) {
+        if case .backendUnavailable = failure { monitor.record(error: failure) }
     }
 }
 

@@ -160,6 +160,12 @@ public actor MutationQueue {
         else {
             throw MutationQueueError.invalidMutation("id must be 1...200 visible ASCII characters without spaces or \"~\"")
         }
+        // A change of server state: a safe method (GET, HEAD, OPTIONS, TRACE; RFC 9110 §9.2.1)
+        // changes nothing to replay, and CONNECT is no resource request.
+        guard !([.get, .head, .options, .trace, "CONNECT"] as [HTTPMethod]).contains(mutation.method) else {
+            throw MutationQueueError.invalidMutation(
+                "method \(mutation.method.rawValue) changes nothing on the server: a mutation is POST, PUT, PATCH or DELETE")
+        }
         guard mutation.path.hasPrefix("/") else {
             throw MutationQueueError.invalidMutation("path must start with \"/\" (got \(mutation.path))")
         }

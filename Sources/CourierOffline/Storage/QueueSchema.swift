@@ -108,7 +108,8 @@ enum QueueSchema {
 public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The database file was written by a newer schema version than this build knows.
     case unsupportedSchemaVersion(Int)
-    /// The mutation cannot be stored or sent: an id that is empty, longer than 200 bytes, not
+    /// The mutation cannot be stored or sent: a safe method (GET, HEAD, OPTIONS, TRACE) or
+    /// CONNECT; an id that is empty, longer than 200 bytes, not
     /// visible ASCII or contains `~`; an empty group or kind; a path not starting with `/` or with
     /// a `..` segment; a header with CR, LF or NUL; an id pending for another environment or
     /// account; a dead letter retried while a newer change of its id is pending.

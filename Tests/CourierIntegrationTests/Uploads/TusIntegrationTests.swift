@@ -77,7 +77,8 @@ struct TusIntegrationTests {
         let store = ResumableUploadStore(directory: try UploadFixtures.folder())
         try await TestServers.control("POST", "_tus/control", namespace: namespace, json: ["failPatches": [2]])
         await #expect(throws: NetworkError.self) { _ = try await Self.uploader(client, store: store).upload(fileAt: file).value }
-        let old = try #require(try store.record(for: TusUploader.key(for: file)))
+        let creationURL = try #require(Self.uploader(client, store: store).creationURL)
+        let old = try #require(try store.record(for: TusUploader.key(for: file, creationURL: creationURL)))
         try await TestServers.control(
             "POST", "_tus/\(old.uploadURL.lastPathComponent)/expire", namespace: namespace, json: ["status": status])
         let location = try await Self.uploader(client, store: store).upload(fileAt: file).value
@@ -100,7 +101,9 @@ struct TusIntegrationTests {
         // "Restart": a new client, a new store instance over the same folder.
         let (freshClient, _) = try UploadFixtures.client(namespace: namespace)
         let store = ResumableUploadStore(directory: folder)
-        let saved = try #require(try store.record(for: TusUploader.key(for: file)))
+        let creationURL = try #require(Self.uploader(freshClient, store: store).creationURL)
+        let saved = try #require(try store.record(for: TusUploader.key(for: file, creationURL: creationURL)))
+        #expect(saved.creationURL == creationURL)
         #expect(saved.offset == 2 * (64 << 10))
         let upload = Self.uploader(freshClient, store: store).upload(fileAt: file)
         let progress = collect(upload.progress)

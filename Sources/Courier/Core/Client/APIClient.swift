@@ -179,6 +179,7 @@ public final class APIClient: Sendable {
             let failure = networkError(error, decoding: E.Response.self, redactor: lane.redactor)
             if case .decoding = failure { context.finishDecoding(failure: failure) } else { context.finishDecoding(failure: nil) }
             if !monitors.isEmpty { Self.emitEnd(of: failure, context: context) }
+            for observer in lane.failureObservers { observer.callFailed(failure) }
             if !failure.isCancellation { try? await holdForMinimumDuration(policy, context: context) }
             throw failure
         }

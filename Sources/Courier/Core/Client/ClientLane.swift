@@ -21,6 +21,8 @@ package final class ClientLane: Sendable {
     /// builder fills in directly (see `RequestBuilder.makeRequest`); `nil` when the pipeline does
     /// not start with one.
     let requestIDHeader: String?
+    /// The participants told of every failed call (``LaneParticipant/callFailed(_:)``); usually none.
+    let failureObservers: [any LaneParticipant]
 
     package init(configuration: APIClient.Configuration) {
         self.configuration = configuration
@@ -41,6 +43,7 @@ package final class ClientLane: Sendable {
         self.deadlines = makeDeadlineScheduler(clock: configuration.clock)
         self.environment = Locked(configuration.environment)
         self.requestIDHeader = (configuration.interceptors.first as? any LaneParticipant)?.requestIDHeaderName
+        self.failureObservers = participants.filter(\.observesCallFailures)
     }
 }
 

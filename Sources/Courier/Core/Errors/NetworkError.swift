@@ -181,7 +181,8 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         case .notCached: return "not cached (only-if-cached miss)"
         case .streamBufferOverflow(let limit): return "stream buffer overflow (consumer more than \(limit) bytes behind)"
         case .redirectRefused(let refusal): return "redirect refused: \(refusal)"
-        case .backendUnavailable(let host, let wait): return "backend unavailable (\(host), retry after \(wait)); nothing sent"
+        case .backendUnavailable(let host, let wait):
+            return "backend unavailable (\(host), retry after \(LogFormatting.milliseconds(wait))); nothing sent"
         }
     }
 }

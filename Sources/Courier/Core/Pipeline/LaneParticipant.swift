@@ -13,12 +13,23 @@ package protocol LaneParticipant: Interceptor {
     /// Offers the client's transport, for a participant that sends requests of its own (a
     /// ``TokenManager`` without a transport refreshes through its client's).
     func adoptLaneTransport(_ transport: any Transport)
+
+    /// Whether the client tells this participant how each failed call ended
+    /// (``callFailed(_:)``), wherever it sits in the pipeline.
+    var observesCallFailures: Bool { get }
+
+    /// A call of the client failed with `failure`, also one refused before reaching this
+    /// interceptor (an open circuit breaker outside it answers `backendUnavailable` and sends
+    /// nothing).
+    func callFailed(_ failure: NetworkError)
 }
 
 extension LaneParticipant {
     package var laneRedactor: Redactor? { nil }
     package var requestIDHeaderName: String? { nil }
     package func adoptLaneTransport(_ transport: any Transport) {}
+    package var observesCallFailures: Bool { false }
+    package func callFailed(_ failure: NetworkError) {}
 }
 
 extension LoggingInterceptor: LaneParticipant {

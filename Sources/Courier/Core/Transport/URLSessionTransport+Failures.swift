@@ -10,10 +10,20 @@ extension URLSessionTransport {
     /// peer" (CURLE_RECV_ERROR). FoundationNetworking exposes no libcurl code, so these two message
     /// prefixes are the only signal; both become `.networkConnectionLost`, the code Apple
     /// platforms use for the same event, so retries and the UI treat it the same everywhere.
+    ///
+    /// A connection closed before any byte of the response (libcurl's CURLE_GOT_NOTHING, "Empty
+    /// reply from server") is `URLError.badServerResponse` there: `.networkConnectionLost` too, as
+    /// on Apple platforms and over `CurlTransport` — the request may have been received.
     static func connectionLostMidResponse(_ error: URLError) -> URLError? {
-        guard error.code == .unknown else { return nil }
         let message = error.localizedDescription
-        guard message.hasPrefix("transfer closed with") || message.hasPrefix("Recv failure") else { return nil }
+        switch error.code {
+        case .unknown:
+            guard message.hasPrefix("transfer closed with") || message.hasPrefix("Recv failure") else { return nil }
+        case .badServerResponse:
+            guard message.hasPrefix("Empty reply from server") else { return nil }
+        default:
+            return nil
+        }
         var userInfo = error.userInfo
         userInfo[NSUnderlyingErrorKey] = error as NSError
         return URLError(.networkConnectionLost, userInfo: userInfo)

@@ -54,7 +54,9 @@ extension ErrorRecord {
             case .notCached:
                 return (domain, nil, "not in the cache (only-if-cached)")
             case .backendUnavailable(let host, let wait):
-                return (domain, nil, "backend unavailable: \(host), retry after \(wait); nothing sent")
+                return (
+                    domain, nil, "backend unavailable: \(host), retry after \(LogFormatting.milliseconds(wait)); nothing sent"
+                )
             case .streamBufferOverflow(let limit):
                 return (domain, nil, "stream consumer more than \(limit) bytes behind")
             case .undecodableResponse(let failure):
