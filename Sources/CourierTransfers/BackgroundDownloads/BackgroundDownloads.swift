@@ -99,7 +99,7 @@ public actor BackgroundDownloads {
             resumeDataFileName: nil, createdAt: Date())
         records[record.id] = record
         do {
-            try registry.save(records)
+            try saveRegistry()
         } catch {
             records[record.id] = nil
             throw error
@@ -149,7 +149,7 @@ public actor BackgroundDownloads {
         record.resumeDataFileName = nil
         records[id] = record
         failures[id] = nil
-        try registry.save(records)
+        try saveRegistry()
         try? FileManager.default.removeItem(at: file)
     }
 
@@ -207,7 +207,7 @@ public actor BackgroundDownloads {
         }
         settle(id, .failure(DownloadError(.network(.cancelled))))
         records[id] = nil
-        try registry.save(records)
+        try saveRegistry()
     }
 
     // MARK: Running
@@ -293,9 +293,31 @@ public actor BackgroundDownloads {
         }
         record.resumeDataFileName = resumeDataFileName
         records[id] = record
-        do { try registry.save(records) } catch { failures[id] = failures[id] ?? error }
+        if let failure = persistRegistry() { failures[id] = failures[id] ?? failure }
         progressContinuations.removeValue(forKey: id)?.finish()
         for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(with: result) }
+    }
+
+    /// The last registry write that failed and that no later write has repaired: a download
+    /// finished or failed, but its outcome is only in memory (a relaunch would find it pending,
+    /// among ``orphanedDownloads()``). `nil` once a write succeeds.
+    public private(set) var registryFailure: BackgroundDownloadError?
+
+    /// Writes the whole registry and keeps the outcome in ``registryFailure``. Returns the failure.
+    @discardableResult
+    private func persistRegistry() -> BackgroundDownloadError? {
+        do {
+            try registry.save(records)
+            registryFailure = nil
+        } catch {
+            registryFailure = error
+        }
+        return registryFailure
+    }
+
+    /// ``persistRegistry()``, throwing its failure.
+    private func saveRegistry() throws(BackgroundDownloadError) {
+        if let failure = persistRegistry() { throw failure }
     }
 
     /// `path` (which may carry a query) appended to `base`, or `path` itself when absolute.

@@ -123,6 +123,14 @@ struct TusSession: Sendable {
         guard let location = response.response.headers["Location"],
             let url = URL(string: location, relativeTo: response.response.url)?.absoluteURL
         else { throw NetworkError.invalidRequest("the tus creation response has no usable Location") }
+        // An upload on another origin gets none of the environment's credentials, so an
+        // authorized policy could never PATCH it: refused now, not saved as a record every later
+        // run would try again.
+        if uploader.policy.auth != .none, !uploader.environment.isOrigin(of: url) {
+            throw NetworkError.invalidRequest(
+                "the tus server placed the upload at \(url.scheme ?? "")://\(url.host ?? ""), not an origin of environment "
+                    + "'\(uploader.environment.id)': the access token is sent only to the environment's base URLs")
+        }
         let record = ResumableUploadRecord(
             key: key, uploadURL: url, offset: 0, length: length, createdAt: Date(), creationURL: creationURL)
         try uploader.store.save(record)

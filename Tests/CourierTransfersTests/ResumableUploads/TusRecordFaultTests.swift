@@ -197,4 +197,24 @@ extension TusRecordFaultTests {
         let header = post?.value(forHTTPHeaderField: "Upload-Metadata")
         #expect(post == nil, "sent Upload-Metadata: \(header ?? "")")
     }
+
+    @Test("an upload placed on another origin is refused at creation under an authorized policy, and no record is kept")
+    func aForeignLocationIsNotSaved() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let server = FakeTokenServer(now: Date())
+        let tokens = FakeTokenServer.tokenManager(server.makeTransport(), store: InMemoryTokenStore(server.signIn()))
+        let transport = StubTransport { request in
+            HTTPResponse(
+                statusCode: 201, headers: ["Location": "https://uploads.elsewhere.test/files/1", "Tus-Resumable": "1.0.0"],
+                body: Data(), url: request.url)
+        }
+        let client = TransfersFixture.client(transport) { $0.interceptors = .standard(tokenManager: tokens) }
+        let store = ResumableUploadStore(directory: folder.records)
+        let uploader = TusUploader(client: client, creationPath: "/tus/files", store: store, chunkSize: 400)
+        let error = await #expect(throws: NetworkError.self) { _ = try await uploader.upload(fileAt: folder.file).value }
+        #expect(error?.kind == .invalidRequest)
+        #expect(try store.allRecords().isEmpty, "a record would make every later run fail the same way")
+        #expect(transport.requests.map { $0.httpMethod ?? "" } == ["POST"])
+    }
 }
