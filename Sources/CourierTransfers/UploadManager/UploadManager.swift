@@ -52,6 +52,8 @@ public actor UploadManager {
     /// Failures of this launch, so a late ``result(for:)`` gets the same error as a waiting one.
     private var failures: [UUID: NetworkError] = [:]
     private var running: [UUID: Upload<HTTPResponse>] = [:]
+    /// The progress of each running foreground upload, for any number of readers.
+    private var progress: [UUID: ProgressFanOut] = [:]
     /// Foreground uploads of this launch kept pending after a failure their policy would retry:
     /// the failure, until they are sent again.
     private var interrupted: [UUID: NetworkError] = [:]
@@ -211,6 +213,7 @@ public actor UploadManager {
                 policy: Self.policy(policy, for: record))
             let upload = client.upload(request)
             running[record.id] = upload
+            progress[record.id] = ProgressFanOut.forward(upload.progress)
             interrupted[record.id] = nil
             let id = record.id
             Task { [weak self] in
@@ -303,6 +306,7 @@ public actor UploadManager {
             return
         }
         running[id] = nil
+        progress[id] = nil
         interrupted[id] = failure
         for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(throwing: failure) }
     }
@@ -338,6 +342,7 @@ public actor UploadManager {
         settledStagedFiles.insert(record.stagedFileName)
         records[record.id] = record
         running[record.id] = nil
+        progress[record.id] = nil
         interrupted[record.id] = nil
         sentTokens[record.id] = nil
         reauthorized.remove(record.id)
@@ -374,8 +379,10 @@ public actor UploadManager {
         }
     }
 
-    /// Progress of a foreground upload of this launch (`nil` for others).
-    public func progress(for id: UUID) -> AsyncStream<TransferProgress>? { running[id]?.progress }
+    /// Progress of a foreground upload of this launch (`nil` for others): the latest value at
+    /// once, then every later one, until the upload ends. Any number of readers each get every
+    /// value.
+    public func progress(for id: UUID) -> AsyncStream<TransferProgress>? { progress[id]?.subscribe() }
 
     /// Abandons the upload `id`: stops it, removes its staged file and its record.
     ///

@@ -85,4 +85,34 @@ struct UploadNetworkFailureTests {
         }
         #expect(try Self.staged(root).isEmpty)
     }
+
+    @Test("every reader of an upload's progress gets every value, the last one included")
+    func progressHasAnyNumberOfReaders() async throws {
+        let (root, source) = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let released = Locked(false)
+        let transport = StubTransport { request in
+            for _ in 0..<5000 where !released.current { try await Task.sleep(for: .milliseconds(2)) }
+            return HTTPResponse(statusCode: 201, body: Data("{}".utf8), url: request.url)
+        }
+        let manager = try UploadManager(
+            client: TransfersFixture.client(transport), directory: root.appendingPathComponent("manager"), policy: .standard)
+        let id = try await manager.enqueue(fileAt: source, to: "/photos", contentType: "image/jpeg")
+        let readers = try await (0..<3).asyncMap { _ in try #require(await manager.progress(for: id)) }
+        let collected = readers.map { stream in Task { await stream.reduce(into: [Int64]()) { $0.append($1.completedBytes) } } }
+        released.set(true)
+        #expect(try await manager.result(for: id).statusCode == 201)
+        var lasts: [Int64?] = []
+        for task in collected { lasts.append(await task.value.last) }
+        #expect(lasts == [2048, 2048, 2048], "each reader sees the upload end: \(lasts)")
+        #expect(await manager.progress(for: id) == nil, "no progress once the upload ended")
+    }
+}
+
+extension Sequence {
+    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var result: [T] = []
+        for element in self { result.append(try await transform(element)) }
+        return result
+    }
 }
