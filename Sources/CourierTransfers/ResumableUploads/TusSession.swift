@@ -46,6 +46,7 @@ struct TusSession: Sendable {
         }
         var conflicts = 0
         var recreations = 0
+        var failures = 0
         var last: Response<HTTPResponse>?
         tracker.didSend(offset, of: length)
         while offset < length || last == nil {
@@ -53,11 +54,27 @@ struct TusSession: Sendable {
             let count = min(Int64(uploader.chunkSize), length - offset)
             let base = offset
             let reporter = TransferProgressReporter(sent: { sent, _ in tracker.didSend(base + sent, of: length) })
-            let response = try await uploader.send(
-                .patch, record.uploadURL.absoluteString,
-                headers: [("Upload-Offset", String(offset)), ("Content-Type", "application/offset+octet-stream")],
-                body: .stream(.fileRange(fileURL, offset: offset, length: count), contentType: "application/offset+octet-stream"),
-                progress: reporter)
+            let response: Response<HTTPResponse>
+            do {
+                response = try await uploader.send(
+                    .patch, record.uploadURL.absoluteString,
+                    headers: [("Upload-Offset", String(offset)), ("Content-Type", "application/offset+octet-stream")],
+                    body: .stream(
+                        .fileRange(fileURL, offset: offset, length: count), contentType: "application/offset+octet-stream"),
+                    progress: reporter)
+            } catch {
+                // The PATCH may or may not have reached the server: ask it where the upload is
+                // (HEAD) and go on from there, as tus intends, within the policy's retries.
+                failures += 1
+                offset = try await recover(from: error, failures: failures, record: &record, length: length)
+                continue
+            }
+            if response.statusCode >= 500 || response.statusCode == 408 || response.statusCode == 429 {
+                failures += 1
+                let failure = NetworkError(response: response.response, knownErrors: [:])
+                offset = try await recover(from: failure, failures: failures, record: &record, length: length)
+                continue
+            }
             switch response.statusCode {
             case 200...299:
                 // The new offset is at most the old one plus the bytes sent (tus 1.0.0 PATCH): a
@@ -69,6 +86,7 @@ struct TusSession: Sendable {
                 }
                 offset = confirmed
                 conflicts = 0
+                failures = 0
                 record.offset = offset
                 try store.save(record)  // a record that cannot be written fails the upload, never silently
                 last = response
@@ -97,6 +115,24 @@ struct TusSession: Sendable {
         store.remove(key)
         guard let last else { throw NetworkError.invalidRequest("the tus upload ended without a response") }
         return Response(value: record.uploadURL, response: last.response, context: last.context)
+    }
+
+    /// After a PATCH failed with `error` (`failures` in a row): waits the policy's backoff (or the
+    /// server's `Retry-After`), then returns the offset the server reports (`HEAD`). Throws
+    /// `error` when the policy would not retry it, the retries ran out, or the upload is gone.
+    private func recover(
+        from error: any Error, failures: Int, record: inout ResumableUploadRecord, length: Int64
+    ) async throws -> Int64 {
+        let retry = uploader.policy.retry
+        guard failures <= retry.maxRetries, retry.isRetryable(error) else { throw error }
+        let retryAfter = (error as? NetworkError)?.retryAfter
+        let wait = retry.delay(forRetry: failures - 1, retryAfter: retryAfter)
+        guard wait <= retry.maxRetryAfter else { throw error }
+        try await uploader.clock.sleep(for: wait)
+        guard let current = try await serverOffset(record.uploadURL, length: length) else { throw error }
+        record.offset = current
+        try uploader.store.save(record)  // a record that cannot be written fails the upload, never silently
+        return current
     }
 
     /// Whether `record` was created by this uploader: at its creation URL, or (a record written

@@ -24,6 +24,10 @@ import FoundationNetworking
 ///   `Upload-Offset`, read from the file as they are sent (constant memory).
 /// - **409 Conflict** (the offsets disagree): `HEAD` and continue from the server's offset.
 /// - **404 / 410** (the server forgot or expired the upload): a new upload from byte 0.
+/// - **A PATCH that failed on the way** (a lost connection, a time-out, a 5xx, 408 or 429 the
+///   ``policy``'s retry rules retry): after its backoff (or the server's `Retry-After`, up to
+///   `maxRetryAfter`), `HEAD` and continue from the server's offset — at most `maxRetries` times
+///   in a row (the bytes the server confirmed count as progress, so a flaky link finishes).
 /// - Any other failure throws `NetworkError` and keeps the record: calling ``upload(fileAt:key:metadata:)``
 ///   again with the same key resumes.
 public struct TusUploader: Sendable {
@@ -64,6 +68,9 @@ public struct TusUploader: Sendable {
 
     /// The client's current environment.
     var environment: APIEnvironment { client.environment }
+
+    /// The client's clock, for the waits between a failed PATCH and the next.
+    var clock: any Clock<Duration> { client.configuration.clock }
 
     /// The creation endpoint as an absolute URL, in the client's current environment.
     public var creationURL: URL? { Self.resolve(creationPath, client.environment.baseURL) }

@@ -217,4 +217,82 @@ extension TusRecordFaultTests {
         #expect(try store.allRecords().isEmpty, "a record would make every later run fail the same way")
         #expect(transport.requests.map { $0.httpMethod ?? "" } == ["POST"])
     }
+
+    /// A PATCH lost on the way (503, then a dropped connection) is not the end: after the
+    /// policy's backoff the uploader asks the server's offset and goes on from there.
+    @Test("a PATCH that failed on the way is recovered with HEAD after a backoff, within the policy's retries")
+    func aFailedPatchIsRecoveredFromTheServersOffset() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let received = Locked<Int64>(0)
+        let patches = Locked(0)
+        let transport = StubTransport { request in
+            let url = try #require(request.url)
+            switch request.httpMethod ?? "GET" {
+            case "POST":
+                return HTTPResponse(
+                    statusCode: 201, headers: ["Location": "/v1/tus/files/new", "Tus-Resumable": "1.0.0"], body: Data(), url: url)
+            case "HEAD":
+                return HTTPResponse(
+                    statusCode: 200, headers: ["Upload-Offset": String(received.current), "Tus-Resumable": "1.0.0"],
+                    body: Data(), url: url)
+            default:
+                let number = patches.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
+                let offset = Int64(request.value(forHTTPHeaderField: "Upload-Offset") ?? "") ?? -1
+                let length = Int64(request.value(forHTTPHeaderField: "Content-Length") ?? "") ?? -1
+                if number == 2 { return HTTPResponse(statusCode: 503, body: Data(), url: url) }
+                if number == 4 {
+                    received.set(offset + length)  // stored, but the answer is lost
+                    throw URLError(.networkConnectionLost)
+                }
+                received.set(offset + length)
+                return HTTPResponse(
+                    statusCode: 204, headers: ["Upload-Offset": String(offset + length), "Tus-Resumable": "1.0.0"],
+                    body: Data(), url: url)
+            }
+        }
+        let clock = TestClock()
+        let client = TransfersFixture.client(transport) { $0.clock = clock }
+        let uploader = TusUploader(
+            client: client, creationPath: "/tus/files", store: ResumableUploadStore(directory: folder.records),
+            chunkSize: 400, policy: .standard)
+        let location = try await uploader.upload(fileAt: folder.file).value
+        #expect(location.path == "/v1/tus/files/new")
+        #expect(received.current == 1000)
+        let sent = transport.requests.map { "\($0.httpMethod ?? "") \($0.value(forHTTPHeaderField: "Upload-Offset") ?? "")" }
+        // The 503 stored nothing: PATCH 400 again. The lost answer had stored the last chunk: done.
+        #expect(sent == ["POST ", "PATCH 0", "PATCH 400", "HEAD ", "PATCH 400", "PATCH 800", "HEAD "])
+        #expect(clock.sleeps.contains { $0 > .zero }, "a backoff before a recovery, on the client's clock")
+    }
+
+    @Test("a PATCH that keeps failing ends the upload after the policy's retries; the record stays for a later run")
+    func aPatchThatKeepsFailingEndsTheUpload() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let transport = StubTransport { request in
+            let url = try #require(request.url)
+            switch request.httpMethod ?? "GET" {
+            case "POST":
+                return HTTPResponse(
+                    statusCode: 201, headers: ["Location": "/v1/tus/files/new", "Tus-Resumable": "1.0.0"], body: Data(), url: url)
+            case "HEAD":
+                return HTTPResponse(
+                    statusCode: 200, headers: ["Upload-Offset": "0", "Tus-Resumable": "1.0.0"], body: Data(), url: url)
+            default:
+                return HTTPResponse(statusCode: 503, body: Data(), url: url)
+            }
+        }
+        let clock = TestClock()
+        let store = ResumableUploadStore(directory: folder.records)
+        let uploader = TusUploader(
+            client: TransfersFixture.client(transport) { $0.clock = clock }, creationPath: "/tus/files", store: store,
+            chunkSize: 400, policy: .standard.with(\.retry, RetryPolicy(maxRetries: 2)))
+        let error = await #expect(throws: NetworkError.self) { _ = try await uploader.upload(fileAt: folder.file).value }
+        #expect(error?.statusCode == 503)
+        #expect(transport.requests.filter { $0.httpMethod == "PATCH" }.count == 3, "the first attempt and two retries")
+        #expect(try store.allRecords().count == 1)
+    }
 }
