@@ -38,9 +38,13 @@ package final class FleetGuard: Sendable {
         withHost(host) { $0.record(outcome, isProbe: isProbe, at: now, random: random()) }
     }
 
-    /// Pauses every attempt to `host` until `until` (a server's `Retry-After`).
-    package func pause(_ host: String, until: Duration) {
-        guard breaker != nil else { return }
+    /// Pauses every attempt to `host` for `wait` from `now` (a server's `Retry-After`), at most the
+    /// breaker's longest cool-down (60 s by default): one answer — a misconfigured proxy's
+    /// `Retry-After: 31536000`, one rate-limited endpoint — never locks the whole host out for
+    /// longer; after it one call goes out and the server can ask again.
+    package func pause(_ host: String, for wait: Duration, from now: Duration) {
+        guard let breaker else { return }
+        let until = now + min(wait, breaker.coolDown.maximumDelay)
         withHost(host) { $0.breaker?.pause(until: until) }
     }
 

@@ -125,7 +125,12 @@ public struct RetryInterceptor: Interceptor {
         // A wait URLSession reports reaches the same monitor (ConnectivityWaitReporter).
         if let connectivity { context[ConnectivityMonitorKey.self] = connectivity }
         while true {
-            try Task.checkCancellation()
+            if Task.isCancelled {
+                // A half-open breaker's probe that is never sent reports a neutral outcome, or the
+                // breaker would wait for it forever and refuse every later call.
+                if isProbe { fleet.record(.neutral, of: host, isProbe: true, at: clock.elapsed(), random: random()) }
+                throw CancellationError()
+            }
             let outcome: Result<HTTPResponse, any Error>
             do {
                 outcome = .success(try await next(request))
@@ -274,7 +279,7 @@ public struct RetryInterceptor: Interceptor {
             retryAfter = failed.retryAfter
         }
         guard let wait = context.policy.retry.retryAfterDelay(retryAfter, now: wallClock) else { return }
-        fleet.pause(host, until: now + wait)
+        fleet.pause(host, for: wait, from: now)
     }
 
     /// Whether `outcome` came from `host`: `false` only when it names another host (a response's

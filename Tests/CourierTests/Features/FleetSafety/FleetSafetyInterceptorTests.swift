@@ -209,3 +209,70 @@ private actor ArrivalGate {
         await withCheckedContinuation { waiting.append($0) }
     }
 }
+
+/// What a half-open breaker and the host-wide pause do when a call or a server misbehaves.
+extension FleetSafetyInterceptorTests {
+    static let faultEnvironment = APIEnvironment(name: "fleet-faults", baseURL: URL(string: "https://api.example.test")!)
+
+    /// Cancels the call's task, while armed, before handing it on.
+    struct CancelOnTheWayIn: Interceptor {
+        let armed: Locked<Bool>
+        var capabilities: PipelineCapabilities { [] }
+        func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+            if armed.current { withUnsafeCurrentTask { $0?.cancel() } }
+            return try await next(request)
+        }
+    }
+
+    @Test func aHalfOpenProbeCancelledBeforeItIsSentLeavesTheBreakerUsable() async throws {
+        let failing = Locked(true)
+        let stub = StubTransport { _ in failing.current ? .status(503) : .status(200) }
+        let clock = TestClock()
+        let armed = Locked(false)
+        let breaker = CircuitBreaker(
+            consecutiveFailures: 1, coolDown: Backoff(initialDelay: .seconds(10), maximumDelay: .seconds(10), jitter: .none))
+        let client = APIClient(environment: Self.faultEnvironment) {
+            $0.transport = stub
+            $0.interceptors =
+                [CancelOnTheWayIn(armed: armed)]
+                + [any Interceptor].standard(
+                    retry: RetryInterceptor(clock: clock, random: { 1 }, budget: nil, circuitBreaker: breaker))
+        }
+        _ = try? await client.send(Self.get)  // a 503: the breaker opens for 10 s
+        #expect(stub.requestCount == 1)
+        clock.advance(by: .seconds(10))
+        failing.set(false)
+        armed.set(true)
+        _ = try? await client.send(Self.get)  // the probe's call is cancelled before its attempt goes out
+        armed.set(false)
+        #expect(stub.requestCount == 1)
+        for _ in 0..<3 {
+            let response = try await client.response(for: Self.get)
+            #expect(response.statusCode == 200)
+        }
+        #expect(stub.requestCount == 4)
+    }
+
+    @Test func aHugeRetryAfterHoldsTheHostForTheLongestCoolDownAtMost() async throws {
+        let served = Locked(0)
+        let stub = StubTransport { _ in
+            let number = served.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            return number == 1 ? .status(503, headers: ["Retry-After": "31536000"]) : .status(200)
+        }
+        let clock = TestClock()
+        let client = APIClient(environment: Self.faultEnvironment) {
+            $0.transport = stub
+            $0.interceptors = .standard(retry: RetryInterceptor(clock: clock, random: { 1 }))
+        }
+        _ = try? await client.send(Self.get)
+        let held = await #expect(throws: NetworkError.self) { try await client.send(Self.get) }
+        #expect(held?.kind == .backendUnavailable, "within the cap the host is still held")
+        #expect(stub.requestCount == 1)
+        clock.advance(by: .seconds(61))
+        #expect(try await client.response(for: Self.get).statusCode == 200)
+        #expect(stub.requestCount == 2)
+    }
+}
