@@ -26,6 +26,46 @@ import CourierTesting
         )
     }
 
+    /// A REST API's snake_case encoder never renames GraphQL's own members or the variables,
+    /// whose names are the schema's; its date strategy still applies.
+    @Test(arguments: [GraphQLQueryMethod.post, .get])
+    func aSnakeCaseClientEncoderLeavesTheEnvelopeAndVariablesAlone(_ method: GraphQLQueryMethod) async throws {
+        struct Schedule: GraphQLOperation {
+            static let document = "query Schedule($startDate: Date!) { schedule(startDate: $startDate) }"
+            static let operationName = "Schedule"
+            struct ResponseData: Decodable, Sendable { var schedule: String }
+            struct Variables: Encodable, Sendable { var startDate: Date }
+            var variables = Variables(startDate: Date(timeIntervalSince1970: 0))
+        }
+        let stub = StubTransport { _ in graphQLResponse(#"{"data":{"schedule":"ok"}}"#) }
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        let client = APIClient(environment: .graphQLStub) {
+            $0.transport = stub
+            $0.interceptors = [RequestIDInterceptor(), RetryInterceptor(maximumRetries: 0)]
+            $0.encoder = encoder
+        }
+        let graphQL = GraphQLClient(client: client) {
+            $0.usesPersistedQueries = true
+            $0.queryMethod = method
+        }
+        _ = try await graphQL.send(Schedule())
+        let request = try #require(stub.requests.first)
+        if method == .get {
+            #expect(request.queryItem("operationName") == "Schedule")
+            #expect(request.queryItem("variables") == #"{"startDate":"1970-01-01T00:00:00Z"}"#)
+            #expect(request.queryItem("extensions")?.contains(#""persistedQuery""#) == true)
+            #expect(request.queryItem("extensions")?.contains(#""sha256Hash""#) == true)
+        } else {
+            let body = try #require(request.jsonBody)
+            #expect(body["operationName"] as? String == "Schedule", "body keys: \(body.keys.sorted())")
+            #expect((body["variables"] as? [String: Any])?["startDate"] as? String == "1970-01-01T00:00:00Z")
+            let persisted = (body["extensions"] as? [String: Any])?["persistedQuery"] as? [String: Any]
+            #expect(persisted?["sha256Hash"] is String)
+        }
+    }
+
     @Test func operationWithoutVariablesSendsNoVariablesMember() async throws {
         let stub = StubTransport(responses: [graphQLResponse(#"{"data":{"ping":"pong"}}"#)])
         #expect(try await makeGraphQL(stub).send(Ping()).ping == "pong")

@@ -208,16 +208,34 @@ public final class GraphQLClient: Sendable {
             extensions: hash.map { .init(persistedQuery: .init(sha256Hash: $0)) })
         var query = Query()
         var requestBody = RequestBody.none
+        let encoder = Self.envelopeEncoder(from: client.configuration.encoder)
         if call.method == .get {
-            query = Query(try Self.queryItems(for: body, encoder: client.configuration.encoder))
+            query = Query(try Self.queryItems(for: body, encoder: encoder))
         } else {
-            requestBody = .json(body)
+            do {
+                requestBody = .data(try encoder.encode(body), contentType: "application/json")
+            } catch {
+                throw NetworkError.invalidRequest("the GraphQL variables could not be encoded: \(error)")
+            }
         }
         var endpoint = GraphQLHTTPEndpoint<Operation.ResponseData>(
             path: configuration.path, method: call.method, query: query, headers: headers,
             body: requestBody, policy: call.policy, pathTemplate: call.label)
         endpoint.carriesPersistedQuery = hash != nil
         return endpoint
+    }
+
+    /// The encoder of the request envelope: the client's strategies for dates, data and floats,
+    /// but never its key strategy — `operationName`, `extensions.persistedQuery.sha256Hash` and the
+    /// variables' names are the GraphQL spelling, whatever a REST API's `.convertToSnakeCase` does.
+    static func envelopeEncoder(from client: JSONEncoder) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = client.dateEncodingStrategy
+        encoder.dataEncodingStrategy = client.dataEncodingStrategy
+        encoder.nonConformingFloatEncodingStrategy = client.nonConformingFloatEncodingStrategy
+        encoder.outputFormatting = client.outputFormatting
+        encoder.userInfo = client.userInfo
+        return encoder
     }
 
     /// The GET parameters (GraphQL-over-HTTP draft, "GET"): `variables` and `extensions` as JSON text.
