@@ -215,3 +215,46 @@ struct ReplayTests {
         #expect(log.replays == 1)
     }
 }
+
+/// Flushes that share one drain: one caller's cancellation is not another's.
+@Suite("Offline flushes joining a cancelled drain")
+struct FlushCancellationTests {
+    @Test func aFlushThatJoinedADrainAnotherCallerCancelledStillDelivers() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let (arrivals, arrived) = AsyncStream<Void>.makeStream()
+        let (releases, release) = AsyncStream<Void>.makeStream()
+        let count = Locked(0)
+        let stub = StubTransport { _ in
+            let number = count.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            guard number == 1 else { return .status(201) }
+            arrived.yield()
+            await Task { for await _ in releases { break } }.value  // a transport slow to give up
+            throw URLError(.cancelled)
+        }
+        let client = APIClient(environment: OfflineServer.unreachable) {
+            $0.transport = stub
+            $0.interceptors = .standard()
+        }
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+        try await queue.enqueue(.json(id: "m1", method: .post, path: "/mutations", body: ["i": 1]))
+        let first = Task { try await queue.flush() }
+        for await _ in arrivals { break }
+        first.cancel()
+        let second = Task { try await queue.flush() }
+        // Gives the second flush time to join the cancelled drain (were it later, it would start
+        // a drain of its own and the test would pass either way).
+        try await Task.sleep(for: .milliseconds(200))
+        release.yield()
+        _ = try? await first.value
+        let report = try await second.value
+        #expect(stub.requestCount == 2, "the second flush sent nothing")
+        #expect(report.pending == 0)
+        #expect(try await queue.pendingCount() == 0)
+    }
+}

@@ -19,11 +19,18 @@ extension MutationQueue {
     ///   (``storageFailure``): delivery stopped, and resumes on a later flush once storage works.
     @discardableResult
     public func flush() async throws -> FlushReport {
-        let task = requestDrain(ignoringBackoff: true)
-        await withTaskCancellationHandler {
-            await task.value
-        } onCancel: {
-            task.cancel()
+        var task = requestDrain(ignoringBackoff: true)
+        while true {
+            let joined = task
+            await withTaskCancellationHandler {
+                await joined.value
+            } onCancel: {
+                joined.cancel()
+            }
+            // The drain this flush joined was cancelled by another caller's cancelled flush; this
+            // one was not, so it drains again rather than report what the other left undone.
+            guard task.isCancelled, !Task.isCancelled else { break }
+            task = requestDrain(ignoringBackoff: true)
         }
         var result = report
         do {
@@ -123,6 +130,12 @@ extension MutationQueue {
             drainLock.release()
             drainTask = nil
             scheduleStorageRetry()
+            // A flush trigger (connectivity, the app's lifecycle, an enqueue) joined this drain
+            // after it was cancelled: it gets a drain of its own instead of being lost.
+            if drainRequested, Task.isCancelled {
+                drainRequested = false
+                requestDrain(ignoringBackoff: false)
+            }
         }
         do {
             guard try drainLock.tryAcquire() else {

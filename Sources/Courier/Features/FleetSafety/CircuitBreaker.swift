@@ -31,6 +31,11 @@ public struct CircuitBreaker: Sendable, Hashable {
     public var window: Duration
     /// The cool-down after the n-th opening in a row: `coolDown.delay(afterFailures: n, …)`.
     public var coolDown: Backoff
+    /// The longest a server's `Retry-After` holds every call to its host (5 minutes by default):
+    /// one answer — a misconfigured proxy's `Retry-After: 31536000`, one rate-limited endpoint —
+    /// never locks the app out of the host for longer; then calls go out and the server can ask
+    /// again. The call that got the answer still sees the whole wait.
+    public var maximumPause: Duration
 
     /// Creates a breaker configuration. Values out of range are clamped.
     ///
@@ -41,10 +46,13 @@ public struct CircuitBreaker: Sendable, Hashable {
     ///   - window: The ratio's window; 30 s by default.
     ///   - coolDown: 5 s doubling to 60 s with equal jitter by default (the first cool-down lasts
     ///     2.5–5 s, a long outage's 30–60 s).
+    ///   - maximumPause: The longest host-wide `Retry-After` pause; 5 minutes by default.
     public init(
         consecutiveFailures: Int = 5, failureRatio: Double = 0.5, minimumCalls: Int = 20, window: Duration = .seconds(30),
-        coolDown: Backoff = Backoff(initialDelay: .seconds(5), maximumDelay: .seconds(60), jitter: .equal)
+        coolDown: Backoff = Backoff(initialDelay: .seconds(5), maximumDelay: .seconds(60), jitter: .equal),
+        maximumPause: Duration = .seconds(300)
     ) {
+        self.maximumPause = max(.zero, maximumPause)
         self.consecutiveFailures = max(1, consecutiveFailures)
         self.failureRatio = failureRatio.isFinite ? min(1, max(0, failureRatio)) : 1
         self.minimumCalls = max(1, minimumCalls)

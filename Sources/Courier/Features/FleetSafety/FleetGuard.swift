@@ -38,13 +38,11 @@ package final class FleetGuard: Sendable {
         withHost(host) { $0.record(outcome, isProbe: isProbe, at: now, random: random()) }
     }
 
-    /// Pauses every attempt to `host` for `wait` from `now` (a server's `Retry-After`), at most the
-    /// breaker's longest cool-down (60 s by default): one answer — a misconfigured proxy's
-    /// `Retry-After: 31536000`, one rate-limited endpoint — never locks the whole host out for
-    /// longer; after it one call goes out and the server can ask again.
+    /// Pauses every attempt to `host` for `wait` from `now` (a server's `Retry-After`), at most
+    /// ``CircuitBreaker/maximumPause``.
     package func pause(_ host: String, for wait: Duration, from now: Duration) {
         guard let breaker else { return }
-        let until = now + min(wait, breaker.coolDown.maximumDelay)
+        let until = now + min(wait, breaker.maximumPause)
         withHost(host) { $0.breaker?.pause(until: until) }
     }
 

@@ -253,7 +253,7 @@ extension FleetSafetyInterceptorTests {
         #expect(stub.requestCount == 4)
     }
 
-    @Test func aHugeRetryAfterHoldsTheHostForTheLongestCoolDownAtMost() async throws {
+    @Test func aHugeRetryAfterHoldsTheHostForTheMaximumPauseAtMost() async throws {
         let served = Locked(0)
         let stub = StubTransport { _ in
             let number = served.withLock { count -> Int in
@@ -271,7 +271,10 @@ extension FleetSafetyInterceptorTests {
         let held = await #expect(throws: NetworkError.self) { try await client.send(Self.get) }
         #expect(held?.kind == .backendUnavailable, "within the cap the host is still held")
         #expect(stub.requestCount == 1)
-        clock.advance(by: .seconds(61))
+        clock.advance(by: .seconds(180))
+        let later = await #expect(throws: NetworkError.self) { try await client.send(Self.get) }
+        #expect(later?.kind == .backendUnavailable, "3 minutes in, the host is still held")
+        clock.advance(by: .seconds(121))
         #expect(try await client.response(for: Self.get).statusCode == 200)
         #expect(stub.requestCount == 2)
     }
