@@ -22,7 +22,10 @@ import Courier
 /// | any other HTTP response | ``ConnectivityStatus/online`` (or ``ConnectivityStatus/realtimeDisconnected``) |
 ///
 /// While the status is not reachable, an optional health probe (``startProbing(backoff:clock:random:probe:)``)
-/// checks the backend with exponential backoff until it answers.
+/// checks the backend with exponential backoff until it answers. Start it when reads wait for
+/// the network through this monitor (`RetryPolicy.waitsForConnectivity`): a waiting read sends
+/// nothing, so without a probe nothing tells the monitor the network is back and the read waits
+/// until its deadline.
 public final class OutcomeConnectivityMonitor: ConnectivityMonitor {
     /// How many consecutive bad outcomes change the status.
     public struct Thresholds: Sendable, Hashable {
