@@ -26,6 +26,6 @@ private enum Sample {
         // curl -X POST 'https://api.example.com/login' \
         //   -H 'Authorization: Bearer <redacted>' \
         //   -H 'Content-Type: application/json' \
-        //   --data-binary '{"user":"ann","password":"<redacted>"}'
+        //   --data-raw '{"user":"ann","password":"<redacted>"}'
     }
 }

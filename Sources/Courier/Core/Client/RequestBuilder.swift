@@ -34,7 +34,14 @@ package struct RequestBuilder: Sendable {
         }
         var request = URLRequest(url: url)
         // GET is URLRequest's default; on Linux the setter costs about 2 µs (it normalises the name).
-        if endpoint.method != .get { request.httpMethod = endpoint.method.rawValue }
+        if endpoint.method != .get {
+            // A method is a token (RFC 9110 §9.1): a CR, LF or space would rewrite the request line.
+            guard !endpoint.method.rawValue.isEmpty, endpoint.method.rawValue.utf8.allSatisfy(HTTPHeaders.isTokenByte) else {
+                throw NetworkError.invalidRequest(
+                    "'\(endpoint.method.rawValue.debugDescription)' is not an HTTP method (RFC 9110 §9.1)")
+            }
+            request.httpMethod = endpoint.method.rawValue
+        }
         request.timeoutInterval = Self.idleTimeout(for: policy.deadline)
 
         // Each layer replaces the fields it names; a name repeated within one layer keeps every value.
@@ -142,6 +149,11 @@ package struct RequestBuilder: Sendable {
             }
             guard var absolute = URLComponents(string: path), let host = absolute.host, !host.isEmpty else {
                 throw NetworkError.invalidRequest("'\(path)' is not a valid absolute URL")
+            }
+            // An absolute URL is sent as written: its `{…}` are no placeholders.
+            if let name = endpoint.pathValues.keys.sorted().first {
+                throw NetworkError.invalidRequest(
+                    "'\(path)' is an absolute URL: the path value '\(name)' has no placeholder to fill (build the URL whole)")
             }
             absolute.scheme = scheme  // schemes are case-insensitive; URLSession on Linux rejects `HTTP://`
             if let encoded = try encodedQuery(of: endpoint) {

@@ -15,9 +15,11 @@ enum PathTemplate {
         var used = Set<String>()
         let segments = try rawSegments.map { segment -> String in
             var encoded = ""
+            var expanded = ""  // the segment as the server reads it back (decoded)
             var rest = segment[...]
             while let open = rest.firstIndex(of: "{") {
                 encoded += PercentEncoding.encodePathSegment(String(rest[..<open]))
+                expanded += rest[..<open]
                 guard let close = rest[open...].firstIndex(of: "}") else {
                     throw NetworkError.invalidRequest("path '\(path)' has an unterminated '{' placeholder")
                 }
@@ -31,7 +33,15 @@ enum PathTemplate {
                 }
                 used.insert(name)
                 encoded += PercentEncoding.encodePathSegment(value)
+                expanded += value
                 rest = rest[rest.index(after: close)...]
+            }
+            expanded += rest
+            // Values that together make a dot segment (`{name}.{ext}` with "." and "") would be
+            // removed by URL resolution (RFC 3986 §5.2.4), as a whole one would.
+            if expanded.isEmpty || expanded == "." || expanded == ".." {
+                throw NetworkError.invalidRequest(
+                    "the values in '\(segment)' of '\(path)' make a segment that is empty, '.' or '..'")
             }
             return encoded + PercentEncoding.encodePathSegment(String(rest))
         }

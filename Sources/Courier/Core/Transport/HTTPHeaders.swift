@@ -93,7 +93,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
             if let first = fields[..<index].first(where: {
                 (!namesAreTokens || $0.name.utf8.count == length) && $0.name.equalsFieldName(field.name)
             }) {
-                result[first.name] = (result[first.name] ?? "") + ", " + field.value
+                // `Cookie` is no list (RFC 6265 §5.4): its pairs are joined with "; ".
+                let separator = field.name.equalsFieldName("Cookie") ? "; " : ", "
+                result[first.name] = (result[first.name] ?? "") + separator + field.value
             } else {
                 result[field.name] = field.value
             }

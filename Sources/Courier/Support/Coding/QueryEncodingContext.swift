@@ -44,7 +44,13 @@ final class QueryEncodingContext {
         if let integer = value as? any BinaryInteger { return "\(integer)" }
         if let date = value as? Date { return try dateText(date, codingPath: codingPath) }
         if let url = value as? URL { return url.absoluteString }
-        if let decimal = value as? Decimal { return decimal.description }
+        if let decimal = value as? Decimal {
+            guard !decimal.isNaN else {
+                throw EncodingError.invalidValue(
+                    decimal, EncodingError.Context(codingPath: codingPath, debugDescription: "NaN has no query form"))
+            }
+            return decimal.description
+        }
         if let data = value as? Data { return data.base64EncodedString() }
         return nil
     }

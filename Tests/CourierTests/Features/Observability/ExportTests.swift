@@ -27,7 +27,7 @@ struct CURLCommandTests {
                 curl -X 'POST' 'https://api.example.com/login?access_token=<redacted>' \\
                   -H 'Authorization: Bearer <redacted>' \\
                   -H 'Content-Type: application/json' \\
-                  --data-binary '{"user":"ann","password":"<redacted>"}'
+                  --data-raw '{"user":"ann","password":"<redacted>"}'
                 """)
     }
 
@@ -43,17 +43,41 @@ struct CURLCommandTests {
 
     @Test func singleQuotesAreEscapedForTheShell() throws {
         let command = CURLCommand(try request("PUT", "https://api.example.com/notes/1", body: "it's 'quoted'"))
-        #expect(command.text.hasSuffix(#"--data-binary 'it'\''s '\''quoted'\'''"#))
+        #expect(command.text.hasSuffix(#"--data-raw 'it'\''s '\''quoted'\'''"#))
         #expect(CURLCommand(try request("HEAD", "https://api.example.com/a")).text == "curl --head 'https://api.example.com/a'")
     }
 
     @Test func binaryBodiesUseANSICQuotingOrAreOmittedWhenRedacted() throws {
         var binary = try request("POST", "https://api.example.com/upload", headers: ["Content-Type": "image/png"])
-        binary.httpBody = Data([0x89, 0x50, 0x27, 0x5C, 0x00])
-        #expect(CURLCommand(binary, redactor: nil).text.hasSuffix(#"--data-binary $'\x89P\'\\\x00'"#))
+        binary.httpBody = Data([0x89, 0x50, 0x27, 0x5C, 0x01])
+        #expect(CURLCommand(binary, redactor: nil).text.hasSuffix(#"--data-raw $'\x89P\'\\\x01'"#))
         let redacted = CURLCommand(binary).text
         #expect(redacted.hasPrefix("# binary body of 5 bytes (image/png) omitted\ncurl -X 'POST'"))
-        #expect(!redacted.contains("--data-binary"))
+        #expect(!redacted.contains("--data-"))
+    }
+
+    @Test func aBodyStartingWithAnAtSignIsSentAsTextNeverReadAsAFile() throws {
+        let command = CURLCommand(
+            try request(
+                "POST", "https://api.example.com/notes", headers: ["Content-Type": "text/plain"],
+                body: "@/home/dev/.ssh/id_rsa"),
+            redactor: nil)
+        #expect(command.text.hasSuffix("--data-raw '@/home/dev/.ssh/id_rsa'"))
+        #expect(!command.text.contains("--data-binary '@"))
+    }
+
+    @Test func aBodyWithANULByteGoesThroughStandardInputWhole() throws {
+        var binary = try request("POST", "https://api.example.com/upload", headers: ["Content-Type": "application/octet-stream"])
+        binary.httpBody = Data([0x41, 0x00, 0x25, 0x27, 0x5C, 0xFF, 0x42])
+        let text = CURLCommand(binary, redactor: nil).text
+        #expect(text.hasPrefix(#"printf 'A\000%%'\''\\\377B' | curl -X 'POST'"#), "\(text)")
+        #expect(text.hasSuffix("--data-binary @-"))
+        #expect(!text.utf8.contains(0))
+    }
+
+    @Test func anEmptyHeaderValueIsSentNotRemoved() throws {
+        let text = CURLCommand(try request("GET", "https://api.example.com/a", headers: ["X-Empty": ""])).text
+        #expect(text.contains("-H 'X-Empty;'"), "\(text)")
     }
 
     @Test func aRecordBecomesACommand() throws {
@@ -65,7 +89,7 @@ struct CURLCommandTests {
             CURLCommand(snapshot).text == """
                 curl -X 'PATCH' 'https://api.example.com/items/1' \\
                   -H 'Authorization: Bearer <redacted>' \\
-                  --data-binary '{"name":"Lamp"}'
+                  --data-raw '{"name":"Lamp"}'
                 """)
         var truncated = snapshot
         truncated.body = .text("{", truncated: true)

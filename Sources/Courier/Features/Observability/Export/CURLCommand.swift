@@ -12,11 +12,14 @@ import FoundationNetworking
 /// // curl -X POST 'https://api.example.com/login' \
 /// //   -H 'Authorization: Bearer <redacted>' \
 /// //   -H 'Content-Type: application/json' \
-/// //   --data-binary '{"user":"ann","password":"<redacted>"}'
+/// //   --data-raw '{"user":"ann","password":"<redacted>"}'
 /// ```
 ///
 /// Every argument is single-quoted for POSIX shells (`'` is written `'\''`); a non-text body of
-/// an unredacted command uses Bash/Zsh `$'…'` quoting with `\xHH` escapes. Cookies the session
+/// an unredacted command uses Bash/Zsh `$'…'` quoting with `\xHH` escapes, and a body with a NUL
+/// byte (which no shell argument can hold) is written to curl's standard input by `printf`
+/// (`printf '…' | curl … --data-binary @-`). The body goes with `--data-raw`, which never reads a
+/// leading `@` as a file to upload; a header field with an empty value is written `Name;`. Cookies the session
 /// adds from its cookie storage and headers from the session configuration are not part of a
 /// `URLRequest` and so are not in the command.
 public struct CURLCommand: Sendable, Hashable, CustomStringConvertible {
@@ -96,22 +99,54 @@ public struct CURLCommand: Sendable, Hashable, CustomStringConvertible {
         first += " " + quote(url)
         lines.append(first)
         for field in headers {
-            lines.append("-H " + quote("\(field.name): \(field.value)"))
+            // `Name:` with nothing after it tells curl to remove the field; `Name;` sends it empty.
+            lines.append("-H " + quote(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"))
         }
+        // `--data-raw`, never `--data-binary '…'`: curl reads a body starting with `@` as the name
+        // of a local file to upload (`@/home/dev/.ssh/id_rsa`). A body with a NUL byte cannot be
+        // a shell argument (curl would stop at the NUL): `printf` writes it to curl's stdin.
+        var input: String?
         switch body {
         case .text(let text)?:
-            lines.append("--data-binary " + quote(text))
-        case .raw(let data)?:
-            if let text = String(data: data, encoding: .utf8), UTF8Text.isValid(data) {
-                lines.append("--data-binary " + quote(text))
+            if text.utf8.contains(0) {
+                input = printfQuote(Data(text.utf8))
+                lines.append("--data-binary @-")
             } else {
-                lines.append("--data-binary " + ansiCQuote(data))
+                lines.append("--data-raw " + quote(text))
+            }
+        case .raw(let data)?:
+            if data.contains(0) {
+                input = printfQuote(data)
+                lines.append("--data-binary @-")
+            } else if let text = String(data: data, encoding: .utf8), UTF8Text.isValid(data) {
+                lines.append("--data-raw " + quote(text))
+            } else {
+                lines.append("--data-raw " + ansiCQuote(data))
             }
         case nil:
             break
         }
+        if let input { lines[0] = "printf " + input + " | " + lines[0] }
         let command = lines.joined(separator: " \\\n  ")
         return note.map { "# \($0)\n" + command } ?? command
+    }
+
+    /// A `printf` format writing exactly `data`: printable ASCII as is (`%` doubled, `\` escaped),
+    /// every other byte as a three-digit octal escape, in POSIX single quotes.
+    static func printfQuote(_ data: Data) -> String {
+        var result = "'"
+        for byte in data {
+            switch byte {
+            case UInt8(ascii: "'"): result += "'\\''"
+            case UInt8(ascii: "\\"): result += "\\\\"
+            case UInt8(ascii: "%"): result += "%%"
+            case 0x20...0x7E: result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let octal = String(byte, radix: 8)
+                result += "\\" + String(repeating: "0", count: 3 - octal.count) + octal
+            }
+        }
+        return result + "'"
     }
 
     /// POSIX single-quoting: everything literal, `'` closed, escaped and reopened.

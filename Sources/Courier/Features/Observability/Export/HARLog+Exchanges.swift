@@ -154,8 +154,10 @@ extension HARLog {
             guard let first = attributes.first, let equals = first.firstIndex(of: "=") else { return nil }
             var cookie = Cookie(name: String(first[..<equals]), value: String(first[first.index(after: equals)...]))
             for attribute in attributes.dropFirst() {
+                // An empty attribute (`sid=x; ; Path=/`, `;=`) names nothing: skipped.
                 let parts = attribute.split(separator: "=", maxSplits: 1).map(String.init)
-                switch parts[0].lowercased() {
+                guard let name = parts.first else { continue }
+                switch name.lowercased() {
                 case "path": cookie.path = parts.count > 1 ? parts[1] : nil
                 case "domain": cookie.domain = parts.count > 1 ? parts[1] : nil
                 case "httponly": cookie.httpOnly = true
