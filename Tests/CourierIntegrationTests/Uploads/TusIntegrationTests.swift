@@ -22,8 +22,32 @@ struct TusIntegrationTests {
         return try JSONDecoder().decode(Info.self, from: data)
     }
 
-    static func uploader(_ client: APIClient, store: ResumableUploadStore, chunk: Int = 64 << 10) -> TusUploader {
-        TusUploader(client: client, creationPath: "/tus/files", store: store, chunkSize: chunk, policy: UploadFixtures.policy)
+    static func uploader(
+        _ client: APIClient, store: ResumableUploadStore, chunk: Int = 64 << 10, policy: EndpointPolicy = UploadFixtures.policy
+    ) -> TusUploader {
+        TusUploader(client: client, creationPath: "/tus/files", store: store, chunkSize: chunk, policy: policy)
+    }
+
+    /// An uploader whose run ends at the first failed PATCH (no recovery): an interrupted upload.
+    static func interrupted(_ client: APIClient, store: ResumableUploadStore) -> TusUploader {
+        uploader(client, store: store, policy: UploadFixtures.policy.with(\.retry, .none))
+    }
+
+    @Test("a PATCH the server fails once (503) is recovered in the same run: HEAD, then on from the server's offset")
+    func aFailedPatchIsRecoveredInTheSameRun() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let data = UploadFixtures.bytes(200_000, seed: 31)
+        let file = try UploadFixtures.file(data)
+        let store = ResumableUploadStore(directory: try UploadFixtures.folder())
+        try await TestServers.control("POST", "_tus/control", namespace: namespace, json: ["failPatches": [2]])
+        let policy = UploadFixtures.policy.with(
+            \.retry, RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20)))
+        let location = try await Self.uploader(client, store: store, policy: policy).upload(fileAt: file).value
+        let info = try await Self.info(location, namespace: namespace)
+        #expect(info.complete && info.sha256 == UploadFixtures.sha256(data))
+        let log = try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }
+        #expect(log.map(\.method) == ["POST", "PATCH", "PATCH", "HEAD", "PATCH", "PATCH", "PATCH"])
+        #expect(try store.allRecords().isEmpty)
     }
 
     @Test("an upload is created, sent in chunks and complete; the record is removed; progress ends at the total")
@@ -76,7 +100,9 @@ struct TusIntegrationTests {
         let file = try UploadFixtures.file(data)
         let store = ResumableUploadStore(directory: try UploadFixtures.folder())
         try await TestServers.control("POST", "_tus/control", namespace: namespace, json: ["failPatches": [2]])
-        await #expect(throws: NetworkError.self) { _ = try await Self.uploader(client, store: store).upload(fileAt: file).value }
+        await #expect(throws: NetworkError.self) {
+            _ = try await Self.interrupted(client, store: store).upload(fileAt: file).value
+        }
         let creationURL = try #require(Self.uploader(client, store: store).creationURL)
         let old = try #require(try store.record(for: TusUploader.key(for: file, creationURL: creationURL)))
         try await TestServers.control(
@@ -96,7 +122,7 @@ struct TusIntegrationTests {
         let folder = try UploadFixtures.folder()
         try await TestServers.control("POST", "_tus/control", namespace: namespace, json: ["failPatches": [3]])
         await #expect(throws: NetworkError.self) {
-            _ = try await Self.uploader(client, store: ResumableUploadStore(directory: folder)).upload(fileAt: file).value
+            _ = try await Self.interrupted(client, store: ResumableUploadStore(directory: folder)).upload(fileAt: file).value
         }
         // "Restart": a new client, a new store instance over the same folder.
         let (freshClient, _) = try UploadFixtures.client(namespace: namespace)
