@@ -31,28 +31,46 @@ struct TusRecordFaultTests {
         func remove() { try? FileManager.default.removeItem(at: root) }
     }
 
-    /// A tus server in a handler: creation answers `/tus/files/new`, HEAD answers `headOffset`,
-    /// PATCH confirms what it was sent.
-    static func server(headOffset: Int64) -> StubTransport {
-        StubTransport { request in
+    /// A tus server in a handler: creation answers `location` (by default `/tus/files/new`), HEAD
+    /// answers `headOffset()`, and `patch` answers each PATCH from its number (from 1), URL,
+    /// `Upload-Offset` and length — by default it confirms what it was sent.
+    static func server(
+        location: @escaping @Sendable (URL) -> String = { _ in "/v1/tus/files/new" },
+        headOffset: @escaping @Sendable () -> Int64,
+        patch: @escaping @Sendable (_ number: Int, _ url: URL, _ offset: Int64, _ length: Int64) throws -> HTTPResponse = {
+            confirm($2 + $3, url: $1)
+        }
+    ) -> StubTransport {
+        let patches = Locked(0)
+        return StubTransport { request in
             let url = try #require(request.url)
             switch request.httpMethod ?? "GET" {
             case "POST":
                 return HTTPResponse(
-                    statusCode: 201, headers: ["Location": "/v1/tus/files/new", "Tus-Resumable": "1.0.0"], body: Data(),
-                    url: url)
+                    statusCode: 201, headers: ["Location": location(url), "Tus-Resumable": "1.0.0"], body: Data(), url: url)
             case "HEAD":
                 return HTTPResponse(
-                    statusCode: 200, headers: ["Upload-Offset": String(headOffset), "Tus-Resumable": "1.0.0"], body: Data(),
+                    statusCode: 200, headers: ["Upload-Offset": String(headOffset()), "Tus-Resumable": "1.0.0"], body: Data(),
                     url: url)
             default:
+                let number = patches.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
                 let offset = Int64(request.value(forHTTPHeaderField: "Upload-Offset") ?? "") ?? -1
                 let length = Int64(request.value(forHTTPHeaderField: "Content-Length") ?? "") ?? -1
-                return HTTPResponse(
-                    statusCode: 204, headers: ["Upload-Offset": String(offset + length), "Tus-Resumable": "1.0.0"],
-                    body: Data(), url: url)
+                return try patch(number, url, offset, length)
             }
         }
+    }
+
+    /// A tus server whose HEAD answers `headOffset` and whose PATCHes confirm what they are sent.
+    static func server(headOffset: Int64) -> StubTransport { server(headOffset: { headOffset }) }
+
+    /// A PATCH answer confirming `offset`.
+    static func confirm(_ offset: Int64, url: URL) -> HTTPResponse {
+        HTTPResponse(
+            statusCode: 204, headers: ["Upload-Offset": String(offset), "Tus-Resumable": "1.0.0"], body: Data(), url: url)
     }
 
     static func uploader(_ transport: StubTransport, _ folder: Folder) -> TusUploader {
@@ -122,27 +140,11 @@ extension TusRecordFaultTests {
     func anotherEndpointsUploadIsNotResumed() async throws {
         let folder = try TusRecordFaultTests.Folder()
         defer { folder.remove() }
-        let transport = StubTransport { request in
-            let url = try #require(request.url)
-            switch request.httpMethod ?? "GET" {
-            case "POST":
-                return HTTPResponse(
-                    statusCode: 201, headers: ["Location": url.path + "/up-1", "Tus-Resumable": "1.0.0"], body: Data(),
-                    url: url)
-            case "HEAD":
-                return HTTPResponse(
-                    statusCode: 200, headers: ["Upload-Offset": "400", "Upload-Length": "1000", "Tus-Resumable": "1.0.0"],
-                    body: Data(), url: url)
-            default:
-                let offset = Int64(request.value(forHTTPHeaderField: "Upload-Offset") ?? "") ?? -1
-                let length = Int64(request.value(forHTTPHeaderField: "Content-Length") ?? "") ?? -1
-                if url.path.contains("/avatars/"), offset >= 400 {  // the avatars run is interrupted
-                    return HTTPResponse(statusCode: 503, body: Data(), url: url)
-                }
-                return HTTPResponse(
-                    statusCode: 204, headers: ["Upload-Offset": String(offset + length), "Tus-Resumable": "1.0.0"],
-                    body: Data(), url: url)
-            }
+        let transport = TusRecordFaultTests.server(location: { $0.path + "/up-1" }, headOffset: { 400 }) {
+            _, url, offset, length in
+            // The avatars run is interrupted.
+            url.path.contains("/avatars/") && offset >= 400
+                ? HTTPResponse(statusCode: 503, body: Data(), url: url) : TusRecordFaultTests.confirm(offset + length, url: url)
         }
         let store = ResumableUploadStore(directory: folder.records)  // one store per app, as in the docs
         let client = TransfersFixture.client(transport)
@@ -162,22 +164,9 @@ extension TusRecordFaultTests {
     func anOffsetBeyondTheBytesSentIsRefused() async throws {
         let folder = try TusRecordFaultTests.Folder()
         defer { folder.remove() }
-        let transport = StubTransport { request in
-            let url = try #require(request.url)
-            switch request.httpMethod ?? "GET" {
-            case "POST":
-                return HTTPResponse(
-                    statusCode: 201, headers: ["Location": "/v1/tus/files/new", "Tus-Resumable": "1.0.0"], body: Data(),
-                    url: url)
-            default:
-                let offset = Int64(request.value(forHTTPHeaderField: "Upload-Offset") ?? "") ?? -1
-                let length = Int64(request.value(forHTTPHeaderField: "Content-Length") ?? "") ?? -1
-                // A faulty server (or proxy) confirms 200 bytes it never got after the first chunk.
-                let confirmed = offset == 0 ? offset + length + 200 : offset + length
-                return HTTPResponse(
-                    statusCode: 204, headers: ["Upload-Offset": String(confirmed), "Tus-Resumable": "1.0.0"], body: Data(),
-                    url: url)
-            }
+        // A faulty server (or proxy) confirms 200 bytes it never got after the first chunk.
+        let transport = TusRecordFaultTests.server(headOffset: { 0 }) { _, url, offset, length in
+            TusRecordFaultTests.confirm(offset == 0 ? offset + length + 200 : offset + length, url: url)
         }
         _ = try? await TusRecordFaultTests.uploader(transport, folder).upload(fileAt: folder.file).value
         let patches = transport.requests.filter { $0.httpMethod == "PATCH" }
@@ -225,34 +214,12 @@ extension TusRecordFaultTests {
         let folder = try Folder()
         defer { folder.remove() }
         let received = Locked<Int64>(0)
-        let patches = Locked(0)
-        let transport = StubTransport { request in
-            let url = try #require(request.url)
-            switch request.httpMethod ?? "GET" {
-            case "POST":
-                return HTTPResponse(
-                    statusCode: 201, headers: ["Location": "/v1/tus/files/new", "Tus-Resumable": "1.0.0"], body: Data(), url: url)
-            case "HEAD":
-                return HTTPResponse(
-                    statusCode: 200, headers: ["Upload-Offset": String(received.current), "Tus-Resumable": "1.0.0"],
-                    body: Data(), url: url)
-            default:
-                let number = patches.withLock { count -> Int in
-                    count += 1
-                    return count
-                }
-                let offset = Int64(request.value(forHTTPHeaderField: "Upload-Offset") ?? "") ?? -1
-                let length = Int64(request.value(forHTTPHeaderField: "Content-Length") ?? "") ?? -1
-                if number == 2 { return HTTPResponse(statusCode: 503, body: Data(), url: url) }
-                if number == 4 {
-                    received.set(offset + length)  // stored, but the answer is lost
-                    throw URLError(.networkConnectionLost)
-                }
-                received.set(offset + length)
-                return HTTPResponse(
-                    statusCode: 204, headers: ["Upload-Offset": String(offset + length), "Tus-Resumable": "1.0.0"],
-                    body: Data(), url: url)
-            }
+        let transport = Self.server(headOffset: { received.current }) { number, url, offset, length in
+            if number == 2 { return HTTPResponse(statusCode: 503, body: Data(), url: url) }
+            received.set(offset + length)
+            // The fourth is stored, but its answer is lost.
+            if number == 4 { throw URLError(.networkConnectionLost) }
+            return Self.confirm(offset + length, url: url)
         }
         let clock = TestClock()
         let client = TransfersFixture.client(transport) { $0.clock = clock }
@@ -272,19 +239,7 @@ extension TusRecordFaultTests {
     func aPatchThatKeepsFailingEndsTheUpload() async throws {
         let folder = try Folder()
         defer { folder.remove() }
-        let transport = StubTransport { request in
-            let url = try #require(request.url)
-            switch request.httpMethod ?? "GET" {
-            case "POST":
-                return HTTPResponse(
-                    statusCode: 201, headers: ["Location": "/v1/tus/files/new", "Tus-Resumable": "1.0.0"], body: Data(), url: url)
-            case "HEAD":
-                return HTTPResponse(
-                    statusCode: 200, headers: ["Upload-Offset": "0", "Tus-Resumable": "1.0.0"], body: Data(), url: url)
-            default:
-                return HTTPResponse(statusCode: 503, body: Data(), url: url)
-            }
-        }
+        let transport = Self.server(headOffset: { 0 }) { _, url, _, _ in HTTPResponse(statusCode: 503, body: Data(), url: url) }
         let clock = TestClock()
         let store = ResumableUploadStore(directory: folder.records)
         let uploader = TusUploader(

@@ -134,19 +134,10 @@ public struct CURLCommand: Sendable, Hashable, CustomStringConvertible {
     /// A `printf` format writing exactly `data`: printable ASCII as is (`%` doubled, `\` escaped),
     /// every other byte as a three-digit octal escape, in POSIX single quotes.
     static func printfQuote(_ data: Data) -> String {
-        var result = "'"
-        for byte in data {
-            switch byte {
-            case UInt8(ascii: "'"): result += "'\\''"
-            case UInt8(ascii: "\\"): result += "\\\\"
-            case UInt8(ascii: "%"): result += "%%"
-            case 0x20...0x7E: result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let octal = String(byte, radix: 8)
-                result += "\\" + String(repeating: "0", count: 3 - octal.count) + octal
-            }
+        escaped(data, opening: "'", quote: "'\\''", special: [UInt8(ascii: "%"): "%%"]) { byte in
+            let octal = String(byte, radix: 8)
+            return "\\" + String(repeating: "0", count: 3 - octal.count) + octal
         }
-        return result + "'"
     }
 
     /// POSIX single-quoting: everything literal, `'` closed, escaped and reopened.
@@ -156,15 +147,28 @@ public struct CURLCommand: Sendable, Hashable, CustomStringConvertible {
 
     /// Bash/Zsh ANSI-C quoting, every byte outside printable ASCII as `\xHH`.
     static func ansiCQuote(_ data: Data) -> String {
-        var result = "$'"
+        escaped(data, opening: "$'", quote: "\\'") { byte in
+            let hex = String(byte, radix: 16, uppercase: true)
+            return "\\x" + (hex.count == 1 ? "0" + hex : hex)
+        }
+    }
+
+    /// `data` between `opening` and `'`: printable ASCII as is, `'` as `quote`, `\` doubled, the
+    /// bytes of `special` as given, any other byte as `escape` writes it.
+    private static func escaped(
+        _ data: Data, opening: String, quote: String, special: [UInt8: String] = [:], escape: (UInt8) -> String
+    ) -> String {
+        var result = opening
         for byte in data {
+            if let text = special[byte] {
+                result += text
+                continue
+            }
             switch byte {
-            case UInt8(ascii: "'"): result += "\\'"
+            case UInt8(ascii: "'"): result += quote
             case UInt8(ascii: "\\"): result += "\\\\"
             case 0x20...0x7E: result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                result += "\\x" + (hex.count == 1 ? "0" + hex : hex)
+            default: result += escape(byte)
             }
         }
         return result + "'"
