@@ -140,12 +140,14 @@ extension TusRecordFaultTests {
     func anotherEndpointsUploadIsNotResumed() async throws {
         let folder = try TusRecordFaultTests.Folder()
         defer { folder.remove() }
-        let transport = TusRecordFaultTests.server(location: { $0.path + "/up-1" }, headOffset: { 400 }) {
-            _, url, offset, length in
-            // The avatars run is interrupted.
-            url.path.contains("/avatars/") && offset >= 400
-                ? HTTPResponse(statusCode: 503, body: Data(), url: url) : TusRecordFaultTests.confirm(offset + length, url: url)
-        }
+        let transport = TusRecordFaultTests.server(
+            location: { $0.path + "/up-1" }, headOffset: { 400 },
+            patch: { _, url, offset, length in
+                // The avatars run is interrupted.
+                url.path.contains("/avatars/") && offset >= 400
+                    ? HTTPResponse(statusCode: 503, body: Data(), url: url)
+                    : TusRecordFaultTests.confirm(offset + length, url: url)
+            })
         let store = ResumableUploadStore(directory: folder.records)  // one store per app, as in the docs
         let client = TransfersFixture.client(transport)
         let avatars = TusUploader(client: client, creationPath: "/avatars", store: store, chunkSize: 400, policy: .standard)
@@ -165,9 +167,11 @@ extension TusRecordFaultTests {
         let folder = try TusRecordFaultTests.Folder()
         defer { folder.remove() }
         // A faulty server (or proxy) confirms 200 bytes it never got after the first chunk.
-        let transport = TusRecordFaultTests.server(headOffset: { 0 }) { _, url, offset, length in
-            TusRecordFaultTests.confirm(offset == 0 ? offset + length + 200 : offset + length, url: url)
-        }
+        let transport = TusRecordFaultTests.server(
+            headOffset: { 0 },
+            patch: { _, url, offset, length in
+                TusRecordFaultTests.confirm(offset == 0 ? offset + length + 200 : offset + length, url: url)
+            })
         _ = try? await TusRecordFaultTests.uploader(transport, folder).upload(fileAt: folder.file).value
         let patches = transport.requests.filter { $0.httpMethod == "PATCH" }
         let offsets = patches.map { $0.value(forHTTPHeaderField: "Upload-Offset") ?? "?" }
@@ -214,13 +218,15 @@ extension TusRecordFaultTests {
         let folder = try Folder()
         defer { folder.remove() }
         let received = Locked<Int64>(0)
-        let transport = Self.server(headOffset: { received.current }) { number, url, offset, length in
-            if number == 2 { return HTTPResponse(statusCode: 503, body: Data(), url: url) }
-            received.set(offset + length)
-            // The fourth is stored, but its answer is lost.
-            if number == 4 { throw URLError(.networkConnectionLost) }
-            return Self.confirm(offset + length, url: url)
-        }
+        let transport = Self.server(
+            headOffset: { received.current },
+            patch: { number, url, offset, length in
+                if number == 2 { return HTTPResponse(statusCode: 503, body: Data(), url: url) }
+                received.set(offset + length)
+                // The fourth is stored, but its answer is lost.
+                if number == 4 { throw URLError(.networkConnectionLost) }
+                return Self.confirm(offset + length, url: url)
+            })
         let clock = TestClock()
         let client = TransfersFixture.client(transport) { $0.clock = clock }
         let uploader = TusUploader(
@@ -239,7 +245,8 @@ extension TusRecordFaultTests {
     func aPatchThatKeepsFailingEndsTheUpload() async throws {
         let folder = try Folder()
         defer { folder.remove() }
-        let transport = Self.server(headOffset: { 0 }) { _, url, _, _ in HTTPResponse(statusCode: 503, body: Data(), url: url) }
+        let transport = Self.server(
+            headOffset: { 0 }, patch: { _, url, _, _ in HTTPResponse(statusCode: 503, body: Data(), url: url) })
         let clock = TestClock()
         let store = ResumableUploadStore(directory: folder.records)
         let uploader = TusUploader(
