@@ -151,7 +151,6 @@ struct CatalogAPI: Sendable {
 
 extension APIEnvironment {
     static let production = APIEnvironment(name: "production", baseURL: URL(string: "https://api.example.com/v1")!)
-    static let stub = APIEnvironment(name: "stub", baseURL: URL(string: "https://api.example.com")!)
 }
 
 let env = APIEnvironment.production

@@ -27,6 +27,30 @@ extension CoreTests {
             #expect(stub.requests.map(\.httpMethod) == ["POST", "GET", "GET", "GET"])
         }
 
+        /// The article "Testing your networking code", run: its `.stub` environment, its scripted
+        /// stub and the delays its "Control time" sample expects.
+        @Test("the testing article's stub environment, scripted queue and recorded sleeps")
+        func testingArticleRuns() async throws {
+            struct Item: Decodable, Sendable {
+                var id: Int
+                var name: String
+            }
+            let stub = StubTransport(responses: [
+                .failure(URLError(.networkConnectionLost)),
+                .success(.status(503, headers: ["Retry-After": "2"])),
+                .success(.json(#"{"id": 1, "name": "Lamp"}"#)),
+            ])
+            let clock = TestClock()
+            let client = APIClient(environment: .stub) {
+                $0.transport = stub
+                $0.interceptors = .standard(retry: RetryInterceptor(clock: clock, random: { 0.5 }))
+            }
+            let item = try await client.send(Request<Item>.get("/items/1"))
+            #expect(item.name == "Lamp")
+            #expect(stub.requests.first?.url?.path == "/items/1")
+            #expect(clock.sleeps == [.milliseconds(250), .seconds(2)])
+        }
+
         @Test("StubTransport.enqueue appends to the queue")
         func enqueue() async throws {
             let stub = StubTransport(responses: [HTTPResponse]())

@@ -48,15 +48,15 @@ public struct AuthInterceptor: Interceptor {
         let requirement = context.policy.auth
         guard requirement != .none else { return try await next(request) }
 
-        let token: String?
+        let current: (token: String, session: Int)?
         do {
-            token = try await tokenManager.validAccessToken()
+            current = try await tokenManager.accessTokenAndSession()
         } catch NetworkError.sessionExpired where requirement == .optional {
-            token = nil
+            current = nil
         } catch NetworkError.signedOut where requirement == .optional {
-            token = nil  // signed out while a refresh was awaited: sent without a token
+            current = nil  // signed out while a refresh was awaited: sent without a token
         }
-        guard let token else {
+        guard let (token, session) = current else {
             if requirement == .required { throw NetworkError.signedOut }
             return try await next(request)
         }
@@ -75,7 +75,13 @@ public struct AuthInterceptor: Interceptor {
         context.emit(.tokenRefreshStarted)
         let refreshed: String
         do {
-            refreshed = try await tokenManager.refresh(failedToken: token)
+            // Another user signed in (or out) since the request left: its 401 is the answer.
+            // Sent again with the new sign-in's token, the request would act as that user.
+            guard let token = try await tokenManager.refresh(failedToken: token, session: session) else {
+                context.emit(.tokenRefreshEnded(succeeded: false))
+                return response
+            }
+            refreshed = token
         } catch {
             context.emit(.tokenRefreshEnded(succeeded: false))
             throw error

@@ -192,6 +192,25 @@ public actor TokenManager {
         }
     }
 
+    /// ``validAccessToken()`` and the sign-in it belongs to: a number that changes with every
+    /// sign-in, sign-out and session expiry. A request sent with the token answers to that
+    /// sign-in only (see ``refresh(failedToken:session:)``).
+    package func accessTokenAndSession() async throws -> (token: String, session: Int)? {
+        guard let token = try await validAccessToken() else { return nil }
+        return (token, generation)
+    }
+
+    /// ``refresh(failedToken:)`` for a request sent with a token of sign-in `session`: `nil` when
+    /// another sign-in (or a sign-out) came since. The request was made as the user of that
+    /// sign-in; sent again with the token of whoever is signed in now, it would act as them.
+    package func refresh(failedToken: String, session: Int) async throws -> String? {
+        guard session == generation else { return nil }
+        let token = try await refresh(failedToken: failedToken)
+        // A sign-in while the refresh was awaited hands its token to the waiters: not this
+        // request's user either.
+        return session == generation ? token : nil
+    }
+
     /// A new access token after a request carrying `failedToken` was answered 401.
     ///
     /// - Parameter failedToken: The access token the rejected request carried. When the stored

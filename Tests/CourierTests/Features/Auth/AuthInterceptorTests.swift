@@ -105,6 +105,34 @@ extension AuthTests {
             #expect(authorizations == ["Bearer \(initial.accessToken)", nil, "Bearer \(store.read()?.accessToken ?? "")"])
         }
 
+        /// Alice's request is answered 401 after Bob signed in: it is not sent again with Bob's
+        /// token (it would act as Bob); its 401 is the answer.
+        @Test func aRequestOfAnEarlierSignInIsNeverResentWithTheNextUsersToken() async throws {
+            let managerBox = Locked<TokenManager?>(nil)
+            let transport = StubTransport { request in
+                if request.url?.path == "/token" { return .json(#"{"access_token":"refreshed","token_type":"Bearer"}"#) }
+                switch request.value(forHTTPHeaderField: "Authorization") {
+                case "Bearer alice-access":
+                    // Alice's session ends on the server and Bob signs in while her request is out.
+                    try await managerBox.current?.signIn(AuthTokens(accessToken: "bob-access", refreshToken: "bob-refresh"))
+                    return HTTPResponse(statusCode: 401, headers: ["WWW-Authenticate": "Bearer"], url: request.url)
+                default:
+                    return .json(#"{"jti":"as bob"}"#)
+                }
+            }
+            let manager = FakeAuthServer.tokenManager(
+                transport, store: InMemoryTokenStore(AuthTokens(accessToken: "alice-access", refreshToken: "alice-refresh")))
+            managerBox.set(manager)
+            let client = Self.client(transport, manager: manager)
+            let error = await #expect(throws: NetworkError.self) {
+                try await client.send(Request<Me>.get("/me").policy(EndpointPolicy.authorizedRead))
+            }
+            #expect(error?.kind == .unauthorized)
+            #expect(transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer alice-access"])
+            // Bob's own calls go out with his token.
+            #expect(try await client.send(Request<Me>.get("/me").policy(EndpointPolicy.authorizedRead)).jti == "as bob")
+        }
+
         @Test func unauthorizedFromAnotherOriginAfterARedirectRefreshesNothing() async throws {
             // The API redirects to a CDN, which answers 401: the token never went there (the
             // redirect dropped it), so it was not refused, and no refresh helps.

@@ -59,12 +59,17 @@ public struct NetworkEvent: Sendable {
         /// The refresh ended; `succeeded` is `false` when it threw.
         case tokenRefreshEnded(succeeded: Bool)
         /// The accepted response did not decode into the endpoint's `Response`; the error kind.
+        /// Followed by ``callFailed(errorKind:)``.
         case decodingFailed(errorKind: String)
-        /// The call was cancelled.
+        /// The call was cancelled. Followed by ``callFailed(errorKind:)`` (kind `cancelled`),
+        /// which ends the call: count it, not this, in an activity indicator.
         case cancelled
-        /// The call ended with a decoded value and this status.
+        /// The call ended with a decoded value and this status. Every call ends with exactly one
+        /// `callEnded` or one ``callFailed(errorKind:)``.
         case callEnded(statusCode: Int)
-        /// The call failed; the error kind (`offline`, `timedOut`, `notFound`, `decoding`…).
+        /// The call failed; the error kind (`offline`, `timedOut`, `notFound`, `decoding`,
+        /// `cancelled`…). Every call ends with exactly one ``callEnded(statusCode:)`` or one
+        /// `callFailed`.
         case callFailed(errorKind: String)
     }
 
