@@ -54,10 +54,44 @@ final class CurlUpload: @unchecked Sendable {
                 pump.start(stream, onReadable: onReadable)
                 source = .stream(stream, pump, started: true)
             }
-            let result = pump.take(into: buffer)
-            if case .bytes(let count) = result { taken += count }
-            return result
+            guard let length else {
+                let result = pump.take(into: buffer)
+                if case .bytes(let count) = result { taken += count }
+                return result
+            }
+            return read(from: pump, into: buffer, declared: length)
         }
+    }
+
+    /// A stream of declared `length` (sent as `Content-Length`) gives exactly that many bytes:
+    /// libcurl stops reading at the length, so a longer stream would be cut there without a word
+    /// (the server acting on part of the app's data), and a shorter one would leave the server
+    /// waiting. The last declared byte is held back until the pump knows whether the stream ends
+    /// right after it; a stream of another length fails the upload
+    /// (`URLError.requestBodyStreamExhausted`) before the server has the whole declared body.
+    private func read(
+        from pump: CurlUploadPump, into buffer: UnsafeMutableRawBufferPointer, declared length: Int
+    )
+        -> ReadResult
+    {
+        let remaining = length - taken
+        let (buffered, finished, failed) = pump.state(waitIfUndecided: false)
+        if failed { return .failed }
+        if buffered > remaining { return .failed }  // longer than declared
+        if finished && buffered < remaining { return .failed }  // ended short of it
+        if remaining == 0 { return .bytes(0) }  // finished, nothing left: the exact length
+        // Until the end is known, the last declared byte stays in the pump.
+        let limit = min(buffer.count, finished ? remaining : remaining - 1, buffered)
+        guard limit > 0 else {
+            // Nothing may go yet: wait for more bytes or the end (the pump wakes the upload). What
+            // arrived between the two looks is used at once.
+            let now = pump.state(waitIfUndecided: true)
+            guard now.finished || now.failed || now.buffered != buffered else { return .wouldBlock }
+            return read(from: pump, into: buffer, declared: length)
+        }
+        let result = pump.take(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<limit]))
+        if case .bytes(let count) = result { taken += count }
+        return result
     }
 
     /// Moves back to `offset` (libcurl rewinds to resend on a reused connection that turned out

@@ -1,4 +1,5 @@
 #if canImport(CCurl)
+import Courier
 import Foundation
 
 /// Reads a request body `InputStream` on a worker thread into a small bounded buffer, so the
@@ -15,6 +16,8 @@ final class CurlUploadPump: @unchecked Sendable {
     private var failed = false
     private var closed = false
     private var waiting = false
+    /// Ends a read waiting in the stream (Courier's body streams), for ``close()``.
+    private var interruption: BodyInterruption?
     private let capacity: Int
 
     /// - Parameter capacity: Bytes read ahead at most.
@@ -24,6 +27,9 @@ final class CurlUploadPump: @unchecked Sendable {
 
     /// Starts reading `stream` (opened here) on a worker thread; `onReadable` runs there.
     func start(_ stream: InputStream, onReadable: @escaping @Sendable () -> Void) {
+        condition.lock()
+        interruption = stream.bodyInterruption
+        condition.unlock()
         let box = UncheckedStream(stream)
         // A serial queue of its own, not a global one: a global queue is as wide as the cores,
         // so reads that block there hold its threads (libdispatch adds one about a second after
@@ -77,12 +83,26 @@ final class CurlUploadPump: @unchecked Sendable {
         return .wouldBlock
     }
 
-    /// Stops reading (the transfer ended); a read blocked in the stream ends when it returns.
+    /// Bytes read ahead and not yet taken, and whether the stream ended (`finished`) or failed.
+    /// With `waitIfUndecided`, a caller that cannot go on until more is known (the end or more
+    /// bytes) is woken by `onReadable` when the pump learns it.
+    func state(waitIfUndecided: Bool) -> (buffered: Int, finished: Bool, failed: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        if waitIfUndecided, !finished, !failed { waiting = true }
+        return (buffer.count, finished, failed)
+    }
+
+    /// Stops reading (the transfer ended). A read blocked in one of Courier's body streams (a
+    /// producer that waits) is ended at once, so the producer stops with the call; another
+    /// stream's read ends when it returns.
     func close() {
         condition.lock()
         closed = true
+        let interruption = self.interruption
         condition.signal()
         condition.unlock()
+        interruption?.interrupt()
     }
 }
 

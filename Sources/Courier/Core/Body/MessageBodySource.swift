@@ -18,9 +18,11 @@ extension BodyStream {
     /// (at most 60 s per chunk, then ``NetworkError/timedOut(_:)``); the chunks are pulled on a
     /// dedicated thread (iOS 18/macOS 15 and Linux; the global executor before), never Swift's
     /// cooperative pool. On Linux URLSession reads
-    /// every body on one work queue shared by all its sessions: a body whose chunks come from a
-    /// URLSession download in the same process would wait for that queue — pipe such a body
-    /// through a file instead.
+    /// every body on one work queue shared by all its sessions: while a chunk is awaited, every
+    /// URLSession call of the process waits too, and a body whose chunks come from a URLSession
+    /// download in the same process would wait for that queue — pipe such a body through a file,
+    /// or send it over `CurlTransport`. A cancelled call (or a passed deadline) ends the wait at
+    /// once and stops the producer.
     ///
     /// - Parameter body: The body; its errors fail the call.
     public init(_ body: MessageBody) {
@@ -61,31 +63,55 @@ final class MessageBodySource: BodySource {
         ended = true
         iterator.cancel()
     }
+
+    func interrupt() { iterator.cancel() }
 }
 
 /// The body's iterator, advanced by one task at a time.
 ///
-/// `@unchecked Sendable`: `iterator` is touched only inside `nextBlocking`, whose caller waits
-/// for the task it starts to finish before returning, so two accesses never overlap; `task` is
-/// guarded by `lock`.
+/// `@unchecked Sendable`: `iterator` is touched by one task at a time — the one `nextBlocking`
+/// starts (its caller waits for it, or returns at once after ``cancel()``, after which no task is
+/// started), or the one stopping the producer, which runs only when no other is `active`; `task`,
+/// `waiting`, `cancelled` and `active` are guarded by `lock`.
 private final class IteratorBox: @unchecked Sendable {
     private var iterator: MessageBody.Iterator
     private let lock = NSLock()
     private var task: Task<Void, Never>?
+    /// The semaphore the reading thread waits on, signalled by ``cancel()``.
+    private var waiting: DispatchSemaphore?
+    private var cancelled = false
+    /// A task is pulling a chunk from the iterator.
+    private var active = false
 
     init(_ iterator: MessageBody.Iterator) { self.iterator = iterator }
 
     func nextBlocking(timeout: TimeInterval) throws -> Data? {
         let done = DispatchSemaphore(value: 0)
         let result = Locked<Result<Data?, any Error>?>(nil)
+        // Registered before the task starts: `cancel()` then knows a task uses the iterator.
+        let proceed = lock.withLock { () -> Bool in
+            guard !cancelled else { return false }
+            active = true
+            waiting = done
+            return true
+        }
+        guard proceed else { throw CancellationError() }
         let work: @Sendable () async -> Void = {
+            let value: Data?
             do {
-                let value = try await self.advance()
+                value = try await self.advance()
                 result.set(.success(value))
             } catch {
+                value = nil
                 result.set(.failure(error))
             }
+            let stopProducer = self.lock.withLock { () -> Bool in
+                self.active = false
+                return self.cancelled
+            }
             done.signal()
+            // Cancelled while the chunk came: the producer is stopped all the same.
+            if stopProducer, value != nil { await self.stopProducer() }
         }
         let task: Task<Void, Never>
         if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
@@ -93,15 +119,46 @@ private final class IteratorBox: @unchecked Sendable {
         } else {
             task = Task { await work() }
         }
-        lock.withLock { self.task = task }
+        if lock.withLock({ () -> Bool in
+            self.task = task
+            return cancelled
+        }) {
+            task.cancel()
+        }
         guard done.wait(timeout: .now() + timeout) == .success else {
             task.cancel()
             throw NetworkError.timedOut(nil)
         }
-        return try result.current?.get() ?? nil
+        // Cancelled meanwhile: the body ends with an error, never short — the producer's iterator
+        // answers `nil` to its task's cancellation, and a stream read to its end would send the
+        // body so far as if it were whole.
+        let wasCancelled = lock.withLock { () -> Bool in
+            waiting = nil
+            return cancelled
+        }
+        guard !wasCancelled, let outcome = result.current else { throw CancellationError() }
+        return try outcome.get()
+    }
+
+    /// Ends the producer: the iterator's `next()` in a cancelled task (an `AsyncStream` then
+    /// terminates, and its `onTermination` runs). Only when no other task uses the iterator.
+    private func stopProducer() async {
+        withUnsafeCurrentTask { $0?.cancel() }
+        _ = try? await advance()  // the producer's answer to its cancellation is not needed
     }
 
     private func advance() async throws -> Data? { try await iterator.next() }
 
-    func cancel() { lock.withLock { task?.cancel() } }
+    /// Cancels the producer and ends a wait for its chunk at once, on any thread.
+    func cancel() {
+        let idle = lock.withLock { () -> Bool in
+            let first = !cancelled
+            cancelled = true
+            task?.cancel()
+            waiting?.signal()
+            return first && !active
+        }
+        // No task is pulling a chunk: one stops the producer now (none will pull again).
+        if idle { Task { await self.stopProducer() } }
+    }
 }

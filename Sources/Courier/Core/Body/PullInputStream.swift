@@ -27,8 +27,13 @@ final class PullInputStream: InputStream {
     override var streamError: (any Error)? { failure }
     /// Why the source stopped before its end (``streamError``), readable without bridging.
     var sourceFailure: (any Error)? { failure }
-    // URLSession on Linux ends the body when this is false, so it stays true until the end.
-    override var hasBytesAvailable: Bool { status == .open || status == .reading }
+    /// Ends a read of this stream waiting on another thread (the call was cancelled): held by the
+    /// transports, which cannot reach the reading thread otherwise.
+    var interruption: BodyInterruption { BodyInterruption(source) }
+    // URLSession on Linux ends the body when this is false, so it stays true until the end —
+    // and after a failure, whose every later read fails again: were it false, URLSession would
+    // end the body there and send what it had as if it were whole.
+    override var hasBytesAvailable: Bool { status == .open || status == .reading || status == .error }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
         guard status == .open || status == .reading else { return status == .atEnd ? 0 : -1 }
@@ -53,4 +58,10 @@ final class PullInputStream: InputStream {
 
     override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
     override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
+}
+
+extension InputStream {
+    /// What ends a read of this request body waiting on another thread, when it is one of
+    /// Courier's pulled streams (``BodySource/interrupt()``); `nil` for other streams.
+    package var bodyInterruption: BodyInterruption? { (self as? PullInputStream)?.interruption }
 }

@@ -9,6 +9,28 @@ package protocol BodySource: AnyObject {
     func read(into buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) throws -> Int
     /// Releases what the source holds open (files); reading afterwards returns 0.
     func close()
+    /// Ends a read waiting on another thread at once, and every later read, with an error (the
+    /// call was cancelled or its deadline passed). Safe from any thread. Sources whose reads
+    /// never wait long (a file, memory) need not implement it.
+    func interrupt()
+}
+
+extension BodySource {
+    package func interrupt() {}
+}
+
+/// Interrupts a ``BodySource`` from another thread (``BodySource/interrupt()``): what the
+/// transports hold to end a request body's waiting read when the call is cancelled.
+///
+/// `@unchecked Sendable`: it only calls `interrupt()`, which every source makes safe from any
+/// thread.
+package final class BodyInterruption: @unchecked Sendable {
+    private let source: any BodySource
+
+    init(_ source: any BodySource) { self.source = source }
+
+    /// Ends the source's waiting read and every later one.
+    package func interrupt() { source.interrupt() }
 }
 
 /// An `InputStream` over a ``BodySource``, for `URLRequest.httpBodyStream`: bytes are produced as

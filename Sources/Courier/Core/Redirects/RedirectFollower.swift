@@ -39,17 +39,29 @@ struct RedirectFollower: Sendable {
             let body = try stream?.makeStream()
             if let body { wire.httpBodyStream = body }  // (assigning nil would drop an in-memory httpBody)
             let response: HTTPResponse
+            // URLSession on Linux reads a body stream on the one queue all its sessions share, and
+            // queues the task's cancellation behind that read: a cancelled call (or a passed
+            // deadline) ends a read waiting for the body's producer directly.
+            let interruption = body?.bodyInterruption
             do {
-                response = try await Self.reporting(to: context) { [wire] in
-                    if let options = context.streaming { return try await transport.stream(wire, options: options) }
-                    return try await transport.send(wire)
+                response = try await withTaskCancellationHandler {
+                    try await Self.reporting(to: context) { [wire] in
+                        if let options = context.streaming { return try await transport.stream(wire, options: options) }
+                        return try await transport.send(wire)
+                    }
+                } onCancel: {
+                    interruption?.interrupt()
                 }
             } catch {
                 // The transport stopped because the body could not be read to its end (a file
                 // that shrank, a failing producer): that is the call's error, not the transport's.
                 // Only Courier's own streams are asked: `streamError` of an `InputStream` subclass
                 // that does not override it traps in swift-corelibs-foundation.
-                if let failure = (body as? PullInputStream)?.sourceFailure { throw Self.bodyFailure(failure, of: request) }
+                if let failure = (body as? PullInputStream)?.sourceFailure {
+                    // Interrupted because the call was cancelled (or its deadline passed).
+                    if failure is CancellationError { throw CancellationError() }
+                    throw Self.bodyFailure(failure, of: request)
+                }
                 throw error
             }
             // A call that follows no redirect gets any 3xx as its response, also one whose
