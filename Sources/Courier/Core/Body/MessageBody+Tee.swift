@@ -4,7 +4,7 @@ extension MessageBody {
     /// This body, with the bytes its consumer reads also collected — up to `limit` bytes — and
     /// handed to `onComplete` once the consumer reached the end. A body longer than `limit` is
     /// passed on without keeping more of it, and `onComplete` is not called; nor is it for a body
-    /// that fails or is abandoned. Used by the HTTP cache to store a streamed response while the
+    /// that fails, is abandoned, or ends short of its announced length. Used by the HTTP cache to store a streamed response while the
     /// caller reads it; nothing is buffered ahead of the consumer.
     package func teed(upTo limit: Int, onComplete: @escaping @Sendable (Data) async -> Void) -> MessageBody {
         MessageBody(wrapping: self, chunks: TeeChunks(base: self, limit: limit, onComplete: onComplete))
@@ -19,7 +19,8 @@ private struct TeeChunks: AsyncSequence, Sendable {
     let onComplete: @Sendable (Data) async -> Void
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(base: base.makeAsyncIterator(), limit: limit, onComplete: onComplete)
+        let expected: Int64? = if case .known(let count) = base.length { Int64(count) } else { nil }
+        return Iterator(base: base.makeAsyncIterator(), limit: limit, expected: expected, onComplete: onComplete)
     }
 
     struct Iterator: AsyncIteratorProtocol {
@@ -28,15 +29,26 @@ private struct TeeChunks: AsyncSequence, Sendable {
         let onComplete: @Sendable (Data) async -> Void
         var collected: Data? = Data()
 
-        init(base: MessageBody.Iterator, limit: Int, onComplete: @escaping @Sendable (Data) async -> Void) {
+        /// The body's announced length, when known.
+        let expected: Int64?
+
+        init(
+            base: MessageBody.Iterator, limit: Int, expected: Int64?, onComplete: @escaping @Sendable (Data) async -> Void
+        ) {
             self.base = base
             self.limit = limit
+            self.expected = expected
             self.onComplete = onComplete
+        }
+
+        static func isWhole(_ collected: Data, length: Int64?) -> Bool {
+            length.map { Int64(collected.count) == $0 } ?? true
         }
 
         mutating func next() async throws -> Data? {
             guard let chunk = try await base.next() else {
-                if let collected {
+                // A body that ended short of its announced length is not the representation.
+                if let collected, Self.isWhole(collected, length: expected) {
                     self.collected = nil
                     await onComplete(collected)
                 }

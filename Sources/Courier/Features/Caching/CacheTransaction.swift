@@ -190,6 +190,12 @@ struct CacheTransaction: Sendable {
         let response = try await next(request)
         context.cacheOutcome = .miss
         guard shouldWrite, (200..<300).contains(response.statusCode) else { return response }
+        // A HEAD answered through a redirect is another resource's (RFC 9111 §2): it freshens
+        // nothing here, and the stored GET of this URL is no longer what the server serves.
+        if followedRedirect {
+            await cache.storage.removeResponses(for: key)
+            return response
+        }
         if Validation.headResponse(response, agreesWith: entry) {
             let updated = Validation.freshen(entry, with: response, requestTime: requestTime, responseTime: now)
             await cache.store(updated, for: key, generation: generation)

@@ -102,8 +102,15 @@ enum Validation {
     }
 
     /// `true` when a HEAD response's validators agree with the stored GET response, so its header
-    /// fields may freshen it (§4.3.5).
+    /// fields may freshen it (§4.3.5), and its `Content-Length`, when it has one, is the stored
+    /// one's (or the stored body's size).
     static func headResponse(_ head: HTTPResponse, agreesWith entry: CachedResponse) -> Bool {
+        if let length = head.headers.cacheValue("content-length") {
+            let stored = entry.headers.cacheValue("content-length") ?? String(entry.body.count)
+            guard length.trimmingCharacters(in: .whitespaces) == stored.trimmingCharacters(in: .whitespaces) else {
+                return false
+            }
+        }
         let tag = head.headers.cacheValue("etag")
         let storedTag = entry.headers.cacheValue("etag")
         if tag != nil || storedTag != nil {

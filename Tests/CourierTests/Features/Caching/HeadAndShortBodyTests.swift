@@ -1,0 +1,90 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import Courier
+import CourierTesting
+
+extension CachingTests {
+    /// What a HEAD may do to a stored GET (RFC 9111 §4.3.5), and what a streamed body that ended
+    /// short may not become.
+    @Suite struct HeadAndShortBodies {
+        let clock = ManualDate()
+
+        @Test func headWithAnotherContentLengthDoesNotFreshenTheStoredGet() async throws {
+            let stub = StubTransport { [clock] request in
+                if request.httpMethod == "HEAD" {
+                    // The representation changed (no validators anywhere): a new length.
+                    return HTTPResponse(
+                        statusCode: 200,
+                        headers: [
+                            "Cache-Control": "max-age=600", "Content-Length": "999",
+                            "Date": HTTPDate.string(from: clock.now),
+                        ])
+                }
+                var response = CacheFixture.item(version: 1, clock: clock, headers: ["Cache-Control": "max-age=10"])
+                response.headers.replace("Content-Length", with: String(response.data.count))
+                return response
+            }
+            let client = CacheFixture.client(stub, cache: CacheFixture.cache(clock: clock))
+            _ = try await client.send(CacheFixture.getItem())
+            clock.advance(by: 20)
+            _ = try await client.response(for: Request<HTTPResponse>.raw(.head, "/items/lamp"))
+            let get = try await client.response(for: CacheFixture.getItem())
+            #expect(get.context.cacheOutcome != .hit, "a HEAD with another Content-Length must not freshen (§4.3.5)")
+            #expect(stub.requests.map(\.httpMethod) == ["GET", "HEAD", "GET"])
+        }
+
+        @Test func headAnsweredByARedirectTargetDoesNotFreshenTheStoredGet() async throws {
+            let redirects = Locked(false)
+            let stub = StubTransport { [clock] request in
+                let url = try #require(request.url)
+                if redirects.current, url.path == "/v1/items/lamp" {
+                    return HTTPResponse(statusCode: 302, headers: ["Location": "/v1/items/v2"], url: url)
+                }
+                if request.httpMethod == "HEAD" {
+                    return HTTPResponse(
+                        statusCode: 200,
+                        headers: ["Cache-Control": "max-age=3600", "Date": HTTPDate.string(from: clock.now)], url: url)
+                }
+                var response = CacheFixture.item(
+                    version: url.path == "/v1/items/lamp" ? 1 : 2, clock: clock, headers: ["Cache-Control": "max-age=10"])
+                response.url = url
+                return response
+            }
+            let client = CacheFixture.client(stub, cache: CacheFixture.cache(clock: clock))
+            _ = try await client.send(CacheFixture.getItem())  // version 1, fresh for 10 s
+            clock.advance(by: 11)
+            redirects.withLock { $0 = true }  // the URL now points to /items/v2
+            let head = try await client.response(for: Request<HTTPResponse>.raw(.head, "/items/lamp"))
+            let get = try await client.response(for: CacheFixture.getItem())
+            #expect(head.context.redirects.count == 1)
+            #expect(get.value.version == 2, "the target's HEAD is not a HEAD of /items/lamp")
+            #expect(get.context.cacheOutcome != .hit)
+        }
+
+        @Test func aStreamEndingShortOfItsLengthIsNotStored() async throws {
+            let headers: HTTPHeaders = ["Cache-Control": "max-age=60", "Content-Type": "text/plain", "Content-Length": "10"]
+            let chunks = AsyncStream<Data> { continuation in
+                continuation.yield(Data("abcd".utf8))
+                continuation.finish()  // the connection ended after 4 of 10 bytes
+            }
+            var short = HTTPResponse(statusCode: 200, headers: headers)
+            short.body = MessageBody(chunks, length: .known(10))
+            let whole = HTTPResponse(statusCode: 200, headers: headers, body: Data("abcdefghij".utf8))
+            let transport = StubTransport(responses: [.success(short), .success(whole)])
+            let client = APIClient(environment: APIEnvironment(name: "stub", baseURL: URL(string: "https://api.example.com")!)) {
+                $0.transport = transport
+                $0.interceptors = .standard(
+                    cache: HTTPCache(storage: MemoryCacheStorage()), retry: RetryInterceptor(clock: TestClock()))
+            }
+            let first = try await client.stream(Request<Data>.get("/feed"))
+            _ = try? await first.body.collect(upTo: 100)
+            let second = try await client.stream(Request<Data>.get("/feed"))
+            let body = try await second.body.collect(upTo: 100)
+            #expect(body == Data("abcdefghij".utf8), "served a truncated body: \(String(decoding: body, as: UTF8.self))")
+            #expect(second.context.cacheOutcome != .hit)
+        }
+    }
+}
