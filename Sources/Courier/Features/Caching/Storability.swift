@@ -15,7 +15,7 @@ enum Storability {
 
     /// Why a response was not stored; `nil` from ``reason(...)`` means it may be stored.
     enum Refusal: Equatable {
-        case method, status, noStore, varyWildcard, noFreshnessInformation, authorization, tooLarge
+        case method, status, noStore, varyWildcard, varyOnCredentials, noFreshnessInformation, authorization, tooLarge
     }
 
     /// Decides whether `response` to `request` may be stored.
@@ -48,6 +48,11 @@ enum Storability {
         if requestControl.noStore || (responseControl.noStore && !mustUnderstand) { return .noStore }
         // §4.1: a Vary of * never matches; storing it would only waste space.
         if Vary.isWildcard(response.headers) { return .varyWildcard }
+        // A Vary on `Cookie` or `Authorization` that the request lacks here: those fields are
+        // added below the cache (the cookie storage, the auth step), so every later request would
+        // match the stored "absent" value — one session served another's response (§4.1).
+        let credentials = Vary.fieldNames(in: response.headers).filter { $0 == "cookie" || $0 == "authorization" }
+        if credentials.contains(where: { request.value(forHTTPHeaderField: $0) == nil }) { return .varyOnCredentials }
         // §3.5: an authorized request is stored only when the response explicitly allows it.
         // `private` counts as explicit for a private cache; the endpoint may also opt in.
         if isAuthorized && !cachesAuthorizedResponses {

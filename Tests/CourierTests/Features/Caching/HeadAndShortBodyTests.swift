@@ -88,3 +88,46 @@ extension CachingTests {
         }
     }
 }
+
+extension CachingTests {
+    /// A response that varies on a credential the cache never sees (added below it) is not stored:
+    /// every later request would match its "absent" value.
+    @Suite struct VaryOnCredentials {
+        let clock = ManualDate()
+
+        private func temporaryDirectory() -> URL {
+            FileManager.default.temporaryDirectory.appendingPathComponent("courier-vary-\(UUID().uuidString)")
+        }
+
+        @Test func varyCookieTellsSessionsApartWhenTheTransportAddsTheCookie() async throws {
+            let directory = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let cookies = PersistentCookieStorage(directory: directory, namespace: "review")
+            let stub = StubTransport { [clock] request in
+                let url = try #require(request.url)
+                if request.httpMethod == "POST" {
+                    return HTTPResponse(
+                        statusCode: 200, headers: ["Set-Cookie": "sid=\(url.lastPathComponent); Path=/"], url: url)
+                }
+                let sid = (request.value(forHTTPHeaderField: "Cookie") ?? "").replacingOccurrences(of: "sid=", with: "")
+                var response = CacheFixture.item(
+                    sid.isEmpty ? "nobody" : sid, clock: clock,
+                    headers: ["Cache-Control": "private, max-age=600", "Vary": "Cookie"])
+                response.url = url
+                return response
+            }
+            let cache = CacheFixture.cache(clock: clock)
+            let client = APIClient(environment: CacheFixture.environment) { configuration in
+                configuration.transport = CookieStoringTransport(storage: cookies, base: stub)
+                configuration.interceptors = cache.interceptors() + [RetryInterceptor(maximumRetries: 0)]
+            }
+            _ = try await client.send(Request<HTTPResponse>.raw(.post, "/login/alice"))
+            let alice = try await client.send(CacheFixture.getItem())
+            _ = try await client.send(Request<HTTPResponse>.raw(.post, "/login/bob"))
+            let bob = try await client.response(for: CacheFixture.getItem())
+            #expect(alice.name == "alice")
+            #expect(bob.value.name == "bob", "bob got \(bob.value.name)'s response, stored with Vary: Cookie")
+            #expect(bob.context.cacheOutcome != .hit)
+        }
+    }
+}
