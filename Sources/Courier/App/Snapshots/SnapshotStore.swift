@@ -49,7 +49,8 @@ public actor SnapshotStore {
     }
 
     /// The snapshot saved under `key`, or `nil` when there is none, it no longer decodes as
-    /// `Value`, or it is older than `maxAge` (the last two are deleted).
+    /// `Value`, or it is older than `maxAge` (the last two are deleted). Under a `maxAge`, a
+    /// snapshot saved at a time after now (the clock was set back since) counts as too old.
     public func load<Value: Codable & Sendable>(_ type: Value.Type, key: String, maxAge: Duration? = nil) -> Snapshot<Value>? {
         let url = fileURL(for: key)
         guard let data = try? Data(contentsOf: url) else { return nil }
@@ -58,7 +59,11 @@ public actor SnapshotStore {
             return nil
         }
         let snapshot = Snapshot(value: envelope.value, savedAt: envelope.savedAt)
-        if let maxAge, snapshot.age(at: now()) > maxAge {
+        let current = now()
+        // Saved "in the future": the device clock was ahead then (or is behind now), so the
+        // snapshot's real age is unknown — never taken for a new one under a `maxAge`.
+        let unknownAge = envelope.savedAt.timeIntervalSince(current) > 1
+        if let maxAge, unknownAge || snapshot.age(at: current) > maxAge {
             try? FileManager.default.removeItem(at: url)
             return nil
         }

@@ -131,3 +131,25 @@ extension CachingTests {
         }
     }
 }
+
+extension CachingTests {
+    /// A snapshot's age when the device clock moved back after it was saved.
+    @Suite struct SnapshotClockSkew {
+        let clock = ManualDate()
+
+        private func temporaryDirectory() -> URL {
+            FileManager.default.temporaryDirectory.appendingPathComponent("courier-skew-\(UUID().uuidString)")
+        }
+
+        @Test func aSnapshotFromAClockThatWasAheadIsNotShownAsNew() async throws {
+            let directory = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let store = SnapshotStore(directory: directory, now: clock.provider)
+            try await store.save(["old"], key: "catalog")
+            clock.advance(by: -30 * 86_400)  // the device clock was 30 days ahead, now corrected
+            clock.advance(by: 2 * 3600)  // two real hours later
+            let loaded = await store.load([String].self, key: "catalog", maxAge: .seconds(3600))
+            #expect(loaded == nil, "age reported: \(String(describing: loaded?.age(at: clock.now)))")
+        }
+    }
+}
