@@ -97,13 +97,17 @@ public actor DiskCacheStorage: CacheStorage {
         for key in variantsByKey.keys where key.url == url { removeResponses(for: key) }
     }
 
+    /// Removes every entry of `partition` (a sign-out), also those another instance on the same
+    /// directory (an app extension, a second client) wrote since this one read it.
     public func removeAll(partition: String) {
-        loadIfNeeded()
+        reindex()
         for key in variantsByKey.keys where key.partition == partition { removeResponses(for: key) }
     }
 
+    /// Removes every entry, also those another instance on the same directory wrote since this one
+    /// read it.
     public func removeAll() {
-        loadIfNeeded()
+        reindex()
         for id in Array(records.keys) { delete(id) }
     }
 
@@ -158,6 +162,16 @@ public actor DiskCacheStorage: CacheStorage {
             index(id, record, asNewest: true)
         }
         evictIfNeeded()
+    }
+
+    /// Reads the directory again: the index is built once, and entries another instance wrote
+    /// later are not in it — a removal that must not leave them (a sign-out) starts here.
+    private func reindex() {
+        records = [:]
+        variantsByKey = [:]
+        lru = LRUIndex()
+        isLoaded = false
+        loadIfNeeded()
     }
 
     private static func readMetadata(_ url: URL, size: Int) -> DiskEntryCodec.Metadata? {

@@ -153,3 +153,38 @@ extension CachingTests {
         }
     }
 }
+
+extension CachingTests {
+    /// Two `DiskCacheStorage`s on one directory (an app and its extension): a sign-out removes what
+    /// either wrote.
+    @Suite struct SharedDiskDirectory {
+        let clock = ManualDate()
+
+        private func temporaryDirectory() -> URL {
+            FileManager.default.temporaryDirectory.appendingPathComponent("courier-shared-\(UUID().uuidString)")
+        }
+
+        private func stored(_ body: String) -> CachedResponse {
+            CachedResponse(
+                statusCode: 200, headers: ["Cache-Control": "max-age=60", "Content-Type": "application/json"],
+                body: Data(body.utf8), url: URL(string: "https://a.test/x"), requestTime: clock.now, responseTime: clock.now,
+                varyingRequestHeaders: [:])
+        }
+
+        @Test func removingAPartitionRemovesWhatAnotherInstanceWroteToTheDirectory() async {
+            let directory = temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let app = DiskCacheStorage(directory: directory)
+            let widget = DiskCacheStorage(directory: directory)
+            _ = await app.count  // the app's storage indexes the directory
+            let key = CacheKey(partition: "alice", url: "https://a.test/me")
+            await widget.store(stored(#"{"name":"alice"}"#), for: key)
+            await app.removeAll(partition: "alice")  // alice signs out in the app
+            let nextLaunch = DiskCacheStorage(directory: directory)
+            #expect(await nextLaunch.responses(for: key).isEmpty, "alice's entry outlived her sign-out")
+            await app.removeAll()
+            let afterRemoveAll = DiskCacheStorage(directory: directory)
+            #expect(await afterRemoveAll.count == 0, "removeAll() left another instance's files")
+        }
+    }
+}
