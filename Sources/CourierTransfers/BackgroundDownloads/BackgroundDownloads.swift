@@ -88,7 +88,7 @@ public actor BackgroundDownloads {
     /// - Throws: `NetworkError.invalidRequest(_:)` for a bad path or destination;
     ///   ``BackgroundDownloadError/registryUnwritable(path:reason:)``; the token manager's error.
     public func enqueue(_ path: String, to destination: URL, headers: [String: String] = [:]) async throws -> UUID {
-        guard let url = Self.resolve(path, client.environment.baseURL) else {
+        guard let url = TransferURL.resolve(path, against: client.environment.baseURL) else {
             throw NetworkError.invalidRequest("'\(path)' is not a valid download path")
         }
         if let problem = Downloader<Request<Data>>.destinationProblem(destination) {
@@ -320,12 +320,4 @@ public actor BackgroundDownloads {
         if let failure = persistRegistry() { throw failure }
     }
 
-    /// `path` (which may carry a query) appended to `base`, or `path` itself when absolute.
-    private static func resolve(_ path: String, _ base: URL) -> URL? {
-        if let absolute = URL(string: path), absolute.scheme != nil { return absolute }
-        var root = base.absoluteString
-        while root.hasSuffix("/") { root.removeLast() }
-        let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
-        return trimmed.isEmpty ? base : URL(string: root + "/" + trimmed)
-    }
 }

@@ -73,7 +73,7 @@ public struct TusUploader: Sendable {
     var clock: any Clock<Duration> { client.configuration.clock }
 
     /// The creation endpoint as an absolute URL, in the client's current environment.
-    public var creationURL: URL? { Self.resolve(creationPath, client.environment.baseURL) }
+    public var creationURL: URL? { TransferURL.resolve(creationPath, against: client.environment.baseURL) }
 
     /// The default key of an upload of `fileURL` to `creationURL`: the creation URL, then
     /// ``key(for:)`` — uploaders of other endpoints or environments sharing one store never take
@@ -130,15 +130,6 @@ public struct TusUploader: Sendable {
             }
         }
         return Upload(progress: progress, task: task)
-    }
-
-    /// `path` (which may carry a query) appended to `base`, or `path` itself when absolute.
-    static func resolve(_ path: String, _ base: URL) -> URL? {
-        if let absolute = URL(string: path), absolute.scheme != nil { return absolute }
-        var root = base.absoluteString
-        while root.hasSuffix("/") { root.removeLast() }
-        let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
-        return trimmed.isEmpty ? base : URL(string: root + "/" + trimmed)
     }
 
     /// The path template metrics group an upload URL under: the server's upload URLs differ per

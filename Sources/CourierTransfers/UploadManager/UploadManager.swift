@@ -149,8 +149,7 @@ public actor UploadManager {
         _ name: String, path: String, method: HTTPMethod, contentType: String, headers: [String: String], mode: UploadMode
     ) async throws -> UUID {
         guard
-            let url = URL(string: path, relativeTo: nil)?.scheme != nil
-                ? URL(string: path) : Self.resolve(path, client.environment.baseURL)
+            let url = TransferURL.resolve(path, against: client.environment.baseURL)
         else {
             staging.remove(name)
             throw NetworkError.invalidRequest("'\(path)' is not a valid upload path")
@@ -188,14 +187,6 @@ public actor UploadManager {
         var keyed = policy
         keyed.idempotency = .key(record.id.uuidString)
         return keyed
-    }
-
-    /// `path` (which may carry a query) appended to `base`.
-    private static func resolve(_ path: String, _ base: URL) -> URL? {
-        var root = base.absoluteString
-        while root.hasSuffix("/") { root.removeLast() }
-        let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
-        return trimmed.isEmpty ? base : URL(string: root + "/" + trimmed)
     }
 
     // MARK: Running
