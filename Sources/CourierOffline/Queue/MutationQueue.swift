@@ -306,7 +306,7 @@ extension MutationQueueError {
         } else if let error = error as? SQLiteError {
             self = .storage(error)
         } else {
-            self = .storage(SQLiteError(code: 10, message: String(describing: error)))  // 10: SQLITE_IOERR
+            self = .storage(.ioFailure(String(describing: error)))
         }
     }
 }

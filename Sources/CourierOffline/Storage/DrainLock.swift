@@ -1,14 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-#if canImport(SQLite3)
-import SQLite3
-#else
-import CSQLite
-#endif
 
 /// The lock that lets one queue at a time deliver from a database file, across processes (an app
 /// and its extension, two app instances) and within one: an exclusive `flock(2)` on a file next to
@@ -29,7 +19,7 @@ final class DrainLock {
         path = databasePath + "-drain.lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw SQLiteError.cannotOpen("cannot open \(path): \(String(cString: strerror(errno)))")
         }
         descriptor = fd
     }
@@ -52,7 +42,7 @@ final class DrainLock {
             let error = errno
             if error == EINTR { continue }
             if error == EWOULDBLOCK || error == EAGAIN { return false }
-            throw SQLiteError(code: SQLITE_IOERR, message: "cannot lock \(path): \(String(cString: strerror(error)))")
+            throw SQLiteError.ioFailure("cannot lock \(path): \(String(cString: strerror(error)))")
         }
     }
 

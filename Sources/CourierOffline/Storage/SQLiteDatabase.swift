@@ -22,6 +22,18 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { "SQLite error \(code): \(message)" }
 }
 
+extension SQLiteError {
+    /// `SQLITE_CANTOPEN` (14) with `message`: a file Courier opens itself could not be opened.
+    package static func cannotOpen(_ message: String) -> SQLiteError {
+        SQLiteError(code: SQLITE_CANTOPEN, message: message)
+    }
+
+    /// `SQLITE_IOERR` (10) with `message`: an I/O failure around the database (a lock, a read).
+    package static func ioFailure(_ message: String) -> SQLiteError {
+        SQLiteError(code: SQLITE_IOERR, message: message)
+    }
+}
+
 /// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs before the call returns.
 private let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 

@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A ``TokenStore`` backed by one JSON file, for Linux, servers and command-line tools (Apple
 /// apps should use `KeychainTokenStore`).
