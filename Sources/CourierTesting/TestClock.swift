@@ -139,6 +139,20 @@ public final class TestClock: Clock, Sendable {
     }
 
     /// Moves the clock forward by `duration` and resumes every sleeper whose deadline is reached.
+    ///
+    /// The clock moves in one step: every sleeper it wakes sees ``now`` at the end of the advance,
+    /// and a sleep that a woken task starts next is measured from there. A loop that sleeps 1 s
+    /// three times therefore wakes once for `advance(by: .seconds(3))`; to run it through three
+    /// ticks, advance one tick at a time, waiting for the next sleep in between:
+    /// ```swift
+    /// let clock = TestClock(mode: .manual)
+    /// let ticking = Task { for _ in 1...3 { try await clock.sleep(for: .seconds(1)) } }
+    /// for tick in 1...3 {
+    ///     try await clock.waitForSleeper(until: TestClock.Instant(offset: .seconds(tick)))
+    ///     clock.advance(by: .seconds(1))
+    /// }
+    /// try await ticking.value
+    /// ```
     public func advance(by duration: Duration) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
             state.now = state.now.advanced(by: max(.zero, duration))

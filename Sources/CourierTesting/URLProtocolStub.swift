@@ -5,8 +5,8 @@ import FoundationNetworking
 import Courier
 
 /// A `URLProtocol` that answers requests of one session configuration from a handler, for tests
-/// that must exercise the real `URLRequest` → `URLSession` path (headers URLSession adds, cookie
-/// handling, redirects).
+/// that must exercise the real `URLRequest` → `URLSession` path (headers URLSession adds,
+/// redirects).
 ///
 /// It is installed per configuration, never globally (`URLProtocol.registerClass` is not used):
 /// ```swift
@@ -21,8 +21,10 @@ import Courier
 ///
 /// Limits on Linux (swift-corelibs-foundation): the whole body is delivered in one `didLoad` call
 /// because async callers only receive the last chunk; upload bodies from files or streams are not
-/// visible to the handler; and downloads must not be stubbed this way (it crashes the process) —
-/// use ``StubTransport`` for those.
+/// visible to the handler; downloads must not be stubbed this way (it crashes the process) —
+/// use ``StubTransport`` for those; and the session's cookie storage is neither filled from a
+/// stubbed `Set-Cookie` nor applied to the next request (a `URLProtocol` does its own cookie
+/// work) — test cookies with `CookieStoringTransport` over a ``StubTransport``.
 public class URLProtocolStub: URLProtocol {
     // Adds no stored mutable state: handlers live in the lock-protected registry.
 

@@ -82,7 +82,7 @@ public final class ReplayTransport: Transport {
         self.responses = recorded.map(Self.response(of:))
         self.order = order
         self.redactor = redactor
-        self.matcher = ReplayMatcher(pathMatching: pathMatching)
+        self.matcher = ReplayMatcher(pathMatching: pathMatching, marker: redactor.marker)
     }
 
     /// A transport replaying the HAR file at `url`.
@@ -128,7 +128,12 @@ public final class ReplayTransport: Transport {
                 return .failure(mismatch(key, closest: expected, comparison: comparison, note: note))
             }
         case .byMatch:
-            if let match = unused.first(where: { matcher.compare(key, $0).matches }) { return .success(match.index) }
+            // Of the entries that match, the closest (the first in file order among equals).
+            let matching = unused.filter { matcher.compare(key, $0).matches }
+            if let best = matching.max(by: { matcher.closeness(key, $0).lexicographicallyPrecedes(matcher.closeness(key, $1)) }) {
+                let closeness = matcher.closeness(key, best)
+                if let first = matching.first(where: { matcher.closeness(key, $0) == closeness }) { return .success(first.index) }
+            }
         }
         let candidates = unused.isEmpty ? entries : unused
         let closest = candidates.max { matcher.compare(key, $0).score < matcher.compare(key, $1).score }

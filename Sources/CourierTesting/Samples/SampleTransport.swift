@@ -82,7 +82,11 @@ public final class SampleTransport<C: Clock>: Transport where C.Duration == Dura
         let method = (request.httpMethod ?? "GET").uppercased()
         let path =
             request.url.map { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? $0.path } ?? "/"
-        let route = routes.first { $0.method == method && ReplayMatcher.path(path, fits: $0.template) }
+        // The most specific route that fits (`/items/featured` before `/items/{id}`), the first
+        // listed among equals.
+        let fitting = routes.filter { $0.method == method && ReplayMatcher.path(path, fits: $0.template) }
+        let best = fitting.map { ReplayMatcher.specificity(ofTemplate: $0.template) }.max { $0.lexicographicallyPrecedes($1) }
+        let route = fitting.first { ReplayMatcher.specificity(ofTemplate: $0.template) == best }
         let behavior = state.withLock { state -> SampleBehavior in
             state.requests.append(request)
             return route.flatMap { state.overrides[Self.key($0.method, $0.template)] } ?? state.behavior

@@ -4,15 +4,7 @@ extension HTTPResponse {
     /// The `charset` parameter of `Content-Type` (RFC 9110 §8.3.2), lower-cased and unquoted, or
     /// `nil` when there is none.
     public var charset: String? {
-        guard let value = headers["Content-Type"] else { return nil }
-        for parameter in value.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard pair.count == 2, pair[0].lowercased() == "charset" else { continue }
-            var name = pair[1]
-            if name.count >= 2, name.hasPrefix("\""), name.hasSuffix("\"") { name = String(name.dropFirst().dropLast()) }
-            return name.lowercased()
-        }
-        return nil
+        headers["Content-Type"].flatMap { MediaTypeParameters.value(of: "charset", in: $0)?.lowercased() }
     }
 
     /// The body as text in the charset its `Content-Type` names (RFC 9110 §8.3.2).

@@ -74,5 +74,31 @@ extension CoreTests {
                 try await samples.send(URLRequest(url: URL(string: "https://api.example.test/orders")!))
             }
         }
+
+        struct UserItem: SampleResponseProviding {
+            typealias Response = Item
+            let id: Int
+            var path: String { "/users/5/items/\(id)" }
+            var pathTemplate: String? { "/users/{user}/items/{id}" }
+            var sampleResponses: [SampleResponse] { [.json(#"{"id": 2, "name": "user item"}"#)] }
+        }
+
+        struct Featured: SampleResponseProviding {
+            typealias Response = Item
+            var path: String { "/items/featured" }
+            var sampleResponses: [SampleResponse] { [.json(#"{"id": 3, "name": "featured"}"#)] }
+        }
+
+        @Test("each endpoint answers with its own sample: the most specific template wins, whatever the order")
+        func mostSpecificTemplate() async throws {
+            let samples = SampleTransport(endpoints: [GetItem(id: 0), UserItem(id: 0), Featured()], clock: TestClock())
+            let client = APIClient(environment: .stub) { $0.transport = samples }
+            let names = [
+                try await client.send(GetItem(id: 9)).name,
+                try await client.send(UserItem(id: 9)).name,
+                try await client.send(Featured()).name,
+            ]
+            #expect(names == ["Lamp", "user item", "featured"])
+        }
     }
 }

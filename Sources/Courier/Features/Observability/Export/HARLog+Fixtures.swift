@@ -99,7 +99,7 @@ extension HARLog {
             requestID: exchange.requestID,
             attempts: nil,
             cacheOutcome: nil,
-            pathTemplate: exchange.pathTemplate.isEmpty ? nil : exchange.pathTemplate)
+            pathTemplate: exchange.pathTemplate.isEmpty ? nil : redactor.scrub(exchange.pathTemplate, secrets: secrets))
     }
 
     /// `sha256:` and the hex SHA-256 of `body` as a fixture writes it — its redacted text (secrets
@@ -114,11 +114,48 @@ extension HARLog {
         redactor.learn(headers: headers, into: &secrets)
         _ = redactor.redact(url: url?.absoluteString ?? "", learning: &secrets)
         let bytes: Data
-        switch redactor.preview(of: body, contentType: contentType, limit: Int.max, secrets: &secrets) {
+        switch fixturePreview(of: body, contentType: contentType, redactor: redactor, secrets: &secrets) {
         case .text(let text, _)?: bytes = Data(text.utf8)
-        case .binary?, nil: bytes = body
+        case .binary?, nil: bytes = withoutMultipartBoundary(body, contentType: contentType)
         }
         return "sha256:" + SHA256.hash(bytes).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The redactor's preview of a whole body, except that text which is not valid UTF-8 (a
+    /// Latin-1 page) counts as binary: a fixture keeps its exact bytes (Base64), never the
+    /// preview's U+FFFD replacements and note.
+    private static func fixturePreview(
+        of body: Data, contentType: String?, redactor: Redactor, secrets: inout SecretValues
+    ) -> BodyPreview? {
+        guard UTF8Text.isValid(body) else { return .binary(size: body.count, contentType: contentType) }
+        return redactor.preview(of: body, contentType: contentType, limit: Int.max, secrets: &secrets)
+    }
+
+    /// A multipart body with its boundary (RFC 2046 §5.1.1, from `contentType`) replaced by a fixed
+    /// one: a form builds a new random boundary on every run, so the digest of the raw bytes
+    /// would never match the recording. Other bodies are returned as they are.
+    static func withoutMultipartBoundary(_ body: Data, contentType: String?) -> Data {
+        guard let contentType, contentType.lowercased().hasPrefix("multipart/"),
+            let boundary = MediaTypeParameters.value(of: "boundary", in: contentType)
+        else { return body }
+        let needle = [UInt8](("--" + boundary).utf8)
+        let replacement = [UInt8]("--courier-fixture-boundary".utf8)
+        let bytes = [UInt8](body)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == needle[0], index + needle.count <= bytes.count,
+                bytes[index..<(index + needle.count)].elementsEqual(needle)
+            {
+                output += replacement
+                index += needle.count
+            } else {
+                output.append(bytes[index])
+                index += 1
+            }
+        }
+        return Data(output)
     }
 
     private static func fixtureResponse(
@@ -154,7 +191,7 @@ extension HARLog {
     private static func fixtureText(
         of body: Data, contentType: String?, redactor: Redactor, secrets: inout SecretValues
     ) -> (String?, String?, String?) {
-        switch redactor.preview(of: body, contentType: contentType, limit: Int.max, secrets: &secrets) {
+        switch fixturePreview(of: body, contentType: contentType, redactor: redactor, secrets: &secrets) {
         case .text(let text, _)?:
             return (text, nil, "redacted by Courier")
         case .binary?:

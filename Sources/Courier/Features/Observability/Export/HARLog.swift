@@ -181,10 +181,26 @@ public struct HARLog: Codable, Sendable, Hashable {
     package struct PostData: Codable, Sendable, Hashable {
         /// The request's `Content-Type`.
         package var mimeType: String
-        /// The redacted body text (possibly truncated, see `comment`).
+        /// The redacted body text (possibly truncated, see `comment`); empty when the archive
+        /// gave `params` instead (HAR 1.2: `text` and `params` are mutually exclusive).
         package var text: String
         /// Says whether the text was truncated or left out.
         package var comment: String?
+
+        /// Creates the object.
+        package init(mimeType: String, text: String, comment: String?) {
+            self.mimeType = mimeType
+            self.text = text
+            self.comment = comment
+        }
+
+        /// Decodes one from another tool's archive too, where `text` may be absent.
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? "application/octet-stream"
+            text = try container.decodeIfPresent(String.self, forKey: .text) ?? ""
+            comment = try container.decodeIfPresent(String.self, forKey: .comment)
+        }
     }
 
     /// `content`.
@@ -223,5 +239,24 @@ public struct HARLog: Codable, Sendable, Hashable {
         package var receive: Double
         /// The TLS handshake (included in `connect`), or -1.
         package var ssl: Double
+
+        /// Creates the object.
+        package init(blocked: Double, dns: Double, connect: Double, send: Double, wait: Double, receive: Double, ssl: Double) {
+            (self.blocked, self.dns, self.connect, self.ssl) = (blocked, dns, connect, ssl)
+            (self.send, self.wait, self.receive) = (send, wait, receive)
+        }
+
+        /// Decodes one from another tool's archive too: HAR 1.2 makes `blocked`, `dns`, `connect`
+        /// and `ssl` optional (-1 when absent).
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            blocked = try container.decodeIfPresent(Double.self, forKey: .blocked) ?? -1
+            dns = try container.decodeIfPresent(Double.self, forKey: .dns) ?? -1
+            connect = try container.decodeIfPresent(Double.self, forKey: .connect) ?? -1
+            send = try container.decode(Double.self, forKey: .send)
+            wait = try container.decode(Double.self, forKey: .wait)
+            receive = try container.decode(Double.self, forKey: .receive)
+            ssl = try container.decodeIfPresent(Double.self, forKey: .ssl) ?? -1
+        }
     }
 }
