@@ -3,7 +3,8 @@ import Foundation
 
 /// The caller's endpoint for one download attempt: the same request plus the fields a resumable
 /// download sends — `Accept-Encoding: identity` (offsets and lengths must count the file's own
-/// bytes) and, when continuing, `Range` and `If-Range` — accepting `206` and `416` besides the
+/// bytes) and, when continuing, `Range` and `If-Range` — with the download's one idempotency key,
+/// accepting `206` and `416` besides the
 /// endpoint's own statuses, and never answered from or stored in the HTTP cache.
 struct DownloadAttemptEndpoint<Base: Endpoint>: Endpoint {
     typealias Response = Base.Response
@@ -11,13 +12,15 @@ struct DownloadAttemptEndpoint<Base: Endpoint>: Endpoint {
     let base: Base
     /// `(offset, validator)` to continue from, `nil` for the whole file.
     let resume: (offset: Int64, validator: String)?
+    /// The download's one idempotency policy for every attempt (`.automatic` made a key once).
+    let idempotency: IdempotencyPolicy
 
     var path: String { base.path }
     var pathValues: [String: String] { base.pathValues }
     var method: HTTPMethod { base.method }
     var query: Query { base.query }
     var body: RequestBody { base.body }
-    var policy: EndpointPolicy { base.policy.with(\.cache, .bypassCache) }
+    var policy: EndpointPolicy { base.policy.with(\.cache, .bypassCache).with(\.idempotency, idempotency) }
     var knownErrors: [Int: String] { base.knownErrors }
     var pathTemplate: String? { base.pathTemplate }
     var options: RequestOptions { base.options }

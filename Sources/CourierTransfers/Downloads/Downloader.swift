@@ -60,13 +60,38 @@ struct Downloader<E: Endpoint>: Sendable {
         let retry = endpoint.policy.retry
         var retries = 0
         var overflows = 0
+        // Each attempt is a request of its own: one key for all of them, so a server that honours
+        // it sees one operation (`.automatic` would make a new key per attempt).
+        let idempotency: IdempotencyPolicy =
+            switch endpoint.policy.idempotency {
+            case .automatic: .key(UUID().uuidString)
+            case let other: other
+            }
+        // Sending the request again after its body broke off is a repetition the pipeline would not
+        // make for a non-idempotent method without a key (RFC 9110 §9.2.2).
+        let hasKey = idempotency != .none || endpoint.headers["Idempotency-Key"] != nil
+        let repeatable = retry.allowsRetry(method: endpoint.method, hasIdempotencyKey: hasKey)
         report(state)
-        for _ in 0..<(1 + retry.maxRetries + Self.maxRestarts + Self.maxOverflowRecoveries) {
+        var budget = 1 + retry.maxRetries + Self.maxRestarts + Self.maxOverflowRecoveries
+        while budget > 0 {
+            budget -= 1
             let failure: AttemptFailure
             let lengthBefore = state.file.length
             do {
-                if case .finished(let response) = try await attempt(state) { return .success(response) }
-                continue
+                switch try await attempt(state, idempotency: idempotency) {
+                case .finished(let response): return .success(response)
+                case .restart: continue
+                case .partContinues:
+                    // A whole 206 part short of the representation (a server that caps ranges):
+                    // ask for the rest at once; bytes were gained, so it uses up nothing.
+                    guard repeatable else {
+                        return .failure(
+                            await finish(
+                                state, url: url, .network(.transport(URLError(.networkConnectionLost))), keepsPartial: true))
+                    }
+                    budget += 1
+                    continue
+                }
             } catch {
                 failure = error
             }
@@ -78,6 +103,9 @@ struct Downloader<E: Endpoint>: Sendable {
                 let mapped = NetworkError(error)
                 if Task.isCancelled || mapped.isCancellation {
                     return .failure(await finish(state, url: url, .network(.cancelled), keepsPartial: resumable))
+                }
+                guard repeatable else {
+                    return .failure(await finish(state, url: url, .network(mapped), keepsPartial: resumable))
                 }
                 if mapped.kind == .streamBufferOverflow, resumable, state.file.length > lengthBefore,
                     overflows < Self.maxOverflowRecoveries
@@ -118,14 +146,14 @@ struct Downloader<E: Endpoint>: Sendable {
     }
 
     /// One request and its body. Returns the finished download or throws why it stopped.
-    private func attempt(_ state: DownloadState) async throws(AttemptFailure) -> AttemptOutcome {
+    private func attempt(_ state: DownloadState, idempotency: IdempotencyPolicy) async throws(AttemptFailure) -> AttemptOutcome {
         let file = state.file
         if file.length > 0, state.validator == nil { try await discard(state) }
         let resume = state.validator.flatMap { file.length > 0 ? (offset: file.length, validator: $0) : nil }
         let streamed: StreamedResponse
         do {
             streamed = try await client.stream(
-                DownloadAttemptEndpoint(base: endpoint, resume: resume), options: Self.streamingOptions)
+                DownloadAttemptEndpoint(base: endpoint, resume: resume, idempotency: idempotency), options: Self.streamingOptions)
         } catch {
             // The pipeline has already retried what its policy allows before the first byte.
             let failure = NetworkError(error)
@@ -139,7 +167,8 @@ struct Downloader<E: Endpoint>: Sendable {
         // Only a status that carries the representation (or a part of it, or says the part is
         // all there is) is a file: a 204 has no content, a 202 says the file is not ready yet
         // (its body is a status document), and neither may replace the destination.
-        guard Self.carriesFile(response.statusCode) || response.statusCode == 416 else {
+        // A 416 is an answer to a Range only: without one it is an error like any other 4xx.
+        guard Self.carriesFile(response.statusCode) || response.statusCode == 416 && resume != nil else {
             abandonBody()
             throw .fatal(
                 .network(NetworkError(response: response, knownErrors: endpoint.knownErrors)), keepsPartial: resume != nil)
@@ -194,6 +223,13 @@ struct Downloader<E: Endpoint>: Sendable {
                 throw .interrupted(error)
             }
             if let completeLength, file.length < completeLength {
+                // A 206 whose part arrived whole but ends before the representation does (RFC 9110
+                // §15.3.7: the client reads Content-Range to see whether more requests are needed).
+                if response.statusCode == 206, case .bytes(_, let last, _)? = DownloadContentRange(response.headers),
+                    file.length == last + 1, last + 1 > resume?.offset ?? 0
+                {
+                    return .partContinues
+                }
                 // A body that ends early without an error is a lost connection, like a transport's.
                 throw .interrupted(URLError(.networkConnectionLost))
             }
@@ -303,6 +339,8 @@ private enum AttemptOutcome {
     case finished(Response<URL>)
     /// The partial data was discarded; ask again for the whole file (no retry used up).
     case restart
+    /// A 206 part arrived whole and the representation goes on: ask for the rest.
+    case partContinues
 }
 
 /// What ends an attempt short of success.

@@ -27,9 +27,8 @@ final class PartialDownloadFile: @unchecked Sendable {
     init(url: URL, keeping length: Int64) throws {
         self.url = url
         let manager = FileManager.default
-        try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        if !manager.fileExists(atPath: url.path) {
-            guard manager.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        try Self.inFolder(of: url) {
+            manager.fileExists(atPath: url.path) || manager.createFile(atPath: url.path, contents: nil)
         }
         let handle = try FileHandle(forUpdating: url)
         try Self.lock(handle, url)
@@ -61,9 +60,13 @@ final class PartialDownloadFile: @unchecked Sendable {
             let probe = try FileHandle(forReadingFrom: url)
             try lock(probe, url)
             _ = Result { try probe.close() }  // only read the lock
-            try manager.createDirectory(at: folder, withIntermediateDirectories: true)
             let moved = folder.appendingPathComponent(UUID().uuidString + ".partial")
-            try manager.moveItem(at: url, to: moved)
+            let move = {
+                try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+                try manager.moveItem(at: url, to: moved)
+            }
+            // Once more when another download removed the folder as it emptied it in between.
+            do { try move() } catch { try move() }
             removeFolderIfEmpty(url.deletingLastPathComponent())
             url = moved
         }
@@ -194,10 +197,26 @@ final class PartialDownloadFile: @unchecked Sendable {
         }
     }
 
+    /// Removes `folder` when it is a `.courier-downloads` folder with nothing in it: `rmdir(2)`,
+    /// which refuses a folder that is not empty — another download may have just created its
+    /// partial file there (a listing followed by a recursive removal deleted it under that
+    /// download). A folder that is not empty or already gone is left as it is.
     static func removeFolderIfEmpty(_ folder: URL) {
-        guard folder.lastPathComponent == folderName,
-            let contents = try? FileManager.default.contentsOfDirectory(atPath: folder.path), contents.isEmpty
-        else { return }
-        try? FileManager.default.removeItem(at: folder)
+        guard folder.lastPathComponent == folderName else { return }
+        _ = rmdir(folder.path)
+    }
+
+    /// Creates the folder of `url` and runs `create`, which returns whether the item exists now;
+    /// runs both again (up to three times in all) when another download removed the folder as it
+    /// emptied it in between.
+    ///
+    /// - Throws: The folder's creation error; `CocoaError(.fileWriteUnknown)` when `create` never
+    ///   succeeded.
+    private static func inFolder(of url: URL, _ create: () -> Bool) throws {
+        for _ in 0..<3 {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            if create() { return }
+        }
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
     }
 }

@@ -194,7 +194,9 @@ package final class StreamBuffer: Sendable {
         let (wasRunning, waiter): (Bool, CheckedContinuation<Data?, any Error>?) = state.withLock { state in
             let running = !state.finished
             state.finished = true
-            if running { state.cancelled = true }
+            // Buffered chunks dropped after a normal end: the consumer must not read the end of
+            // the body as complete (a download would place a cut-short file).
+            if running || (state.head < state.chunks.count && state.failure == nil) { state.cancelled = true }
             state.chunks = []
             state.head = 0
             state.buffered = 0
