@@ -29,6 +29,25 @@ import CourierTesting
         #expect(!String(decoding: try har.jsonData(), as: UTF8.self).contains("SECRET"))
     }
 
+    @Test func aSecretInThePathOfACallWithoutATemplateReachesNoLogOrHARFile() async throws {
+        let logger = CapturingNetworkLogger(minimumLevel: .info)
+        let har = HARRecorder()
+        let fixtures = HARFixtureRecorder()
+        let client = APIClient(environment: CoreFixture.environment) {
+            $0.transport = StubTransport { _ in .status(204) }
+            $0.interceptors = .standard(logger: logger, recorders: [har], retry: RetryInterceptor(clock: TestClock()))
+            $0.interceptors.append(fixtures)
+        }
+        // Revoking the token the call is authorised with, by path (RFC 7009 style).
+        try await client.send(
+            Request<Void>(
+                method: .delete, path: "/tokens/SECRET-TOKEN-9f2c", headers: ["Authorization": "Bearer SECRET-TOKEN-9f2c"]))
+        #expect(!logger.text.isEmpty)
+        #expect(!logger.text.contains("SECRET-TOKEN"), "\(logger.text)")
+        #expect(!String(decoding: try har.jsonData(), as: UTF8.self).contains("SECRET-TOKEN"))
+        #expect(!String(decoding: try fixtures.jsonData(), as: UTF8.self).contains("SECRET-TOKEN"))
+    }
+
     @Test(arguments: [
         ("/items/7?token=t#x", "/items/7"), ("/items/7", "/items/7"),
         ("https://u:p@h.example:8443/a/b?q=1", "https://h.example:8443/a/b"), ("http://h.example", "http://h.example"),

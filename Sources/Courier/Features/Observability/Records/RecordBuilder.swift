@@ -67,7 +67,7 @@ final class RecordBuilder: Sendable {
         RequestRecord(
             requestID: call.requestID,
             method: request.httpMethod.map(HTTPMethod.init(rawValue:)) ?? call.method,
-            pathTemplate: call.pathTemplate,
+            pathTemplate: redactor.scrub(call.pathTemplate, secrets: learned.secrets),
             url: learned.url ?? "",
             headers: redactor.redact(learned.headers, secrets: learned.secrets),
             body: nil,
@@ -116,7 +116,9 @@ final class RecordBuilder: Sendable {
         return RequestRecord(
             requestID: call.requestID,
             method: request.httpMethod.map(HTTPMethod.init(rawValue:)) ?? call.method,
-            pathTemplate: call.pathTemplate,
+            // A call without a template is named by its path, which may hold a secret the
+            // exchange shows elsewhere (`DELETE /tokens/<the bearer token>`).
+            pathTemplate: redactor.scrub(call.pathTemplate, secrets: secrets),
             url: redactor.scrub(url, secrets: secrets),
             headers: redactor.redact(headers, secrets: secrets),
             body: preview,
