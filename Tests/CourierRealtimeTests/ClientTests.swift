@@ -385,4 +385,42 @@ struct ClientTests {
         #expect((delays.max() ?? 0) - (delays.min() ?? 0) >= 0.4)
         for client in clients { await client.close() }
     }
+
+    // MARK: - Token manager
+
+    /// A token manager whose refresh request fails with `error` (the token endpoint is unreachable).
+    private func tokens(
+        _ tokens: AuthTokens, refreshFails error: URLError.Code, now: @escaping @Sendable () -> Date = Date.init
+    ) -> TokenManager {
+        TokenManager(
+            store: InMemoryTokenStore(tokens), transport: StubTransport { _ in throw URLError(error) },
+            grant: .oauth2(tokenURL: URL(string: "https://auth.test/token")!), now: now)
+    }
+
+    @Test("a sign-out ends the session: the reconnect does not connect without credentials", .timeLimit(.minutes(1)))
+    func aSignedOutSessionEndsInsteadOfReconnectingAnonymously() async throws {
+        let tokens = tokens(AuthTokens(accessToken: "alice-token", refreshToken: "r1"), refreshFails: .badServerResponse)
+        var configuration = configuration(reconnect: ReconnectPolicy(initialDelay: .seconds(1), jitter: .none))
+        configuration.tokenManager = tokens
+        let transport = FakeTransport()
+        let clock = TestClock(mode: .manual)
+        let client = WebSocketClient(configuration: configuration, transport: transport, clock: clock, random: { 0.5 })
+        await client.subscribe(Subscription(id: "inbox", subscribe: .text("sub alice/inbox")))
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        try await tokens.signOut()
+        transport.connections[0].end()  // TCP loss after the sign-out
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(1))
+        try await eventually("attempt ended") {
+            switch await client.state {
+            case .open, .closed: true
+            default: false
+            }
+        }
+        #expect(transport.attempts == 1, "handshakes: \(transport.requests.map { $0.headers.map(\.name) })")
+        let signedOut = WebSocketError.closed(code: .policyViolation, reason: NetworkError.signedOut.localizedDescription)
+        #expect(await client.state == .closed(code: .policyViolation, reason: signedOut.description))
+        #expect(await client.lastFailure == signedOut)
+    }
 }

@@ -43,7 +43,9 @@ extension WebSocketClient {
         /// RFC 6455 transport (Linux); `URLSessionWebSocketTask` has its own timeouts.
         public var writeTimeout: Duration = .seconds(30)
         /// Supplies `Authorization: Bearer` for the handshake; a 401 handshake refreshes once and
-        /// retries; a second 401 or an expired session ends the session (state `closed`, 1008).
+        /// retries; a second 401, an expired session or nobody signed in (a sign-out) ends the
+        /// session (state `closed`, 1008): with a token manager the client never connects without
+        /// credentials.
         public var tokenManager: TokenManager?
         /// Sequence-number gap detection; nil tracks nothing.
         public var sequenceTracking: SequenceTracking?

@@ -417,7 +417,11 @@ public actor WebSocketClient {
         guard let tokens = configuration.tokenManager else {
             return try await handshake(configuration.request(token: nil))
         }
-        let token = try await Self.authorizing { try await tokens.validAccessToken() }
+        // Signed out (or never signed in): the session belongs to a user who is gone. Connecting
+        // without credentials would re-send that user's subscriptions on an anonymous connection.
+        guard let token = try await Self.authorizing({ try await tokens.validAccessToken() }) else {
+            throw Self.sessionEnded(by: .signedOut)
+        }
         do {
             return try await handshake(configuration.request(token: token))
         } catch WebSocketError.handshakeRejected(status: 401) {
@@ -458,8 +462,13 @@ public actor WebSocketClient {
         do {
             return try await body()
         } catch let error as NetworkError where error.kind == .sessionExpired || error.kind == .signedOut {
-            throw WebSocketError.closed(code: .policyViolation, reason: error.localizedDescription)
+            throw sessionEnded(by: error)
         }
+    }
+
+    /// The failure that ends the session when the user's sign-in is gone: closed with 1008.
+    private static func sessionEnded(by error: NetworkError) -> WebSocketError {
+        .closed(code: .policyViolation, reason: error.localizedDescription)
     }
 
     private static func failureCode(_ error: WebSocketError) -> WebSocketCloseCode {
