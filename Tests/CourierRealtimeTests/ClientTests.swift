@@ -397,6 +397,11 @@ struct ClientTests {
             grant: .oauth2(tokenURL: URL(string: "https://auth.test/token")!), now: now)
     }
 
+    private func isReconnecting(_ state: ConnectionState) -> Bool {
+        if case .reconnecting = state { return true }
+        return false
+    }
+
     @Test("a sign-out ends the session: the reconnect does not connect without credentials", .timeLimit(.minutes(1)))
     func aSignedOutSessionEndsInsteadOfReconnectingAnonymously() async throws {
         let tokens = tokens(AuthTokens(accessToken: "alice-token", refreshToken: "r1"), refreshFails: .badServerResponse)
@@ -422,5 +427,56 @@ struct ClientTests {
         let signedOut = WebSocketError.closed(code: .policyViolation, reason: NetworkError.signedOut.localizedDescription)
         #expect(await client.state == .closed(code: .policyViolation, reason: signedOut.description))
         #expect(await client.lastFailure == signedOut)
+    }
+
+    /// The token expired while the network was down: the reconnect's refresh fails offline. The
+    /// token manager keeps the user signed in, so the client backs off and tries again.
+    @Test(.timeLimit(.minutes(1)))
+    func aRefreshThatFailsOfflineIsRetried() async throws {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let now = Locked(start)
+        let tokens = tokens(
+            AuthTokens(accessToken: "a1", refreshToken: "r1", expiresAt: start.addingTimeInterval(3600)),
+            refreshFails: .notConnectedToInternet, now: { now.current })
+        var configuration = configuration(reconnect: ReconnectPolicy(initialDelay: .seconds(1), jitter: .none))
+        configuration.tokenManager = tokens
+        let transport = FakeTransport()
+        let clock = TestClock(mode: .manual)
+        let client = WebSocketClient(configuration: configuration, transport: transport, clock: clock, random: { 0.5 })
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        now.set(start.addingTimeInterval(7200))
+        transport.connections[0].end()
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(1))  // attempt 1: the refresh fails offline
+        try await eventually("attempt 1 ended", state: { "\(await client.state)" }) {
+            switch await client.state {
+            case .reconnecting(attempt: 2, _), .closed: true
+            default: false
+            }
+        }
+        let failure = await client.lastFailure
+        #expect(isReconnecting(await client.state), "ended: \(String(describing: failure))")
+        #expect(transport.attempts == 1)
+        await client.close()
+    }
+
+    /// The same through a 401: the one refresh after it times out.
+    @Test(.timeLimit(.minutes(1)))
+    func aRefreshThatTimesOutAfterA401IsRetried() async throws {
+        var configuration = configuration(reconnect: ReconnectPolicy(initialDelay: .seconds(1), jitter: .none))
+        configuration.tokenManager = tokens(AuthTokens(accessToken: "a1", refreshToken: "r1"), refreshFails: .timedOut)
+        let transport = FakeTransport(script: [.reject(401)])
+        let client = WebSocketClient(
+            configuration: configuration, transport: transport, clock: TestClock(mode: .manual), random: { 0.5 })
+        await client.connect()
+        try await eventually("attempt ended") {
+            let state = await client.state
+            if case .closed = state { return true }
+            return isReconnecting(state)
+        }
+        let failure = await client.lastFailure
+        #expect(isReconnecting(await client.state), "ended: \(String(describing: failure))")
+        await client.close()
     }
 }

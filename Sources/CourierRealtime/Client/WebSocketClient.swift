@@ -458,11 +458,25 @@ public actor WebSocketClient {
         }
     }
 
+    /// Runs a ``TokenManager`` call and maps its failure: an ended session (signed out, refresh
+    /// token refused) ends this one (1008); a transient failure of the refresh (offline, timeout,
+    /// 5xx, 429, a failing connection: the manager keeps the user signed in) is a failed attempt
+    /// the reconnect policy retries; a cancelled wait is a cancellation; anything else passes
+    /// through and ends the session.
     private static func authorizing<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let error as NetworkError where error.kind == .sessionExpired || error.kind == .signedOut {
-            throw sessionEnded(by: error)
+        } catch let error as NetworkError {
+            switch error.kind {
+            case .sessionExpired, .signedOut:
+                throw sessionEnded(by: error)
+            case .offline, .networkUnavailable, .timedOut, .server, .transport, .rateLimited, .backendUnavailable:
+                throw WebSocketError.connectionFailed("the access token could not be refreshed: \(error)")
+            case .cancelled:
+                throw CancellationError()
+            default:
+                throw error
+            }
         }
     }
 
