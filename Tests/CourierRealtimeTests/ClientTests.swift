@@ -246,6 +246,7 @@ struct ClientTests {
         try await eventually("connecting") { transport.attempts == 1 }
         await client.close()  // returns without the connect (the old code waited for it)
         #expect(await client.state == .closed(code: .normalClosure, reason: ""))
+        #expect(await client.lastFailure == nil, "a deliberate close is no failure")
         #expect(transport.connections.isEmpty)
 
         hold.release()  // the connect completes after all: nobody owns that connection

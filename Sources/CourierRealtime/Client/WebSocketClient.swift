@@ -253,9 +253,12 @@ public actor WebSocketClient {
                 }
                 if configuration.reconnect.terminalCloseCodes.contains(outcome.code) { outcome.terminal = true }
             } catch let error as WebSocketError {
+                // A run the app ended (close() during the attempt) failed by design: no failure.
+                guard isActive(run) else { return }
                 lastFailure = error
                 outcome = (Self.failureCode(error), error.description, Self.isTerminal(error))
             } catch {
+                guard isActive(run) else { return }
                 lastFailure = .connectionFailed("\(error)")
                 outcome = (.policyViolation, "\(error)", true)
             }
