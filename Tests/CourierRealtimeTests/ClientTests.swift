@@ -480,4 +480,37 @@ struct ClientTests {
         #expect(isReconnecting(await client.state), "ended: \(String(describing: failure))")
         await client.close()
     }
+
+    // MARK: - Commands while a close is in flight
+
+    @Test("a close() after a connect() that waits for an earlier close ends the session", .timeLimit(.minutes(1)))
+    func theLastCloseWinsOverAConnectWaitingForAnEarlierClose() async throws {
+        let (transport, client, hold, background) = try await backgroundClosing()
+        let reconnect = Task { await client.connect() }  // waits for the background's close
+        try await eventually("connect waits") { await client.isConnectPending }
+        transport.connections[0].closeHold.set(nil)
+        await client.close()  // the app's last word
+        hold.release()
+        await background.value
+        await reconnect.value
+        let state = await client.state
+        if case .closed = state {} else { Issue.record("after the last close(): \(state)") }
+        #expect(transport.attempts == 1, "a connection was opened after close() returned")
+    }
+
+    @Test("background, foreground, background while the first close is in flight ends closed", .timeLimit(.minutes(1)))
+    func backgroundForegroundBackgroundEndsClosed() async throws {
+        let (transport, client, hold, background) = try await backgroundClosing()
+        let foreground = Task { await client.enterForeground() }
+        try await eventually("connect waits") { await client.isConnectPending }
+        transport.connections[0].closeHold.set(nil)
+        await client.enterBackground()
+        hold.release()
+        await background.value
+        await foreground.value
+        let state = await client.state
+        if case .closed = state {} else { Issue.record("in the background: \(state)") }
+        #expect(transport.attempts == 1)
+        #expect(await client.resumesOnForeground)  // the next foreground reconnects
+    }
 }

@@ -341,4 +341,30 @@ struct FaultServerTests {
         let stats = try await RealtimeServers.control(namespace, "action=stats")
         #expect((stats["closeCodes"] as? [Any])?.map { "\($0)" } == ["1009"])
     }
+
+    /// The server never answers the Close, so close() waits for its close timeout. Meanwhile the
+    /// app calls connect(), then close() again: the session ends closed after one handshake.
+    @Test func theLastCloseWinsOverAConnectWaitingForAnUnansweredClose() async throws {
+        let namespace = RealtimeServers.namespace("last-close")
+        let connectionClock = TestClock(mode: .manual)
+        let client = client(try url(namespace, "stop-reading"), clock: TestClock(mode: .manual), connectionClock: connectionClock)
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        let firstClose = Task { await client.close() }
+        try await connectionClock.waitForSleepers(count: 1)  // the close timeout runs
+        let reconnect = Task { await client.connect() }
+        try await eventually("connect waits") { await client.isConnectPending }
+        let lastClose = Task { await client.close() }
+        try await eventually("close called") { await !client.isConnectPending }
+        let done = Locked(false)
+        let all = Task {
+            for task in [firstClose, reconnect, lastClose] { await task.value }
+            done.set(true)
+        }
+        try await advance(connectionClock, by: .seconds(5)) { done.current }  // no answer: the close times out
+        await all.value
+        let state = await client.state
+        #expect(try await handshakes(namespace, "stop-reading") == 1, "state \(state)")
+        #expect(isClosed(state), "state after the last close(): \(state)")
+    }
 }

@@ -115,12 +115,24 @@ public actor WebSocketClient {
     /// Starts the session (or, while waiting to reconnect, attempts at once). Returns without
     /// waiting for the connection (``state`` is ``ConnectionState/connecting`` from then on, until
     /// the attempt ends): watch ``states()``.
+    ///
+    /// While an earlier ``close(code:reason:)`` or ``enterBackground()`` is still closing, the new
+    /// run starts once that close is done, unless a later `close(code:reason:)`,
+    /// `enterBackground()` or `connect()` came meanwhile: the last command wins.
     public func connect() async {
+        connectCalls += 1
+        let command = connectCalls
         if supervisor != nil, activeRun != nil {
             backoffTask?.cancel()
             return
         }
-        if let stale = supervisor { await stale.value }
+        if let stale = supervisor {
+            pendingConnect = command
+            await stale.value
+            // A close() or enterBackground() (or another connect()) came while this one waited.
+            guard pendingConnect == command else { return }
+            pendingConnect = nil
+        }
         guard supervisor == nil else { return }
         runCounter += 1
         let run = runCounter
@@ -135,10 +147,26 @@ public actor WebSocketClient {
     /// the connection is closed. `code` is one valid on the wire (1000 normal, 1001 going away,
     /// 3000–4999); another (1005, 1006 and 1015 are never sent, RFC 6455 §7.4.1) sends 1000.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
+        _ = stopCommand()
         // Also undoes an ``enterBackground()`` whose close is still in flight: the app ended the
         // session, the foreground must not bring it back.
         resumesOnForeground = false
         await shutDown(code: code, reason: reason)
+    }
+
+    /// Numbers the ``connect()`` calls, for ``pendingConnect``.
+    private var connectCalls = 0
+    /// The command number of a ``connect()`` that waits for an earlier close to end before it
+    /// starts a run; a later command clears it (or replaces it with its own).
+    private var pendingConnect: Int?
+    /// Whether a ``connect()`` waits for an earlier close to end (for tests).
+    var isConnectPending: Bool { pendingConnect != nil }
+
+    /// Records a command that stops the session: a ``connect()`` waiting for an earlier close
+    /// starts nothing. Returns whether one was waiting (the app wanted the session running).
+    func stopCommand() -> Bool {
+        defer { pendingConnect = nil }
+        return pendingConnect != nil
     }
 
     /// Ends the running session with a closing handshake; returns when it is closed. A

@@ -6,8 +6,12 @@ extension WebSocketClient {
     /// The intent to resume is recorded before the closing handshake, which takes a round trip (or
     /// the close timeout): an ``enterForeground()`` meanwhile reconnects once the close is done, and
     /// a ``close(code:reason:)`` meanwhile cancels the resume.
+    ///
+    /// A ``connect()`` (or ``enterForeground()``) still waiting for an earlier close to end starts
+    /// nothing after this: the app is in the background.
     public func enterBackground() async {
-        if case .closed = state { return }
+        let connectWaited = stopCommand()
+        if case .closed = state, !connectWaited { return }
         resumesOnForeground = true
         await shutDown(code: .goingAway, reason: Self.backgroundReason)
     }
