@@ -513,4 +513,30 @@ struct ClientTests {
         #expect(transport.attempts == 1)
         #expect(await client.resumesOnForeground)  // the next foreground reconnects
     }
+
+    // MARK: - Subscriptions before `open`
+
+    /// `open` means the subscriptions are on the connection: what the app sends from there (its
+    /// outbox, flushed at `open`) goes after them. Meanwhile `send` throws `notConnected`.
+    @Test(.timeLimit(.minutes(1)))
+    func openIsPublishedAfterTheResubscribe() async throws {
+        let transport = FakeTransport()
+        let client = WebSocketClient(configuration: configuration(), transport: transport, clock: TestClock(), random: { 0.5 })
+        for topic in ["A", "B"] { await client.subscribe(subscription(topic)) }
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        let gate = SendGate(holding: .text("sub A"))
+        transport.gate.set(gate)
+        transport.connections[0].end()  // the reconnect re-sends A (held on the wire), then B
+        try await eventually("re-subscribe writing A") { gate.isHolding }
+        #expect(await client.state == .connecting)
+        await #expect(throws: WebSocketError.notConnected) { try await client.send(.text("early")) }
+        await client.subscribe(subscription("C"))  // registered during the re-subscribe: goes out too
+        gate.release()
+        try await eventually("open again") { await client.state == .open }
+        try await client.send(.text("post B"))
+        #expect(Set(transport.connections[1].sent.prefix(3)) == [.text("sub A"), .text("sub B"), .text("sub C")])
+        #expect(transport.connections[1].sent.count == 4 && transport.connections[1].sent.last == .text("post B"))
+        await client.close()
+    }
 }

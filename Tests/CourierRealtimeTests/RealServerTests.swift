@@ -133,4 +133,34 @@ struct RealServerTests {
         #expect(refreshes.current == 1)
         await client.close()
     }
+
+    /// An app's outbox flushes at `open`: after a reconnect, a post to a subscribed room sent
+    /// from there reaches the server after the room's re-subscribe, so the room broadcasts it back.
+    @Test(.timeLimit(.minutes(1)))
+    func aPostSentAtOpenAfterAReconnectReachesTheSubscribedRoom() async throws {
+        let namespace = RealtimeServers.namespace("order")
+        let clock = TestClock(mode: .manual)
+        var configuration = try feedConfiguration(namespace)
+        configuration.reconnect = ReconnectPolicy(initialDelay: .seconds(1), jitter: .none)
+        let client = WebSocketClient(
+            configuration: configuration, transport: RFC6455Transport.curl(), clock: clock, random: { 0.5 })
+        for name in ["news", "sports", "weather", "room"] { await client.subscribe(topic(name)) }
+        let messages = Collected(client.messages())
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        try await RealtimeServers.control(namespace, "action=drop")
+        try await clock.waitForSleepers(count: 1)  // backing off
+        let flusher = Task {
+            for await state in client.states() where state == .open {
+                try? await client.send(.text(#"{"op":"post","topic":"room","text":"hello"}"#))
+                return
+            }
+        }
+        clock.advance(by: .seconds(1))
+        await flusher.value
+        try await eventually("the post came back from the room") {
+            messages.all.contains { if case .text(let text) = $0 { text.contains("hello") } else { false } }
+        }
+        await client.close()
+    }
 }

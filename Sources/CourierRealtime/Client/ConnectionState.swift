@@ -1,8 +1,10 @@
 /// Where a ``WebSocketClient``'s connection stands, as published by ``WebSocketClient/states()``.
 public enum ConnectionState: Sendable, Hashable {
-    /// Opening TCP/TLS and the handshake.
+    /// Opening TCP/TLS and the handshake, then re-sending the subscriptions on the new connection.
     case connecting
-    /// The handshake succeeded; messages flow.
+    /// The handshake succeeded and every registered subscription was sent on this connection;
+    /// messages flow and ``WebSocketClient/send(_:)`` is accepted (what the app sends from here
+    /// reaches the server after the subscriptions).
     case open
     /// The connection failed or dropped; attempt `attempt` (1-based) starts after `delay`.
     case reconnecting(attempt: Int, delay: Duration)

@@ -237,7 +237,8 @@ public actor WebSocketClient {
         }
         // The re-subscribe of a new connection is on its way to this id: it sends this version.
         if awaitingResubscribe.contains(subscription.id) { return }
-        guard state == .open, let current else { return }
+        // The connection is up (open, or re-sending the subscriptions before it reports `open`).
+        guard let current else { return }
         if let replaced, replaced.subscribe != subscription.subscribe, let undo = replaced.unsubscribe {
             try? await send(undo, on: current, meter: meter)
         }
@@ -251,7 +252,7 @@ public actor WebSocketClient {
         let removed = registry.remove(at: index)
         // Not yet re-sent on the new connection: the server does not hold it there, nothing to undo.
         if awaitingResubscribe.remove(id) != nil { return }
-        if state == .open, let current, let message = removed.unsubscribe {
+        if let current, let message = removed.unsubscribe {
             try? await send(message, on: current, meter: meter)
         }
     }
@@ -342,9 +343,11 @@ public actor WebSocketClient {
         subprotocol = connection.subprotocol
         extensions = connection.extensions
         openedAt = clock.elapsed()
-        publish(.open)
-        // Each id is looked up again before its send: a subscription replaced or removed while an
-        // earlier one was being written goes out as it is now, or not at all.
+        // The subscriptions go out before `open` is published: an app that sends at `open` (an
+        // outbox) sends after them, so the server knows the topics its messages are about. Until
+        // then `send` throws `notConnected`, as while connecting. Each id is looked up again
+        // before its send: a subscription replaced or removed while an earlier one was being
+        // written goes out as it is now, or not at all.
         let ids = registry.map(\.id)
         awaitingResubscribe = Set(ids)
         for id in ids {
@@ -354,6 +357,7 @@ public actor WebSocketClient {
             try? await send(subscription.subscribe, on: connection, meter: meter)
         }
         awaitingResubscribe = []
+        publish(.open)
         if hasOpened { eventBroadcast.yield(.reconnected) }
         hasOpened = true
         let keepalive = configuration.keepalive.map {
