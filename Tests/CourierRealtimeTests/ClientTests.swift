@@ -539,4 +539,31 @@ struct ClientTests {
         #expect(transport.connections[1].sent.count == 4 && transport.connections[1].sent.last == .text("post B"))
         await client.close()
     }
+
+    // MARK: - A client released without close()
+
+    final class WeakClient: @unchecked Sendable {
+        weak var value: WebSocketClient?
+    }
+
+    @Test("a client released without close() is freed and closes its connection with 1001", .timeLimit(.minutes(1)))
+    func aReleasedClientClosesItsConnection() async throws {
+        let transport = FakeTransport()
+        let weak = WeakClient()
+        let states: AsyncStream<ConnectionState>
+        do {
+            let client = WebSocketClient(
+                configuration: configuration(), transport: transport, clock: TestClock(), random: { 0.5 })
+            weak.value = client
+            states = client.states()
+            await client.connect()
+            try await eventually("open") { await client.state == .open }
+        }
+        try await eventually("released") { weak.value == nil }
+        try await eventually("closed") { transport.connections[0].isClosed }
+        #expect(transport.connections[0].closeCode == .goingAway)
+        var last: ConnectionState?
+        for await state in states { last = state }  // the stream finishes
+        #expect(last == .closed(code: .goingAway, reason: "the client was released"))
+    }
 }

@@ -61,4 +61,15 @@ package final class Broadcast<Value: Sendable>: Sendable {
             if finishing { subscriber.finish() }
         }
     }
+
+    /// Ends every subscriber's stream without a last value; later values are ignored and a later
+    /// subscriber gets only the latest value (when replaying).
+    package func finish() {
+        let subscribers: [AsyncStream<Value>.Continuation] = state.withLock { state in
+            state.finished = true
+            defer { state.subscribers = [:] }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.finish() }
+    }
 }

@@ -24,6 +24,10 @@ import Foundation
 /// No reconnect follows ``close(code:reason:)`` or a close code in
 /// ``ReconnectPolicy/terminalCloseCodes``. Transport: Courier's RFC 6455 client over libcurl on
 /// Linux, `URLSessionWebSocketTask` on Apple platforms.
+///
+/// Keep a reference to the client while its session should run: a client released without
+/// ``close(code:reason:)`` is freed (at the latest when a connection attempt under way ends) and
+/// closes its connection with 1001 going away.
 public actor WebSocketClient {
     /// The configuration given at creation.
     public nonisolated let configuration: Configuration
@@ -101,6 +105,20 @@ public actor WebSocketClient {
         stateBroadcast.yield(state)
     }
 
+    /// A client released without ``close(code:reason:)`` ends its session: the supervisor and a
+    /// backoff stop, an open connection is closed with 1001 going away (in a task of its own),
+    /// and the streams finish (``states()`` after a last `closed` state).
+    deinit {
+        supervisor?.cancel()
+        backoffTask?.cancel()
+        if let current {
+            Task { await current.close(code: .goingAway, reason: "") }
+        }
+        stateBroadcast.yield(.closed(code: .goingAway, reason: "the client was released"), finishing: true)
+        eventBroadcast.finish()
+        messageBroadcast.finish()
+    }
+
     // MARK: - Streams
 
     /// Connection states: the current one first, then every change.
@@ -140,7 +158,11 @@ public actor WebSocketClient {
         // Before returning: a caller that reads `state` right after `connect()` sees the attempt,
         // not the `.closed` of before it.
         publish(.connecting)
-        supervisor = Task { await self.supervise(run: run) }
+        let client = WeakClient(self)
+        supervisor = Task {
+            await Self.supervise(client, run: run)
+            await client.value?.supervisorEnded(run: run)
+        }
     }
 
     /// Ends the session with a closing handshake (RFC 6455 §7.1.2) and no reconnect; returns when
@@ -261,82 +283,132 @@ public actor WebSocketClient {
 
     private func isActive(_ run: Int) -> Bool { activeRun == run && !Task.isCancelled }
 
-    private func supervise(run: Int) async {
-        defer { if activeRun == nil || activeRun == run { supervisor = nil } }
+    /// How an attempt or a connection ended: the close code and reason, and whether no reconnect
+    /// may follow.
+    private typealias Outcome = (code: WebSocketCloseCode, reason: String, terminal: Bool)
+
+    /// What one connection attempt of a run came to.
+    private enum Attempt: Sendable {
+        /// The run is over: the app ended it, or it ended for good.
+        case stop
+        /// The attempt failed.
+        case failed(code: WebSocketCloseCode, reason: String, terminal: Bool)
+        /// The connection is open (subscriptions re-sent, `open` published), measured by `meter`,
+        /// opened at `opened` by the client's clock, with its keepalive.
+        case serving(any WebSocketConnection, meter: ConnectionMeter, keepalive: Task<Void, Never>?, opened: Duration)
+    }
+
+    /// A reference that does not keep the client alive.
+    private final class WeakClient: Sendable {
+        // Written only in init; a weak reference's loads and its zeroing are atomic.
+        nonisolated(unsafe) weak var value: WebSocketClient?
+        init(_ value: WebSocketClient?) { self.value = value }
+    }
+
+    /// The supervisor of run `run`: attempts, serves the open connection, backs off, until the
+    /// run ends. It holds the client only while it works (an attempt is bounded by the connect
+    /// timeout), never while it waits for the open connection's next event or for a backoff, so
+    /// a client the app released without ``close(code:reason:)`` is freed and its `deinit` ends
+    /// the connection.
+    private static func supervise(_ client: WeakClient, run: Int) async {
         var failures = 0
-        while isActive(run) {
-            if state != .connecting { publish(.connecting) }
-            var outcome: (code: WebSocketCloseCode, reason: String, terminal: Bool)
-            do {
-                let (connection, meter) = try await openConnection()
-                guard isActive(run) else {
-                    let opened = clock.elapsed()
-                    await connection.close(code: .goingAway, reason: "closed by the app")
-                    finish(meter, code: .goingAway, reason: "closed by the app", opened: opened, wire: connection.wireTraffic)
-                    return
-                }
-                outcome = await serve(connection, meter: meter)
-                if !isActive(run) {
-                    publish(.closed(code: outcome.code, reason: outcome.reason))
-                    return
-                }
-                if configuration.reconnect.terminalCloseCodes.contains(outcome.code) { outcome.terminal = true }
-            } catch let error as WebSocketError {
-                // A run the app ended (close() during the attempt) failed by design: no failure.
-                guard isActive(run) else { return }
-                lastFailure = error
-                outcome = (Self.failureCode(error), error.description, Self.isTerminal(error))
-            } catch {
-                guard isActive(run) else { return }
-                lastFailure = .connectionFailed("\(error)")
-                outcome = (.policyViolation, "\(error)", true)
-            }
-            // Every unexpected end counts; a connection that stayed up past the threshold resets the
-            // backoff, so this drop is attempt 1 again.
-            failures += 1
-            if let opened = openedAt, clock.elapsed() - opened >= configuration.reconnect.stableThreshold { failures = 1 }
-            openedAt = nil
-            guard isActive(run) else { return }
-            if outcome.terminal || failures > (configuration.reconnect.maximumAttempts ?? .max) {
-                activeRun = nil
-                publish(.closed(code: outcome.code, reason: outcome.reason))
+        while true {
+            guard let attempt = await client.value?.attempt(run: run) else { return }
+            let outcome: Outcome
+            switch attempt {
+            case .stop:
                 return
+            case .failed(let code, let reason, let terminal):
+                outcome = (code, reason, terminal)
+            case .serving(let connection, let meter, let keepalive, let opened):
+                var ended: Outcome = (.abnormalClosure, "connection ended", false)
+                for await event in connection.events {
+                    guard let strong = client.value else { break }
+                    if let end = await strong.handle(event, on: connection, meter: meter) {
+                        ended = end
+                        break
+                    }
+                }
+                keepalive?.cancel()
+                guard let strong = client.value,
+                    let next = await strong.connectionEnded(connection, meter: meter, opened: opened, outcome: ended, run: run)
+                else { return }
+                outcome = next
             }
-            let delay = configuration.reconnect.delay(forAttempt: failures, random: random)
-            publish(.reconnecting(attempt: failures, delay: delay))
-            await waitBackoff(delay)
+            guard let (delay, count) = await client.value?.afterFailure(outcome, failures: failures, run: run),
+                let backoff = await client.value?.startBackoff(delay)
+            else { return }
+            failures = count
+            await withTaskCancellationHandler {
+                _ = try? await backoff.value
+            } onCancel: {
+                backoff.cancel()
+            }
+            await client.value?.backoffEnded()
         }
+    }
+
+    /// One connection attempt of run `run`: opens a connection and readies it (``Attempt/serving``),
+    /// or reports why not.
+    private func attempt(run: Int) async -> Attempt {
+        guard isActive(run) else { return .stop }
+        if state != .connecting { publish(.connecting) }
+        do {
+            let (connection, meter) = try await openConnection()
+            guard isActive(run) else {
+                let opened = clock.elapsed()
+                await connection.close(code: .goingAway, reason: "closed by the app")
+                finish(meter, code: .goingAway, reason: "closed by the app", opened: opened, wire: connection.wireTraffic)
+                return .stop
+            }
+            let (keepalive, opened) = await open(connection, meter: meter)
+            return .serving(connection, meter: meter, keepalive: keepalive, opened: opened)
+        } catch let error as WebSocketError {
+            // A run the app ended (close() during the attempt) failed by design: no failure.
+            guard isActive(run) else { return .stop }
+            lastFailure = error
+            return .failed(code: Self.failureCode(error), reason: error.description, terminal: Self.isTerminal(error))
+        } catch {
+            guard isActive(run) else { return .stop }
+            lastFailure = .connectionFailed("\(error)")
+            return .failed(code: .policyViolation, reason: "\(error)", terminal: true)
+        }
+    }
+
+    /// After a failed attempt or a dropped connection of run `run`, the `failures`-th in a row:
+    /// the backoff before the next attempt and the new count, or nil when the run ends (inactive,
+    /// terminal, or the attempts ran out; `closed` is then published).
+    private func afterFailure(_ outcome: Outcome, failures: Int, run: Int) -> (Duration, Int)? {
+        // Every unexpected end counts; a connection that stayed up past the threshold resets the
+        // backoff, so this drop is attempt 1 again.
+        var failures = failures + 1
+        if let opened = openedAt, clock.elapsed() - opened >= configuration.reconnect.stableThreshold { failures = 1 }
+        openedAt = nil
+        guard isActive(run) else { return nil }
+        if outcome.terminal || failures > (configuration.reconnect.maximumAttempts ?? .max) {
+            activeRun = nil
+            publish(.closed(code: outcome.code, reason: outcome.reason))
+            return nil
+        }
+        let delay = configuration.reconnect.delay(forAttempt: failures, random: random)
+        publish(.reconnecting(attempt: failures, delay: delay))
+        return (delay, failures)
+    }
+
+    /// Called by the supervisor task of run `run` as it ends.
+    private func supervisorEnded(run: Int) {
+        if activeRun == nil || activeRun == run { supervisor = nil }
     }
 
     private var openedAt: Duration?
 
-    /// Runs one open connection until it ends, measured by `meter`; returns its close code and
-    /// reason.
-    private func serve(
+    /// Makes `connection` the open one: re-sends the subscriptions, publishes `open`, starts the
+    /// keepalive. Returns the keepalive task and when the connection opened.
+    private func open(
         _ connection: any WebSocketConnection, meter: ConnectionMeter
-    ) async -> (code: WebSocketCloseCode, reason: String, terminal: Bool) {
+    ) async -> (keepalive: Task<Void, Never>?, opened: Duration) {
         let opened = clock.elapsed()
         self.meter = meter
-        let outcome = await run(connection, meter: meter)
-        self.meter = nil
-        finish(meter, code: outcome.code, reason: outcome.reason, opened: opened, wire: connection.wireTraffic)
-        return outcome
-    }
-
-    /// Adds an ended connection to the totals and reports it.
-    private func finish(
-        _ meter: ConnectionMeter, code: WebSocketCloseCode, reason: String, opened: Duration, wire: WireTraffic?
-    ) {
-        totals.add(meter.current)
-        totals.recordClose(code)
-        reporter.closed(
-            meter, code: code, reason: reason, handshakeDuration: opened - meter.started,
-            openDuration: clock.elapsed() - opened, wire: wire)
-    }
-
-    private func run(
-        _ connection: any WebSocketConnection, meter: ConnectionMeter
-    ) async -> (code: WebSocketCloseCode, reason: String, terminal: Bool) {
         currentGeneration += 1
         let generation = currentGeneration
         current = connection
@@ -363,23 +435,54 @@ public actor WebSocketClient {
         let keepalive = configuration.keepalive.map {
             startKeepalive($0, connection: connection, generation: generation, meter: meter)
         }
-        defer {
-            keepalive?.cancel()
-            current = nil
-            subprotocol = nil
-            extensions = []
+        return (keepalive, opened)
+    }
+
+    /// One event of the open connection: a message is delivered (nil: serving goes on); the end
+    /// of the connection returns its close code and reason.
+    private func handle(
+        _ event: WebSocketConnectionEvent, on connection: any WebSocketConnection, meter: ConnectionMeter
+    ) async -> Outcome? {
+        switch event {
+        case .message(let message):
+            meter.received(message)
+            await deliver(message, on: connection, meter: meter)
+            return nil
+        case .closed(let code, let reason, let error):
+            if let error { lastFailure = error }
+            return (code, reason, false)
         }
-        for await event in connection.events {
-            switch event {
-            case .message(let message):
-                meter.received(message)
-                await deliver(message, on: connection, meter: meter)
-            case .closed(let code, let reason, let error):
-                if let error { lastFailure = error }
-                return (code, reason, false)
-            }
+    }
+
+    /// The open connection ended with `outcome`: counts and reports it. Returns the outcome
+    /// (terminal when its code is in ``ReconnectPolicy/terminalCloseCodes``), or nil when run
+    /// `run` was ended by the app (`closed` is then published).
+    private func connectionEnded(
+        _ connection: any WebSocketConnection, meter: ConnectionMeter, opened: Duration, outcome: Outcome, run: Int
+    ) -> Outcome? {
+        current = nil
+        subprotocol = nil
+        extensions = []
+        self.meter = nil
+        finish(meter, code: outcome.code, reason: outcome.reason, opened: opened, wire: connection.wireTraffic)
+        if !isActive(run) {
+            publish(.closed(code: outcome.code, reason: outcome.reason))
+            return nil
         }
-        return (.abnormalClosure, "connection ended", false)
+        var outcome = outcome
+        if configuration.reconnect.terminalCloseCodes.contains(outcome.code) { outcome.terminal = true }
+        return outcome
+    }
+
+    /// Adds an ended connection to the totals and reports it.
+    private func finish(
+        _ meter: ConnectionMeter, code: WebSocketCloseCode, reason: String, opened: Duration, wire: WireTraffic?
+    ) {
+        totals.add(meter.current)
+        totals.recordClose(code)
+        reporter.closed(
+            meter, code: code, reason: reason, handshakeDuration: opened - meter.started,
+            openDuration: clock.elapsed() - opened, wire: wire)
     }
 
     private func deliver(_ message: WebSocketMessage, on connection: any WebSocketConnection, meter: ConnectionMeter) async {
@@ -396,7 +499,7 @@ public actor WebSocketClient {
         _ policy: KeepalivePolicy, connection: any WebSocketConnection, generation: Int, meter: ConnectionMeter
     ) -> Task<Void, Never> {
         let clock = self.clock
-        return Task {
+        return Task { [weak self] in
             do {
                 while true {
                     try await clock.sleep(policy.interval)
@@ -416,7 +519,7 @@ public actor WebSocketClient {
                         // that stopped (the peer stopped reading) fails the connection at once.
                         let now = await connection.pingWrite
                         guard let before = progress, let now, now.pingWaiting, now.bytesWritten > before.bytesWritten else {
-                            await self.keepaliveFailed(connection, generation: generation, timeout: policy.timeout)
+                            await self?.keepaliveFailed(connection, generation: generation, timeout: policy.timeout)
                             return
                         }
                         progress = now
@@ -435,17 +538,15 @@ public actor WebSocketClient {
         await connection.abort(error)
     }
 
-    private func waitBackoff(_ delay: Duration) async {
+    /// Starts the backoff sleep of `delay`; ``connect()`` cancels it to attempt at once.
+    private func startBackoff(_ delay: Duration) -> Task<Void, any Error> {
         let sleep = clock.sleep
         let task = Task { try await sleep(delay) }
         backoffTask = task
-        await withTaskCancellationHandler {
-            _ = try? await task.value
-        } onCancel: {
-            task.cancel()
-        }
-        backoffTask = nil
+        return task
     }
+
+    private func backoffEnded() { backoffTask = nil }
 
     /// Opens one connection; on a 401 handshake refreshes the token once and tries again.
     private func openConnection() async throws -> (any WebSocketConnection, ConnectionMeter) {
