@@ -19,8 +19,12 @@ import Foundation
 /// }
 /// ```
 ///
-/// At most one connection attempt or open connection exists at any time: a single supervisor task
-/// owns the connection; ``connect()`` during a backoff wait cancels the wait and attempts at once.
+/// A single supervisor task owns the connection: it makes one attempt at a time and keeps at most
+/// one connection open; ``connect()`` during a backoff wait cancels the wait and attempts at once.
+/// One exception: an attempt that ``close(code:reason:)`` or ``enterBackground()`` abandoned
+/// (TCP, TLS and the opening handshake cannot be interrupted) runs on until it ends, at the
+/// latest at ``Configuration/connectTimeout``, and a ``connect()`` meanwhile does not wait for it;
+/// a connection it still opens is dropped at once, without a closing handshake.
 /// No reconnect follows ``close(code:reason:)`` or a close code in
 /// ``ReconnectPolicy/terminalCloseCodes``. Transport: Courier's RFC 6455 client over libcurl on
 /// Linux, `URLSessionWebSocketTask` on Apple platforms.
