@@ -430,6 +430,36 @@ struct ClientTests {
         #expect(await client.lastFailure == signedOut)
     }
 
+    @Test("a reconnect after another user signed in ends the session; connect() starts the new user's", .timeLimit(.minutes(1)))
+    func aReconnectUnderAnotherSignInEndsTheSession() async throws {
+        let tokens = tokens(AuthTokens(accessToken: "alice-token", refreshToken: "r1"), refreshFails: .badServerResponse)
+        var configuration = configuration(reconnect: ReconnectPolicy(initialDelay: .seconds(1), jitter: .none))
+        configuration.tokenManager = tokens
+        let transport = FakeTransport()
+        let clock = TestClock(mode: .manual)
+        let client = WebSocketClient(configuration: configuration, transport: transport, clock: clock, random: { 0.5 })
+        await client.subscribe(Subscription(id: "inbox", subscribe: .text("sub alice/inbox")))
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        try await tokens.signOut()
+        try await tokens.signIn(AuthTokens(accessToken: "bob-token", refreshToken: "r2"))
+        transport.connections[0].end()  // TCP loss during the change of user
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(1))
+        try await eventually("attempt ended") {
+            if case .closed = await client.state { return true }
+            return false
+        }
+        #expect(transport.attempts == 1, "Alice's subscriptions went out on Bob's connection")
+        #expect(await client.lastFailure?.closeCode == .policyViolation)
+
+        await client.unsubscribe("inbox")
+        await client.connect()
+        try await eventually("open as Bob") { await client.state == .open }
+        #expect(transport.attempts == 2)
+        #expect(transport.requests.last?.headers.first { $0.name == "Authorization" }?.value == "Bearer bob-token")
+    }
+
     /// The token expired while the network was down: the reconnect's refresh fails offline. The
     /// token manager keeps the user signed in, so the client backs off and tries again.
     @Test(.timeLimit(.minutes(1)))

@@ -45,7 +45,9 @@ extension WebSocketClient {
         /// Supplies `Authorization: Bearer` for the handshake; a 401 handshake refreshes once and
         /// retries; a second 401, an expired session or nobody signed in (a sign-out) ends the
         /// session (state `closed`, 1008): with a token manager the client never connects without
-        /// credentials. A refresh that fails transiently (offline, a timeout, a 5xx or 429 from
+        /// credentials, and a reconnect after another user signed in ends the session too (the
+        /// subscriptions were the previous user's; ``WebSocketClient/connect()`` starts one for
+        /// the new user). A refresh that fails transiently (offline, a timeout, a 5xx or 429 from
         /// the token endpoint; the manager keeps the user signed in) fails that attempt only
         /// (``WebSocketError/connectionFailed(_:)``), and the ``reconnect`` policy tries again.
         public var tokenManager: TokenManager?

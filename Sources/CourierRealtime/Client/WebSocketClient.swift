@@ -86,6 +86,11 @@ public actor WebSocketClient {
     private var current: (any WebSocketConnection)?
     private var currentGeneration = 0
     private var hasOpened = false
+    /// The sign-in (``TokenManager``'s session number) this run's connections belong to: set by
+    /// its first authorized attempt, cleared when ``connect()`` starts a new run. A reconnect
+    /// under another sign-in would carry this user's subscriptions onto the next user's
+    /// connection, so it ends the session instead.
+    private var signInSession: Int?
     var resumesOnForeground = false
 
     /// A client using the platform's transport (RFC 6455 over libcurl on Linux,
@@ -157,6 +162,7 @@ public actor WebSocketClient {
         }
         guard supervisor == nil else { return }
         runCounter += 1
+        signInSession = nil
         let run = runCounter
         activeRun = run
         // Before returning: a caller that reads `state` right after `connect()` sees the attempt,
@@ -559,13 +565,18 @@ public actor WebSocketClient {
         }
         // Signed out (or never signed in): the session belongs to a user who is gone. Connecting
         // without credentials would re-send that user's subscriptions on an anonymous connection.
-        guard let token = try await Self.authorizing({ try await tokens.validAccessToken() }) else {
+        guard let (token, session) = try await Self.authorizing({ try await tokens.accessTokenAndSession() }) else {
             throw Self.sessionEnded(by: .signedOut)
         }
+        // Another user signed in since this run connected (a sign-out and a sign-in during a
+        // backoff): the registered subscriptions are the previous user's.
+        if let signInSession, signInSession != session { throw Self.anotherSignIn }
+        signInSession = session
         do {
             return try await handshake(configuration.request(token: token))
         } catch WebSocketError.handshakeRejected(status: 401) {
-            let fresh = try await Self.authorizing { try await tokens.refresh(failedToken: token) }
+            let refreshed = try await Self.authorizing { try await tokens.refresh(failedToken: token, session: session) }
+            guard let fresh = refreshed else { throw Self.anotherSignIn }
             do {
                 return try await handshake(configuration.request(token: fresh))
             } catch WebSocketError.handshakeRejected(status: 401) {
@@ -624,6 +635,11 @@ public actor WebSocketClient {
     private static func sessionEnded(by error: NetworkError) -> WebSocketError {
         .closed(code: .policyViolation, reason: error.localizedDescription)
     }
+
+    /// The failure that ends the session when another user signed in since it connected: closed
+    /// with 1008; ``connect()`` starts a session for the new user.
+    private static let anotherSignIn = WebSocketError.closed(
+        code: .policyViolation, reason: "another sign-in replaced the one this session connected with")
 
     private static func failureCode(_ error: WebSocketError) -> WebSocketCloseCode {
         if case .handshakeRejected(let status) = error, status == 403 { return .policyViolation }
