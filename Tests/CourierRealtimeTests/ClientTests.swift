@@ -255,6 +255,36 @@ struct ClientTests {
         #expect(await client.state == .closed(code: .normalClosure, reason: ""))
     }
 
+    @Test(
+        "a connect() after a close() that abandoned an attempt waits for it: never two attempts at once", .timeLimit(.minutes(1)))
+    func aConnectAfterAnAbandonedAttemptNeverOverlapsIt() async throws {
+        let hold = Hold()
+        let transport = FakeTransport(script: [.acceptAfter(hold), .accept])
+        let client = WebSocketClient(configuration: configuration(), transport: transport, clock: TestClock(), random: { 0.5 })
+        await client.connect()
+        try await eventually("connecting") { transport.attempts == 1 }
+        await client.close()
+        await client.connect()  // the first attempt is still under way
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(transport.attempts == 1, "the second attempt started beside the first")
+        hold.release()
+        try await eventually("open") { await client.state == .open }
+        #expect(transport.attempts == 2)
+        #expect(transport.maxConcurrent == 1)
+        // A close() while waiting for an abandoned attempt returns at once too.
+        let second = Hold()
+        transport.append(.acceptAfter(second), .accept)
+        await client.close()
+        await client.connect()
+        try await eventually("third attempt") { transport.attempts == 3 }
+        await client.close()
+        await client.connect()
+        await client.close()
+        #expect(await client.state == .closed(code: .normalClosure, reason: ""))
+        second.release()
+        await client.close()
+    }
+
     @Test func anAnsweringServerStaysOpenAcrossPings() async throws {
         let (transport, clock, client) = try await keepaliveClient(answersPings: true)
         for round in 1...3 {

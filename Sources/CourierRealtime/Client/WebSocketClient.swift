@@ -19,12 +19,12 @@ import Foundation
 /// }
 /// ```
 ///
-/// A single supervisor task owns the connection: it makes one attempt at a time and keeps at most
-/// one connection open; ``connect()`` during a backoff wait cancels the wait and attempts at once.
-/// One exception: an attempt that ``close(code:reason:)`` or ``enterBackground()`` abandoned
-/// (TCP, TLS and the opening handshake cannot be interrupted) runs on until it ends, at the
-/// latest at ``Configuration/connectTimeout``, and a ``connect()`` meanwhile does not wait for it;
-/// a connection it still opens is dropped at once, without a closing handshake.
+/// At most one connection attempt or open connection exists at any time: a single supervisor task
+/// owns the connection; ``connect()`` during a backoff wait cancels the wait and attempts at once.
+/// An attempt that ``close(code:reason:)`` or ``enterBackground()`` abandoned (TCP, TLS and the
+/// opening handshake cannot be interrupted) runs on until it ends, at the latest at
+/// ``Configuration/connectTimeout``, and a connection it still opens is dropped at once, without
+/// a closing handshake; the next attempt starts when it has ended.
 /// No reconnect follows ``close(code:reason:)`` or a close code in
 /// ``ReconnectPolicy/terminalCloseCodes``. Transport: Courier's RFC 6455 client over libcurl on
 /// Linux, `URLSessionWebSocketTask` on Apple platforms.
@@ -91,6 +91,8 @@ public actor WebSocketClient {
     /// under another sign-in would carry this user's subscriptions onto the next user's
     /// connection, so it ends the session instead.
     private var signInSession: Int?
+    /// Runs the connection attempts, one at a time (an abandoned one is waited for).
+    private nonisolated let connects = AbandonableConnect()
     var resumesOnForeground = false
 
     /// A client using the platform's transport (RFC 6455 over libcurl on Linux,
@@ -592,7 +594,7 @@ public actor WebSocketClient {
         let meter = reporter.startAttempt(request, started: clock.elapsed(), isReconnect: hasOpened)
         do {
             let transport = self.transport
-            let connection = try await AbandonableConnect.run { try await transport.connect(request) }
+            let connection = try await connects.run { try await transport.connect(request) }
             totals.connects += 1
             if meter.isReconnect { totals.reconnects += 1 }
             reporter.opened(
