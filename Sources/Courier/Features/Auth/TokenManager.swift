@@ -31,7 +31,9 @@ import FoundationNetworking
 /// timeout, 5xx) fails the waiters with the matching ``NetworkError`` and keeps the user signed in.
 ///
 /// Tokens are cached in memory after the first read; the ``TokenStore`` is written on every
-/// change. Call ``reloadFromStore()`` if another process (an app extension) may have changed it.
+/// change. Call ``reloadFromStore()`` if another process (an app extension) may have changed it:
+/// when it signed another user in (or out), requests and a refresh of the earlier sign-in end
+/// there (see ``reloadFromStore()``).
 ///
 /// The store's reads and writes block (a file store syncs each write to disk, the Keychain is a
 /// synchronous API), so the manager runs on a serial dispatch queue of its own, never on Swift's
@@ -58,8 +60,16 @@ public actor TokenManager {
 
     /// `nil` until the store was read; then the cached tokens (`.some(nil)` when signed out).
     private var cache: AuthTokens??
-    /// Bumped by sign-in, sign-out and session expiry: a refresh started in an older generation
-    /// must not store its result.
+    /// What the store holds as far as this process knows: what it last read there or wrote
+    /// there successfully; `nil` when unknown. A store read that finds something else was
+    /// written by another process.
+    private var stored: AuthTokens??
+    /// Set by ``reloadFromStore()`` until the store was read again (a read that failed is
+    /// tried again, and its error thrown, by the next call that needs the tokens).
+    private var reloadPending = false
+    /// Bumped by sign-in, sign-out, session expiry and a reload that finds another sign-in
+    /// stored: a refresh started in an older generation must not store its result, and a
+    /// request sent in an older one is not sent again.
     private var generation = 0
     private var inFlight: Task<Void, Never>?
     private var waiters: [UUID: CheckedContinuation<String, any Error>] = [:]
@@ -140,7 +150,7 @@ public actor TokenManager {
         received = (tokens.accessToken, now())
         resumeWaiters(with: .success(tokens.accessToken))
         broadcaster.publish(.signedIn)
-        try store.write(tokens)
+        try write(tokens)
     }
 
     /// Forgets the tokens and publishes ``SessionEvent/signedOut``. Requests waiting for a refresh
@@ -156,12 +166,31 @@ public actor TokenManager {
         cache = .some(nil)
         resumeWaiters(with: .failure(NetworkError.signedOut))
         broadcaster.publish(.signedOut)
-        try store.clear()
+        try write(nil)
     }
 
-    /// Drops the in-memory copy so the next call reads the ``TokenStore`` again.
+    /// Reads the ``TokenStore`` again, for when another process (an app extension) may have
+    /// changed it.
+    ///
+    /// - A refresh by the other process (the same refresh token, or none on either side and the
+    ///   same access token) is adopted: the next call uses the stored tokens.
+    /// - Anything else is another sign-in (or a sign-out) — a rotated refresh token cannot be told
+    ///   from a new user's, so it counts as one. It starts a new session, as ``signIn(_:)`` does:
+    ///   a refresh in flight is abandoned (its tokens are neither stored nor handed out), requests
+    ///   waiting for it get the stored access token (or ``NetworkError/signedOut``), and a request
+    ///   sent before is never sent again with the stored token — its 401 is the answer. No
+    ///   ``SessionEvent`` is published: the other process changed the session, not this one.
+    ///
+    /// When the store cannot be read now, the next call that needs the tokens reads it again and
+    /// throws its ``TokenStoreError``.
     public func reloadFromStore() {
-        cache = nil
+        reloadPending = true
+        do {
+            _ = try cachedTokens()
+        } catch {
+            // Not lost: `reloadPending` stays set, so the next call that needs the tokens reads
+            // the store again and throws this error to its caller.
+        }
     }
 
     // MARK: Tokens
@@ -242,10 +271,76 @@ public actor TokenManager {
     }
 
     private func cachedTokens() throws -> AuthTokens? {
-        if let cache { return cache }
+        if let cache, !reloadPending { return cache }
         let tokens = try store.read()
+        reloadPending = false
+        adoptStored(tokens)
+        return cache ?? nil
+    }
+
+    /// Takes in what a read found in the store: the first read fills the cache; what this
+    /// process last read or wrote changes nothing; anything else another process wrote — its
+    /// refresh of this sign-in is adopted, another sign-in (or a sign-out) starts a new session.
+    private func adoptStored(_ tokens: AuthTokens?) {
+        defer { stored = .some(tokens) }
+        guard let current = cache else {
+            cache = .some(tokens)
+            return
+        }
+        if let stored, stored == tokens { return }
+        if Self.sameSignIn(current, tokens) {
+            cache = .some(tokens)
+        } else {
+            startSession(with: tokens)
+        }
+    }
+
+    /// Whether `b` can be a refresh of `a`'s sign-in: the same refresh token, or neither has
+    /// one and the access tokens are the same. (A rotated refresh token, RFC 6749 §6, looks
+    /// like another sign-in: treated as one, it costs a request its resend, never the session.)
+    private static func sameSignIn(_ a: AuthTokens?, _ b: AuthTokens?) -> Bool {
+        switch (a, b) {
+        case (nil, nil):
+            return true
+        case (let a?, let b?):
+            if a.refreshToken != nil || b.refreshToken != nil { return a.refreshToken == b.refreshToken }
+            return a.accessToken == b.accessToken
+        default:
+            return false
+        }
+    }
+
+    /// A session another process started (or ended) in the store: what ``signIn(_:)`` or
+    /// ``signOut()`` does, without writing the store or publishing an event.
+    private func startSession(with tokens: AuthTokens?) {
+        generation += 1
+        inFlight?.cancel()
+        inFlight = nil
         cache = .some(tokens)
-        return tokens
+        if let tokens {
+            resumeWaiters(with: .success(tokens.accessToken))
+        } else {
+            resumeWaiters(with: .failure(NetworkError.signedOut))
+        }
+    }
+
+    /// Writes `tokens` to the store (`nil` clears it) and remembers that the store holds them.
+    private func write(_ tokens: AuthTokens?) throws {
+        if let tokens {
+            try store.write(tokens)
+        } else {
+            try store.clear()
+        }
+        stored = .some(tokens)
+    }
+
+    /// ``write(_:)``, publishing ``SessionEvent/storeFailed(_:)`` when it fails.
+    private func save(_ tokens: AuthTokens?) {
+        do {
+            try write(tokens)
+        } catch {
+            broadcaster.publish(.storeFailed(error as? TokenStoreError ?? .failed(String(describing: error))))
+        }
     }
 
     private func needsRefresh(_ tokens: AuthTokens) -> Bool {
@@ -324,12 +419,7 @@ public actor TokenManager {
             expiredOnArrival = needsRefresh(tokens) ? tokens.accessToken : nil
             resumeWaiters(with: .success(tokens.accessToken))
             broadcaster.publish(.refreshed)
-            do {
-                try store.write(tokens)
-            } catch {
-                let storeError = error as? TokenStoreError ?? .failed(String(describing: error))
-                broadcaster.publish(.storeFailed(storeError))
-            }
+            save(tokens)
         case .rejected(let rejection):
             expireSession(rejection)
         case .failed(let error):
@@ -342,11 +432,7 @@ public actor TokenManager {
         inFlight?.cancel()
         inFlight = nil
         cache = .some(nil)
-        do {
-            try store.clear()
-        } catch {
-            broadcaster.publish(.storeFailed(error as? TokenStoreError ?? .failed(String(describing: error))))
-        }
+        save(nil)
         resumeWaiters(with: .failure(NetworkError.sessionExpired))
         broadcaster.publish(.sessionExpired(rejection))
     }

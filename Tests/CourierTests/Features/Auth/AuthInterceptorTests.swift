@@ -133,6 +133,35 @@ extension AuthTests {
             #expect(try await client.send(Request<Me>.get("/me").policy(EndpointPolicy.authorizedRead)).jti == "as bob")
         }
 
+        /// Another process (the app, while this is its extension) signs Bob in; this one reloads
+        /// the shared store while Alice's request is out: her 401 is the answer, not a resend as Bob.
+        @Test func aRequestIsNeverResentWithAnotherUsersTokenReloadedFromTheStore() async throws {
+            let store = InMemoryTokenStore(AuthTokens(accessToken: "alice-access", refreshToken: "alice-refresh"))
+            let managerBox = Locked<TokenManager?>(nil)
+            let transport = StubTransport { request in
+                if request.url?.path.hasSuffix("auth/refresh") == true {
+                    return .json(#"{"access_token":"refreshed","token_type":"Bearer"}"#)
+                }
+                switch request.value(forHTTPHeaderField: "Authorization") {
+                case "Bearer alice-access":
+                    store.write(AuthTokens(accessToken: "bob-access", refreshToken: "bob-refresh"))
+                    await managerBox.current?.reloadFromStore()
+                    return HTTPResponse(statusCode: 401, headers: ["WWW-Authenticate": "Bearer"], url: request.url)
+                default:
+                    return .json(#"{"jti":"as bob"}"#)
+                }
+            }
+            let manager = FakeAuthServer.tokenManager(transport, store: store)
+            managerBox.set(manager)
+            let client = Self.client(transport, manager: manager)
+            let error = await #expect(throws: NetworkError.self) {
+                try await client.send(Request<Me>.post("/messages", body: ["text": "from alice"]).policy(EndpointPolicy.authorizedWrite))
+            }
+            #expect(error?.kind == .unauthorized)
+            #expect(transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer alice-access"])
+            #expect(try await client.send(Request<Me>.get("/me").policy(EndpointPolicy.authorizedRead)).jti == "as bob")
+        }
+
         @Test func unauthorizedFromAnotherOriginAfterARedirectRefreshesNothing() async throws {
             // The API redirects to a CDN, which answers 401: the token never went there (the
             // redirect dropped it), so it was not refused, and no refresh helps.

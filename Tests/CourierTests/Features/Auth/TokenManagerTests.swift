@@ -355,6 +355,38 @@ extension AuthTests {
             #expect(try await manager.validAccessToken() == second.accessToken)
         }
 
+        /// Alice's refresh is out when another process signs Bob in and this one reloads: the
+        /// refresh neither overwrites Bob's sign-in in the store nor hands Alice's token out.
+        @Test func aRefreshThatEndsAfterAReloadFoundAnotherSignInIsDropped() async throws {
+            let gate = AsyncGate()
+            let server = FakeAuthServer(refreshGate: gate)
+            let alice = server.signIn()
+            let store = InMemoryTokenStore(alice)
+            let manager = FakeAuthServer.tokenManager(server.makeTransport(), store: store)
+            let refresh = Task { try await manager.refresh(failedToken: alice.accessToken) }
+            await AuthFixture.eventually { await manager.pendingRefreshWaiters == 1 }
+            let bob = AuthTokens(accessToken: "bob-access", refreshToken: "bob-refresh")
+            store.write(bob)  // the other process signs Bob in
+            await manager.reloadFromStore()
+            await gate.open()
+            #expect(try await refresh.value == "bob-access")  // the new session's token, as after signIn
+            #expect(store.read() == bob)
+            #expect(try await manager.validAccessToken() == "bob-access")
+        }
+
+        /// A refresh by another process (same refresh token, new access token) is adopted on
+        /// reload without ending anything in flight.
+        @Test func aReloadAdoptsAnotherProcesssRefreshOfTheSameSignIn() async throws {
+            let store = InMemoryTokenStore(AuthTokens(accessToken: "a1", refreshToken: "r1"))
+            let manager = FakeAuthServer.tokenManager(FakeAuthServer().makeTransport(), store: store)
+            let session = try #require(try await manager.accessTokenAndSession())
+            store.write(AuthTokens(accessToken: "a2", refreshToken: "r1"))
+            await manager.reloadFromStore()
+            let reloaded = try #require(try await manager.accessTokenAndSession())
+            #expect(reloaded.token == "a2")
+            #expect(reloaded.session == session.session)
+        }
+
         @Test func eventStreamsEndWhenTheManagerIsReleased() async throws {
             var manager: TokenManager? = FakeAuthServer.tokenManager(
                 FakeAuthServer().makeTransport(), store: InMemoryTokenStore())
