@@ -18,8 +18,10 @@ public enum SessionEvent: Sendable, Hashable, CustomStringConvertible {
     case sessionExpired(TokenRefreshRejection)
     /// ``TokenManager/signOut()`` cleared the tokens.
     case signedOut
-    /// Refreshed tokens could not be saved to the ``TokenStore``; they are used from memory for
-    /// this process, but the next launch will find the previous (possibly already rotated) ones.
+    /// The ``TokenStore`` failed: refreshed tokens could not be saved (they are used from memory
+    /// for this process, but the next launch will find the previous, possibly already rotated,
+    /// ones), an ended session could not be cleared, or the store could not be read after the
+    /// token endpoint refused the refresh token.
     case storeFailed(TokenStoreError)
 
     public var description: String {

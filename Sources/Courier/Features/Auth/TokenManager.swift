@@ -27,7 +27,10 @@ import FoundationNetworking
 ///
 /// **Outcomes.** A refused refresh token (``TokenRefreshRejection``: `invalid_grant`, or a
 /// 400/401 from the token endpoint) clears the store, publishes ``SessionEvent/sessionExpired(_:)``
-/// and fails every waiter with ``NetworkError/sessionExpired``. A transient failure (offline,
+/// and fails every waiter with ``NetworkError/sessionExpired`` — unless the store then holds
+/// other tokens than this process last read or wrote there, with another refresh token than the
+/// refused one: another process (an app extension) refreshed or signed in meanwhile, and those
+/// tokens are used as ``reloadFromStore()`` would take them in, without ending the session. A transient failure (offline,
 /// timeout, 5xx) fails the waiters with the matching ``NetworkError`` and keeps the user signed in.
 ///
 /// Tokens are cached in memory after the first read; the ``TokenStore`` is written on every
@@ -389,7 +392,7 @@ public actor TokenManager {
                     .invalidRequest(
                         "the TokenManager has no transport: pass one to init or put its AuthInterceptor in a client's pipeline"))
             }
-            self.finishRefresh(outcome, generation: generation)
+            self.finishRefresh(outcome, refreshToken: refreshToken, generation: generation)
         }
     }
 
@@ -408,7 +411,7 @@ public actor TokenManager {
         }
     }
 
-    private func finishRefresh(_ outcome: Outcome, generation: Int) {
+    private func finishRefresh(_ outcome: Outcome, refreshToken: String, generation: Int) {
         // Signed in or out meanwhile: those already answered the waiters.
         guard generation == self.generation else { return }
         inFlight = nil
@@ -421,10 +424,31 @@ public actor TokenManager {
             broadcaster.publish(.refreshed)
             save(tokens)
         case .rejected(let rejection):
+            if adoptTokensStoredSince(refused: refreshToken) { return }
             expireSession(rejection)
         case .failed(let error):
             resumeWaiters(with: .failure(error))
         }
+    }
+
+    /// After the token endpoint refused `refused`: whether another process stored other tokens
+    /// since this one last read or wrote the store (it refreshed first and the server rotated the
+    /// refresh token this one sent, or it signed in). Those are taken in as a reload would — a
+    /// new session, the store left as is — instead of clearing them.
+    private func adoptTokensStoredSince(refused: String) -> Bool {
+        let found: AuthTokens?
+        do {
+            found = try store.read()
+        } catch {
+            broadcaster.publish(.storeFailed(error as? TokenStoreError ?? .failed(String(describing: error))))
+            return false
+        }
+        guard let found, found.refreshToken != refused else { return false }
+        if let stored, stored == found { return false }  // what this process stored: not newer
+        reloadPending = false
+        adoptStored(found)
+        resumeWaiters(with: .success(found.accessToken))  // none left when a new session started
+        return true
     }
 
     private func expireSession(_ rejection: TokenRefreshRejection) {

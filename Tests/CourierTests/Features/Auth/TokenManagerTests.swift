@@ -238,6 +238,33 @@ extension AuthTests {
             #expect(await secondIterator.next() == expected)
         }
 
+        /// The app and its extension share one store. The app's refresh of refresh-1 is out when
+        /// the extension refreshes first (refresh-1 → refresh-2) and stores the new pair; the
+        /// server refuses the app's spent refresh-1: the app takes in the extension's pair instead
+        /// of wiping it and ending the session.
+        @Test func aRefusedRefreshTakesInTheNewerTokensAnotherProcessStored() async throws {
+            let server = FakeAuthServer()
+            let initial = server.signIn()
+            let store = InMemoryTokenStore(initial)
+            let appGate = AsyncGate()
+            let appTransport = StubTransport { request in
+                await appGate.wait()
+                return try await server.handle(request)
+            }
+            let app = FakeAuthServer.tokenManager(appTransport, store: store)
+            let appExtension = FakeAuthServer.tokenManager(server.makeTransport(), store: store)
+
+            let appRefresh = Task { try await app.refresh(failedToken: initial.accessToken) }
+            await AuthFixture.eventually { await app.pendingRefreshWaiters == 1 }
+            let fresh = try await appExtension.refresh(failedToken: initial.accessToken)
+            await appGate.open()
+            #expect(try await appRefresh.value == fresh)  // not NetworkError.sessionExpired
+
+            #expect(server.refreshCalls == 2)  // the app's was refused
+            #expect(store.read()?.refreshToken == "refresh-2")
+            #expect(try await app.validAccessToken() == fresh)
+        }
+
         @Test func missingRefreshTokenEndsTheSession() async throws {
             let server = FakeAuthServer()
             let transport = server.makeTransport()
