@@ -19,9 +19,10 @@ public enum SessionEvent: Sendable, Hashable, CustomStringConvertible {
     /// ``TokenManager/signOut()`` cleared the tokens.
     case signedOut
     /// The ``TokenStore`` failed: refreshed tokens could not be saved (they are used from memory
-    /// for this process, but the next launch will find the previous, possibly already rotated,
-    /// ones), an ended session could not be cleared, or the store could not be read after the
-    /// token endpoint refused the refresh token.
+    /// for this process and written again by the next call that needs a token, until a write
+    /// succeeds; a launch before that finds the previous, possibly already rotated, ones), an
+    /// ended session could not be cleared, or the store could not be read after the token
+    /// endpoint refused the refresh token.
     case storeFailed(TokenStoreError)
 
     public var description: String {

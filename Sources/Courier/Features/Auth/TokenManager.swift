@@ -34,7 +34,10 @@ import FoundationNetworking
 /// timeout, 5xx) fails the waiters with the matching ``NetworkError`` and keeps the user signed in.
 ///
 /// Tokens are cached in memory after the first read; the ``TokenStore`` is written on every
-/// change. Call ``reloadFromStore()`` if another process (an app extension) may have changed it:
+/// change. A write (or clear) that failed is tried again by the next ``validAccessToken()`` or
+/// refresh — one attempt per call until one succeeds, each failure published as
+/// ``SessionEvent/storeFailed(_:)`` — so a rotated refresh token reaches the store once it can
+/// be written. Call ``reloadFromStore()`` if another process (an app extension) may have changed it:
 /// when it signed another user in (or out), requests and a refresh of the earlier sign-in end
 /// there (see ``reloadFromStore()``).
 ///
@@ -144,7 +147,7 @@ public actor TokenManager {
     /// for a refresh get the new access token.
     ///
     /// - Throws: ``TokenStoreError`` when the store cannot be written (the tokens are still used
-    ///   from memory for this process).
+    ///   from memory for this process, and written by the next call that needs a token).
     public func signIn(_ tokens: AuthTokens) throws {
         generation += 1
         inFlight?.cancel()
@@ -161,7 +164,7 @@ public actor TokenManager {
     /// tasks were not cancelled: a screen still waiting shows the signed-out state).
     ///
     /// - Throws: ``TokenStoreError`` when the store cannot be cleared (the tokens are forgotten in
-    ///   memory regardless).
+    ///   memory regardless, and the store is cleared by the next call that needs a token).
     public func signOut() throws {
         generation += 1
         inFlight?.cancel()
@@ -207,7 +210,9 @@ public actor TokenManager {
     ///   ``TokenStoreError`` when the store cannot be read.
     public func validAccessToken() async throws -> String? {
         if inFlight == nil {
-            guard let tokens = try cachedTokens() else { return nil }
+            let cached = try cachedTokens()
+            saveIfUnsaved()
+            guard let tokens = cached else { return nil }
             guard needsRefresh(tokens), let refreshToken = tokens.refreshToken else { return tokens.accessToken }
             startRefresh(current: tokens, refreshToken: refreshToken)
         }
@@ -254,7 +259,9 @@ public actor TokenManager {
     ///   when the calling task is cancelled while waiting.
     package func refresh(failedToken: String?) async throws -> String {
         if inFlight == nil {
-            guard let tokens = try cachedTokens() else { throw NetworkError.sessionExpired }
+            let cached = try cachedTokens()
+            saveIfUnsaved()
+            guard let tokens = cached else { throw NetworkError.sessionExpired }
             if let failedToken, tokens.accessToken != failedToken { return tokens.accessToken }
             guard let refreshToken = tokens.refreshToken else {
                 expireSession(.noRefreshToken)
@@ -335,6 +342,14 @@ public actor TokenManager {
             try store.clear()
         }
         stored = .some(tokens)
+    }
+
+    /// Writes the tokens in use when the store may not hold them (a write or clear that failed
+    /// before): one attempt per call, until one succeeds.
+    private func saveIfUnsaved() {
+        guard let tokens = cache else { return }
+        if let stored, stored == tokens { return }
+        save(tokens)
     }
 
     /// ``write(_:)``, publishing ``SessionEvent/storeFailed(_:)`` when it fails.

@@ -369,6 +369,51 @@ extension AuthTests {
             #expect(await iterator.next() == .storeFailed(.fileSystem(operation: "rename", path: "/x", errno: 28)))
         }
 
+        /// A rotated refresh token whose store write failed once (a Keychain briefly unavailable)
+        /// is written by the next call, so a relaunch finds it instead of the spent one.
+        @Test func aRotatedRefreshTokenWhoseWriteFailedIsWrittenByTheNextCall() async throws {
+            final class FlakyStore: TokenStore {
+                let inner: InMemoryTokenStore
+                let failuresLeft = Locked(2)
+                let writes = Locked(0)
+                init(_ tokens: AuthTokens) { inner = InMemoryTokenStore(tokens) }
+                func read() throws -> AuthTokens? { inner.read() }
+                func write(_ tokens: AuthTokens) throws {
+                    writes.withLock { $0 += 1 }
+                    let fail = failuresLeft.withLock { left -> Bool in
+                        defer { left = max(0, left - 1) }
+                        return left > 0
+                    }
+                    if fail { throw TokenStoreError.keychain(operation: "update", status: -25308) }
+                    inner.write(tokens)
+                }
+                func clear() throws { inner.clear() }
+            }
+            let server = FakeAuthServer()
+            let transport = server.makeTransport()
+            let initial = server.signIn()
+            let store = FlakyStore(initial)
+            let manager = FakeAuthServer.tokenManager(transport, store: store)
+            let events = Locked<[SessionEvent]>([])
+            let stream = manager.events()
+            let collector = Task { for await event in stream { events.withLock { $0.append(event) } } }
+            defer { collector.cancel() }
+            let fresh = try await manager.refresh(failedToken: initial.accessToken)  // the write fails
+            #expect(try await manager.validAccessToken() == fresh)  // tried again: fails again
+            #expect(store.writes.current == 2)
+            #expect(try await manager.validAccessToken() == fresh)  // tried again: written
+            #expect(store.inner.read()?.refreshToken == "refresh-2")
+            for _ in 0..<3 { _ = try await manager.validAccessToken() }
+            #expect(store.writes.current == 3)  // nothing more to write
+            let failed = SessionEvent.storeFailed(.keychain(operation: "update", status: -25308))
+            await AuthFixture.eventually { events.current.count >= 3 }
+            #expect(events.current == [.refreshed, failed, failed])  // every failed write is published
+
+            // Relaunched, a new manager reads the rotated pair and is still signed in.
+            let relaunched = FakeAuthServer.tokenManager(transport, store: store)
+            #expect(try await relaunched.refresh(failedToken: fresh) != fresh)
+        }
+
         @Test func tokensAreCachedUntilReloadedFromTheStore() async throws {
             let server = FakeAuthServer()
             let first = server.signIn()
