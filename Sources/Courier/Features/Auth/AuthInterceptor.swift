@@ -20,7 +20,8 @@ import FoundationNetworking
 /// did) and the request is sent once
 /// more with the new token. A call is auth-retried at most once, however many times the outer
 /// ``RetryInterceptor`` runs it; a second 401 is returned as is, and so is a 401 to a request
-/// whose one-shot body stream was already sent (``BodyStream``). A refresh that fails
+/// whose one-shot body stream was already sent (``BodyStream``) — after the token was refreshed
+/// all the same, so later calls do not carry the refused token. A refresh that fails
 /// transiently does not use that retry up: its error goes to the ``RetryInterceptor``, whose next
 /// attempt may refresh again. Re-sending after a 401 is safe
 /// for every method: the server refused the request without applying it.
@@ -65,8 +66,7 @@ public struct AuthInterceptor: Interceptor {
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         let response = try await next(request)
         guard Self.rejectsToken(response, context: context), Self.cameFromTokenOrigin(response, sentTo: request),
-            context[AuthRetriedKey.self] != true,
-            context.canResendBody  // a one-shot body was spent: the 401 is the answer
+            context[AuthRetriedKey.self] != true
         else { return response }
 
         // Marked only once a new token is in hand: a refresh that failed transiently (token
@@ -88,6 +88,9 @@ public struct AuthInterceptor: Interceptor {
         }
         context.emit(.tokenRefreshEnded(succeeded: true))
         context[AuthRetriedKey.self] = true
+        // A one-shot body was spent: the 401 is the answer. The token was still refreshed, so the
+        // next call goes out with the new one instead of the token the server refused.
+        guard context.canResendBody else { return response }
         try Task.checkCancellation()
         request.setValue("Bearer \(refreshed)", forHTTPHeaderField: "Authorization")
         return try await next(request)

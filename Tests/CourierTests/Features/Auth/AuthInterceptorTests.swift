@@ -162,6 +162,38 @@ extension AuthTests {
             #expect(try await client.send(Request<Me>.get("/me").policy(EndpointPolicy.authorizedRead)).jti == "as bob")
         }
 
+        /// A one-shot streamed upload answered 401 `invalid_token` is returned without a resend,
+        /// but the refused token is refreshed: the next upload carries the new one.
+        @Test func aOneShotUploadAnswered401RefreshesTheTokenForTheNextCall() async throws {
+            let refreshes = Locked(0)
+            let stub = StubTransport { request in
+                if request.url?.path.hasSuffix("auth/refresh") == true {
+                    refreshes.withLock { $0 += 1 }
+                    return .json(#"{"access_token":"new","refresh_token":"r2","token_type":"Bearer","expires_in":3600}"#)
+                }
+                if request.value(forHTTPHeaderField: "Authorization") == "Bearer new" { return .status(204) }
+                return .status(401, headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
+            }
+            let manager = TokenManager(
+                store: InMemoryTokenStore(), transport: stub, grant: .oauth2(tokenURL: AuthFixture.tokenURL))
+            try await manager.signIn(AuthTokens(accessToken: "revoked", refreshToken: "r1"))
+            let client = CoreFixture.client(stub, environment: AuthFixture.environment) {
+                $0.interceptors = [AuthInterceptor(tokenManager: manager)]
+            }
+            func upload() async throws {
+                let body = RequestBody.stream(.once(InputStream(data: Data("abc".utf8))), contentType: "text/plain")
+                try await client.send(
+                    Request<Void>(method: .post, path: "/upload", body: body).policy(.standard.with(\.auth, .required)))
+            }
+            let error = await #expect(throws: NetworkError.self) { try await upload() }
+            #expect(error?.kind == .unauthorized)
+            try await upload()
+            try await upload()
+            let uploads = stub.requests.filter { $0.url?.path.hasSuffix("/upload") == true }
+            #expect(uploads.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer revoked", "Bearer new", "Bearer new"])
+            #expect(refreshes.current == 1)
+        }
+
         @Test func unauthorizedFromAnotherOriginAfterARedirectRefreshesNothing() async throws {
             // The API redirects to a CDN, which answers 401: the token never went there (the
             // redirect dropped it), so it was not refused, and no refresh helps.
