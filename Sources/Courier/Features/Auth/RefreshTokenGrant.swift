@@ -32,8 +32,17 @@ public struct RefreshTokenGrant: Sendable {
 
     /// Builds the request.
     public var makeRequest: RequestBuilder
-    /// Reads the response.
-    public var parseResponse: ResponseParser
+    /// Reads the response. A parser set here counts `expires_in` from whatever clock it reads
+    /// (the sample above: `Date()`); the ``oauth2(tokenURL:encoding:clientID:scope:additionalParameters:timeout:)``
+    /// parser counts it from the ``TokenManager``'s `now` at receipt, until this is replaced.
+    public var parseResponse: ResponseParser {
+        didSet { parseReceived = nil }
+    }
+
+    /// The parser with the time the response arrived by the ``TokenManager``'s clock, when the
+    /// grant's parser takes one (``oauth2(tokenURL:encoding:clientID:scope:additionalParameters:timeout:)``);
+    /// dropped when ``parseResponse`` is replaced.
+    private var parseReceived: (@Sendable (_ response: HTTPResponse, _ current: AuthTokens, _ receivedAt: Date) throws -> AuthTokens)?
 
     /// Creates a grant from both closures.
     public init(makeRequest: @escaping RequestBuilder, parseResponse: @escaping ResponseParser) {
@@ -52,7 +61,8 @@ public struct RefreshTokenGrant: Sendable {
     /// The OAuth 2.0 refresh-token grant (RFC 6749 §6):
     /// `POST tokenURL` with `grant_type=refresh_token&refresh_token=…` (plus `client_id`, `scope`
     /// and any extra parameters), `Accept: application/json`, `Cache-Control: no-store`; the
-    /// answer is read by ``parseOAuth2Response(_:current:receivedAt:)``.
+    /// answer is read by ``parseOAuth2Response(_:current:receivedAt:)``, `receivedAt` being the
+    /// ``TokenManager``'s `now` when the answer arrived.
     ///
     /// - Parameters:
     ///   - tokenURL: The token endpoint.
@@ -70,7 +80,7 @@ public struct RefreshTokenGrant: Sendable {
         additionalParameters: [String: String] = [:],
         timeout: Duration = .seconds(15)
     ) -> RefreshTokenGrant {
-        RefreshTokenGrant(
+        var grant = RefreshTokenGrant(
             makeRequest: { refreshToken in
                 var parameters: [(String, String)] = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
                 if let clientID { parameters.append(("client_id", clientID)) }
@@ -97,6 +107,21 @@ public struct RefreshTokenGrant: Sendable {
             parseResponse: { response, current in
                 try parseOAuth2Response(response, current: current, receivedAt: Date())
             })
+        grant.parseReceived = { response, current, receivedAt in
+            try parseOAuth2Response(response, current: current, receivedAt: receivedAt)
+        }
+        return grant
+    }
+
+    /// Reads the token endpoint's answer, received at `receivedAt` by the ``TokenManager``'s
+    /// clock: the grant's own parser counts `expires_in` from there when it takes a time of
+    /// receipt (``oauth2(tokenURL:encoding:clientID:scope:additionalParameters:timeout:)``), else
+    /// ``parseResponse`` is used as is.
+    ///
+    /// - Throws: What the parser throws: ``TokenRefreshRejection`` or a transient error.
+    package func parse(_ response: HTTPResponse, current: AuthTokens, receivedAt: Date) throws -> AuthTokens {
+        if let parseReceived { return try parseReceived(response, current, receivedAt) }
+        return try parseResponse(response, current)
     }
 
     /// Reads a token endpoint's answer the OAuth 2.0 way.

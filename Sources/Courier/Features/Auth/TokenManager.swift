@@ -99,7 +99,9 @@ public actor TokenManager {
     ///     default (covers clock skew and the request's own travel time), capped at half the
     ///     token's lifetime when that is known (see ``leeway``). Zero refreshes only tokens
     ///     already expired by the local clock.
-    ///   - now: The wall clock compared with token expiry; injectable for tests.
+    ///   - now: The wall clock compared with token expiry, and the one a refreshed token's
+    ///     `expires_in` counts from (with ``RefreshTokenGrant/oauth2(tokenURL:encoding:clientID:scope:additionalParameters:timeout:)``;
+    ///     a custom ``RefreshTokenGrant/parseResponse`` reads its own); injectable for tests.
     public init(
         store: any TokenStore,
         transport: (any Transport)? = nil,
@@ -398,10 +400,12 @@ public actor TokenManager {
         let generation = self.generation
         let grant = self.grant
         let transport = self.transport.current
+        let now = self.now
         inFlight = Task {
             let outcome: Outcome
             if let transport {
-                outcome = await Self.exchange(refreshToken: refreshToken, current: current, grant: grant, transport: transport)
+                outcome = await Self.exchange(
+                    refreshToken: refreshToken, current: current, grant: grant, transport: transport, now: now)
             } else {
                 outcome = .failed(
                     .invalidRequest(
@@ -411,14 +415,16 @@ public actor TokenManager {
         }
     }
 
-    /// Sends the refresh request and classifies the answer. Runs off the actor.
+    /// Sends the refresh request and classifies the answer, `expires_in` counted from `now` at
+    /// receipt. Runs off the actor.
     private static func exchange(
-        refreshToken: String, current: AuthTokens, grant: RefreshTokenGrant, transport: any Transport
+        refreshToken: String, current: AuthTokens, grant: RefreshTokenGrant, transport: any Transport,
+        now: @Sendable () -> Date
     ) async -> Outcome {
         do {
             let request = try grant.makeRequest(refreshToken)
             let response = try await transport.send(request)
-            return .refreshed(try grant.parseResponse(response, current))
+            return .refreshed(try grant.parse(response, current: current, receivedAt: now()))
         } catch let rejection as TokenRefreshRejection {
             return .rejected(rejection)
         } catch {

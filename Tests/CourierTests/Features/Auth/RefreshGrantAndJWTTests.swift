@@ -50,6 +50,17 @@ extension AuthTests {
             #expect(tokens.expiresAt == Self.receivedAt.addingTimeInterval(90.5))
         }
 
+        /// `oauth2` counts `expires_in` from the time of receipt the manager passes; a parser set
+        /// in its place is used as written.
+        @Test func theOAuth2ParserTakesTheManagersTimeOfReceiptUntilReplaced() throws {
+            let response = HTTPResponse.json(#"{"access_token":"a1","token_type":"Bearer","expires_in":60}"#)
+            var grant = RefreshTokenGrant.oauth2(tokenURL: AuthFixture.tokenURL)
+            let parsed = try grant.parse(response, current: Self.current, receivedAt: Self.receivedAt)
+            #expect(parsed.expiresAt == Self.receivedAt.addingTimeInterval(60))
+            grant.parseResponse = { _, current in AuthTokens(accessToken: "custom", refreshToken: current.refreshToken) }
+            #expect(try grant.parse(response, current: Self.current, receivedAt: Self.receivedAt).accessToken == "custom")
+        }
+
         @Test(arguments: [
             (400, #"{"error":"invalid_grant","error_description":"expired"}"#),
             (401, #"{"error":"invalid_client"}"#),

@@ -87,6 +87,26 @@ extension AuthTests {
             #expect(server.refreshCalls == 1)
         }
 
+        /// A refreshed token's `expires_in` counts from the manager's clock (here a day ahead of
+        /// the real one), not from `Date()`: refreshed when due by that clock, not hours off.
+        @Test func aRefreshedTokensExpiryCountsFromTheManagersClock() async throws {
+            let base = Date().addingTimeInterval(86_400)
+            let clock = Locked(base.addingTimeInterval(3590))  // within the leeway of the first token
+            let server = FakeAuthServer(now: base)
+            let store = InMemoryTokenStore(server.signIn(accessExpiresAt: base.addingTimeInterval(3600)))
+            let manager = FakeAuthServer.tokenManager(server.makeTransport(), store: store, now: { clock.current })
+
+            _ = try await manager.validAccessToken()
+            #expect(server.refreshCalls == 1)
+            let expected = base.addingTimeInterval(3590 + 3600)  // expires_in 3600 from the manager's now
+            let expiry = try #require(store.read()?.expiresAt)
+            #expect(abs(expiry.timeIntervalSince(expected)) < 0.001)
+
+            clock.set(expected.addingTimeInterval(-10))  // due by the manager's clock
+            _ = try await manager.validAccessToken()
+            #expect(server.refreshCalls == 2)
+        }
+
         @Test func tokenOutsideTheLeewayIsUsedAsIs() async throws {
             let now = Date(timeIntervalSince1970: 1_800_000_000)
             let server = FakeAuthServer(now: now)
