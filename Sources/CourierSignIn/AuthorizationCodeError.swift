@@ -23,7 +23,11 @@ public enum AuthorizationCodeError: Error, Sendable, Hashable, CustomStringConve
     case missingAuthorizationCode
     /// The token endpoint refused the code exchange (RFC 6749 §5.2: a 400 or 401, e.g.
     /// `invalid_grant` for a used or expired code, or a `code_verifier` that does not match the
-    /// challenge). `error` is the OAuth error code when the server sent one.
+    /// challenge). `error` is the OAuth error code when the server sent one. Also thrown, with
+    /// the token response's status and `error` `unsupported_token_type`, when the endpoint issued
+    /// a token of another type than Bearer (`DPoP`, `mac`): Courier sends tokens only as
+    /// `Authorization: Bearer`, and a client must not use a token type it does not understand
+    /// (RFC 6749 §7.1). A response without `token_type` is read as Bearer.
     case tokenRequestRejected(statusCode: Int, error: String?, description: String?)
     /// The user closed the sign-in sheet (the presenter reports it); nothing to show.
     case cancelled

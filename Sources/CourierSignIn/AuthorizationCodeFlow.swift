@@ -113,7 +113,8 @@ public actor AuthorizationCodeFlow {
     /// - Returns: The stored tokens.
     /// - Throws: ``AuthorizationCodeError`` — `noPendingAuthorization`, `redirectURIMismatch`,
     ///   `stateMismatch` (nothing is sent), `authorizationFailed` (the server's `error`),
-    ///   `missingAuthorizationCode`, `tokenRequestRejected` (a 400/401 from the token endpoint);
+    ///   `missingAuthorizationCode`, `tokenRequestRejected` (a 400/401 from the token endpoint, or
+    ///   a `token_type` other than Bearer — nothing is stored);
     ///   `NetworkError` when the token request failed in transit or its answer was not a token
     ///   response; `TokenStoreError` when the tokens could not be stored.
     @discardableResult

@@ -172,5 +172,33 @@ extension SignInTests {
             }
             #expect(store.read() == nil)
         }
+
+        /// RFC 6749 §7.1: a token of another type than Bearer (`DPoP`) is refused with a typed
+        /// error and not stored; `bearer` in any case, or no `token_type`, is accepted.
+        @Test func aTokenOfAnotherTypeThanBearerIsRefusedAndNotStored() async throws {
+            let callback = URL(string: "com.example.app:/oauth2redirect?code=c&state=s-1")!
+            for accepted in [#""token_type":"bearer","#, #""token_type":"BEARER","#, ""] {
+                let stub = StubTransport { _ in
+                    .status(200, body: #"{"access_token":"at",\#(accepted)"expires_in":300,"refresh_token":"rt"}"#)
+                }
+                let flow = Self.flow(stub)
+                _ = try await flow.authorizationURL(state: "s-1", proofKey: .random())
+                #expect(try await flow.handleCallback(callback).accessToken == "at")
+            }
+
+            let stub = StubTransport { _ in
+                .status(200, body: #"{"access_token":"at","token_type":"DPoP","expires_in":300,"refresh_token":"rt"}"#)
+            }
+            let store = InMemoryTokenStore()
+            let flow = Self.flow(stub, store: store)
+            _ = try await flow.authorizationURL(state: "s-1", proofKey: .random())
+            await #expect(
+                throws: AuthorizationCodeError.tokenRequestRejected(
+                    statusCode: 200, error: "unsupported_token_type", description: #"token_type "DPoP" is not Bearer"#)
+            ) {
+                try await flow.handleCallback(callback)
+            }
+            #expect(store.read() == nil)
+        }
     }
 }

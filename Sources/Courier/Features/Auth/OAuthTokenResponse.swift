@@ -10,7 +10,10 @@ import Foundation
 public struct OAuthTokenResponse: Decodable, Sendable, Hashable, CustomStringConvertible {
     /// `access_token`.
     public var accessToken: String
-    /// `token_type`, e.g. `Bearer` (RFC 6750); `nil` when the server omitted it.
+    /// `token_type`, e.g. `Bearer` (RFC 6750); `nil` when the server omitted it. Courier sends
+    /// tokens only as `Authorization: Bearer`: ``RefreshTokenGrant/parseOAuth2Response(_:current:receivedAt:)``
+    /// and the sign-in flow refuse another type (RFC 6749 §7.1). ``tokens(receivedAt:serverDate:keeping:)``
+    /// does not check it — check it before signing in with a response you decode yourself.
     public var tokenType: String?
     /// `expires_in`: lifetime of the access token in seconds, when sent.
     public var expiresIn: Double?
@@ -38,6 +41,12 @@ public struct OAuthTokenResponse: Decodable, Sendable, Hashable, CustomStringCon
         self.expiresIn = expiresIn
         self.refreshToken = refreshToken
         self.scope = scope
+    }
+
+    /// Whether the token is a Bearer token (RFC 6750): `token_type` is `bearer` in any case
+    /// (RFC 6749 §5.1), or absent (read leniently as Bearer).
+    package var isBearer: Bool {
+        tokenType.map { $0.lowercased() == "bearer" } ?? true
     }
 
     /// Decodes the JSON object; `expires_in` may be a number or a numeric string.

@@ -129,6 +129,11 @@ public struct RefreshTokenGrant: Sendable {
     /// - 2xx with an access-token body (RFC 6749 §5.1): the new tokens; when the body has no
     ///   `refresh_token`, the current one is kept (RFC 6749 §6); `expires_in` counts from `receivedAt`,
     ///   or without it the JWT `exp` is corrected by the response's `Date` (clock skew).
+    /// - A `token_type` other than `Bearer` (compared case-insensitively, RFC 6749 §5.1), such as
+    ///   `DPoP` or `mac`: throws ``TokenRefreshRejection`` with `error` `unsupported_token_type` —
+    ///   a client must not use a token whose type it does not understand (RFC 6749 §7.1), and
+    ///   Courier sends only `Authorization: Bearer`. A body without `token_type` is read as Bearer
+    ///   (lenient: some servers omit the required field).
     /// - 400 or 401 (RFC 6749 §5.2: `invalid_grant`, `invalid_client`, …), or any response whose
     ///   JSON `error` is `invalid_grant`: throws ``TokenRefreshRejection`` — the session is over.
     /// - Anything else (5xx, 429, a malformed 2xx body): throws the ``NetworkError`` for it — a
@@ -148,9 +153,9 @@ public struct RefreshTokenGrant: Sendable {
         guard response.isSuccess else {
             throw NetworkError(response: response)
         }
+        let body: OAuthTokenResponse
         do {
-            let body = try JSONDecoder().decode(OAuthTokenResponse.self, from: response.data)
-            return body.tokens(receivedAt: receivedAt, serverDate: response.date, keeping: current.refreshToken)
+            body = try JSONDecoder().decode(OAuthTokenResponse.self, from: response.data)
         } catch {
             let path = (error as? DecodingError)?.codingPathDescription ?? CodingPathFormatter.rootDescription
             // Only the status and size go into the error: the body may hold tokens.
@@ -159,6 +164,10 @@ public struct RefreshTokenGrant: Sendable {
             failure.bodySnippet = "<\(response.data.count) bytes, not shown>"
             throw NetworkError.decoding(failure)
         }
+        if let tokenType = body.tokenType, !body.isBearer {
+            throw TokenRefreshRejection.unsupportedTokenType(tokenType, statusCode: response.statusCode)
+        }
+        return body.tokens(receivedAt: receivedAt, serverDate: response.date, keeping: current.refreshToken)
     }
 
     /// `application/x-www-form-urlencoded` (WHATWG URL §5.2, RFC 6749 Appendix B): unreserved

@@ -26,7 +26,7 @@ import FoundationNetworking
 /// decides whether to try again (which refreshes again) — one retry layer, not two.
 ///
 /// **Outcomes.** A refused refresh token (``TokenRefreshRejection``: `invalid_grant`, or a
-/// 400/401 from the token endpoint) clears the store, publishes ``SessionEvent/sessionExpired(_:)``
+/// 400/401 from the token endpoint, or a token of another type than Bearer) clears the store, publishes ``SessionEvent/sessionExpired(_:)``
 /// and fails every waiter with ``NetworkError/sessionExpired`` — unless the store then holds
 /// other tokens than this process last read or wrote there, with another refresh token than the
 /// refused one: another process (an app extension) refreshed or signed in meanwhile, and those
