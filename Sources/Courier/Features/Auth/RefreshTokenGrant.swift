@@ -42,7 +42,8 @@ public struct RefreshTokenGrant: Sendable {
     /// The parser with the time the response arrived by the ``TokenManager``'s clock, when the
     /// grant's parser takes one (``oauth2(tokenURL:encoding:clientID:scope:additionalParameters:timeout:)``);
     /// dropped when ``parseResponse`` is replaced.
-    private var parseReceived: (@Sendable (_ response: HTTPResponse, _ current: AuthTokens, _ receivedAt: Date) throws -> AuthTokens)?
+    private var parseReceived:
+        (@Sendable (_ response: HTTPResponse, _ current: AuthTokens, _ receivedAt: Date) throws -> AuthTokens)?
 
     /// Creates a grant from both closures.
     public init(makeRequest: @escaping RequestBuilder, parseResponse: @escaping ResponseParser) {

@@ -155,7 +155,8 @@ extension AuthTests {
             managerBox.set(manager)
             let client = Self.client(transport, manager: manager)
             let error = await #expect(throws: NetworkError.self) {
-                try await client.send(Request<Me>.post("/messages", body: ["text": "from alice"]).policy(EndpointPolicy.authorizedWrite))
+                try await client.send(
+                    Request<Me>.post("/messages", body: ["text": "from alice"]).policy(EndpointPolicy.authorizedWrite))
             }
             #expect(error?.kind == .unauthorized)
             #expect(transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer alice-access"])
@@ -190,7 +191,8 @@ extension AuthTests {
             try await upload()
             try await upload()
             let uploads = stub.requests.filter { $0.url?.path.hasSuffix("/upload") == true }
-            #expect(uploads.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer revoked", "Bearer new", "Bearer new"])
+            #expect(
+                uploads.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer revoked", "Bearer new", "Bearer new"])
             #expect(refreshes.current == 1)
         }
 

@@ -79,13 +79,15 @@ extension AuthTests {
         @Test func aTokenOfAnotherTypeThanBearerIsRefused() throws {
             for accepted in [#""token_type":"bearer","#, #""token_type":"BeArEr","#, ""] {
                 let response = HTTPResponse.json(#"{"access_token":"a1",\#(accepted)"expires_in":60}"#)
-                let tokens = try RefreshTokenGrant.parseOAuth2Response(response, current: Self.current, receivedAt: Self.receivedAt)
+                let tokens = try RefreshTokenGrant.parseOAuth2Response(
+                    response, current: Self.current, receivedAt: Self.receivedAt)
                 #expect(tokens.accessToken == "a1")
             }
             for refused in ["DPoP", "mac"] {
                 let response = HTTPResponse.json(#"{"access_token":"a2","token_type":"\#(refused)","expires_in":60}"#)
                 let rejection = TokenRefreshRejection(
-                    statusCode: 200, error: "unsupported_token_type", errorDescription: #"token_type "\#(refused)" is not Bearer"#)
+                    statusCode: 200, error: "unsupported_token_type", errorDescription: #"token_type "\#(refused)" is not Bearer"#
+                )
                 #expect(throws: rejection) {
                     try RefreshTokenGrant.parseOAuth2Response(response, current: Self.current, receivedAt: Self.receivedAt)
                 }
