@@ -59,7 +59,7 @@ public actor UploadManager {
     private var interrupted: [UUID: NetworkError] = [:]
     private var listener: Task<Void, Never>?
     /// The access token each background upload of this launch was handed to the system with.
-    private var sentTokens: [UUID: String] = [:]
+    private var sentTokens: [UUID: (token: String, session: Int)] = [:]
     /// Background uploads already handed over again after a 401 (once each).
     private var reauthorized: Set<UUID> = []
 
@@ -233,13 +233,24 @@ public actor UploadManager {
             if let tokenManager, client.environment.isOrigin(of: record.url) {
                 // Fresh at hand-over: the system may start the task much later, and no
                 // interceptor runs then.
-                let token =
-                    reauthorizing
-                    ? try await tokenManager.refresh(failedToken: sentTokens[record.id])
-                    : try await tokenManager.validAccessToken()
-                if let token {
-                    request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-                    sentTokens[record.id] = token
+                let authorization: (token: String, session: Int)?
+                if reauthorizing, let sent = sentTokens[record.id] {
+                    // The file was sent as the user of that sign-in: after another sign-in (or a
+                    // sign-out) it must not go again as whoever is signed in now.
+                    guard let fresh = try await tokenManager.refresh(failedToken: sent.token, session: sent.session) else {
+                        throw NetworkError.signedOut
+                    }
+                    authorization = (fresh, sent.session)
+                } else if reauthorizing {
+                    // Handed over by an earlier launch: the token it carried is unknown here.
+                    _ = try await tokenManager.refresh(failedToken: nil)
+                    authorization = try await tokenManager.accessTokenAndSession()
+                } else {
+                    authorization = try await tokenManager.accessTokenAndSession()
+                }
+                if let authorization {
+                    request.setValue("Bearer \(authorization.token)", forHTTPHeaderField: "Authorization")
+                    sentTokens[record.id] = authorization
                 }
             }
             try background.startUpload(request, fromFile: file, taskDescription: record.id.uuidString)

@@ -143,3 +143,31 @@ extension BackgroundUploadTokenTests {
         // The same URL in the foreground is refused before anything is sent (core origin check).
     }
 }
+
+extension BackgroundUploadTokenTests {
+    @Test("a 401 after another user signed in fails the upload: the file is not sent again as the new user")
+    func aRejectionAfterAnotherSignInIsNotHandedOverAsTheNewUser() async throws {
+        let server = FakeTokenServer(now: Self.start)
+        let tokens = FakeTokenServer.tokenManager(server.makeTransport(), store: InMemoryTokenStore(server.signIn())) {
+            Self.start
+        }
+        let background = ScriptedBackgroundTransport { request in
+            if request.value(forHTTPHeaderField: "Authorization") == "Bearer bob-token" { return .status(201) }
+            // Alice signs out and Bob signs in while the system still runs her upload.
+            try await tokens.signIn(AuthTokens(accessToken: "bob-token", refreshToken: "bob-refresh"))
+            return .status(401, headers: ["WWW-Authenticate": "Bearer"])
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bg-token-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("alice.jpg")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(repeating: 7, count: 1000).write(to: file)
+        let manager = try UploadManager(
+            client: TransfersFixture.client(server.makeTransport()), directory: folder.appendingPathComponent("manager"),
+            backgroundTransport: background, tokenManager: tokens)
+        let id = try await manager.enqueue(fileAt: file, to: "/photos", contentType: "image/jpeg", mode: .background)
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        #expect(background.requests.map { Self.bearer($0) }.allSatisfy { $0 != "Bearer bob-token" })
+        #expect(background.requests.count == 1)
+    }
+}
