@@ -43,7 +43,9 @@ public struct ResponseDecodingContext: Sendable {
             throw EmptyBodyError()
         }
         if let bytes = response.data as? T { return bytes }
-        if T.self == String.self, !(response.mediaType.map(Self.isJSON) ?? false), let text = try response.text() as? T {
+        if T.self == String.self || T.self == String?.self, !(response.mediaType.map(Self.isJSON) ?? false),
+            let text = try response.text() as? T
+        {
             return text
         }
         var body = response.data

@@ -142,13 +142,17 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
 
     /// A short message suitable for an alert: the endpoint's known-error message for this status,
     /// else the app's message for this error when ``messages`` gives one, else the server's
-    /// message (not a 5xx's), else an English sentence per case (``ErrorMessages/english``).
+    /// message (the error envelope's for ``rejected(_:)``; a 4xx's, never that of another status),
+    /// else an English sentence per case (``ErrorMessages/english``).
     public var userMessage: String {
         if let known = failedResponse?.knownMessage { return known }
         if let message = Self.messages.message(for: self) { return message }
-        // The server's own text speaks of the request (a field, a limit), except a 5xx's, which
-        // is about the server's insides ("upstream connect error", a stack trace).
-        if let response = failedResponse, !(500..<600).contains(response.statusCode), let message = response.message {
+        // What the app's envelope validator found in a 2xx body is the server's answer to the user.
+        if case .rejected(let problem) = self, !problem.message.isEmpty { return problem.message }
+        // The server's own text speaks of the request (a field, a limit) in a 4xx; in a 5xx (and
+        // the 3xx or 6xx-and-above statuses mapped to `server`) it is about the server's insides
+        // ("upstream connect error", a stack trace).
+        if let response = failedResponse, (400..<500).contains(response.statusCode), let message = response.message {
             return message
         }
         return ErrorMessages.english.message(for: self) ?? "A network error occurred."

@@ -55,22 +55,17 @@ package enum HTTPDate {
     }
 
     private static func make(day: String, month: String, year: String, time: String) -> Date? {
-        guard let d = Int(day), let y = Int(year), y >= 1970, (1...31).contains(d),
-            let m = months.firstIndex(of: month.lowercased())
+        // An impossible day (31 Feb) is refused, not carried into the next month; a year has four
+        // digits (RFC 9110 §5.6.7).
+        guard let d = Int(day), let y = Int(year), (1970...9999).contains(y),
+            let m = months.firstIndex(of: month.lowercased()),
+            (1...CivilCalendar.daysInMonth(year: y, month: m + 1)).contains(d)
         else { return nil }
         let hms = time.split(separator: ":").compactMap { Int($0) }
         guard hms.count == 3, (0...23).contains(hms[0]), (0...59).contains(hms[1]), (0...60).contains(hms[2])
         else { return nil }
-        var components = DateComponents()
-        components.year = y
-        components.month = m + 1
-        components.day = d
-        components.hour = hms[0]
-        components.minute = hms[1]
-        components.second = hms[2]
-        var calendar = Calendar(identifier: .gregorian)
-        guard let gmt = TimeZone(identifier: "GMT") else { return nil }
-        calendar.timeZone = gmt
-        return calendar.date(from: components)
+        let days = CivilCalendar.dayNumber(year: y, month: m + 1, day: d)
+        let seconds = days * CivilCalendar.secondsPerDay + hms[0] * 3600 + hms[1] * 60 + hms[2]
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }

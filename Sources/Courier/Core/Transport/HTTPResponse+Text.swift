@@ -11,26 +11,40 @@ extension HTTPResponse {
     ///
     /// Charset names are case-insensitive and may be quoted (`charset="ISO-8859-1"`). Without a
     /// charset the body is UTF-8 (RFC 6838 §4.2.1 for `text/*`, RFC 8259 §8.1 for JSON). A leading
-    /// byte-order mark is dropped (and, for `utf-16`, chooses the byte order).
+    /// byte-order mark is dropped and decides the encoding over the label, as in the WHATWG
+    /// Encoding Standard's "decode" (UTF-8, UTF-16BE/LE; a UTF-32 mark for a `utf-32` label).
+    /// EUC-JP is decoded where Foundation can (not on Linux: ``TextDecodingError/Reason/unsupportedCharset``).
     ///
     /// - Throws: ``TextDecodingError`` when the charset is not one Courier knows, or the bytes are
-    ///   not valid in it — never mojibake or replacement characters.
+    ///   not valid in it (a UTF-16 or UTF-32 body cut inside a code unit included) — never
+    ///   mojibake, replacement characters or a silently shortened text.
     public func text() throws -> String {
         let name = charset ?? "utf-8"
-        guard let encoding = TextDecodingError.encoding(forCharset: name) else {
+        guard let labelled = TextDecodingError.encoding(forCharset: name) else {
             throw TextDecodingError(reason: .unsupportedCharset, charset: name)
         }
         var bytes = data[...]
-        switch encoding {
-        case .utf8:
-            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        case .utf16BigEndian:
-            if bytes.starts(with: [0xFE, 0xFF]) { bytes = bytes.dropFirst(2) }
-        case .utf16LittleEndian:
-            if bytes.starts(with: [0xFF, 0xFE]) { bytes = bytes.dropFirst(2) }
-        default:
-            break
+        var encoding = labelled
+        let utf32: [String.Encoding] = [.utf32, .utf32BigEndian, .utf32LittleEndian]
+        let utf16: [String.Encoding] = [.utf16, .utf16BigEndian, .utf16LittleEndian]
+        if utf32.contains(encoding) {
+            if bytes.starts(with: [0x00, 0x00, 0xFE, 0xFF]) {
+                (encoding, bytes) = (.utf32BigEndian, bytes.dropFirst(4))
+            } else if bytes.starts(with: [0xFF, 0xFE, 0x00, 0x00]) {
+                (encoding, bytes) = (.utf32LittleEndian, bytes.dropFirst(4))
+            }
+        } else if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            // A byte-order mark decides over the label (WHATWG Encoding, "decode"): a label that
+            // contradicts it would turn the text into mojibake.
+            (encoding, bytes) = (.utf8, bytes.dropFirst(3))
+        } else if bytes.starts(with: [0xFE, 0xFF]) {
+            (encoding, bytes) = (.utf16BigEndian, bytes.dropFirst(2))
+        } else if bytes.starts(with: [0xFF, 0xFE]) {
+            (encoding, bytes) = (.utf16LittleEndian, bytes.dropFirst(2))
         }
+        // A cut code unit is malformed, not a shorter text (Foundation drops it silently).
+        let unit = utf32.contains(encoding) ? 4 : utf16.contains(encoding) ? 2 : 1
+        guard bytes.count % unit == 0 else { throw TextDecodingError(reason: .malformedBytes, charset: name) }
         guard let text = String(data: Data(bytes), encoding: encoding) else {
             throw TextDecodingError(reason: .malformedBytes, charset: name)
         }
@@ -60,6 +74,10 @@ public struct TextDecodingError: Error, Sendable, Hashable, CustomStringConverti
         }
     }
 
+    /// Whether this platform's Foundation decodes EUC-JP (swift-corelibs-foundation does not):
+    /// checked once with `あ` (`A4 A2`).
+    private static let decodesEUCJP = String(data: Data([0xA4, 0xA2]), encoding: .japaneseEUC) == "\u{3042}"
+
     /// Foundation encodings for the IANA charset names (and common aliases) Courier decodes.
     static func encoding(forCharset name: String) -> String.Encoding? {
         switch name.lowercased() {
@@ -79,7 +97,7 @@ public struct TextDecodingError: Error, Sendable, Hashable, CustomStringConverti
         case "utf-32be": return .utf32BigEndian
         case "utf-32le": return .utf32LittleEndian
         case "shift_jis", "shift-jis", "sjis", "ms_kanji", "csshiftjis": return .shiftJIS
-        case "euc-jp", "eucjp": return .japaneseEUC
+        case "euc-jp", "eucjp": return decodesEUCJP ? .japaneseEUC : nil
         case "iso-2022-jp": return .iso2022JP
         case "macintosh", "mac", "x-mac-roman": return .macOSRoman
         default: return nil

@@ -20,6 +20,7 @@ package enum JSONNumberDiagnosis {
             let numbers = JSONSyntax.numbers(in: body)
         else { return nil }
         let bytes = [UInt8](body)
+        let decoder = silentCopy(of: decoder)
         func failsAsInvalid(keeping kept: ArraySlice<JSONSyntax.Number>, of all: [JSONSyntax.Number]) -> Bool {
             let keptStarts = Set(kept.map(\.range.lowerBound))
             var patched: [UInt8] = []
@@ -40,9 +41,11 @@ package enum JSONNumberDiagnosis {
                 return false
             }
         }
-        // Numbers that fit no integer type or are not integers first; any number otherwise.
+        // Numbers that fit no integer type or are not integers first; every number when those are
+        // not the culprit (a -1 into a `UInt` beside a harmless `12.5`).
         let suspicious = numbers.filter(\.isOutsideInt64)
-        let candidates = suspicious.isEmpty ? numbers : suspicious
+        let candidates =
+            suspicious.isEmpty || failsAsInvalid(keeping: [], of: suspicious) ? numbers : suspicious
         guard !candidates.isEmpty, !failsAsInvalid(keeping: [], of: candidates) else { return nil }
         // Keeping a set of original numbers fails exactly when it holds a culprit.
         var range = candidates[...]
@@ -55,6 +58,22 @@ package enum JSONNumberDiagnosis {
             "The number \(culprit.text) does not fit the type it is decoded into "
             + "(out of range, not an integer, or not finite); the body itself is valid JSON"
         return .dataCorrupted(.init(codingPath: culprit.path, debugDescription: description))
+    }
+
+    /// `decoder`'s settings without its ``LossyDecodingReporter``: the diagnostic decodes must not
+    /// report the skips of the failed decode again.
+    private static func silentCopy(of decoder: JSONDecoder) -> JSONDecoder {
+        let copy = JSONDecoder()
+        copy.dateDecodingStrategy = decoder.dateDecodingStrategy
+        copy.dataDecodingStrategy = decoder.dataDecodingStrategy
+        copy.nonConformingFloatDecodingStrategy = decoder.nonConformingFloatDecodingStrategy
+        copy.keyDecodingStrategy = decoder.keyDecodingStrategy
+        copy.allowsJSON5 = decoder.allowsJSON5
+        copy.assumesTopLevelDictionary = decoder.assumesTopLevelDictionary
+        var userInfo = decoder.userInfo
+        userInfo[.lossyDecodingReporter] = nil
+        copy.userInfo = userInfo
+        return copy
     }
 }
 
