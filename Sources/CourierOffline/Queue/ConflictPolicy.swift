@@ -3,6 +3,12 @@ import Courier
 
 /// What the queue does when the server answers a mutation with 409 Conflict (RFC 9110 §15.5.10)
 /// or 412 Precondition Failed (RFC 9110 §15.5.13).
+///
+/// Not a conflict: a 409 to an `Idempotency-Key` that an earlier attempt carried without a final
+/// answer (it timed out, the connection was lost). A server that honours the key answers a retry
+/// sent while the first request is still being processed with 409
+/// (draft-ietf-httpapi-idempotency-key-header); the queue retries it under the same key after a
+/// backoff, up to 8 attempts under the key, before it applies this policy.
 public enum ConflictPolicy: Sendable {
     /// Resend the mutation without its preconditions (`If-Match`, `If-None-Match`,
     /// `If-Unmodified-Since`, `If-Modified-Since`, RFC 9110 §13.1): the local change overwrites

@@ -273,7 +273,18 @@ extension MutationQueue {
         _ error: any Error, stored: StoredMutation, group: String, kind: KindPolicy
     ) async -> Bool {
         do {
-            switch FailureClass.of(error, now: configuration.now()) {
+            var failure = FailureClass.of(error, now: configuration.now())
+            // A 409 to a key an earlier attempt already carried without a final answer (a timeout,
+            // a lost connection) is the server saying that request is still being processed
+            // (draft-ietf-httpapi-idempotency-key-header: a retry during processing gets 409), not
+            // a conflict of data: resolving it would send the change again under a new key, or
+            // drop it. It is retried under the same key after a backoff, a bounded number of times.
+            if failure == .conflict, (error as? NetworkError)?.failedResponse?.statusCode == 409,
+                (1..<Self.keyInProgressAttempts).contains(stored.attempts)
+            {
+                failure = .transient(retryAfter: nil)
+            }
+            switch failure {
             case .cancelled:
                 return false
             case .transient(let retryAfter):
@@ -416,6 +427,10 @@ extension MutationQueue {
     }
 
     /// Conditional request fields (RFC 9110 §13.1) removed by last-write-wins.
+    /// Attempts under one key up to which a 409 after an unanswered attempt is taken for "still
+    /// processing" and retried (8: the first send, then up to 7 more over the backoff).
+    static let keyInProgressAttempts = 8
+
     static let preconditionFields = ["If-Match", "If-None-Match", "If-Unmodified-Since", "If-Modified-Since"]
 
     // MARK: - Connectivity

@@ -94,17 +94,22 @@ final class MutationStore {
                     throw MutationQueueError.invalidMutation(
                         "\(mutation.id) is pending for \(existing.origin), not \(origin): use another id")
                 }
-                if existing.mutation.sendsSameRequest(as: mutation), existing.mutation.group == mutation.group,
-                    existing.mutation.kind == mutation.kind
-                {
-                    return true
+                let sent = existing.attempts > 0 || existing.mayHaveSent
+                if existing.mutation.sendsSameRequest(as: mutation) {
+                    if existing.mutation.group == mutation.group, existing.mutation.kind == mutation.kind { return true }
+                    if sent {
+                        // The same bytes may already be applied: they stay a replay under the same
+                        // key (a new key would apply them twice) and in their group (the request
+                        // in flight keeps its order); only the kind follows the new call.
+                        try db.run("UPDATE pending SET kind = ? WHERE id = ?", [.text(mutation.kind), .text(mutation.id)])
+                        return true
+                    }
                 }
                 // A payload an attempt may already have carried — in this process or another one
                 // sharing the file — gets a new key (generation + 1, and past every key the id was
                 // spent under: a retried dead letter sits below them); the new payload is unsent.
                 // Such a row also keeps its group: the payload in flight and its replacement stay
                 // in one order, so the older one cannot land last.
-                let sent = existing.attempts > 0 || existing.mayHaveSent
                 let bump = sent ? 1 : 0
                 let floor = sent ? try firstGeneration(id: mutation.id) : 0
                 var payload = try Self.payload(mutation)

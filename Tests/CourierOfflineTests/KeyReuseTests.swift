@@ -1,0 +1,91 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+@testable import CourierOffline
+
+/// One change reaches the server under one key: an identical re-enqueue after an attempt that may
+/// have been applied stays a replay, and a 409 "still processing" answer to a key an unanswered
+/// attempt carried is retried under that key, not resolved as a conflict.
+@Suite("Offline: one change, one key")
+struct KeyReuseTests {
+    static func mutation(_ id: String, _ v: Int, group: String = "default") throws -> Mutation {
+        try .json(id: id, method: .post, path: "/mutations", body: ["v": v], group: group)
+    }
+
+    /// The first attempt of k reached the server (applied) but timed out on the client. The app
+    /// re-enqueues the very same request (same id, method, path, headers, body) under another
+    /// group (e.g. after an update that groups by entity). Nothing about the request changed, the
+    /// row keeps its group anyway — but the key is bumped to k~1, so the server applies it twice.
+    @Test(.timeLimit(.minutes(1))) func reEnqueueingTheIdenticalRequestUnderAnotherGroupIsNotAppliedTwice() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let namespace = OfflineServer.makeNamespace("rev-samereq")
+        try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["delayAfterApply": 2.0])
+        let environment = try OfflineServer.environment(namespace: namespace)
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        configuration.defaultKind = .init(
+            policy: MutationQueue.Configuration.defaultEndpointPolicy.with(\.deadline, .milliseconds(500)))
+        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: makeClient(environment), configuration: configuration)
+        try await queue.enqueue(try Self.mutation("k", 1, group: "default"))
+        let first = try await queue.flush()
+        #expect(first.transientFailures == 1)  // timed out; the server applied it
+        try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["delayAfterApply": 0])
+        try await queue.enqueue(try Self.mutation("k", 1, group: "note-42"))  // the identical request
+        let second = try await queue.flush()
+        #expect(second.sent == 1)
+        let log = try await OfflineServer.log(namespace: namespace)
+        #expect(log.applied.count == 1, "applied \(log.applied.count)x under keys \(log.applied.compactMap(\.key))")
+    }
+
+    /// draft-ietf-httpapi-idempotency-key-header (the draft `Mutation` cites), "Error Scenarios":
+    /// a request retried while the first one with its key is still being processed gets 409.
+    /// The queue's first attempt timed out while the server was still working on it; the next
+    /// flush's attempt (same key) gets that 409, which the queue treats as a data conflict:
+    /// last-write-wins rewrites it under a new key and sends it again — applied twice.
+    @Test(.timeLimit(.minutes(1))) func aKeyInProgress409DoesNotMakeLastWriteWinsApplyTheChangeTwice() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        struct ServerState: Sendable {
+            var applied: [String] = []
+            var busyUntil: [String: Date] = [:]
+        }
+        let server = Locked(ServerState())
+        let stub = StubTransport { request in
+            let key = request.value(forHTTPHeaderField: "Idempotency-Key") ?? ""
+            let answer: HTTPResponse? = server.withLock { state in
+                if let until = state.busyUntil[key] {
+                    return Date() < until
+                        ? .json(#"{"title":"A request with this Idempotency-Key is being processed"}"#, status: 409)
+                        : .json(#"{"ok":true}"#, status: 201)  // replay of the first answer
+                }
+                state.applied.append(key)
+                state.busyUntil[key] = Date().addingTimeInterval(3)
+                return nil
+            }
+            if let answer { return answer }
+            try await Task.sleep(for: .seconds(3))  // slow processing; the client gives up first
+            return .json(#"{"ok":true}"#, status: 201)
+        }
+        let client = APIClient(environment: OfflineServer.unreachable) {
+            $0.transport = stub
+            $0.interceptors = .standard(retry: RetryInterceptor(budget: nil, circuitBreaker: nil))
+        }
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        configuration.defaultKind = .init(
+            policy: MutationQueue.Configuration.defaultEndpointPolicy.with(\.deadline, .milliseconds(300)),
+            conflictPolicy: .lastWriteWins)
+        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+        try await queue.enqueue(try Self.mutation("k", 1))
+        let first = try await queue.flush()
+        #expect(first.transientFailures == 1)  // timed out while the server processes it
+        _ = try await queue.flush()  // the retry, same key, while the first is still in progress
+        let applied = server.withLock { $0.applied }
+        #expect(applied.count == 1, "the one change was applied \(applied.count)x, under keys \(applied)")
+    }
+}
