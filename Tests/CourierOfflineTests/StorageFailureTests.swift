@@ -211,4 +211,36 @@ struct StorageFailureTests {
         #expect(report.sent == 1 && report.pending == 0)
         #expect(stub.requestCount == 1)
     }
+
+    /// Another connection (a share extension in a long transaction) holds the write lock while the
+    /// app opens the queue: `init` gives up after about SQLite's 5 s busy timeout with a typed
+    /// error. It counted only its own short sleeps between 5 s busy waits: minutes at launch.
+    @Test(.timeLimit(.minutes(2))) func openingWhileAnotherConnectionHoldsTheWriteLockFailsWithinTheBusyTimeout() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let path = dir.path("q.sqlite")
+        do { _ = try MutationQueue(path: path, client: makeClient(OfflineServer.unreachable)) }
+        let holder = try SQLiteDatabase(path: path)
+        try holder.execute("BEGIN IMMEDIATE")
+        let outcome = Locked<String?>(nil)
+        Thread {
+            let result: String
+            do {
+                _ = try MutationQueue(path: path, client: makeClient(OfflineServer.unreachable))
+                result = "opened"
+            } catch {
+                result = "\(error)"
+            }
+            outcome.withLock { $0 = result }
+        }.start()
+        // Held for up to 30 s (six busy timeouts): the open must end while the lock is still held.
+        let clock = ContinuousClock()
+        let start = clock.now
+        while outcome.current == nil, clock.now - start < .seconds(30) { try await Task.sleep(for: .milliseconds(50)) }
+        let whileHeld = outcome.current
+        try holder.execute("ROLLBACK")
+        while outcome.current == nil { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(whileHeld != nil, "MutationQueue.init still blocked after 30 s")
+        #expect(whileHeld?.contains("SQLite error 5") == true, "\(whileHeld ?? "nothing")")
+    }
 }

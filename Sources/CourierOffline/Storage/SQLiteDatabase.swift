@@ -75,17 +75,19 @@ final class SQLiteDatabase {
         try execute("PRAGMA foreign_keys=ON")
     }
 
-    /// Runs `body` again while it fails with `SQLITE_BUSY`, for at most about 5 s (SQLite's busy
-    /// timeout), in 10–100 ms steps; for the steps of opening that SQLite does not retry itself.
+    /// Runs `body` again while it fails with `SQLITE_BUSY`, in 10–100 ms steps, until about 5 s
+    /// (SQLite's busy timeout) have passed in all — the time `body` itself spent waiting on the
+    /// busy handler included (counting only the steps let one call wait minutes); for the steps of
+    /// opening that SQLite does not retry itself.
     static func retryingWhileBusy<R>(_ body: () throws -> R) throws -> R {
-        var waited = 0
+        let clock = ContinuousClock()
+        let start = clock.now
         var step = 10
         while true {
             do {
                 return try body()
-            } catch let error as SQLiteError where error.code & 0xFF == SQLITE_BUSY && waited < 5_000 {
+            } catch let error as SQLiteError where error.code & 0xFF == SQLITE_BUSY && clock.now - start < .seconds(5) {
                 usleep(useconds_t(step * 1_000))
-                waited += step
                 step = min(step * 2, 100)
             }
         }
