@@ -243,4 +243,26 @@ struct StorageFailureTests {
         #expect(whileHeld != nil, "MutationQueue.init still blocked after 30 s")
         #expect(whileHeld?.contains("SQLite error 5") == true, "\(whileHeld ?? "nothing")")
     }
+
+    /// The store file is deleted while the queue has it open (an app's "reset data", a purged
+    /// folder): SQLite in WAL mode goes on committing into the unlinked file, so an enqueue there
+    /// must fail with a typed error, never report a change stored that no launch will find.
+    @Test(.timeLimit(.minutes(1))) func anEnqueueAfterTheStoreFileWasDeletedFailsInsteadOfVanishing() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let path = dir.path("q.sqlite")
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        let queue = try MutationQueue(path: path, client: makeClient(OfflineServer.unreachable), configuration: configuration)
+        try await queue.enqueue(try .json(id: "a", method: .post, path: "/mutations", body: ["v": 1]))
+        for suffix in ["", "-wal", "-shm"] { try FileManager.default.removeItem(atPath: path + suffix) }
+        let error = await #expect(throws: MutationQueueError.self) {
+            try await queue.enqueue(try .json(id: "b", method: .post, path: "/mutations", body: ["v": 1]))
+        }
+        guard case .storage(let sqlite)? = error else {
+            Issue.record("expected .storage, got \(String(describing: error))")
+            return
+        }
+        #expect(sqlite.code == 1032)  // SQLITE_READONLY_DBMOVED
+    }
 }

@@ -60,7 +60,12 @@ final class MutationStore {
     /// Commits the app's own writes with an fsync.
     private func durably<R>(_ body: () throws -> R) throws -> R {
         try db.setSynchronous(full: true)
-        return try db.transaction(body)
+        try db.checkFileIsInPlace()
+        let result = try db.transaction(body)
+        // Committed into a file that was deleted meanwhile (an app's "reset data", a purged
+        // folder): not durable, so not reported as stored.
+        try db.checkFileIsInPlace()
+        return result
     }
 
     /// Commits bookkeeping without an fsync (see the type's documentation).

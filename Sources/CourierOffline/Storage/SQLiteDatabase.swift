@@ -120,6 +120,18 @@ final class SQLiteDatabase {
         }
     }
 
+    /// Throws `SQLITE_READONLY_DBMOVED` (1032) when the database file this connection has open
+    /// was deleted, renamed or replaced since it was opened (`SQLITE_FCNTL_HAS_MOVED`): in WAL mode
+    /// SQLite goes on committing into the unlinked file, so a commit there is lost with it.
+    func checkFileIsInPlace() throws {
+        var moved: Int32 = 0
+        let status = sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
+        guard status == SQLITE_OK else { return }  // a VFS without the control: nothing to check
+        if moved != 0 {
+            throw SQLiteError(code: 1032, message: "the database file was deleted or replaced while open")
+        }
+    }
+
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; rolls back when it throws. Returns after the
     /// commit is durable.
     func transaction<R>(_ body: () throws -> R) throws -> R {
