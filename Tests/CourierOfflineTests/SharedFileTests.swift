@@ -82,4 +82,35 @@ struct SharedFileTests {
         #expect(try await sender.deadLetters().isEmpty)
         #expect(try await editor.deadLetters().isEmpty)
     }
+
+    /// The app's queue (A) is delivering group g1 (its answer is held by the server). The share
+    /// extension's queue (B) enqueues s in group g2; its flush finds the drain lock held and sends
+    /// nothing (documented), then the extension ends. A's flush then returns "when no group can
+    /// make progress" — with s pending in a group that can, never sent, until A's next trigger.
+    @Test(.timeLimit(.minutes(1))) func aMutationEnqueuedByAnotherProcessDuringAFlushIsDeliveredByIt() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let namespace = OfflineServer.makeNamespace("handover")
+        try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["holdAfterApply": true])
+        let environment = try OfflineServer.environment(namespace: namespace)
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        let app = try MutationQueue(path: dir.path("q.sqlite"), client: makeClient(environment), configuration: configuration)
+        let share = try MutationQueue(path: dir.path("q.sqlite"), client: makeClient(environment), configuration: configuration)
+        try await app.enqueue(try .json(id: "x", method: .post, path: "/mutations", body: ["v": 1], group: "g1"))
+        let flush = Task { try await app.flush() }
+        for _ in 0..<1000 {
+            if try await OfflineServer.log(namespace: namespace).applied.count == 1 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await share.enqueue(try .json(id: "s", method: .post, path: "/mutations", body: ["v": 1], group: "g2"))
+        let blocked = try await share.flush()
+        #expect(blocked.otherQueueDelivering && blocked.sent == 0)
+        await share.stop()  // the extension finishes (completeRequest): its lock retry goes with it
+        try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["holdAfterApply": false])
+        let report = try await flush.value
+        let log = try await OfflineServer.log(namespace: namespace)
+        #expect(report.pending == 0, "A's flush returned with \(report.pending) pending (report: \(report))")
+        #expect(log.applied.compactMap(\.key) == ["x", "s"])
+    }
 }

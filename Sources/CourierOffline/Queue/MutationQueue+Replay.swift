@@ -147,6 +147,9 @@ extension MutationQueue {
             noteStorageFailure(error, mutation: nil)
             return
         }
+        // Passes run for rows another queue on the file (an app extension) stored while this one
+        // held the drain lock: it was turned away, and may have ended since.
+        var passesForOthers = 0
         repeat {
             drainRequested = false
             guard recordUnrecordedWrites() else { break }
@@ -164,8 +167,25 @@ extension MutationQueue {
                     tasks.addTask { await self.drain(group: group, origin: origin) }
                 }
             }
+            if !drainRequested, !Task.isCancelled, failedStorage == nil, passesForOthers < Self.passesForOtherQueues {
+                do {
+                    // A group this pass did not deliver (new since it read the groups) is another
+                    // queue's: deliver it before letting the lock go (bounded, so a group that
+                    // cannot move — a switched environment — does not spin).
+                    let waiting = try store.groups(for: currentOrigin).filter { paused[$0] == nil && !groups.contains($0) }
+                    if !waiting.isEmpty {
+                        passesForOthers += 1
+                        drainRequested = true
+                    }
+                } catch {
+                    noteStorageFailure(error, mutation: nil)
+                }
+            }
         } while drainRequested && !Task.isCancelled
     }
+
+    /// Extra passes per drain for groups other queues on the file added meanwhile.
+    static let passesForOtherQueues = 3
 
     /// Tries the drain again after ``Configuration/drainLockRetryInterval``, while mutations wait.
     private func scheduleLockRetry() {
