@@ -510,7 +510,8 @@ struct ClientTests {
         transport.connections[0].end()
         try await clock.waitForSleepers(count: 1)
         clock.advance(by: .seconds(1))  // attempt 1: the refresh fails offline
-        try await eventually("attempt 1 ended", state: { "\(await client.state)" }) {
+        let describeState: @Sendable () async -> String = { "\(await client.state)" }
+        try await eventually("attempt 1 ended", state: describeState) {
             switch await client.state {
             case .reconnecting(attempt: 2, _), .closed: true
             default: false
