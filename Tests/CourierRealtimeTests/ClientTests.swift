@@ -433,8 +433,8 @@ struct ClientTests {
         return false
     }
 
-    @Test("a sign-out ends the session: the reconnect does not connect without credentials", .timeLimit(.minutes(1)))
-    func aSignedOutSessionEndsInsteadOfReconnectingAnonymously() async throws {
+    /// Alice signed in, subscribed to her inbox and connected (open); reconnects after 1 s.
+    private func aliceOnline() async throws -> (TokenManager, FakeTransport, TestClock, WebSocketClient) {
         let tokens = tokens(AuthTokens(accessToken: "alice-token", refreshToken: "r1"), refreshFails: .badServerResponse)
         var configuration = configuration(reconnect: ReconnectPolicy(initialDelay: .seconds(1), jitter: .none))
         configuration.tokenManager = tokens
@@ -444,6 +444,12 @@ struct ClientTests {
         await client.subscribe(Subscription(id: "inbox", subscribe: .text("sub alice/inbox")))
         await client.connect()
         try await eventually("open") { await client.state == .open }
+        return (tokens, transport, clock, client)
+    }
+
+    @Test("a sign-out ends the session: the reconnect does not connect without credentials", .timeLimit(.minutes(1)))
+    func aSignedOutSessionEndsInsteadOfReconnectingAnonymously() async throws {
+        let (tokens, transport, clock, client) = try await aliceOnline()
         try await tokens.signOut()
         transport.connections[0].end()  // TCP loss after the sign-out
         try await clock.waitForSleepers(count: 1)
@@ -462,15 +468,7 @@ struct ClientTests {
 
     @Test("a reconnect after another user signed in ends the session; connect() starts the new user's", .timeLimit(.minutes(1)))
     func aReconnectUnderAnotherSignInEndsTheSession() async throws {
-        let tokens = tokens(AuthTokens(accessToken: "alice-token", refreshToken: "r1"), refreshFails: .badServerResponse)
-        var configuration = configuration(reconnect: ReconnectPolicy(initialDelay: .seconds(1), jitter: .none))
-        configuration.tokenManager = tokens
-        let transport = FakeTransport()
-        let clock = TestClock(mode: .manual)
-        let client = WebSocketClient(configuration: configuration, transport: transport, clock: clock, random: { 0.5 })
-        await client.subscribe(Subscription(id: "inbox", subscribe: .text("sub alice/inbox")))
-        await client.connect()
-        try await eventually("open") { await client.state == .open }
+        let (tokens, transport, clock, client) = try await aliceOnline()
         try await tokens.signOut()
         try await tokens.signIn(AuthTokens(accessToken: "bob-token", refreshToken: "r2"))
         transport.connections[0].end()  // TCP loss during the change of user
