@@ -88,9 +88,14 @@ private func measureUpload(_ run: () async throws -> (Data, Int)) async throws -
 private func writePatternFile(_ url: URL, megabytes: Int) throws {
     _ = FileManager.default.createFile(atPath: url.path, contents: nil)
     let handle = try FileHandle(forWritingTo: url)
-    defer { try? handle.close() }
     let block = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-    for _ in 0..<megabytes { try handle.write(contentsOf: block) }
+    do {
+        for _ in 0..<megabytes { try handle.write(contentsOf: block) }
+    } catch {
+        _ = Result { try handle.close() }  // the write's failure is the one to report
+        throw error
+    }
+    try handle.close()  // a deferred write failure (a full disk) surfaces here
 }
 
 /// Samples the process's resident set size every 20 ms on its own thread (Linux: `VmRSS` of

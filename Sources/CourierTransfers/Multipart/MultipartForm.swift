@@ -212,8 +212,14 @@ public struct MultipartForm: Sendable {
         }
         do {
             let handle = try FileHandle(forWritingTo: url)
-            defer { try? handle.close() }
-            try MultipartSegmentReader(segments).forEachChunk { try handle.write(contentsOf: $0) }
+            do {
+                try MultipartSegmentReader(segments).forEachChunk { try handle.write(contentsOf: $0) }
+            } catch {
+                _ = Result { try handle.close() }  // the write's failure is the one to report
+                throw error
+            }
+            // A close can report a write the system deferred (a full disk): the file is not whole.
+            try handle.close()
         } catch {
             try? FileManager.default.removeItem(at: url)
             throw error

@@ -54,7 +54,7 @@ final class MultipartSegmentReader: BodySource {
     }
 
     func close() {
-        try? file?.handle.close()
+        if let handle = file?.handle { _ = Result { try handle.close() } }  // read only: nothing to lose
         file = nil
         segments = []
     }

@@ -39,7 +39,7 @@ final class FileRangeSource: BodySource {
     }
 
     func close() {
-        try? handle?.close()
+        if let handle { _ = Result { try handle.close() } }  // read only: a failed close loses nothing
         handle = nil
         remaining = 0
     }

@@ -176,7 +176,7 @@ public actor DiskCacheStorage: CacheStorage {
 
     private static func readMetadata(_ url: URL, size: Int) -> DiskEntryCodec.Metadata? {
         guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
-        defer { try? handle.close() }
+        defer { _ = Result { try handle.close() } }  // read only: a failed close loses nothing
         return try? DiskEntryCodec.decodeMetadata(from: handle, fileSize: size)
     }
 
