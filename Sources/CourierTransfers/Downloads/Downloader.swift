@@ -49,6 +49,9 @@ struct Downloader<E: Endpoint>: Sendable {
         }
         let url: URL
         let state: DownloadState
+        // Every attempt goes to the environment of the first: after a switch, the next range
+        // would come from another server's file (a spliced file).
+        let environmentID = client.environment.id
         do {
             url = try client.url(for: endpoint)
             state = try await openState(for: url)
@@ -78,7 +81,7 @@ struct Downloader<E: Endpoint>: Sendable {
             let failure: AttemptFailure
             let lengthBefore = state.file.length
             do {
-                switch try await attempt(state, idempotency: idempotency) {
+                switch try await attempt(state, idempotency: idempotency, environmentID: environmentID) {
                 case .finished(let response): return .success(response)
                 case .restart: continue
                 case .partContinues:
@@ -146,14 +149,19 @@ struct Downloader<E: Endpoint>: Sendable {
     }
 
     /// One request and its body. Returns the finished download or throws why it stopped.
-    private func attempt(_ state: DownloadState, idempotency: IdempotencyPolicy) async throws(AttemptFailure) -> AttemptOutcome {
+    private func attempt(
+        _ state: DownloadState, idempotency: IdempotencyPolicy, environmentID: String
+    ) async throws(AttemptFailure) -> AttemptOutcome {
         let file = state.file
         if file.length > 0, state.validator == nil { try await discard(state) }
         let resume = state.validator.flatMap { file.length > 0 ? (offset: file.length, validator: $0) : nil }
         let streamed: StreamedResponse
         do {
             streamed = try await client.stream(
-                DownloadAttemptEndpoint(base: endpoint, resume: resume, idempotency: idempotency), options: Self.streamingOptions)
+                DownloadAttemptEndpoint(base: endpoint, resume: resume, idempotency: idempotency), options: Self.streamingOptions,
+                requiredEnvironment: environmentID)
+        } catch let mismatch as EnvironmentMismatch {
+            throw .fatal(.network(.invalidRequest(mismatch.description)), keepsPartial: resume != nil)
         } catch {
             // The pipeline has already retried what its policy allows before the first byte.
             let failure = NetworkError(error)

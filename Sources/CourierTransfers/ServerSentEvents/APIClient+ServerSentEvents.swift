@@ -21,10 +21,19 @@ extension APIClient {
         _ endpoint: E, configuration: ServerSentEvents.Configuration = ServerSentEvents.Configuration()
     ) -> ServerSentEvents {
         let options = configuration.streaming
+        // The environment of the first connection: a reconnection after a switch would read
+        // another server's feed, carrying this one's `Last-Event-ID`; it ends the feed instead.
+        let firstEnvironment = Locked<String?>(nil)
         return ServerSentEvents(
             configuration: configuration, clock: self.configuration.clock, redactor: laneRedactor
         ) { [self] lastEventID in
-            try await stream(EventStreamEndpoint(base: endpoint, lastEventID: lastEventID), options: options)
+            let required = firstEnvironment.withLock { pinned in
+                let id = pinned ?? environment.id
+                pinned = id
+                return id
+            }
+            return try await stream(
+                EventStreamEndpoint(base: endpoint, lastEventID: lastEventID), options: options, requiredEnvironment: required)
         }
     }
 }

@@ -50,13 +50,27 @@ extension APIClient {
     ) async throws
         -> StreamedResponse
     {
+        try await stream(endpoint, options: options, requiredEnvironment: nil)
+    }
+
+    /// ``stream(_:options:)``, sent only while the client points at the environment named
+    /// `requiredEnvironment` (else ``EnvironmentMismatch``, nothing sent): the later requests of
+    /// one transfer (a download's next range, a feed's reconnection) never go to another
+    /// environment than its first. For Courier's modules.
+    package func stream<E: Endpoint>(
+        _ endpoint: E, options: StreamingOptions, requiredEnvironment: String?
+    ) async throws -> StreamedResponse {
         let context = RequestContext(
             requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
             pathTemplate: endpoint.loggedPathTemplate, statusValidation: endpoint.statusValidation,
             startedAt: .now, onStart: endpoint.options.onStart, traits: CallTraits(streaming: options))
         let lane = routing.lane
+        let environment = lane.environment.current
+        if let requiredEnvironment, environment.id != requiredEnvironment {
+            throw EnvironmentMismatch(required: requiredEnvironment, current: environment.id)
+        }
         do {
-            let request = try prepareRequest(for: endpoint, context: context, lane: lane)
+            let request = try prepareRequest(for: endpoint, context: context, lane: lane, environment: environment)
             let pipeline = lane.pipeline
             let head = try await withDeadline(endpoint.policy.deadline, context: context, deadlines: lane.deadlines) {
                 [request] in
