@@ -147,3 +147,26 @@ struct EnvironmentSessionIsolationTests {
                 == "environments 'development' and 'staging' share the shared connection pool")
     }
 }
+
+extension EnvironmentSessionIsolationTests {
+    @Test("cookie folders whose names differ only in case are one folder on a case-insensitive disk: refused like token files")
+    func cookieFoldersDifferingOnlyInCaseAreRefused() throws {
+        let set = try EnvironmentSet(
+            environments: [
+                APIEnvironment("staging", baseURL: URL(string: "https://api.example.test/staging")!, storageNamespace: "Shared"),
+                APIEnvironment("production", baseURL: URL(string: "https://api.example.test/v1")!, storageNamespace: "shared"),
+            ],
+            build: EnvironmentFixture.reading(.testFlight),
+            mapping: BuildMapping(
+                debug: "staging", xcode: "staging", testFlight: "staging", appStore: "production", unknown: "production"),
+            store: InMemoryEnvironmentChoiceStore(), override: nil)
+        let directory = URL(fileURLWithPath: "/tmp/courier-never-written-cookies")
+        let cookies = Self.sharedStateError {
+            try APIClient(environments: set) { configuration, environment in
+                configuration.transport = CookieStoringTransport(
+                    storage: PersistentCookieStorage(directory: directory, namespace: environment.storageNamespace))
+            }
+        }
+        #expect(cookies != nil, "two environments write one cookie folder on APFS/HFS+ and were accepted")
+    }
+}

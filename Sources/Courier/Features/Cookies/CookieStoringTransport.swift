@@ -117,7 +117,10 @@ extension CookieStoringTransport: SessionResettable {
     /// The storage's namespace folder and the base transport's state.
     public var sessionStateIdentities: [SessionStateIdentity] {
         let folder = storage.fileURL(account: "").deletingLastPathComponent().standardizedFileURL.path
-        let own = SessionStateIdentity(key: "cookie-files:\(folder)", label: "one cookie folder (\(storage.namespace))")
+        // Lower-cased like token files: `Shared` and `shared` are one folder on a case-insensitive
+        // disk (APFS and HFS+ by default).
+        let own = SessionStateIdentity(
+            key: "cookie-files:\(folder.lowercased())", label: "one cookie folder (\(storage.namespace))")
         return [own] + ((base as? any SessionResettable)?.sessionStateIdentities ?? [])
     }
 }
