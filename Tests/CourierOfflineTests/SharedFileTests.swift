@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 import Courier
 import CourierTesting
@@ -112,5 +115,47 @@ struct SharedFileTests {
         let log = try await OfflineServer.log(namespace: namespace)
         #expect(report.pending == 0, "A's flush returned with \(report.pending) pending (report: \(report))")
         #expect(log.applied.compactMap(\.key) == ["x", "s"])
+    }
+
+    /// A group paused after a transient failure (backoff, `Retry-After`) stays paused for every
+    /// queue on the file: another queue (the share extension) enqueueing into it does not send its
+    /// head again at once, but wakes up on its own clock when the recorded pause ends.
+    @Test(.timeLimit(.minutes(1))) func anotherQueueOnTheFileRespectsTheBackoffOfAGroup() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let refused = Locked(false)  // x is refused once (503), everything else is accepted
+        let stub = StubTransport { request in
+            let refuse = refused.withLock { done in
+                defer { done = true }
+                return !done && request.value(forHTTPHeaderField: "Idempotency-Key") == "x"
+            }
+            return refuse ? .status(503) : .status(201)
+        }
+        let client = APIClient(environment: OfflineServer.unreachable) {
+            $0.transport = stub
+            $0.interceptors = .standard(retry: RetryInterceptor(budget: nil, circuitBreaker: nil))
+        }
+        var configuration = MutationQueue.Configuration()
+        configuration.backoff = Backoff(initialDelay: .seconds(60), maximumDelay: .seconds(300), jitter: .none)
+        configuration.sendsOnEnqueue = false
+        configuration.clock = TestClock(mode: .manual)
+        let app = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+        let extensionClock = TestClock(mode: .manual)
+        configuration.clock = extensionClock
+        configuration.sendsOnEnqueue = true
+        let extensionQueue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+
+        try await app.enqueue(try .json(id: "x", method: .post, path: "/mutations", body: ["v": 1], group: "g"))
+        #expect(try await app.flush().transientFailures == 1)  // g is paused for 60 s
+        let recorder = await EventRecorder(extensionQueue)
+        try await extensionQueue.enqueue(try .json(id: "y", method: .post, path: "/mutations", body: ["v": 1], group: "g"))
+        try await extensionClock.waitForSleepers(count: 1)  // its drain skipped g, and waits for the pause's end
+        #expect(stub.requestCount == 1)
+        let rest = try #require(extensionClock.sleeps.first)
+        #expect(rest > .seconds(55) && rest <= .seconds(60))
+
+        extensionClock.advance(by: rest)
+        #expect(await recorder.wait { $0.filter { if case .sent = $0.outcome { true } else { false } }.count == 2 })
+        #expect(stub.requestCount == 3)
     }
 }

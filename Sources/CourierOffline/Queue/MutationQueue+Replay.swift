@@ -114,6 +114,7 @@ extension MutationQueue {
         if ignoringBackoff {
             for task in paused.values { task.cancel() }
             paused.removeAll()
+            ignoresRecordedPauses = true
         }
         if let drainTask {
             drainRequested = true
@@ -157,7 +158,7 @@ extension MutationQueue {
             let groups: [String]
             do {
                 try settleForeignMutations(origin: origin)
-                groups = try store.groups(for: origin).filter { paused[$0] == nil }
+                groups = dueGroups(try store.groups(for: origin))
             } catch {
                 noteStorageFailure(error, mutation: nil)
                 break
@@ -172,7 +173,10 @@ extension MutationQueue {
                     // A group this pass did not deliver (new since it read the groups) is another
                     // queue's: deliver it before letting the lock go (bounded, so a group that
                     // cannot move — a switched environment — does not spin).
-                    let waiting = try store.groups(for: currentOrigin).filter { paused[$0] == nil && !groups.contains($0) }
+                    let now = configuration.now()
+                    let waiting = try store.groups(for: currentOrigin).filter { group, retryAt in
+                        paused[group] == nil && !groups.contains(group) && (retryAt.map { $0 <= now } ?? true)
+                    }
                     if !waiting.isEmpty {
                         passesForOthers += 1
                         drainRequested = true
@@ -186,6 +190,25 @@ extension MutationQueue {
 
     /// Extra passes per drain for groups other queues on the file added meanwhile.
     static let passesForOtherQueues = 3
+
+    /// The groups this pass tries: not paused here, and past the pause any queue on the file
+    /// recorded (unless its pause ended on this queue's clock, or a flush ignores backoff). A
+    /// group another queue paused gets a wake-up here for the rest of its pause.
+    private func dueGroups(_ groups: [(group: String, retryAt: Date?)]) -> [String] {
+        let resumed = resumedGroups
+        let ignoresPauses = ignoresRecordedPauses
+        resumedGroups = []
+        ignoresRecordedPauses = false
+        let now = configuration.now()
+        return groups.compactMap { group, retryAt in
+            guard paused[group] == nil else { return nil }
+            if let retryAt, retryAt > now, !ignoresPauses, !resumed.contains(group) {
+                pause(group: group, for: .seconds(retryAt.timeIntervalSince(now)))
+                return nil
+            }
+            return group
+        }
+    }
 
     /// Tries the drain again after ``Configuration/drainLockRetryInterval``, while mutations wait.
     private func scheduleLockRetry() {
@@ -308,13 +331,14 @@ extension MutationQueue {
             case .cancelled:
                 return false
             case .transient(let retryAfter):
-                let delay = pause(group: group, retryAfter: retryAfter)
+                let delay = pause(group: group, failures: stored.attempts, retryAfter: retryAfter)
                 let reason = String(describing: error)
+                let retryAt = configuration.now().addingTimeInterval(Self.seconds(delay))
                 do {
-                    try store.recordFailure(stored, reason: reason)
+                    try store.recordFailure(stored, reason: reason, retryAt: retryAt)
                 } catch {
                     noteStorageFailure(error, mutation: stored.mutation) { [store] in
-                        try store.recordFailure(stored, reason: reason)
+                        try store.recordFailure(stored, reason: reason, retryAt: retryAt)
                     }
                 }
                 report.transientFailures += 1
@@ -344,24 +368,37 @@ extension MutationQueue {
             policy: policy.with(\.idempotency, .key(stored.idempotencyKey)).with(\.retry, retry))
     }
 
-    /// Pauses `group` for the backoff delay and schedules its wake-up. Returns the delay.
-    @discardableResult
-    private func pause(group: String, retryAfter: Duration?) -> Duration {
-        let count = (failures[group] ?? 0) + 1
+    /// Pauses `group` for the backoff delay after one more failure and schedules its wake-up.
+    /// `failures`: the failed attempts the file recorded for its head (also those of other queues
+    /// on the file), so the backoff grows whichever queue failed before. Returns the delay.
+    private func pause(group: String, failures recorded: Int, retryAfter: Duration?) -> Duration {
+        let count = max(failures[group] ?? 0, recorded) + 1
         failures[group] = count
         let delay = configuration.backoff.delay(afterFailures: count, random: configuration.random(), retryAfter: retryAfter)
+        pause(group: group, for: delay)
+        return delay
+    }
+
+    /// Pauses `group` for `delay` on the injected clock.
+    private func pause(group: String, for delay: Duration) {
         paused[group]?.cancel()
         let clock = configuration.clock
         paused[group] = Task { [weak self] in
             do { try await clock.sleep(for: delay) } catch { return }
             await self?.resume(group: group)
         }
-        return delay
     }
 
     private func resume(group: String) {
         guard paused.removeValue(forKey: group) != nil else { return }
+        resumedGroups.insert(group)
         requestDrain(ignoringBackoff: false)
+    }
+
+    /// `duration` in seconds.
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
     private func deadLetter(_ stored: StoredMutation, error: any Error) {

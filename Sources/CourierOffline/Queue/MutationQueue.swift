@@ -34,7 +34,9 @@ import Courier
 ///   process may enqueue; one queue at a time delivers, holding a lock on the file
 ///   `<path>-drain.lock` (released by the kernel if its process dies), and delivers every
 ///   process's mutations in order. A queue that finds the lock held sends nothing and tries again
-///   after ``Configuration/drainLockRetryInterval``. Coalescing, key generations and the choice
+///   after ``Configuration/drainLockRetryInterval``. A group's backoff pause (and `Retry-After`)
+///   is recorded in the file, so every queue on it waits it out (each on its own clock) instead of
+///   sending the paused group's head again at once. Coalescing, key generations and the choice
 ///   of the next mutation are decided inside SQLite transactions, so an edit made in one process
 ///   while another sends the same id gets a new key and is delivered after it, never lost.
 ///   On iOS, flush from an app extension only inside a background task: a process suspended while
@@ -57,8 +59,14 @@ public actor MutationQueue {
     var report = FlushReport(sent: 0, deadLettered: 0, dropped: 0, transientFailures: 0, pending: 0)
     /// Consecutive transient failures per group.
     var failures: [String: Int] = [:]
-    /// Groups paused by backoff, with the task that ends the pause.
+    /// Groups paused by backoff (this queue's, or one another queue on the file recorded), with
+    /// the task that ends the pause on the injected clock.
     var paused: [String: Task<Void, Never>] = [:]
+    /// Groups whose pause ended on this queue's clock: the next pass tries them even when the
+    /// file's recorded pause (wall clock) is not over yet.
+    var resumedGroups: Set<String> = []
+    /// Set by a flush that ignores backoff: the next pass tries every group, paused or not.
+    var ignoresRecordedPauses = false
     var connectivityTask: Task<Void, Never>?
     /// Set when a write of the queue's bookkeeping failed (read-only file, full disk, I/O error,
     /// busy beyond its timeout): nothing is sent until it is cleared. See ``storageFailure``.

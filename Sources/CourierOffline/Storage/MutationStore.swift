@@ -171,7 +171,8 @@ final class MutationStore {
     }
 
     /// Claims `stored` for a send: records, in one write transaction, that its payload may reach
-    /// the server, so that a replacement enqueued by any process from now on gets a new key.
+    /// the server, so that a replacement enqueued by any process from now on gets a new key (and
+    /// ends its group's pause: the attempt is under way).
     /// Returns `false` when the row was replaced or removed since it was read (read the head
     /// again).
     func claim(_ stored: StoredMutation) throws -> Bool {
@@ -179,7 +180,7 @@ final class MutationStore {
         // copy but not this mark, the next edit would reuse the key with another payload.
         try durably {
             try db.run(
-                "UPDATE pending SET may_have_sent = 1 WHERE id = ? AND revision = ?",
+                "UPDATE pending SET may_have_sent = 1, next_attempt_at = NULL WHERE id = ? AND revision = ?",
                 [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
         }
     }
@@ -230,13 +231,17 @@ final class MutationStore {
         return result
     }
 
-    /// Groups with pending mutations that `origin` delivers, in order of their oldest mutation.
-    func groups(for origin: MutationOrigin) throws -> [String] {
-        var result: [String] = []
+    /// Groups with pending mutations that `origin` delivers, in order of their oldest mutation,
+    /// each with the moment it may be tried again after a transient failure (written by
+    /// ``recordFailure(_:reason:retryAt:)`` of any queue on the file; `nil`: now).
+    func groups(for origin: MutationOrigin) throws -> [(group: String, retryAt: Date?)] {
+        var result: [(group: String, retryAt: Date?)] = []
         try db.run(
-            "SELECT grp FROM pending WHERE \(Self.deliverable) GROUP BY grp ORDER BY MIN(seq)", Self.bindings(origin)
+            "SELECT grp, MAX(next_attempt_at) FROM pending WHERE \(Self.deliverable) GROUP BY grp ORDER BY MIN(seq)",
+            Self.bindings(origin)
         ) { row in
-            if let group = row.text(0) { result.append(group) }
+            guard let group = row.text(0) else { return }
+            result.append((group, row.isNull(1) ? nil : Date(timeIntervalSince1970: row.double(1))))
         }
         return result
     }
@@ -272,12 +277,24 @@ final class MutationStore {
             [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
     }
 
-    /// Records a transient failure: its text, and one more attempt.
-    func recordFailure(_ stored: StoredMutation, reason: String) throws {
+    /// Records a transient failure: its text, one more attempt, and the moment its group may be
+    /// tried again (`retryAt`, wall clock: every queue on the file skips the group until then).
+    /// The pause is kept even when the row was replaced meanwhile: it is the server's health, not
+    /// the payload's.
+    func recordFailure(_ stored: StoredMutation, reason: String, retryAt: Date) throws {
         try lightly {
             _ = try db.run(
-                "UPDATE pending SET last_error = ?, attempts = attempts + 1 WHERE id = ? AND revision = ?",
-                [.text(reason), .text(stored.mutation.id), .integer(Int64(stored.revision))])
+                """
+                UPDATE pending SET
+                  last_error = CASE WHEN revision = ? THEN ? ELSE last_error END,
+                  attempts = attempts + CASE WHEN revision = ? THEN 1 ELSE 0 END,
+                  next_attempt_at = ?
+                WHERE id = ?
+                """,
+                [
+                    .integer(Int64(stored.revision)), .text(reason), .integer(Int64(stored.revision)),
+                    .real(retryAt.timeIntervalSince1970), .text(stored.mutation.id),
+                ])
         }
     }
 

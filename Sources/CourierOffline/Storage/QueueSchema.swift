@@ -72,6 +72,12 @@ enum QueueSchema {
             spent_at REAL NOT NULL
         );
         """,
+        // 5: when a group may be tried again after a transient failure of its head (wall clock,
+        // seconds since 1970; NULL: now), so that every queue on the file respects the backoff
+        // and Retry-After, not only the one that got the failure.
+        """
+        ALTER TABLE pending ADD COLUMN next_attempt_at REAL;
+        """,
     ]
 
     /// The version this build writes.
