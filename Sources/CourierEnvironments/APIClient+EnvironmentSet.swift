@@ -11,7 +11,9 @@ extension APIClient {
     ///
     /// `configure` runs once per environment, at once, starting from Courier's defaults for that
     /// environment (a fresh `URLSessionTransport`, or a `PinningTransport` when the environment
-    /// has `APIEnvironment.pins`). Build per-environment state there from the environment it
+    /// has `APIEnvironment.pins`; a transport installed instead must enforce the same pins, or
+    /// calls to the pinned hosts fail with `PinningFailure.transportIgnoresPins(host:)`). Build
+    /// per-environment state there from the environment it
     /// is given — a token store under `APIEnvironment.storageNamespace`, a cache partition
     /// named after it — never from ``EnvironmentSet/current``, which changes:
     ///
@@ -50,7 +52,6 @@ extension APIClient {
         var lanes: [ClientLane] = []
         for environment in environments.environments {
             var configuration = Configuration(environment: try environment.api(api))
-            if let pins = environment.pins { configuration.transport = PinningTransport(policy: pins) }
             try configure(&configuration, environment)
             lanes.append(ClientLane(configuration: configuration))
         }

@@ -41,6 +41,15 @@ struct TLSTests {
         return try JSONDecoder().decode(Hello.self, from: response.data)
     }
 
+    @Test("an environment's pins are enforced by a CurlTransport whose pinning is exactly them, by no other")
+    func environmentPinsAreEnforcedByTheConfiguredPolicy() throws {
+        let policy = try PinningPolicy(pins: ["api.example.test": [Self.unrelatedPin, Self.otherUnrelatedPin]])
+        #expect(policy.isEnforced(by: CurlTransport { $0.pinning = policy }))
+        #expect(!policy.isEnforced(by: CurlTransport()))
+        let other = try PinningPolicy(pins: ["other.example.test": [Self.unrelatedPin, Self.otherUnrelatedPin]])
+        #expect(!policy.isEnforced(by: CurlTransport { $0.pinning = other }))
+    }
+
     @Test("a server certificate from the configured CA file is trusted; HTTP/2 is negotiated over TLS (ALPN)")
     func customAuthoritiesAndHTTP2() async throws {
         let hello = try await hello(try transport())

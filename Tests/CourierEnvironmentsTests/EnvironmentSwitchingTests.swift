@@ -285,4 +285,36 @@ struct EnvironmentSwitchingTests {
         try await set.switchEnvironment(to: "production")
         #expect(client.configuration.transport is PinningTransport)
     }
+
+    @Test("a transport configure installs without an environment's pins refuses that environment's pinned calls")
+    func replacedTransportFailsClosed() async throws {
+        var production = try F.environment("production")
+        production.pins = try PinningPolicy(pins: [
+            "production.example.test": [
+                String(repeating: "A", count: 43) + "=", String(repeating: "B", count: 43) + "=",
+            ]
+        ])
+        let set = try EnvironmentSet(
+            environments: [F.environment("development"), F.environment("staging"), production],
+            build: F.reading(.testFlight), store: InMemoryEnvironmentChoiceStore(), override: nil)
+        let sent = Locked<[String]>([])
+        let client = try APIClient(environments: set) { configuration, environment in
+            // Not a test transport: an app's own wrapper, which says nothing about pins.
+            configuration.transport = CountingTransport { request in sent.withLock { $0.append(request.url?.host ?? "") } }
+        }
+        _ = try await client.get("/items") as [String: String]
+        try await set.switchEnvironment(to: "production")
+        let error = await #expect(throws: NetworkError.self) { _ = try await client.get("/items") as [String: String] }
+        #expect(error?.pinningFailure == .transportIgnoresPins(host: "production.example.test"))
+        #expect(sent.withLock { $0 } == ["staging.example.test"])
+    }
+}
+
+/// Answers every request with `{}` after telling `observe`; says nothing about pins.
+private struct CountingTransport: Transport {
+    let observe: @Sendable (URLRequest) -> Void
+    func send(_ request: URLRequest) async throws -> HTTPResponse {
+        observe(request)
+        return .json("{}")
+    }
 }

@@ -60,4 +60,9 @@ enum CurlPinCheck {
 private final class OpenSSLChainFunctions: @unchecked Sendable {
     let functions = ccurl_openssl_chain_lookup()
 }
+
+extension CurlTransport: PinEnforcing {
+    /// Whether `policy` is this transport's `Configuration.pinning`, which every transfer checks.
+    package func enforces(_ policy: PinningPolicy) -> Bool { configuration.pinning == policy }
+}
 #endif

@@ -19,7 +19,9 @@ public final class APIClient: Sendable {
     public struct Configuration: Sendable {
         /// Where requests go; switchable later with ``APIClient/switchEnvironment(to:)``.
         public var environment: APIEnvironment
-        /// What sends the bytes; a ``URLSessionTransport`` by default.
+        /// What sends the bytes: a ``URLSessionTransport`` by default, a ``PinningTransport`` with
+        /// the environment's ``APIEnvironment/pins`` when it has some. A transport set here must
+        /// enforce those pins itself (see ``PinningFailure/transportIgnoresPins(host:)``).
         public var transport: any Transport
         /// The pipeline, outermost first (see <doc:ThePipeline>). Default:
         /// ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``
@@ -52,7 +54,7 @@ public final class APIClient: Sendable {
         /// A configuration with Courier's defaults for `environment`.
         public init(environment: APIEnvironment) {
             self.environment = environment
-            self.transport = URLSessionTransport()
+            self.transport = environment.pins.map { PinningTransport(policy: $0) } ?? URLSessionTransport()
             self.interceptors = .standard()
             self.decoder = APIClient.makeDecoder()
             self.encoder = APIClient.makeEncoder()
@@ -91,7 +93,10 @@ public final class APIClient: Sendable {
 
     /// Points every later request at `environment`. Calls already running keep their URL.
     ///
-    /// A plain client takes `environment` as it is (its base URL and headers). A client built for
+    /// A plain client takes `environment` as it is (its base URL and headers) but keeps its
+    /// transport: calls to hosts the new environment pins are refused
+    /// (``PinningFailure/transportIgnoresPins(host:)``) unless that transport enforces its pins — use
+    /// an `EnvironmentSet` when environments differ in pins. A client built for
     /// an `EnvironmentSet` switches the whole set to the environment with `environment`'s
     /// ``APIEnvironment/id`` — exactly `EnvironmentSet.switchEnvironment(to:)`: every client of
     /// the set follows, the choice is remembered, each environment keeps its own session state.
@@ -197,7 +202,9 @@ public final class APIClient: Sendable {
     /// stream into the context (the pipeline's last step attaches it afresh to every send).
     ///
     /// - Throws: ``NetworkError/missingInterceptor(_:)``, ``NetworkError/invalidRequest(_:)``,
-    ///   ``NetworkError/networkUnavailable(_:)``.
+    ///   ``NetworkError/networkUnavailable(_:)``; a `URLError` carrying
+    ///   ``PinningFailure/transportIgnoresPins(host:)`` for a host the environment pins when the
+    ///   lane's transport does not enforce those pins.
     func prepareRequest<E: Endpoint>(
         for endpoint: E, context: RequestContext, lane: ClientLane, environment: APIEnvironment? = nil
     ) throws -> URLRequest {
@@ -209,9 +216,15 @@ public final class APIClient: Sendable {
         if access != .unrestricted, let refusal = access.refusal(on: lane.configuration.networkPath?.currentPath) {
             throw NetworkError.networkUnavailable(refusal)
         }
+        let environment = environment ?? lane.environment.current
         var request = try lane.builder.makeRequest(
-            for: endpoint, environment: environment ?? lane.environment.current,
+            for: endpoint, environment: environment,
             requestID: lane.requestIDHeader.map { HTTPHeaders.Field(name: $0, value: context.requestID.description) })
+        if let pins = environment.pins, let host = request.url?.host, pins.enforces(host: host),
+            !pins.isEnforced(by: lane.configuration.transport)
+        {
+            throw PinningFailure.transportIgnoresPins(host: HostPins.normalise(host)).urlError
+        }
         if access != .unrestricted { PlatformAdapters.networkAccess.mark(&request, with: access) }
         if case .stream(let stream, _) = endpoint.body {
             context.attachBodyStream(stream)

@@ -35,8 +35,11 @@ public struct APIEnvironment: Sendable, Hashable, Identifiable, CustomStringConv
     public private(set) var baseURLs: [String: URL]
     /// Header fields sent with every request in this environment (e.g. a staging API key).
     public var headers: HTTPHeaders
-    /// Certificate pins for this environment's hosts, or `nil` for none. A client built for an
-    /// `EnvironmentSet` sends this environment's requests through a ``PinningTransport`` with them.
+    /// Certificate pins for this environment's hosts, or `nil` for none. A client's default
+    /// transport for this environment is a ``PinningTransport`` with them. A call to a pinned host
+    /// through a transport that does not enforce exactly these pins (one `configure` installed, or
+    /// a plain client's transport after ``APIClient/switchEnvironment(to:)``) is refused with
+    /// ``PinningFailure/transportIgnoresPins(host:)`` before anything is sent.
     public var pins: PinningPolicy?
     /// The namespace of this environment's session state (token store, cache partition); ``id``
     /// by default. Unique within a set, with the same rules as ``id``.

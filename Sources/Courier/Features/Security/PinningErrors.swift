@@ -50,12 +50,16 @@ public enum PinningFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The session already answers server-trust challenges itself, so pins could not be enforced;
     /// nothing was sent.
     case trustHandledElsewhere(host: String)
+    /// The environment pins the host (``APIEnvironment/pins``), but the client's transport does not
+    /// enforce those pins (a transport installed in place of Courier's ``PinningTransport``, without
+    /// them); nothing was sent.
+    case transportIgnoresPins(host: String)
 
     /// The host the failure is about.
     public var host: String {
         switch self {
         case .pinMismatch(let host, _), .systemTrustFailed(let host, _), .unsupportedPlatform(let host),
-            .insecureScheme(let host), .trustHandledElsewhere(let host):
+            .insecureScheme(let host), .trustHandledElsewhere(let host), .transportIgnoresPins(let host):
             return host
         }
     }
@@ -73,6 +77,10 @@ public enum PinningFailure: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(host) is pinned, but the request is not HTTPS; request refused"
         case .trustHandledElsewhere(let host):
             return "\(host) is pinned, but the URLSession's delegate handles server trust itself; request refused"
+        case .transportIgnoresPins(let host):
+            return
+                "\(host) is pinned by the environment, but the client's transport does not enforce those pins "
+                + "(use PinningTransport(policy: environment.pins), or CurlTransport with Configuration.pinning); request refused"
         }
     }
 
@@ -81,7 +89,7 @@ public enum PinningFailure: Error, Sendable, Hashable, CustomStringConvertible {
         let code: URLError.Code
         switch self {
         case .pinMismatch, .systemTrustFailed: code = .serverCertificateUntrusted
-        case .unsupportedPlatform, .insecureScheme, .trustHandledElsewhere: code = .secureConnectionFailed
+        case .unsupportedPlatform, .insecureScheme, .trustHandledElsewhere, .transportIgnoresPins: code = .secureConnectionFailed
         }
         return URLError(code, userInfo: [NSLocalizedDescriptionKey: description, Self.userInfoKey: self])
     }
