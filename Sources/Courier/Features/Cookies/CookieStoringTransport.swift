@@ -76,14 +76,15 @@ public struct CookieStoringTransport: Transport {
             guard let url = request.url else { return try await send(request) }
             let account = storage.currentAccount
             var request = request
-            if let header = try await storage.cookieHeader(for: url, account: account) {
+            let (header, sentAt) = try await storage.cookieHeader(for: url, account: account)
+            if let header {
                 let existing = request.value(forHTTPHeaderField: "Cookie").map { $0 + "; " } ?? ""
                 request.setValue(existing + header, forHTTPHeaderField: "Cookie")
             }
             let response = try await send(request)
             try await storage.store(
                 setCookieFields: response.headers.values(for: "Set-Cookie"), receivedFrom: response.url ?? url,
-                account: account)
+                account: account, sentAt: sentAt)
             return response
         } catch let error as CookieStorageError {
             throw error.urlError

@@ -48,6 +48,9 @@ public actor PersistentCookieStorage {
     private nonisolated let now: @Sendable () -> Date
     /// The accounts read so far, by account.
     private var jars: [String: [StoredCookie.Key: StoredCookie]] = [:]
+    /// How many times each account's cookies were removed: a response to a request sent before a
+    /// removal must not bring the removed session back (see ``store(setCookieFields:receivedFrom:account:sentAt:)``).
+    private var removals: [String: Int] = [:]
 
     /// Creates a storage; nothing is read until the first request.
     ///
@@ -107,6 +110,7 @@ public actor PersistentCookieStorage {
     public func removeAll(account: String? = nil) throws {
         let account = account ?? currentAccount
         let file = fileURL(account: account)
+        removals[account, default: 0] += 1
         jars[account] = [:]
         do {
             if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
@@ -116,17 +120,21 @@ public actor PersistentCookieStorage {
         }
     }
 
-    /// The `Cookie` field value for a request to `url`, or `nil` when no cookie matches.
-    func cookieHeader(for url: URL, account: String) throws -> String? {
+    /// The `Cookie` field value for a request to `url` (`nil` when no cookie matches) and the
+    /// account's removal count at this moment, which the response's cookies are stored under.
+    func cookieHeader(for url: URL, account: String) throws -> (field: String?, sentAt: Int) {
         let cookies = try matching(url, account: account)
-        guard !cookies.isEmpty else { return nil }
-        return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+        let sentAt = removals[account, default: 0]
+        guard !cookies.isEmpty else { return (nil, sentAt) }
+        return (cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; "), sentAt)
     }
 
     /// Stores the cookies of `Set-Cookie` field values received from `url`, writing the file
-    /// when anything changed.
-    func store(setCookieFields fields: [String], receivedFrom url: URL, account: String) throws {
-        guard !fields.isEmpty else { return }
+    /// when anything changed. Nothing is stored when the account's cookies were removed since the
+    /// request was sent (`sentAt`, from ``cookieHeader(for:account:)``): a sign-out or session
+    /// reset while a call was in flight must not let its late answer restore the old session.
+    func store(setCookieFields fields: [String], receivedFrom url: URL, account: String, sentAt: Int) throws {
+        guard !fields.isEmpty, removals[account, default: 0] == sentAt else { return }
         let date = now()
         var jar = try jar(account)
         let before = jar

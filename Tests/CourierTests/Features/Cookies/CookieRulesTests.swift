@@ -14,11 +14,11 @@ struct CookieRulesTests {
     var storage: PersistentCookieStorage { PersistentCookieStorage(directory: folder, namespace: "p", account: { "a" }) }
 
     func store(_ storage: PersistentCookieStorage, _ fields: [String], from url: String) async throws {
-        try await storage.store(setCookieFields: fields, receivedFrom: try #require(URL(string: url)), account: "a")
+        try await storage.store(setCookieFields: fields, receivedFrom: try #require(URL(string: url)), account: "a", sentAt: 0)
     }
 
     func header(_ storage: PersistentCookieStorage, _ url: String) async throws -> String? {
-        try await storage.cookieHeader(for: try #require(URL(string: url)), account: "a")
+        try await storage.cookieHeader(for: try #require(URL(string: url)), account: "a").field
     }
 
     @Test(arguments: ["sid=attacker; Path=/", "sid=; Path=/; Max-Age=0", "sid=attacker; Path=/me"])

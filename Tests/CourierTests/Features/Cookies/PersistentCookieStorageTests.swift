@@ -83,6 +83,45 @@ struct PersistentCookieStorageTests {
         #expect(try await Self.sentCookie(relaunched) == "")
     }
 
+    /// Answers with `Set-Cookie: sid=<n>` once the test lets it, after saying the request arrived.
+    final class HeldServer: Transport {
+        let arrived = AsyncStream<Void>.makeStream()
+        let release = AsyncStream<Void>.makeStream()
+        func send(_ request: URLRequest) async throws -> HTTPResponse {
+            arrived.continuation.yield()
+            for await _ in release.stream { break }
+            return HTTPResponse(
+                statusCode: 204, headers: HTTPHeaders([.init(name: "Set-Cookie", value: "sid=old-session; Path=/")]),
+                url: request.url)
+        }
+    }
+
+    @Test(
+        "a response to a request sent before resetSession does not bring the reset session's cookies back",
+        .timeLimit(.minutes(1)))
+    func lateSetCookieAfterResetIsDropped() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let storage = PersistentCookieStorage(directory: folder, namespace: "p", account: { "alice" })
+        let server = HeldServer()
+        let transport = CookieStoringTransport(storage: storage, base: server)
+        let url = try #require(URL(string: "https://api.example.test/login"))
+        let login = Task { try await transport.send(URLRequest(url: url)) }
+        for await _ in server.arrived.stream { break }
+        try await transport.resetSession()  // sign-out while the login is in flight
+        server.release.continuation.yield()
+        _ = try await login.value
+        #expect(try await storage.allCookies().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: storage.fileURL(account: "alice").path))
+
+        // A request sent after the reset stores its cookies as usual.
+        let next = Task { try await transport.send(URLRequest(url: url)) }
+        for await _ in server.arrived.stream { break }
+        server.release.continuation.yield()
+        _ = try await next.value
+        #expect(try await storage.allCookies().map(\.value) == ["old-session"])
+    }
+
     @Test("a corrupted file is a typed error on every call, and the file is left as it was")
     func corruptedFile() async throws {
         let folder = Self.folder()
@@ -134,16 +173,16 @@ struct PersistentCookieStorageTests {
         let storage = PersistentCookieStorage(
             directory: folder, namespace: "p", account: { "a" }, persistsSessionCookies: false,
             now: { Date(timeIntervalSince1970: 1_800_000_000) })
-        try await storage.store(setCookieFields: ["a=1; Max-Age=60", "b=2"], receivedFrom: url, account: "a")
+        try await storage.store(setCookieFields: ["a=1; Max-Age=60", "b=2"], receivedFrom: url, account: "a", sentAt: 0)
         #expect(try await storage.allCookies().map(\.name) == ["a", "b"])
         let reread = PersistentCookieStorage(
             directory: folder, namespace: "p", account: { "a" }, persistsSessionCookies: false,
             now: { Date(timeIntervalSince1970: 1_800_000_000) })
         #expect(try await reread.allCookies().map(\.name) == ["a"])
-        try await storage.store(setCookieFields: ["a=gone; Max-Age=0"], receivedFrom: url, account: "a")
+        try await storage.store(setCookieFields: ["a=gone; Max-Age=0"], receivedFrom: url, account: "a", sentAt: 0)
         #expect(try await storage.allCookies().map(\.name) == ["b"])
         try await storage.store(
-            setCookieFields: ["b=old; Expires=Wed, 21 Oct 2015 07:28:00 GMT"], receivedFrom: url, account: "a")
+            setCookieFields: ["b=old; Expires=Wed, 21 Oct 2015 07:28:00 GMT"], receivedFrom: url, account: "a", sentAt: 0)
         #expect(try await storage.allCookies().isEmpty)
     }
 
@@ -168,8 +207,8 @@ struct PersistentCookieStorageTests {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let storage = PersistentCookieStorage(directory: folder, namespace: "p", account: { "a" })
-        try await storage.store(setCookieFields: [field], receivedFrom: try #require(URL(string: from)), account: "a")
-        let header = try await storage.cookieHeader(for: try #require(URL(string: to)), account: "a")
+        try await storage.store(setCookieFields: [field], receivedFrom: try #require(URL(string: from)), account: "a", sentAt: 0)
+        let header = try await storage.cookieHeader(for: try #require(URL(string: to)), account: "a").field
         #expect((header != nil) == sent, "\(field) from \(from) to \(to): \(header ?? "nil")")
     }
 
