@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 /// The transports chapter: the same calls over `URLSessionTransport` and, on Linux,
-/// `CurlTransport`, with the client's CPU time per request of each (getrusage). Indicative only:
+/// `CurlTransport`, with the client's CPU time per request of each (`clock()`). Indicative only:
 /// one short sequential run on whatever else the machine is doing; `scripts/bench`
 /// (courier-bench) is the reference measurement.
 func runTransportCostChapter(_ demo: Demo) async throws {
@@ -37,18 +37,12 @@ func runTransportCostChapter(_ demo: Demo) async throws {
             "\(transport.name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(calls) × GET /items/1: "
                 + "\(Int(cpu.rounded())) µs CPU per request, \(Int((wall / Double(calls) * 1000).rounded())) µs wall")
     }
-    demo.say("indicative only: one sequential run, whole-process CPU (getrusage), on a shared machine;")
+    demo.say("indicative only: one sequential run, whole-process CPU (clock()), on a shared machine;")
     demo.say("the reference numbers come from scripts/bench (courier-bench: warm-up, repetitions, concurrency)")
 }
 
-/// CPU time (user + system) this process has used so far, in seconds (getrusage, RUSAGE_SELF).
+/// CPU time (user + system) this process has used so far, in seconds: C's `clock()` (process CPU
+/// time on Linux and Apple platforms).
 private func processCPUSeconds() -> Double {
-    var usage = rusage()
-    #if os(Linux)
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    #else
-    getrusage(RUSAGE_SELF, &usage)
-    #endif
-    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
-    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    Double(clock()) / Double(CLOCKS_PER_SEC)
 }
