@@ -139,6 +139,26 @@ struct BenchFailure: Error, CustomStringConvertible {
     let description: String
 }
 
+/// Runs this bench again as a child process with `arguments` and returns what it printed on
+/// standard output and its exit status; its standard error is this process's. The download and
+/// stream cases each run in a child of their own, so that a peak RSS is that case's alone.
+func runBenchChild(_ arguments: [String]) throws -> (output: Data, status: Int32) {
+    let child = Process()
+    child.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+    child.arguments = arguments
+    let pipe = Pipe()
+    child.standardOutput = pipe
+    try child.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    child.waitUntilExit()
+    return (output, child.terminationStatus)
+}
+
+/// The last line of a child's output decoded from JSON as `T`, or `nil` when there is none.
+func lastJSONLine<T: Decodable>(of output: Data, as type: T.Type) -> T? {
+    output.split(separator: 0x0A).last.flatMap { try? JSONDecoder().decode(T.self, from: Data($0)) }
+}
+
 extension Duration {
     /// The duration in seconds, as a `Double` (attoseconds included).
     var benchSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }

@@ -98,14 +98,10 @@ private func runDownloadCases(serverURL: URL) throws {
     print("curl: downloads of 1 GiB from the reference server, each case in its own process")
     print("  case                       seconds   MiB/s   peak RSS MiB   result")
     for (name, what) in downloadCases {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["--base-url", serverURL.absoluteString, "--only", "curl-download", "--case", name]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let output = String(
+            decoding: try runBenchChild(["--base-url", serverURL.absoluteString, "--only", "curl-download", "--case", name])
+                .output,
+            as: UTF8.self)
         print("  " + output.trimmingCharacters(in: .whitespacesAndNewlines) + "   (\(what))")
     }
 }

@@ -197,19 +197,10 @@ func runDownloadBench(serverURL: URL, bytes: Int64, runs rounds: Int = 20) throw
 
 /// Runs one child and reads its JSON line.
 private func runDownloadChildProcess(_ impl: String, _ serverURL: URL, _ bytes: Int64) throws -> DownloadRun {
-    let child = Process()
-    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-    child.arguments = ["download-1g", "--impl", impl, "--base-url", serverURL.absoluteString, "--download-bytes", "\(bytes)"]
-    let output = Pipe()
-    child.standardOutput = output
-    try child.run()  // its stderr is this process's: a failing child says why there
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    child.waitUntilExit()
-    guard child.terminationStatus == 0, let line = String(decoding: data, as: UTF8.self).split(separator: "\n").last,
-        let run = try? JSONDecoder().decode(DownloadRun.self, from: Data(line.utf8))
-    else {
-        throw CocoaError(
-            .executableLoad, userInfo: [NSLocalizedDescriptionKey: "child \(impl) failed (\(child.terminationStatus))"])
+    let (output, status) = try runBenchChild(
+        ["download-1g", "--impl", impl, "--base-url", serverURL.absoluteString, "--download-bytes", "\(bytes)"])
+    guard status == 0, let run = lastJSONLine(of: output, as: DownloadRun.self) else {
+        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "child \(impl) failed (\(status))"])
     }
     return run
 }

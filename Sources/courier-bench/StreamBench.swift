@@ -58,23 +58,9 @@ func runStreamBench(serverURL: URL) async throws {
 }
 
 private func runChild(_ arguments: [String]) throws -> StreamResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    #if canImport(Darwin)
-    process.executableURL = Bundle.main.executableURL
-    #endif
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard let line = output.split(separator: 0x0A).last,
-        let result = try? JSONDecoder().decode(StreamResult.self, from: Data(line))
-    else {
-        return StreamResult(seconds: 0, bytes: 0, records: 0, maxRSSMiB: 0, error: "child exited \(process.terminationStatus)")
-    }
-    return result
+    let (output, status) = try runBenchChild(arguments)
+    return lastJSONLine(of: output, as: StreamResult.self)
+        ?? StreamResult(seconds: 0, bytes: 0, records: 0, maxRSSMiB: 0, error: "child exited \(status)")
 }
 
 /// Child: runs one case and prints its `StreamResult` as one JSON line.
