@@ -6,16 +6,8 @@ import FoundationNetworking
 
 /// One download a ``BackgroundDownloads`` manager knows about, as persisted in its registry.
 public struct BackgroundDownloadRecord: Sendable, Codable, Hashable, Identifiable {
-    /// Where a download stands.
-    public enum State: Sendable, Codable, Hashable {
-        /// Handed to the system, not finished.
-        case pending
-        /// Verified and moved to ``BackgroundDownloadRecord/destination``; the server's status.
-        case completed(statusCode: Int)
-        /// Stopped; the message says why. ``BackgroundDownloadRecord/isResumable`` says whether
-        /// ``BackgroundDownloads/resume(_:)`` can continue it.
-        case failed(String)
-    }
+    /// Where a download stands (the same states as an upload's).
+    public typealias State = TransferState
 
     /// The download's identifier; also the background task's `taskDescription`.
     public let id: UUID

@@ -366,7 +366,7 @@ public actor UploadManager {
     ///   failure, that failure at once, until ``resumePending()`` sends it again;
     ///   `NetworkError.invalidRequest(_:)` for an unknown id. A response received by an earlier
     ///   launch is not kept: its record says
-    ///   ``UploadRecord/State-swift.enum/completed(statusCode:)``.
+    ///   ``TransferState/completed(statusCode:)``.
     public func result(for id: UUID) async throws -> HTTPResponse {
         guard let record = records[id] else { throw NetworkError.invalidRequest("no upload \(id)") }
         switch record.state {

@@ -3,15 +3,8 @@ import Foundation
 
 /// One upload an ``UploadManager`` knows about, as persisted in its registry.
 public struct UploadRecord: Sendable, Codable, Hashable, Identifiable {
-    /// Where an upload stands.
-    public enum State: Sendable, Codable, Hashable {
-        /// Staged, not finished (running now, or to be started by ``UploadManager/resumePending()``).
-        case pending
-        /// The server answered with this status (2xx; see ``UploadManager/result(for:)``).
-        case completed(statusCode: Int)
-        /// It failed for good; the message says why. Its staged file is removed.
-        case failed(String)
-    }
+    /// Where an upload stands (the same states as a background download's).
+    public typealias State = TransferState
 
     /// The upload's identifier; also the background task's `taskDescription`.
     public let id: UUID
