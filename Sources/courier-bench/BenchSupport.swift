@@ -139,6 +139,21 @@ struct BenchFailure: Error, CustomStringConvertible {
     let description: String
 }
 
+/// What one child process of the bench measured: the one JSON line it prints on standard output.
+struct ChildRun: Codable {
+    /// The implementation (and case) it ran, e.g. `courier-curl` or `courier:ndjson`.
+    var impl: String
+    var bytes: Int64
+    var seconds: Double
+    /// Its peak resident set size (``peakRSSMiB()``).
+    var peakRSSMiB: Double
+    /// How it ended when not with its last byte: the overflow of a transport that cannot pause,
+    /// or the error that stopped it.
+    var outcome: String?
+    /// NDJSON records read (the stream bench's record case).
+    var records = 0
+}
+
 /// Runs this bench again as a child process with `arguments` and returns what it printed on
 /// standard output and its exit status; its standard error is this process's. The download and
 /// stream cases each run in a child of their own, so that a peak RSS is that case's alone.

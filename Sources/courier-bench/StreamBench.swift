@@ -16,15 +16,6 @@ struct StreamRecord: Decodable, Sendable {
     let name: String
 }
 
-/// What a child process measured.
-struct StreamResult: Codable {
-    var seconds: Double
-    var bytes: Int
-    var records: Int
-    var maxRSSMiB: Double
-    var error: String?
-}
-
 /// The 1 GiB and 1 M-record cases (override with `--stream-bytes`, `--stream-records`).
 enum StreamCase: String, CaseIterable {
     case bytes, ndjson
@@ -51,19 +42,19 @@ func runStreamBench(serverURL: URL) async throws {
             print(
                 kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
                     + label.padding(toLength: 17, withPad: " ", startingAt: 0)
-                    + String(format: "%7.2f   %@   %8.1f", result.seconds, rate, result.maxRSSMiB)
-                    + (result.error.map { "   ERROR: \($0)" } ?? ""))
+                    + String(format: "%7.2f   %@   %8.1f", result.seconds, rate, result.peakRSSMiB)
+                    + (result.outcome.map { "   ERROR: \($0)" } ?? ""))
         }
     }
 }
 
-private func runChild(_ arguments: [String]) throws -> StreamResult {
+private func runChild(_ arguments: [String]) throws -> ChildRun {
     let (output, status) = try runBenchChild(arguments)
-    return lastJSONLine(of: output, as: StreamResult.self)
-        ?? StreamResult(seconds: 0, bytes: 0, records: 0, maxRSSMiB: 0, error: "child exited \(status)")
+    return lastJSONLine(of: output, as: ChildRun.self)
+        ?? ChildRun(impl: arguments.first ?? "", bytes: 0, seconds: 0, peakRSSMiB: 0, outcome: "child exited \(status)")
 }
 
-/// Child: runs one case and prints its `StreamResult` as one JSON line.
+/// Child: runs one case and prints its `ChildRun` as one JSON line.
 func runStreamChild(_ spec: String, serverURL: URL) async {
     let parts = spec.split(separator: ":").map(String.init)
     let bytes = argument("--stream-bytes").flatMap(Int.init) ?? 1 << 30
@@ -78,20 +69,19 @@ func runStreamChild(_ spec: String, serverURL: URL) async {
         : [URLQueryItem(name: "count", value: "\(records)")]
     guard let url = components?.url else { return }
     let start = ContinuousClock.now
-    var result = StreamResult(seconds: 0, bytes: 0, records: 0, maxRSSMiB: 0)
+    var result = ChildRun(impl: spec, bytes: 0, seconds: 0, peakRSSMiB: 0)
     do {
-        if parts.first == "courier" || parts.first == "courier-curl" {
-            (result.bytes, result.records) = try await courierStream(
-                url: url, base: base, kind: kind, overCurl: parts.first == "courier-curl")
-        } else {
-            (result.bytes, result.records) = try await RawStreamDelegate.run(url: url, kind: kind)
-        }
+        let (bytes, records) =
+            parts.first == "courier" || parts.first == "courier-curl"
+            ? try await courierStream(url: url, base: base, kind: kind, overCurl: parts.first == "courier-curl")
+            : try await RawStreamDelegate.run(url: url, kind: kind)
+        (result.bytes, result.records) = (Int64(bytes), records)
     } catch {
-        result.error = "\(error)"
+        result.outcome = "\(error)"
     }
     let elapsed = ContinuousClock.now - start
     result.seconds = elapsed.benchSeconds
-    result.maxRSSMiB = peakRSSMiB()
+    result.peakRSSMiB = peakRSSMiB()
     if let data = try? JSONEncoder().encode(result) { print(String(decoding: data, as: UTF8.self)) }
 }
 
