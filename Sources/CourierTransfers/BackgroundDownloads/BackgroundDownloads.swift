@@ -59,7 +59,10 @@ public actor BackgroundDownloads {
     ///   - directory: An app-owned folder (Application Support, not Caches).
     ///   - transport: The background session (one per identifier, created at every launch).
     ///   - tokenManager: Signs each download to the environment's origins at hand-over; `nil`: no
-    ///     `Authorization`.
+    ///     `Authorization`. It must be the token manager the client's current environment
+    ///     authenticates with (when its pipeline has one); otherwise, after an environment switch,
+    ///     the hand-over fails with `NetworkError.invalidRequest(_:)` rather than send the other
+    ///     environment's token.
     /// - Throws: ``BackgroundDownloadError/registryUnreadable(path:reason:)`` when the registry
     ///   exists but cannot be read (it is left as it is).
     public init(
@@ -217,10 +220,11 @@ public actor BackgroundDownloads {
         for (name, value) in record.headers { request.setValue(value, forHTTPHeaderField: name) }
         // The access token goes only to the environment's origins, as in the pipeline: a CDN or
         // storage link taken from a response gets none.
-        if let tokenManager, client.environment.isOrigin(of: record.url),
-            let token = try await tokenManager.validAccessToken()
-        {
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        if let tokenManager, client.environment.isOrigin(of: record.url) {
+            try client.checkSigning(with: tokenManager)
+            if let token = try await tokenManager.validAccessToken() {
+                request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            }
         }
         if let resumeData {
             try transport.startDownload(resumingWith: resumeData, taskDescription: record.id.uuidString)

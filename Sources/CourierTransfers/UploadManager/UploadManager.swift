@@ -70,7 +70,10 @@ public actor UploadManager {
     /// `Authorization: Bearer` field is set from `TokenManager.validAccessToken()` — refreshed
     /// first when the token expires within the manager's leeway — and an upload the server
     /// answers 401 (the system started it after the token expired) is handed over once more with
-    /// a refreshed token. `nil`: background uploads carry only the fields set elsewhere.
+    /// a refreshed token. `nil`: background uploads carry only the fields set elsewhere. It must be
+    /// the token manager the client's current environment authenticates with (when its pipeline
+    /// has one): after an environment switch an upload would otherwise carry the other
+    /// environment's token, so its hand-over fails with `NetworkError.invalidRequest(_:)` instead.
     public let tokenManager: TokenManager?
 
     /// Creates a manager whose staging folder and registry live in `directory`.
@@ -231,6 +234,7 @@ public actor UploadManager {
             // The access token goes only to the environment's origins, as in the pipeline: a
             // presigned storage URL gets none (its signature is its credential).
             if let tokenManager, client.environment.isOrigin(of: record.url) {
+                try client.checkSigning(with: tokenManager)
                 // Fresh at hand-over: the system may start the task much later, and no
                 // interceptor runs then.
                 let authorization: (token: String, session: Int)?

@@ -208,6 +208,30 @@ struct BackgroundDownloadsTests {
         #expect(try Data(contentsOf: try await manager.result(for: id)) == Self.body)
     }
 
+    @Test("a token manager the client's environment does not authenticate with signs no download")
+    func anotherEnvironmentsTokenManagerSignsNothing() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let start = Date()
+        let server = FakeTokenServer(now: start)
+        func tokens() -> TokenManager {
+            FakeTokenServer.tokenManager(
+                server.makeTransport(), store: InMemoryTokenStore(server.signIn(accessExpiresAt: start.addingTimeInterval(600)))
+            ) { start }
+        }
+        let (staging, production) = (tokens(), tokens())
+        let client = TransfersFixture.client(StubTransport(responses: [HTTPResponse]())) {
+            $0.interceptors = [RequestIDInterceptor(), AuthInterceptor(tokenManager: production)]
+        }
+        let transport = ManualBackgroundTransport()
+        let manager = try BackgroundDownloads(
+            client: client, directory: folder.appendingPathComponent("m"), transport: transport, tokenManager: staging)
+        await #expect(throws: NetworkError.self) {
+            _ = try await manager.enqueue("/big", to: folder.appendingPathComponent("big.bin"))
+        }
+        #expect(transport.started.withLock { $0.isEmpty })
+    }
+
     @Test("a download cancelled while its resume waits for a fresh token is not left running")
     func cancelDuringResumeStopsTheNewTask() async throws {
         let folder = Self.folder()

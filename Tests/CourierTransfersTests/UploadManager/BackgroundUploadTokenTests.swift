@@ -74,6 +74,48 @@ struct BackgroundUploadTokenTests {
         request?.value(forHTTPHeaderField: "Authorization")
     }
 
+    @Test(
+        "a token manager the client's environment does not authenticate with signs nothing: the hand-over is refused",
+        .timeLimit(.minutes(1)))
+    func anotherEnvironmentsTokenManagerSignsNothing() async throws {
+        let start = Self.start
+        let server = FakeTokenServer(now: start)
+        func tokens() -> TokenManager {
+            FakeTokenServer.tokenManager(
+                server.makeTransport(), store: InMemoryTokenStore(server.signIn(accessExpiresAt: start.addingTimeInterval(600)))
+            ) { start }
+        }
+        // The app gave the manager staging's tokens; the client (its set switched) now
+        // authenticates as production.
+        let (staging, production) = (tokens(), tokens())
+        let background = ScriptedBackgroundTransport { server.handle($0) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bg-env-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("photo.jpg")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(repeating: 7, count: 1000).write(to: file)
+        let client = TransfersFixture.client(server.makeTransport()) {
+            $0.interceptors = [RequestIDInterceptor(), AuthInterceptor(tokenManager: production)]
+        }
+        let manager = try UploadManager(
+            client: client, directory: folder.appendingPathComponent("manager"), backgroundTransport: background,
+            tokenManager: staging)
+        await #expect(throws: NetworkError.self) {
+            try await manager.enqueue(fileAt: file, to: "/photos", contentType: "image/jpeg", mode: .background)
+        }
+        #expect(background.requests.isEmpty)
+
+        // The manager of the client's own environment signs as before (a transport of its own:
+        // a transport's events have one reader).
+        let ownBackground = ScriptedBackgroundTransport { server.handle($0) }
+        let signed = try UploadManager(
+            client: client, directory: folder.appendingPathComponent("signed"), backgroundTransport: ownBackground,
+            tokenManager: production)
+        let id = try await signed.enqueue(fileAt: file, to: "/photos", contentType: "image/jpeg", mode: .background)
+        #expect(try await signed.result(for: id).statusCode == 200)
+        #expect(Self.bearer(ownBackground.requests.first)?.hasPrefix("Bearer ") == true)
+    }
+
     @Test("an upload enqueued after the token expired is handed over with a refreshed token")
     func refreshesBeforeHandOver() async throws {
         let setup = try Self.setup()

@@ -12,4 +12,21 @@ extension APIClient {
         let lane = routing.lane
         return try lane.builder.makeURL(for: endpoint, environment: lane.environment.current)
     }
+
+    /// Checks that `tokenManager` may sign a transfer the system sends for this client outside
+    /// its pipeline (background uploads and downloads): it must be one the current environment's
+    /// pipeline authenticates with, or the pipeline must have none. A manager given for another
+    /// environment — the client's set switched since — would send that environment's access
+    /// token to this one's servers.
+    ///
+    /// - Throws: ``NetworkError/invalidRequest(_:)`` naming the current environment.
+    package func checkSigning(with tokenManager: TokenManager) throws {
+        let lane = routing.lane
+        guard lane.tokenManagers.isEmpty || lane.tokenManagers.contains(where: { $0 === tokenManager }) else {
+            throw NetworkError.invalidRequest(
+                "the token manager of this transfer is not the one environment '\(lane.environment.current.id)' "
+                    + "authenticates with (the environment changed since it was given): no token of another "
+                    + "environment is sent")
+        }
+    }
 }

@@ -23,6 +23,8 @@ package final class ClientLane: Sendable {
     let requestIDHeader: String?
     /// The participants told of every failed call (``LaneParticipant/callFailed(_:)``); usually none.
     let failureObservers: [any LaneParticipant]
+    /// The token managers the pipeline authenticates with (usually one; none without auth).
+    package let tokenManagers: [TokenManager]
 
     package init(configuration: APIClient.Configuration) {
         self.configuration = configuration
@@ -44,6 +46,7 @@ package final class ClientLane: Sendable {
         self.environment = Locked(configuration.environment)
         self.requestIDHeader = (configuration.interceptors.first as? any LaneParticipant)?.requestIDHeaderName
         self.failureObservers = participants.filter(\.observesCallFailures)
+        self.tokenManagers = participants.compactMap(\.laneTokenManager)
     }
 }
 

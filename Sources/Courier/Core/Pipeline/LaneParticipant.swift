@@ -22,6 +22,10 @@ package protocol LaneParticipant: Interceptor {
     /// interceptor (an open circuit breaker outside it answers `backendUnavailable` and sends
     /// nothing).
     func callFailed(_ failure: NetworkError)
+
+    /// The token manager this participant authenticates the lane's calls with
+    /// (``AuthInterceptor``): what transfers sent outside the pipeline must sign with.
+    var laneTokenManager: TokenManager? { get }
 }
 
 extension LaneParticipant {
@@ -30,6 +34,7 @@ extension LaneParticipant {
     package func adoptLaneTransport(_ transport: any Transport) {}
     package var observesCallFailures: Bool { false }
     package func callFailed(_ failure: NetworkError) {}
+    package var laneTokenManager: TokenManager? { nil }
 }
 
 extension LoggingInterceptor: LaneParticipant {
@@ -42,4 +47,5 @@ extension RequestIDInterceptor: LaneParticipant {
 
 extension AuthInterceptor: LaneParticipant {
     package func adoptLaneTransport(_ transport: any Transport) { tokenManager.adoptTransport(transport) }
+    package var laneTokenManager: TokenManager? { tokenManager }
 }
