@@ -31,8 +31,8 @@ extension LoggingInterceptor {
                             statusCode: statusCode, method: method, pathTemplate: pathTemplate, duration: duration,
                             bytes: bytes, outcome: outcome, requestID: requestID, url: url)))
             }
-            guard !recorders.isEmpty, let requestRecord = journal.requestRecord(at: indices.request),
-                var responseRecord = journal.responseRecord(at: indices.response)
+            guard !recorders.isEmpty, let requestRecord = journal.record(at: indices.request, as: RequestRecord.self),
+                var responseRecord = journal.record(at: indices.response, as: ResponseRecord.self)
             else { return }
             responseRecord.bodySize = Int(clamping: bytes)
             let exchange = NetworkExchange(

@@ -94,7 +94,7 @@ public struct LoggingInterceptor: Interceptor {
         context.withRecords { $0.request = .pending(journal, requestIndex) }
         let minimumLevel = logger?.minimumLevel
         let verbose = minimumLevel.map { $0 <= .debug } ?? false
-        if let logger, verbose, let requestRecord = journal.requestRecord(at: requestIndex) {
+        if let logger, verbose, let requestRecord = journal.record(at: requestIndex, as: RequestRecord.self) {
             logger.log(LogFormatting.requestEntry(requestRecord, includesDetails: true))
         }
 
@@ -121,8 +121,8 @@ public struct LoggingInterceptor: Interceptor {
                 logger.log(
                     LogFormatting.responseEntry(line, cacheOutcome: context.cacheOutcome, redirects: context.redirects.count)
                         .noting(context.retryRefusal))
-            } else if logs || !recorders.isEmpty, let requestRecord = journal.requestRecord(at: requestIndex),
-                let responseRecord = journal.responseRecord(at: index)
+            } else if logs || !recorders.isEmpty, let requestRecord = journal.record(at: requestIndex, as: RequestRecord.self),
+                let responseRecord = journal.record(at: index, as: ResponseRecord.self)
             {
                 let cacheOutcome = context.cacheOutcome
                 if let logger, logs {
@@ -148,8 +148,8 @@ public struct LoggingInterceptor: Interceptor {
                 context.afterDecoding { failure in
                     guard let failure, LogFormatting.level(ofFailure: failure) >= minimumLevel else { return }
                     let errorIndex = journal.append(.error(failure, builder, attempt: attempt, duration: duration))
-                    guard let requestRecord = journal.requestRecord(at: requestIndex),
-                        let errorRecord = journal.errorRecord(at: errorIndex)
+                    guard let requestRecord = journal.record(at: requestIndex, as: RequestRecord.self),
+                        let errorRecord = journal.record(at: errorIndex, as: ErrorRecord.self)
                     else { return }
                     logger.log(LogFormatting.failureEntry(errorRecord, request: requestRecord))
                 }
@@ -160,8 +160,8 @@ public struct LoggingInterceptor: Interceptor {
                 .error(error, builder, attempt: context.attempt, duration: ContinuousClock.now - start))
             context.withRecords { $0.error = .pending(journal, index) }
             let logs = minimumLevel.map { LogFormatting.level(ofFailure: error) >= $0 } ?? false
-            guard logs || !recorders.isEmpty, let requestRecord = journal.requestRecord(at: requestIndex),
-                let errorRecord = journal.errorRecord(at: index)
+            guard logs || !recorders.isEmpty, let requestRecord = journal.record(at: requestIndex, as: RequestRecord.self),
+                let errorRecord = journal.record(at: index, as: ErrorRecord.self)
             else { throw error }
             if let logger, logs {
                 logger.log(LogFormatting.failureEntry(errorRecord, request: requestRecord).noting(context.retryRefusal))

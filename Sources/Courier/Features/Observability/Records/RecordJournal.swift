@@ -136,22 +136,14 @@ final class RecordJournal: Sendable {
     /// How many entries were redacted so far (learned or built), from the first on.
     var redactedCount: Int { state.withLock { $0.progress.count } }
 
-    /// The request record at `index` (an index ``append(_:)`` returned for a request).
-    func requestRecord(at index: Int) -> RequestRecord? {
-        if case .request(let record) = record(at: index) { return record }
-        return nil
-    }
-
-    /// The response record at `index`.
-    func responseRecord(at index: Int) -> ResponseRecord? {
-        if case .response(let record) = record(at: index) { return record }
-        return nil
-    }
-
-    /// The error record at `index`.
-    func errorRecord(at index: Int) -> ErrorRecord? {
-        if case .error(let record) = record(at: index) { return record }
-        return nil
+    /// The record at `index` when it is a `Kind` (``RequestRecord``, ``ResponseRecord`` or
+    /// ``ErrorRecord``); `nil` when the entry there is of another kind.
+    func record<Kind>(at index: Int, as _: Kind.Type) -> Kind? {
+        switch record(at: index) {
+        case .request(let record): record as? Kind
+        case .response(let record): record as? Kind
+        case .error(let record): record as? Kind
+        }
     }
 }
 
@@ -159,4 +151,15 @@ final class RecordJournal: Sendable {
 enum RecordSlot<Record: Sendable>: Sendable {
     case built(Record)
     case pending(RecordJournal, Int)
+}
+
+extension RecordSlot {
+    /// The record: the one set by hand, or the one the journal builds for its entry (redacted
+    /// when first read).
+    var record: Record? {
+        switch self {
+        case .built(let record): record
+        case .pending(let journal, let index): journal.record(at: index, as: Record.self)
+        }
+    }
 }

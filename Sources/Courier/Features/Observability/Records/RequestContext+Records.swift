@@ -14,38 +14,20 @@ extension RequestContext {
     /// interceptor ran or the endpoint's ``LoggingPolicy`` is ``LoggingPolicy/disabled``.
     /// Redacted when first read.
     public var requestRecord: RequestRecord? {
-        get {
-            switch withRecords({ $0.request }) {
-            case .built(let record): return record
-            case .pending(let journal, let index): return journal.requestRecord(at: index)
-            case nil: return nil
-            }
-        }
+        get { withRecords({ $0.request })?.record }
         set { withRecords { $0.request = newValue.map { .built($0) } } }
     }
 
     /// The redacted response the ``LoggingInterceptor`` last saw. Redacted when first read.
     public var responseRecord: ResponseRecord? {
-        get {
-            switch withRecords({ $0.response }) {
-            case .built(let record): return record
-            case .pending(let journal, let index): return journal.responseRecord(at: index)
-            case nil: return nil
-            }
-        }
+        get { withRecords({ $0.response })?.record }
         set { withRecords { $0.response = newValue.map { .built($0) } } }
     }
 
     /// The redacted error the ``LoggingInterceptor`` last saw, when an attempt or the call failed
     /// without a response. Redacted when first read.
     public var errorRecord: ErrorRecord? {
-        get {
-            switch withRecords({ $0.error }) {
-            case .built(let record): return record
-            case .pending(let journal, let index): return journal.errorRecord(at: index)
-            case nil: return nil
-            }
-        }
+        get { withRecords({ $0.error })?.record }
         set { withRecords { $0.error = newValue.map { .built($0) } } }
     }
 
