@@ -32,16 +32,17 @@ public enum CookieStorageError: Error, Sendable, Hashable, CustomStringConvertib
             return "\(transport) handles cookies itself; turn its cookies off under a CookieStoringTransport"
         }
     }
+}
 
-    /// The `URLError` a transport throws for this error, carrying it in `userInfo`.
-    package var urlError: URLError {
-        let code: URLError.Code
+extension CookieStorageError: URLErrorPayload {
+    /// `cannotOpenFile` for a file that cannot be read, `cannotWriteToFile` for one that cannot be
+    /// written, `unsupportedURL` for a base transport that handles cookies itself.
+    package var urlErrorCode: URLError.Code {
         switch self {
-        case .unreadable, .corrupted: code = .cannotOpenFile
-        case .unwritable: code = .cannotWriteToFile
-        case .baseTransportHandlesCookies: code = .unsupportedURL
+        case .unreadable, .corrupted: .cannotOpenFile
+        case .unwritable: .cannotWriteToFile
+        case .baseTransportHandlesCookies: .unsupportedURL
         }
-        return URLError(code, userInfo: [NSLocalizedDescriptionKey: description, Self.userInfoKey: self])
     }
 
     /// The `URLError.userInfo` key under which the error travels.
@@ -50,15 +51,10 @@ public enum CookieStorageError: Error, Sendable, Hashable, CustomStringConvertib
 
 extension URLError {
     /// The cookie-storage failure behind this error, when a ``CookieStoringTransport`` failed.
-    public var cookieStorageError: CookieStorageError? {
-        userInfo[CookieStorageError.userInfoKey] as? CookieStorageError
-    }
+    public var cookieStorageError: CookieStorageError? { payload(CookieStorageError.self) }
 }
 
 extension NetworkError {
     /// The cookie-storage failure behind this error (always inside ``NetworkError/transport(_:)``).
-    public var cookieStorageError: CookieStorageError? {
-        if case .transport(let error) = self { return error.cookieStorageError }
-        return nil
-    }
+    public var cookieStorageError: CookieStorageError? { payload(CookieStorageError.self) }
 }

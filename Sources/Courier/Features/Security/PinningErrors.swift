@@ -83,15 +83,16 @@ public enum PinningFailure: Error, Sendable, Hashable, CustomStringConvertible {
                 + "(use PinningTransport(policy: environment.pins), or CurlTransport with Configuration.pinning); request refused"
         }
     }
+}
 
-    /// The `URLError` a transport throws for this failure, carrying it in `userInfo`.
-    package var urlError: URLError {
-        let code: URLError.Code
+extension PinningFailure: URLErrorPayload {
+    /// `serverCertificateUntrusted` for a chain that failed a check, `secureConnectionFailed` for a
+    /// request refused before any certificate was seen.
+    package var urlErrorCode: URLError.Code {
         switch self {
-        case .pinMismatch, .systemTrustFailed: code = .serverCertificateUntrusted
-        case .unsupportedPlatform, .insecureScheme, .trustHandledElsewhere, .transportIgnoresPins: code = .secureConnectionFailed
+        case .pinMismatch, .systemTrustFailed: .serverCertificateUntrusted
+        case .unsupportedPlatform, .insecureScheme, .trustHandledElsewhere, .transportIgnoresPins: .secureConnectionFailed
         }
-        return URLError(code, userInfo: [NSLocalizedDescriptionKey: description, Self.userInfoKey: self])
     }
 
     /// The `URLError.userInfo` key under which the failure travels.
@@ -101,16 +102,11 @@ public enum PinningFailure: Error, Sendable, Hashable, CustomStringConvertible {
 extension URLError {
     /// The certificate-pinning failure behind this error, when Courier's pinning refused the
     /// connection.
-    public var pinningFailure: PinningFailure? {
-        userInfo[PinningFailure.userInfoKey] as? PinningFailure
-    }
+    public var pinningFailure: PinningFailure? { payload(PinningFailure.self) }
 }
 
 extension NetworkError {
     /// The certificate-pinning failure behind this error, when Courier's pinning refused the
     /// connection (always inside ``NetworkError/transport(_:)``).
-    public var pinningFailure: PinningFailure? {
-        if case .transport(let error) = self { return error.pinningFailure }
-        return nil
-    }
+    public var pinningFailure: PinningFailure? { payload(PinningFailure.self) }
 }
