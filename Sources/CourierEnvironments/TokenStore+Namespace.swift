@@ -17,11 +17,9 @@ enum TokenNamespace {
     static func fileSafe(_ namespace: String) -> String {
         var result = ""
         for byte in namespace.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            if byte.isASCIIAlphanumeric || "._-".utf8.contains(byte) {
                 result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
+            } else {
                 result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
             }
         }

@@ -51,16 +51,7 @@ package struct ProofKey: Sendable, Hashable {
     package static func isValidVerifier(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard (43...128).contains(bytes.count) else { return false }
-        return bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                return true
-            default:
-                return false
-            }
-        }
+        return bytes.allSatisfy { $0.isASCIIAlphanumeric || "-._~".utf8.contains($0) }
     }
 
     /// Base64url without padding (RFC 4648 §5, RFC 7636 Appendix A).

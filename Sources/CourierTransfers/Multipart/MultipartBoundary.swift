@@ -22,14 +22,7 @@ enum MultipartBoundary {
     static func isValid(_ boundary: String) -> Bool {
         let bytes = Array(boundary.utf8)
         guard (1...70).contains(bytes.count), bytes.last != UInt8(ascii: " ") else { return false }
-        return bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "a")...UInt8(ascii: "z"):
-                return true
-            default: return Array("'()+_,-./:=? ".utf8).contains(byte)
-            }
-        }
+        return bytes.allSatisfy { $0.isASCIIAlphanumeric || "'()+_,-./:=? ".utf8.contains($0) }
     }
 
     /// Whether `boundary` occurs anywhere in `data` (stricter than the delimiter `CRLF--boundary`).

@@ -183,12 +183,6 @@ private struct ChallengeScanner {
 
     /// RFC 9110 §11.2 `token68` characters (before the `=` padding).
     private static func isToken68Byte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "-._~+/".utf8.contains(byte)
-        }
+        byte.isASCIIAlphanumeric || "-._~+/".utf8.contains(byte)
     }
 }

@@ -178,9 +178,7 @@ public struct RefreshTokenGrant: Sendable {
             var result = ""
             for byte in text.utf8 {
                 switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"),
-                    UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "*"):
+                case _ where byte.isASCIIAlphanumeric || "-._*".utf8.contains(byte):
                     result.unicodeScalars.append(Unicode.Scalar(byte))
                 case UInt8(ascii: " "):
                     result.append("+")

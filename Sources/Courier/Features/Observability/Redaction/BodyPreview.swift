@@ -71,11 +71,7 @@ enum BodyKind: Equatable {
         for byte in bytes {
             switch byte {
             case UInt8(ascii: "="): sawEquals = true
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "&"), UInt8(ascii: "%"), UInt8(ascii: "+"),
-                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "*"):
-                continue
-            case 0x0A, 0x0D: continue
+            case _ where byte.isASCIIAlphanumeric || "&%+-_.~*\n\r".utf8.contains(byte): continue
             default: return false
             }
         }
