@@ -79,7 +79,7 @@ public actor BackgroundDownloads {
     }
 
     /// Every download in the registry, oldest first.
-    public var downloads: [BackgroundDownloadRecord] { records.values.sorted { $0.createdAt < $1.createdAt } }
+    public var downloads: [BackgroundDownloadRecord] { BackgroundDownloadRecord.oldestFirst(records) }
 
     /// Records a download of `path` to `destination` and hands it to the system.
     ///
@@ -310,13 +310,7 @@ public actor BackgroundDownloads {
     /// Writes the whole registry and keeps the outcome in ``registryFailure``. Returns the failure.
     @discardableResult
     private func persistRegistry() -> BackgroundDownloadError? {
-        do {
-            try registry.save(records)
-            registryFailure = nil
-        } catch {
-            registryFailure = error
-        }
-        return registryFailure
+        registry.save(records, keepingOutcomeIn: &registryFailure)
     }
 
     /// ``persistRegistry()``, throwing its failure.

@@ -9,6 +9,14 @@ protocol RegistryRecord: Codable, Sendable {
     var createdAt: Date { get }
 }
 
+extension RegistryRecord {
+    /// The values of `records` oldest first (by ``createdAt``): the order of the file and of a
+    /// manager's list.
+    static func oldestFirst(_ records: [UUID: Self]) -> [Self] {
+        records.values.sorted { $0.createdAt < $1.createdAt }
+    }
+}
+
 /// The records of a transfer manager in one JSON file (an array, oldest first), rewritten whole
 /// and atomically (``AtomicFile``) at every change, so a crash leaves the old list or the new one.
 ///
@@ -54,9 +62,24 @@ struct RegistryFile<Record: RegistryRecord, Failure: Error>: Sendable {
         encoder.outputFormatting = .sortedKeys
         encoder.dateEncodingStrategy = datesAsISO8601 ? .iso8601 : .secondsSince1970
         do {
-            try AtomicFile.write(try encoder.encode(records.values.sorted { $0.createdAt < $1.createdAt }), to: file)
+            try AtomicFile.write(try encoder.encode(Record.oldestFirst(records)), to: file)
         } catch {
             throw unwritable(file.path, "\(error)")
         }
+    }
+
+    /// Writes `records` like ``save(_:)`` and keeps the outcome in `lastFailure` (a manager's
+    /// `registryFailure`): the error, or `nil` once a write succeeds, which repairs any earlier
+    /// failure (every write carries the whole list).
+    /// - Returns: `lastFailure` as it now is: `nil` when the file was written.
+    @discardableResult
+    func save(_ records: [UUID: Record], keepingOutcomeIn lastFailure: inout Failure?) -> Failure? {
+        do {
+            try save(records)
+            lastFailure = nil
+        } catch {
+            lastFailure = error
+        }
+        return lastFailure
     }
 }

@@ -110,7 +110,7 @@ public actor UploadManager {
     }
 
     /// Every upload in the registry, oldest first.
-    public var uploads: [UploadRecord] { records.values.sorted { $0.createdAt < $1.createdAt } }
+    public var uploads: [UploadRecord] { UploadRecord.oldestFirst(records) }
 
     // MARK: Enqueueing
 
@@ -422,15 +422,12 @@ public actor UploadManager {
     /// success). Returns the failure.
     @discardableResult
     private func persistRegistry() -> UploadManagerError? {
-        do {
-            try registry.save(records)
-            registryFailure = nil
+        let failure = registry.save(records, keepingOutcomeIn: &registryFailure)
+        if failure == nil {
             for name in settledStagedFiles { staging.remove(name) }
             settledStagedFiles.removeAll()
-        } catch {
-            registryFailure = error
         }
-        return registryFailure
+        return failure
     }
 
     /// ``persistRegistry()``, throwing its failure.
