@@ -174,6 +174,13 @@ func lastJSONLine<T: Decodable>(of output: Data, as type: T.Type) -> T? {
     output.split(separator: 0x0A).last.flatMap { try? JSONDecoder().decode(T.self, from: Data($0)) }
 }
 
+/// Prints `value` as one line of JSON on standard output: a child's result, which the parent reads
+/// with ``lastJSONLine(of:as:)``.
+/// - Throws: `EncodingError` when `value` cannot be encoded (nothing is printed).
+func printJSONLine(_ value: some Encodable) throws {
+    print(String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
+}
+
 extension Duration {
     /// The duration in seconds, as a `Double` (attoseconds included).
     var benchSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }

@@ -59,7 +59,7 @@ func runDownloadChild(serverURL: URL, impl: String, bytes: Int64) async throws {
     }
     let seconds = elapsed.benchSeconds
     let run = ChildRun(impl: impl, bytes: bytes, seconds: seconds, peakRSSMiB: peakRSSMiB())
-    print(String(decoding: try JSONEncoder().encode(run), as: UTF8.self))
+    try printJSONLine(run)
 }
 
 /// Child: streams `bytes` with `client.stream` (default options: a 1 MiB buffer) and reads them
@@ -93,7 +93,7 @@ private func runSlowStreamChild(base: URL, impl: String, bytes: Int64, start: Co
     let elapsed = start.duration(to: .now)
     let seconds = elapsed.benchSeconds
     let run = ChildRun(impl: impl, bytes: read, seconds: seconds, peakRSSMiB: peakRSSMiB(), outcome: outcome)
-    print(String(decoding: try JSONEncoder().encode(run), as: UTF8.self))
+    try printJSONLine(run)
 }
 
 /// Parent: the slow-stream case, `rounds` runs per transport, interleaved; min/median/max peak RSS.

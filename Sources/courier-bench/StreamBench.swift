@@ -82,7 +82,7 @@ func runStreamChild(_ spec: String, serverURL: URL) async {
     let elapsed = ContinuousClock.now - start
     result.seconds = elapsed.benchSeconds
     result.peakRSSMiB = peakRSSMiB()
-    if let data = try? JSONEncoder().encode(result) { print(String(decoding: data, as: UTF8.self)) }
+    try? printJSONLine(result)
 }
 
 private func courierStream(url: URL, base: URL, kind: StreamCase, overCurl: Bool) async throws -> (Int, Int) {
