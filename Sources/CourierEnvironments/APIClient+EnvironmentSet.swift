@@ -21,7 +21,7 @@ extension APIClient {
     /// ```swift
     /// let tokens = EnvironmentScoped { environment in
     ///     TokenManager(store: KeychainTokenStore(service: "com.example.app", namespace: environment.storageNamespace),
-    ///                  transport: URLSessionTransport(), grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("oauth/token")))
+    ///                  grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("oauth/token")))
     /// }
     /// let client = try APIClient(environments: environments) { configuration, environment in
     ///     configuration.interceptors = .standard(tokenManager: tokens[environment],

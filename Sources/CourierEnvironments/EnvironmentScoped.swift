@@ -7,8 +7,8 @@ import Foundation
 ///
 /// ```swift
 /// let tokens = EnvironmentScoped { environment in
+///     // No transport of its own: it refreshes through its client's (that environment's pins).
 ///     TokenManager(store: FileTokenStore(directory: support, namespace: environment.storageNamespace),
-///                  transport: URLSessionTransport(),
 ///                  grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("oauth/token")))
 /// }
 /// let manager = tokens[environments.current]   // the current environment's manager

@@ -48,7 +48,7 @@ func runEnvironmentChapter(_ demo: Demo) async throws {
     let tokens = EnvironmentScoped { environment in
         TokenManager(
             store: FileTokenStore(directory: folder, namespace: environment.storageNamespace),
-            transport: URLSessionTransport(),
+            // No transport of its own: it refreshes through its client's (that environment's).
             grant: .oauth2(tokenURL: environment.baseURLs[APIEnvironment.defaultAPI]!.appendingPathComponent("auth/refresh")))
     }
     let client = try APIClient(environments: environments) { configuration, environment in

@@ -26,7 +26,7 @@ private enum Sample {
     static func sample() async throws {
         let tokens = EnvironmentScoped { environment in
             TokenManager(store: KeychainTokenStore(service: "com.example.app", namespace: environment.storageNamespace),
-                         transport: URLSessionTransport(), grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("oauth/token")))
+                         grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("oauth/token")))
         }
         _ = tokens  // shown, not used
         let client = try APIClient(environments: environments) { configuration, environment in

@@ -23,8 +23,8 @@ import FoundationNetworking
 private enum Sample {
     static func sample() async throws {
         let tokens = EnvironmentScoped { environment in
+            // No transport of its own: it refreshes through its client's (that environment's pins).
             TokenManager(store: FileTokenStore(directory: support, namespace: environment.storageNamespace),
-                         transport: URLSessionTransport(),
                          grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("oauth/token")))
         }
         _ = tokens  // shown, not used

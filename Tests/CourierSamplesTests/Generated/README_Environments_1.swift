@@ -38,8 +38,8 @@ private enum Sample {
         // staging — chosen by launch argument -COURIER_ENV staging; build: TestFlight build (AppTransaction.environment = sandbox)
 
         let tokens = EnvironmentScoped { environment in
+            // No transport of its own: it refreshes through its client's (that environment's pins and connections).
             TokenManager(store: KeychainTokenStore(service: "com.example.app", namespace: environment.storageNamespace),
-                         transport: URLSessionTransport(),
                          grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("oauth/token")))
         }
         _ = tokens  // shown, not used

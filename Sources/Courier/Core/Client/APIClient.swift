@@ -220,10 +220,9 @@ public final class APIClient: Sendable {
         var request = try lane.builder.makeRequest(
             for: endpoint, environment: environment,
             requestID: lane.requestIDHeader.map { HTTPHeaders.Field(name: $0, value: context.requestID.description) })
-        if let pins = environment.pins, let host = request.url?.host, pins.enforces(host: host),
-            !pins.isEnforced(by: lane.configuration.transport)
-        {
-            throw PinningFailure.transportIgnoresPins(host: HostPins.normalise(host)).urlError
+        if let pins = environment.pins, !pins.isEnforced(by: lane.configuration.transport) {
+            context.unenforcedPins = pins  // the redirect step refuses pinned hosts too
+            try pins.refuseUnenforced(request.url)
         }
         if access != .unrestricted { PlatformAdapters.networkAccess.mark(&request, with: access) }
         if case .stream(let stream, _) = endpoint.body {

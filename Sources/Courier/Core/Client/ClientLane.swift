@@ -39,11 +39,13 @@ package final class ClientLane: Sendable {
         self.redactor = redactor
         // A token manager without a transport of its own refreshes through its client's (its lane's).
         for participant in participants { participant.adoptLaneTransport(configuration.transport) }
+        let environment = Locked(configuration.environment)
+        for participant in participants { participant.adoptLanePins { environment.current.pins } }
         self.builder = RequestBuilder(
             encoder: configuration.encoder, queryEncoder: configuration.queryEncoder,
             defaultHeaders: configuration.headers)
         self.deadlines = makeDeadlineScheduler(clock: configuration.clock)
-        self.environment = Locked(configuration.environment)
+        self.environment = environment
         self.requestIDHeader = (configuration.interceptors.first as? any LaneParticipant)?.requestIDHeaderName
         self.failureObservers = participants.filter(\.observesCallFailures)
         self.tokenManagers = participants.compactMap(\.laneTokenManager)

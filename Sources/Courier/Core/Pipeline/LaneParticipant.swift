@@ -23,6 +23,12 @@ package protocol LaneParticipant: Interceptor {
     /// nothing).
     func callFailed(_ failure: NetworkError)
 
+    /// Offers the pins of the lane's current environment (read when needed: a plain client's
+    /// environment can change), for a participant that sends requests of its own (a
+    /// ``TokenManager`` refreshing through a transport of its own must not reach a pinned host
+    /// unpinned).
+    func adoptLanePins(_ pins: @escaping @Sendable () -> PinningPolicy?)
+
     /// The token manager this participant authenticates the lane's calls with
     /// (``AuthInterceptor``): what transfers sent outside the pipeline must sign with.
     var laneTokenManager: TokenManager? { get }
@@ -35,6 +41,7 @@ extension LaneParticipant {
     package var observesCallFailures: Bool { false }
     package func callFailed(_ failure: NetworkError) {}
     package var laneTokenManager: TokenManager? { nil }
+    package func adoptLanePins(_ pins: @escaping @Sendable () -> PinningPolicy?) {}
 }
 
 extension LoggingInterceptor: LaneParticipant {
@@ -48,4 +55,5 @@ extension RequestIDInterceptor: LaneParticipant {
 extension AuthInterceptor: LaneParticipant {
     package func adoptLaneTransport(_ transport: any Transport) { tokenManager.adoptTransport(transport) }
     package var laneTokenManager: TokenManager? { tokenManager }
+    package func adoptLanePins(_ pins: @escaping @Sendable () -> PinningPolicy?) { tokenManager.adoptPins(pins) }
 }

@@ -66,6 +66,9 @@ public final class RequestContext: Sendable {
         /// The call's redirect mode (RedirectMode.swift): a field, not a slot, since the redirect
         /// step reads it on every call.
         var redirectMode = RedirectMode.follow
+        /// The environment's pins when the client's transport does not enforce them (see
+        /// ``RequestContext/unenforcedPins``); `nil` almost always.
+        var unenforcedPins: PinningPolicy?
 
         /// Stores a slot's value; the first one reserves room for the few a call fills (a
         /// logged, measured call fills four or five), instead of growing the table at each.
@@ -200,6 +203,14 @@ public final class RequestContext: Sendable {
     /// Runs `body` on the call's redirect mode under the context's lock.
     func withRedirectMode<R>(_ body: (inout RedirectMode) -> R) -> R {
         state.withLock { body(&$0.redirectMode) }
+    }
+
+    /// The environment's pins when the client's transport does not enforce them, set by the
+    /// client before the pipeline runs: the redirect step refuses every hop to a host they pin
+    /// (``PinningFailure/transportIgnoresPins(host:)``), as the client refused the first URL.
+    var unenforcedPins: PinningPolicy? {
+        get { state.withLock { $0.unenforcedPins } }
+        set { state.withLock { $0.unenforcedPins = newValue } }
     }
 
     /// Runs `body` on the decoding step's actions under the context's lock (`body` must not

@@ -70,6 +70,8 @@ struct RedirectFollower: Sendable {
             if case .doNotFollow = context.redirectMode { return response }
             // A redirect's body is never read: dropping a streamed one cancels its transfer.
             guard let next = try Self.nextRequest(after: response, to: request, rules: rules) else { return response }
+            // A pinned host is reached only through a transport that enforces its pins.
+            try context.unenforcedPins?.refuseUnenforced(next.url)
             hops += 1
             guard try await Self.mayFollow(response, from: request, to: next, hop: hops, context: context) else {
                 return response

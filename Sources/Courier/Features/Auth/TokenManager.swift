@@ -50,6 +50,8 @@ public actor TokenManager {
     /// The transport the refresh goes through: the one given to `init`, else the transport of the
     /// first client whose pipeline holds this manager's ``AuthInterceptor``.
     private nonisolated let transport: Locked<(any Transport)?>
+    /// The pins of the environment of the client holding this manager (``adoptPins(_:)``).
+    private nonisolated let lanePins = Locked<(@Sendable () -> PinningPolicy?)?>(nil)
     private let grant: RefreshTokenGrant
     /// How long before expiry the access token is refreshed proactively: the `leeway` given to
     /// `init`, 30 s by default. A token whose expiry is within `leeway` counts as expired — except
@@ -120,6 +122,15 @@ public actor TokenManager {
     nonisolated func adoptTransport(_ transport: any Transport) {
         self.transport.withLock { current in
             if current == nil { current = transport }
+        }
+    }
+
+    /// Takes the pins of the environment whose client holds this manager (the first client's),
+    /// read at each refresh: a refresh through a transport that does not enforce them never goes
+    /// to a host they pin (``PinningFailure/transportIgnoresPins(host:)``).
+    nonisolated func adoptPins(_ pins: @escaping @Sendable () -> PinningPolicy?) {
+        lanePins.withLock { current in
+            if current == nil { current = pins }
         }
     }
 
@@ -400,12 +411,13 @@ public actor TokenManager {
         let generation = self.generation
         let grant = self.grant
         let transport = self.transport.current
+        let pins = lanePins.current?()
         let now = self.now
         inFlight = Task {
             let outcome: Outcome
             if let transport {
                 outcome = await Self.exchange(
-                    refreshToken: refreshToken, current: current, grant: grant, transport: transport, now: now)
+                    refreshToken: refreshToken, current: current, grant: grant, transport: transport, pins: pins, now: now)
             } else {
                 outcome = .failed(
                     .invalidRequest(
@@ -419,10 +431,11 @@ public actor TokenManager {
     /// receipt. Runs off the actor.
     private static func exchange(
         refreshToken: String, current: AuthTokens, grant: RefreshTokenGrant, transport: any Transport,
-        now: @Sendable () -> Date
+        pins: PinningPolicy?, now: @Sendable () -> Date
     ) async -> Outcome {
         do {
             let request = try grant.makeRequest(refreshToken)
+            if let pins, !pins.isEnforced(by: transport) { try pins.refuseUnenforced(request.url) }
             let response = try await transport.send(request)
             return .refreshed(try grant.parse(response, current: current, receivedAt: now()))
         } catch let rejection as TokenRefreshRejection {

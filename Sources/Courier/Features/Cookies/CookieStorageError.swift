@@ -29,7 +29,8 @@ public enum CookieStorageError: Error, Sendable, Hashable, CustomStringConvertib
         case .corrupted(let path, let reason): return "cookie file \(path) is corrupted: \(reason)"
         case .unwritable(let path, let reason): return "cookie file \(path) could not be written: \(reason)"
         case .baseTransportHandlesCookies(let transport):
-            return "\(transport) handles cookies itself; turn its cookies off under a CookieStoringTransport"
+            return "\(transport) handles cookies itself; turn its cookies off under a CookieStoringTransport "
+                + "(a URLSessionTransport, also a PinningTransport's base, built with CookieStoringTransport.baseConfiguration())"
         }
     }
 }

@@ -126,6 +126,12 @@ extension CookieStoringTransport: SessionResettable {
     }
 }
 
+extension PinningTransport: CookieHandlingTransport {
+    /// Whether its base session stores and sends cookies itself (the default base does: build it
+    /// with ``CookieStoringTransport/baseConfiguration()`` under a ``CookieStoringTransport``).
+    package var handlesCookies: Bool { base.handlesCookies }
+}
+
 extension URLSessionTransport: CookieHandlingTransport {
     /// Whether the session stores and sends cookies itself: its configuration sets cookies and has
     /// a cookie storage.

@@ -20,6 +20,16 @@ extension PinningPolicy {
     package func isEnforced(by transport: any Transport) -> Bool {
         (transport as? any PinEnforcing)?.enforces(self) ?? false
     }
+
+    /// Refuses `url` when this policy pins its host: for requests about to go out through a
+    /// transport that does not enforce the policy (the first URL of a call, each redirect, a
+    /// token refresh).
+    ///
+    /// - Throws: A `URLError` carrying ``PinningFailure/transportIgnoresPins(host:)``.
+    package func refuseUnenforced(_ url: URL?) throws {
+        guard let host = url?.host, enforces(host: host) else { return }
+        throw PinningFailure.transportIgnoresPins(host: HostPins.normalise(host)).urlError
+    }
 }
 
 extension PinningTransport: PinEnforcing {

@@ -163,6 +163,20 @@ struct PersistentCookieStorageTests {
             _ = try await transport.send(URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/x"))))
         }
         #expect(error?.cookieStorageError == .baseTransportHandlesCookies("URLSessionTransport"))
+
+        // Also one level down: a PinningTransport over a session with its own cookie jar (shared
+        // by every account of the storage above) is refused; one over a cookie-less session is not.
+        let policy = try PinningPolicy(pins: [
+            "api.example.test": [String(repeating: "A", count: 43) + "=", String(repeating: "B", count: 43) + "="]
+        ])
+        let pinned = CookieStoringTransport(storage: storage, base: PinningTransport(policy: policy))
+        let nested = await #expect(throws: URLError.self) {
+            _ = try await pinned.send(URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/x"))))
+        }
+        #expect(nested?.cookieStorageError == .baseTransportHandlesCookies("PinningTransport"))
+        let cookieless = PinningTransport(
+            policy: policy, base: URLSessionTransport(configuration: CookieStoringTransport.baseConfiguration()))
+        #expect(!cookieless.handlesCookies)
     }
 
     @Test("expired and Max-Age=0 cookies delete the stored one; session cookies can be kept off disk")

@@ -67,6 +67,46 @@ struct EnvironmentPinsTests {
         #expect(transport.sent.withLock { $0 } == 1)
     }
 
+    @Test("a redirect onto a pinned host is refused when the transport does not enforce the pins")
+    func aRedirectOntoAPinnedHostIsRefused() async throws {
+        let sent = Locked<[String]>([])
+        let transport = StubTransport { request in
+            sent.withLock { $0.append(request.url?.absoluteString ?? "") }
+            return HTTPResponse(
+                statusCode: 302, headers: ["Location": "https://api.example.test/v1/account"], url: request.url)
+        }
+        let client = APIClient(environment: try pinnedProduction()) { $0.transport = Unenforcing(base: transport) }
+        let error = await #expect(throws: NetworkError.self) {
+            _ = try await client.get(URL(string: "https://cdn.example.test/start")!) as [String: String]
+        }
+        #expect(error?.pinningFailure == .transportIgnoresPins(host: "api.example.test"))
+        #expect(sent.withLock { $0 } == ["https://cdn.example.test/start"])
+    }
+
+    @Test("a token refresh through a transport of its own never reaches a pinned host unpinned")
+    func aRefreshThroughAnotherTransportIsRefused() async throws {
+        let refreshes = CountingTransport()
+        let tokens = TokenManager(
+            store: InMemoryTokenStore(
+                AuthTokens(accessToken: "old", refreshToken: "r1", expiresAt: Date(timeIntervalSince1970: 0))),
+            transport: refreshes, grant: .oauth2(tokenURL: URL(string: "https://api.example.test/oauth/token")!))
+        let client = APIClient(environment: try pinnedProduction()) {
+            $0.transport = StubTransport { _ in .json("{}") }
+            $0.interceptors = .standard(tokenManager: tokens)
+        }
+        let error = await #expect(throws: NetworkError.self) {
+            _ = try await client.send(Request<[String: String]>.get("/me", policy: .authorizedRead))
+        }
+        #expect(error?.pinningFailure == .transportIgnoresPins(host: "api.example.test"))
+        #expect(refreshes.sent.withLock { $0 } == 0, "the refresh token never left")
+    }
+
+    /// Passes requests to `base` but says nothing about pins: an app's own wrapper.
+    struct Unenforcing: Transport {
+        let base: any Transport
+        func send(_ request: URLRequest) async throws -> HTTPResponse { try await base.send(request) }
+    }
+
     @Test("test transports connect to no server: a pinned environment's calls reach them")
     func testTransportsAreNotRefused() async throws {
         let client = APIClient(environment: try pinnedProduction()) { $0.transport = StubTransport { _ in .json("{}") } }
