@@ -95,8 +95,10 @@ public final class APIClient: Sendable {
     ///
     /// A plain client takes `environment` as it is (its base URL and headers) but keeps its
     /// transport: calls to hosts the new environment pins are refused
-    /// (``PinningFailure/transportIgnoresPins(host:)``) unless that transport enforces its pins — use
-    /// an `EnvironmentSet` when environments differ in pins. A client built for
+    /// (``PinningFailure/transportIgnoresPins(host:)``) unless that transport enforces its pins, and
+    /// the transport's cookies and connections stay too (cookies do not isolate by port: two
+    /// environments on one host see each other's). Use an `EnvironmentSet` when environments must
+    /// keep their sessions apart. A client built for
     /// an `EnvironmentSet` switches the whole set to the environment with `environment`'s
     /// ``APIEnvironment/id`` — exactly `EnvironmentSet.switchEnvironment(to:)`: every client of
     /// the set follows, the choice is remembered, each environment keeps its own session state.

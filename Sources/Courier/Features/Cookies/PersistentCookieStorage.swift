@@ -235,8 +235,9 @@ public actor PersistentCookieStorage {
         }
     }
 
-    /// A file-name-safe spelling of `name`: letters, digits, `-`, `_` and `.` as they are, every
-    /// other byte as `%XX` (so distinct names stay distinct).
+    /// A file-name-safe spelling of `name`: ASCII letters, digits, `-` and `_` as they are, every
+    /// other byte as `%XX` — `.` too, so no account names `..` or a hidden file — and distinct
+    /// names stay distinct.
     static func fileName(_ name: String) -> String {
         let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_".utf8)
         let encoded = name.utf8.map { safe.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
