@@ -269,17 +269,22 @@ struct EnvironmentSwitchingTests {
         return (set, tokens, client)
     }
 
-    @Test("an environment's pins put its requests through a PinningTransport")
-    func pinsPerEnvironment() async throws {
+    /// development, staging and production (pinned), in a TestFlight build: staging is current.
+    static func setWithPinnedProduction() throws -> EnvironmentSet {
         var production = try F.environment("production")
         production.pins = try PinningPolicy(pins: [
             "production.example.test": [
                 String(repeating: "A", count: 43) + "=", String(repeating: "B", count: 43) + "=",
             ]
         ])
-        let set = try EnvironmentSet(
+        return try EnvironmentSet(
             environments: [F.environment("development"), F.environment("staging"), production],
             build: F.reading(.testFlight), store: InMemoryEnvironmentChoiceStore(), override: nil)
+    }
+
+    @Test("an environment's pins put its requests through a PinningTransport")
+    func pinsPerEnvironment() async throws {
+        let set = try Self.setWithPinnedProduction()
         let client = try APIClient(environments: set)
         #expect(!(client.configuration.transport is PinningTransport))
         try await set.switchEnvironment(to: "production")
@@ -288,15 +293,7 @@ struct EnvironmentSwitchingTests {
 
     @Test("a transport configure installs without an environment's pins refuses that environment's pinned calls")
     func replacedTransportFailsClosed() async throws {
-        var production = try F.environment("production")
-        production.pins = try PinningPolicy(pins: [
-            "production.example.test": [
-                String(repeating: "A", count: 43) + "=", String(repeating: "B", count: 43) + "=",
-            ]
-        ])
-        let set = try EnvironmentSet(
-            environments: [F.environment("development"), F.environment("staging"), production],
-            build: F.reading(.testFlight), store: InMemoryEnvironmentChoiceStore(), override: nil)
+        let set = try Self.setWithPinnedProduction()
         let sent = Locked<[String]>([])
         let client = try APIClient(environments: set) { configuration, environment in
             // Not a test transport: an app's own wrapper, which says nothing about pins.
