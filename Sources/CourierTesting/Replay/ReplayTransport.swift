@@ -17,8 +17,10 @@ import Courier
 ///
 /// - The **path** is compared with the entry's path template (`_pathTemplate`) against the end of
 ///   the request's path, so a fixture recorded under one base URL replays under another and
-///   `{id}` segments match any value (``PathMatching/template``); ``PathMatching/exact`` compares
-///   the whole recorded path.
+///   `{id}` segments match any value (``PathMatching/template``): `GetItem(id: 7)` gets the entry
+///   recorded for `GetItem(id: 42)` when no closer one exists, and the host is not compared.
+///   ``PathMatching/exact`` compares the whole recorded path — use it when a test must tell
+///   resources apart.
 /// - The **query** is compared as the set of its redacted parameters (order does not matter);
 ///   the **body** by the SHA-256 of its redacted text — both redacted by ``redactor``, so secrets
 ///   that differ between recording and replay do not break a match.
