@@ -88,4 +88,53 @@ struct KeyReuseTests {
         let applied = server.withLock { $0.applied }
         #expect(applied.count == 1, "the one change was applied \(applied.count)x, under keys \(applied)")
     }
+
+    /// The first attempt reached the server (applied, still processing) but its flush was
+    /// cancelled (the app went to the background; a crash is the same): no failure was recorded,
+    /// only that the row may have been sent. The next attempt under the same key gets 409 "still
+    /// processing", which must not be resolved as a data conflict either.
+    @Test(.timeLimit(.minutes(1))) func aKeyInProgress409AfterACancelledAttemptIsNotAConflict() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        struct ServerState: Sendable {
+            var applied: [String] = []
+            var busy: Set<String> = []
+        }
+        let server = Locked(ServerState())
+        let (arrived, arrival) = AsyncStream.makeStream(of: Void.self)
+        let (processing, _) = AsyncStream.makeStream(of: Void.self)  // never ends by itself
+        let stub = StubTransport { request in
+            let key = request.value(forHTTPHeaderField: "Idempotency-Key") ?? ""
+            let busy = server.withLock { state in
+                if state.busy.contains(key) { return true }
+                state.applied.append(key)
+                state.busy.insert(key)
+                return false
+            }
+            if busy { return .json(#"{"title":"A request with this Idempotency-Key is being processed"}"#, status: 409) }
+            arrival.yield()
+            for await _ in processing {}  // still processing when the flush is cancelled
+            try Task.checkCancellation()
+            return .json(#"{"ok":true}"#, status: 201)
+        }
+        let client = APIClient(environment: OfflineServer.unreachable) {
+            $0.transport = stub
+            $0.interceptors = .standard(retry: RetryInterceptor(budget: nil, circuitBreaker: nil))
+        }
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        configuration.defaultKind = .init(
+            policy: MutationQueue.Configuration.defaultEndpointPolicy, conflictPolicy: .lastWriteWins)
+        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+        try await queue.enqueue(try Self.mutation("k", 1))
+        let flushing = Task { try await queue.flush() }
+        for await _ in arrived { break }
+        flushing.cancel()
+        _ = try? await flushing.value
+        let second = try await queue.flush()  // same key, while the first is still in progress
+        #expect(second.transientFailures == 1)
+        let applied = server.withLock { $0.applied }
+        #expect(applied.count == 1, "the one change was applied \(applied.count)x, under keys \(applied)")
+        #expect(try await queue.pendingCount() == 1)
+    }
 }

@@ -270,6 +270,9 @@ extension MutationQueue {
                 noteStorageFailure(error, mutation: nil)
                 return
             }
+            // Whether an earlier attempt under this key may have reached the server: one that
+            // failed, or one claimed and never recorded (a cancelled flush, a crash).
+            let sentBefore = stored.mayHaveSent || stored.attempts > 0
             do {
                 // Recorded as possibly sent before it goes out: unwritable storage stops here.
                 guard try store.claim(stored) else { continue }  // replaced meanwhile: read again
@@ -290,7 +293,9 @@ extension MutationQueue {
                 // the next flush holds or discards it.
                 return
             } catch {
-                guard await handleFailure(error, stored: stored, group: group, kind: kind) else { return }
+                guard await handleFailure(error, stored: stored, sentBefore: sentBefore, group: group, kind: kind) else {
+                    return
+                }
                 continue
             }
             failures[group] = nil
@@ -312,18 +317,20 @@ extension MutationQueue {
 
     /// Classifies a failed delivery and records what follows (backoff, dead letter, conflict).
     /// Returns whether the group goes on with its next mutation.
+    /// `sentBefore`: an earlier attempt under the same key may have reached the server.
     private func handleFailure(
-        _ error: any Error, stored: StoredMutation, group: String, kind: KindPolicy
+        _ error: any Error, stored: StoredMutation, sentBefore: Bool, group: String, kind: KindPolicy
     ) async -> Bool {
         do {
             var failure = FailureClass.of(error, now: configuration.now())
             // A 409 to a key an earlier attempt already carried without a final answer (a timeout,
-            // a lost connection) is the server saying that request is still being processed
-            // (draft-ietf-httpapi-idempotency-key-header: a retry during processing gets 409), not
-            // a conflict of data: resolving it would send the change again under a new key, or
-            // drop it. It is retried under the same key after a backoff, a bounded number of times.
-            if failure == .conflict, (error as? NetworkError)?.failedResponse?.statusCode == 409,
-                (1..<Self.keyInProgressAttempts).contains(stored.attempts)
+            // a lost connection, a flush cancelled or a process ended mid-request) is the server
+            // saying that request is still being processed (draft-ietf-httpapi-idempotency-key-header:
+            // a retry during processing gets 409), not a conflict of data: resolving it would send
+            // the change again under a new key, or drop it. It is retried under the same key after
+            // a backoff, a bounded number of times.
+            if failure == .conflict, (error as? NetworkError)?.failedResponse?.statusCode == 409, sentBefore,
+                stored.attempts < Self.keyInProgressAttempts
             {
                 failure = .transient(retryAfter: nil)
             }
