@@ -102,7 +102,8 @@ struct KeyReuseTests {
         }
         let server = Locked(ServerState())
         let (arrived, arrival) = AsyncStream.makeStream(of: Void.self)
-        let (processing, _) = AsyncStream.makeStream(of: Void.self)  // never ends by itself
+        let (processing, processed) = AsyncStream.makeStream(of: Void.self)  // ends when the test does
+        defer { processed.finish() }
         let stub = StubTransport { request in
             let key = request.value(forHTTPHeaderField: "Idempotency-Key") ?? ""
             let busy = server.withLock { state in
