@@ -16,6 +16,21 @@ struct KeyReuseTests {
         try .json(id: id, method: .post, path: "/mutations", body: ["v": v], group: group)
     }
 
+    /// A queue whose mutations go to `server` under `policy`, resolving conflicts by last write
+    /// wins, sent only by `flush()`; the client's retries have no budget or breaker.
+    static func lastWriteWinsQueue(
+        _ dir: TemporaryDirectory, over server: StubTransport, policy: EndpointPolicy
+    ) throws -> MutationQueue {
+        let client = APIClient(environment: OfflineServer.unreachable) {
+            $0.transport = server
+            $0.interceptors = .standard(retry: RetryInterceptor(budget: nil, circuitBreaker: nil))
+        }
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        configuration.defaultKind = .init(policy: policy, conflictPolicy: .lastWriteWins)
+        return try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+    }
+
     /// The first attempt of k reached the server (applied) but timed out on the client. The app
     /// re-enqueues the very same request (same id, method, path, headers, body) under another
     /// group (e.g. after an update that groups by entity). Nothing about the request changed, the
@@ -71,16 +86,8 @@ struct KeyReuseTests {
             try await Task.sleep(for: .seconds(3))  // slow processing; the client gives up first
             return .json(#"{"ok":true}"#, status: 201)
         }
-        let client = APIClient(environment: OfflineServer.unreachable) {
-            $0.transport = stub
-            $0.interceptors = .standard(retry: RetryInterceptor(budget: nil, circuitBreaker: nil))
-        }
-        var configuration = MutationQueue.Configuration()
-        configuration.sendsOnEnqueue = false
-        configuration.defaultKind = .init(
-            policy: MutationQueue.Configuration.defaultEndpointPolicy.with(\.deadline, .milliseconds(300)),
-            conflictPolicy: .lastWriteWins)
-        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+        let queue = try Self.lastWriteWinsQueue(
+            dir, over: stub, policy: MutationQueue.Configuration.defaultEndpointPolicy.with(\.deadline, .milliseconds(300)))
         try await queue.enqueue(try Self.mutation("k", 1))
         let first = try await queue.flush()
         #expect(first.transientFailures == 1)  // timed out while the server processes it
@@ -118,15 +125,7 @@ struct KeyReuseTests {
             try Task.checkCancellation()
             return .json(#"{"ok":true}"#, status: 201)
         }
-        let client = APIClient(environment: OfflineServer.unreachable) {
-            $0.transport = stub
-            $0.interceptors = .standard(retry: RetryInterceptor(budget: nil, circuitBreaker: nil))
-        }
-        var configuration = MutationQueue.Configuration()
-        configuration.sendsOnEnqueue = false
-        configuration.defaultKind = .init(
-            policy: MutationQueue.Configuration.defaultEndpointPolicy, conflictPolicy: .lastWriteWins)
-        let queue = try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
+        let queue = try Self.lastWriteWinsQueue(dir, over: stub, policy: MutationQueue.Configuration.defaultEndpointPolicy)
         try await queue.enqueue(try Self.mutation("k", 1))
         let flushing = Task { try await queue.flush() }
         for await _ in arrived { break }
