@@ -540,6 +540,83 @@ struct ClientTests {
         await client.close()
     }
 
+    /// A store that fails its first `failures` reads with `error` (a Keychain while the device is
+    /// locked: `errSecInteractionNotAllowed`), then reads `tokens`.
+    private final class LockedDeviceStore: TokenStore {
+        let inner: InMemoryTokenStore
+        let failuresLeft: Locked<Int>
+        let error: TokenStoreError
+        init(_ tokens: AuthTokens, failures: Int, error: TokenStoreError) {
+            inner = InMemoryTokenStore(tokens)
+            failuresLeft = Locked(failures)
+            self.error = error
+        }
+        func read() throws -> AuthTokens? {
+            let fail = failuresLeft.withLock { left -> Bool in
+                defer { left = max(0, left - 1) }
+                return left > 0
+            }
+            if fail { throw error }
+            return inner.read()
+        }
+        func write(_ tokens: AuthTokens) throws { inner.write(tokens) }
+        func clear() throws { inner.clear() }
+    }
+
+    /// A reconnect while the device is locked (a background wake-up) cannot read the Keychain; the
+    /// next attempt, after the backoff, can. The session stays alive and opens with the token.
+    @Test(.timeLimit(.minutes(1)))
+    func aTokenStoreThatCannotBeReadYetIsRetried() async throws {
+        let store = LockedDeviceStore(
+            AuthTokens(accessToken: "a1", refreshToken: "r1"), failures: 1,
+            error: .keychain(operation: "read", status: -25308))
+        var configuration = configuration(reconnect: ReconnectPolicy(initialDelay: .seconds(1), jitter: .none))
+        configuration.tokenManager = TokenManager(
+            store: store, transport: StubTransport { _ in throw URLError(.badServerResponse) },
+            grant: .oauth2(tokenURL: URL(string: "https://auth.test/token")!))
+        let transport = FakeTransport()
+        let clock = TestClock(mode: .manual)
+        let client = WebSocketClient(configuration: configuration, transport: transport, clock: clock, random: { 0.5 })
+        await client.connect()
+        let describeState: @Sendable () async -> String = { "\(await client.state)" }
+        try await eventually("attempt 1 ended", state: describeState) {
+            switch await client.state {
+            case .reconnecting, .closed: true
+            default: false
+            }
+        }
+        let failure = await client.lastFailure
+        #expect(isReconnecting(await client.state), "ended: \(String(describing: failure))")
+        #expect(transport.attempts == 0)
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(1))
+        try await eventually("open", state: describeState) { await client.state == .open }
+        #expect(transport.attempts == 1)
+        #expect(transport.requests.last?.headers.first { $0.name == "Authorization" }?.value == "Bearer a1")
+        await client.close()
+    }
+
+    /// A store that holds something other than tokens reads the same on every attempt: the
+    /// session ends at once instead of backing off for ever.
+    @Test(.timeLimit(.minutes(1)))
+    func aCorruptedTokenStoreEndsTheSession() async throws {
+        let store = LockedDeviceStore(
+            AuthTokens(accessToken: "a1", refreshToken: "r1"), failures: .max, error: .corrupted("not a token object"))
+        var configuration = configuration(reconnect: ReconnectPolicy(initialDelay: .seconds(1), jitter: .none))
+        configuration.tokenManager = TokenManager(
+            store: store, transport: StubTransport { _ in throw URLError(.badServerResponse) },
+            grant: .oauth2(tokenURL: URL(string: "https://auth.test/token")!))
+        let transport = FakeTransport()
+        let client = WebSocketClient(
+            configuration: configuration, transport: transport, clock: TestClock(mode: .manual), random: { 0.5 })
+        await client.connect()
+        try await eventually("closed") {
+            if case .closed = await client.state { return true }
+            return false
+        }
+        #expect(transport.attempts == 0)
+    }
+
     // MARK: - Commands while a close is in flight
 
     @Test("a close() after a connect() that waits for an earlier close ends the session", .timeLimit(.minutes(1)))

@@ -614,11 +614,15 @@ public actor WebSocketClient {
     /// Runs a ``TokenManager`` call and maps its failure: an ended session (signed out, refresh
     /// token refused) ends this one (1008); a transient failure of the refresh (offline, timeout,
     /// 5xx, 429, a failing connection: the manager keeps the user signed in) is a failed attempt
-    /// the reconnect policy retries; a cancelled wait is a cancellation; anything else passes
-    /// through and ends the session.
+    /// the reconnect policy retries, and so is a token store that cannot be read or written now
+    /// (a Keychain while the device is locked, `errSecInteractionNotAllowed`; a full disk); a
+    /// cancelled wait is a cancellation; anything else (a store holding something other than
+    /// tokens, which every attempt would read again) passes through and ends the session.
     private static func authorizing<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
+        } catch let error as TokenStoreError {
+            throw storeFailure(error)
         } catch let error as NetworkError {
             switch error.kind {
             case .sessionExpired, .signedOut:
@@ -628,9 +632,17 @@ public actor WebSocketClient {
             case .cancelled:
                 throw CancellationError()
             default:
+                if case .tokenStoreFailed(let store) = error { throw storeFailure(store) }
                 throw error
             }
         }
+    }
+
+    /// A token store failure as an attempt's failure: one that reading again may not repeat is a
+    /// failed attempt (retried after the backoff); a corrupted store ends the session.
+    private static func storeFailure(_ error: TokenStoreError) -> any Error {
+        if case .corrupted = error { return error }
+        return WebSocketError.connectionFailed("the access token could not be read: \(error)")
     }
 
     /// The failure that ends the session when the user's sign-in is gone: closed with 1008.

@@ -173,10 +173,17 @@ extension ServerSentEvents {
         /// So does a host the client holds back (``Courier/NetworkError/backendUnavailable(host:retryAfter:)``:
         /// its circuit breaker is open after failed connects, or it asked for a pause), after the
         /// wait it names: an outage ends the feed no sooner than ``ReconnectPolicy/maximumAttempts``.
+        /// A token store that cannot be read at the moment (a Keychain while the device is locked)
+        /// reconnects as well; a corrupted one ends the feed.
         private static func isReconnectable(_ error: any Error) -> Bool {
-            guard error is NetworkError || error is URLError else { return false }
+            guard error is NetworkError || error is URLError || error is TokenStoreError else { return false }
             switch NetworkError(error) {
             case .offline, .timedOut, .transport, .streamBufferOverflow, .backendUnavailable: return true
+            // A token store that cannot be read now (a Keychain while the device is locked) may
+            // be readable after the backoff; one holding something else reads the same each time.
+            case .tokenStoreFailed(let failure):
+                if case .corrupted = failure { return false }
+                return true
             default: return false
             }
         }

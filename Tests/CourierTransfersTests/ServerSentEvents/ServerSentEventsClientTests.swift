@@ -59,6 +59,68 @@ extension ServerSentEventsTests {
             #expect(transport.header("Last-Event-ID", ofConnection: 1) == "1")
         }
 
+        /// A store that fails its first read with `error`, then reads `tokens`.
+        final class StoreFailingOnce: TokenStore {
+            let inner: InMemoryTokenStore
+            let error: Locked<TokenStoreError?>
+            let sticky: Bool
+            init(_ tokens: AuthTokens, _ error: TokenStoreError, sticky: Bool = false) {
+                inner = InMemoryTokenStore(tokens)
+                self.error = Locked(error)
+                self.sticky = sticky
+            }
+            func read() throws -> AuthTokens? {
+                if let failure = error.withLock({ error -> TokenStoreError? in
+                    defer { if !sticky { error = nil } }
+                    return error
+                }) {
+                    throw failure
+                }
+                return inner.read()
+            }
+            func write(_ tokens: AuthTokens) throws { inner.write(tokens) }
+            func clear() throws { inner.clear() }
+        }
+
+        static func signedInClient(_ transport: ScriptedTransport, clock: TestClock, store: some TokenStore) -> APIClient {
+            let tokens = TokenManager(
+                store: store, transport: StubTransport { _ in throw URLError(.badServerResponse) },
+                grant: .oauth2(tokenURL: URL(string: "https://auth.test/token")!))
+            return ServerSentEventsTests.client(transport, clock: clock, interceptors: .standard(tokenManager: tokens))
+        }
+
+        /// A reconnect while the device is locked cannot read the Keychain; after the backoff it
+        /// can: the feed goes on, with the token, instead of ending with the store's error.
+        @Test func aTokenStoreThatCannotBeReadYetReconnectsAfterTheBackoff() async {
+            let transport = ScriptedTransport([.stream(chunks: ["data: a\n\n"])])
+            let clock = TestClock(mode: .manual)
+            let store = StoreFailingOnce(
+                AuthTokens(accessToken: "a1", refreshToken: "r1"), .keychain(operation: "read", status: -25308))
+            let feed = Self.signedInClient(transport, clock: clock, store: store).events(
+                Request<Void>.get("/prices", policy: .authorizedRead), configuration: Self.noJitter)
+            _ = ServerSentEventsTests.drive(feed, clock: clock)
+            let (events, error) = await ServerSentEventsTests.drain(feed)
+            #expect(error == nil)
+            #expect(events.map(\.data) == ["a"])
+            #expect(transport.header("Authorization", ofConnection: 0) == "Bearer a1")
+        }
+
+        /// A store holding something other than tokens reads the same after any wait: the feed
+        /// ends with the store's error and sends nothing.
+        @Test func aCorruptedTokenStoreEndsTheFeed() async {
+            let transport = ScriptedTransport([.stream(chunks: ["data: a\n\n"])])
+            let clock = TestClock(mode: .manual)
+            let store = StoreFailingOnce(
+                AuthTokens(accessToken: "a1", refreshToken: "r1"), .corrupted("not a token object"), sticky: true)
+            let feed = Self.signedInClient(transport, clock: clock, store: store).events(
+                Request<Void>.get("/prices", policy: .authorizedRead), configuration: Self.noJitter)
+            _ = ServerSentEventsTests.drive(feed, clock: clock)
+            let (events, error) = await ServerSentEventsTests.drain(feed)
+            #expect(error?.kind == .tokenStoreFailed)
+            #expect(events.isEmpty)
+            #expect(transport.requests.isEmpty)
+        }
+
         @Test func theBackoffResetsOnlyAfterAConnectionStayedUpForTheThreshold() async {
             let clock = TestClock(mode: .manual)
             // Connections 0 and 1 drop at once; connection 2 stays up 11 s (threshold 10 s).
