@@ -137,4 +137,75 @@ struct KeyReuseTests {
         #expect(applied.count == 1, "the one change was applied \(applied.count)x, under keys \(applied)")
         #expect(try await queue.pendingCount() == 1)
     }
+
+    /// The first attempt reached the server (applied, still processing) and the client saw a
+    /// timeout; eight more attempts under the key timed out on the way (they never reached the
+    /// server). The next one gets 409 "still processing": the failures before it were not 409s,
+    /// so it is the first such answer, not the ninth — retried under the same key, not resolved
+    /// as a data conflict (last-write-wins would send the change again under a new key).
+    @Test(.timeLimit(.minutes(1))) func aKeyInProgress409AfterManyOtherFailuresIsNotAConflict() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        struct ServerState: Sendable {
+            var applied: [String] = []
+            var busy: Set<String> = []
+            var reachable = false
+        }
+        let server = Locked(ServerState())
+        let stub = StubTransport { request in
+            let key = request.value(forHTTPHeaderField: "Idempotency-Key") ?? ""
+            let outcome: Int = server.withLock { state in
+                if state.busy.contains(key) { return state.reachable ? 409 : 0 }
+                state.applied.append(key)
+                state.busy.insert(key)
+                return 0
+            }
+            if outcome == 409 {
+                return .json(#"{"title":"A request with this Idempotency-Key is being processed"}"#, status: 409)
+            }
+            throw URLError(.timedOut)
+        }
+        let queue = try Self.lastWriteWinsQueue(
+            dir, over: stub, policy: MutationQueue.Configuration.defaultEndpointPolicy.with(\.retry, .none))
+        try await queue.enqueue(try Self.mutation("k", 1))
+        for _ in 0..<(1 + MutationQueue.keyInProgressAttempts) {
+            #expect(try await queue.flush().transientFailures == 1)
+        }
+        server.withLock { $0.reachable = true }
+        let answered = try await queue.flush()  // same key, while the first is still in progress
+        #expect(answered.transientFailures == 1)
+        let applied = server.withLock { $0.applied }
+        #expect(applied.count == 1, "the one change was applied \(applied.count)x, under keys \(applied)")
+        #expect(try await queue.pendingCount() == 1)
+    }
+
+    /// A server that answers 409 to every attempt under the key is not waited for without end:
+    /// after ``MutationQueue/keyInProgressAttempts`` such answers the next is a data conflict,
+    /// which last-write-wins resolves under a new key.
+    @Test(.timeLimit(.minutes(1))) func endless409AnswersToTheKeyEndInAConflictAfterTheBound() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let keys = Locked<[String]>([])
+        let stub = StubTransport { request in
+            let key = request.value(forHTTPHeaderField: "Idempotency-Key") ?? ""
+            let first = keys.withLock { seen in
+                defer { seen.append(key) }
+                return !seen.contains(key)
+            }
+            if first, keys.current.count == 1 { throw URLError(.timedOut) }  // reached it; no answer
+            if first { return .json(#"{"ok":true}"#, status: 201) }
+            return .json(#"{"title":"A request with this Idempotency-Key is being processed"}"#, status: 409)
+        }
+        let queue = try Self.lastWriteWinsQueue(
+            dir, over: stub, policy: MutationQueue.Configuration.defaultEndpointPolicy.with(\.retry, .none))
+        try await queue.enqueue(try Self.mutation("k", 1))
+        for _ in 0...MutationQueue.keyInProgressAttempts {
+            #expect(try await queue.flush().transientFailures == 1)
+        }
+        _ = try await queue.flush()  // the ninth 409: a conflict, resent under a new key
+        let sent = keys.current
+        #expect(sent.count == 2 + MutationQueue.keyInProgressAttempts + 1, "keys sent: \(sent)")
+        #expect(Set(sent).count == 2)
+        #expect(try await queue.pendingCount() == 0)
+    }
 }

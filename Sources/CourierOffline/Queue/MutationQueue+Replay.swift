@@ -299,6 +299,7 @@ extension MutationQueue {
                 continue
             }
             failures[group] = nil
+            keyInProgressAnswers[stored.idempotencyKey] = nil
             report.sent += 1
             do {
                 _ = try store.remove(stored, now: configuration.now())
@@ -329,9 +330,12 @@ extension MutationQueue {
             // a retry during processing gets 409), not a conflict of data: resolving it would send
             // the change again under a new key, or drop it. It is retried under the same key after
             // a backoff, a bounded number of times.
+            // Counted per key apart from the other failures: timeouts that never reached the server
+            // do not use up the waits of the one request that did.
             if failure == .conflict, (error as? NetworkError)?.failedResponse?.statusCode == 409, sentBefore,
-                stored.attempts < Self.keyInProgressAttempts
+                keyInProgressAnswers[stored.idempotencyKey, default: 0] < Self.keyInProgressAttempts
             {
+                keyInProgressAnswers[stored.idempotencyKey, default: 0] += 1
                 failure = .transient(retryAfter: nil)
             }
             switch failure {
@@ -352,8 +356,10 @@ extension MutationQueue {
                 publish(stored.mutation, .retrying(error as? NetworkError ?? .transport(URLError(.unknown)), delay: delay))
                 return false
             case .permanent:
+                keyInProgressAnswers[stored.idempotencyKey] = nil
                 deadLetter(stored, error: error)
             case .conflict:
+                keyInProgressAnswers[stored.idempotencyKey] = nil
                 await resolveConflict(stored, error: error, policy: kind.conflictPolicy)
             }
         }
@@ -490,11 +496,13 @@ extension MutationQueue {
         publish(stored.mutation, .conflict(resolution, statusCode: status))
     }
 
-    /// Conditional request fields (RFC 9110 §13.1) removed by last-write-wins.
-    /// Attempts under one key up to which a 409 after an unanswered attempt is taken for "still
-    /// processing" and retried (8: the first send, then up to 7 more over the backoff).
+    /// How many 409 answers to one key, after an attempt under it that may have reached the
+    /// server, are taken for "still processing" and retried under the key over the backoff (8, counted
+    /// by this queue since it was created); the next is resolved as a data conflict (a server that
+    /// answers 409 to the change whatever the key).
     static let keyInProgressAttempts = 8
 
+    /// Conditional request fields (RFC 9110 §13.1) removed by last-write-wins.
     static let preconditionFields = ["If-Match", "If-None-Match", "If-Unmodified-Since", "If-Modified-Since"]
 
     // MARK: - Connectivity

@@ -59,6 +59,9 @@ public actor MutationQueue {
     var report = FlushReport(sent: 0, deadLettered: 0, dropped: 0, transientFailures: 0, pending: 0)
     /// Consecutive transient failures per group.
     var failures: [String: Int] = [:]
+    /// 409 "still processing" answers retried per idempotency key
+    /// (``MutationQueue/keyInProgressAttempts``); a key's entry goes when its mutation is sent or resolved.
+    var keyInProgressAnswers: [String: Int] = [:]
     /// Groups paused by backoff (this queue's, or one another queue on the file recorded), with
     /// the task that ends the pause on the injected clock.
     var paused: [String: Task<Void, Never>] = [:]
