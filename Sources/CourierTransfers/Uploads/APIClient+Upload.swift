@@ -28,7 +28,8 @@ extension APIClient {
         let tracker = UploadProgressTracker(knownTotal: endpoint.body.knownLength, continuation: continuation)
         let context = RequestContext(
             requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
-            pathTemplate: endpoint.loggedPathTemplate, statusValidation: endpoint.statusValidation,
+            pathTemplate: endpoint.loggedPathTemplate, pathTemplateIsDefault: endpoint.pathTemplate == nil,
+            statusValidation: endpoint.statusValidation,
             startedAt: .now, onStart: endpoint.options.onStart, traits: CallTraits(transferProgress: tracker.reporter))
         let task = Task { [self] in
             do {

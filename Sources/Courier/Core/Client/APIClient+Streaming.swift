@@ -62,7 +62,8 @@ extension APIClient {
     ) async throws -> StreamedResponse {
         let context = RequestContext(
             requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
-            pathTemplate: endpoint.loggedPathTemplate, statusValidation: endpoint.statusValidation,
+            pathTemplate: endpoint.loggedPathTemplate, pathTemplateIsDefault: endpoint.pathTemplate == nil,
+            statusValidation: endpoint.statusValidation,
             startedAt: .now, onStart: endpoint.options.onStart, traits: CallTraits(streaming: options))
         let lane = routing.lane
         let environment = lane.environment.current

@@ -140,7 +140,8 @@ public final class APIClient: Sendable {
     package func response<E: Endpoint>(for endpoint: E, requiredEnvironment: String?) async throws -> Response<E.Response> {
         let context = RequestContext(
             requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
-            pathTemplate: endpoint.loggedPathTemplate, statusValidation: endpoint.statusValidation,
+            pathTemplate: endpoint.loggedPathTemplate, pathTemplateIsDefault: endpoint.pathTemplate == nil,
+            statusValidation: endpoint.statusValidation,
             startedAt: .now, onStart: endpoint.options.onStart)
         return try await response(for: endpoint, context: context, requiredEnvironment: requiredEnvironment)
     }

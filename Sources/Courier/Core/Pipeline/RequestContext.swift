@@ -32,6 +32,9 @@ public final class RequestContext: Sendable {
     public let method: HTTPMethod
     /// The endpoint's path template for metrics, e.g. `/items/{id}`; the raw path when it has none.
     public let pathTemplate: String
+    /// Whether ``pathTemplate`` is the endpoint's path because it gave no template: metrics then
+    /// take the identifiers out of it (``MetricsPathTemplate``).
+    package let pathTemplateIsDefault: Bool
     /// The `Idempotency-Key` of this call: generated once for ``IdempotencyPolicy/automatic``, the
     /// caller's key for ``IdempotencyPolicy/key(_:)``, `nil` otherwise.
     public let idempotencyKey: String?
@@ -103,10 +106,11 @@ public final class RequestContext: Sendable {
     /// Creates the context of a call made by Courier's own modules, with its ``CallTraits``.
     package init(
         requestID: RequestID = RequestID(), policy: EndpointPolicy, method: HTTPMethod, pathTemplate: String,
-        statusValidation: StatusValidation = .successful, startedAt: ContinuousClock.Instant = .now,
-        onStart: (@Sendable () -> Void)?, traits: CallTraits = CallTraits()
+        pathTemplateIsDefault: Bool = false, statusValidation: StatusValidation = .successful,
+        startedAt: ContinuousClock.Instant = .now, onStart: (@Sendable () -> Void)?, traits: CallTraits = CallTraits()
     ) {
         self.traits = traits
+        self.pathTemplateIsDefault = pathTemplateIsDefault
         self.statusValidation = statusValidation
         self.onStart = onStart
         self.requestID = requestID

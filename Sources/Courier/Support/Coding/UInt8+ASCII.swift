@@ -11,4 +11,7 @@ extension UInt8 {
             false
         }
     }
+
+    /// Whether the byte is an ASCII digit: RFC 5234 `DIGIT`, `0`–`9`.
+    package var isASCIIDigit: Bool { self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") }
 }

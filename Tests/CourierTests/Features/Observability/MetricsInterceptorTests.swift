@@ -66,12 +66,12 @@ struct MetricsInterceptorTests {
         #expect(event.cacheOutcome == nil)
     }
 
-    @Test func theRawPathIsUsedOnlyWhenThereIsNoTemplate() async throws {
+    @Test func thePathWithoutItsIdentifiersIsUsedOnlyWhenThereIsNoTemplate() async throws {
         let sink = CapturingMetricsSink()
         let client = try ObservabilityFixtures.makeClient(
             transport: StubTransport { _ in .status(204) }, interceptors: [MetricsInterceptor(sink: sink)])
         _ = try await client.send(Request<HTTPResponse>.raw(.delete, "/items/7"))
-        #expect(sink.events.map(\.pathTemplate) == ["/items/7"])
+        #expect(sink.events.map(\.pathTemplate) == ["/items/{id}"])
         #expect(sink.events.first?.duration ?? .seconds(-1) >= .zero)
     }
 

@@ -33,9 +33,11 @@ import CourierTesting
         let logger = CapturingNetworkLogger(minimumLevel: .info)
         let har = HARRecorder()
         let fixtures = HARFixtureRecorder()
+        let metrics = CapturingMetricsSink()
         let client = APIClient(environment: CoreFixture.environment) {
             $0.transport = StubTransport { _ in .status(204) }
-            $0.interceptors = .standard(logger: logger, recorders: [har], retry: RetryInterceptor(clock: TestClock()))
+            $0.interceptors = .standard(
+                logger: logger, recorders: [har], metrics: metrics, retry: RetryInterceptor(clock: TestClock()))
             $0.interceptors.append(fixtures)
         }
         // Revoking the token the call is authorised with, by path (RFC 7009 style).
@@ -46,6 +48,34 @@ import CourierTesting
         #expect(!logger.text.contains("SECRET-TOKEN"), "\(logger.text)")
         #expect(!String(decoding: try har.jsonData(), as: UTF8.self).contains("SECRET-TOKEN"))
         #expect(!String(decoding: try fixtures.jsonData(), as: UTF8.self).contains("SECRET-TOKEN"))
+        #expect(metrics.events.map(\.pathTemplate) == ["/tokens/{id}"])
+    }
+
+    /// Metrics name a call without a template by its path with the identifiers taken out: one
+    /// series per route, and no account number, e-mail address or token in the metrics backend.
+    @Test(arguments: [
+        ("/users/42/orders/3F2504E0-4F89-11D3-9A0C-0305E82C3301", "/users/{id}/orders/{id}"),
+        ("/people/alice%40example.com/avatar", "/people/{id}/avatar"), ("/reports/2026", "/reports/{id}"),
+        ("https://h.example:8443/files/9f86d081884c7d65", "https://h.example:8443/files/{id}"),
+        ("/articles/how-to-configure-your-account-settings", "/articles/{id}"),
+        ("/v2/items", "/v2/items"), ("/oauth2/token", "/oauth2/token"), ("/items/{id}", "/items/{id}"),
+        ("https://h.example:8443", "https://h.example:8443"), ("/", "/"), ("", ""),
+    ])
+    func metricsTakeIdentifiersOutOfThePath(template: String, scrubbed: String) {
+        #expect(MetricsPathTemplate.scrubbing(template) == scrubbed)
+    }
+
+    @Test func aMetricsEventOfACallWithoutATemplateCarriesNoIdentifier() async throws {
+        let metrics = CapturingMetricsSink()
+        let client = APIClient(environment: CoreFixture.environment) {
+            $0.transport = StubTransport { _ in .status(204) }
+            $0.interceptors = .standard(metrics: metrics, retry: RetryInterceptor(clock: TestClock()))
+        }
+        try await client.send(Request<Void>.get("/accounts/DE89370400440532013000/statements/2026-11"))
+        var templated = Request<Void>.get("/accounts/DE89370400440532013000")
+        templated.pathTemplate = "/accounts/{iban}"
+        try await client.send(templated)
+        #expect(metrics.events.map(\.pathTemplate) == ["/accounts/{id}/statements/{id}", "/accounts/{iban}"])
     }
 
     @Test(arguments: [

@@ -103,7 +103,9 @@ public struct MetricsInterceptor: Interceptor {
     ) -> NetworkMetricsEvent {
         let attempts = context.attempt  // one read: the retry count follows from it
         return NetworkMetricsEvent(
-            requestID: context.requestID, method: context.method, pathTemplate: context.pathTemplate,
+            requestID: context.requestID, method: context.method,
+            pathTemplate: context.pathTemplateIsDefault
+                ? MetricsPathTemplate.scrubbing(context.pathTemplate) : context.pathTemplate,
             statusCode: status, startedAt: startedAt, duration: duration, attempts: attempts,
             retryCount: max(0, attempts - 1), requestBodyBytes: requestBytes, responseBodyBytes: responseBytes,
             errorKind: errorKind, cacheOutcome: context.cacheOutcome, taskTimings: context.taskTimings,

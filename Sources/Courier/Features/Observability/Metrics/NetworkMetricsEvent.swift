@@ -3,13 +3,19 @@ import Foundation
 /// One logical call, measured: what a ``MetricsInterceptor`` sends to a ``NetworkMetricsSink``.
 ///
 /// Dimensions are low-cardinality on purpose — the path *template* (`/items/{id}`), never the raw
-/// path with ids — so events can be aggregated into dashboards without leaking identifiers.
+/// path with ids — so events can be aggregated into dashboards without leaking identifiers. An
+/// endpoint without a ``Endpoint/pathTemplate`` (`Request.get("/users/\(id)")`) is named by its
+/// path with every segment that looks like an identifier replaced by `{id}`: one with `@` (an
+/// e-mail address), digits and separators only (`42`, `2026-11`), at least 8 characters with a
+/// digit (a UUID, an order number, a token), or at least 24 characters.
 public struct NetworkMetricsEvent: Sendable, Hashable {
     /// The call's request ID, to join the event with logs.
     public var requestID: RequestID
     /// The HTTP method.
     public var method: HTTPMethod
-    /// The endpoint's path template, e.g. `/items/{id}` (``RequestContext/pathTemplate``).
+    /// The endpoint's path template, e.g. `/items/{id}` (``RequestContext/pathTemplate``), with
+    /// identifier segments replaced by `{id}` (see above): `/users/42/orders/A1B2C3D4E5` becomes
+    /// `/users/{id}/orders/{id}`.
     public var pathTemplate: String
     /// The final status code; `nil` when the call ended without a response.
     public var statusCode: Int?
