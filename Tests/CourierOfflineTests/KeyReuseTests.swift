@@ -31,6 +31,12 @@ struct KeyReuseTests {
         return try MutationQueue(path: dir.path("q.sqlite"), client: client, configuration: configuration)
     }
 
+    /// The change went to the server under one key only, and waits in the queue for the answer.
+    static func expectAppliedOnceAndStillPending(_ applied: [String], queue: MutationQueue) async throws {
+        #expect(applied.count == 1, "the one change was applied \(applied.count)x, under keys \(applied)")
+        #expect(try await queue.pendingCount() == 1)
+    }
+
     /// The first attempt of k reached the server (applied) but timed out on the client. The app
     /// re-enqueues the very same request (same id, method, path, headers, body) under another
     /// group (e.g. after an update that groups by entity). Nothing about the request changed, the
@@ -133,9 +139,7 @@ struct KeyReuseTests {
         _ = try? await flushing.value
         let second = try await queue.flush()  // same key, while the first is still in progress
         #expect(second.transientFailures == 1)
-        let applied = server.withLock { $0.applied }
-        #expect(applied.count == 1, "the one change was applied \(applied.count)x, under keys \(applied)")
-        #expect(try await queue.pendingCount() == 1)
+        try await Self.expectAppliedOnceAndStillPending(server.withLock { $0.applied }, queue: queue)
     }
 
     /// The first attempt reached the server (applied, still processing) and the client saw a
@@ -174,9 +178,7 @@ struct KeyReuseTests {
         server.withLock { $0.reachable = true }
         let answered = try await queue.flush()  // same key, while the first is still in progress
         #expect(answered.transientFailures == 1)
-        let applied = server.withLock { $0.applied }
-        #expect(applied.count == 1, "the one change was applied \(applied.count)x, under keys \(applied)")
-        #expect(try await queue.pendingCount() == 1)
+        try await Self.expectAppliedOnceAndStillPending(server.withLock { $0.applied }, queue: queue)
     }
 
     /// A server that answers 409 to every attempt under the key is not waited for without end:
