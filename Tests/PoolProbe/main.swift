@@ -278,6 +278,34 @@ func download(_ transport: any Transport) async throws {
     guard (attributes[.size] as? NSNumber)?.intValue == size else { throw WorkloadFailure(description: "download size") }
 }
 
+/// A download whose reading must not need the pool: once the first bytes arrived, the pool's one
+/// medium thread is blocked for 1 s on purpose (as in the control phase) while the server sends the
+/// rest at loopback speed. Over URLSession on Linux (which cannot pause a task) a reader on the
+/// pool fell 16 MiB behind within that second and the body failed with a buffer overflow; the
+/// download then asked again with `Range` (measured: 2–4 requests). Its reader runs on a thread of
+/// its own and holds the transfer instead: the server sees exactly one request, served whole.
+func downloadWhilePoolBlocked(_ transport: any Transport) async throws {
+    let prefix = namespace("pool-dl-blocked")
+    let base = apiURL.appendingPathComponent("ns").appendingPathComponent(prefix)
+    let client = APIClient(environment: APIEnvironment(name: prefix, baseURL: base)) { $0.transport = transport }
+    let destination = scratch.appendingPathComponent("download-\(UUID().uuidString).bin")
+    let size = 96 << 20
+    let download = client.download(Request<Void>.get("/media/\(size)", policy: noAuth), to: destination)
+    for await progress in download.progress where progress.completedBytes > 0 { break }
+    await Task(priority: .medium) {
+        _ = usleep(1_000_000)  // blocks the pool's medium thread on purpose
+    }.value
+    let response = try await download.value
+    let attributes = try FileManager.default.attributesOfItem(atPath: response.value.path)
+    guard (attributes[.size] as? NSNumber)?.intValue == size else { throw WorkloadFailure(description: "download size") }
+    let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent("_stats"))
+    let stats = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+    let log = (stats?["downloads"] as? [String: Any])?["log"] as? [[String: Any]] ?? []
+    guard log.count == 1, log.first?["range"] == nil || log.first?["range"] is NSNull else {
+        throw WorkloadFailure(description: "the server saw \(log.count) requests, expected one without Range: \(log)")
+    }
+}
+
 /// Where the probe writes its own input files: a serial queue, which libdispatch runs on a thread
 /// of its own. Not `DispatchQueue.global()`: on Linux its threads are the ones Swift's global
 /// executor runs tasks on, the pool this probe measures.
@@ -472,6 +500,7 @@ var phases: [(String, () async throws -> Void)] = [
 for (name, make) in transports() {
     phases.append(("requests-\(name)", { try await requests(make()) }))
     phases.append(("download-to-file-\(name)", { try await download(make()) }))
+    phases.append(("download-while-pool-blocked-\(name)", { try await downloadWhilePoolBlocked(make()) }))
     phases.append(("upload-from-file-\(name)", { try await upload(make()) }))
     phases.append(("sse-\(name)", { try await serverSentEvents(make()) }))
     phases.append(("disk-cache-\(name)", { try await cache(make()) }))

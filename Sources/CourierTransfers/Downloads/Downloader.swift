@@ -17,17 +17,24 @@ struct Downloader<E: Endpoint>: Sendable {
     /// Where the file work runs: every open, write, `fsync(2)`, rename and read-back of the
     /// partial file, off the cooperative pool.
     let files = DownloadFileQueue()
-    /// Bodies go to disk as fast as they arrive; the larger buffer (16 MiB) absorbs a slow disk
-    /// where the transport cannot pause (URLSession on Linux, whose delegate queue Courier bounds).
-    /// An overflow still loses nothing: the download continues from the bytes written, like after a
-    /// lost connection. Where the transport pauses (CourierCurl, URLSession on Apple platforms) it
-    /// pauses at 2 MiB: two write batches, so the network never waits for one write. Holding the
-    /// transfer instead (`StreamingOptions.drainsContinuously` (package)) kept a 1 GiB download
-    /// under 63 MiB in 20 runs but stalls every URLSession of the process while the pool cannot run
-    /// the writer (measured: parallel tests timed out), so it is off.
+    /// Bodies go to disk as fast as they arrive, read on a thread of their own
+    /// (`DedicatedThreadExecutor.downloadReaders`, never waiting for the pool). Where the transport pauses (CourierCurl, URLSession on Apple platforms) it
+    /// pauses at 256 KiB: two write batches, so the network never waits for one write. Where it
+    /// cannot pause but can hold the hand-over of chunks (URLSession on Linux, whose delegate queue
+    /// Courier bounds) a full 256 KiB buffer holds the transfer until the reader took a chunk
+    /// (`StreamingOptions.drainsContinuously`): memory stays bounded without a new request. A hold
+    /// that lasts over 100 ms (a disk that stalls, a machine starved of CPU) is given up until the
+    /// reader caught up, the buffer absorbing up to 16 MiB meanwhile; past that the attempt fails
+    /// with a buffer overflow, which loses nothing: the download continues from the bytes written,
+    /// like after a lost connection. A transport that can do neither gets the 16 MiB buffer to
+    /// absorb a slow write. Measured
+    /// (`courier-bench --only download`, 1 GiB over URLSession on Linux, 20 runs): peak RSS
+    /// 48–62 MiB, 483 MiB/s median; with 512 KiB batches and a 1 MiB buffer 47–65 MiB; before holding,
+    /// read on the pool with the 16 MiB buffer, 57–181 MiB and up to 70 requests per download.
     static var streamingOptions: StreamingOptions {
         var options = StreamingOptions(bufferLimit: 16 << 20)
         options.pausingBufferLimit = 2 * writeBatchBytes
+        options.drainsContinuously = true
         return options
     }
 
@@ -38,9 +45,10 @@ struct Downloader<E: Endpoint>: Sendable {
     /// Restarts from zero (each needing a new request) allowed per download, on top of the retries.
     static var maxRestarts: Int { 2 }
 
-    /// Received bytes gathered before one write to the file (1 MiB): one hop to the file queue
-    /// per batch, not per chunk of 16 KiB.
-    static var writeBatchBytes: Int { 1 << 20 }
+    /// Received bytes gathered before one write to the file (128 KiB): one hop to the file queue
+    /// per batch, not per chunk of 16 KiB; small, because every byte between the network and the
+    /// file adds to the peak memory of a transfer held at the buffer's bound.
+    static var writeBatchBytes: Int { 128 << 10 }
 
     func run() async -> Result<Response<URL>, DownloadError> {
         defer { progress.finish() }
@@ -207,29 +215,12 @@ struct Downloader<E: Endpoint>: Sendable {
             state.expectedLength = completeLength
             report(state)
             let digest = DownloadDigest.expected(in: response.headers)
-            var partHasher: SHA256? = digest?.scope == .content && offset > 0 ? SHA256() : nil
-            // Received bytes not yet in the file: written a batch at a time on the file queue.
-            var batch = Data()
-            do {
-                for try await chunk in streamed.body {
-                    let received = file.length + Int64(batch.count) + Int64(chunk.count)
-                    if let completeLength, received > completeLength {
-                        throw AttemptFailure.fatal(
-                            .lengthMismatch(expected: completeLength, received: received), keepsPartial: false)
-                    }
-                    batch.append(chunk)
-                    partHasher?.update(chunk)
-                    if batch.count >= Self.writeBatchBytes { try await write(&batch, to: state) }
-                    report(state, pending: batch.count)
-                }
-                try await write(&batch, to: state)
-            } catch let failure as AttemptFailure {
-                throw failure
-            } catch {
-                // Every byte received before the failure is good: keep it for the continuation.
-                try await write(&batch, to: state)
-                throw .interrupted(error)
-            }
+            let hasher: SHA256? = digest?.scope == .content && offset > 0 ? SHA256() : nil
+            // Read on a thread of its own: a transfer held by the full buffer waits for this reader,
+            // which must never wait for the pool.
+            var partHasher = try await files.reading {
+                await receive(streamed.body, into: state, completeLength: completeLength, hasher: hasher)
+            }.get()
             if let completeLength, file.length < completeLength {
                 // A 206 whose part arrived whole but ends before the representation does (RFC 9110
                 // §15.3.7: the client reads Content-Range to see whether more requests are needed).
@@ -255,6 +246,37 @@ struct Downloader<E: Endpoint>: Sendable {
             try await place(file)
             return .finished(Response(value: destination, response: response, context: streamed.context))
         }
+    }
+
+    /// Reads `body` into the partial file, a batch of ``writeBatchBytes`` at a time, updating
+    /// `hasher` with every byte; returns the hasher. Bytes received before a failure are written
+    /// first (the continuation starts after them).
+    private func receive(
+        _ body: MessageBody, into state: DownloadState, completeLength: Int64?, hasher: SHA256?
+    ) async -> Result<SHA256?, AttemptFailure> {
+        var hasher = hasher
+        // Received bytes not yet in the file: written a batch at a time on the file queue.
+        var batch = Data()
+        do {
+            for try await chunk in body {
+                let received = state.file.length + Int64(batch.count) + Int64(chunk.count)
+                if let completeLength, received > completeLength {
+                    return .failure(.fatal(.lengthMismatch(expected: completeLength, received: received), keepsPartial: false))
+                }
+                batch.append(chunk)
+                hasher?.update(chunk)
+                if batch.count >= Self.writeBatchBytes { try await write(&batch, to: state) }
+                report(state, pending: batch.count)
+            }
+            try await write(&batch, to: state)
+        } catch let failure as AttemptFailure {
+            return .failure(failure)
+        } catch let interruption {
+            // Every byte received before the failure is good: keep it for the continuation.
+            do { try await write(&batch, to: state) } catch { return .failure(error) }
+            return .failure(.interrupted(interruption))
+        }
+        return .success(hasher)
     }
 
     /// Whether a response with `status` carries the file (RFC 9110 §15.3): 200 (OK), 203

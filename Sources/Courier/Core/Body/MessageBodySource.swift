@@ -115,7 +115,7 @@ private final class IteratorBox: @unchecked Sendable {
         }
         let task: Task<Void, Never>
         if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
-            task = Task(executorPreference: BodyProducerExecutor.shared) { await work() }
+            task = Task(executorPreference: DedicatedThreadExecutor.bodyProducers) { await work() }
         } else {
             task = Task { await work() }
         }

@@ -25,15 +25,20 @@ public struct StreamingOptions: Sendable, Hashable {
     /// limit. Exceeding it ends the body with ``NetworkError/timedOut(_:)``.
     public var maxDuration: Duration?
     /// The consumer reads the body continuously, as fast as it can and never waiting for anything
-    /// else (a download writing its file): where the transport cannot pause the transfer but can
-    /// hold the hand-over of received chunks (URLSession on Linux,
+    /// else, on a thread of its own that no URLSession call can hold (a download reading into its
+    /// file on `DedicatedThreadExecutor.downloadReaders`): where the transport cannot pause the
+    /// transfer but can hold the hand-over of received chunks (URLSession on Linux,
     /// ``TransportCapabilities/boundsDelegateQueue``), a full buffer holds the transfer until the
-    /// consumer took a chunk instead of failing with ``NetworkError/streamBufferOverflow(limit:)``
-    /// (which it still gets when one hold lasts over 100 ms). Holding stops every URLSession
-    /// of the process there, so a consumer the app controls (which may stop reading) never sets
-    /// it; `false` by default. Downloads do not set it either: while the pool cannot run the
-    /// consumer (every thread blocked in a URLSession call waiting for the held queue), every hold
-    /// stalls all sessions for its 100 ms (measured: parallel tests timed out).
+    /// consumer took a chunk instead of failing with ``NetworkError/streamBufferOverflow(limit:)``.
+    /// The bound a transport holds at is ``pausingBufferLimit`` when set; a hold that lasts over
+    /// 100 ms (a disk that stalls, a machine starved of CPU) is given up until the consumer drained
+    /// the buffer to half, the buffer growing meanwhile up to ``bufferLimit``, past which the body
+    /// fails with the overflow. Holding stops
+    /// every URLSession of the process there, so a consumer the app controls (which may stop
+    /// reading) never sets it, and neither does one read on the cooperative pool: while every pool
+    /// thread waits in a URLSession call for the held queue, such a consumer cannot run and each
+    /// hold stalls all sessions for its 100 ms (measured: parallel tests timed out). `false` by
+    /// default.
     package var drainsContinuously = false
     /// The bound a transport that can pause the transfer pauses at instead of ``bufferLimit``, in
     /// bytes; `nil` (the default) for ``bufferLimit`` itself. A consumer that keeps up (a download

@@ -15,6 +15,9 @@ struct StreamingCall: Sendable {
     /// Where a task that cannot pause waits while its buffer is full (a consumer that drains
     /// continuously, on a ``BoundedDelegateQueue``); `nil` when the task pauses or overflows.
     let hold: DeliveryHold?
+    /// With a hold: the most bytes the buffer may grow to while a hold is given up
+    /// (``StreamingOptions/bufferLimit``); past it the body fails with an overflow.
+    let hardLimit: Int
     var received: Int64 = 0
     var expected: Int64?
 }
@@ -48,14 +51,17 @@ extension TransportSessionDelegate {
             // Direct, in step with the `suspend()` in `receiveStreamed` (Apple's calls do not block).
             buffer.setOnResume { task.resume() }
         } else if let hold {
-            buffer.setOnResume { hold.release() }
+            // Drained to half the bound: a hold given up holds again from here.
+            buffer.setOnResume { hold.release(resumingHolds: true) }
         }
         let progress = TransferProgressReporter.current
         register(id, pinning: pinning)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 streams.withLock {
-                    $0[id] = StreamingCall(task: task, head: continuation, buffer: buffer, progress: progress, hold: hold)
+                    $0[id] = StreamingCall(
+                        task: task, head: continuation, buffer: buffer, progress: progress, hold: hold,
+                        hardLimit: max(options.bufferLimit, buffer.limit))
                 }
                 if Task.isCancelled {
                     complete(id, error: URLError(.cancelled), response: nil)
@@ -109,14 +115,24 @@ extension TransportSessionDelegate {
             // Until the consumer took a chunk (not half the buffer, as a suspended task waits:
             // holding again costs nothing), so each hold lasts about one chunk's write.
             let buffer = call.buffer
-            let released = hold.wait(atMost: maxHold) {
-                buffer.bufferedByteCount >= buffer.limit && !buffer.activity.finished
+            if hold.isGivenUp {
+                // A consumer that did not take a chunk within one hold: the buffer absorbs the
+                // lag up to the hard bound instead of stalling every session again.
+                if buffer.bufferedByteCount >= call.hardLimit {
+                    buffer.abort(with: .streamBufferOverflow(limit: call.hardLimit))
+                }
+            } else if !hold.wait(
+                atMost: maxHold, while: { buffer.bufferedByteCount >= buffer.limit && !buffer.activity.finished })
+            {
+                // A consumer that cannot run for that long (a machine starved of CPU; a consumer on
+                // a pool whose threads all wait in URLSession calls for the held queue) must not
+                // hold every session: stop holding until it drained the buffer to half, and fail
+                // the body only past the hard bound (a download continues from the bytes written).
+                hold.giveUp()
+                if buffer.bufferedByteCount >= call.hardLimit {
+                    buffer.abort(with: .streamBufferOverflow(limit: call.hardLimit))
+                }
             }
-            // A consumer that cannot run (its pool's threads all blocked in URLSession calls that
-            // wait for the held queue, as URLSession's own async methods do on Linux) must not hold
-            // every session: fail the body as a transfer that cannot pause would (a download
-            // continues from the bytes written).
-            if !released { call.buffer.abort(with: .streamBufferOverflow(limit: call.buffer.limit)) }
         }
         return true
     }
@@ -169,9 +185,18 @@ final class DeliveryHold: Sendable {
     /// starved the pool and stalled every session of the process for seconds).
     static let defaultMaxHold: TimeInterval = 0.1
     private let condition = NSCondition()
+    private let givenUp = Locked(false)
+
+    /// Whether a hold timed out and no hold is made until the consumer drained the buffer to half
+    /// (``release(resumingHolds:)``).
+    var isGivenUp: Bool { givenUp.withLock { $0 } }
+
+    /// Stops holding until the next ``release(resumingHolds:)`` with `true`.
+    func giveUp() { givenUp.withLock { $0 = true } }
 
     /// Blocks the calling thread while `isHeld` is true, for at most `limit` seconds: looks again
-    /// on every ``release()`` and every millisecond (a consumer taking one chunk signals nothing).
+    /// on every ``release(resumingHolds:)`` and every millisecond (a consumer taking one chunk
+    /// signals nothing).
     ///
     /// - Returns: `false` when the hold was still on after `limit`.
     func wait(atMost limit: TimeInterval, while isHeld: () -> Bool) -> Bool {
@@ -185,8 +210,10 @@ final class DeliveryHold: Sendable {
         return true
     }
 
-    /// Wakes the waiting delegate: the buffer was drained to half, or the body ended.
-    func release() {
+    /// Wakes the waiting delegate: the buffer was drained to half (`resumingHolds`: a hold given
+    /// up holds again), or the body ended.
+    func release(resumingHolds: Bool = false) {
+        if resumingHolds { givenUp.withLock { $0 = false } }
         condition.lock()
         condition.broadcast()
         condition.unlock()

@@ -171,4 +171,48 @@ struct BackPressureCapabilityTests {
         var chunks = body.makeAsyncIterator()
         await #expect(throws: NetworkError.streamBufferOverflow(limit: 100)) { try await chunks.next() }
     }
+
+    @Test("a hold that outlasts maxHold is given up: the buffer grows up to bufferLimit, holds resume once drained to half")
+    func aHoldGivenUpLetsTheBufferAbsorbUpToTheHardBound() async throws {
+        let delegate = TransportSessionDelegate(
+            capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator(), maxHold: 0.05)
+        let task = FakeTransportTask(7, in: delegate)
+        var options = StreamingOptions(bufferLimit: 1000)
+        options.pausingBufferLimit = 100
+        options.drainsContinuously = true
+        async let head = delegate.stream(task, options: options)
+        try await task.waitFor("resume")
+        delegate.deliverHead(7, try TransportFixtures.response(200))
+        let body = try await head.body
+        let buffer = try #require(body.streamBuffer)
+        #expect(buffer.limit == 100)
+        let isGivenUp = { delegate.streams.withLock { $0[7]?.hold?.isGivenUp ?? false } }
+
+        // Nobody reads for longer than one hold: the delivery goes on, and nothing is cancelled.
+        let delivered = Locked(false)
+        DispatchQueue(label: "test.delegate-queue").async {
+            delegate.receive(7, Data(repeating: 1, count: 120))
+            delivered.withLock { $0 = true }
+        }
+        try await Self.waitUntil { delivered.current }
+        #expect(isGivenUp())
+        delegate.receive(7, Data(repeating: 2, count: 500))  // returns at once: 620 of 1000 bytes
+        #expect(buffer.bufferedByteCount == 620)
+        #expect(!task.commands.contains("cancel"))
+
+        // Drained to half the hold bound: holds are made again.
+        var chunks = body.makeAsyncIterator()
+        #expect(try await chunks.next() == Data(repeating: 1, count: 120))
+        #expect(isGivenUp(), "500 bytes held: above half the bound")
+        #expect(try await chunks.next() == Data(repeating: 2, count: 500))
+        #expect(!isGivenUp())
+
+        // Given up again, then past the hard bound: the body fails there and the task is cancelled.
+        DispatchQueue(label: "test.delegate-queue").async { delegate.receive(7, Data(count: 120)) }
+        try await Self.waitUntil { isGivenUp() }
+        delegate.receive(7, Data(count: 900))
+        try await task.waitFor("cancel")
+        await #expect(throws: NetworkError.streamBufferOverflow(limit: 1000)) { try await chunks.next() }
+        #expect(!task.commands.contains("suspend"))
+    }
 }
