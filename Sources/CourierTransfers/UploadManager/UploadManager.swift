@@ -62,6 +62,9 @@ public actor UploadManager {
     private var sentTokens: [UUID: (token: String, session: Int)] = [:]
     /// Background uploads already handed over again after a 401 (once each).
     private var reauthorized: Set<UUID> = []
+    /// Background uploads answered 401 whose new hand-over could not be signed yet (the token
+    /// store unreadable, the refresh offline): handed over by the next ``resumePending()``.
+    private var awaitingReauthorization: Set<UUID> = []
 
     /// Adds header fields to a background upload's request (e.g. `Authorization`), which is built
     /// once when it is enqueued: a background session runs no interceptors. `nil`: none.
@@ -275,11 +278,7 @@ public actor UploadManager {
         switch event.outcome {
         case .uploaded(401, _, _) where tokenManager != nil && !reauthorized.contains(id):
             reauthorized.insert(id)
-            do {
-                try await start(record, reauthorizing: true)
-            } catch {
-                fail(id, error)
-            }
+            await reauthorize(record)
         case .uploaded(let status, let headers, let body):
             let response = HTTPResponse(statusCode: status, headers: headers, body: body, url: records[id]?.url)
             if (200..<300).contains(status) {
@@ -292,6 +291,37 @@ public actor UploadManager {
         case .failed(let error):
             fail(id, NetworkError(error))
         }
+    }
+
+    /// Hands `record` over once more after its 401, with a refreshed token. When the token cannot
+    /// be had now — the store unreadable (a Keychain before the first unlock), the refresh offline
+    /// or refused for a while (``waitsToReauthorize(_:retry:)``) — the upload stays pending with its
+    /// staged copy: those waiting get the failure, and the next ``resumePending()`` tries again.
+    /// Any other failure (signed out, the refresh token revoked) fails it.
+    private func reauthorize(_ record: UploadRecord) async {
+        do {
+            try await start(record, reauthorizing: true)
+        } catch {
+            let failure = NetworkError(error)
+            guard Self.waitsToReauthorize(failure, retry: policy.retry), records[record.id]?.state == .pending else {
+                fail(record.id, error)
+                return
+            }
+            awaitingReauthorization.insert(record.id)
+            interrupted[record.id] = failure
+            for waiter in waiters.removeValue(forKey: record.id) ?? [] { waiter.resume(throwing: failure) }
+        }
+    }
+
+    /// Whether a re-authorization that failed with `failure` may succeed later: the token store
+    /// could not be read now (anything but ``TokenStoreError/corrupted(_:)``), or the refresh did
+    /// not reach the server or was asked to come back later (``waitsForNetwork(_:retry:)``).
+    static func waitsToReauthorize(_ failure: NetworkError, retry: RetryPolicy) -> Bool {
+        if case .tokenStoreFailed(let storeFailure) = failure {
+            if case .corrupted = storeFailure { return false }
+            return true
+        }
+        return waitsForNetwork(failure, retry: retry)
     }
 
     private func finish(_ id: UUID, response: HTTPResponse) {
@@ -352,6 +382,7 @@ public actor UploadManager {
         interrupted[record.id] = nil
         sentTokens[record.id] = nil
         reauthorized.remove(record.id)
+        awaitingReauthorization.remove(record.id)
         // A failed write keeps the outcome in memory for this launch; the next change rewrites
         // the whole registry and carries it (until then a relaunch finds the upload pending).
         persistRegistry()
@@ -367,7 +398,8 @@ public actor UploadManager {
     /// Waits for the upload `id` and returns the server's response (2xx).
     ///
     /// - Throws: `NetworkError`: the upload's failure — for an upload kept pending after a network
-    ///   failure, that failure at once, until ``resumePending()`` sends it again;
+    ///   failure (or a re-authorization that could not be signed yet), that failure at once, until
+    ///   ``resumePending()`` sends it again;
     ///   `NetworkError.invalidRequest(_:)` for an unknown id. A response received by an earlier
     ///   launch is not kept: its record says
     ///   ``TransferState/completed(statusCode:)``.
@@ -438,15 +470,21 @@ public actor UploadManager {
     /// At launch: removes staged files no pending record refers to (a crash between staging and
     /// recording, an abandoned upload), starts listening for the background session's events
     /// (tasks of earlier launches included: matched to records by `taskDescription`), and sends
-    /// pending foreground uploads again. A pending background upload stays pending until its
-    /// event arrives; one the session no longer knows (the user force-quit the app) can be
-    /// abandoned with ``cancel(_:)`` and enqueued again.
+    /// pending foreground uploads again. A background upload answered 401 whose new hand-over
+    /// could not be signed then (the token store locked, the refresh offline) is handed over again
+    /// now, in this launch. Any other pending background upload stays pending until its event
+    /// arrives; one the session no longer knows (the user force-quit the app) can be abandoned
+    /// with ``cancel(_:)`` and enqueued again.
     public func resumePending() async {
         let pending = records.values.filter { $0.state == .pending }
         staging.removeAll(except: Set(pending.map(\.stagedFileName)))
         if let background { listen(to: background) }
         for record in pending where record.mode == .foreground && running[record.id] == nil {
             try? await start(record)
+        }
+        for record in pending where awaitingReauthorization.remove(record.id) != nil {
+            interrupted[record.id] = nil
+            await reauthorize(record)
         }
     }
 

@@ -51,12 +51,24 @@ struct BackgroundUploadTokenTests {
         let folder: URL
     }
 
-    static func setup() throws -> Setup {
+    /// - Parameter offlineRefreshes: How many refreshes fail first with `notConnectedToInternet`.
+    static func setup(offlineRefreshes: Int = 0) throws -> Setup {
         let clock = TestClock()
         let start = Self.start
         let server = FakeTokenServer(now: start)
         let store = InMemoryTokenStore(server.signIn(accessExpiresAt: start.addingTimeInterval(600)))
-        let tokens = FakeTokenServer.tokenManager(server.makeTransport(), store: store) {
+        let offline = Locked(offlineRefreshes)
+        let tokenTransport = StubTransport { request in
+            let fails =
+                request.url?.path.hasSuffix("/auth/refresh") == true
+                && offline.withLock { left in
+                    defer { left = max(0, left - 1) }
+                    return left > 0
+                }
+            if fails { throw URLError(.notConnectedToInternet) }
+            return server.handle(request)
+        }
+        let tokens = FakeTokenServer.tokenManager(tokenTransport, store: store) {
             start.addingTimeInterval(Double(clock.now.offset.components.seconds))
         }
         let background = ScriptedBackgroundTransport { server.handle($0) }
@@ -152,6 +164,39 @@ struct BackgroundUploadTokenTests {
         let sent = setup.background.requests.map { Self.bearer($0) }
         #expect(sent.count == 2)
         #expect(sent[0] != sent[1])
+    }
+
+    @Test(
+        "a 401 whose refresh cannot reach the server keeps the upload pending; resumePending hands it over refreshed",
+        .timeLimit(.minutes(1)))
+    func aReauthorizationOfflineWaitsForResumePending() async throws {
+        let setup = try Self.setup(offlineRefreshes: 1)
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        setup.server.expireAllAccessTokens()  // the system started the task after the token died
+        let id = try await setup.manager.enqueue(
+            fileAt: setup.file, to: "/photos", contentType: "image/jpeg", mode: .background)
+        let error = await #expect(throws: NetworkError.self) { _ = try await setup.manager.result(for: id) }
+        #expect(error?.kind == .offline)
+        #expect(await setup.manager.uploads.first { $0.id == id }?.state == .pending, "kept, with its staged copy")
+        #expect(setup.background.requests.count == 1)
+
+        await setup.manager.resumePending()  // the network is back
+        #expect(try await setup.manager.result(for: id).statusCode == 200)
+        let sent = setup.background.requests.map { Self.bearer($0) }
+        #expect(sent.count == 2)
+        #expect(sent[0] != sent[1])
+        #expect(setup.server.refreshCalls == 1)
+    }
+
+    @Test("a re-authorization waits for a locked token store or an offline refresh, not for a corrupted store or a sign-out")
+    func reauthorizationFailuresThatWait() {
+        let retry = EndpointPolicy.standard.retry
+        #expect(UploadManager.waitsToReauthorize(.tokenStoreFailed(.keychain(operation: "read", status: -25308)), retry: retry))
+        #expect(UploadManager.waitsToReauthorize(NetworkError(URLError(.notConnectedToInternet)), retry: retry))
+        #expect(UploadManager.waitsToReauthorize(NetworkError(URLError(.timedOut)), retry: retry))
+        #expect(!UploadManager.waitsToReauthorize(.tokenStoreFailed(.corrupted("not JSON")), retry: retry))
+        #expect(!UploadManager.waitsToReauthorize(.signedOut, retry: retry))
+        #expect(!UploadManager.waitsToReauthorize(NetworkError(URLError(.serverCertificateUntrusted)), retry: retry))
     }
 
     @Test("a second 401 fails the upload: handed over at most twice, no loop")
