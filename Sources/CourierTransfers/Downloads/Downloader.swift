@@ -23,15 +23,17 @@ struct Downloader<E: Endpoint>: Sendable {
     /// so the network never waits for one write. Where it cannot pause but can hold the hand-over
     /// of chunks (URLSession on Linux, whose delegate queue Courier bounds) a full 256 KiB buffer
     /// holds the transfer until the reader took a chunk (`StreamingOptions.drainsContinuously`):
-    /// memory stays bounded without a new request. A hold that lasts over 100 ms (a disk that
-    /// stalls, a machine starved of CPU) is given up until the reader caught up, the buffer
-    /// absorbing up to 16 MiB meanwhile; past that the attempt fails with a buffer overflow, which
-    /// loses nothing: the download continues from the bytes written, like after a lost connection.
+    /// memory stays bounded without a new request. A hold that lasts over 100 ms, or holds that
+    /// add up to 200 ms within a second (a disk that stalls, a reader slower than the network, a
+    /// machine starved of CPU), are given up until the reader caught up, the buffer absorbing up
+    /// to 16 MiB meanwhile; past that the attempt fails with a buffer overflow, which loses
+    /// nothing: the download continues from the bytes written, like after a lost connection.
     /// A transport that can do neither gets the 16 MiB buffer to absorb a slow write.
     ///
-    /// Measured (`courier-bench --only download`, 1 GiB over URLSession on Linux, 20 runs, twice):
-    /// peak RSS 48–63 MiB, 474–483 MiB/s median; with 512 KiB batches and a 1 MiB buffer 47–65 MiB;
-    /// before holding, read on the pool with the 16 MiB buffer, 57–181 MiB and up to 70 requests.
+    /// Measured (`courier-bench --only download`, 1 GiB over URLSession on Linux, 10 runs): peak
+    /// RSS 54–73 MiB, 508 MiB/s median (without the 200 ms budget 48–63 MiB in 20 runs, but a
+    /// reader slower than the network then stalled every session for the whole download); before
+    /// holding, read on the pool with the 16 MiB buffer, 57–181 MiB and up to 70 requests.
     static var streamingOptions: StreamingOptions {
         var options = StreamingOptions(bufferLimit: 16 << 20)
         options.pausingBufferLimit = 2 * writeBatchBytes

@@ -213,6 +213,12 @@ package final class StreamBuffer: Sendable {
     ///   calling task is cancelled (which also cancels the transfer),
     ///   ``NetworkError/streamBufferOverflow(limit:)``.
     package func next() async throws -> Data? {
+        // A consumer that never waits (the producer keeps the buffer full) must still stop when its
+        // task is cancelled: the cancellation handler below runs only while it waits.
+        if Task.isCancelled {
+            cancel()
+            throw NetworkError.cancelled
+        }
         if let ready = try takeBuffered() { return ready.chunk }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in

@@ -40,7 +40,7 @@ extension TransportSessionDelegate {
         let control = TaskControl.Commands(task)
         let hold =
             !capabilities.canSuspendTasks && capabilities.boundsDelegateQueue && options.drainsContinuously
-            ? DeliveryHold() : nil
+            ? DeliveryHold(budgetPerSecond: holdBudgetPerSecond) : nil
         // On overflow (a task that cannot pause) this runs on the delegate queue: the cancel must not wait there.
         let pauses = capabilities.canSuspendTasks || hold != nil
         let buffer = StreamBuffer(limit: options.bufferLimit(pausing: pauses), pausesProducer: pauses) {
@@ -184,8 +184,23 @@ final class DeliveryHold: Sendable {
     /// (measured: holds of up to 2 s, with test code calling URLSession from the cooperative pool,
     /// starved the pool and stalled every session of the process for seconds).
     static let defaultMaxHold: TimeInterval = 0.1
+    /// The most time holds may add up to within one second, in seconds: a consumer that takes a
+    /// chunk every few milliseconds but stays slower than the network never lets a single hold time
+    /// out, and back-to-back holds would stall every session of the process for the whole transfer
+    /// (measured: a plain GET to another server waited 24.7 s behind a download read at 8 MiB/s).
+    /// Past it the hold is given up, as after a hold that timed out.
+    static let holdBudgetPerSecond: TimeInterval = 0.2
     private let condition = NSCondition()
     private let givenUp = Locked(false)
+    /// When the current one-second window began and how long holds lasted in it.
+    private let spent = Locked((windowStart: Date.distantPast, held: TimeInterval(0)))
+    /// The most time holds may add up to within one second, in seconds.
+    let budgetPerSecond: TimeInterval
+
+    /// A hold whose holds add up to at most `budgetPerSecond` seconds within a second.
+    init(budgetPerSecond: TimeInterval = DeliveryHold.holdBudgetPerSecond) {
+        self.budgetPerSecond = budgetPerSecond
+    }
 
     /// Whether a hold timed out and no hold is made until the consumer drained the buffer to half
     /// (``release(resumingHolds:)``).
@@ -194,13 +209,23 @@ final class DeliveryHold: Sendable {
     /// Stops holding until the next ``release(resumingHolds:)`` with `true`.
     func giveUp() { givenUp.withLock { $0 = true } }
 
-    /// Blocks the calling thread while `isHeld` is true, for at most `limit` seconds: looks again
+    /// Blocks the calling thread while `isHeld` is true, for at most `limit` seconds and at most
+    /// what is left of ``holdBudgetPerSecond`` in the current second: looks again
     /// on every ``release(resumingHolds:)`` and every millisecond (a consumer taking one chunk
     /// signals nothing).
     ///
     /// - Returns: `false` when the hold was still on after `limit`.
     func wait(atMost limit: TimeInterval, while isHeld: () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: limit)
+        let start = Date()
+        let budgetLeft: TimeInterval = spent.withLock { spent in
+            if start.timeIntervalSince(spent.windowStart) >= 1 { spent = (start, 0) }
+            return budgetPerSecond - spent.held
+        }
+        let deadline = start.addingTimeInterval(min(limit, max(0, budgetLeft)))
+        defer {
+            let held = Date().timeIntervalSince(start)
+            spent.withLock { $0.held += held }
+        }
         condition.lock()
         defer { condition.unlock() }
         while isHeld() {

@@ -45,14 +45,18 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     let taskOptions = Locked<[Int: TaskOptions]>([:])
     /// The longest one hold of a delivery lasts, in seconds (``DeliveryHold``).
     let maxHold: TimeInterval
+    /// The most time holds may add up to within one second, in seconds (``DeliveryHold``).
+    let holdBudgetPerSecond: TimeInterval
 
     /// A delegate for a session with `capabilities`, checking trust with `serverTrust`.
     init(
         capabilities: TransportCapabilities = .current, serverTrust: any ServerTrustEvaluator = PlatformAdapters.serverTrust,
         clientCertificates: any ClientCertificateProvider = PlatformAdapters.clientCertificates,
-        clientIdentities: [String: ClientIdentity] = [:], maxHold: TimeInterval = DeliveryHold.defaultMaxHold
+        clientIdentities: [String: ClientIdentity] = [:], maxHold: TimeInterval = DeliveryHold.defaultMaxHold,
+        holdBudgetPerSecond: TimeInterval = DeliveryHold.holdBudgetPerSecond
     ) {
         self.maxHold = maxHold
+        self.holdBudgetPerSecond = holdBudgetPerSecond
         self.capabilities = capabilities
         self.serverTrust = serverTrust
         self.clientCertificates = clientCertificates

@@ -92,7 +92,8 @@ struct BackPressureCapabilityTests {
     func holdsDeliveryWhenTheConsumerDrains() async throws {
         // A hold that never times out here: the test decides when the consumer reads.
         let delegate = TransportSessionDelegate(
-            capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator(), maxHold: 3600)
+            capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator(), maxHold: 3600,
+            holdBudgetPerSecond: 3600)
         let task = FakeTransportTask(3, in: delegate)
         async let head = delegate.stream(task, options: Self.drainingOptions)
         try await task.waitFor("resume")
@@ -124,7 +125,8 @@ struct BackPressureCapabilityTests {
     @Test("a consumer that goes away releases a held delivery and cancels the task")
     func droppedConsumerReleasesTheHold() async throws {
         let delegate = TransportSessionDelegate(
-            capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator(), maxHold: 3600)
+            capabilities: .foundationNetworking, serverTrust: NoServerTrustEvaluator(), maxHold: 3600,
+            holdBudgetPerSecond: 3600)
         let task = FakeTransportTask(4, in: delegate)
         async let head = delegate.stream(task, options: Self.drainingOptions)
         try await task.waitFor("resume")
@@ -214,5 +216,26 @@ struct BackPressureCapabilityTests {
         try await task.waitFor("cancel")
         await #expect(throws: NetworkError.streamBufferOverflow(limit: 1000)) { try await chunks.next() }
         #expect(!task.commands.contains("suspend"))
+    }
+
+    @Test("a consumer whose task is cancelled stops at once, even while chunks are waiting in the buffer")
+    func aCancelledConsumerStopsWithChunksBuffered() async throws {
+        let producerStopped = Locked(false)
+        let buffer = StreamBuffer(limit: 1000, pausesProducer: true) { producerStopped.withLock { $0 = true } }
+        buffer.append(Data(count: 10))
+        buffer.append(Data(count: 10))
+        let outcome = await Task { () -> String in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do {
+                _ = try await buffer.next()
+                return "a chunk"
+            } catch NetworkError.cancelled {
+                return "cancelled"
+            } catch {
+                return "\(error)"
+            }
+        }.value
+        #expect(outcome == "cancelled")
+        #expect(producerStopped.current, "the transfer is cancelled too")
     }
 }
