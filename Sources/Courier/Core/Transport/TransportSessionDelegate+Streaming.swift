@@ -115,23 +115,18 @@ extension TransportSessionDelegate {
             // Until the consumer took a chunk (not half the buffer, as a suspended task waits:
             // holding again costs nothing), so each hold lasts about one chunk's write.
             let buffer = call.buffer
-            if hold.isGivenUp {
-                // A consumer that did not take a chunk within one hold: the buffer absorbs the
-                // lag up to the hard bound instead of stalling every session again.
-                if buffer.bufferedByteCount >= call.hardLimit {
-                    buffer.abort(with: .streamBufferOverflow(limit: call.hardLimit))
-                }
-            } else if !hold.wait(
-                atMost: maxHold, while: { buffer.bufferedByteCount >= buffer.limit && !buffer.activity.finished })
+            // A consumer that did not take a chunk within a hold, or whose holds used up the
+            // second's budget (a machine starved of CPU, a reader slower than the network), must
+            // not hold every session again: holds stop until it drained the buffer to half, and the
+            // buffer absorbs the lag up to the hard bound (a download continues from the bytes
+            // written).
+            if !hold.isGivenUp,
+                !hold.wait(atMost: maxHold, while: { buffer.bufferedByteCount >= buffer.limit && !buffer.activity.finished })
             {
-                // A consumer that cannot run for that long (a machine starved of CPU; a consumer on
-                // a pool whose threads all wait in URLSession calls for the held queue) must not
-                // hold every session: stop holding until it drained the buffer to half, and fail
-                // the body only past the hard bound (a download continues from the bytes written).
                 hold.giveUp()
-                if buffer.bufferedByteCount >= call.hardLimit {
-                    buffer.abort(with: .streamBufferOverflow(limit: call.hardLimit))
-                }
+            }
+            if hold.isGivenUp, buffer.bufferedByteCount >= call.hardLimit {
+                buffer.abort(with: .streamBufferOverflow(limit: call.hardLimit))
             }
         }
         return true
