@@ -17,23 +17,25 @@ struct Downloader<E: Endpoint>: Sendable {
     /// Where the file work runs: every open, write, `fsync(2)`, rename and read-back of the
     /// partial file, off the cooperative pool.
     let files = DownloadFileQueue()
-    /// Bodies go to disk as fast as they arrive, read on a thread of their own
-    /// (`DedicatedThreadExecutor.downloadReaders`, never waiting for the pool). Where the transport
-    /// pauses (CourierCurl, URLSession on Apple platforms) it pauses at 256 KiB: two write batches,
-    /// so the network never waits for one write. Where it cannot pause but can hold the hand-over
-    /// of chunks (URLSession on Linux, whose delegate queue Courier bounds) a full 256 KiB buffer
-    /// holds the transfer until the reader took a chunk (`StreamingOptions.drainsContinuously`):
-    /// memory stays bounded without a new request. A hold that lasts over 100 ms, or holds that
-    /// add up to 200 ms within a second (a disk that stalls, a reader slower than the network, a
-    /// machine starved of CPU), are given up until the reader caught up, the buffer absorbing up
-    /// to 16 MiB meanwhile; past that the attempt fails with a buffer overflow, which loses
-    /// nothing: the download continues from the bytes written, like after a lost connection.
-    /// A transport that can do neither gets the 16 MiB buffer to absorb a slow write.
+    /// Bodies go to disk as they arrive. Over URLSession the body is *pushed*: the download's sink
+    /// (`DownloadSink`) takes every chunk on the session's delegate queue and writes each 128 KiB
+    /// batch there, as FoundationNetworking's own download tasks do, so no chunk waits in memory
+    /// for a reader, nothing holds the transfer, and a disk slower than the network slows the
+    /// transfer instead of filling a buffer. Until the sink is in place (the head's way through the
+    /// pipeline) and where the transport is read instead (CourierCurl: a write must not stall
+    /// libcurl's one loop thread), the body is read on a thread of its own
+    /// (`DedicatedThreadExecutor.downloadReaders`, never waiting for the pool). A transport that
+    /// pauses (CourierCurl, URLSession on Apple platforms) pauses at 256 KiB: two write batches.
+    /// URLSession on Linux, which cannot pause, holds the hand-over of chunks at 256 KiB
+    /// (`StreamingOptions.drainsContinuously`) — at most 100 ms per hold and 200 ms per second,
+    /// then the buffer absorbs up to 16 MiB; past that the attempt fails with a buffer overflow,
+    /// which loses nothing: the download continues from the bytes written, like after a lost
+    /// connection.
     ///
-    /// Measured (`courier-bench --only download`, 1 GiB over URLSession on Linux, 10 runs): peak
-    /// RSS 54–73 MiB, 508 MiB/s median (without the 200 ms budget 48–63 MiB in 20 runs, but a
-    /// reader slower than the network then stalled every session for the whole download); before
-    /// holding, read on the pool with the 16 MiB buffer, 57–181 MiB and up to 70 requests.
+    /// Measured (`courier-bench --only download`, 1 GiB over URLSession on Linux, 20 runs): peak
+    /// RSS 46–60 MiB, 579 MiB/s median; when the reader on its own thread wrote the file, 54–73 MiB
+    /// in 10 runs and 508 MiB/s; read on the pool with the 16 MiB buffer, 57–181 MiB and up to 70
+    /// requests.
     static var streamingOptions: StreamingOptions {
         var options = StreamingOptions(bufferLimit: 16 << 20)
         options.pausingBufferLimit = 2 * writeBatchBytes
@@ -218,12 +220,8 @@ struct Downloader<E: Endpoint>: Sendable {
             state.expectedLength = completeLength
             report(state)
             let digest = DownloadDigest.expected(in: response.headers)
-            let hasher: SHA256? = digest?.scope == .content && offset > 0 ? SHA256() : nil
-            // Read on a thread of its own: a transfer held by the full buffer waits for this reader,
-            // which must never wait for the pool.
-            var partHasher = try await files.reading {
-                await receive(streamed.body, into: state, completeLength: completeLength, hasher: hasher)
-            }.get()
+            // Off the pool: the file is written there when the transport cannot push the body.
+            try await files.reading { await receive(streamed.body, into: state, completeLength: completeLength) }.get()
             if let completeLength, file.length < completeLength {
                 // A 206 whose part arrived whole but ends before the representation does (RFC 9110
                 // §15.3.7: the client reads Content-Range to see whether more requests are needed).
@@ -236,50 +234,46 @@ struct Downloader<E: Endpoint>: Sendable {
                 throw .interrupted(URLError(.networkConnectionLost))
             }
             if let digest {
-                if partHasher == nil {
-                    let whole: [UInt8]
-                    do { whole = try await files.run { try file.sha256() } } catch {
-                        throw .fatal(.fileSystem(String(describing: error)), keepsPartial: false)
-                    }
-                    try verifyDigest(digest, actual: whole)
-                } else {
-                    try verifyDigest(digest, actual: partHasher?.finalize() ?? [])
+                // `Content-Digest` of a 206 covers its part only (RFC 9530 §2): read back from where
+                // the part began, on the file queue — never while the body arrives, where hashing
+                // would slow the delegate queue every URLSession of the process shares on Linux.
+                let from = digest.scope == .content ? offset : 0
+                let actual: [UInt8]
+                do { actual = try await files.run { try file.sha256(from: from) } } catch {
+                    throw .fatal(.fileSystem(String(describing: error)), keepsPartial: false)
                 }
+                try verifyDigest(digest, actual: actual)
             }
             try await place(file)
             return .finished(Response(value: destination, response: response, context: streamed.context))
         }
     }
 
-    /// Reads `body` into the partial file, a batch of ``writeBatchBytes`` at a time, updating
-    /// `hasher` with every byte; returns the hasher. Bytes received before a failure are written
-    /// first (the continuation starts after them).
+    /// Writes `body` into the partial file, a batch of ``writeBatchBytes`` at a time. The body is
+    /// pushed (`MessageBody.push(to:)`): over URLSession each chunk is taken, and each batch
+    /// written, on the delegate queue as it arrives, so no chunk waits in memory for a reader and
+    /// the transfer is never held. Bytes received before a failure are written first (the
+    /// continuation starts after them).
     private func receive(
-        _ body: MessageBody, into state: DownloadState, completeLength: Int64?, hasher: SHA256?
-    ) async -> Result<SHA256?, AttemptFailure> {
-        var hasher = hasher
-        // Received bytes not yet in the file: written a batch at a time on the file queue.
-        var batch = Data()
+        _ body: MessageBody, into state: DownloadState, completeLength: Int64?
+    ) async -> Result<Void, AttemptFailure> {
+        let sink = DownloadSink(
+            file: state.file, completeLength: completeLength, batchBytes: Self.writeBatchBytes,
+            keepsPartialOnWriteFailure: state.validator != nil
+        ) { [progress, totalBytes = state.expectedLength, restarts = state.restarts] completed in
+            progress.yield(TransferProgress(completedBytes: completed, totalBytes: totalBytes, restarts: restarts))
+        }
         do {
-            for try await chunk in body {
-                let received = state.file.length + Int64(batch.count) + Int64(chunk.count)
-                if let completeLength, received > completeLength {
-                    return .failure(.fatal(.lengthMismatch(expected: completeLength, received: received), keepsPartial: false))
-                }
-                batch.append(chunk)
-                hasher?.update(chunk)
-                if batch.count >= Self.writeBatchBytes { try await write(&batch, to: state) }
-                report(state, pending: batch.count)
-            }
-            try await write(&batch, to: state)
+            try await body.push { chunk in try sink.take(chunk) }
+            try sink.flush()
         } catch let failure as AttemptFailure {
             return .failure(failure)
         } catch let interruption {
             // Every byte received before the failure is good: keep it for the continuation.
-            do { try await write(&batch, to: state) } catch { return .failure(error) }
+            do { try sink.flush() } catch { return .failure(error as? AttemptFailure ?? .interrupted(interruption)) }
             return .failure(.interrupted(interruption))
         }
-        return .success(hasher)
+        return .success(())
     }
 
     /// Whether a response with `status` carries the file (RFC 9110 §15.3): 200 (OK), 203
@@ -321,22 +315,12 @@ struct Downloader<E: Endpoint>: Sendable {
         report(state)
     }
 
-    /// Reports the bytes written plus `pending` received bytes not yet written.
-    private func report(_ state: DownloadState, pending: Int = 0) {
+    /// Reports the bytes written (while the body arrives, ``DownloadSink`` reports).
+    private func report(_ state: DownloadState) {
         progress.yield(
             TransferProgress(
-                completedBytes: state.file.length + Int64(pending), totalBytes: state.expectedLength,
+                completedBytes: state.file.length, totalBytes: state.expectedLength,
                 restarts: state.restarts))
-    }
-
-    /// Appends `batch` to the partial file on the file queue and empties it.
-    private func write(_ batch: inout Data, to state: DownloadState) async throws(AttemptFailure) {
-        guard !batch.isEmpty else { return }
-        let (file, bytes) = (state.file, batch)
-        batch = Data()
-        do { try await files.run { try file.append(bytes) } } catch {
-            throw .fatal(.fileSystem(String(describing: error)), keepsPartial: state.validator != nil)
-        }
     }
 
     /// The error for `reason`, with resume data when the partial file is kept; deletes it otherwise.
@@ -377,7 +361,7 @@ private enum AttemptOutcome {
 }
 
 /// What ends an attempt short of success.
-private enum AttemptFailure: Error {
+enum AttemptFailure: Error {
     /// The body stopped: a transport failure, a short body, or cancellation.
     case interrupted(any Error)
     /// Anything else; ends the download.

@@ -167,10 +167,12 @@ final class PartialDownloadFile: @unchecked Sendable {
         Self.removeFolderIfEmpty(url.deletingLastPathComponent())
     }
 
-    /// The SHA-256 of the whole file, read back in 1 MiB pieces.
-    func sha256() throws -> [UInt8] {
+    /// The SHA-256 of the file's bytes from `offset` to its end (the whole file by default), read
+    /// back in 1 MiB pieces.
+    func sha256(from offset: Int64 = 0) throws -> [UInt8] {
         let reader = try FileHandle(forReadingFrom: url)
         defer { try? reader.close() }
+        if offset > 0 { try reader.seek(toOffset: UInt64(offset)) }
         var hasher = SHA256()
         while let piece = try reader.read(upToCount: 1 << 20), !piece.isEmpty {
             hasher.update(piece)

@@ -21,7 +21,25 @@ extension MessageBody {
     /// wherever the last copy is released): keep it quick. Used by the logging and metrics
     /// interceptors to report a streamed body's real size.
     package func counted(onEnd: @escaping @Sendable (_ bytes: Int64, _ outcome: BodyReadOutcome) -> Void) -> MessageBody {
-        MessageBody(wrapping: self, chunks: CountingChunks(base: self, counter: BodyCounter(onEnd: onEnd)))
+        let counter = BodyCounter(onEnd: onEnd)
+        return MessageBody(wrapping: self, chunks: CountingChunks(base: self, counter: counter)) { [self] sink in
+            guard counter.claim() else { return try await push(to: sink) }
+            // A sink that throws is a consumer that stopped reading, as one dropping its iterator.
+            let sinkThrew = Locked(false)
+            do {
+                try await push { chunk in
+                    counter.add(chunk.count)
+                    do { try sink(chunk) } catch {
+                        sinkThrew.set(true)
+                        throw error
+                    }
+                }
+                counter.end(.completed)
+            } catch {
+                counter.end(sinkThrew.current ? .abandoned : .failed(error))
+                throw error
+            }
+        }
     }
 }
 

@@ -54,9 +54,13 @@ public struct MessageBody: AsyncSequence, Sendable {
         case buffer(BufferOwner)
         case sequence(@Sendable () -> AnyChunkIterator, IterationGuard?)
         /// A wrapper over a transport's body: iterated through the wrapper (whose inner iterator
-        /// claims the buffer for single use), interrupted through the transport's buffer.
-        case wrapped(@Sendable () -> AnyChunkIterator, BufferOwner)
+        /// claims the buffer for single use), interrupted through the transport's buffer; pushed
+        /// through the wrapper's sink when it has one (``push(to:)``).
+        case wrapped(@Sendable () -> AnyChunkIterator, BufferOwner, push: Pusher?)
     }
+
+    /// Delivers a body to a sink (see ``push(to:)``).
+    package typealias Pusher = @Sendable (@escaping StreamBuffer.Sink) async throws -> Void
 
     /// A body of bytes already in memory; iterable any number of times, as one chunk.
     ///
@@ -86,12 +90,16 @@ public struct MessageBody: AsyncSequence, Sendable {
 
     /// A body over `chunks` that keeps `base`'s length and iteration behaviour and can still be
     /// interrupted like `base` (``limited(to:deadlines:)``) — for wrappers such as the cache's tee.
-    package init<S: AsyncSequence & Sendable>(wrapping base: MessageBody, chunks: S) where S.Element == Data {
+    ///
+    /// - Parameter push: How the wrapper delivers the body to a sink (``push(to:)``), usually by
+    ///   pushing `base` through a sink of its own; without it a pushed body is iterated.
+    package init<S: AsyncSequence & Sendable>(wrapping base: MessageBody, chunks: S, push: Pusher? = nil)
+    where S.Element == Data {
         self.length = base.length
         self.iterationBehavior = base.iterationBehavior
         switch base.source {
-        case .buffer(let owner), .wrapped(_, let owner):
-            self.source = .wrapped({ AnyChunkIterator(chunks.makeAsyncIterator()) }, owner)
+        case .buffer(let owner), .wrapped(_, let owner, _):
+            self.source = .wrapped({ AnyChunkIterator(chunks.makeAsyncIterator()) }, owner, push: push)
         default:
             self.source = .sequence(
                 { AnyChunkIterator(chunks.makeAsyncIterator()) }, base.iterationBehavior == .single ? IterationGuard() : nil)
@@ -141,7 +149,7 @@ public struct MessageBody: AsyncSequence, Sendable {
     /// The owner of a transport's buffer, for the bodies a transport feeds.
     private var bufferOwner: BufferOwner? {
         switch source {
-        case .buffer(let owner), .wrapped(_, let owner): return owner
+        case .buffer(let owner), .wrapped(_, let owner, _): return owner
         default: return nil
         }
     }
@@ -169,9 +177,33 @@ public struct MessageBody: AsyncSequence, Sendable {
         case .sequence(let make, let guardian):
             if let guardian, !guardian.claim() { return Iterator(.failed(.alreadyIterated)) }
             return Iterator(.sequence(make()))
-        case .wrapped(let make, _):
+        case .wrapped(let make, _, _):
             // The wrapped body's own iterator claims the transport's buffer (single use).
             return Iterator(.sequence(make()))
+        }
+    }
+
+    /// Hands every chunk of the body to `sink`, in order, and returns at the end of the body —
+    /// instead of iterating it. A transport's body whose producer allows it (URLSession's delegate
+    /// queue) calls `sink` on the producer's thread as each chunk arrives, so no chunk waits in a
+    /// buffer and the transfer is never paused or held for a reader: `sink` must be quick or at
+    /// least steady (a file write, not a wait for another task). Other bodies call it on the
+    /// calling thread. Wrappers that count or copy the body see every chunk, as when iterated.
+    ///
+    /// - Throws: What `sink` threw (the transfer is then cancelled), or what iterating throws.
+    package func push(to sink: @escaping StreamBuffer.Sink) async throws {
+        switch source {
+        case .bytes(let data):
+            if !data.isEmpty { try sink(data) }
+        case .buffer(let owner):
+            guard owner.claim() else { throw MessageBodyError.alreadyIterated }
+            let lease = BufferLease(owner)
+            defer { lease.finished() }
+            try await owner.buffer.deliver(to: sink)
+        case .wrapped(_, _, let push?):
+            try await push(sink)
+        case .sequence, .wrapped:
+            for try await chunk in self { try sink(chunk) }
         }
     }
 

@@ -20,7 +20,14 @@ import FoundationNetworking
 ///
 /// `onCancel` runs once when the consumer goes away first: its task was cancelled, it dropped the
 /// iterator, or the buffer overflowed. The producer must then stop the transfer at once.
+///
+/// Instead of iterating, a consumer can hand the buffer a synchronous sink (``deliver(to:)``):
+/// where the producer allows it (`deliversToSinks`), every later chunk goes to the sink on the
+/// producer's own thread, so nothing waits in the buffer and the producer never pauses.
 package final class StreamBuffer: Sendable {
+    /// Takes one chunk synchronously (see ``deliver(to:)``); what it throws ends the body.
+    package typealias Sink = @Sendable (Data) throws -> Void
+
     /// What the producer should do after handing over a chunk.
     package enum Demand: Sendable, Equatable {
         /// Keep delivering.
@@ -33,6 +40,8 @@ package final class StreamBuffer: Sendable {
     package let limit: Int
     /// Whether the producer can pause (otherwise the limit is a hard failure).
     package let pausesProducer: Bool
+    /// Whether ``deliver(to:)`` may run its sink on the producer's thread.
+    package let deliversToSinks: Bool
     private let onCancel: @Sendable () -> Void
     private let state = Locked(State())
 
@@ -51,6 +60,14 @@ package final class StreamBuffer: Sendable {
         var activityClock: (@Sendable () -> Duration)?
         /// When bytes last arrived or a paused producer was resumed (on `activityClock`).
         var lastActivity: Duration = .zero
+        /// The sink that takes every chunk on the producer's thread, once ``deliver(to:)`` drained
+        /// the buffered ones.
+        var sink: Sink?
+        /// The producer is inside the sink: the end is reported only once it returned.
+        var sinkRunning = false
+        /// How the body ended, for the task waiting in ``deliver(to:)``.
+        var sinkOutcome: Result<Void, any Error>?
+        var sinkWaiter: CheckedContinuation<Void, any Error>?
     }
 
     /// What an idle timer needs to know: whether the body still runs, whether the producer is
@@ -66,10 +83,16 @@ package final class StreamBuffer: Sendable {
     /// - Parameters:
     ///   - limit: Bytes held before the producer must stop (at least 1).
     ///   - pausesProducer: Whether the producer honours ``Demand/pause``.
+    ///   - deliversToSinks: Whether ``deliver(to:)`` may call its sink on the thread that calls
+    ///     ``append(_:)`` (a URLSession delegate queue: yes; libcurl's one loop thread for every
+    ///     transfer: no, a sink writing to a slow disk there would stall them all).
     ///   - onCancel: Stops the transfer; called at most once, never under the buffer's lock.
-    package init(limit: Int, pausesProducer: Bool, onCancel: @escaping @Sendable () -> Void) {
+    package init(
+        limit: Int, pausesProducer: Bool, deliversToSinks: Bool = false, onCancel: @escaping @Sendable () -> Void
+    ) {
         self.limit = max(1, limit)
         self.pausesProducer = pausesProducer
+        self.deliversToSinks = deliversToSinks
         self.onCancel = onCancel
     }
 
@@ -80,6 +103,9 @@ package final class StreamBuffer: Sendable {
 
     /// Whether a pausing producer was told to pause and not yet resumed.
     package var isPaused: Bool { state.withLock { $0.paused } }
+
+    /// Whether a sink given to ``deliver(to:)`` now takes the chunks on the producer's thread.
+    package var hasSink: Bool { state.withLock { $0.sink != nil } }
 
     /// Bytes currently held.
     package var bufferedByteCount: Int { state.withLock { $0.buffered } }
@@ -113,11 +139,16 @@ package final class StreamBuffer: Sendable {
             case none
             case deliver(CheckedContinuation<Data?, any Error>)
             case overflow(CheckedContinuation<Data?, any Error>?)
+            case sink(Sink)
         }
         var demand = Demand.more
         let action: Action = state.withLock { state in
             guard !state.finished else { return .none }
             if let clock = state.activityClock { state.lastActivity = clock() }
+            if let sink = state.sink {
+                state.sinkRunning = true
+                return .sink(sink)
+            }
             if let waiter = state.waiter, state.buffered == 0 {
                 state.waiter = nil
                 return .deliver(waiter)
@@ -147,21 +178,154 @@ package final class StreamBuffer: Sendable {
             waiter?.resume(throwing: NetworkError.streamBufferOverflow(limit: limit))
             onCancel()
             return .pause
+        case .sink(let sink):
+            let failure: (any Error)?
+            do {
+                try sink(chunk)
+                failure = nil
+            } catch {
+                failure = error
+            }
+            var stops = false
+            let ended: SinkEnd? = state.withLock { state in
+                state.sinkRunning = false
+                if let failure, !state.finished {
+                    Self.end(&state, with: .failure(failure))
+                    stops = true
+                }
+                return Self.takeSinkEnd(&state)
+            }
+            if stops { onCancel() }
+            ended?.resume()
         }
         return demand
+    }
+
+    /// Hands every chunk to `sink` until the body ends, instead of iterating: first the chunks
+    /// already buffered (on the calling thread), then — when the producer allows it
+    /// (`deliversToSinks`) — every new chunk on the producer's thread as it arrives, so nothing
+    /// waits in the buffer and the producer is never paused or held. Otherwise the sink is called
+    /// on the calling thread for each chunk, as an iterating consumer would. The sink is never
+    /// called twice at once, and never after this method returned.
+    ///
+    /// - Throws: What `sink` threw (the transfer is then cancelled); the transfer's failure as a
+    ///   ``NetworkError``; ``NetworkError/cancelled`` when the calling task is cancelled (which
+    ///   cancels the transfer).
+    package func deliver(to sink: @escaping Sink) async throws {
+        guard deliversToSinks else {
+            while let chunk = try await next() { try feed(chunk, to: sink) }
+            return
+        }
+        if Task.isCancelled {
+            cancel()
+            throw NetworkError.cancelled
+        }
+        enum Step {
+            case chunks([Data])
+            case ended(Result<Void, any Error>)
+            case installed
+        }
+        while true {
+            var resume: (@Sendable () -> Void)?
+            let step: Step = state.withLock { state in
+                if state.head < state.chunks.count {
+                    let chunks = Array(state.chunks[state.head...])
+                    state.chunks.removeAll(keepingCapacity: false)
+                    state.head = 0
+                    state.buffered = 0
+                    if state.paused {
+                        state.paused = false
+                        resume = state.onResume
+                        if let clock = state.activityClock { state.lastActivity = clock() }
+                    }
+                    return .chunks(chunks)
+                }
+                if state.finished { return .ended(Self.outcome(of: state)) }
+                state.sink = sink
+                return .installed
+            }
+            resume?()
+            switch step {
+            case .chunks(let chunks):
+                for chunk in chunks { try feed(chunk, to: sink) }
+            case .ended(let outcome):
+                return try outcome.get()
+            case .installed:
+                return try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                        let ended: SinkEnd? = state.withLock { state in
+                            state.sinkWaiter = continuation
+                            return Self.takeSinkEnd(&state)
+                        }
+                        ended?.resume()
+                    }
+                } onCancel: {
+                    cancel()
+                }
+            }
+        }
+    }
+
+    /// Calls `sink` on the calling thread; a throw ends the body and cancels the transfer.
+    private func feed(_ chunk: Data, to sink: Sink) throws {
+        do {
+            try sink(chunk)
+        } catch {
+            let running = state.withLock { state -> Bool in
+                guard !state.finished else { return false }
+                Self.end(&state, with: .failure(error))
+                return true
+            }
+            if running { onCancel() }
+            throw error
+        }
+    }
+
+    /// The waiter of ``deliver(to:)`` and how the body ended, once both are known and the
+    /// producer is out of the sink.
+    private struct SinkEnd {
+        let waiter: CheckedContinuation<Void, any Error>
+        let outcome: Result<Void, any Error>
+        func resume() { waiter.resume(with: outcome) }
+    }
+
+    private static func takeSinkEnd(_ state: inout State) -> SinkEnd? {
+        guard !state.sinkRunning, let waiter = state.sinkWaiter, let outcome = state.sinkOutcome else { return nil }
+        state.sinkWaiter = nil
+        return SinkEnd(waiter: waiter, outcome: outcome)
+    }
+
+    /// Ends the body from the sink's side: `outcome` is what ``deliver(to:)`` reports.
+    private static func end(_ state: inout State, with outcome: Result<Void, any Error>) {
+        state.finished = true
+        state.cancelled = true
+        state.chunks = []
+        state.head = 0
+        state.buffered = 0
+        state.sinkOutcome = outcome
+    }
+
+    /// How a finished body ended, for a consumer that reached its end.
+    private static func outcome(of state: State) -> Result<Void, any Error> {
+        if let failure = state.failure { return .failure(failure) }
+        if state.cancelled { return .failure(NetworkError.cancelled) }
+        return .success(())
     }
 
     /// Ends the body: normally when `error` is `nil`, else with `error` mapped to a
     /// ``NetworkError``. Later calls are ignored.
     package func finish(throwing error: (any Error)? = nil) {
-        let waiter: CheckedContinuation<Data?, any Error>? = state.withLock { state in
-            guard !state.finished else { return nil }
+        let (waiter, sinkEnd): (CheckedContinuation<Data?, any Error>?, SinkEnd?) = state.withLock { state in
+            guard !state.finished else { return (nil, nil) }
             state.finished = true
             if let error { state.failure = NetworkError(error) }
-            guard state.buffered == 0 else { return nil }
+            state.sinkOutcome = error.map { .failure(NetworkError($0)) } ?? .success(())
+            let sinkEnd = Self.takeSinkEnd(&state)
+            guard state.buffered == 0 else { return (nil, sinkEnd) }
             defer { state.waiter = nil }
-            return state.waiter
+            return (state.waiter, sinkEnd)
         }
+        sinkEnd?.resume()
         guard let waiter else { return }
         if let error {
             waiter.resume(throwing: NetworkError(error))
@@ -173,37 +337,36 @@ package final class StreamBuffer: Sendable {
     /// Ends the body with `error` from outside both sides (a total time limit): the consumer gets
     /// `error`, the producer is cancelled. Has no effect once the body ended.
     package func abort(with error: NetworkError) {
-        let (wasRunning, waiter): (Bool, CheckedContinuation<Data?, any Error>?) = state.withLock { state in
-            guard !state.finished else { return (false, nil) }
-            state.finished = true
-            state.cancelled = true
+        let (wasRunning, waiter, sinkEnd): (Bool, CheckedContinuation<Data?, any Error>?, SinkEnd?) = state.withLock { state in
+            guard !state.finished else { return (false, nil, nil) }
+            Self.end(&state, with: .failure(error))
             state.failure = error
-            state.chunks = []
-            state.head = 0
-            state.buffered = 0
             defer { state.waiter = nil }
-            return (true, state.waiter)
+            return (true, state.waiter, Self.takeSinkEnd(&state))
         }
         waiter?.resume(throwing: error)
+        sinkEnd?.resume()
         if wasRunning { onCancel() }
     }
 
     /// Stops the body from the consumer's side (cancelled task, dropped iterator); the producer is
     /// told through `onCancel`. Has no effect once the body ended.
     package func cancel() {
-        let (wasRunning, waiter): (Bool, CheckedContinuation<Data?, any Error>?) = state.withLock { state in
+        let (wasRunning, waiter, sinkEnd): (Bool, CheckedContinuation<Data?, any Error>?, SinkEnd?) = state.withLock { state in
             let running = !state.finished
             state.finished = true
             // Buffered chunks dropped after a normal end: the consumer must not read the end of
             // the body as complete (a download would place a cut-short file).
             if running || (state.head < state.chunks.count && state.failure == nil) { state.cancelled = true }
+            if running { state.sinkOutcome = .failure(NetworkError.cancelled) }
             state.chunks = []
             state.head = 0
             state.buffered = 0
             defer { state.waiter = nil }
-            return (running, state.waiter)
+            return (running, state.waiter, Self.takeSinkEnd(&state))
         }
         waiter?.resume(throwing: NetworkError.cancelled)
+        sinkEnd?.resume()
         if wasRunning { onCancel() }
     }
 

@@ -25,8 +25,9 @@ public struct StreamingOptions: Sendable, Hashable {
     /// limit. Exceeding it ends the body with ``NetworkError/timedOut(_:)``.
     public var maxDuration: Duration?
     /// The consumer reads the body continuously, as fast as it can and never waiting for anything
-    /// else, on a thread of its own that no URLSession call can hold (a download reading into its
-    /// file on `DedicatedThreadExecutor.downloadReaders`): where the transport cannot pause the
+    /// else, on a thread of its own that no URLSession call can hold (a download, until its sink
+    /// takes the chunks on the delegate queue, reads on `DedicatedThreadExecutor.downloadReaders`):
+    /// where the transport cannot pause the
     /// transfer but can hold the hand-over of received chunks (URLSession on Linux,
     /// ``TransportCapabilities/boundsDelegateQueue``), a full buffer holds the transfer until the
     /// consumer took a chunk instead of failing with ``NetworkError/streamBufferOverflow(limit:)``.

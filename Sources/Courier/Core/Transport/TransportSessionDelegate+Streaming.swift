@@ -43,7 +43,9 @@ extension TransportSessionDelegate {
             ? DeliveryHold(budgetPerSecond: holdBudgetPerSecond) : nil
         // On overflow (a task that cannot pause) this runs on the delegate queue: the cancel must not wait there.
         let pauses = capabilities.canSuspendTasks || hold != nil
-        let buffer = StreamBuffer(limit: options.bufferLimit(pausing: pauses), pausesProducer: pauses) {
+        // A consumer's sink (a download writing its file) runs on the delegate queue: serial, never
+        // the cooperative pool.
+        let buffer = StreamBuffer(limit: options.bufferLimit(pausing: pauses), pausesProducer: pauses, deliversToSinks: true) {
             hold?.release()  // a consumer gone away first never leaves the delegate waiting
             control.cancel()
         }

@@ -1,0 +1,66 @@
+import Courier
+import Foundation
+
+/// Takes the chunks of one download attempt's body and writes them to the partial file in
+/// batches: on URLSession's delegate queue when the body is pushed there, else on the reader's
+/// thread — never on Swift's cooperative pool, since every write blocks its thread.
+///
+/// Called by one thread at a time (`MessageBody.push(to:)` never calls its sink twice at once, and
+/// ``flush()`` runs after the push returned); the lock only makes that hand-over visible.
+final class DownloadSink: Sendable {
+    private let file: PartialDownloadFile
+    /// The representation's length from `Content-Range`/`Content-Length`, when known: a body that
+    /// goes past it fails at once.
+    private let completeLength: Int64?
+    private let batchBytes: Int
+    private let keepsPartialOnWriteFailure: Bool
+    /// Called with the bytes received so far (written plus batched) after every chunk.
+    private let report: @Sendable (Int64) -> Void
+    private let batch = Locked(Data())
+
+    /// - Parameters:
+    ///   - batchBytes: Bytes gathered before one write.
+    ///   - keepsPartialOnWriteFailure: Whether a failed write keeps the partial file (resumable).
+    init(
+        file: PartialDownloadFile, completeLength: Int64?, batchBytes: Int,
+        keepsPartialOnWriteFailure: Bool, report: @escaping @Sendable (Int64) -> Void
+    ) {
+        self.file = file
+        self.completeLength = completeLength
+        self.batchBytes = batchBytes
+        self.keepsPartialOnWriteFailure = keepsPartialOnWriteFailure
+        self.report = report
+    }
+
+    /// Adds `chunk` to the batch and writes the batch once it holds `batchBytes`.
+    ///
+    /// - Throws: ``AttemptFailure/fatal(_:keepsPartial:)`` for bytes past the complete length or a
+    ///   failed write.
+    func take(_ chunk: Data) throws {
+        let received: Int64 = try batch.withLock { batch in
+            let received = file.length + Int64(batch.count) + Int64(chunk.count)
+            if let completeLength, received > completeLength {
+                throw AttemptFailure.fatal(.lengthMismatch(expected: completeLength, received: received), keepsPartial: false)
+            }
+            batch.append(chunk)
+            if batch.count >= batchBytes { try write(&batch) }
+            return received
+        }
+        report(received)
+    }
+
+    /// Writes what is batched.
+    ///
+    /// - Throws: ``AttemptFailure/fatal(_:keepsPartial:)`` for a failed write.
+    func flush() throws {
+        try batch.withLock { batch in try write(&batch) }
+    }
+
+    private func write(_ batch: inout Data) throws(AttemptFailure) {
+        guard !batch.isEmpty else { return }
+        defer { batch = Data() }
+        do { try file.append(batch) } catch {
+            throw .fatal(.fileSystem(String(describing: error)), keepsPartial: keepsPartialOnWriteFailure)
+        }
+    }
+}
