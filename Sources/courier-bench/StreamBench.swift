@@ -21,29 +21,53 @@ enum StreamCase: String, CaseIterable {
     case bytes, ndjson
 }
 
-/// Parent: runs every (implementation, case) pair in a child process and prints the table.
+/// Parent: runs every (implementation, case) pair `--stream-runs` times (20 by default), each run in
+/// a child process, the pairs interleaved run by run; prints the median time and the min / median /
+/// max peak RSS per pair (the goal is on the maximum).
 func runStreamBench(serverURL: URL) async throws {
     let bytes = argument("--stream-bytes").flatMap(Int.init) ?? 1 << 30
     let records = argument("--stream-records").flatMap(Int.init) ?? 1_000_000
-    print("Streamed bodies: \(bytes) bytes and \(records) NDJSON records, each case in its own process (peak RSS goal < 64 MiB)")
-    print("case     implementation   seconds   MiB/s or rec/s   peak RSS MiB")
+    let runs = max(1, argument("--stream-runs").flatMap(Int.init) ?? 20)
+    let implementations = ["urlsession", "courier", "courier-curl"]
+    print(
+        "Streamed bodies: \(bytes) bytes and \(records) NDJSON records, \(runs) runs per case, each in its own process,"
+            + " interleaved (peak RSS goal < 64 MiB)")
+    var results: [String: [ChildRun]] = [:]
+    for _ in 0..<runs {
+        for kind in StreamCase.allCases {
+            for implementation in implementations {
+                let result = try runChild(
+                    [
+                        "--stream-child", "\(implementation):\(kind.rawValue)", "--base-url", serverURL.absoluteString,
+                        "--stream-bytes", "\(bytes)", "--stream-records", "\(records)",
+                    ])
+                results["\(implementation):\(kind.rawValue)", default: []].append(result)
+            }
+        }
+    }
+    print("case     implementation   runs failed   median s   median MiB/s or rec/s   peak RSS MiB min / median / max")
     for kind in StreamCase.allCases {
-        for implementation in ["urlsession", "courier", "courier-curl"] {
-            let result = try runChild(
-                [
-                    "--stream-child", "\(implementation):\(kind.rawValue)", "--base-url", serverURL.absoluteString,
-                    "--stream-bytes", "\(bytes)", "--stream-records", "\(records)",
-                ])
-            let rate =
-                kind == .bytes
-                ? String(format: "%8.0f MiB/s", Double(result.bytes) / 1_048_576 / result.seconds)
-                : String(format: "%8.0f rec/s", Double(result.records) / result.seconds)
+        for implementation in implementations {
+            let all = results["\(implementation):\(kind.rawValue)"] ?? []
+            let measured = all.filter { $0.outcome == nil }
+            let seconds = measured.map(\.seconds).sorted()
+            let rss = all.map(\.peakRSSMiB).sorted()
+            guard !seconds.isEmpty, !rss.isEmpty else {
+                print("\(kind.rawValue) \(implementation): every run failed: \(all.first?.outcome ?? "no run")")
+                continue
+            }
+            let median = seconds[seconds.count / 2]
+            let amount = kind == .bytes ? Double(bytes) / 1_048_576 : Double(records)
+            let rate = String(format: "%12.0f %@", amount / median, kind == .bytes ? "MiB/s" : "rec/s")
             let label = ["courier": "Courier/URLSess.", "courier-curl": "Courier/Curl"][implementation] ?? "raw URLSession"
             print(
                 kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
                     + label.padding(toLength: 17, withPad: " ", startingAt: 0)
-                    + String(format: "%7.2f   %@   %8.1f", result.seconds, rate, result.peakRSSMiB)
-                    + (result.outcome.map { "   ERROR: \($0)" } ?? ""))
+                    + String(
+                        format: "%4d %6d %10.2f   %@      %8.1f / %6.1f / %6.1f", all.count, all.count - measured.count, median,
+                        rate,
+                        rss[0], rss[rss.count / 2], rss[rss.count - 1])
+                    + (all.first { $0.outcome != nil }?.outcome.map { "   first failure: \($0)" } ?? ""))
         }
     }
 }

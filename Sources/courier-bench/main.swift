@@ -4,7 +4,7 @@ import Foundation
 // Run with scripts/bench (starts the reference server), or:
 //   swift run -c release courier-bench --base-url http://127.0.0.1:PORT [--requests N] [--rounds R]
 //   [--only overhead|core|cache|refresh|offline|stream|download|upload|curl] [--mutations M]
-//   --only stream: 1 GiB body and 1 M NDJSON records, throughput and peak RSS per process
+//   --only stream: 1 GiB body and 1 M NDJSON records, throughput and peak RSS per process (`--stream-runs R`, 20 by default)
 //   [--stream-bytes N] [--stream-records N]
 //   swift run -c release courier-bench --only pipeline [--calls N] [--rounds R]   (no server needed)
 //   swift run -c release courier-bench --only events [--calls N] [--rounds R]   (no server; EventsBench.swift)
