@@ -250,7 +250,7 @@ struct Downloader<E: Endpoint>: Sendable {
     }
 
     /// Writes `body` into the partial file, a batch of ``writeBatchBytes`` at a time. The body is
-    /// pushed (`MessageBody.push(to:)`): over URLSession each chunk is taken, and each batch
+    /// pushed (`MessageBody.push(to:admittingProducerThread:)`): over URLSession each chunk is taken, and each batch
     /// written, on the delegate queue as it arrives, so no chunk waits in memory for a reader and
     /// the transfer is never held. Bytes received before a failure are written first (the
     /// continuation starts after them).
@@ -264,7 +264,7 @@ struct Downloader<E: Endpoint>: Sendable {
             progress.yield(TransferProgress(completedBytes: completed, totalBytes: totalBytes, restarts: restarts))
         }
         do {
-            try await body.push { chunk in try sink.take(chunk) }
+            try await body.push(to: { chunk in try sink.take(chunk) }, admittingProducerThread: { sink.admitsProducerThread })
             try sink.flush()
         } catch let failure as AttemptFailure {
             return .failure(failure)

@@ -22,18 +22,19 @@ extension MessageBody {
     /// interceptors to report a streamed body's real size.
     package func counted(onEnd: @escaping @Sendable (_ bytes: Int64, _ outcome: BodyReadOutcome) -> Void) -> MessageBody {
         let counter = BodyCounter(onEnd: onEnd)
-        return MessageBody(wrapping: self, chunks: CountingChunks(base: self, counter: counter)) { [self] sink in
-            guard counter.claim() else { return try await push(to: sink) }
+        return MessageBody(wrapping: self, chunks: CountingChunks(base: self, counter: counter)) { [self] sink, admits in
+            guard counter.claim() else { return try await push(to: sink, admittingProducerThread: admits) }
             // A sink that throws is a consumer that stopped reading, as one dropping its iterator.
             let sinkThrew = Locked(false)
             do {
-                try await push { chunk in
-                    counter.add(chunk.count)
-                    do { try sink(chunk) } catch {
-                        sinkThrew.set(true)
-                        throw error
-                    }
-                }
+                try await push(
+                    to: { chunk in
+                        counter.add(chunk.count)
+                        do { try sink(chunk) } catch {
+                            sinkThrew.set(true)
+                            throw error
+                        }
+                    }, admittingProducerThread: admits)
                 counter.end(.completed)
             } catch {
                 counter.end(sinkThrew.current ? .abandoned : .failed(error))

@@ -7,14 +7,15 @@ extension MessageBody {
     /// that fails, is abandoned, or ends short of its announced length. Used by the HTTP cache to store a streamed response while the
     /// caller reads it; nothing is buffered ahead of the consumer.
     package func teed(upTo limit: Int, onComplete: @escaping @Sendable (Data) async -> Void) -> MessageBody {
-        MessageBody(wrapping: self, chunks: TeeChunks(base: self, limit: limit, onComplete: onComplete)) { [self] sink in
+        MessageBody(wrapping: self, chunks: TeeChunks(base: self, limit: limit, onComplete: onComplete)) { [self] sink, admits in
             let collected = Locked<Data?>(Data())
-            try await push { chunk in
-                collected.withLock { held in
-                    if let kept = held { held = kept.count + chunk.count <= limit ? kept + chunk : nil }
-                }
-                try sink(chunk)
-            }
+            try await push(
+                to: { chunk in
+                    collected.withLock { held in
+                        if let kept = held { held = kept.count + chunk.count <= limit ? kept + chunk : nil }
+                    }
+                    try sink(chunk)
+                }, admittingProducerThread: admits)
             let expected: Int64? = if case .known(let count) = length { count } else { nil }
             if let whole = collected.current, TeeChunks.Iterator.isWhole(whole, length: expected) { await onComplete(whole) }
         }

@@ -55,12 +55,13 @@ public struct MessageBody: AsyncSequence, Sendable {
         case sequence(@Sendable () -> AnyChunkIterator, IterationGuard?)
         /// A wrapper over a transport's body: iterated through the wrapper (whose inner iterator
         /// claims the buffer for single use), interrupted through the transport's buffer; pushed
-        /// through the wrapper's sink when it has one (``push(to:)``).
+        /// through the wrapper's sink when it has one (``push(to:admittingProducerThread:)``).
         case wrapped(@Sendable () -> AnyChunkIterator, BufferOwner, push: Pusher?)
     }
 
-    /// Delivers a body to a sink (see ``push(to:)``).
-    package typealias Pusher = @Sendable (@escaping StreamBuffer.Sink) async throws -> Void
+    /// Delivers a body to a sink (see ``push(to:admittingProducerThread:)``).
+    package typealias Pusher =
+        @Sendable (@escaping StreamBuffer.Sink, _ admits: @escaping @Sendable () -> Bool) async throws -> Void
 
     /// A body of bytes already in memory; iterable any number of times, as one chunk.
     ///
@@ -91,7 +92,7 @@ public struct MessageBody: AsyncSequence, Sendable {
     /// A body over `chunks` that keeps `base`'s length and iteration behaviour and can still be
     /// interrupted like `base` (``limited(to:deadlines:)``) — for wrappers such as the cache's tee.
     ///
-    /// - Parameter push: How the wrapper delivers the body to a sink (``push(to:)``), usually by
+    /// - Parameter push: How the wrapper delivers the body to a sink (``push(to:admittingProducerThread:)``), usually by
     ///   pushing `base` through a sink of its own; without it a pushed body is iterated.
     package init<S: AsyncSequence & Sendable>(wrapping base: MessageBody, chunks: S, push: Pusher? = nil)
     where S.Element == Data {
@@ -186,12 +187,16 @@ public struct MessageBody: AsyncSequence, Sendable {
     /// Hands every chunk of the body to `sink`, in order, and returns at the end of the body —
     /// instead of iterating it. A transport's body whose producer allows it (URLSession's delegate
     /// queue) calls `sink` on the producer's thread as each chunk arrives, so no chunk waits in a
-    /// buffer and the transfer is never paused or held for a reader: `sink` must be quick or at
-    /// least steady (a file write, not a wait for another task). Other bodies call it on the
-    /// calling thread. Wrappers that count or copy the body see every chunk, as when iterated.
+    /// buffer and the transfer is never paused or held for a reader, as long as
+    /// `admittingProducerThread` answers `true` (see
+    /// `StreamBuffer.deliver(to:admittingProducerThread:)`): `sink` must be quick (a file write,
+    /// not a wait for another task). Other bodies call it on the calling thread. Wrappers that
+    /// count or copy the body see every chunk, as when iterated.
     ///
     /// - Throws: What `sink` threw (the transfer is then cancelled), or what iterating throws.
-    package func push(to sink: @escaping StreamBuffer.Sink) async throws {
+    package func push(
+        to sink: @escaping StreamBuffer.Sink, admittingProducerThread admits: @escaping @Sendable () -> Bool = { true }
+    ) async throws {
         switch source {
         case .bytes(let data):
             if !data.isEmpty { try sink(data) }
@@ -199,9 +204,9 @@ public struct MessageBody: AsyncSequence, Sendable {
             guard owner.claim() else { throw MessageBodyError.alreadyIterated }
             let lease = BufferLease(owner)
             defer { lease.finished() }
-            try await owner.buffer.deliver(to: sink)
+            try await owner.buffer.deliver(to: sink, admittingProducerThread: admits)
         case .wrapped(_, _, let push?):
-            try await push(sink)
+            try await push(sink, admits)
         case .sequence, .wrapped:
             for try await chunk in self { try sink(chunk) }
         }

@@ -21,11 +21,11 @@ import FoundationNetworking
 /// `onCancel` runs once when the consumer goes away first: its task was cancelled, it dropped the
 /// iterator, or the buffer overflowed. The producer must then stop the transfer at once.
 ///
-/// Instead of iterating, a consumer can hand the buffer a synchronous sink (``deliver(to:)``):
+/// Instead of iterating, a consumer can hand the buffer a synchronous sink (``deliver(to:admittingProducerThread:)``):
 /// where the producer allows it (`deliversToSinks`), every later chunk goes to the sink on the
 /// producer's own thread, so nothing waits in the buffer and the producer never pauses.
 package final class StreamBuffer: Sendable {
-    /// Takes one chunk synchronously (see ``deliver(to:)``); what it throws ends the body.
+    /// Takes one chunk synchronously (see ``deliver(to:admittingProducerThread:)``); what it throws ends the body.
     package typealias Sink = @Sendable (Data) throws -> Void
 
     /// What the producer should do after handing over a chunk.
@@ -40,7 +40,7 @@ package final class StreamBuffer: Sendable {
     package let limit: Int
     /// Whether the producer can pause (otherwise the limit is a hard failure).
     package let pausesProducer: Bool
-    /// Whether ``deliver(to:)`` may run its sink on the producer's thread.
+    /// Whether ``deliver(to:admittingProducerThread:)`` may run its sink on the producer's thread.
     package let deliversToSinks: Bool
     private let onCancel: @Sendable () -> Void
     private let state = Locked(State())
@@ -60,14 +60,18 @@ package final class StreamBuffer: Sendable {
         var activityClock: (@Sendable () -> Duration)?
         /// When bytes last arrived or a paused producer was resumed (on `activityClock`).
         var lastActivity: Duration = .zero
-        /// The sink that takes every chunk on the producer's thread, once ``deliver(to:)`` drained
+        /// The sink that takes every chunk on the producer's thread, once ``deliver(to:admittingProducerThread:)`` drained
         /// the buffered ones.
         var sink: Sink?
+        /// Whether the sink may still run on the producer's thread (see ``deliver(to:admittingProducerThread:)``).
+        var sinkAdmits: (@Sendable () -> Bool)?
         /// The producer is inside the sink: the end is reported only once it returned.
         var sinkRunning = false
-        /// How the body ended, for the task waiting in ``deliver(to:)``.
+        /// How the body ended, for the task waiting in ``deliver(to:admittingProducerThread:)``.
         var sinkOutcome: Result<Void, any Error>?
-        var sinkWaiter: CheckedContinuation<Void, any Error>?
+        /// Resumed with `true` when the body ended, `false` when the sink was taken off the
+        /// producer's thread.
+        var sinkWaiter: CheckedContinuation<Bool, any Error>?
     }
 
     /// What an idle timer needs to know: whether the body still runs, whether the producer is
@@ -83,7 +87,7 @@ package final class StreamBuffer: Sendable {
     /// - Parameters:
     ///   - limit: Bytes held before the producer must stop (at least 1).
     ///   - pausesProducer: Whether the producer honours ``Demand/pause``.
-    ///   - deliversToSinks: Whether ``deliver(to:)`` may call its sink on the thread that calls
+    ///   - deliversToSinks: Whether ``deliver(to:admittingProducerThread:)`` may call its sink on the thread that calls
     ///     ``append(_:)`` (a URLSession delegate queue: yes; libcurl's one loop thread for every
     ///     transfer: no, a sink writing to a slow disk there would stall them all).
     ///   - onCancel: Stops the transfer; called at most once, never under the buffer's lock.
@@ -104,7 +108,7 @@ package final class StreamBuffer: Sendable {
     /// Whether a pausing producer was told to pause and not yet resumed.
     package var isPaused: Bool { state.withLock { $0.paused } }
 
-    /// Whether a sink given to ``deliver(to:)`` now takes the chunks on the producer's thread.
+    /// Whether a sink given to ``deliver(to:admittingProducerThread:)`` now takes the chunks on the producer's thread.
     package var hasSink: Bool { state.withLock { $0.sink != nil } }
 
     /// Bytes currently held.
@@ -142,12 +146,20 @@ package final class StreamBuffer: Sendable {
             case sink(Sink)
         }
         var demand = Demand.more
+        // The waiter of a sink that no longer admits the producer's thread: it takes over.
+        var detached: CheckedContinuation<Bool, any Error>?
         let action: Action = state.withLock { state in
             guard !state.finished else { return .none }
             if let clock = state.activityClock { state.lastActivity = clock() }
             if let sink = state.sink {
-                state.sinkRunning = true
-                return .sink(sink)
+                if state.sinkAdmits?() ?? true {
+                    state.sinkRunning = true
+                    return .sink(sink)
+                }
+                state.sink = nil
+                state.sinkAdmits = nil
+                detached = state.sinkWaiter
+                state.sinkWaiter = nil
             }
             if let waiter = state.waiter, state.buffered == 0 {
                 state.waiter = nil
@@ -171,6 +183,7 @@ package final class StreamBuffer: Sendable {
             defer { state.waiter = nil }
             return .overflow(state.waiter)
         }
+        detached?.resume(returning: false)
         switch action {
         case .none: break
         case .deliver(let waiter): waiter.resume(returning: chunk)
@@ -208,10 +221,18 @@ package final class StreamBuffer: Sendable {
     /// on the calling thread for each chunk, as an iterating consumer would. The sink is never
     /// called twice at once, and never after this method returned.
     ///
+    /// `admittingProducerThread` is asked before each chunk the producer would hand to the sink
+    /// (under the buffer's lock: keep it a quick read): once it answers `false` (the sink's
+    /// writes became slow, and on Linux the producer's thread is every URLSession's), chunks are
+    /// buffered again and the calling thread takes them, paused or held like an iterating
+    /// consumer's, until the buffer is empty and it answers `true` again.
+    ///
     /// - Throws: What `sink` threw (the transfer is then cancelled); the transfer's failure as a
     ///   ``NetworkError``; ``NetworkError/cancelled`` when the calling task is cancelled (which
     ///   cancels the transfer).
-    package func deliver(to sink: @escaping Sink) async throws {
+    package func deliver(
+        to sink: @escaping Sink, admittingProducerThread admits: @escaping @Sendable () -> Bool = { true }
+    ) async throws {
         guard deliversToSinks else {
             while let chunk = try await next() { try feed(chunk, to: sink) }
             return
@@ -224,6 +245,8 @@ package final class StreamBuffer: Sendable {
             case chunks([Data])
             case ended(Result<Void, any Error>)
             case installed
+            /// Wait for the next chunk on this thread: the sink does not admit the producer's.
+            case pull
         }
         while true {
             var resume: (@Sendable () -> Void)?
@@ -241,7 +264,9 @@ package final class StreamBuffer: Sendable {
                     return .chunks(chunks)
                 }
                 if state.finished { return .ended(Self.outcome(of: state)) }
+                guard admits() else { return .pull }
                 state.sink = sink
+                state.sinkAdmits = admits
                 return .installed
             }
             resume?()
@@ -250,18 +275,35 @@ package final class StreamBuffer: Sendable {
                 for chunk in chunks { try feed(chunk, to: sink) }
             case .ended(let outcome):
                 return try outcome.get()
+            case .pull:
+                guard let chunk = try await next() else { return }
+                try feed(chunk, to: sink)
             case .installed:
-                return try await withTaskCancellationHandler {
-                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                        let ended: SinkEnd? = state.withLock { state in
-                            state.sinkWaiter = continuation
-                            return Self.takeSinkEnd(&state)
+                let ended = try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
+                        enum Registration {
+                            case ended(SinkEnd)
+                            case detached
+                            case waiting
                         }
-                        ended?.resume()
+                        let registration: Registration = state.withLock { state in
+                            state.sinkWaiter = continuation
+                            if let end = Self.takeSinkEnd(&state) { return .ended(end) }
+                            // Taken off the producer's thread before this waiter was in place.
+                            guard state.sink == nil else { return .waiting }
+                            state.sinkWaiter = nil
+                            return .detached
+                        }
+                        switch registration {
+                        case .ended(let end): end.resume()
+                        case .detached: continuation.resume(returning: false)
+                        case .waiting: break
+                        }
                     }
                 } onCancel: {
                     cancel()
                 }
+                if ended { return }
             }
         }
     }
@@ -281,12 +323,12 @@ package final class StreamBuffer: Sendable {
         }
     }
 
-    /// The waiter of ``deliver(to:)`` and how the body ended, once both are known and the
+    /// The waiter of ``deliver(to:admittingProducerThread:)`` and how the body ended, once both are known and the
     /// producer is out of the sink.
     private struct SinkEnd {
-        let waiter: CheckedContinuation<Void, any Error>
+        let waiter: CheckedContinuation<Bool, any Error>
         let outcome: Result<Void, any Error>
-        func resume() { waiter.resume(with: outcome) }
+        func resume() { waiter.resume(with: outcome.map { true }) }
     }
 
     private static func takeSinkEnd(_ state: inout State) -> SinkEnd? {
@@ -295,7 +337,7 @@ package final class StreamBuffer: Sendable {
         return SinkEnd(waiter: waiter, outcome: outcome)
     }
 
-    /// Ends the body from the sink's side: `outcome` is what ``deliver(to:)`` reports.
+    /// Ends the body from the sink's side: `outcome` is what ``deliver(to:admittingProducerThread:)`` reports.
     private static func end(_ state: inout State, with outcome: Result<Void, any Error>) {
         state.finished = true
         state.cancelled = true

@@ -164,3 +164,41 @@ struct StreamBufferSinkTests {
         await #expect(throws: MessageBodyError.alreadyIterated) { try await body.push { _ in } }
     }
 }
+
+@Suite("Stream buffer: a sink taken off the producer's thread")
+struct StreamBufferSinkDetachTests {
+    private final class Received: Sendable {
+        let chunks = Locked<[Data]>([])
+        func take(_ chunk: Data) { chunks.withLock { $0.append(chunk) } }
+    }
+
+    @Test("chunks go to the consumer's thread while the sink does not admit the producer's, then back")
+    func detachAndReattach() async throws {
+        let buffer = StreamBuffer(limit: 1000, pausesProducer: true, deliversToSinks: true) {}
+        let admits = Locked(true)
+        let received = Received()
+        let consumer = Task {
+            try await buffer.deliver(to: { received.take($0) }, admittingProducerThread: { admits.current })
+        }
+        for _ in 0..<5000 where !buffer.hasSink { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(buffer.hasSink)
+        buffer.append(Data([1]))
+        #expect(received.chunks.current == [Data([1])])  // on the producer's thread
+        admits.set(false)
+        buffer.append(Data([2]))
+        #expect(!buffer.hasSink)  // buffered for the consumer's thread instead
+        for _ in 0..<5000 where received.chunks.current.count < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(received.chunks.current == [Data([1]), Data([2])])
+        buffer.append(Data([3]))
+        for _ in 0..<5000 where received.chunks.current.count < 3 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(!buffer.hasSink)
+        admits.set(true)
+        buffer.append(Data([4]))  // taken by the consumer, which then hands the sink back
+        for _ in 0..<5000 where !buffer.hasSink { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(buffer.hasSink)
+        buffer.append(Data([5]))
+        #expect(received.chunks.current == [1, 2, 3, 4, 5].map { Data([$0]) })
+        buffer.finish()
+        try await consumer.value
+    }
+}
