@@ -40,6 +40,13 @@ package struct DownloadDigest: Sendable, Equatable {
         return nil
     }
 
+    /// A whole representation's digest kept from an earlier response (resume data); `nil` unless
+    /// `sha256` has 32 bytes.
+    static func representation(sha256: Data) -> DownloadDigest? {
+        guard sha256.count == 32 else { return nil }
+        return DownloadDigest(sha256: Array(sha256), scope: .representation, field: "Repr-Digest")
+    }
+
     /// The `sha-256` member of an RFC 9530 dictionary (`sha-256=:BASE64:, sha-512=:…:`, RFC 8941
     /// §3.2 byte sequences); parameters after `;` are ignored.
     static func structuredSHA256(_ values: [String]) -> [UInt8]? {

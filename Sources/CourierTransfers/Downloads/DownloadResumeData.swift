@@ -31,13 +31,23 @@ public struct DownloadResumeData: Sendable, Hashable, Codable {
     public let expectedLength: Int64?
     /// The file holding the first ``offset`` bytes.
     public let partialFileURL: URL
+    /// The SHA-256 of the whole representation (32 bytes) that a response of the interrupted
+    /// download announced in `Repr-Digest` (RFC 9530 §3) or `Digest` (RFC 3230), when one did.
+    /// The resumed download checks the assembled file against it even when the responses after
+    /// the resume carry no digest — a `416` that says every byte is already here included. `nil`
+    /// in resume data persisted before this field existed.
+    public let representationSHA256: Data?
 
-    package init(url: URL, offset: Int64, validator: String, expectedLength: Int64?, partialFileURL: URL) {
+    package init(
+        url: URL, offset: Int64, validator: String, expectedLength: Int64?, partialFileURL: URL,
+        representationSHA256: Data? = nil
+    ) {
         self.url = url
         self.offset = offset
         self.validator = validator
         self.expectedLength = expectedLength
         self.partialFileURL = partialFileURL
+        self.representationSHA256 = representationSHA256
     }
 
     /// Deletes the partial file, for a download that will not be resumed. Never throws: a file

@@ -153,7 +153,9 @@ struct Downloader<E: Endpoint>: Sendable {
         let destination = destination
         if let resume = resumeData {
             if resume.url == url, let file = try await files.run({ try PartialDownloadFile.reopen(resume, for: destination) }) {
-                return DownloadState(file: file, validator: resume.validator, expectedLength: resume.expectedLength)
+                let state = DownloadState(file: file, validator: resume.validator, expectedLength: resume.expectedLength)
+                state.representationDigest = resume.representationSHA256.flatMap(DownloadDigest.representation(sha256:))
+                return state
             }
             await files.run { resume.removePartialFile() }
         }
@@ -210,6 +212,9 @@ struct Downloader<E: Endpoint>: Sendable {
             guard file.length == length else {
                 throw .fatal(.lengthMismatch(expected: length, received: file.length), keepsPartial: false)
             }
+            // Every byte came before (a download cancelled after its last byte): the digest an
+            // earlier response announced is checked all the same.
+            if let whole = state.representationDigest { try await verify(file, against: whole, from: 0) }
             try await place(file)
             return .finished(Response(value: destination, response: response, context: streamed.context))
         case .write(let offset, let completeLength, let discardsPartial):
@@ -220,6 +225,10 @@ struct Downloader<E: Endpoint>: Sendable {
             state.expectedLength = completeLength
             report(state)
             let digest = DownloadDigest.expected(in: response.headers)
+            // The whole representation's digest: this response's, else the one an earlier response
+            // of the same representation announced (a 206 after a resume often has none).
+            if offset == 0 { state.representationDigest = nil }
+            if let digest, digest.scope == .representation { state.representationDigest = digest }
             // Off the pool: the file is written there when the transport cannot push the body.
             try await files.reading { await receive(streamed.body, into: state, completeLength: completeLength) }.get()
             if let completeLength, file.length < completeLength {
@@ -233,17 +242,11 @@ struct Downloader<E: Endpoint>: Sendable {
                 // A body that ends early without an error is a lost connection, like a transport's.
                 throw .interrupted(URLError(.networkConnectionLost))
             }
-            if let digest {
-                // `Content-Digest` of a 206 covers its part only (RFC 9530 §2): read back from where
-                // the part began, on the file queue — never while the body arrives, where hashing
-                // would slow the delegate queue every URLSession of the process shares on Linux.
-                let from = digest.scope == .content ? offset : 0
-                let actual: [UInt8]
-                do { actual = try await files.run { try file.sha256(from: from) } } catch {
-                    throw .fatal(.fileSystem(String(describing: error)), keepsPartial: false)
-                }
-                try verifyDigest(digest, actual: actual)
-            }
+            // `Content-Digest` of a 206 covers its part only (RFC 9530 §2): read back from where the
+            // part began, on the file queue — never while the body arrives, where hashing would
+            // slow the delegate queue every URLSession of the process shares on Linux.
+            if let digest, digest.scope == .content { try await verify(file, against: digest, from: offset) }
+            if let whole = state.representationDigest { try await verify(file, against: whole, from: 0) }
             try await place(file)
             return .finished(Response(value: destination, response: response, context: streamed.context))
         }
@@ -297,6 +300,17 @@ struct Downloader<E: Endpoint>: Sendable {
         return nil
     }
 
+    /// Reads `file` back from `offset` on the file queue and checks its SHA-256 against `digest`.
+    private func verify(
+        _ file: PartialDownloadFile, against digest: DownloadDigest, from offset: Int64
+    ) async throws(AttemptFailure) {
+        let actual: [UInt8]
+        do { actual = try await files.run { try file.sha256(from: offset) } } catch {
+            throw .fatal(.fileSystem(String(describing: error)), keepsPartial: false)
+        }
+        try verifyDigest(digest, actual: actual)
+    }
+
     private func place(_ file: PartialDownloadFile) async throws(AttemptFailure) {
         let destination = destination
         do { try await files.run { try file.moveIntoPlace(at: destination) } } catch {
@@ -311,6 +325,7 @@ struct Downloader<E: Endpoint>: Sendable {
             throw .fatal(.fileSystem(String(describing: error)), keepsPartial: false)
         }
         state.validator = nil
+        state.representationDigest = nil
         state.restarts += 1
         report(state)
     }
@@ -343,7 +358,7 @@ struct Downloader<E: Endpoint>: Sendable {
             reason,
             resumeData: DownloadResumeData(
                 url: url, offset: state.file.length, validator: validator, expectedLength: state.expectedLength,
-                partialFileURL: state.file.url))
+                partialFileURL: state.file.url, representationSHA256: state.representationDigest.map { Data($0.sha256) }))
     }
 }
 
@@ -373,6 +388,9 @@ private final class DownloadState {
     let file: PartialDownloadFile
     var validator: String?
     var expectedLength: Int64?
+    /// The SHA-256 of the whole representation, from `Repr-Digest`/`Digest` of a response or the
+    /// resume data.
+    var representationDigest: DownloadDigest?
     var restarts = 0
     init(file: PartialDownloadFile, validator: String?, expectedLength: Int64?) {
         self.file = file
