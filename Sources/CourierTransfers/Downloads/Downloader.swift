@@ -18,21 +18,21 @@ struct Downloader<E: Endpoint>: Sendable {
     /// partial file, off the cooperative pool.
     let files = DownloadFileQueue()
     /// Bodies go to disk as they arrive. Over URLSession the body is *pushed*: the download's sink
-    /// (`DownloadSink`) takes every chunk on the session's delegate queue and writes each 128 KiB
-    /// batch there, as FoundationNetworking's own download tasks do, so no chunk waits in memory
-    /// for a reader and nothing holds the transfer. On Linux that queue's thread is every
-    /// URLSession's, so writes that get slow (one over 20 ms, or 200 ms within a second) move off
-    /// it for a second. Until the sink is in place (the head's way through the pipeline), while
-    /// writes are off it, and where the transport is read instead (CourierCurl: a write must not
-    /// stall libcurl's one loop thread), the body is read on a thread of its own
-    /// (`DedicatedThreadExecutor.downloadReaders`, never waiting for the pool). A transport that
-    /// pauses (CourierCurl, URLSession on Apple platforms) pauses at 256 KiB: two write batches.
+    /// (`DownloadSink`) takes every chunk on the session's delegate queue and writes each 128 KiB batch
+    /// there, as FoundationNetworking's own download tasks do, so no chunk waits in memory for a reader
+    /// and nothing holds the transfer. On Linux that queue's thread is every URLSession's, so writes
+    /// that get slow (one over 20 ms, or 200 ms within a second for all downloads of the process;
+    /// `DownloadWriteTiming`) move off it for a second. Until the sink is in place (the head's way
+    /// through the pipeline), while writes are off it, and where the transport is read instead
+    /// (CourierCurl: a write must not stall libcurl's one loop thread), the body is read on a thread of
+    /// its own (`DedicatedThreadExecutor.downloadReaders`, never waiting for the pool). A transport
+    /// that pauses (CourierCurl, URLSession on Apple platforms) pauses at 256 KiB: two write batches.
     /// URLSession on Linux, which cannot pause, holds the hand-over of chunks at 256 KiB
-    /// (`StreamingOptions.drainsContinuously`) — at most 100 ms per hold and 200 ms per second,
-    /// then the buffer absorbs up to 16 MiB; past that the attempt fails with a buffer overflow,
-    /// which loses nothing: the download continues from the bytes written, like after a lost
-    /// connection (a disk much slower than the network: a 64 MiB download to a disk throttled to
-    /// 8 MiB/s took 12 requests).
+    /// (`StreamingOptions.drainsContinuously`) — at most 100 ms per hold and 200 ms per second, then
+    /// the buffer absorbs up to 16 MiB; past that the attempt fails with a buffer overflow, which loses
+    /// nothing: the download continues from the bytes written, like after a lost connection (a disk
+    /// much slower than the network: a 64 MiB download to a disk throttled to 8 MiB/s took 12
+    /// requests).
     ///
     /// Measured (`courier-bench --only download`, 1 GiB over URLSession on Linux, 20 runs): peak
     /// RSS 46–60 MiB, 579 MiB/s median; when the reader on its own thread wrote the file, 54–73 MiB

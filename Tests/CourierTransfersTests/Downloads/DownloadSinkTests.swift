@@ -23,8 +23,8 @@ struct DownloadSinkTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sink-\(UUID().uuidString)")
         let file = try PartialDownloadFile.make(for: folder.appendingPathComponent("file.bin"))
         let sink = DownloadSink(
-            file: file, completeLength: nil, batchBytes: 4, keepsPartialOnWriteFailure: false, clock: { clock.read() },
-            report: { _ in })
+            file: file, completeLength: nil, batchBytes: 4, keepsPartialOnWriteFailure: false,
+            timing: DownloadWriteTiming(clock: { clock.read() }), report: { _ in })
         return (sink, file)
     }
 
@@ -72,5 +72,23 @@ struct DownloadSinkTests {
             clock.advance(1_000_000_000)
             #expect(sink.admitsProducerThread)
         }
+    }
+}
+
+@Suite("Download write timing: one budget for every download of the process")
+struct DownloadWriteTimingTests {
+    @Test("two downloads' writes share the budget: 120 ms each within a second is over it")
+    func sharedBudget() {
+        let now = Locked(UInt64(5_000_000_000))
+        let timing = DownloadWriteTiming(clock: { now.current })
+        for index in 0..<24 {  // 12 writes of 10 ms per download, interleaved
+            let start = now.current
+            now.withLock { $0 += 10_000_000 }
+            timing.account(start: start, end: now.current)
+            if index < 19 { #expect(timing.admitsProducerThread) }
+        }
+        #expect(!timing.admitsProducerThread)
+        now.withLock { $0 += DownloadWriteTiming.offDuration }
+        #expect(timing.admitsProducerThread)
     }
 }
