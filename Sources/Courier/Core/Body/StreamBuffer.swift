@@ -42,6 +42,8 @@ package final class StreamBuffer: Sendable {
     package let pausesProducer: Bool
     /// Whether ``deliver(to:admittingProducerThread:)`` may run its sink on the producer's thread.
     package let deliversToSinks: Bool
+    /// Whether a chunk kept in the buffer is copied into storage of its own size first.
+    package let compactsChunks: Bool
     private let onCancel: @Sendable () -> Void
     private let state = Locked(State())
 
@@ -90,13 +92,20 @@ package final class StreamBuffer: Sendable {
     ///   - deliversToSinks: Whether ``deliver(to:admittingProducerThread:)`` may call its sink on the thread that calls
     ///     ``append(_:)`` (a URLSession delegate queue: yes; libcurl's one loop thread for every
     ///     transfer: no, a sink writing to a slow disk there would stall them all).
+    ///   - compactsChunks: Whether a chunk that has to wait in the buffer is first copied into
+    ///     storage of its own size: FoundationNetworking's chunks keep far more memory than their
+    ///     bytes (measured on Linux: a download buffering up to 16 MiB peaked at 112–150 MiB RSS,
+    ///     61–63 MiB with the copies). A chunk handed straight to a waiting consumer or a sink is
+    ///     never copied.
     ///   - onCancel: Stops the transfer; called at most once, never under the buffer's lock.
     package init(
-        limit: Int, pausesProducer: Bool, deliversToSinks: Bool = false, onCancel: @escaping @Sendable () -> Void
+        limit: Int, pausesProducer: Bool, deliversToSinks: Bool = false, compactsChunks: Bool = false,
+        onCancel: @escaping @Sendable () -> Void
     ) {
         self.limit = max(1, limit)
         self.pausesProducer = pausesProducer
         self.deliversToSinks = deliversToSinks
+        self.compactsChunks = compactsChunks
         self.onCancel = onCancel
     }
 
@@ -165,7 +174,7 @@ package final class StreamBuffer: Sendable {
                 state.waiter = nil
                 return .deliver(waiter)
             }
-            state.chunks.append(chunk)
+            state.chunks.append(compactsChunks ? chunk.withUnsafeBytes { Data($0) } : chunk)
             state.buffered += chunk.count
             state.peakBuffered = max(state.peakBuffered, state.buffered)
             guard state.buffered >= limit else { return .none }

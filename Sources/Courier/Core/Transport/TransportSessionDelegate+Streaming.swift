@@ -44,8 +44,10 @@ extension TransportSessionDelegate {
         // On overflow (a task that cannot pause) this runs on the delegate queue: the cancel must not wait there.
         let pauses = capabilities.canSuspendTasks || hold != nil
         // A consumer's sink (a download writing its file) runs on the delegate queue: serial, never
-        // the cooperative pool.
-        let buffer = StreamBuffer(limit: options.bufferLimit(pausing: pauses), pausesProducer: pauses, deliversToSinks: true) {
+        // the cooperative pool. Chunks that wait are compacted (URLSession's keep far more memory).
+        let buffer = StreamBuffer(
+            limit: options.bufferLimit(pausing: pauses), pausesProducer: pauses, deliversToSinks: true, compactsChunks: true
+        ) {
             hold?.release()  // a consumer gone away first never leaves the delegate waiting
             control.cancel()
         }

@@ -202,3 +202,20 @@ struct StreamBufferSinkDetachTests {
         try await consumer.value
     }
 }
+
+@Suite("Stream buffer: compacted chunks")
+struct StreamBufferCompactionTests {
+    @Test("a compacting buffer keeps a copy of a waiting chunk, not the producer's storage")
+    func waitingChunksAreCopied() async throws {
+        let big = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0) })
+        let slice = big[100..<612]
+        let address: (Data) -> UnsafeRawPointer? = { data in data.withUnsafeBytes { $0.baseAddress } }
+        for compacts in [true, false] {
+            let buffer = StreamBuffer(limit: 1 << 20, pausesProducer: true, compactsChunks: compacts) {}
+            buffer.append(slice)
+            let kept = try #require(try await buffer.next())
+            #expect(kept == slice)
+            #expect((address(kept) != address(slice)) == compacts)
+        }
+    }
+}
