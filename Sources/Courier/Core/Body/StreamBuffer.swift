@@ -21,11 +21,13 @@ import FoundationNetworking
 /// `onCancel` runs once when the consumer goes away first: its task was cancelled, it dropped the
 /// iterator, or the buffer overflowed. The producer must then stop the transfer at once.
 ///
-/// Instead of iterating, a consumer can hand the buffer a synchronous sink (``deliver(to:admittingProducerThread:)``):
-/// where the producer allows it (`deliversToSinks`), every later chunk goes to the sink on the
-/// producer's own thread, so nothing waits in the buffer and the producer never pauses.
+/// Instead of iterating, a consumer can hand the buffer a synchronous sink
+/// (``deliver(to:admittingProducerThread:)``): where the producer allows it (`deliversToSinks`),
+/// every later chunk goes to the sink on the producer's own thread, so nothing waits in the buffer
+/// and the producer never pauses.
 package final class StreamBuffer: Sendable {
-    /// Takes one chunk synchronously (see ``deliver(to:admittingProducerThread:)``); what it throws ends the body.
+    /// Takes one chunk synchronously (see ``deliver(to:admittingProducerThread:)``); what it throws
+    /// ends the body.
     package typealias Sink = @Sendable (Data) throws -> Void
 
     /// What the producer should do after handing over a chunk.
@@ -62,8 +64,8 @@ package final class StreamBuffer: Sendable {
         var activityClock: (@Sendable () -> Duration)?
         /// When bytes last arrived or a paused producer was resumed (on `activityClock`).
         var lastActivity: Duration = .zero
-        /// The sink that takes every chunk on the producer's thread, once ``deliver(to:admittingProducerThread:)`` drained
-        /// the buffered ones.
+        /// The sink that takes every chunk on the producer's thread, once
+        /// ``deliver(to:admittingProducerThread:)`` drained the buffered ones.
         var sink: Sink?
         /// Whether the sink may still run on the producer's thread (see ``deliver(to:admittingProducerThread:)``).
         var sinkAdmits: (@Sendable () -> Bool)?
@@ -89,9 +91,10 @@ package final class StreamBuffer: Sendable {
     /// - Parameters:
     ///   - limit: Bytes held before the producer must stop (at least 1).
     ///   - pausesProducer: Whether the producer honours ``Demand/pause``.
-    ///   - deliversToSinks: Whether ``deliver(to:admittingProducerThread:)`` may call its sink on the thread that calls
-    ///     ``append(_:)`` (a URLSession delegate queue: yes; libcurl's one loop thread for every
-    ///     transfer: no, a sink writing to a slow disk there would stall them all).
+    ///   - deliversToSinks: Whether ``deliver(to:admittingProducerThread:)`` may call its sink on
+    ///     the thread that calls ``append(_:)`` (a URLSession delegate queue: yes; libcurl's one
+    ///     loop thread for every transfer: no, a sink writing to a slow disk there would stall
+    ///     them all).
     ///   - compactsChunks: Whether a chunk kept beyond `limit` (a producer held past its bound, the
     ///     buffer growing toward a hard bound) is first copied into storage of its own size:
     ///     FoundationNetworking's chunks keep far more memory than their bytes (measured on Linux:
@@ -118,7 +121,8 @@ package final class StreamBuffer: Sendable {
     /// Whether a pausing producer was told to pause and not yet resumed.
     package var isPaused: Bool { state.withLock { $0.paused } }
 
-    /// Whether a sink given to ``deliver(to:admittingProducerThread:)`` now takes the chunks on the producer's thread.
+    /// Whether a sink given to ``deliver(to:admittingProducerThread:)`` now takes the chunks on the
+    /// producer's thread.
     package var hasSink: Bool { state.withLock { $0.sink != nil } }
 
     /// Bytes currently held.
@@ -264,15 +268,9 @@ package final class StreamBuffer: Sendable {
             var resume: (@Sendable () -> Void)?
             let step: Step = state.withLock { state in
                 if state.head < state.chunks.count {
-                    let chunks = Array(state.chunks[state.head...])
-                    state.chunks.removeAll(keepingCapacity: false)
-                    state.head = 0
-                    state.buffered = 0
-                    if state.paused {
-                        state.paused = false
-                        resume = state.onResume
-                        if let clock = state.activityClock { state.lastActivity = clock() }
-                    }
+                    // Popped as an iterating consumer would: a paused producer is resumed on the way.
+                    var chunks: [Data] = []
+                    while state.head < state.chunks.count { chunks.append(Self.pop(&state, limit: limit, resume: &resume)) }
                     return .chunks(chunks)
                 }
                 if state.finished { return .ended(Self.outcome(of: state)) }
@@ -335,8 +333,8 @@ package final class StreamBuffer: Sendable {
         }
     }
 
-    /// The waiter of ``deliver(to:admittingProducerThread:)`` and how the body ended, once both are known and the
-    /// producer is out of the sink.
+    /// The waiter of ``deliver(to:admittingProducerThread:)`` and how the body ended, once both are
+    /// known and the producer is out of the sink.
     private struct SinkEnd {
         let waiter: CheckedContinuation<Bool, any Error>
         let outcome: Result<Void, any Error>
@@ -349,7 +347,8 @@ package final class StreamBuffer: Sendable {
         return SinkEnd(waiter: waiter, outcome: outcome)
     }
 
-    /// Ends the body from the sink's side: `outcome` is what ``deliver(to:admittingProducerThread:)`` reports.
+    /// Ends the body from the sink's side: `outcome` is what
+    /// ``deliver(to:admittingProducerThread:)`` reports.
     private static func end(_ state: inout State, with outcome: Result<Void, any Error>) {
         state.finished = true
         state.cancelled = true
