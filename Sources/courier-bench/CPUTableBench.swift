@@ -14,7 +14,8 @@ import FoundationNetworking
 ///
 ///     scripts/bench --only cpu [--requests 3000] [--rounds 5] [--concurrency 1,16,32]
 ///     courier-bench --only cpu --base-url … --status-url … --profile courierCurlObserved --concurrency 1
-///         (one client alone, for perf; names: the cases of CPUTableClient)
+///         (one client alone, for perf; names: the cases of CPUTableClient, and `rawDelegate`:
+///         raw URLSession through a session delegate, see RawDelegateClient.swift)
 ///
 /// Each round runs every client once per concurrency, in the table's order, with a fresh client
 /// (so a fresh connection pool); warm-up requests (2 per worker) open the connections before the
@@ -51,6 +52,22 @@ func runCPUTableBench(serverURL: URL, statusURL: URL?, requests: Int, rounds: In
         return (cpu, try await counter.count(since: mark, base: base))
     }
 
+    if argument("--profile") == "rawDelegate" {
+        // Issue 25 item 4's breakdown: FoundationNetworking's delegate path without Courier.
+        for concurrency in levels {
+            let namespace = "bench-cpu-\(UUID().uuidString.prefix(8).lowercased())"
+            let listURL = serverURL.appendingPathComponent("ns").appendingPathComponent(namespace).appendingPathComponent("items")
+            let client = RawDelegateClient()
+            let operation: @Sendable () async throws -> Void = {
+                _ = try decoder.decode([BenchItem].self, from: try await client.get(listURL))
+            }
+            _ = try await measure(requests: 2 * concurrency, concurrency: concurrency, operation)
+            let cpu = try await measure(requests: requests, concurrency: concurrency, operation).cpuMicrosPerRequest
+            client.finish()
+            print(String(format: "rawDelegate at c%d: %.1f µs CPU per request", concurrency, cpu))
+        }
+        return
+    }
     if let name = argument("--profile"), let client = clients.first(where: { "\($0)" == name }) {
         // One client alone, for a profiler: --profile courierCurlObserved --concurrency 1.
         for concurrency in levels {
