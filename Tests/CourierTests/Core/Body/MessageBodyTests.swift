@@ -78,6 +78,43 @@ struct MessageBodyTests {
         #expect(lines == ["a", "bb", "", "{\"x\":\"\u{2028}\\r\"}", "cc\rdd", "\u{85}", "\r"])
     }
 
+    @Test("random bytes in random chunks split as the whole text split at LF, limit included", arguments: 0..<60)
+    func lineSplitMatchesWholeText(seed: Int) async throws {
+        var generator = RedactorTests.SeededGenerator(seed: UInt64(seed) &+ 1000)
+        let alphabet: [UInt8] = [0x61, 0x62, 0x0D, 0x0A, 0x20]
+        let bytes = (0..<Int.random(in: 0...300, using: &generator)).map { _ in alphabet.randomElement(using: &generator) ?? 0x61
+        }
+        let limit = Int.random(in: 1...40, using: &generator)
+        // The reference: every LF ends a line (one CR before it dropped); a last piece without
+        // an LF is a line when not empty; the first line longer than `limit` fails the body.
+        var pieces = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
+        if pieces.last?.isEmpty ?? false { pieces.removeLast() }
+        let expected = pieces.enumerated().map { index, piece in
+            index < pieces.count - 1 || bytes.last == 0x0A ? (piece.last == 0x0D ? Array(piece.dropLast()) : piece) : piece
+        }
+        let tooLong = expected.firstIndex { $0.count > limit }
+        let cuts = (0..<Int.random(in: 0...12, using: &generator)).map { _ in
+            Int.random(in: 1...max(1, bytes.count), using: &generator)
+        }
+        var chunks: [Data] = []
+        var start = 0
+        let whole = Data([0xFF, 0xFF] + bytes).dropFirst(2)  // slices whose indices do not start at 0
+        for cut in Set(cuts).sorted() where cut > start && cut < bytes.count {
+            chunks.append(whole[(whole.startIndex + start)..<(whole.startIndex + cut)])
+            start = cut
+        }
+        chunks.append(whole[(whole.startIndex + start)...])
+        var lines: [[UInt8]] = []
+        var failure: MessageBodyError?
+        do {
+            for try await line in body(chunks).lines(maxLineLength: limit) { lines.append(Array(line.utf8)) }
+        } catch let error as MessageBodyError {
+            failure = error
+        }
+        #expect(lines == Array(expected.prefix(tooLong ?? expected.count)))
+        #expect(failure == (tooLong == nil ? nil : .lineTooLong(maxBytes: limit)))
+    }
+
     @Test("a last line without a line end obeys the limit too, and keeps a final lone CR")
     func lastLine() async throws {
         await #expect(throws: MessageBodyError.lineTooLong(maxBytes: 1)) {
