@@ -165,6 +165,12 @@ public final class CurlTransport: Transport {
     }
 }
 
+extension CurlTransport {
+    /// How many of the current engine's transfers were started by another thread because their
+    /// caller found the engine's lock busy (tests check that the queued path ran).
+    package var queuedStarts: Int { engine.current.queuedStarts }
+}
+
 extension CurlTransport: SessionResettable {
     /// Forgets the account's transport-level state: deletes every cookie of this transport and
     /// makes later requests use new connections (requests already running finish on the old

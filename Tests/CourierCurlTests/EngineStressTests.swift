@@ -58,6 +58,32 @@ struct EngineStressTests {
         #expect(try await Call(index: 1000, kind: .echo, cancelAfterYields: nil).perform(on: transport, base: base).isEmpty)
     }
 
+    @Test(
+        "600 calls from 64 tasks at once on 6 connections: callers that find the engine busy queue their start; each call gets its own echo, the server counts each once"
+    )
+    func startsQueuedBehindABusyEngine() async throws {
+        let (base, namespace) = try CurlServers.namespace()
+        let transport = CurlTransport()
+        let plan: [Call] = (0..<600).map { Call(index: $0, kind: .echo, cancelAfterYields: nil) }
+        let outcomes = try await Stress.bounded("600 calls ended") {
+            try await Stress.run(plan, concurrency: 64) { call in
+                (call, await Stress.result { try await call.perform(on: transport, base: base) })
+            }
+        }
+        #expect(outcomes.count == plan.count)
+        for (call, result) in outcomes {
+            switch result {
+            case .success(let check): #expect(check.isEmpty, "call \(call.index): \(check)")
+            case .failure(let error): Issue.record("call \(call.index) failed: \(error)")
+            }
+        }
+        // 64 callers on 2-4 threads against one engine thread: some always found the lock busy.
+        #expect(transport.queuedStarts > 0, "no start was queued: the test did not exercise the queued path")
+        let stats = try await CurlServers.stats(namespace)
+        let echoes = ((stats["requests"] as? [String: Any])?["GET /echo"] as? NSNumber)?.intValue
+        #expect(echoes == plan.count, "the server counted \(String(describing: echoes)) echo requests for \(plan.count) calls")
+    }
+
     @Test("transports released while their calls run: buffered calls complete, streamed bodies finish after the release")
     func transportReleasedWhileCallsRun() async throws {
         let (base, _) = try CurlServers.namespace()
