@@ -169,6 +169,10 @@ extension CurlTransport {
     /// How many of the current engine's transfers were started by another thread because their
     /// caller found the engine's lock busy (tests check that the queued path ran).
     package var queuedStarts: Int { engine.current.queuedStarts }
+
+    /// Runs `body` holding the current engine's lock, then adds the starts queued meanwhile
+    /// (tests only, from a thread outside the cooperative pool).
+    package func holdingEngineLock(_ body: () -> Void) { engine.current.holdingLock(body) }
 }
 
 extension CurlTransport: SessionResettable {

@@ -59,7 +59,7 @@ struct EngineStressTests {
     }
 
     @Test(
-        "600 calls from 64 tasks at once on 6 connections: callers that find the engine busy queue their start; each call gets its own echo, the server counts each once"
+        "600 calls from 64 tasks at once on 6 connections: each call gets its own echo, the server counts each once"
     )
     func startsQueuedBehindABusyEngine() async throws {
         let (base, namespace) = try CurlServers.namespace()
@@ -77,11 +77,56 @@ struct EngineStressTests {
             case .failure(let error): Issue.record("call \(call.index) failed: \(error)")
             }
         }
-        // 64 callers on 2-4 threads against one engine thread: some always found the lock busy.
-        #expect(transport.queuedStarts > 0, "no start was queued: the test did not exercise the queued path")
         let stats = try await CurlServers.stats(namespace)
         let echoes = ((stats["requests"] as? [String: Any])?["GET /echo"] as? NSNumber)?.intValue
         #expect(echoes == plan.count, "the server counted \(String(describing: echoes)) echo requests for \(plan.count) calls")
+    }
+
+    @Test(
+        "16 calls started while another thread holds the engine's lock: none waits for it, all 16 are queued and sent when it is let go"
+    )
+    func startsQueuedWhileTheLockIsHeld() async throws {
+        let (base, namespace) = try CurlServers.namespace()
+        let transport = CurlTransport()
+        // The engine thread exists once a first call has run.
+        #expect(try await Call(index: 100, kind: .echo, cancelAfterYields: nil).perform(on: transport, base: base).isEmpty)
+        let plan: [Call] = (0..<16).map { Call(index: $0, kind: .echo, cancelAfterYields: nil) }
+        let queued = LockedCounter()
+        let held = LockedCounter()
+        let release = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            transport.holdingEngineLock {
+                held.set(1)
+                // Bounded: released by the test once all 16 are queued, or after 60 s.
+                _ = release.wait(timeout: .now() + 60)
+                queued.set(transport.queuedStarts)
+            }
+        }
+        holder.start()
+        try await CurlServers.waitUntil("the other thread holds the engine's lock", limit: .seconds(30)) { held.value == 1 }
+        let calls = plan.map { call in Task { (call, await Stress.result { try await call.perform(on: transport, base: base) }) }
+        }
+        // A caller that waited for the lock would hold a pool thread: with 2 of them, the
+        // others could not even start, and the count would stay below 16.
+        try await CurlServers.waitUntil("16 starts queued behind the held lock", limit: .seconds(30)) {
+            transport.queuedStarts >= 16
+        }
+        release.signal()
+        let outcomes = try await Stress.bounded("16 calls ended") {
+            var outcomes: [(Call, Result<String, any Error>)] = []
+            for call in calls { outcomes.append(await call.value) }
+            return outcomes
+        }
+        #expect(queued.value == 16)
+        for (call, result) in outcomes {
+            switch result {
+            case .success(let check): #expect(check.isEmpty, "call \(call.index): \(check)")
+            case .failure(let error): Issue.record("call \(call.index) failed: \(error)")
+            }
+        }
+        let stats = try await CurlServers.stats(namespace)
+        let echoes = ((stats["requests"] as? [String: Any])?["GET /echo"] as? NSNumber)?.intValue
+        #expect(echoes == 17, "the server counted \(String(describing: echoes)) echo requests for 17 calls")
     }
 
     @Test("transports released while their calls run: buffered calls complete, streamed bodies finish after the release")
@@ -543,5 +588,15 @@ struct SeededGenerator: RandomNumberGenerator {
         value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
         return value ^ (value >> 31)
     }
+}
+#endif
+
+#if canImport(CCurl)
+/// An integer set from one thread and read from another.
+final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = 0
+    var value: Int { lock.withLock { stored } }
+    func set(_ value: Int) { lock.withLock { stored = value } }
 }
 #endif

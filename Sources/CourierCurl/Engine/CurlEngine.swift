@@ -174,6 +174,15 @@ final class CurlEngine: @unchecked Sendable {
     /// How many starts were queued because the lock was busy (for tests).
     var queuedStarts: Int { commandLock.withLock { queuedStartCount } }
 
+    /// Runs `body` holding the engine's lock, then lets go as a caller does: adding the starts
+    /// queued meanwhile. Tests only (from a thread of their own, never the cooperative pool): it
+    /// shows that callers queue their start instead of waiting for the lock.
+    func holdingLock(_ body: () -> Void) {
+        lock.lock()
+        body()
+        startHoldingLock(nil)
+    }
+
     /// Adds `transfer` (when given) and every queued start, lets libcurl begin them, then releases
     /// `lock` and resumes the callers whose results are ready. Called with `lock` held; repeats
     /// while starts queued meanwhile find the lock free.
