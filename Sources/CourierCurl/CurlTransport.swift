@@ -19,7 +19,9 @@ import FoundationNetworking
 /// one thread that starts with the first request and waits for the sockets, plus a pool of
 /// reusable easy handles and a cookie store of its own. The calling task starts its request
 /// itself (on a kept-alive connection the request is sent before the task suspends) and then
-/// waits without holding a thread; the response resumes it from the transport's thread.
+/// waits without holding a thread; the response resumes it from the transport's thread. A caller
+/// never waits for another thread's use of the engine: while the transport's thread reads
+/// responses, or another call starts, its request is queued and sent by that thread.
 ///
 /// It behaves like `URLSessionTransport` so that a client can switch in one line:
 /// - every HTTP status comes back as a response; redirects are never followed by libcurl (the
