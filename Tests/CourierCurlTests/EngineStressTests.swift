@@ -129,6 +129,59 @@ struct EngineStressTests {
         #expect(echoes == 17, "the server counted \(String(describing: echoes)) echo requests for 17 calls")
     }
 
+    @Test(
+        "480 calls from 100 tasks, a quarter cancelled, the session reset in a loop meanwhile: each call gets its own echo or is cancelled, and the server's log shows no request twice"
+    )
+    func cancelsAndResetsRacingQueuedStarts() async throws {
+        let (base, namespace) = try CurlServers.namespace()
+        let transport = CurlTransport()
+        let stop = LockedCounter()
+        // Each reset retires the engine that callers may be queueing starts on.
+        let resetter = Task {
+            while stop.value == 0 {
+                await transport.resetSession()
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+        }
+        var generator = SeededGenerator(seed: 0x5EED_0480)
+        // 480: the server's request log keeps the last 500 entries.
+        let plan: [Call] = (0..<480).map { index in
+            Call(index: index, kind: .echo, cancelAfterYields: index % 4 == 1 ? Int.random(in: 0..<8, using: &generator) : nil)
+        }
+        let outcomes = try await Stress.bounded("480 calls ended") {
+            try await Stress.run(plan, concurrency: 100) { call in
+                let task = Task { try await call.perform(on: transport, base: base) }
+                if let yields = call.cancelAfterYields {
+                    for _ in 0..<yields { await Task.yield() }
+                    task.cancel()
+                }
+                return (call, await task.result)
+            }
+        }
+        stop.set(1)
+        await resetter.value
+        var succeeded = 0
+        for (call, result) in outcomes {
+            switch result {
+            case .success(let check):
+                succeeded += 1
+                #expect(check.isEmpty, "call \(call.index): \(check)")
+            case .failure(let error):
+                if !(call.cancelAfterYields != nil && Stress.isCancellation(error)) {
+                    Issue.record("call \(call.index) failed: \(error)")
+                }
+            }
+        }
+        let logURL = try CurlServers.url("COURIER_API_URL").appendingPathComponent("ns").appendingPathComponent(namespace)
+            .appendingPathComponent("_requests").appending(queryItems: [URLQueryItem(name: "path", value: "/echo")])
+        let (data, _) = try await URLSession.shared.data(from: logURL)
+        let log = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["requests"] as? [[String: Any]] ?? []
+        var sent: [String: Int] = [:]
+        for entry in log { sent[entry["rawQuery"] as? String ?? "?", default: 0] += 1 }
+        #expect(sent.filter { $0.value > 1 }.isEmpty, "sent twice: \(sent.filter { $0.value > 1 }.keys.sorted())")
+        #expect(log.count >= succeeded, "the server saw \(log.count) requests, \(succeeded) calls succeeded")
+    }
+
     @Test("transports released while their calls run: buffered calls complete, streamed bodies finish after the release")
     func transportReleasedWhileCallsRun() async throws {
         let (base, _) = try CurlServers.namespace()
