@@ -72,6 +72,18 @@ func processCPUSeconds() -> Double {
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
+/// Context switches of this process so far (`getrusage`, every thread): `voluntary` when a thread
+/// waited (a futex, a poll), `involuntary` when the scheduler took the CPU from a running thread.
+func processContextSwitches() -> (voluntary: Int, involuntary: Int) {
+    var usage = rusage()
+    #if os(Linux)
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    return (usage.ru_nvcsw, usage.ru_nivcsw)
+}
+
 /// CPU time this process has used so far, in seconds, from the scheduler's own accounting
 /// (`CLOCK_PROCESS_CPUTIME_ID`, nanoseconds): precise enough for batches of a few milliseconds,
 /// where `getrusage` may count whole clock ticks.

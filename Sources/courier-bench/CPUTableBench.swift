@@ -15,7 +15,8 @@ import FoundationNetworking
 ///     scripts/bench --only cpu [--requests 3000] [--rounds 5] [--concurrency 1,16,32]
 ///     courier-bench --only cpu --base-url … --status-url … --profile courierCurlObserved --concurrency 1
 ///         (one client alone, for perf; names: the cases of CPUTableClient, and `rawDelegate`:
-///         raw URLSession through a session delegate, see RawDelegateClient.swift)
+///         raw URLSession through a session delegate, see RawDelegateClient.swift; it also prints
+///         the process's voluntary and involuntary context switches per request)
 ///
 /// Each round runs every client once per concurrency, in the table's order, with a fresh client
 /// (so a fresh connection pool); warm-up requests (2 per worker) open the connections before the
@@ -71,11 +72,19 @@ func runCPUTableBench(serverURL: URL, statusURL: URL?, requests: Int, rounds: In
     if let name = argument("--profile"), let client = clients.first(where: { "\($0)" == name }) {
         // One client alone, for a profiler: --profile courierCurlObserved --concurrency 1.
         for concurrency in levels {
+            let switchesBefore = processContextSwitches()
             let result = try await cell(client, concurrency: concurrency)
+            let switchesAfter = processContextSwitches()
+            // Per request of the cell (its warm-up of 2 per worker included): how often a thread
+            // handed the CPU over, the cost a thread hop adds on top of the code that runs.
+            let measured = Double(requests + 2 * concurrency)
             print(
                 String(
-                    format: "%@ at c%d: %.1f µs CPU per request, %d connections", name, concurrency, result.cpu,
-                    result.connections))
+                    format:
+                        "%@ at c%d: %.1f µs CPU per request, %d connections, %.2f voluntary + %.2f involuntary context switches per request",
+                    name, concurrency, result.cpu, result.connections,
+                    Double(switchesAfter.voluntary - switchesBefore.voluntary) / measured,
+                    Double(switchesAfter.involuntary - switchesBefore.involuntary) / measured))
         }
         return
     }
