@@ -148,8 +148,10 @@ final class CurlEngine: @unchecked Sendable {
     /// another caller starts its own transfer, this one is queued (`pendingStarts`) and the holder
     /// adds it before it lets go — the engine thread before it waits for sockets, a caller right
     /// after it unlocked. Under concurrency, a caller blocked on the lock cost a futex sleep and
-    /// wake-up per request (strace at c16: 1.3 lock waits per request). The engine thread is woken
-    /// only when libcurl's timer now fires before that thread would wake.
+    /// wake-up per request (strace at c16: 1.3 lock waits per request), and held a thread of the
+    /// cooperative pool meanwhile. Only a caller that finds the engine ended takes the lock
+    /// (briefly: nothing runs on an ended engine) to hand its transfer back. The engine thread is
+    /// woken only when libcurl's timer now fires before that thread would wake.
     func start(_ transfer: CurlTransfer) {
         if lock.try() {
             startHoldingLock(transfer)
