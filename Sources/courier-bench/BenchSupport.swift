@@ -62,25 +62,26 @@ struct InstantTransport: Transport {
 /// CPU time (user + system) this process has used so far, in seconds (getrusage, RUSAGE_SELF).
 /// The servers run in other processes, so this counts only the client's work.
 func processCPUSeconds() -> Double {
+    let usage = processUsage()
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1_000_000 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// `getrusage(RUSAGE_SELF)`: this process, every thread.
+private func processUsage() -> rusage {
     var usage = rusage()
     #if os(Linux)
     getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     #else
     getrusage(RUSAGE_SELF, &usage)
     #endif
-    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1_000_000 }
-    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    return usage
 }
 
 /// Context switches of this process so far (`getrusage`, every thread): `voluntary` when a thread
 /// waited (a futex, a poll), `involuntary` when the scheduler took the CPU from a running thread.
 func processContextSwitches() -> (voluntary: Int, involuntary: Int) {
-    var usage = rusage()
-    #if os(Linux)
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    #else
-    getrusage(RUSAGE_SELF, &usage)
-    #endif
+    let usage = processUsage()
     return (usage.ru_nvcsw, usage.ru_nivcsw)
 }
 

@@ -29,14 +29,7 @@ struct EngineStressTests {
             return Call(index: index, kind: kind, cancelAfterYields: cancelAfter)
         }
         let outcomes = try await Stress.bounded("200 calls ended") {
-            try await Stress.run(plan, concurrency: 50) { call in
-                let task = Task { try await call.perform(on: transport, base: base) }
-                if let yields = call.cancelAfterYields {
-                    for _ in 0..<yields { await Task.yield() }
-                    task.cancel()
-                }
-                return (call, await task.result)
-            }
+            try await Stress.run(plan, concurrency: 50) { await $0.performCancelling(on: transport, base: base) }
         }
         #expect(outcomes.count == plan.count)
         var cancelledEarly = 0
@@ -71,14 +64,8 @@ struct EngineStressTests {
             }
         }
         #expect(outcomes.count == plan.count)
-        for (call, result) in outcomes {
-            switch result {
-            case .success(let check): #expect(check.isEmpty, "call \(call.index): \(check)")
-            case .failure(let error): Issue.record("call \(call.index) failed: \(error)")
-            }
-        }
-        let stats = try await CurlServers.stats(namespace)
-        let echoes = ((stats["requests"] as? [String: Any])?["GET /echo"] as? NSNumber)?.intValue
+        Stress.expectOwnEchoes(outcomes)
+        let echoes = try await CurlServers.requestCount(namespace, "GET /echo")
         #expect(echoes == plan.count, "the server counted \(String(describing: echoes)) echo requests for \(plan.count) calls")
     }
 
@@ -118,14 +105,8 @@ struct EngineStressTests {
             return outcomes
         }
         #expect(queued.value == 16)
-        for (call, result) in outcomes {
-            switch result {
-            case .success(let check): #expect(check.isEmpty, "call \(call.index): \(check)")
-            case .failure(let error): Issue.record("call \(call.index) failed: \(error)")
-            }
-        }
-        let stats = try await CurlServers.stats(namespace)
-        let echoes = ((stats["requests"] as? [String: Any])?["GET /echo"] as? NSNumber)?.intValue
+        Stress.expectOwnEchoes(outcomes)
+        let echoes = try await CurlServers.requestCount(namespace, "GET /echo")
         #expect(echoes == 17, "the server counted \(String(describing: echoes)) echo requests for 17 calls")
     }
 
@@ -149,14 +130,7 @@ struct EngineStressTests {
             Call(index: index, kind: .echo, cancelAfterYields: index % 4 == 1 ? Int.random(in: 0..<8, using: &generator) : nil)
         }
         let outcomes = try await Stress.bounded("480 calls ended") {
-            try await Stress.run(plan, concurrency: 100) { call in
-                let task = Task { try await call.perform(on: transport, base: base) }
-                if let yields = call.cancelAfterYields {
-                    for _ in 0..<yields { await Task.yield() }
-                    task.cancel()
-                }
-                return (call, await task.result)
-            }
+            try await Stress.run(plan, concurrency: 100) { await $0.performCancelling(on: transport, base: base) }
         }
         stop.set(1)
         await resetter.value
@@ -442,6 +416,16 @@ struct Call: Sendable, CustomStringConvertible {
     var description: String { "\(index) \(kind)" }
 
     /// Performs the call; returns "" when the response is the expected one, else what differs.
+    /// Performs the call in a task of its own, cancelled after `cancelAfterYields` yields when set.
+    func performCancelling(on transport: CurlTransport, base: URL) async -> (Call, Result<String, any Error>) {
+        let task = Task { try await perform(on: transport, base: base) }
+        if let yields = cancelAfterYields {
+            for _ in 0..<yields { await Task.yield() }
+            task.cancel()
+        }
+        return (self, await task.result)
+    }
+
     func perform(on transport: CurlTransport, base: URL) async throws -> String {
         switch kind {
         case .echo:
@@ -540,6 +524,18 @@ enum Stress {
     /// `body`'s value or error.
     static func result<T: Sendable>(_ body: () async throws -> T) async -> Result<T, any Error> {
         do { return .success(try await body()) } catch { return .failure(error) }
+    }
+
+    /// Records an issue for each call that failed or did not get its own response.
+    static func expectOwnEchoes(
+        _ outcomes: [(Call, Result<String, any Error>)], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for (call, result) in outcomes {
+            switch result {
+            case .success(let check): #expect(check.isEmpty, "call \(call.index): \(check)", sourceLocation: sourceLocation)
+            case .failure(let error): Issue.record("call \(call.index) failed: \(error)", sourceLocation: sourceLocation)
+            }
+        }
     }
 
     /// Whether `error` is how a cancelled call ends.

@@ -39,6 +39,11 @@ enum CurlServers {
         return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
     }
 
+    /// How many requests the server counted for `route` (e.g. `"GET /echo"`) in a namespace.
+    static func requestCount(_ namespace: String, _ route: String) async throws -> Int? {
+        ((try await stats(namespace)["requests"] as? [String: Any])?[route] as? NSNumber)?.intValue
+    }
+
     /// The `flow` counters of a namespace (TestServer/routes_flow.py).
     static func flow(_ namespace: String) async throws -> (started: Int, completed: Int, disconnects: Int, bytesWritten: Int) {
         let flow = try await stats(namespace)["flow"] as? [String: Any] ?? [:]
