@@ -42,11 +42,21 @@ public final class CurlTransport: Transport {
     public let configuration: Configuration
     private let engine: Locked<CurlEngine>
     let cookies: CurlCookieShare?
+    /// Runs after a call took the current engine and before it starts its transfer there
+    /// (tests only: a session reset in that gap).
+    private let beforeStart: (@Sendable () async -> Void)?
     /// Creates a transport.
     ///
     /// - Parameter configuration: Timeouts, HTTP version, cookies, trust and pins; the defaults
     ///   match `URLSessionTransport.defaultConfiguration()`.
-    public init(configuration: Configuration = Configuration()) {
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, beforeStart: nil)
+    }
+
+    /// Creates a transport that runs `beforeStart` between a call's choice of engine and the start
+    /// of its transfer (tests only).
+    package init(configuration: Configuration, beforeStart: (@Sendable () async -> Void)?) {
+        self.beforeStart = beforeStart
         self.configuration = configuration
         cookies = configuration.httpShouldSetCookies ? CurlCookieShare() : nil
         engine = Locked(CurlEngine(maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost, cookies: cookies))
@@ -102,21 +112,25 @@ public final class CurlTransport: Transport {
         _ request: URLRequest, delivery: CurlTransfer.Delivery, idleTimeout: Duration?, totalTimeout: Duration? = nil
     ) async throws -> HTTPResponse {
         // A session reset may retire the engine this call took just before the call starts its
-        // transfer; the transfer then never reached the network and goes to the new engine.
+        // transfer; the transfer then never reached the network and goes to the engine that
+        // replaced it. Each refusal comes from a different engine (one per reset), so the loop
+        // ends once resets stop; an engine that refuses while still current has ended for good.
         var decodesContent = true
-        for _ in 0..<3 {
+        var refusedBy: CurlEngine?  // held, so its address is not reused by a new engine
+        while true {
+            let current = engine.current
+            if current === refusedBy { throw URLError(.networkConnectionLost) }
+            if let beforeStart { await beforeStart() }
             do {
                 return try await perform(
-                    request, on: engine.current, delivery: delivery, idleTimeout: idleTimeout, totalTimeout: totalTimeout,
+                    request, on: current, delivery: delivery, idleTimeout: idleTimeout, totalTimeout: totalTimeout,
                     decodesContent: decodesContent)
             } catch is CurlEngine.Ended {
-                continue
+                refusedBy = current
             } catch let error as URLError where decodesContent && Self.asksAgainUndecoded(request, delivery, after: error) {
                 decodesContent = false
-                continue
             }
         }
-        throw URLError(.networkConnectionLost)
     }
 
     /// Whether a buffered `GET` or `HEAD` that failed because the response used a content coding

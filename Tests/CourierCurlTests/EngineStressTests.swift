@@ -239,6 +239,27 @@ struct EngineStressTests {
         #expect(try await Call(index: 1000, kind: .echo, cancelAfterYields: nil).perform(on: transport, base: base).isEmpty)
     }
 
+    @Test(
+        "a call whose engine is retired by a reset before it starts, 40 times in a row, is sent once on the engine that stays"
+    )
+    func callOutlastingManyResetsBeforeItStarts() async throws {
+        let (base, namespace) = try CurlServers.namespace()
+        let resets = LockedCounter()
+        let box = LateTransport()
+        let transport = CurlTransport(configuration: .init()) {
+            // Each of the first 40 attempts finds its engine retired (before that engine's thread
+            // ever ran), as with resets every few microseconds.
+            guard resets.increment() <= 40, let transport = box.transport else { return }
+            await transport.resetSession()
+        }
+        box.set(transport)
+        let call = Call(index: 7, kind: .echo, cancelAfterYields: nil)
+        let check = try await Stress.bounded("call outlasting resets") { try await call.perform(on: transport, base: base) }
+        #expect(check.isEmpty, "\(check)")
+        #expect(resets.value == 41)
+        #expect(try await CurlServers.requestCount(namespace, "GET /echo") == 1)
+    }
+
     @Test("12 streams paused by a small buffer and resumed by their consumers; 4 consumers walk away mid-body")
     func pausedStreamsResumedFromManyTasks() async throws {
         let transport = CurlTransport()
@@ -647,5 +668,21 @@ final class LockedCounter: @unchecked Sendable {
     private var stored = 0
     var value: Int { lock.withLock { stored } }
     func set(_ value: Int) { lock.withLock { stored = value } }
+    /// Adds one and returns the new count.
+    func increment() -> Int {
+        lock.withLock {
+            stored += 1
+            return stored
+        }
+    }
+}
+
+/// A transport a closure it was created with can reach later (weakly, so the closure does not
+/// keep it alive).
+final class LateTransport: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var stored: CurlTransport?
+    var transport: CurlTransport? { lock.withLock { stored } }
+    func set(_ transport: CurlTransport) { lock.withLock { stored = transport } }
 }
 #endif
