@@ -154,7 +154,7 @@ public final class CurlTransport: Transport {
         totalTimeout: Duration?, decodesContent: Bool
     ) async throws -> HTTPResponse {
         try Task.checkCancellation()
-        guard let handle = engine.makeHandle(), let url = request.url else {
+        guard let handle = engine.makeHandle(receiveBufferSize: delivery.receiveBufferSize), let url = request.url else {
             throw URLError(request.url == nil ? .badURL : .unknown)
         }
         let transfer = CurlTransfer(

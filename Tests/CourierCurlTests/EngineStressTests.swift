@@ -340,6 +340,40 @@ struct EngineStressTests {
         #expect(String(decoding: hello.data, as: UTF8.self).contains("\"2\""))
     }
 
+    @Test(
+        "HTTP/2 over TLS: a streamed call on a handle whose last call ended beside another stream on its connection streams in full"
+    )
+    func streamOnAHandleThatEndedBesideAnotherStream() async throws {
+        // libcurl 7.88 keeps a transfer's receive buffer when it ends on an HTTP/2 connection
+        // that another transfer still uses, and then refuses a new buffer size on that handle.
+        let base = try CurlServers.url("COURIER_TLS_URL")
+        let authorities = URL(fileURLWithPath: try CurlServers.value("COURIER_TLS_CA_FILE"))
+        let transport = CurlTransport { $0.trustedCertificateAuthorities = authorities }
+        let size = 1 << 20
+        let options = StreamingOptions(bufferLimit: 16 << 10)
+        let outcome = try await Stress.bounded("streams beside a held stream ended") {
+            // Held: paused by its small buffer, it keeps the connection in use.
+            let held = try await transport.stream(
+                URLRequest(url: base.appendingPathComponent("tls/bytes/\(size)")), options: options)
+            var protocols: [String] = []
+            var streamed: [Int] = []
+            for _ in 0..<3 {
+                // Ends while `held` still uses the connection; its handle goes back to the pool.
+                let hello = try await transport.send(URLRequest(url: base.appendingPathComponent("tls/hello")))
+                protocols.append(String(decoding: hello.data, as: UTF8.self))
+                // Takes that handle.
+                let response = try await transport.stream(
+                    URLRequest(url: base.appendingPathComponent("tls/bytes/\(size / 4)")), options: options)
+                streamed.append(try await Stress.drain(response.body).count)
+            }
+            let rest = try await Stress.drain(held.body).count
+            return (protocols, streamed, rest)
+        }
+        #expect(outcome.0.allSatisfy { $0.contains("\"2\"") }, "\(outcome.0)")
+        #expect(outcome.1 == [size / 4, size / 4, size / 4])
+        #expect(outcome.2 == size)
+    }
+
     @Test("100 calls alternating a refused connection and a good request, plus unknown hosts: each ends with its own outcome")
     func failuresMixedWithSuccesses() async throws {
         let (base, _) = try CurlServers.namespace()

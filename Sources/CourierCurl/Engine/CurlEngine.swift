@@ -121,13 +121,31 @@ final class CurlEngine: @unchecked Sendable {
 
     /// An easy handle from the pool (reset to defaults), or a new one; `nil` only when libcurl
     /// cannot allocate one.
-    func makeHandle() -> UnsafeMutableRawPointer? {
+    ///
+    /// - Parameter receiveBufferSize: libcurl's receive buffer for the transfer
+    ///   (`CURLOPT_BUFFERSIZE`, bytes), or `nil` for libcurl's default (16 KiB). libcurl 7.88 keeps
+    ///   a transfer's buffer when the transfer ended on an HTTP/2 connection another transfer still
+    ///   used (its `multi_done` returns early), and refuses a new size while it has one
+    ///   (`CURLE_BAD_FUNCTION_ARGUMENT`); such a pooled handle is replaced by a new one.
+    func makeHandle(receiveBufferSize: Int? = nil) -> UnsafeMutableRawPointer? {
         let reused: UnsafeMutableRawPointer? = poolLock.withLock { idleHandles.popLast() }
         if let reused {
             curl_easy_reset(reused)
-            return reused
+            if Self.setReceiveBuffer(receiveBufferSize, on: reused) { return reused }
+            curl_easy_cleanup(reused)
         }
-        return curl_easy_init()
+        guard let fresh = curl_easy_init() else { return nil }
+        guard Self.setReceiveBuffer(receiveBufferSize, on: fresh) else {
+            curl_easy_cleanup(fresh)
+            return nil
+        }
+        return fresh
+    }
+
+    /// Sets `CURLOPT_BUFFERSIZE` when `size` is given; whether libcurl took it.
+    private static func setReceiveBuffer(_ size: Int?, on handle: UnsafeMutableRawPointer) -> Bool {
+        guard let size else { return true }
+        return ccurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, size) == CURLE_OK
     }
 
     /// Returns an easy handle that is not added to the multi handle to the pool.

@@ -78,8 +78,6 @@ struct CurlRequestOptions {
             set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total))
         }
 
-        if case .streamed = transfer.delivery { set(CURLOPT_BUFFERSIZE, CurlTransfer.streamReceiveBuffer) }
-
         // Decode every content coding libcurl knows (gzip, deflate, br, zstd), as URLSession does;
         // a request that names its own Accept-Encoding (e.g. `identity` for a ranged download)
         // sends that field instead of libcurl's.

@@ -21,6 +21,13 @@ final class CurlTransfer: @unchecked Sendable {
         /// Resume the caller as soon as the head arrives; the body flows through a
         /// `StreamBuffer` of at most `limit` bytes.
         case streamed(limit: Int)
+
+        /// libcurl's receive buffer for this delivery (`CURLOPT_BUFFERSIZE`, bytes): larger for a
+        /// streamed body, libcurl's default (`nil`) for a buffered one.
+        var receiveBufferSize: Int? {
+            if case .streamed = self { return CurlTransfer.streamReceiveBuffer }
+            return nil
+        }
     }
 
     let handle: UnsafeMutableRawPointer
