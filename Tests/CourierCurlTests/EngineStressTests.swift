@@ -111,6 +111,40 @@ struct EngineStressTests {
     }
 
     @Test(
+        "a call cancelled while its start waits behind the engine's lock is never sent: it ends cancelled, the server counts no request"
+    )
+    func callCancelledWhileQueuedIsNeverSent() async throws {
+        let (base, namespace) = try CurlServers.namespace()
+        let transport = CurlTransport()
+        #expect(try await Call(index: 100, kind: .echo, cancelAfterYields: nil).perform(on: transport, base: base).isEmpty)
+        let held = LockedCounter()
+        let release = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            transport.holdingEngineLock {
+                held.set(1)
+                _ = release.wait(timeout: .now() + 60)
+            }
+            // Let go: this thread adds the queued starts, reading the cancel first.
+            held.set(2)
+        }
+        holder.start()
+        try await CurlServers.waitUntil("the other thread holds the engine's lock", limit: .seconds(30)) { held.value == 1 }
+        let call = Call(index: 7, kind: .echo, cancelAfterYields: nil)
+        let task = Task { await Stress.result { try await call.perform(on: transport, base: base) } }
+        try await CurlServers.waitUntil("the call's start queued", limit: .seconds(30)) { transport.queuedStarts >= 1 }
+        task.cancel()  // the cancel command is queued for the engine thread, which waits for the lock
+        release.signal()
+        let outcome = try await Stress.bounded("the cancelled call ended") { await task.value }
+        switch outcome {
+        case .success(let check): Issue.record("the cancelled call succeeded: \(check)")
+        case .failure(let error): #expect(Stress.isCancellation(error), "\(error)")
+        }
+        try await CurlServers.waitUntil("the holder let go", limit: .seconds(30)) { held.value == 2 }
+        let echoes = try await CurlServers.requestCount(namespace, "GET /echo")
+        #expect(echoes == 1, "the server counted \(String(describing: echoes)) echo requests (1 warm-up)")
+    }
+
+    @Test(
         "480 calls from 100 tasks, a quarter cancelled, the session reset in a loop meanwhile: each call gets its own echo or is cancelled, and the server's log shows no request twice"
     )
     func cancelsAndResetsRacingQueuedStarts() async throws {

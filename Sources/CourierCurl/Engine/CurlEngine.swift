@@ -209,13 +209,16 @@ final class CurlEngine: @unchecked Sendable {
     private func startHoldingLock(_ transfer: CurlTransfer?) {
         var first = transfer
         while true {
-            let (accepted, queued): (Bool, [CurlTransfer]) = commandLock.withLock {
-                if exited { return (false, []) }
+            let (accepted, queued, cancels): (Bool, [CurlTransfer], [CurlTransfer]) = commandLock.withLock {
+                if exited { return (false, [], []) }
                 if first != nil { startThreadIfNeeded() }
                 defer { pendingStarts.removeAll(keepingCapacity: true) }
-                return (true, pendingStarts)
+                return (true, pendingStarts, Self.cancelled(in: commands))
             }
             if accepted {
+                // A cancel the engine thread has not read yet stops a start added here: the
+                // request is never sent (the thread handles the command later, finding nothing).
+                for transfer in cancels { transfer.isCancelled = true }
                 if let first { add(first) }
                 for transfer in queued { add(transfer) }
                 runTimer()
@@ -234,6 +237,14 @@ final class CurlEngine: @unchecked Sendable {
             resume(ready)
             let more = commandLock.withLock { !pendingStarts.isEmpty }
             guard more, lock.try() else { return }
+        }
+    }
+
+    /// The transfers `commands` cancel (usually none: a cancel is rare next to a start).
+    private static func cancelled(in commands: [Command]) -> [CurlTransfer] {
+        guard !commands.isEmpty else { return [] }
+        return commands.compactMap { command in
+            if case .cancel(let transfer) = command { transfer } else { nil }
         }
     }
 
