@@ -78,19 +78,7 @@ struct EngineStressTests {
         // The engine thread exists once a first call has run.
         #expect(try await Call(index: 100, kind: .echo, cancelAfterYields: nil).perform(on: transport, base: base).isEmpty)
         let plan: [Call] = (0..<16).map { Call(index: $0, kind: .echo, cancelAfterYields: nil) }
-        let queued = LockedCounter()
-        let held = LockedCounter()
-        let release = DispatchSemaphore(value: 0)
-        let holder = Thread {
-            transport.holdingEngineLock {
-                held.set(1)
-                // Bounded: released by the test once all 16 are queued, or after 60 s.
-                _ = release.wait(timeout: .now() + 60)
-                queued.set(transport.queuedStarts)
-            }
-        }
-        holder.start()
-        try await CurlServers.waitUntil("the other thread holds the engine's lock", limit: .seconds(30)) { held.value == 1 }
+        let holder = try await EngineLockHolder.start(on: transport)
         let calls = plan.map { call in Task { (call, await Stress.result { try await call.perform(on: transport, base: base) }) }
         }
         // A caller that waited for the lock would hold a pool thread: with 2 of them, the
@@ -98,13 +86,14 @@ struct EngineStressTests {
         try await CurlServers.waitUntil("16 starts queued behind the held lock", limit: .seconds(30)) {
             transport.queuedStarts >= 16
         }
-        release.signal()
+        holder.letGo()
         let outcomes = try await Stress.bounded("16 calls ended") {
             var outcomes: [(Call, Result<String, any Error>)] = []
             for call in calls { outcomes.append(await call.value) }
             return outcomes
         }
-        #expect(queued.value == 16)
+        try await holder.waitUntilLetGo()
+        #expect(holder.queuedWhenLetGo == 16)
         Stress.expectOwnEchoes(outcomes)
         let echoes = try await CurlServers.requestCount(namespace, "GET /echo")
         #expect(echoes == 17, "the server counted \(String(describing: echoes)) echo requests for 17 calls")
@@ -117,29 +106,18 @@ struct EngineStressTests {
         let (base, namespace) = try CurlServers.namespace()
         let transport = CurlTransport()
         #expect(try await Call(index: 100, kind: .echo, cancelAfterYields: nil).perform(on: transport, base: base).isEmpty)
-        let held = LockedCounter()
-        let release = DispatchSemaphore(value: 0)
-        let holder = Thread {
-            transport.holdingEngineLock {
-                held.set(1)
-                _ = release.wait(timeout: .now() + 60)
-            }
-            // Let go: this thread adds the queued starts, reading the cancel first.
-            held.set(2)
-        }
-        holder.start()
-        try await CurlServers.waitUntil("the other thread holds the engine's lock", limit: .seconds(30)) { held.value == 1 }
+        let holder = try await EngineLockHolder.start(on: transport)
         let call = Call(index: 7, kind: .echo, cancelAfterYields: nil)
         let task = Task { await Stress.result { try await call.perform(on: transport, base: base) } }
         try await CurlServers.waitUntil("the call's start queued", limit: .seconds(30)) { transport.queuedStarts >= 1 }
         task.cancel()  // the cancel command is queued for the engine thread, which waits for the lock
-        release.signal()
+        holder.letGo()  // the holder adds the queued start, reading the cancel first
         let outcome = try await Stress.bounded("the cancelled call ended") { await task.value }
         switch outcome {
         case .success(let check): Issue.record("the cancelled call succeeded: \(check)")
         case .failure(let error): #expect(Stress.isCancellation(error), "\(error)")
         }
-        try await CurlServers.waitUntil("the holder let go", limit: .seconds(30)) { held.value == 2 }
+        try await holder.waitUntilLetGo()
         let echoes = try await CurlServers.requestCount(namespace, "GET /echo")
         #expect(echoes == 1, "the server counted \(String(describing: echoes)) echo requests (1 warm-up)")
     }
@@ -743,6 +721,44 @@ final class LockedCounter: @unchecked Sendable {
             return stored
         }
     }
+}
+
+/// A plain thread (never one of the cooperative pool) that holds a transport's engine lock until
+/// ``letGo()``, then lets go as a caller does, adding the starts queued meanwhile.
+final class EngineLockHolder: Sendable {
+    private let state = LockedCounter()  // 0 starting, 1 holding, 2 let go
+    private let queued = LockedCounter()
+    private let release = DispatchSemaphore(value: 0)
+
+    /// Starts the thread and returns once it holds the lock.
+    static func start(on transport: CurlTransport) async throws -> EngineLockHolder {
+        let holder = EngineLockHolder()
+        let thread = Thread { [holder] in
+            transport.holdingEngineLock {
+                holder.state.set(1)
+                // Bounded: let go by the test, or after 60 s.
+                _ = holder.release.wait(timeout: .now() + 60)
+                holder.queued.set(transport.queuedStarts)
+            }
+            holder.state.set(2)
+        }
+        thread.start()
+        try await CurlServers.waitUntil("the other thread holds the engine's lock", limit: .seconds(30)) {
+            holder.state.value == 1
+        }
+        return holder
+    }
+
+    /// Lets go of the lock (the holder then adds the queued starts).
+    func letGo() { release.signal() }
+
+    /// Returns once the holder has let go and added the queued starts.
+    func waitUntilLetGo() async throws {
+        try await CurlServers.waitUntil("the holder let go", limit: .seconds(30)) { self.state.value == 2 }
+    }
+
+    /// How many starts had been queued when the holder let go.
+    var queuedWhenLetGo: Int { queued.value }
 }
 
 /// A transport a closure it was created with can reach later (weakly, so the closure does not
