@@ -131,6 +131,9 @@ final class CurlEngine: @unchecked Sendable {
         let reused: UnsafeMutableRawPointer? = poolLock.withLock { idleHandles.popLast() }
         if let reused {
             curl_easy_reset(reused)
+            // A transfer that never ran (cancelled before its start) leaves its CURLOPT_RESOLVE list,
+            // freed since, in libcurl 7.88's data->state.resolve; setting the option to NULL clears it.
+            _ = ccurl_easy_setopt_slist(reused, CURLOPT_RESOLVE, nil)
             if Self.setReceiveBuffer(receiveBufferSize, on: reused) { return reused }
             curl_easy_cleanup(reused)
         }
@@ -468,7 +471,10 @@ final class CurlEngine: @unchecked Sendable {
             _ = curl_multi_remove_handle(multi, handle)
             transfer.finish(code: code)
             transfer.release()
-            recycle(handle)
+            // State curl_easy_reset keeps (libcurl 7.88: rewindbeforesend after a failed resend,
+            // cookiehost from a caller's Host field) must not reach the next call: only a handle
+            // whose transfer succeeded without its own Host field goes back to the pool.
+            if code == CURLE_OK, transfer.isReusable { recycle(handle) } else { curl_easy_cleanup(handle) }
         }
     }
 

@@ -168,6 +168,7 @@ struct CurlRequestOptions {
             if method != "GET" { set(CURLOPT_CUSTOMREQUEST, method) }
         }
 
+        if headers.contains("Host") { transfer.isReusable = false }
         transfer.headerList = Self.headerList(headers)
         if let list = transfer.headerList { _ = ccurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list) }
 

@@ -84,6 +84,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// A resend by libcurl was stopped (a second attempt, or a rewind of the body, was refused):
     /// the request may have reached the server, and its connection was lost.
     var resendRefused = false
+    /// Whether the handle may serve another call afterwards: not when the request named its own
+    /// `Host` field (libcurl 7.88 keeps it for cookie matching until the handle is closed).
+    var isReusable = true
 
     private var received: Int64 = 0
     private var sent: Int64 = 0
