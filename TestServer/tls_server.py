@@ -13,6 +13,10 @@ GET /tls/hello          {"httpVersion": "2" | "1.1", "scheme": "https" | "http",
 GET /tls/bytes/{n}      n bytes (byte i = i % 251)
 GET /tls/redirect?to=URL[&status=N]   N (default 302) with Location: URL (an https → http hop for redirect tests)
 GET /tls/set-cookie     200, Set-Cookie: courier_secure=…; Secure and courier_plain=… (both Path=/, host-only)
+ANY /tls/probe/echo     {"method", "headers" (lower-cased names), "bodyLength", "bodySum" (sum % 65521), "http"}
+GET /tls/probe/gzip/{n} n bytes (byte i = i % 251), Content-Encoding: gzip
+GET /tls/probe/range/{n}  n bytes; a `Range: bytes=a-b` gets 206 with that part
+GET /tls/probe/status/{code}  that status with ETag "v1" and no body
 
 Certificate-failure listeners (TLS only; each answers any request with 200 "ok" when a client accepts it):
 expired        signed by the CA file's key, validity ended yesterday        (X509_V_ERR_CERT_HAS_EXPIRED)
@@ -93,6 +97,8 @@ async def app(scope, receive, send) -> None:
                                 (b"set-cookie", b"courier_secure=secret-over-tls; Secure; Path=/"),
                                 (b"set-cookie", b"courier_plain=visible; Path=/")]})
         await send({"type": "http.response.body", "body": b"ok"})
+    elif path.startswith("/tls/probe/"):
+        await _probe(scope, receive, send, path[len("/tls/probe/"):])
     elif path.startswith("/tls/bytes/"):
         try:
             total = max(0, min(int(path.rsplit("/", 1)[1]), 1 << 30))
@@ -111,6 +117,53 @@ async def app(scope, receive, send) -> None:
             await send({"type": "http.response.body", "body": b""})
     else:
         await _reply(send, 404, b"not found", b"text/plain")
+
+
+async def _probe(scope, receive, send, what: str) -> None:
+    """Probe routes: echo (method, headers, body size+sum), gzip/N, range/N (honours Range), status/N."""
+    import gzip as _gzip
+    headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    kind, _, arg = what.partition("/")
+    if kind == "echo":
+        out = json.dumps({"method": scope["method"], "headers": headers, "bodyLength": len(body),
+                          "bodySum": sum(body) % 65521, "http": scope["http_version"]}).encode()
+        await _reply(send, 200, out, b"application/json")
+    elif kind == "gzip":
+        data = _BLOCK[:int(arg)] if int(arg) <= len(_BLOCK) else bytes(i % 251 for i in range(int(arg)))
+        z = _gzip.compress(data)
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"application/octet-stream"), (b"content-encoding", b"gzip"),
+                                (b"content-length", str(len(z)).encode())]})
+        await send({"type": "http.response.body", "body": z})
+    elif kind == "range":
+        total = int(arg)
+        data = bytes(i % 251 for i in range(total))
+        rng = headers.get("range")
+        if rng and rng.startswith("bytes="):
+            a, _, b = rng[6:].partition("-")
+            start, end = int(a), (int(b) if b else total - 1)
+            part = data[start:end + 1]
+            await send({"type": "http.response.start", "status": 206,
+                        "headers": [(b"content-range", f"bytes {start}-{end}/{total}".encode()),
+                                    (b"content-length", str(len(part)).encode())]})
+            await send({"type": "http.response.body", "body": part})
+        else:
+            await _reply(send, 200, data, b"application/octet-stream")
+    elif kind == "status":
+        code = int(arg)
+        hs = [(b"etag", b'"v1"')]
+        if code not in (204, 304):
+            hs.append((b"content-length", b"0"))
+        await send({"type": "http.response.start", "status": code, "headers": hs})
+        await send({"type": "http.response.body", "body": b""})
+    else:
+        await _reply(send, 404, b"no probe", b"text/plain")
 
 
 async def _reply(send, status: int, body: bytes, content_type: bytes) -> None:

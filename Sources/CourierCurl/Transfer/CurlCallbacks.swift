@@ -44,14 +44,21 @@ enum CurlCallbacks {
     /// first reports the request's start (``TransportReporter``) and goes ahead; a later one is
     /// libcurl repeating the request on a fresh connection ("Connection died, retrying a fresh
     /// connect", also for a bodiless `POST`, which has nothing to rewind), aborted unless the
-    /// request may be repeated. For a pinned host the connection's chain must carry a pinned key
-    /// (``CurlPinCheck``), or the request is never sent.
+    /// request may be repeated. A resend after a final response (libcurl's answer to a `417` for a
+    /// caller's `Expect: 100-continue`, RFC 9110 §10.1.1, which 7.88 repeats with the same field
+    /// and so without end) is always stopped, and that response is the call's answer. For a
+    /// pinned host the connection's chain must carry a pinned key (``CurlPinCheck``), or the
+    /// request is never sent.
     static let prerequest: curl_prereq_callback = { userdata, _, _, _, _ in
         guard let userdata else { return ccurl_prereqfunc_abort() }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
         transfer.sendAttempts += 1
         if transfer.sendAttempts == 1, let started = transfer.started {
             transfer.engine.reportStart(started)  // a connection carries the request now
+        }
+        guard !transfer.hasHead else {
+            transfer.answeredBeforeResend = true
+            return ccurl_prereqfunc_abort()
         }
         guard transfer.sendAttempts == 1 || transfer.allowsResend else {
             transfer.resendRefused = true

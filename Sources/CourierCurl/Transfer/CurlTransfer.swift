@@ -87,6 +87,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether the handle may serve another call afterwards: not when the request named its own
     /// `Host` field (libcurl 7.88 keeps it for cookie matching until the handle is closed).
     var isReusable = true
+    /// libcurl wanted to send the request again after a final response had arrived (a `417` to a
+    /// caller's `Expect: 100-continue`, which libcurl 7.88 answers by resending the same request,
+    /// field included, without end): the resend was stopped, and that response is the answer.
+    var answeredBeforeResend = false
 
     private var received: Int64 = 0
     private var sent: Int64 = 0
@@ -294,7 +298,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// The transfer ended with `code` (CURLMSG_DONE).
     func finish(code: CURLcode) {
         if code == CURLE_OK || headComplete { reportTimings() }
-        if code == CURLE_OK {
+        if code == CURLE_OK || (code == CURLE_ABORTED_BY_CALLBACK && answeredBeforeResend) {
             if let continuation {
                 engine.deliver(.success(makeResponse(body: body)), to: continuation)
                 self.continuation = nil
