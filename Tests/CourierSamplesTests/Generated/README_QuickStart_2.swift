@@ -42,5 +42,10 @@ private enum Sample {
         // A download writes a file (`import CourierTransfers`); the endpoint's Response type is not used.
         let file: URL = try await client.download(GetVideo(id: 7), to: videoURL).value.value
         _ = file  // shown, not used
+
+        // A per-endpoint deadline: the whole call (every attempt and backoff wait) ends within 5 s, or
+        // throws `NetworkError.timedOut`. The default is 60 s (`EndpointPolicy.standard`).
+        let quick: [Item] = try await client.get("/items", policy: .standard.with(\.deadline, .seconds(5)))
+        _ = quick  // shown, not used
     }
 }
