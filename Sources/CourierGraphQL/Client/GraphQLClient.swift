@@ -49,7 +49,8 @@ public final class GraphQLClient: Sendable {
         public var queryMethod: GraphQLQueryMethod
         /// Whether to send Apollo automatic persisted queries (hash first, document on a miss).
         /// `false` by default; a server that answers `PersistedQueryNotSupported` turns it off
-        /// for the rest of the client's life.
+        /// for the rest of the client's life. A mutation under the caller's own idempotency key
+        /// (`IdempotencyPolicy.key`) is sent with its document: its key never carries two bodies.
         public var usesPersistedQueries: Bool
         /// Error codes (`extensions.code`) meaning "the access token was refused" that start the
         /// token refresh like a 401; `["UNAUTHENTICATED"]` by default, empty to turn it off.
@@ -127,7 +128,12 @@ public final class GraphQLClient: Sendable {
     ) async throws -> GraphQLResult<Operation.ResponseData> {
         let type = try documents.operationType(named: Operation.operationName, in: Operation.document)
         let call = Call(operation: operation, type: type, configuration: configuration)
-        let persisting = configuration.usesPersistedQueries && !persistedQueriesRefused.current
+        // A mutation under the caller's own idempotency key goes out once, with its document: a
+        // hash-only attempt and its follow-up would carry one key with two bodies, which a server
+        // that remembers keys refuses (draft-ietf-httpapi-idempotency-key-header: 422).
+        let persisting =
+            configuration.usesPersistedQueries && !persistedQueriesRefused.current
+            && !(type == .mutation && call.hasCallerKey)
         guard persisting else {
             return try result(of: await exchange(call, document: true, hash: nil), call: call)
         }
@@ -165,6 +171,12 @@ public final class GraphQLClient: Sendable {
             self.method = usesGET ? .get : .post
             self.policy = operation.policy ?? (type == .query ? configuration.queryPolicy : configuration.mutationPolicy)
             self.label = "\(configuration.path) \(type.rawValue) \(Operation.operationName)"
+        }
+
+        /// Whether every request of the call carries the caller's fixed `Idempotency-Key`.
+        var hasCallerKey: Bool {
+            if case .key = policy.idempotency { return true }
+            return false
         }
 
         var variables: Operation.Variables? {

@@ -158,7 +158,7 @@ extension MutationQueue {
             let groups: [String]
             do {
                 try settleForeignMutations(origin: origin)
-                groups = dueGroups(try store.groups(for: origin))
+                groups = dueGroups(try store.groups(for: origin, now: configuration.now()))
             } catch {
                 noteStorageFailure(error, mutation: nil)
                 break
@@ -174,7 +174,7 @@ extension MutationQueue {
                     // queue's: deliver it before letting the lock go (bounded, so a group that
                     // cannot move — a switched environment — does not spin).
                     let now = configuration.now()
-                    let waiting = try store.groups(for: currentOrigin).filter { group, retryAt in
+                    let waiting = try store.groups(for: currentOrigin, now: now).filter { group, retryAt in
                         paused[group] == nil && !groups.contains(group) && (retryAt.map { $0 <= now } ?? true)
                     }
                     if !waiting.isEmpty {
@@ -344,12 +344,13 @@ extension MutationQueue {
             case .transient(let retryAfter):
                 let delay = pause(group: group, failures: stored.attempts, retryAfter: retryAfter)
                 let reason = String(describing: error)
-                let retryAt = configuration.now().addingTimeInterval(Self.seconds(delay))
+                let pauseSeconds = Self.seconds(delay)
+                let retryAt = configuration.now().addingTimeInterval(pauseSeconds)
                 do {
-                    try store.recordFailure(stored, reason: reason, retryAt: retryAt)
+                    try store.recordFailure(stored, reason: reason, retryAt: retryAt, pause: pauseSeconds)
                 } catch {
                     noteStorageFailure(error, mutation: stored.mutation) { [store] in
-                        try store.recordFailure(stored, reason: reason, retryAt: retryAt)
+                        try store.recordFailure(stored, reason: reason, retryAt: retryAt, pause: pauseSeconds)
                     }
                 }
                 report.transientFailures += 1

@@ -233,12 +233,18 @@ final class MutationStore {
 
     /// Groups with pending mutations that `origin` delivers, in order of their oldest mutation,
     /// each with the moment it may be tried again after a transient failure (written by
-    /// ``recordFailure(_:reason:retryAt:)`` of any queue on the file; `nil`: now).
-    func groups(for origin: MutationOrigin) throws -> [(group: String, retryAt: Date?)] {
+    /// ``recordFailure(_:reason:retryAt:pause:)`` of any queue on the file; `nil`: now). A moment
+    /// further from `now` than the pause recorded with it (the wall clock was set back since) is
+    /// brought back to `now` plus that pause.
+    func groups(for origin: MutationOrigin, now: Date) throws -> [(group: String, retryAt: Date?)] {
         var result: [(group: String, retryAt: Date?)] = []
         try db.run(
-            "SELECT grp, MAX(next_attempt_at) FROM pending WHERE \(Self.deliverable) GROUP BY grp ORDER BY MIN(seq)",
-            Self.bindings(origin)
+            """
+            SELECT grp, MAX(CASE WHEN next_attempt_at IS NULL OR pause_seconds IS NULL THEN next_attempt_at
+                                 ELSE MIN(next_attempt_at, ? + pause_seconds) END)
+            FROM pending WHERE \(Self.deliverable) GROUP BY grp ORDER BY MIN(seq)
+            """,
+            [.real(now.timeIntervalSince1970)] + Self.bindings(origin)
         ) { row in
             guard let group = row.text(0) else { return }
             result.append((group, row.isNull(1) ? nil : Date(timeIntervalSince1970: row.double(1))))
@@ -278,22 +284,23 @@ final class MutationStore {
     }
 
     /// Records a transient failure: its text, one more attempt, and the moment its group may be
-    /// tried again (`retryAt`, wall clock: every queue on the file skips the group until then).
+    /// tried again (`retryAt`, wall clock: every queue on the file skips the group until then) with
+    /// the pause's length (`pause`, seconds: the most any queue waits, whatever the clock does).
     /// The pause is kept even when the row was replaced meanwhile: it is the server's health, not
     /// the payload's.
-    func recordFailure(_ stored: StoredMutation, reason: String, retryAt: Date) throws {
+    func recordFailure(_ stored: StoredMutation, reason: String, retryAt: Date, pause: TimeInterval) throws {
         try lightly {
             _ = try db.run(
                 """
                 UPDATE pending SET
                   last_error = CASE WHEN revision = ? THEN ? ELSE last_error END,
                   attempts = attempts + CASE WHEN revision = ? THEN 1 ELSE 0 END,
-                  next_attempt_at = ?
+                  next_attempt_at = ?, pause_seconds = ?
                 WHERE id = ?
                 """,
                 [
                     .integer(Int64(stored.revision)), .text(reason), .integer(Int64(stored.revision)),
-                    .real(retryAt.timeIntervalSince1970), .text(stored.mutation.id),
+                    .real(retryAt.timeIntervalSince1970), .real(pause), .text(stored.mutation.id),
                 ])
         }
     }

@@ -78,6 +78,12 @@ enum QueueSchema {
         """
         ALTER TABLE pending ADD COLUMN next_attempt_at REAL;
         """,
+        // 6: the length of that pause (seconds), so a wall clock set back after it was recorded
+        // (by the user, or a wrong clock corrected) cannot stretch it: a queue never waits longer
+        // than the pause asked for (NULL: rows paused before this version).
+        """
+        ALTER TABLE pending ADD COLUMN pause_seconds REAL;
+        """,
     ]
 
     /// The version this build writes.
