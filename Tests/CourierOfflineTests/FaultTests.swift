@@ -7,16 +7,16 @@ import Courier
 import CourierTesting
 import CourierOffline
 
-/// Fault-hunting probes of the offline queue (reference server).
-@Suite("Hunt probes: offline queue")
-struct HuntProbeTests {
+/// The offline queue under faults found by probing it as an app would (reference server).
+@Suite("Faults: a reused connection, a clock set back, Retry-After")
+struct QueueFaultTests {
     /// The server applies the mutation, then the *kept-alive* connection dies before any answer
     /// byte (a server crash behind a load balancer): the change must be applied exactly once and
     /// the queue must end empty, with no dead letter.
-    @Test(.timeLimit(.minutes(2))) func huntDropAfterStoreOnAReusedConnectionAppliesOnce() async throws {
+    @Test(.timeLimit(.minutes(2))) func aDropAfterStoreOnAReusedConnectionAppliesOnce() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
-        let namespace = OfflineServer.makeNamespace("hunt-reuse")
+        let namespace = OfflineServer.makeNamespace("faults-reuse")
         var configuration = MutationQueue.Configuration()
         configuration.sendsOnEnqueue = false
         configuration.backoff = Backoff(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200), jitter: .equal)
@@ -53,10 +53,10 @@ struct HuntProbeTests {
     /// file's `retryAt` is a year away. A queue opened later (relaunch, or the app extension) must
     /// not pause the group for a year: no pause is longer than the backoff's maximum or the
     /// one-day `Retry-After` cap.
-    @Test(.timeLimit(.minutes(1))) func huntAClockSetBackDoesNotPauseAGroupForAYear() async throws {
+    @Test(.timeLimit(.minutes(1))) func aClockSetBackDoesNotStretchARecordedPause() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
-        let namespace = OfflineServer.makeNamespace("hunt-clock")
+        let namespace = OfflineServer.makeNamespace("faults-clock")
         let environment = try OfflineServer.environment(namespace: namespace)
         let down = APIEnvironment(name: environment.id, baseURL: OfflineServer.unreachable.baseURL)
         var ahead = MutationQueue.Configuration()
@@ -84,12 +84,12 @@ struct HuntProbeTests {
         await queue.stop()
     }
 
-    /// 429 with `Retry-After` as an HTTP-date: the queue waits at least that long before it
+    /// 429 with `Retry-After: 7` (seconds): the queue waits at least that long before it
     /// sends again (on its own clock), and delivers once.
-    @Test(.timeLimit(.minutes(1))) func huntRetryAfterDateIsHonoured() async throws {
+    @Test(.timeLimit(.minutes(1))) func retryAfterSecondsAreWaitedOut() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
-        let namespace = OfflineServer.makeNamespace("hunt-429")
+        let namespace = OfflineServer.makeNamespace("faults-429")
         let clock = TestClock(mode: .manual)
         var configuration = MutationQueue.Configuration()
         configuration.clock = clock
