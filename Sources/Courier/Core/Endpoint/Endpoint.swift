@@ -32,7 +32,9 @@ public protocol Endpoint: Sendable {
     /// base URL (no trailing slash). An absolute `http(s)://` URL is used as is; any other
     /// `scheme://` is a ``NetworkError/invalidRequest(_:)``.
     var path: String { get }
-    /// Values for `{name}` placeholders in ``path``; none by default (braces are then literal).
+    /// Values for `{name}` placeholders in ``path``; none by default. Every `{` in a relative
+    /// ``path`` opens a placeholder, with or without values: a path that needs a literal brace
+    /// passes it as a value.
     ///
     /// Each value becomes exactly one path segment that decodes to the value, whatever it holds
     /// (`/`, `?`, `#`, `%`, spaces, non-ASCII: RFC 3986 §2.2, §3.3). Pass values as they are,

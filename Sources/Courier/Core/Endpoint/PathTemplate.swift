@@ -5,13 +5,20 @@ import Foundation
 enum PathTemplate {
     /// The percent-encoded segments of `rawSegments`, placeholders replaced by their values.
     ///
-    /// - Throws: ``NetworkError/invalidRequest(_:)`` for a placeholder without a value, a value
-    ///   without a placeholder, an unterminated `{`, or a whole-segment value that is empty, `.`
-    ///   or `..` (it could not arrive as one segment holding that value).
+    /// Every `{` opens a placeholder, also when `values` is empty: a `{name}` left unfilled is
+    /// refused rather than sent as the literal text `%7Bname%7D`.
+    ///
+    /// - Throws: ``NetworkError/invalidRequest(_:)`` for a placeholder without a value (whether or
+    ///   not any values were given), a value without a placeholder, an unterminated `{`, or a
+    ///   whole-segment value that is empty, `.` or `..` (it could not arrive as one segment holding
+    ///   that value).
     static func encodedSegments(
         _ rawSegments: [Substring], values: [String: String], path: String
     ) throws -> [String] {
-        guard !values.isEmpty else { return rawSegments.map { PercentEncoding.encodePathSegment(String($0)) } }
+        // The common case, a path without placeholders and no values, skips the expansion.
+        if values.isEmpty, !rawSegments.contains(where: { $0.contains("{") }) {
+            return rawSegments.map { PercentEncoding.encodePathSegment(String($0)) }
+        }
         var used = Set<String>()
         let segments = try rawSegments.map { segment -> String in
             var encoded = ""

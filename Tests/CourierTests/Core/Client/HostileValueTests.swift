@@ -49,6 +49,37 @@ import CourierTesting
         await expectRefused(request)
     }
 
+    /// An unfilled `{name}` was sent as the literal `%7Bname%7D` when the endpoint gave no path
+    /// values at all; with other values it was refused. Now it is refused either way, naming the
+    /// placeholder, and nothing is sent.
+    @Test(
+        "a placeholder without a value is refused, with or without other path values",
+        arguments: [
+            ("/items/{id}", [String: String]()),
+            ("/users/{user}/items/{id}", [:]),
+            ("/files/v{n}.json", [:]),
+            ("/users/{user}/items/{id}", ["user": "ann"]),
+            ("/items/{id", [:]),
+        ])
+    func anUnfilledPlaceholderIsRefused(path: String, values: [String: String]) async throws {
+        var request = Request<Void>.get(path)
+        for (name, value) in values { request = request.pathValue(name, value) }
+        let stub = StubTransport(responses: [.status(204)])
+        let client = CoreFixture.client(stub)
+        let error = await #expect(throws: NetworkError.self) { try await client.send(request) }
+        guard case .invalidRequest(let reason)? = error else {
+            Issue.record("expected invalidRequest, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("placeholder"), "\(reason)")
+        #expect(stub.requestCount == 0)
+    }
+
+    @Test func aPathWithoutBracesAndWithoutValuesIsSentAsWritten() async throws {
+        let url = try #require(try await sent(Request<Void>.get("/files/a}b c")))
+        #expect(url.url?.absoluteString == "https://api.example.test/v1/files/a%7Db%20c")
+    }
+
     @Test func aPlaceholderNextToTextStillWorks() async throws {
         let url = try #require(
             try await sent(Request<Void>.get("/files/{name}.{ext}").pathValue("name", "a").pathValue("ext", "")))
