@@ -78,6 +78,35 @@ struct HTTPSemanticsUnitTests {
         #expect(stub.requestCount == RedirectFollower.maxRedirects + 1)
     }
 
+    /// The 21st redirect used to fail with a bare `URLError(.httpTooManyRedirects)`: no text but
+    /// Foundation's "The operation could not be completed", no URL.
+    @Test("too many redirects is .transport(httpTooManyRedirects) naming the limit and the last hop, redacted")
+    func tooManyRedirectsIsDescribed() async throws {
+        let stub = StubTransport { request in
+            let hop = Int(request.url?.lastPathComponent ?? "") ?? 0
+            return HTTPResponse(
+                statusCode: 307, headers: ["Location": "/v1/hop/\(hop + 1)?access_token=SECRET-\(hop + 1)"],
+                url: request.url)
+        }
+        let client = CoreFixture.client(stub)
+        let error = await #expect(throws: NetworkError.self) { try await client.send(Request<Void>.get("/hop/0")) }
+        guard case .transport(let urlError)? = error else {
+            Issue.record("expected .transport, got \(String(describing: error))")
+            return
+        }
+        #expect(urlError.code == .httpTooManyRedirects)
+        #expect(urlError.failingURL?.path == "/v1/hop/20")
+        let text = urlError.localizedDescription
+        #expect(text.contains("too many redirects"), "\(text)")
+        #expect(text.contains("after 20"), "\(text)")
+        #expect(text.contains("307 from https://api.example.test/v1/hop/20"), "\(text)")
+        #expect(text.contains("/v1/hop/21"), "\(text)")
+        #expect(!text.contains("SECRET"), "the description reaches logs: \(text)")
+        #expect(error?.description.contains("too many redirects") == true)
+        #expect(error?.userMessage == "A network error occurred.")
+        #expect(stub.requestCount == RedirectFollower.maxRedirects + 1)
+    }
+
     // MARK: One-shot bodies and 408
 
     static let keyed = EndpointPolicy.standard.with(\.retry, .default).with(\.idempotency, .automatic)

@@ -16,7 +16,9 @@ import FoundationNetworking
 /// - Other 3xx (300, 304, 305, 306), a 3xx without a usable `Location`, or one pointing to a
 ///   scheme other than http(s), are returned as they are.
 /// - Credentials stay on their origin, and `https` → `http` is refused (``RedirectPolicy``).
-/// - At most ``maxRedirects`` hops; one more fails with `URLError(.httpTooManyRedirects)`.
+/// - At most ``maxRedirects`` hops; one more fails with ``NetworkError/transport(_:)`` carrying
+///   `URLError(.httpTooManyRedirects)` — the code URLSession and libcurl report for the same
+///   event — whose description names the limit and the last hop (``tooManyRedirects(_:from:to:context:)``).
 /// - The call's ``RedirectMode`` decides whether a hop that passed these rules is followed; a
 ///   redirect it does not follow is the call's response (``RequestContext/stoppedRedirect``).
 ///
@@ -76,7 +78,9 @@ struct RedirectFollower: Sendable {
             guard try await Self.mayFollow(response, from: request, to: next, hop: hops, context: context) else {
                 return response
             }
-            guard hops <= Self.maxRedirects else { throw URLError(.httpTooManyRedirects) }
+            guard hops <= Self.maxRedirects else {
+                throw Self.tooManyRedirects(response, from: request, to: next, context: context)
+            }
             if next.httpMethod != request.httpMethod {
                 stream = nil
             } else if let current = stream, current.iterationBehavior == .single {
@@ -123,6 +127,24 @@ struct RedirectFollower: Sendable {
             start: context.awaitsStart ? RequestStartReporter(context: context) : nil,
             connectivity: ConnectivityWaitReporter(context: context))
         return try await TransportReporter.$bound.withValue(reporting) { try await send() }
+    }
+
+    /// The error of a call redirected once more after ``maxRedirects`` hops: `transport` with
+    /// `URLError(.httpTooManyRedirects)`, the URL that sent the last redirect as its failing URL,
+    /// and a description naming the limit, the status and both ends of that hop (redacted as the
+    /// call's events are: the description reaches logs).
+    static func tooManyRedirects(
+        _ response: HTTPResponse, from request: URLRequest, to next: URLRequest, context: RequestContext
+    ) -> NetworkError {
+        let from = response.url ?? request.url
+        let describe = { (url: URL?) in url.map(context.redactedForEvents) ?? "(no URL)" }
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey:
+                "too many redirects: stopped after \(maxRedirects), the most Courier follows for one call; "
+                + "the last, \(response.statusCode) from \(describe(from)), pointed to \(describe(next.url))"
+        ]
+        if let from { userInfo[NSURLErrorFailingURLErrorKey] = from }
+        return .transport(URLError(.httpTooManyRedirects, userInfo: userInfo))
     }
 
     /// The error of a call whose request body failed while it was being sent.
