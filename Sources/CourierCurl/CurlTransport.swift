@@ -83,7 +83,9 @@ public final class CurlTransport: Transport {
     ///
     /// - Throws: `URLError` for network failures, with the code URLSession uses for the same
     ///   event (`.cancelled` when the calling task is cancelled, `.timedOut` after the idle
-    ///   timeout, `.cannotConnectToHost`, `.networkConnectionLost`…).
+    ///   timeout, `.cannotConnectToHost`, `.networkConnectionLost`…); `NetworkError.invalidRequest`
+    ///   before anything is sent for a URL or header fields over 64 KiB (the limits
+    ///   URLSessionTransport keeps too).
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
         try await perform(request, delivery: .buffered, idleTimeout: nil)
     }

@@ -23,7 +23,8 @@ struct CurlRequestOptions {
     ///   `maxDuration`).
     /// - Throws: `URLError(.unsupportedURL)` for a URL that is not `http`/`https`,
     ///   `URLError(.secureConnectionFailed)` carrying `PinningFailure.insecureScheme(host:)` for
-    ///   plain `http` to a pinned host, `URLError(.unknown)` when libcurl rejects an option.
+    ///   plain `http` to a pinned host, `URLError(.unknown)` when libcurl rejects an option,
+    ///   `NetworkError.invalidRequest` for a URL or header fields over ``RequestHeadLimits``.
     func apply(
         _ request: URLRequest, to transfer: CurlTransfer, idleTimeout: Duration?, totalTimeout: Duration?,
         decodesContent: Bool = true
@@ -136,6 +137,8 @@ struct CurlRequestOptions {
 
         let method = (request.httpMethod ?? "GET").uppercased()
         var headers = HTTPHeaders(request)
+        // The limits URLSessionTransport keeps too; over them, libcurl fails with CURLE_OUT_OF_MEMORY.
+        try RequestHeadLimits.check(url: url, headers: headers)
         if let data = request.httpBody {
             transfer.upload = CurlUpload(data: data)
         } else if let stream = request.httpBodyStream {

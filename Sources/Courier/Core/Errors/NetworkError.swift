@@ -80,7 +80,9 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     case rejected(APIProblem)
     /// The body could not be decoded into the response type.
     case decoding(DecodingFailure)
-    /// The request could not be built (bad URL, unencodable body or query). A programming error.
+    /// The request could not be built (bad URL, unencodable body or query, a path placeholder
+    /// without a value, a URL or header fields over the transports' 64 KiB limits). Nothing was
+    /// sent. A programming error.
     case invalidRequest(String)
     /// The endpoint's policy needs an interceptor the client's pipeline does not have (auth
     /// required without an ``AuthInterceptor``, an idempotency key without the

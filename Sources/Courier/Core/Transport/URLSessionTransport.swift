@@ -133,7 +133,9 @@ public final class URLSessionTransport: Transport {
     /// Courier's delegate.
     ///
     /// - Throws: `URLError` for network failures, including `.cancelled` when the calling task is
-    ///   cancelled; `URLError(.badServerResponse)` when the response is not HTTP.
+    ///   cancelled; `URLError(.badServerResponse)` when the response is not HTTP;
+    ///   ``NetworkError/invalidRequest(_:)`` before anything is sent for a URL or header fields
+    ///   over 64 KiB (the limits CurlTransport keeps too).
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
         try await send(request, pinning: nil)
     }
@@ -141,6 +143,7 @@ public final class URLSessionTransport: Transport {
     /// ``send(_:)`` whose server-trust challenges must pass `pinning` (see ``PinningTransport``).
     package func send(_ request: URLRequest, pinning: PinningPolicy?) async throws -> HTTPResponse {
         try Task.checkCancellation()
+        try RequestHeadLimits.check(request)
         try refuseUnpresentableIdentity(request)
         let request = Self.wireRequest(request, capabilities: capabilities)
         guard let delegate = courierDelegate else { return try await sendThroughForeignDelegate(request) }
@@ -188,6 +191,7 @@ public final class URLSessionTransport: Transport {
         _ request: URLRequest, options: StreamingOptions, pinning: PinningPolicy?
     ) async throws -> HTTPResponse {
         try Task.checkCancellation()
+        try RequestHeadLimits.check(request)
         try refuseUnpresentableIdentity(request)
         guard let delegate = courierDelegate else { return try await send(request) }
         var request = Self.wireRequest(request, capabilities: capabilities)
