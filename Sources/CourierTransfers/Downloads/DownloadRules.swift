@@ -77,7 +77,14 @@ package enum DownloadRules {
     ///   - requestedOffset: The `N` of the `Range: bytes=N-` that was sent, `nil` when the
     ///     request had no `Range`.
     ///   - validator: The `If-Range` value that was sent with the `Range`.
-    package static func step(for response: HTTPResponse, requestedOffset: Int64?, validator: String?) -> DownloadStep {
+    ///   - knownLength: The complete length of the representation the partial bytes belong to,
+    ///     when an earlier response announced it. A `206` or `416` that gives another complete
+    ///     length is about another representation, whatever its validator says (a server that
+    ///     ignores `If-Range`, or reuses an entity tag): its bytes would be spliced onto a prefix of
+    ///     the old one, or the prefix taken for the whole file.
+    package static func step(
+        for response: HTTPResponse, requestedOffset: Int64?, validator: String?, knownLength: Int64? = nil
+    ) -> DownloadStep {
         let headers = response.headers
         guard let offset = requestedOffset else {
             if response.statusCode == 206 { return .invalid(reason: "206 Partial Content to a request without Range") }
@@ -93,6 +100,9 @@ package enum DownloadRules {
             guard let validator, strongValidator(in: headers) == validator else {
                 return .restart(reason: "206 for another validator than \(validator ?? "none")")
             }
+            if let knownLength, let complete, complete != knownLength {
+                return .restart(reason: "206 for a representation of \(complete) bytes, not \(knownLength)")
+            }
             return .write(offset: offset, completeLength: complete, discardsPartial: false)
         case 416:
             if let tag = strongValidator(in: headers), let validator, tag != validator {
@@ -103,6 +113,9 @@ package enum DownloadRules {
             }
             guard offset > 0, complete == offset else {
                 return .restart(reason: "416: the representation has \(complete) bytes, the partial file \(offset)")
+            }
+            if let knownLength, knownLength != complete {
+                return .restart(reason: "416 for a representation of \(complete) bytes, not \(knownLength)")
             }
             return .complete(length: complete)
         default:

@@ -198,7 +198,10 @@ struct Downloader<E: Endpoint>: Sendable {
             throw .fatal(
                 .network(NetworkError(response: response, knownErrors: endpoint.knownErrors)), keepsPartial: resume != nil)
         }
-        switch DownloadRules.step(for: response, requestedOffset: resume?.offset, validator: resume?.validator) {
+        let step = DownloadRules.step(
+            for: response, requestedOffset: resume?.offset, validator: resume?.validator,
+            knownLength: resume != nil ? state.expectedLength : nil)
+        switch step {
         case .invalid:
             abandonBody()
             throw .fatal(.network(.transport(URLError(.badServerResponse))), keepsPartial: false)

@@ -48,11 +48,15 @@ struct TusSession: Sendable {
         var recreations = 0
         var failures = 0
         var last: Response<HTTPResponse>?
+        // The end of the bytes this run has sent (or found on the server): after a failed PATCH
+        // the server cannot hold more, so a HEAD offset beyond it would skip bytes it never got.
+        var sentEnd = offset
         tracker.didSend(offset, of: length)
         while offset < length || last == nil {
             try Task.checkCancellation()
             let count = min(Int64(uploader.chunkSize), length - offset)
             let base = offset
+            sentEnd = max(sentEnd, offset + count)
             let reporter = TransferProgressReporter(sent: { sent, _ in tracker.didSend(base + sent, of: length) })
             let response: Response<HTTPResponse>
             do {
@@ -66,13 +70,14 @@ struct TusSession: Sendable {
                 // The PATCH may or may not have reached the server: ask it where the upload is
                 // (HEAD) and go on from there, as tus intends, within the policy's retries.
                 failures += 1
-                offset = try await recover(from: error, failures: failures, record: &record, length: length)
+                offset = try await recover(from: error, failures: failures, record: &record, length: length, sentEnd: sentEnd)
                 continue
             }
             if response.statusCode >= 500 || response.statusCode == 408 || response.statusCode == 429 {
                 failures += 1
                 let failure = NetworkError(response: response.response, knownErrors: [:])
-                offset = try await recover(from: failure, failures: failures, record: &record, length: length)
+                offset = try await recover(
+                    from: failure, failures: failures, record: &record, length: length, sentEnd: sentEnd)
                 continue
             }
             switch response.statusCode {
@@ -120,8 +125,11 @@ struct TusSession: Sendable {
     /// After a PATCH failed with `error` (`failures` in a row): waits the policy's backoff (or the
     /// server's `Retry-After`), then returns the offset the server reports (`HEAD`). Throws
     /// `error` when the policy would not retry it, the retries ran out, or the upload is gone.
+    /// An offset beyond `sentEnd` (bytes this run never sent) fails the upload and drops its
+    /// record: continuing from there would leave a gap of bytes the server never received, and
+    /// resuming the record later would trust the same offset.
     private func recover(
-        from error: any Error, failures: Int, record: inout ResumableUploadRecord, length: Int64
+        from error: any Error, failures: Int, record: inout ResumableUploadRecord, length: Int64, sentEnd: Int64
     ) async throws -> Int64 {
         let retry = uploader.policy.retry
         guard failures <= retry.maxRetries, retry.isRetryable(error) else { throw error }
@@ -130,6 +138,12 @@ struct TusSession: Sendable {
         guard wait <= retry.maxRetryAfter else { throw error }
         try await uploader.clock.sleep(for: wait)
         guard let current = try await serverOffset(record.uploadURL, length: length) else { throw error }
+        guard current <= sentEnd else {
+            uploader.store.remove(key)
+            throw NetworkError.invalidRequest(
+                "the tus server reports offset \(current) for \(record.uploadURL.lastPathComponent), beyond the \(sentEnd) bytes sent"
+            )
+        }
         record.offset = current
         try uploader.store.save(record)  // a record that cannot be written fails the upload, never silently
         return current

@@ -216,3 +216,60 @@ struct DownloadFaultTests {
         #expect(truncated.isEmpty, "successes with a truncated file (bytes): \(truncated) of \(whole.count)")
     }
 }
+
+extension DownloadFaultTests {
+    /// Resume data for 5 bytes of a 10-byte representation tagged `"t1"`, its partial file in `folder`.
+    static func halfOfTenBytes(in folder: URL) throws -> DownloadResumeData {
+        let partials = folder.appendingPathComponent(PartialDownloadFile.folderName, isDirectory: true)
+        try FileManager.default.createDirectory(at: partials, withIntermediateDirectories: true)
+        let partial = partials.appendingPathComponent("old.partial")
+        try Data("01234".utf8).write(to: partial)
+        return DownloadResumeData(
+            url: TransfersFixture.baseURL.appendingPathComponent("files/7"), offset: 5, validator: #""t1""#, expectedLength: 10,
+            partialFileURL: partial)
+    }
+
+    /// A server that ignores `If-Range` answers a resume of a representation that shrank to 5 bytes
+    /// with `416 bytes */5` (no ETag), and the whole new file to a request without `Range`.
+    @Test("a 416 for fewer bytes than the partial file's representation restarts: the old prefix is never the file")
+    func a416ForAShorterRepresentationRestarts() async throws {
+        let folder = try Self.folder("416-shrunk")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let fresh = Data("abcde".utf8)
+        let transport = StubTransport { request in
+            if request.value(forHTTPHeaderField: "Range") != nil {
+                return HTTPResponse(statusCode: 416, headers: ["Content-Range": "bytes */5"], body: Data())
+            }
+            return HTTPResponse(statusCode: 200, headers: ["Content-Length": "5", "ETag": #""t2""#], body: fresh)
+        }
+        let resume = try Self.halfOfTenBytes(in: folder)
+        let result = await TransfersFixture.client(transport)
+            .download(Request<Void>.get("/files/7"), to: destination, resumingFrom: resume).result
+        #expect(throws: Never.self) { try result.get() }
+        #expect(try Data(contentsOf: destination) == fresh, "the prefix of the old 10-byte file was placed as the file")
+        #expect(transport.requests.count == 2)
+    }
+
+    /// The same entity tag for a representation of another length (a server that reuses tags).
+    @Test("a 206 giving another complete length than the partial file's representation restarts: nothing is spliced")
+    func a206ForAnotherCompleteLengthRestarts() async throws {
+        let folder = try Self.folder("206-length")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let fresh = Data("ABCDEFGH".utf8)
+        let transport = StubTransport { request in
+            if request.value(forHTTPHeaderField: "Range") != nil {
+                return HTTPResponse(
+                    statusCode: 206, headers: ["Content-Range": "bytes 5-7/8", "ETag": #""t1""#, "Content-Length": "3"],
+                    body: fresh.suffix(3))
+            }
+            return HTTPResponse(statusCode: 200, headers: ["Content-Length": "8", "ETag": #""t1""#], body: fresh)
+        }
+        let resume = try Self.halfOfTenBytes(in: folder)
+        let result = await TransfersFixture.client(transport)
+            .download(Request<Void>.get("/files/7"), to: destination, resumingFrom: resume).result
+        #expect(throws: Never.self) { try result.get() }
+        #expect(try Data(contentsOf: destination) == fresh, "bytes of two representations were spliced")
+    }
+}

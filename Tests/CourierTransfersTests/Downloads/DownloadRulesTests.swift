@@ -152,6 +152,34 @@ struct DownloadRulesTests {
         }
     }
 
+    @Test func a206Or416ForAnotherCompleteLengthThanThePartialFilesRestarts() {
+        // The partial bytes belong to a 20-byte representation: a 416 saying the representation
+        // is 10 bytes must not complete a 10-byte prefix, nor a 206 of a 10-byte one continue it.
+        let cases = [
+            (416, [("Content-Range", "bytes */10")]),
+            (416, [("Content-Range", "bytes */10"), ("ETag", Self.tag)]),
+            (206, [("Content-Range", "bytes 4-9/10"), ("ETag", Self.tag)]),
+        ]
+        for (status, fields) in cases {
+            let offset: Int64 = status == 416 ? 10 : 4
+            guard
+                case .restart = DownloadRules.step(
+                    for: Self.response(status, fields), requestedOffset: offset, validator: Self.tag, knownLength: 20)
+            else {
+                Issue.record("expected a restart for \(status) \(fields)")
+                continue
+            }
+        }
+        #expect(
+            DownloadRules.step(
+                for: Self.response(416, [("Content-Range", "bytes */10")]), requestedOffset: 10, validator: Self.tag,
+                knownLength: 10) == .complete(length: 10))
+        #expect(
+            DownloadRules.step(
+                for: Self.response(206, [("Content-Range", "bytes 4-9/10"), ("ETag", Self.tag)]), requestedOffset: 4,
+                validator: Self.tag, knownLength: 10) == .write(offset: 4, completeLength: 10, discardsPartial: false))
+    }
+
     @Test func withoutRangeA200IsWrittenFromZeroAndA206IsInvalid() {
         #expect(
             DownloadRules.step(for: Self.response(200, [("Content-Length", "3")]), requestedOffset: nil, validator: nil)

@@ -258,3 +258,29 @@ extension TusRecordFaultTests {
         #expect(try store.allRecords().count == 1)
     }
 }
+
+extension TusRecordFaultTests {
+    @Test("after a failed PATCH, a HEAD offset beyond every byte sent fails the upload and drops its record: no byte is skipped")
+    func aHeadOffsetBeyondTheBytesSentIsRefused() async throws {
+        let folder = try TusRecordFaultTests.Folder()
+        defer { folder.remove() }
+        // The second PATCH (bytes 400..<800) fails; the server's HEAD then claims 900 bytes.
+        let transport = TusRecordFaultTests.server(
+            headOffset: { 900 },
+            patch: { number, url, offset, length in
+                number == 2
+                    ? HTTPResponse(statusCode: 503, headers: ["Retry-After": "0"], body: Data(), url: url)
+                    : TusRecordFaultTests.confirm(offset + length, url: url)
+            })
+        let store = ResumableUploadStore(directory: folder.records)
+        let uploader = TusUploader(
+            client: TransfersFixture.client(transport), creationPath: "/tus/files", store: store, chunkSize: 400,
+            policy: .standard.with(\.retry, RetryPolicy(maxRetries: 2, baseDelay: .zero, maxDelay: .zero)))
+        await #expect(throws: NetworkError.self) { _ = try await uploader.upload(fileAt: folder.file).value }
+        let offsets = transport.requests.filter { $0.httpMethod == "PATCH" }.map {
+            $0.value(forHTTPHeaderField: "Upload-Offset") ?? "?"
+        }
+        #expect(offsets == ["0", "400"], "PATCH offsets \(offsets): bytes 800..<900 were never sent")
+        #expect(try store.allRecords().isEmpty, "a record a later run would resume from the same offset")
+    }
+}
