@@ -140,9 +140,8 @@ struct TusSession: Sendable {
         guard let current = try await serverOffset(record.uploadURL, length: length) else { throw error }
         guard current <= sentEnd else {
             uploader.store.remove(key)
-            throw NetworkError.invalidRequest(
-                "the tus server reports offset \(current) for \(record.uploadURL.lastPathComponent), beyond the \(sentEnd) bytes sent"
-            )
+            let reason = "the tus server reports offset \(current), beyond the \(sentEnd) bytes sent"
+            throw NetworkError.transport(URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: reason]))
         }
         record.offset = current
         try uploader.store.save(record)  // a record that cannot be written fails the upload, never silently

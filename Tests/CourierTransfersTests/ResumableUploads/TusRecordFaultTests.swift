@@ -276,7 +276,8 @@ extension TusRecordFaultTests {
         let uploader = TusUploader(
             client: TransfersFixture.client(transport), creationPath: "/tus/files", store: store, chunkSize: 400,
             policy: .standard.with(\.retry, RetryPolicy(maxRetries: 2, baseDelay: .zero, maxDelay: .zero)))
-        await #expect(throws: NetworkError.self) { _ = try await uploader.upload(fileAt: folder.file).value }
+        let error = await #expect(throws: NetworkError.self) { _ = try await uploader.upload(fileAt: folder.file).value }
+        #expect(error?.kind == .transport, "a bad server, not a bad request: \(String(describing: error))")
         let offsets = transport.requests.filter { $0.httpMethod == "PATCH" }.map {
             $0.value(forHTTPHeaderField: "Upload-Offset") ?? "?"
         }
