@@ -54,7 +54,15 @@ struct KeyReuseTests {
         let queue = try MutationQueue(path: dir.path("q.sqlite"), client: makeClient(environment), configuration: configuration)
         try await queue.enqueue(try Self.mutation("k", 1, group: "default"))
         let first = try await queue.flush()
-        #expect(first.transientFailures == 1)  // timed out; the server applied it
+        #expect(first.transientFailures == 1)  // timed out; the server applies it
+        // On a loaded machine the 500 ms deadline can end before the server even applied the
+        // first attempt; the second would then meet a key still in progress (409) and send
+        // nothing. Wait (bounded) until the server has applied it, as the scenario says.
+        let clock = ContinuousClock()
+        let start = clock.now
+        while try await OfflineServer.log(namespace: namespace).applied.isEmpty, clock.now - start < .seconds(20) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         try await OfflineServer.control("POST", "/_mutations_config", namespace: namespace, json: ["delayAfterApply": 0])
         try await queue.enqueue(try Self.mutation("k", 1, group: "note-42"))  // the identical request
         let second = try await queue.flush()
