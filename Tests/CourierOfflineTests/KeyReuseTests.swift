@@ -49,6 +49,9 @@ struct KeyReuseTests {
         let environment = try OfflineServer.environment(namespace: namespace)
         var configuration = MutationQueue.Configuration()
         configuration.sendsOnEnqueue = false
+        // Backoff on a manual clock: no wake-up retries the first attempt in the background (on a
+        // loaded machine one delivered it before the re-enqueue, which then was a new change).
+        configuration.clock = TestClock(mode: .manual)
         configuration.defaultKind = .init(
             policy: MutationQueue.Configuration.defaultEndpointPolicy.with(\.deadline, .milliseconds(500)))
         let queue = try MutationQueue(path: dir.path("q.sqlite"), client: makeClient(environment), configuration: configuration)
