@@ -237,10 +237,12 @@ public actor WebSocketClient {
     /// waiting. An app that must not lose a message keeps its own outbox and sends it when
     /// ``states()`` reports `open` again (see the CourierRealtime article, "Sending while
     /// disconnected"). A write that makes no progress for ``Configuration/writeTimeout`` fails
-    /// the connection (``WebSocketError/writeTimeout(seconds:)``, 1006) and throws.
+    /// the connection (``WebSocketError/writeTimeout(seconds:)``, 1006) and throws. Cancelling the
+    /// calling task withdraws a message none of whose bytes went out yet (it throws
+    /// `CancellationError`); a message already on its way is finished.
     ///
     /// - Throws: ``WebSocketError/notConnected`` unless open (also when the connection closes
-    ///   before the message was written); the transport's errors.
+    ///   before the message was written); `CancellationError`; the transport's errors.
     public func send(_ message: WebSocketMessage) async throws {
         guard state == .open, let current else { throw WebSocketError.notConnected }
         try await send(message, on: current, meter: meter)

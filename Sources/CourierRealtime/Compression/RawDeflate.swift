@@ -8,7 +8,8 @@ import CZlib
 /// Owned by one connection actor; not thread-safe.
 final class RawDeflater {
     private let stream: UnsafeMutablePointer<z_stream>
-    private let resetsAfterEachMessage: Bool
+    /// `client_no_context_takeover`: no message's bytes stay in the window for the next one.
+    let resetsAfterEachMessage: Bool
 
     /// The compressed-output chunk, in bytes.
     static let chunk = 16 * 1024

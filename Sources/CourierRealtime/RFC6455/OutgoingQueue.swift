@@ -13,6 +13,10 @@ struct OutgoingQueue {
         var pings = 0
         /// The item is a pong not yet written.
         var isPong = false
+        /// The number of the message whose frame this is (data lane only).
+        var message: Int?
+        /// The item is the message's first frame.
+        var startsMessage = false
     }
 
     private var control: [Item] = []
@@ -50,11 +54,28 @@ struct OutgoingQueue {
         }
     }
 
-    /// Appends a message's frames; `done` is resumed once the last one is written.
-    mutating func enqueueData(_ frames: [[UInt8]], done: CheckedContinuation<Void, any Error>) {
+    /// Appends a message's frames; `done` is resumed once the last one is written. `message`
+    /// numbers it for ``withdraw(message:)``.
+    mutating func enqueueData(_ frames: [[UInt8]], message: Int? = nil, done: CheckedContinuation<Void, any Error>) {
         for (index, bytes) in frames.enumerated() {
-            data.append(Item(bytes: bytes, done: index == frames.count - 1 ? done : nil))
+            data.append(
+                Item(bytes: bytes, done: index == frames.count - 1 ? done : nil, message: message, startsMessage: index == 0))
         }
+    }
+
+    /// Removes message `message` when none of its frames has been taken for writing yet (a frame
+    /// started on the wire must be finished, and so must the message); returns its waiter, to be
+    /// resumed by the caller. nil when it was written, is being written, or is not queued.
+    mutating func withdraw(message: Int) -> CheckedContinuation<Void, any Error>? {
+        // Frames are taken in order: the message has not started while its first frame is queued.
+        guard let first = data[dataHead...].firstIndex(where: { $0.message == message }), data[first].startsMessage
+        else { return nil }
+        var end = first
+        while end < data.count, data[end].message == message { end += 1 }
+        let done = data[first..<end].compactMap(\.done).first
+        data.removeSubrange(first..<end)
+        compact()
+        return done
     }
 
     /// Appends our Close frame. `urgent` (answering the server's Close, failing the connection):

@@ -144,12 +144,32 @@ actor RFC6455Connection: WebSocketConnection {
             ]
         }
         // The message is sent when its last frame is written; control frames may go between its
-        // fragments (§5.4), other messages never do.
-        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-            outgoing.enqueueData(frames, done: done)
-            startWriter()
+        // fragments (§5.4), other messages never do. A send cancelled before its first frame is
+        // taken for writing is withdrawn and throws `CancellationError` — unless the compressor
+        // keeps its window across messages: this one is in it, and the server's decompressor
+        // must see it, so it goes out (a started message always does).
+        messageNumber += 1
+        let number = messageNumber
+        let withdrawable = deflater?.resetsAfterEachMessage ?? true
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+                outgoing.enqueueData(frames, message: number, done: done)
+                startWriter()
+            }
+        } onCancel: {
+            guard withdrawable else { return }
+            Task { await self.withdraw(number) }
         }
         wireTraffic?.addSent(payload.count)
+    }
+
+    /// Numbers the messages queued, for ``withdraw(_:)``.
+    private var messageNumber = 0
+
+    /// Withdraws message `number` if none of it was taken for writing; its `send` throws
+    /// `CancellationError`.
+    private func withdraw(_ number: Int) {
+        outgoing.withdraw(message: number)?.resume(throwing: CancellationError())
     }
 
     /// Queues a ping and returns: the caller's pong timeout runs while the ping waits to be written.
