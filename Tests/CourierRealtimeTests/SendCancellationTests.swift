@@ -69,4 +69,67 @@ struct SendCancellationTests {
         #expect(bytes.count == 4104)
         try await big.value
     }
+
+    /// Opens one RFC 6455 connection over a pipe whose peer buffers 1 KiB (no handshake).
+    struct PipeTransport: WebSocketTransport {
+        let server = Locked<InMemoryByteStream?>(nil)
+        func connect(_ request: WebSocketRequest) async throws -> any WebSocketConnection {
+            let (client, server) = InMemoryByteStream.pair(capacity: 1024)
+            self.server.set(server)
+            let connection = RFC6455Connection(
+                stream: client, leftover: [], subprotocol: nil, maximumMessageSize: 1 << 20,
+                sleep: { _ in try await Task.sleep(for: .seconds(3600)) })
+            await connection.start()
+            return connection
+        }
+    }
+
+    /// The opcodes and payloads of the client's (masked) frames in `bytes`.
+    static func frames(_ bytes: [UInt8]) -> [(opcode: UInt8, payload: [UInt8])] {
+        var frames: [(UInt8, [UInt8])] = []
+        var index = 0
+        while index + 2 <= bytes.count {
+            var length = Int(bytes[index + 1] & 0x7F)
+            var header = 2
+            if length == 126 {
+                length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+                header = 4
+            } else if length == 127 {
+                length = (0..<8).reduce(0) { $0 << 8 | Int(bytes[index + 2 + $1]) }
+                header = 10
+            }
+            let key = Array(bytes[(index + header)..<(index + header + 4)])
+            let start = index + header + 4
+            guard start + length <= bytes.count else { break }
+            let payload = (0..<length).map { bytes[start + $0] ^ key[$0 % 4] }
+            frames.append((bytes[index] & 0x0F, payload))
+            index = start + length
+        }
+        return frames
+    }
+
+    @Test func aSubscribeFromACancelledTaskStillReachesTheServer() async throws {
+        let transport = PipeTransport()
+        var configuration = WebSocketClient.Configuration(url: URL(string: "ws://pipe.test/live")!)
+        configuration.keepalive = nil
+        configuration.reconnect = .never
+        let live = WebSocketClient(configuration: configuration, transport: transport, clock: ContinuousClock(), random: { 0.5 })
+        await live.connect()
+        try await eventually("open") { await live.state == .open }
+        let server = try #require(transport.server.current)
+        // The app's 4 KiB message fills the peer's buffer: the subscribe waits behind it.
+        let big = Task { try await live.send(data: Data(repeating: 7, count: 4096)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let subscribing = Task { await live.subscribe(Subscription(id: "a", subscribe: .text("sub-a"))) }
+        try await Task.sleep(for: .milliseconds(100))
+        subscribing.cancel()
+        // The registry holds it, so the server must get it on this connection.
+        let bytes = await Self.read(server, count: 4104 + 11, seconds: 2)
+        let sent = Self.frames(bytes)
+        #expect(sent.map(\.opcode) == [0x2, 0x1])
+        #expect(sent.last.map { String(decoding: $0.payload, as: UTF8.self) } == "sub-a")
+        try await big.value
+        await subscribing.value
+        #expect(await live.subscriptions.map(\.id) == ["a"])
+    }
 }

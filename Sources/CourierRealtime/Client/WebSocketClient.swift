@@ -245,14 +245,22 @@ public actor WebSocketClient {
     ///   before the message was written); `CancellationError`; the transport's errors.
     public func send(_ message: WebSocketMessage) async throws {
         guard state == .open, let current else { throw WebSocketError.notConnected }
-        try await send(message, on: current, meter: meter)
+        try await send(message, on: current, meter: meter, cancellable: true)
     }
 
-    /// Sends `message` on `connection` and counts it on `meter` once written.
+    /// Sends `message` on `connection` and counts it on `meter` once written. Only the app's own
+    /// sends are `cancellable` (a cancelled one not yet on its way is withdrawn): the client's
+    /// subscribe, unsubscribe and replay messages go out whatever task runs them, or the server
+    /// would miss a subscription the registry holds until the next reconnect.
     private func send(
-        _ message: WebSocketMessage, on connection: any WebSocketConnection, meter: ConnectionMeter?
+        _ message: WebSocketMessage, on connection: any WebSocketConnection, meter: ConnectionMeter?,
+        cancellable: Bool = false
     ) async throws {
-        try await connection.send(message)
+        if cancellable {
+            try await connection.send(message)
+        } else {
+            try await Task { try await connection.send(message) }.value
+        }
         meter?.sent(message)
     }
 
