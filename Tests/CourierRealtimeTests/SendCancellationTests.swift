@@ -42,7 +42,8 @@ struct SendCancellationTests {
         let (connection, server) = await Self.connection()
         // 4 KiB cannot go into the peer's 1 KiB: this write is stuck.
         let big = Task { try await connection.send(.data(Data(repeating: 7, count: 4096))) }
-        try await Task.sleep(for: .milliseconds(100))
+        // The peer's first read proves the big message started; it is still stuck after it.
+        let first = try await server.read(maximumLength: 1024)
         let small = Task { () -> (any Error)? in
             do {
                 try await connection.send(.text("never"))
@@ -54,19 +55,21 @@ struct SendCancellationTests {
         let error = await small.value
         #expect(error is CancellationError, "\(String(describing: error))")
         // The peer reads again: the big message (4 header + 4 mask + 4096) arrives and nothing after it.
-        let bytes = await Self.read(server, count: 4104 + 11, seconds: 1)
-        #expect(bytes.count == 4104)
+        let rest = await Self.read(server, count: 4104 - first.count, seconds: 30)
+        #expect(first.count + rest.count == 4104)
         try await big.value
+        let extra = await Self.read(server, count: 11, seconds: 0.3)
+        #expect(extra.isEmpty, "the withdrawn message was written: \(extra.count) bytes")
     }
 
     @Test func aStartedSendIsNotWithdrawn() async throws {
         let (connection, server) = await Self.connection()
         let big = Task { try await connection.send(.data(Data(repeating: 7, count: 4096))) }
-        try await Task.sleep(for: .milliseconds(100))
+        let first = try await server.read(maximumLength: 1024)  // its frame is on the wire
         big.cancel()
-        // Its frame is on the wire already: it is finished, and the send returns normally.
-        let bytes = await Self.read(server, count: 4104)
-        #expect(bytes.count == 4104)
+        // It is finished, and the send returns normally.
+        let rest = await Self.read(server, count: 4104 - first.count, seconds: 30)
+        #expect(first.count + rest.count == 4104)
         try await big.value
     }
 
