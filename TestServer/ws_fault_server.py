@@ -17,6 +17,10 @@ Paths (``/ns/{ns}/{kind}?params``):
   ping-storm?n=             n pings ("ping 0"..) in one write; records the pongs' payloads in order
   double-close              two Close frames (1001 "first", 1000 "second") in one write; records
                             every Close the client sends, then "end" when it ends TCP
+  flood?n=&size=            n binary messages of size bytes (message i filled with byte i % 256)
+                            as fast as the client reads them; counts the bytes handed to the
+                            socket ("floodSent"); then holds the connection until the client's
+                            Close, which it answers
   too-big?size=             one binary message of size bytes, written in 64 KiB pieces while
                             reading; records the client's Close code, then answers it and closes
 GET /ns/{ns}/_stats (plain HTTP): {"handshakes": {kind: n}, "closes": {kind: [code|null]},
@@ -47,11 +51,13 @@ class Stats:
         self.closes: dict[str, list] = defaultdict(list)
         self.pongs: dict[str, list[str]] = defaultdict(list)
         self.expected_pongs: dict[str, int] = {}
+        self.flood_sent: dict[str, int] = defaultdict(int)
 
     def as_json(self) -> dict:
         in_order = {kind: pongs == [f"ping {i}" for i in range(len(pongs))] for kind, pongs in self.pongs.items()}
         return {"handshakes": dict(self.handshakes), "closes": dict(self.closes),
-                "pongCounts": {k: len(v) for k, v in self.pongs.items()}, "pongsInOrder": in_order}
+                "pongCounts": {k: len(v) for k, v in self.pongs.items()}, "pongsInOrder": in_order,
+                "floodSent": dict(self.flood_sent)}
 
 
 STATS: dict[str, Stats] = defaultdict(Stats)
@@ -225,6 +231,26 @@ async def serve(ns: str, kind: str, query: dict, fields: dict, reader, writer) -
                     stats.closes[kind].append(close_code(payload))
         except (asyncio.IncompleteReadError, asyncio.TimeoutError, ConnectionError, OSError):
             stats.closes[kind].append("end")  # the client ended TCP: nothing more can come
+    elif kind == "flood":
+        n, size = int(query.get("n", "400")), int(query.get("size", str(1 << 20)))
+        reading = asyncio.create_task(read_until_close(reader, stats, kind))
+        for i in range(n):
+            if reading.done():
+                return
+            message = frame(BINARY, bytes([i % 256]) * size)
+            # In 64 KiB pieces, counted once the socket took them (drain below the high-water mark).
+            for offset in range(0, len(message), 65536):
+                piece = message[offset:offset + 65536]
+                writer.write(piece)
+                await writer.drain()
+                stats.flood_sent[kind] += len(piece)
+        try:
+            await asyncio.wait_for(reading, 120)
+        except asyncio.TimeoutError:
+            return
+        if stats.closes[kind] and stats.closes[kind][-1] != "none":
+            writer.write(close_frame(stats.closes[kind][-1] or 1000))
+            await writer.drain()
     elif kind == "too-big":
         size = int(query.get("size", str(1 << 20)))
         reading = asyncio.create_task(read_until_close(reader, stats, kind))

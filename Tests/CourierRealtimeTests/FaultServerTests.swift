@@ -298,6 +298,48 @@ struct FaultServerTests {
         }
     }
 
+    // MARK: - A slow app
+
+    /// The bytes the `flood` route handed to its socket so far.
+    private func floodSent(_ namespace: String) async throws -> Int {
+        ((try await stats(namespace))["floodSent"] as? [String: Int])?["flood"] ?? 0
+    }
+
+    /// The server floods 400 × 256 KiB (100 MiB) while the app takes one message and pauses: the
+    /// server gets no further than what the client's buffers (1 MiB limit) and the two kernels'
+    /// socket buffers hold; once the app reads again, every message arrives, in order.
+    @Test func aSlowAppHoldsAFloodingServerBackOverTCP() async throws {
+        let namespace = RealtimeServers.namespace("flood")
+        let (count, size) = (400, 256 * 1024)
+        let live = client(try url(namespace, "flood", "n=\(count)&size=\(size)"), clock: TestClock(mode: .manual)) {
+            $0.bufferLimit = 1 << 20
+            $0.reconnect = .never
+        }
+        let messages = live.messages()
+        await live.connect()
+        var iterator = messages.makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first?.byteCount == size)
+        // The app pauses: the server's count stops growing (the same twice, 200 ms apart).
+        try await eventually("the server to be held back") {
+            let before = (try? await self.floodSent(namespace)) ?? -1
+            try? await Task.sleep(for: .milliseconds(200))
+            return before == (try? await self.floodSent(namespace))
+        }
+        let held = try await floodSent(namespace)
+        #expect(held < count * size / 2, "the server wrote \(held) bytes of \(count * size) while the app paused")
+        for index in 1..<count {
+            guard case .data(let data) = await iterator.next() else {
+                Issue.record("message \(index) missing; state \(await live.state)")
+                return
+            }
+            #expect(data.count == size && data.first == UInt8(index % 256) && data.last == UInt8(index % 256), "message \(index)")
+        }
+        #expect(try await floodSent(namespace) >= count * size)
+        await live.close()
+        #expect(await live.state == .closed(code: .normalClosure, reason: ""))
+    }
+
     // MARK: - Too-big messages
 
     @Test func aTooBigMessageReaches1009AtTheFaultServer() async throws {

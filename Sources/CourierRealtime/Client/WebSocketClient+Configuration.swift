@@ -26,6 +26,21 @@ extension WebSocketClient {
         /// A compressed message counts by its inflated size: one that inflates past the limit (a
         /// compression bomb) closes with 1009 before more than the limit is held in memory.
         public var maximumMessageSize: Int = 16 << 20
+        /// Bytes of received messages the app has not taken yet, per stream from
+        /// ``WebSocketClient/messages()`` or ``WebSocketClient/events()``, past which the client
+        /// stops reading the connection until the app takes some: TCP's window then slows the
+        /// server down, and memory stays bounded (about twice this plus two messages) whatever
+        /// the server sends. A message larger than the limit still goes through, alone. 4 MiB by
+        /// default.
+        ///
+        /// A stream the app holds without iterating holds the connection back too: iterate every
+        /// stream you ask for, or release it (cancelling its task or dropping it ends it). While
+        /// reading waits for the app, the keepalive does not fail the connection for a pong it
+        /// has not read (over Courier's RFC 6455 transport, which can tell); the server may close
+        /// a connection that stops reading for long (its own timeouts). With
+        /// `URLSessionWebSocketTask` (Apple platforms) the client stops asking the task for
+        /// messages instead, and the task's own buffering applies.
+        public var bufferLimit: Int = 4 << 20
         /// The permessage-deflate offer (RFC 7692): messages compressed with the system zlib
         /// when the server accepts. Offered by default; `nil` offers no extension. Courier's
         /// RFC 6455 transport (Linux); `URLSessionWebSocketTask` decides on its own.
@@ -87,6 +102,7 @@ extension WebSocketClient {
             request.writeTimeout = writeTimeout
             request.requiresSubprotocol = requiresSubprotocol
             request.compression = compression
+            request.bufferLimit = max(1, bufferLimit)
             return request
         }
     }

@@ -69,8 +69,9 @@ public actor WebSocketClient {
     private var meter: ConnectionMeter?
     private let random: @Sendable () -> Double
     private let stateBroadcast = Broadcast<ConnectionState>(replaysLatest: true)
-    private let eventBroadcast = Broadcast<RealtimeEvent>(replaysLatest: false)
-    private let messageBroadcast = Broadcast<WebSocketMessage>(replaysLatest: false)
+    /// Messages and events, each subscriber's buffer bounded by ``Configuration/bufferLimit``.
+    private let eventBroadcast: Broadcast<RealtimeEvent>
+    private let messageBroadcast: Broadcast<WebSocketMessage>
 
     private var registry: [Subscription] = []
     /// Subscriptions a new connection's re-subscribe has yet to send. The re-subscribe awaits each
@@ -113,6 +114,11 @@ public actor WebSocketClient {
         self.clock = ClientClock(clock)
         self.random = random
         reporter = ConnectionReporter(configuration: configuration)
+        let limit = max(1, configuration.bufferLimit)
+        eventBroadcast = Broadcast(replaysLatest: false, limit: limit) { event in
+            if case .message(let message) = event { message.byteCount } else { 0 }
+        }
+        messageBroadcast = Broadcast(replaysLatest: false, limit: limit) { $0.byteCount }
         stateBroadcast.yield(state)
     }
 
@@ -171,8 +177,9 @@ public actor WebSocketClient {
         // not the `.closed` of before it.
         publish(.connecting)
         let client = WeakClient(self)
+        let delivery = Delivery(messages: messageBroadcast, events: eventBroadcast)
         supervisor = Task {
-            await Self.supervise(client, run: run)
+            await Self.supervise(client, run: run, delivery: delivery)
             await client.value?.supervisorEnded(run: run)
         }
     }
@@ -209,6 +216,9 @@ public actor WebSocketClient {
     func shutDown(code: WebSocketCloseCode, reason: String) async {
         activeRun = nil
         backoffTask?.cancel()
+        // The supervisor may wait for a slow subscriber: it must see the connection end.
+        messageBroadcast.stopHoldingBack()
+        eventBroadcast.stopHoldingBack()
         let running = supervisor
         if let connection = current {
             await connection.close(code: code, reason: reason)
@@ -327,12 +337,36 @@ public actor WebSocketClient {
         init(_ value: WebSocketClient?) { self.value = value }
     }
 
+    /// The app's streams of messages and events, which the supervisor waits on while a subscriber
+    /// has ``Configuration/bufferLimit`` bytes it has not taken.
+    private struct Delivery: Sendable {
+        let messages: Broadcast<WebSocketMessage>
+        let events: Broadcast<RealtimeEvent>
+
+        /// Returns once every subscriber has room (or holding back stopped: the session ends).
+        func waitForRoom() async {
+            await messages.waitForRoom()
+            await events.waitForRoom()
+        }
+    }
+
+    /// What serving one event of the open connection came to.
+    private enum Served: Sendable {
+        case goOn
+        case ended(Outcome)
+    }
+
     /// The supervisor of run `run`: attempts, serves the open connection, backs off, until the
     /// run ends. It holds the client only while it works (an attempt is bounded by the connect
-    /// timeout), never while it waits for the open connection's next event or for a backoff, so
-    /// a client the app released without ``close(code:reason:)`` is freed and its `deinit` ends
-    /// the connection.
-    private static func supervise(_ client: WeakClient, run: Int) async {
+    /// timeout), never while it waits for the open connection's next event, for a slow subscriber
+    /// to take messages, or for a backoff, so a client the app released without
+    /// ``close(code:reason:)`` is freed and its `deinit` ends the connection.
+    ///
+    /// Back-pressure: after each message it waits until every subscriber of ``messages()`` and
+    /// ``events()`` has room (``Configuration/bufferLimit``) before taking the next event; the
+    /// connection's own buffer then fills and it stops reading the socket. A connection that ends
+    /// meanwhile is reported once the app took the messages before its end.
+    private static func supervise(_ client: WeakClient, run: Int, delivery: Delivery) async {
         var failures = 0
         while true {
             guard let attempt = await client.value?.attempt(run: run) else { return }
@@ -345,11 +379,12 @@ public actor WebSocketClient {
             case .serving(let connection, let meter, let keepalive, let opened):
                 var ended: Outcome = (.abnormalClosure, "connection ended", false)
                 for await event in connection.events {
-                    guard let strong = client.value else { break }
-                    if let end = await strong.handle(event, on: connection, meter: meter) {
+                    guard let served = await client.value?.handle(event, on: connection, meter: meter) else { break }
+                    if case .ended(let end) = served {
                         ended = end
                         break
                     }
+                    await delivery.waitForRoom()
                 }
                 keepalive?.cancel()
                 guard let strong = client.value,
@@ -434,6 +469,8 @@ public actor WebSocketClient {
         currentGeneration += 1
         let generation = currentGeneration
         current = connection
+        messageBroadcast.holdBack()
+        eventBroadcast.holdBack()
         subprotocol = connection.subprotocol
         extensions = connection.extensions
         openedAt = clock.elapsed()
@@ -460,19 +497,19 @@ public actor WebSocketClient {
         return (keepalive, opened)
     }
 
-    /// One event of the open connection: a message is delivered (nil: serving goes on); the end
-    /// of the connection returns its close code and reason.
+    /// One event of the open connection: a message is delivered (serving goes on); the end of
+    /// the connection returns its close code and reason.
     private func handle(
         _ event: WebSocketConnectionEvent, on connection: any WebSocketConnection, meter: ConnectionMeter
-    ) async -> Outcome? {
+    ) async -> Served {
         switch event {
         case .message(let message):
             meter.received(message)
             await deliver(message, on: connection, meter: meter)
-            return nil
+            return .goOn
         case .closed(let code, let reason, let error):
             if let error { lastFailure = error }
-            return (code, reason, false)
+            return .ended((code, reason, false))
         }
     }
 
@@ -537,10 +574,12 @@ public actor WebSocketClient {
                         try await clock.sleep(policy.timeout)
                         if pong.current { break }
                         // No pong. A ping still queued behind a large message whose bytes keep
-                        // going out is not late: the peer reads. Another window for it; a write
-                        // that stopped (the peer stopped reading) fails the connection at once.
+                        // going out is not late: the peer reads. Neither is a pong the connection
+                        // has not read because the app has not taken the messages before it.
+                        // Another window for them; a write that stopped (the peer stopped
+                        // reading) fails the connection at once.
                         let now = await connection.pingWrite
-                        guard let before = progress, let now, now.pingWaiting, now.bytesWritten > before.bytesWritten else {
+                        guard let before = progress, let now, Self.pongMayBeLate(before: before, now: now) else {
                             await self?.keepaliveFailed(connection, generation: generation, timeout: policy.timeout)
                             return
                         }
@@ -551,6 +590,14 @@ public actor WebSocketClient {
                 return  // cancelled (the connection ended) or the ping could not be written
             }
         }
+    }
+
+    /// Whether a missing pong is explained by the client, not the peer: the ping waits behind a
+    /// message whose bytes kept going out, or reading waited for the app during the window.
+    static func pongMayBeLate(before: PingWriteProgress, now: PingWriteProgress) -> Bool {
+        let writing = now.pingWaiting && now.bytesWritten > before.bytesWritten
+        let readingHeldBack = now.readWaitsForClient || now.readWaits > before.readWaits
+        return writing || readingHeldBack
     }
 
     private func keepaliveFailed(_ connection: any WebSocketConnection, generation: Int, timeout: Duration) async {

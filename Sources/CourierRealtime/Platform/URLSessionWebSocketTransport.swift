@@ -26,7 +26,8 @@ struct URLSessionWebSocketTransport: WebSocketTransport {
         do {
             let selected = try await delegate.waitUntilOpen()
             return URLSessionWebSocketConnection(
-                task: task, session: session, subprotocol: selected, writeTimeout: request.writeTimeout)
+                task: task, session: session, subprotocol: selected, writeTimeout: request.writeTimeout,
+                bufferLimit: request.bufferLimit)
         } catch {
             session.invalidateAndCancel()
             if let status = (task.response as? HTTPURLResponse)?.statusCode, status != 101 {
@@ -76,11 +77,12 @@ private final class WebSocketTaskDelegate: NSObject, URLSessionWebSocketDelegate
     }
 }
 
-/// One open `URLSessionWebSocketTask`.
+/// One open `URLSessionWebSocketTask`. Its receive loop asks for the next message only while at
+/// most `bufferLimit` bytes wait for the client (the task's own buffering does the rest).
 private final class URLSessionWebSocketConnection: WebSocketConnection, Sendable {
     let subprotocol: String?
     let events: AsyncStream<WebSocketConnectionEvent>
-    private let continuation: AsyncStream<WebSocketConnectionEvent>.Continuation
+    private let deliveries: DeliveryQueue<WebSocketConnectionEvent>
     private let task: URLSessionWebSocketTask
     private let session: URLSession
     private let finished = Locked(false)
@@ -89,23 +91,29 @@ private final class URLSessionWebSocketConnection: WebSocketConnection, Sendable
     /// of its own, and a peer that stops reading would hold a send until the system gives up.
     private let writeTimeout: Duration
 
-    init(task: URLSessionWebSocketTask, session: URLSession, subprotocol: String?, writeTimeout: Duration) {
+    init(
+        task: URLSessionWebSocketTask, session: URLSession, subprotocol: String?, writeTimeout: Duration, bufferLimit: Int?
+    ) {
         self.task = task
         self.session = session
         self.subprotocol = subprotocol
         self.writeTimeout = writeTimeout
-        (events, continuation) = AsyncStream.makeStream(of: WebSocketConnectionEvent.self)
+        deliveries = DeliveryQueue(limit: bufferLimit)
+        events = deliveries.makeStream()
         Task { [self] in await receiveLoop() }
     }
 
     private func receiveLoop() async {
         while true {
             do {
+                let message: WebSocketMessage
                 switch try await task.receive() {
-                case .string(let text): continuation.yield(.message(.text(text)))
-                case .data(let data): continuation.yield(.message(.data(data)))
+                case .string(let text): message = .text(text)
+                case .data(let data): message = .data(data)
                 @unknown default: continue
                 }
+                deliveries.push(.message(message), weight: message.byteCount)
+                await deliveries.waitForRoom()
             } catch {
                 let raw = UInt16(clamping: task.closeCode.rawValue)
                 let code = raw == 0 ? WebSocketCloseCode.abnormalClosure : WebSocketCloseCode(rawValue: raw)
@@ -154,8 +162,8 @@ private final class URLSessionWebSocketConnection: WebSocketConnection, Sendable
             return !finished
         }
         guard first else { return }
-        continuation.yield(.closed(code: code, reason: reason, error: error))
-        continuation.finish()
+        deliveries.push(.closed(code: code, reason: reason, error: error), weight: 0)
+        deliveries.finish()
         session.finishTasksAndInvalidate()
     }
 }

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Courier's own RFC 6455 client connection over any ``ByteStream``: frames and masks what it
@@ -16,6 +17,11 @@ import Foundation
 /// socket does next (a reset right after it, a second Close in the same read). After the client
 /// fails the connection it keeps reading and discarding until the server closes TCP or
 /// `closeTimeout` passes, so its Close reaches the peer instead of being lost to a reset.
+///
+/// Reading: messages wait for the client in a ``DeliveryQueue``; once more than `bufferLimit`
+/// bytes wait there, the read loop stops reading the socket until the client takes some, so TCP's
+/// window slows the server down instead of memory growing (pings and the server's Close are read
+/// again when it resumes; once closing, nothing is held back).
 ///
 /// Compression: with permessage-deflate negotiated (RFC 7692), every data message is compressed
 /// before it is framed (RSV1 on its first frame; messages are compressed in `send` order, which
@@ -40,7 +46,12 @@ actor RFC6455Connection: WebSocketConnection {
     /// Payload bytes of the frames of the message being received.
     private var incomingWireBytes = 0
     nonisolated let events: AsyncStream<WebSocketConnectionEvent>
-    private let continuation: AsyncStream<WebSocketConnectionEvent>.Continuation
+    /// What `events` delivers: messages, then one `closed`.
+    private let deliveries: DeliveryQueue<WebSocketConnectionEvent>
+    /// The read loop waits for the client to take messages (``DeliveryQueue/waitForRoom()``).
+    private var readWaitsForClient = false
+    /// How many times the read loop waited for the client.
+    private var readWaits = 0
     private let stream: any ByteStream
     private let closeTimeout: Duration
     private let writeTimeout: Duration
@@ -86,11 +97,13 @@ actor RFC6455Connection: WebSocketConnection {
     ///   - writeTimeout: the deadline of each write slice (at most ``writeSlice`` bytes).
     ///   - sleep: the timers' clock (`Task.sleep` by default; tests inject a manual clock).
     ///   - compression: the permessage-deflate compressor and decompressor, when negotiated.
+    ///   - bufferLimit: bytes of messages waiting for the client past which the socket is not
+    ///     read; nil reads on whatever waits.
     init(
         stream: any ByteStream, leftover: [UInt8], subprotocol: String?, maximumMessageSize: Int,
         fragmentSize: Int? = nil, closeTimeout: Duration = .seconds(5), writeTimeout: Duration = .seconds(30),
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-        compression: DeflateCodec? = nil
+        compression: DeflateCodec? = nil, bufferLimit: Int? = nil
     ) {
         let inflater = compression?.inflater
         self.deflater = compression?.deflater
@@ -105,7 +118,8 @@ actor RFC6455Connection: WebSocketConnection {
         self.parser = FrameParser(maximumPayload: maximumMessageSize)
         self.parser.allowsCompression = inflater != nil
         self.assembler = MessageAssembler(maximumMessageSize: maximumMessageSize, inflater: inflater)
-        (events, continuation) = AsyncStream.makeStream(of: WebSocketConnectionEvent.self)
+        deliveries = DeliveryQueue(limit: bufferLimit)
+        events = deliveries.makeStream()
         parser.append(leftover)
     }
 
@@ -184,14 +198,18 @@ actor RFC6455Connection: WebSocketConnection {
         startWriter()
     }
 
-    /// Whether a ping waits behind a frame being written, and the bytes written so far.
+    /// Whether a ping waits behind a frame being written, the bytes written so far, and whether
+    /// reading waits for the client.
     var pingWrite: PingWriteProgress? {
-        PingWriteProgress(pingWaiting: pingsAwaitingWrite > 0, bytesWritten: bytesWritten)
+        PingWriteProgress(
+            pingWaiting: pingsAwaitingWrite > 0, bytesWritten: bytesWritten, readWaitsForClient: readWaitsForClient,
+            readWaits: readWaits)
     }
 
     func close(code: WebSocketCloseCode, reason: String) async {
         if phase == .open {
             phase = .closing
+            deliveries.stopHoldingBack()
             initiatedClose = (code, reason)
             // 1005, 1006 and 1015 (and codes outside the registered ranges) never go on the wire
             // (RFC 6455 §7.4.1): such a close sends 1000, Normal Closure.
@@ -227,7 +245,18 @@ actor RFC6455Connection: WebSocketConnection {
             guard !discarding, receivedClose == nil else { continue }
             parser.append(bytes)
             parseBuffered()
+            await waitForClient()
         }
+    }
+
+    /// While open and more than the buffer limit of messages wait for the client, waits (the
+    /// socket is not read meanwhile); leaving `open` stops the wait.
+    private func waitForClient() async {
+        guard phase == .open, deliveries.isOverLimit else { return }
+        readWaitsForClient = true
+        readWaits += 1
+        while phase == .open, deliveries.isOverLimit { await deliveries.waitForRoom() }
+        readWaitsForClient = false
     }
 
     /// Handles the complete frames buffered; a protocol violation fails the connection.
@@ -255,7 +284,7 @@ actor RFC6455Connection: WebSocketConnection {
             if let message = try assembler.append(frame) {
                 if phase == .open {
                     wireTraffic?.addReceived(incomingWireBytes)
-                    continuation.yield(.message(message))
+                    deliveries.push(.message(message), weight: message.byteCount)
                 }
                 incomingWireBytes = 0
             }
@@ -291,6 +320,7 @@ actor RFC6455Connection: WebSocketConnection {
         if phase == .open {
             // §5.5.1: answer with the same code; the connection ends once the answer is written.
             phase = .closing
+            deliveries.stopHoldingBack()
             queueClose(code: code == .noStatusReceived ? nil : code, reason: "", urgent: true)
             startCloseTimer()
         } else if closeSent {
@@ -306,6 +336,7 @@ actor RFC6455Connection: WebSocketConnection {
         if failure == nil, receivedClose == nil { failure = error }
         discarding = true
         phase = .closing
+        deliveries.stopHoldingBack()
         queueClose(code: error.closeCode, reason: error.description, urgent: true)
         startCloseTimer()
     }
@@ -406,8 +437,8 @@ actor RFC6455Connection: WebSocketConnection {
         } else {
             reported = (.abnormalClosure, lost?.description ?? "connection closed without a Close frame", lost)
         }
-        continuation.yield(.closed(code: reported.code, reason: reported.reason, error: reported.error))
-        continuation.finish()
+        deliveries.push(.closed(code: reported.code, reason: reported.reason, error: reported.error), weight: 0)
+        deliveries.finish()
         let waiters = closeWaiters
         closeWaiters = []
         for waiter in waiters { waiter.resume() }

@@ -35,7 +35,8 @@ package struct RFC6455Transport: WebSocketTransport {
             let connection = RFC6455Connection(
                 stream: stream, leftover: outcome.leftover, subprotocol: outcome.subprotocol,
                 maximumMessageSize: request.maximumMessageSize, fragmentSize: fragmentSize, closeTimeout: closeTimeout,
-                writeTimeout: request.writeTimeout, sleep: sleep, compression: try outcome.compression.map(DeflateCodec.init))
+                writeTimeout: request.writeTimeout, sleep: sleep, compression: try outcome.compression.map(DeflateCodec.init),
+                bufferLimit: request.bufferLimit)
             await connection.start()
             return connection
         } catch {

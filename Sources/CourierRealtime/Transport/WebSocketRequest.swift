@@ -21,6 +21,9 @@ package struct WebSocketRequest: Sendable {
     package var requiresSubprotocol = false
     /// The permessage-deflate offer (RFC 7692); nil offers no extension.
     package var compression: PerMessageDeflate?
+    /// Bytes of received messages waiting for the client past which the connection stops reading
+    /// the socket (nil: never stops).
+    package var bufferLimit: Int?
     /// `SO_SNDBUF` for the socket, in bytes (nil: the system's); tests bound it to fill it fast.
     package var sendBufferSize: Int?
 

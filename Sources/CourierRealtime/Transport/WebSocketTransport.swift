@@ -23,9 +23,11 @@ package protocol WebSocketConnection: Sendable {
     func send(_ message: WebSocketMessage) async throws
     /// Sends a ping; `onPong` runs when the matching pong arrives (never if none does).
     func sendPing(onPong: @escaping @Sendable () -> Void) async throws
-    /// Whether a ping still waits to be written behind a frame, and how far the writes got;
-    /// `nil` where the transport cannot tell (`URLSessionWebSocketTask`). The keepalive gives a
-    /// ping stuck behind a large message that is still being written more time for its pong.
+    /// Whether a ping still waits to be written behind a frame, how far the writes got, and
+    /// whether reading waits for the client; `nil` where the transport cannot tell
+    /// (`URLSessionWebSocketTask`). The keepalive gives a ping stuck behind a large message that
+    /// is still being written more time for its pong, and a pong not read because the app has not
+    /// taken the messages before it.
     var pingWrite: PingWriteProgress? { get async }
     /// Starts the closing handshake (RFC 6455 §7.1.2) and returns when the connection is closed.
     func close(code: WebSocketCloseCode, reason: String) async
@@ -33,12 +35,25 @@ package protocol WebSocketConnection: Sendable {
     func abort(_ error: WebSocketError) async
 }
 
-/// How far a connection's writes got, for the keepalive (``WebSocketConnection/pingWrite``).
+/// How far a connection's writes got, and whether its reads wait for the client, for the
+/// keepalive (``WebSocketConnection/pingWrite``).
 package struct PingWriteProgress: Sendable, Equatable {
     /// One of our pings is queued behind other bytes, not yet written.
     package var pingWaiting: Bool
     /// Bytes written to the connection so far.
     package var bytesWritten: Int
+    /// The connection does not read the socket now: messages wait for the client (a slow app);
+    /// a pong may be there, unread.
+    package var readWaitsForClient = false
+    /// How many times reading waited for the client so far.
+    package var readWaits = 0
+
+    package init(pingWaiting: Bool, bytesWritten: Int, readWaitsForClient: Bool = false, readWaits: Int = 0) {
+        self.pingWaiting = pingWaiting
+        self.bytesWritten = bytesWritten
+        self.readWaitsForClient = readWaitsForClient
+        self.readWaits = readWaits
+    }
 }
 
 extension WebSocketConnection {
