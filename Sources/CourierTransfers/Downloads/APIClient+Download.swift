@@ -24,6 +24,14 @@ extension APIClient {
     ///   its `Content-Range` does not start where asked, the partial data is discarded and the
     ///   download starts from zero; `TransferProgress.restarts` counts it. A `416` whose
     ///   `Content-Range` says the file has exactly the bytes already received completes it.
+    /// - A `206` is read against its `Content-Range` (RFC 9110 §14.4, §15.3.7): a body that runs
+    ///   past the range fails with ``DownloadError/Reason/lengthMismatch(expected:received:)``, one
+    ///   that stops short of it is a lost connection (continued as above), and a part that ends
+    ///   before the file does is followed by a request for the rest. A part of unknown complete
+    ///   length (`bytes a-b/*`) never ends the download: the downloader asks again from `b+1`
+    ///   until a `416` says the file has exactly the bytes held, a part gives its complete length,
+    ///   or a `200` starts over; after 1024 such parts it fails with `URLError.badServerResponse`
+    ///   and resume data.
     ///
     /// The endpoint's policy applies to each request (auth, retries, logging, metrics); its
     /// `EndpointPolicy.deadline` bounds each request up to the response head (see

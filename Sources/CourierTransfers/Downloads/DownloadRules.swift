@@ -6,8 +6,11 @@ package enum DownloadStep: Sendable, Equatable {
     /// Write the body starting at byte `offset` of the file: `0` for a whole representation
     /// (a `200`), the requested offset for a `206` that continues the partial data.
     /// `completeLength` is the representation's length in bytes when it is known for the bytes
-    /// as they arrive (identity coding). `discardsPartial` is `true` when bytes already on disk
-    /// must be dropped first (the server sent the whole file instead of the range).
+    /// as they arrive (identity coding): for a `206` whose `Content-Range` ends in `/*` (complete
+    /// length unknown, RFC 9110 §14.4), the length an earlier response announced for the same
+    /// validator, else `nil` — the part's end is then no proof that the file is whole.
+    /// `discardsPartial` is `true` when bytes already on disk must be dropped first (the server
+    /// sent the whole file instead of the range).
     case write(offset: Int64, completeLength: Int64?, discardsPartial: Bool)
     /// The partial file already holds the whole representation: a `416` whose
     /// `Content-Range: bytes */N` has `N` equal to the requested offset (RFC 9110 §15.5.17).
@@ -93,7 +96,7 @@ package enum DownloadRules {
         switch response.statusCode {
         case 206:
             guard !isContentCoded(headers) else { return .restart(reason: "206 with a content coding") }
-            guard let part = DownloadContentRange(headers), case .bytes(let first, _, let complete) = part else {
+            guard let part = DownloadContentRange(headers), case .bytes(let first, let last, let complete) = part else {
                 return .restart(reason: "206 without a single satisfied byte Content-Range")
             }
             guard first == offset else { return .restart(reason: "206 Content-Range starts at \(first), not \(offset)") }
@@ -103,7 +106,12 @@ package enum DownloadRules {
             if let knownLength, let complete, complete != knownLength {
                 return .restart(reason: "206 for a representation of \(complete) bytes, not \(knownLength)")
             }
-            return .write(offset: offset, completeLength: complete, discardsPartial: false)
+            // `bytes a-b/*`: the same validator means the same representation, so the length an
+            // earlier response announced still holds — and a part that ends beyond it is another one.
+            if complete == nil, let knownLength, last >= knownLength {
+                return .restart(reason: "206 Content-Range ends at \(last), beyond the \(knownLength) bytes announced")
+            }
+            return .write(offset: offset, completeLength: complete ?? knownLength, discardsPartial: false)
         case 416:
             if let tag = strongValidator(in: headers), let validator, tag != validator {
                 return .restart(reason: "416 for another validator")

@@ -15,8 +15,9 @@ import Foundation
 /// their budget).
 final class DownloadSink: Sendable {
     private let file: PartialDownloadFile
-    /// The representation's length from `Content-Range`/`Content-Length`, when known: a body that
-    /// goes past it fails at once.
+    /// The length the file may reach with this body, when known: the end of a `206`'s part (its
+    /// `Content-Range`), else the representation's length (`Content-Length`). A body that goes past
+    /// it fails at once.
     private let completeLength: Int64?
     private let batchBytes: Int
     private let keepsPartialOnWriteFailure: Bool

@@ -52,6 +52,14 @@ struct Downloader<E: Endpoint>: Sendable {
     /// Restarts from zero (each needing a new request) allowed per download, on top of the retries.
     static var maxRestarts: Int { 2 }
 
+    /// `206` parts of unknown complete length (`Content-Range: bytes a-b/*`, RFC 9110 §14.4)
+    /// taken per download. The end of such a part proves nothing, so the downloader asks again from
+    /// the byte after it until the server says where the representation ends (a `416` with
+    /// `bytes */N` equal to the bytes held, a part with its complete length, or a `200`); a server
+    /// that never does fails the download with `URLError.badServerResponse` after this many parts,
+    /// keeping the bytes as resume data. A server that caps such parts at 1 MiB serves 1 GiB.
+    static var maxUnknownLengthParts: Int { 1024 }
+
     /// Received bytes gathered before one write to the file (128 KiB): one hop to the file queue
     /// per batch, not per chunk of 16 KiB; small, because every byte between the network and the
     /// file adds to the peak memory of a transfer held at the buffer's bound.
@@ -78,6 +86,7 @@ struct Downloader<E: Endpoint>: Sendable {
         let retry = endpoint.policy.retry
         var retries = 0
         var overflows = 0
+        var unknownLengthParts = 0
         // Each attempt is a request of its own: one key for all of them, so a server that honours
         // it sees one operation (`.automatic` would make a new key per attempt).
         let idempotency: IdempotencyPolicy =
@@ -99,13 +108,25 @@ struct Downloader<E: Endpoint>: Sendable {
                 switch try await attempt(state, idempotency: idempotency, environmentID: environmentID) {
                 case .finished(let response): return .success(response)
                 case .restart: continue
-                case .partContinues:
-                    // A whole 206 part short of the representation (a server that caps ranges):
-                    // ask for the rest at once; bytes were gained, so it uses up nothing.
+                case .partContinues(let lengthKnown):
+                    // A whole 206 part short of the representation (a server that caps ranges), or
+                    // of unknown complete length (`/*`): ask for the rest at once; bytes were
+                    // gained, so it uses up nothing — but parts that never say where the file ends
+                    // are bounded.
                     guard repeatable else {
                         return .failure(
                             await finish(
                                 state, url: url, .network(.transport(URLError(.networkConnectionLost))), keepsPartial: true))
+                    }
+                    if !lengthKnown {
+                        unknownLengthParts += 1
+                        guard unknownLengthParts < Self.maxUnknownLengthParts else {
+                            let reason =
+                                "\(unknownLengthParts) parts of unknown complete length (Content-Range bytes a-b/*) "
+                                + "ended at byte \(state.file.length) without the end of the file"
+                            let error = URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: reason])
+                            return .failure(await finish(state, url: url, .network(.transport(error)), keepsPartial: true))
+                        }
                     }
                     budget += 1
                     continue
@@ -234,17 +255,24 @@ struct Downloader<E: Endpoint>: Sendable {
             // of the same representation announced (a 206 after a resume often has none).
             if offset == 0 { state.representationDigest = nil }
             if let digest, digest.scope == .representation { state.representationDigest = digest }
+            // Where this response's bytes end in the file: a 206's Content-Range says where its part
+            // ends (RFC 9110 §15.3.7), so a body that runs past it fails at once and one that stops
+            // short of it is a lost connection, whatever its complete length.
+            var partEnd: Int64?
+            if response.statusCode == 206, case .bytes(_, let last, _)? = DownloadContentRange(response.headers) {
+                partEnd = last + 1
+            }
             // Off the pool: the file is written there when the transport cannot push the body.
-            try await files.reading { await receive(streamed.body, into: state, completeLength: completeLength) }.get()
-            if let completeLength, file.length < completeLength {
-                // A 206 whose part arrived whole but ends before the representation does (RFC 9110
-                // §15.3.7: the client reads Content-Range to see whether more requests are needed).
-                if response.statusCode == 206, case .bytes(_, let last, _)? = DownloadContentRange(response.headers),
-                    file.length == last + 1, last + 1 > resume?.offset ?? 0
-                {
-                    return .partContinues
-                }
+            try await files.reading { await receive(streamed.body, into: state, limit: partEnd ?? completeLength) }.get()
+            if let partEnd {
                 // A body that ends early without an error is a lost connection, like a transport's.
+                guard file.length == partEnd else { throw .interrupted(URLError(.networkConnectionLost)) }
+                // The part arrived whole but ends before the representation does, or nobody knows
+                // where the representation ends (`/*`): the client reads Content-Range to see
+                // whether more requests are needed (RFC 9110 §15.3.7) — it never takes the part's
+                // end for the file's.
+                if completeLength.map({ partEnd < $0 }) ?? true { return .partContinues(lengthKnown: completeLength != nil) }
+            } else if let completeLength, file.length < completeLength {
                 throw .interrupted(URLError(.networkConnectionLost))
             }
             // `Content-Digest` of a 206 covers its part only (RFC 9530 §2): read back from where the
@@ -262,11 +290,13 @@ struct Downloader<E: Endpoint>: Sendable {
     /// written, on the delegate queue as it arrives, so no chunk waits in memory for a reader and
     /// the transfer is never held. Bytes received before a failure are written first (the
     /// continuation starts after them).
+    /// `limit` is the length the file may reach with this body: the end of a `206`'s part, else
+    /// the representation's complete length when known.
     private func receive(
-        _ body: MessageBody, into state: DownloadState, completeLength: Int64?
+        _ body: MessageBody, into state: DownloadState, limit: Int64?
     ) async -> Result<Void, AttemptFailure> {
         let sink = DownloadSink(
-            file: state.file, completeLength: completeLength, batchBytes: Self.writeBatchBytes,
+            file: state.file, completeLength: limit, batchBytes: Self.writeBatchBytes,
             keepsPartialOnWriteFailure: state.validator != nil
         ) { [progress, totalBytes = state.expectedLength, restarts = state.restarts] completed in
             progress.yield(TransferProgress(completedBytes: completed, totalBytes: totalBytes, restarts: restarts))
@@ -376,8 +406,9 @@ private enum AttemptOutcome {
     case finished(Response<URL>)
     /// The partial data was discarded; ask again for the whole file (no retry used up).
     case restart
-    /// A 206 part arrived whole and the representation goes on: ask for the rest.
-    case partContinues
+    /// A 206 part arrived whole and the representation goes on, or its complete length is unknown
+    /// (`lengthKnown` is `false`): ask for the rest.
+    case partContinues(lengthKnown: Bool)
 }
 
 /// What ends an attempt short of success.

@@ -180,6 +180,24 @@ struct DownloadRulesTests {
                 validator: Self.tag, knownLength: 10) == .write(offset: 4, completeLength: 10, discardsPartial: false))
     }
 
+    @Test func a206OfUnknownCompleteLengthTakesTheKnownLengthOrNone() {
+        // `bytes a-b/*` (RFC 9110 §14.4): the part's end says nothing about the file's.
+        func step(_ range: String, knownLength: Int64?) -> DownloadStep {
+            DownloadRules.step(
+                for: Self.response(206, [("Content-Range", range), ("ETag", Self.tag)]), requestedOffset: 4,
+                validator: Self.tag, knownLength: knownLength)
+        }
+        #expect(step("bytes 4-6/*", knownLength: nil) == .write(offset: 4, completeLength: nil, discardsPartial: false))
+        #expect(step("bytes 4-6/*", knownLength: 10) == .write(offset: 4, completeLength: 10, discardsPartial: false))
+        #expect(step("bytes 4-9/*", knownLength: 10) == .write(offset: 4, completeLength: 10, discardsPartial: false))
+        for range in ["bytes 4-10/*", "bytes 4-99/*", "bytes 3-6/*", "bytes 5-6/*"] {
+            guard case .restart = step(range, knownLength: 10) else {
+                Issue.record("expected a restart for \(range)")
+                continue
+            }
+        }
+    }
+
     @Test func withoutRangeA200IsWrittenFromZeroAndA206IsInvalid() {
         #expect(
             DownloadRules.step(for: Self.response(200, [("Content-Length", "3")]), requestedOffset: nil, validator: nil)
