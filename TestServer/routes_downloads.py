@@ -15,6 +15,9 @@ Query parameters (all optional, combinable):
 * ``ifRange=ignore`` serve the Range even when ``If-Range`` does not match (a broken server)
 * ``rangeStart=zero`` answer a Range with ``206`` from byte 0 (a Content-Range that does not
                      start where the client asked)
+* ``rangeCap=N``     answer a Range with at most N bytes (a server that caps range answers)
+* ``length=unknown`` ``206`` answers say ``Content-Range: bytes a-b/*`` (complete length
+                     unknown, RFC 9110 §14.4); a Range from the end still gets ``416 bytes */N``
 * ``dropAfter=N``    the first ``drops`` (default 1) requests to this path in the namespace
                      send N body bytes, then close the connection
 * ``digest=repr``    ``Repr-Digest: sha-256=:b64:`` of the whole representation (RFC 9530);
@@ -157,8 +160,12 @@ async def media(request: web.Request) -> web.StreamResponse:
                 first, last = parsed
                 if q.get("rangeStart") == "zero":
                     first = 0
+                cap = q.get("rangeCap")
+                if cap is not None and cap.isdigit() and int(cap) > 0:
+                    last = min(last, first + int(cap) - 1)
                 status = 206
-                headers["Content-Range"] = f"bytes {first}-{last}/{total}"
+                complete = "*" if q.get("length") == "unknown" else str(total)
+                headers["Content-Range"] = f"bytes {first}-{last}/{complete}"
     entry["status"] = status
     entry["start"] = first
 
