@@ -7,7 +7,8 @@ import FoundationNetworking
 /// The checks a finished background download passes before it is moved into place — those of
 /// foreground downloads: an accepted status, the announced length, the SHA-256 digest (the
 /// complete length of a `206`'s `Content-Range`, and only a digest of the whole representation,
-/// for a task resumed from resume data).
+/// for a task resumed from resume data; a `206` of unknown complete length, `bytes a-b/*`, needs
+/// that digest to be taken as the whole file).
 enum BackgroundDownloadCheck {
     /// - Throws: ``DownloadError``: ``DownloadError/Reason/network(_:)`` for a status that carries
     ///   no file (only 200, 203 and 206 do: a 202's body is a status document, a 204 has none),
@@ -32,11 +33,20 @@ enum BackgroundDownloadCheck {
         let expected: Int64?
         if isPart {
             guard !DownloadRules.isContentCoded(response.headers), let range = DownloadContentRange(response.headers),
-                case .bytes(_, let last, let complete) = range
+                case .bytes(_, _, let complete) = range
             else {
                 throw DownloadError(.network(.transport(URLError(.badServerResponse))))
             }
-            expected = complete ?? last + 1
+            // `bytes a-b/*` (RFC 9110 §14.4): the part's end is not the file's, and the system asks
+            // no further. Only a digest of the whole representation proves the joined file whole.
+            if complete == nil, DownloadDigest.expected(in: response.headers)?.scope != .representation {
+                let reason =
+                    "a 206 of unknown complete length (Content-Range \(response.headers["Content-Range"] ?? "")) "
+                    + "without a digest of the whole file: its end is not proof of the file's"
+                throw DownloadError(
+                    .network(.transport(URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: reason]))))
+            }
+            expected = complete
         } else if !DownloadRules.isContentCoded(response.headers) {
             expected = response.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         } else {
