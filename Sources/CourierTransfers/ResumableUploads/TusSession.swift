@@ -35,10 +35,13 @@ struct TusSession: Sendable {
         // Only an upload this uploader created, in this environment: another endpoint's (a store
         // shared by uploaders) or another environment's is not resumed.
         if let saved = try store.record(for: key), saved.length == length, isOwn(saved),
-            let current = try await serverOffset(saved.uploadURL, length: length)
+            let head = try await serverOffset(saved.uploadURL)
         {
+            // A new process knows only the record: the server may hold any byte up to the file's
+            // length (an earlier run may have sent more than it saved), but never fewer than it
+            // confirmed to that run — the record is all that ties the upload URL to this file.
+            offset = try trusted(head, floor: saved.offset, bound: length, length: length, after: "resuming a saved upload")
             record = saved
-            offset = current
         } else {
             store.remove(key)
             record = try await create(length: length)
@@ -56,6 +59,9 @@ struct TusSession: Sendable {
             try Task.checkCancellation()
             let count = min(Int64(uploader.chunkSize), length - offset)
             let base = offset
+            // A 409 leaves the upload as it was (tus 1.0.0 PATCH): its HEAD is bounded by what the
+            // earlier requests sent, not by this one.
+            let sentBefore = sentEnd
             sentEnd = max(sentEnd, offset + count)
             let reporter = TransferProgressReporter(sent: { sent, _ in tracker.didSend(base + sent, of: length) })
             let response: Response<HTTPResponse>
@@ -97,12 +103,10 @@ struct TusSession: Sendable {
                 last = response
             case 409:
                 conflicts += 1
-                guard conflicts <= Self.maxConsecutiveConflicts,
-                    let current = try await serverOffset(record.uploadURL, length: length)
-                else {
+                guard conflicts <= Self.maxConsecutiveConflicts, let head = try await serverOffset(record.uploadURL) else {
                     throw NetworkError(response: response.response, knownErrors: [:])
                 }
-                offset = current
+                offset = try trusted(head, floor: 0, bound: sentBefore, length: length, after: "409 Conflict")
                 record.offset = offset
                 try store.save(record)  // a record that cannot be written fails the upload, never silently
             case 404, 410:
@@ -126,8 +130,7 @@ struct TusSession: Sendable {
     /// server's `Retry-After`), then returns the offset the server reports (`HEAD`). Throws
     /// `error` when the policy would not retry it, the retries ran out, or the upload is gone.
     /// An offset beyond `sentEnd` (bytes this run never sent) fails the upload and drops its
-    /// record: continuing from there would leave a gap of bytes the server never received, and
-    /// resuming the record later would trust the same offset.
+    /// record (``trusted(_:floor:bound:length:after:)``).
     private func recover(
         from error: any Error, failures: Int, record: inout ResumableUploadRecord, length: Int64, sentEnd: Int64
     ) async throws -> Int64 {
@@ -137,12 +140,8 @@ struct TusSession: Sendable {
         let wait = retry.delay(forRetry: failures - 1, retryAfter: retryAfter)
         guard wait <= retry.maxRetryAfter else { throw error }
         try await uploader.clock.sleep(for: wait)
-        guard let current = try await serverOffset(record.uploadURL, length: length) else { throw error }
-        guard current <= sentEnd else {
-            uploader.store.remove(key)
-            let reason = "the tus server reports offset \(current), beyond the \(sentEnd) bytes sent"
-            throw NetworkError.transport(URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: reason]))
-        }
+        guard let head = try await serverOffset(record.uploadURL) else { throw error }
+        let current = try trusted(head, floor: 0, bound: sentEnd, length: length, after: "a failed PATCH")
         record.offset = current
         try uploader.store.save(record)  // a record that cannot be written fails the upload, never silently
         return current
@@ -186,19 +185,62 @@ struct TusSession: Sendable {
         return record
     }
 
-    /// The server's offset (`HEAD`), or `nil` when the upload is gone (404, 410, 403) or is not
-    /// this file's: an offset beyond `length` (a PATCH from there would have a negative length).
-    private func serverOffset(_ url: URL, length: Int64) async throws -> Int64? {
+    /// What a `HEAD` reports: `Upload-Offset`, and `Upload-Length` when the server sent it.
+    struct HeadAnswer: Sendable, Equatable {
+        let offset: Int64
+        let length: Int64?
+    }
+
+    /// The server's offset (`HEAD`), or `nil` when the upload is gone (404, 410, 403).
+    private func serverOffset(_ url: URL) async throws -> HeadAnswer? {
         let response = try await uploader.send(.head, url.absoluteString, headers: [])
         switch response.statusCode {
         case 200...299:
             guard let offset = Self.offset(response.response) else {
                 throw NetworkError.invalidRequest("the tus server answered HEAD without Upload-Offset")
             }
-            return offset <= length ? offset : nil
+            let declared = response.response.headers["Upload-Length"].flatMap {
+                Int64($0.trimmingCharacters(in: .whitespaces))
+            }
+            return HeadAnswer(offset: offset, length: declared)
         case 403, 404, 410: return nil
         default: throw NetworkError(response: response.response, knownErrors: [:])
         }
+    }
+
+    /// The offset of `head` when the server can hold it, else fails the upload and drops its record.
+    ///
+    /// The server's offset counts the bytes it received (tus 1.0.0 `Upload-Offset`), so it never
+    /// passes `bound`, the end of the bytes that can have reached it: the file's length (its
+    /// `Upload-Length`) for a record from disk, whose earlier run may have sent more than it saved;
+    /// the end of every `PATCH` sent for a `PATCH` that failed on the way; the end before the
+    /// refused `PATCH` for a `409`, which leaves the upload unchanged. Its `Upload-Length`, when
+    /// sent, is the file's `length`. A record from disk also sets a `floor`, the offset the server
+    /// confirmed to the earlier run: fewer bytes now means the URL no longer holds what that run
+    /// sent (a recreated or restored upload), and the record is all that ties the two. Within one
+    /// run a lower offset after a `409` or a failed `PATCH` is followed: the server lost a tail of
+    /// this run's own bytes, which are sent again. Anything else is another upload or a server that
+    /// invented bytes: continuing would leave a gap or a splice, and resuming the record later
+    /// would trust the same answer, so the record is dropped (the next run starts a new upload).
+    ///
+    /// - Throws: `NetworkError.transport` with `URLError.badServerResponse` saying the offsets.
+    private func trusted(
+        _ head: HeadAnswer, floor: Int64, bound: Int64, length: Int64, after moment: String
+    ) throws -> Int64 {
+        let problem: String? =
+            if let declared = head.length, declared != length {
+                "Upload-Length \(declared) for a file of \(length) bytes"
+            } else if head.offset > bound {
+                "offset \(head.offset), beyond the \(bound) bytes that can have reached it"
+            } else if head.offset < floor {
+                "offset \(head.offset), below the \(floor) bytes it confirmed"
+            } else {
+                nil
+            }
+        guard let problem else { return head.offset }
+        uploader.store.remove(key)
+        let reason = "after \(moment), the tus server reports \(problem)"
+        throw NetworkError.transport(URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: reason]))
     }
 
     private static func offset(_ response: HTTPResponse) -> Int64? {

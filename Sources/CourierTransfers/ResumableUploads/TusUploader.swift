@@ -20,14 +20,21 @@ import FoundationNetworking
 ///   → `201` with `Location`. The upload URL and offset are saved in the ``ResumableUploadStore``
 ///   before any byte is sent, and the offset after every chunk, so a new process resumes.
 /// - **Resume**: a stored upload is asked for its offset with `HEAD` (`Upload-Offset`) first.
+///   An offset beyond the file, below the offset the server confirmed to the earlier run, or an
+///   `Upload-Length` other than the file's is not this file's upload: the upload fails with
+///   `NetworkError.transport` (`URLError.badServerResponse`) and its record is dropped, so the next
+///   call creates a new upload.
 /// - **Send**: `PATCH` chunks of ``chunkSize`` bytes as `application/offset+octet-stream` with
 ///   `Upload-Offset`, read from the file as they are sent (constant memory).
-/// - **409 Conflict** (the offsets disagree): `HEAD` and continue from the server's offset.
+/// - **409 Conflict** (the offsets disagree): `HEAD` and continue from the server's offset — back
+///   over bytes the server lost, but never beyond the bytes sent before the refused `PATCH`
+///   (a `409` changes nothing): such an offset fails the upload as above.
 /// - **404 / 410** (the server forgot or expired the upload): a new upload from byte 0.
 /// - **A PATCH that failed on the way** (a lost connection, a time-out, a 5xx, 408 or 429 the
 ///   ``policy``'s retry rules retry): after its backoff (or the server's `Retry-After`, up to
 ///   `maxRetryAfter`), `HEAD` and continue from the server's offset — at most `maxRetries` times
 ///   in a row (the bytes the server confirmed count as progress, so a flaky link finishes).
+///   An offset beyond every byte sent fails the upload as above.
 /// - Any other failure throws `NetworkError` and keeps the record: calling ``upload(fileAt:key:metadata:)``
 ///   again with the same key resumes.
 public struct TusUploader: Sendable {

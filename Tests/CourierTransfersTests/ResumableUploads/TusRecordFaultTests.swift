@@ -112,25 +112,6 @@ struct TusRecordFaultTests {
         #expect(try store.allRecords().isEmpty)
         #expect(try store.record(for: "nothing") == nil)
     }
-
-    @Test("a HEAD offset beyond the file is a foreign upload: a new one is created and no PATCH goes to the old one")
-    func offsetBeyondTheFileStartsANewUpload() async throws {
-        let folder = try Folder()
-        defer { folder.remove() }
-        let old = URL(string: "https://api.example.test/v1/tus/files/old")!
-        try ResumableUploadStore(directory: folder.records).save(
-            ResumableUploadRecord(
-                key: TusUploader.key(for: folder.file, creationURL: Self.creationURL), uploadURL: old, offset: 400, length: 1000,
-                createdAt: Date()))
-
-        let transport = Self.server(headOffset: 1100)
-        let location = try await Self.uploader(transport, folder).upload(fileAt: folder.file).value
-        #expect(location.path == "/v1/tus/files/new")
-        let patches = transport.requests.filter { $0.httpMethod == "PATCH" }
-        #expect(patches.allSatisfy { $0.url?.path == "/v1/tus/files/new" })
-        #expect(patches.map { $0.value(forHTTPHeaderField: "Upload-Offset") } == ["0", "400", "800"])
-        #expect(patches.map { $0.value(forHTTPHeaderField: "Content-Length") } == ["400", "400", "200"])
-    }
 }
 
 extension TusRecordFaultTests {
