@@ -267,18 +267,20 @@ struct Downloader<E: Endpoint>: Sendable {
             if let partEnd {
                 // A body that ends early without an error is a lost connection, like a transport's.
                 guard file.length == partEnd else { throw .interrupted(URLError(.networkConnectionLost)) }
-                // The part arrived whole but ends before the representation does, or nobody knows
-                // where the representation ends (`/*`): the client reads Content-Range to see
-                // whether more requests are needed (RFC 9110 §15.3.7) — it never takes the part's
-                // end for the file's.
-                if completeLength.map({ partEnd < $0 }) ?? true { return .partContinues(lengthKnown: completeLength != nil) }
             } else if let completeLength, file.length < completeLength {
                 throw .interrupted(URLError(.networkConnectionLost))
             }
             // `Content-Digest` of a 206 covers its part only (RFC 9530 §2): read back from where the
             // part began, on the file queue — never while the body arrives, where hashing would
-            // slow the delegate queue every URLSession of the process shares on Linux.
+            // slow the delegate queue every URLSession of the process shares on Linux. Every part
+            // is checked, not only the last.
             if let digest, digest.scope == .content { try await verify(file, against: digest, from: offset) }
+            // The part arrived whole but ends before the representation does, or nobody knows where
+            // the representation ends (`/*`): the client reads Content-Range to see whether more
+            // requests are needed (RFC 9110 §15.3.7) — it never takes the part's end for the file's.
+            if let partEnd, completeLength.map({ partEnd < $0 }) ?? true {
+                return .partContinues(lengthKnown: completeLength != nil)
+            }
             if let whole = state.representationDigest { try await verify(file, against: whole, from: 0) }
             try await place(file)
             return .finished(Response(value: destination, response: response, context: streamed.context))

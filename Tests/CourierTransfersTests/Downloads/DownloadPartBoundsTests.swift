@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-import Courier
+@testable import Courier
 import CourierTesting
 @testable import CourierTransfers
 
@@ -253,6 +253,42 @@ struct DownloadPartBoundsTests {
         #expect(throws: Never.self) { try result.get() }
         #expect(try Data(contentsOf: folder.destination) == whole)
         #expect(Self.ranges(transport) == (last == 19 ? ["bytes=5-"] : ["bytes=5-", "none"]))
+    }
+
+    /// Parts of 5 bytes, each with the `Content-Digest` of its bytes (RFC 9530 §2); one of them
+    /// (`bad`, by its first byte) with the digest of other bytes. Before, only the last part's
+    /// digest was checked.
+    @Test(
+        "every 206 part's Content-Digest is checked, not only the last one's", arguments: [nil, 5, 10, 15] as [Int?], ["*", "20"])
+    func everyPartsContentDigestIsChecked(bad: Int?, complete: String) async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let whole = Self.whole
+        let transport = StubTransport { request in
+            guard let first = Self.rangeStart(request), first < whole.count else {
+                return HTTPResponse(statusCode: 416, headers: ["Content-Range": "bytes */20"], body: Data())
+            }
+            let body = whole.subdata(in: first..<min(first + 5, whole.count))
+            var response = Self.part(first: first, last: first + body.count - 1, complete: complete, body: body)
+            let digested = first == bad ? Data("other".utf8) : body
+            response.headers.replace("Content-Digest", with: "sha-256=:\(Data(SHA256.hash(digested)).base64EncodedString()):")
+            return response
+        }
+        let result = await TransfersFixture.client(transport)
+            .download(Self.get(), to: folder.destination, resumingFrom: try folder.resume(held: 5)).result
+        guard let bad else {
+            #expect(throws: Never.self) { try result.get() }
+            #expect(try Data(contentsOf: folder.destination) == whole)
+            return
+        }
+        let error = try #require(throws: DownloadError.self) { try result.get() }
+        guard case .digestMismatch(let field, _, _) = error.reason else {
+            Issue.record("failed with \(error)")
+            return
+        }
+        #expect(field == "Content-Digest")
+        #expect(!FileManager.default.fileExists(atPath: folder.destination.path))
+        #expect(Self.ranges(transport).last == "bytes=\(bad)-", "the download went on after the part with the wrong digest")
     }
 
     /// A server that streams 1-byte `/*` parts of a representation with no end.
