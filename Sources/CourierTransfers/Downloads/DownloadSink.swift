@@ -18,7 +18,7 @@ final class DownloadSink: Sendable {
     /// The length the file may reach with this body, when known: the end of a `206`'s part (its
     /// `Content-Range`), else the representation's length (`Content-Length`). A body that goes past
     /// it fails at once.
-    private let completeLength: Int64?
+    private let limit: Int64?
     private let batchBytes: Int
     private let keepsPartialOnWriteFailure: Bool
     /// Called with the bytes received so far (written plus batched) after every chunk.
@@ -32,12 +32,12 @@ final class DownloadSink: Sendable {
     ///   - keepsPartialOnWriteFailure: Whether a failed write keeps the partial file (resumable).
     ///   - timing: Where write times are counted (the process's, but for tests).
     init(
-        file: PartialDownloadFile, completeLength: Int64?, batchBytes: Int,
+        file: PartialDownloadFile, limit: Int64?, batchBytes: Int,
         keepsPartialOnWriteFailure: Bool, timing: DownloadWriteTiming = .process, report: @escaping @Sendable (Int64) -> Void
     ) {
         self.timing = timing
         self.file = file
-        self.completeLength = completeLength
+        self.limit = limit
         self.batchBytes = batchBytes
         self.keepsPartialOnWriteFailure = keepsPartialOnWriteFailure
         self.report = report
@@ -45,13 +45,13 @@ final class DownloadSink: Sendable {
 
     /// Adds `chunk` to the batch and writes the batch once it holds `batchBytes`.
     ///
-    /// - Throws: ``AttemptFailure/fatal(_:keepsPartial:)`` for bytes past the complete length or a
+    /// - Throws: ``AttemptFailure/fatal(_:keepsPartial:)`` for bytes past the limit or a
     ///   failed write.
     func take(_ chunk: Data) throws {
         let received: Int64 = try batch.withLock { batch in
             let received = file.length + Int64(batch.count) + Int64(chunk.count)
-            if let completeLength, received > completeLength {
-                throw AttemptFailure.fatal(.lengthMismatch(expected: completeLength, received: received), keepsPartial: false)
+            if let limit, received > limit {
+                throw AttemptFailure.fatal(.lengthMismatch(expected: limit, received: received), keepsPartial: false)
             }
             batch.append(chunk)
             if batch.count >= batchBytes { try write(&batch) }

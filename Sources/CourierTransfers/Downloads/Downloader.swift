@@ -298,7 +298,7 @@ struct Downloader<E: Endpoint>: Sendable {
         _ body: MessageBody, into state: DownloadState, limit: Int64?
     ) async -> Result<Void, AttemptFailure> {
         let sink = DownloadSink(
-            file: state.file, completeLength: limit, batchBytes: Self.writeBatchBytes,
+            file: state.file, limit: limit, batchBytes: Self.writeBatchBytes,
             keepsPartialOnWriteFailure: state.validator != nil
         ) { [progress, totalBytes = state.expectedLength, restarts = state.restarts] completed in
             progress.yield(TransferProgress(completedBytes: completed, totalBytes: totalBytes, restarts: restarts))

@@ -23,7 +23,7 @@ struct DownloadSinkTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sink-\(UUID().uuidString)")
         let file = try PartialDownloadFile.make(for: folder.appendingPathComponent("file.bin"))
         let sink = DownloadSink(
-            file: file, completeLength: nil, batchBytes: 4, keepsPartialOnWriteFailure: false,
+            file: file, limit: nil, batchBytes: 4, keepsPartialOnWriteFailure: false,
             timing: DownloadWriteTiming(clock: { clock.read() }), report: { _ in })
         return (sink, file)
     }
