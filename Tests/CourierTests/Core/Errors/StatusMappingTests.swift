@@ -155,6 +155,39 @@ extension CoreTests {
             #expect(client4xx?.userMessage == "The title is too long")
         }
 
+        @Test(
+            "a server's message is one displayable line: controls and bidi overrides removed, whitespace collapsed, 300 characters at most",
+            arguments: [
+                (#"{"message":"Title\n\n  too\tlong\u0007"}"#, "Title too long"),
+                (#"{"message":"Pay \u202Eevil\u202C now"}"#, "Pay evil now"),
+                (#"{"message":"   \n\t "}"#, nil),
+                (#"{"message":"\u0000\u001B[31m", "detail":"Fallback detail"}"#, "[31m"),
+                (#"{"message":"", "detail":"Fallback detail"}"#, "Fallback detail"),
+                (#"{"message":"👨‍👩‍👧 family name taken"}"#, "👨‍👩‍👧 family name taken"),
+            ] as [(String, String?)])
+        func serverTextIsDisplayable(body: String, shown: String?) async throws {
+            let client = CoreFixture.client(StubTransport(responses: [.json(body, status: 400)]))
+            let error = await CoreFixture.networkError { try await client.send(Request<Void>.post("/items")) }
+            #expect(error?.failedResponse?.message == shown)
+            #expect(error?.userMessage == shown ?? "The request was not accepted.")
+        }
+
+        @Test("a long server message and long field errors are cut at 300 characters with an ellipsis")
+        func longServerTextIsCut() async throws {
+            let long = String(repeating: "é", count: 5000)
+            let body = #"{"message":"\#(long)","errors":{"name":["\#(long)"]}}"#
+            let client = CoreFixture.client(StubTransport(responses: [.json(body, status: 400), .json(body, status: 422)]))
+            let error = await CoreFixture.networkError { try await client.send(Request<Void>.post("/items")) }
+            let message = try #require(error?.failedResponse?.message)
+            #expect(message.count == 300 && message.hasSuffix("…"))
+            let invalid = await CoreFixture.networkError { try await client.send(Request<Void>.post("/items")) }
+            guard case .unprocessable(let problem)? = invalid else {
+                Issue.record("expected unprocessable, got \(String(describing: invalid))")
+                return
+            }
+            #expect(problem.fieldErrors["name"]?.first?.count == 300)
+        }
+
         @Test("known-error messages win over the server's message, per status")
         func knownErrors() async throws {
             let stub = StubTransport(responses: [
