@@ -18,8 +18,9 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
     /// hidden), whitespace collapsed; a binary body is summarised by its size and type.
     public var snippet: String
     /// The message to show: the endpoint's known-error message for this status, else a message the
-    /// server put in a JSON body (`error.message`, `message`, `detail`, `error_description`, or a
-    /// string `error`), else `nil`.
+    /// server put in a JSON body (`error.message`, `message`, `detail`, `error_description`,
+    /// `title`) made one displayable line (control and bidirectional formatting characters
+    /// removed, whitespace collapsed, at most 300 characters, cut with "…"), else `nil`.
     public var message: String?
     /// The endpoint's declared message for this status (``Endpoint/knownErrors``), which
     /// ``NetworkError/userMessage`` shows before anything else.
