@@ -102,4 +102,45 @@ struct TransportParityTests {
         let log = try await TestServers.requestLog(namespace: namespace, path: "/echo/fits")
         #expect(log.count == 1)
     }
+
+    // MARK: Timeouts
+
+    /// What a timeout says does not depend on the transport: the app shows `userMessage` and logs
+    /// `description`, so the same timeout gives the same error value and the same words.
+    @Test("a deadline reached before the head is timedOut(nil) with the same words on every transport")
+    func deadlineBeforeTheHead() async throws {
+        var seen: [String] = []
+        for kind in Kind.allCases {
+            guard let (client, _) = try Self.client(kind) else { continue }
+            let policy = EndpointPolicy.standard.with(\.deadline, .seconds(1)).with(\.retry, .none)
+            let error = await CoreLive.networkError {
+                try await client.send(Request<Void>.get("/slow", query: ["seconds": "4"]).policy(policy))
+            }
+            guard let error, case .timedOut(nil) = error else {
+                Issue.record("\(kind): expected timedOut(nil), got \(String(describing: error))")
+                continue
+            }
+            seen.append("\(error.description) | \(error.userMessage)")
+        }
+        #expect(Set(seen).count == 1, "\(seen)")
+    }
+
+    @Test("a streamed body silent for its idle timeout fails with the same error and words on every transport")
+    func silentStreamedBody() async throws {
+        var seen: [String] = []
+        for kind in Kind.allCases {
+            guard let (client, _) = try Self.client(kind) else { continue }
+            let streamed = try await client.stream(
+                Request<Data>.get("/drip", query: ["bytes": "100", "seconds": "8", "chunks": "2"]),
+                options: StreamingOptions(idleTimeout: .seconds(1)))
+            do {
+                for try await _ in streamed.body {}
+                Issue.record("\(kind): the body ended without an error")
+            } catch let error as NetworkError {
+                #expect(error.kind == .timedOut, "\(kind): \(error)")
+                seen.append("\(error) | \(error.userMessage)")
+            }
+        }
+        #expect(Set(seen).count == 1, "\(seen)")
+    }
 }

@@ -86,9 +86,11 @@ package struct RequestBuilder: Sendable {
     }
 
     /// URLSession's per-request timeout is an idle timeout; Courier enforces the total deadline
-    /// itself, so the idle timeout only needs to be no shorter than the deadline.
+    /// itself, so the idle timeout is a backstop one second longer than the deadline: a call that
+    /// runs out of time always ends with Courier's ``NetworkError/timedOut(_:)`` (`nil`), the same
+    /// on every transport, never with a transport's `URLError.timedOut` racing it.
     ///
-    /// Whole seconds, rounded up, in `1...maxIdleTimeout`: URLSession on Linux truncates
+    /// Whole seconds, rounded up, plus one, in `2...maxIdleTimeout`: URLSession on Linux truncates
     /// `timeoutInterval` to whole seconds (`Int(timeoutInterval) * 1000` ms), so a 1.5 s deadline
     /// would otherwise be cut by a 1 s transport timeout, and it traps on a value too large for
     /// that arithmetic (e.g. a deadline of `.seconds(Int64.max)` meaning "no deadline").
@@ -96,7 +98,7 @@ package struct RequestBuilder: Sendable {
         // `Duration / Duration`, not `components`, which traps beyond Int64.max seconds.
         let seconds = deadline / .seconds(1)
         guard seconds.isFinite else { return maxIdleTimeout }
-        return min(maxIdleTimeout, max(1, seconds.rounded(.up)))
+        return min(maxIdleTimeout, max(1, seconds.rounded(.up)) + 1)
     }
 
     /// The largest idle timeout set on a request, in seconds (one year); longer deadlines are

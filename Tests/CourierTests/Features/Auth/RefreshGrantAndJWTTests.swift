@@ -20,7 +20,7 @@ extension AuthTests {
             #expect(request.httpMethod == "POST")
             #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded")
             #expect(request.value(forHTTPHeaderField: "Accept") == "application/json")
-            #expect(request.timeoutInterval == 15)
+            #expect(request.timeoutInterval == 16)  // the 15 s deadline's backstop
             let body = String(decoding: request.httpBody ?? Data(), as: UTF8.self)
             #expect(body == "grant_type=refresh_token&refresh_token=r%2F1%2B2+3&client_id=ios+app&scope=read+write&a=%26%3D&b=2")
         }
