@@ -21,10 +21,16 @@ import FoundationNetworking
 /// more with the new token. A call is auth-retried at most once, however many times the outer
 /// ``RetryInterceptor`` runs it; a second 401 is returned as is, and so is a 401 to a request
 /// whose one-shot body stream was already sent (``BodyStream``) — after the token was refreshed
-/// all the same, so later calls do not carry the refused token. A refresh that fails
-/// transiently does not use that retry up: its error goes to the ``RetryInterceptor``, whose next
-/// attempt may refresh again. Re-sending after a 401 is safe
+/// all the same, so later calls do not carry the refused token. Re-sending after a 401 is safe
 /// for every method: the server refused the request without applying it.
+///
+/// A call that gets no token — the refresh failed (its ``NetworkError``: a 503 from the token
+/// endpoint is ``NetworkError/server(_:)``), the ``TokenManager`` holds refreshes back after such a
+/// failure (``NetworkError/backendUnavailable(host:retryAfter:)``), the session ended or the store
+/// cannot be read — ends with that error. The ``RetryInterceptor`` does not repeat it (another
+/// attempt would only ask the token endpoint again, which the token manager schedules itself) and
+/// does not count it against the request's host: a failing token endpoint never opens the API's
+/// circuit breaker, nor pauses the API's host with its `Retry-After`.
 ///
 /// Position: see ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``.
 public struct AuthInterceptor: Interceptor {
@@ -42,6 +48,12 @@ public struct AuthInterceptor: Interceptor {
     /// The context slot marking that the call already spent its one auth retry.
     private enum AuthRetriedKey: RequestContextKey { typealias Value = Bool }
 
+    /// Marks the attempt's error as the auth step's own (no token to be had) and returns it.
+    private static func failedGettingToken(_ error: any Error, context: RequestContext) -> any Error {
+        context[AuthStepFailureKey.self] = true
+        return error
+    }
+
     /// - Throws: ``NetworkError/signedOut`` when the endpoint requires
     ///   a token and nobody is signed in; ``NetworkError/sessionExpired`` when the refresh token was
     ///   refused; the refresh's ``NetworkError`` when it failed transiently; whatever `next` throws.
@@ -56,9 +68,11 @@ public struct AuthInterceptor: Interceptor {
             current = nil
         } catch NetworkError.signedOut where requirement == .optional {
             current = nil  // signed out while a refresh was awaited: sent without a token
+        } catch {
+            throw Self.failedGettingToken(error, context: context)
         }
         guard let (token, session) = current else {
-            if requirement == .required { throw NetworkError.signedOut }
+            if requirement == .required { throw Self.failedGettingToken(NetworkError.signedOut, context: context) }
             return try await next(request)
         }
 
@@ -69,9 +83,8 @@ public struct AuthInterceptor: Interceptor {
             context[AuthRetriedKey.self] != true
         else { return response }
 
-        // Marked only once a new token is in hand: a refresh that failed transiently (token
-        // endpoint timed out or answered 5xx) throws, and the retry layer's next attempt may
-        // refresh again instead of resending the rejected token and returning its 401.
+        // Marked only once a new token is in hand. A refresh that failed throws its own error
+        // (never this 401): the retry layer ends the call with it.
         context.emit(.tokenRefreshStarted)
         let refreshed: String
         do {
@@ -84,7 +97,7 @@ public struct AuthInterceptor: Interceptor {
             refreshed = token
         } catch {
             context.emit(.tokenRefreshEnded(succeeded: false))
-            throw error
+            throw Self.failedGettingToken(error, context: context)
         }
         context.emit(.tokenRefreshEnded(succeeded: true))
         context[AuthRetriedKey.self] = true
@@ -130,4 +143,12 @@ public struct AuthInterceptor: Interceptor {
             return error == "invalid_token"
         }
     }
+}
+
+/// The context slot marking an attempt that ended in ``AuthInterceptor`` without a token: the
+/// token manager's refresh failed (or is held back), the session ended, the store could not be
+/// read. Set by the auth step, read and cleared by ``RetryInterceptor``, which neither repeats
+/// such an attempt nor counts it against the request's host.
+package enum AuthStepFailureKey: RequestContextKey {
+    package typealias Value = Bool
 }

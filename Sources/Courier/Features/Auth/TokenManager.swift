@@ -22,8 +22,9 @@ import FoundationNetworking
 ///
 /// **Straight to the transport.** The refresh request (built by ``RefreshTokenGrant``) is sent
 /// with the transport directly, never through the pipeline, so a 401 from the token endpoint
-/// cannot start another refresh. It is not retried here: a waiting call's own retry policy
-/// decides whether to try again (which refreshes again) — one retry layer, not two.
+/// cannot start another refresh. A refresh that failed is not repeated by the calls that waited
+/// for it: each ends with its error (``RetryInterceptor`` does not retry the auth step's failures,
+/// nor count them against the API's host).
 ///
 /// **Outcomes.** A refused refresh token (``TokenRefreshRejection``: `invalid_grant`, or a
 /// 400/401 from the token endpoint, or a token of another type than Bearer) clears the store, publishes ``SessionEvent/sessionExpired(_:)``

@@ -24,6 +24,10 @@ import FoundationNetworking
 ///   than the server asked. A wait longer than ``RetryPolicy/maxRetryAfter`` stops the retries at
 ///   once, and the caller gets the response (its error carries the wait, ``NetworkError/retryAfter``).
 ///   Without one, exponential backoff with jitter (`RetryPolicy.jitteredBackoff(forRetry:random:)`).
+/// - **Never a failure to get a token**: an attempt that ended in ``AuthInterceptor`` without a
+///   token (a failed token refresh, a session that ended) is the call's answer. Its
+///   ``TokenManager`` schedules the next refresh itself (see its cool-down after a transient
+///   failure); another attempt would only ask the token endpoint again.
 /// - **A ``RetryDecider``**, when given, has the last word on each failure within these limits.
 /// - **Deadline**: a wait that would end after the call's deadline
 ///   (``RequestContext/startedAt`` + ``EndpointPolicy/deadline``) is not started; the last
@@ -36,7 +40,8 @@ import FoundationNetworking
 ///   says why. While the breaker is open, or a server's `Retry-After` on a 429/503 asks the host
 ///   to wait longer than the call may, a call fails at once with
 ///   ``NetworkError/backendUnavailable(host:retryAfter:)`` and sends nothing; a shorter host-wide
-///   wait is waited for. See <doc:FleetSafety>.
+///   wait is waited for. A failure to get a token says nothing of the request's host: it is
+///   neither counted nor lets the token endpoint's `Retry-After` pause the host. See <doc:FleetSafety>.
 ///
 /// Each retry is recorded in the context (`RequestContext.retryRecords`) when its wait starts.
 /// Its position in the pipeline is explained on the standard pipeline builder. Keep this the only
@@ -138,8 +143,20 @@ public struct RetryInterceptor: Interceptor {
                 outcome = .failure(error)
             }
             let wallClock = now()
+            // The auth step's own failure (no token to be had): read on failures only, and
+            // cleared so that a later attempt is judged on its own.
+            var failedGettingToken = false
+            if case .failure = outcome, context[AuthStepFailureKey.self] == true {
+                failedGettingToken = true
+                context[AuthStepFailureKey.self] = nil
+            }
             if fleet.isActive {
-                report(outcome, of: host, sentTo: request.url, isProbe: isProbe, context: context, wallClock: wallClock)
+                if failedGettingToken {
+                    // The token endpoint's trouble (or the session's), not this host's.
+                    fleet.record(.neutral, of: host, isProbe: isProbe, at: clock.elapsed(), random: random())
+                } else {
+                    report(outcome, of: host, sentTo: request.url, isProbe: isProbe, context: context, wallClock: wallClock)
+                }
                 isProbe = false
             }
             if !waitedForConnectivity, policy.waitsForConnectivity, let connectivity, method == .get || method == .head,
@@ -151,7 +168,7 @@ public struct RetryInterceptor: Interceptor {
                 }
                 continue
             }
-            guard repeatable, retry < limit, let failure = failure(of: outcome, context: context),
+            guard repeatable, retry < limit, !failedGettingToken, let failure = failure(of: outcome, context: context),
                 context.canResendBody
             else {
                 return try outcome.get()
@@ -260,8 +277,8 @@ public struct RetryInterceptor: Interceptor {
         context: RequestContext, wallClock: Date
     ) {
         let now = clock.elapsed()
-        // An outcome from another host says nothing of this one: a token endpoint's failure the
-        // auth step threw, or the answer of a redirect's target on another host.
+        // An outcome from another host says nothing of this one: the answer of a redirect's
+        // target on another host. (The auth step's own failures never get here.)
         let answered = Self.isAnswered(outcome, by: host, sentTo: url)
         fleet.record(answered ? FleetGuard.outcome(of: outcome) : .neutral, of: host, isProbe: isProbe, at: now, random: random())
         guard answered else { return }

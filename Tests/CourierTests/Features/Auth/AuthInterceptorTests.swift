@@ -271,10 +271,10 @@ extension AuthTests {
             #expect(transport.requests.map { $0.url?.path ?? "" } == ["/v1/me", "/v1/auth/refresh", "/v1/me", "/v1/me"])
         }
 
-        @Test func transientRefreshFailureDoesNotUseUpTheAuthRetry() async throws {
-            // 401 → refresh answered 503 (transient) → (retry) → 401 → refresh → 200. The failed
-            // refresh used to spend the call's one auth retry, so the retry resent the rejected
-            // token and the caller got its 401 while still signed in.
+        @Test func aTransientRefreshFailureEndsTheCallWithItsOwnErrorAndKeepsTheSession() async throws {
+            // 401 → refresh answered 503 (transient): the call ends with the refresh's 503 — not
+            // the 401 of the refused token, and not a retry that would ask the token endpoint
+            // again. The user stays signed in, and the next call refreshes.
             let server = FakeAuthServer()
             let failedOnce = Locked(false)
             let transport = StubTransport { request in
@@ -286,12 +286,22 @@ extension AuthTests {
             }
             let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(server.signIn()), leeway: .zero)
             server.expireAllAccessTokens()
-            let me = try await Self.client(transport, manager: manager).send(Self.me())
+            let client = Self.client(transport, manager: manager)
+            do {
+                _ = try await client.send(Self.me())
+                Issue.record("expected the refresh's 503")
+            } catch let error as NetworkError {
+                #expect(error.kind == .server)
+                #expect(error.statusCode == 503)
+            }
+            #expect(transport.requests.map { $0.url?.path ?? "" } == ["/v1/me", "/v1/auth/refresh"])
+            #expect(try await manager.isSignedIn())
+
+            let me = try await client.send(Self.me())
             #expect(me.jti == "jti-2")
             #expect(
                 transport.requests.map { $0.url?.path ?? "" }
                     == ["/v1/me", "/v1/auth/refresh", "/v1/me", "/v1/auth/refresh", "/v1/me"])
-            #expect(try await manager.isSignedIn())
         }
 
         @Test func refusedRefreshSurfacesAsSessionExpired() async throws {
