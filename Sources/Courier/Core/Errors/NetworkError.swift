@@ -109,9 +109,11 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     /// redirect: nothing was sent to its target. Not retried.
     case redirectRefused(RedirectRefusal)
     /// Nothing was sent: the host is failing (its ``CircuitBreaker`` is open) or its server asked
-    /// every call to wait (`Retry-After` on a 429 or 503) longer than this call may. `retryAfter`
-    /// is the rest of the wait (zero while a probe decides). The UI shows "our servers are having
-    /// trouble"; `CourierOffline` maps it to `ConnectivityStatus.backendUnavailable`.
+    /// every call to wait (`Retry-After` on a 429 or 503) longer than this call may — or the call
+    /// needs a token refresh while the ``TokenManager`` holds refreshes back after the token
+    /// endpoint failed transiently (`host` is then the token endpoint's). `retryAfter` is the rest
+    /// of the wait (zero while a probe decides). The UI shows "our servers are having trouble";
+    /// `CourierOffline` maps it to `ConnectivityStatus.backendUnavailable`.
     case backendUnavailable(host: String, retryAfter: Duration)
 
     /// The HTTP status behind the error, when there was a response.

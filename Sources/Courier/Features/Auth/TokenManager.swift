@@ -34,6 +34,17 @@ import FoundationNetworking
 /// tokens are used as ``reloadFromStore()`` would take them in, without ending the session. A transient failure (offline,
 /// timeout, 5xx) fails the waiters with the matching ``NetworkError`` and keeps the user signed in.
 ///
+/// **Hold after a transient failure.** When the token endpoint is in trouble — a 408, 429 or 5xx
+/// answer, a time-out, a refused or lost connection — the manager sends no refresh for a while:
+/// the endpoint's `Retry-After` when it sent one (at most 5 minutes), else 0.5–1 s after a first
+/// failure, doubling with each failure in a row up to 15–30 s (a ``Backoff`` with equal jitter).
+/// Meanwhile a call that needs a refresh fails at once with
+/// ``NetworkError/backendUnavailable(host:retryAfter:)`` (the token endpoint's host, the rest of
+/// the hold) and sends nothing — unless its token is still valid, which it then uses. A token the
+/// API answered 401 for is not sent again: after the hold, the next call refreshes first. The hold
+/// runs on `now` (a clock set back ends it) and ends with a new sign-in, a sign-out or tokens
+/// another process stored; a refresh that failed because the device is offline sets none.
+///
 /// Tokens are cached in memory after the first read; the ``TokenStore`` is written on every
 /// change. A write (or clear) that failed is tried again by the next ``validAccessToken()`` or
 /// refresh — one attempt per call until one succeeds, each failure published as
@@ -86,6 +97,24 @@ public actor TokenManager {
     private var expiredOnArrival: String?
     /// The access token this manager received last (sign-in or refresh) and when, by `now`.
     private var received: (accessToken: String, at: Date)?
+    /// After a transient refresh failure: no refresh is sent before `until` (by `now`), and calls
+    /// that need one fail at once. Ends early when `now` goes back before `since` (a clock set
+    /// back), with a new session, or with tokens another process stored.
+    private var hold: (since: Date, until: Date, host: String)?
+    /// Transient refresh failures in a row: the `n` of ``refreshHoldBackoff``.
+    private var transientFailures = 0
+    /// The access token a server answered 401 for, while no refresh replaced it yet: never sent
+    /// again, and refreshed before the next call even when its expiry is unknown.
+    private var refusedAccessToken: String?
+
+    /// The hold after a transient refresh failure when the token endpoint sent no `Retry-After`:
+    /// 0.5–1 s after the first failure in a row (equal jitter: devices that failed together do
+    /// not come back together), doubling per further failure up to 15–30 s.
+    package static let refreshHoldBackoff = Backoff(initialDelay: .seconds(1), maximumDelay: .seconds(30), jitter: .equal)
+    /// The longest hold a token endpoint's `Retry-After` sets (the ``CircuitBreaker``'s default
+    /// ``CircuitBreaker/maximumPause``, 5 minutes): one misconfigured answer never keeps the app
+    /// from refreshing for longer.
+    package static let maximumRefreshHold = CircuitBreaker.standard.maximumPause
 
     /// Number of refresh requests this manager has sent (for metrics, demos and benchmarks).
     package private(set) var refreshCount = 0
@@ -164,6 +193,7 @@ public actor TokenManager {
     ///   from memory for this process, and written by the next call that needs a token).
     public func signIn(_ tokens: AuthTokens) throws {
         generation += 1
+        endHold()
         inFlight?.cancel()
         inFlight = nil
         cache = .some(tokens)
@@ -181,6 +211,7 @@ public actor TokenManager {
     ///   memory regardless, and the store is cleared by the next call that needs a token).
     public func signOut() throws {
         generation += 1
+        endHold()
         inFlight?.cancel()
         inFlight = nil
         cache = .some(nil)
@@ -220,14 +251,22 @@ public actor TokenManager {
     /// - Returns: The token, or `nil` when nobody is signed in.
     /// - Throws: ``NetworkError/sessionExpired`` when the needed refresh was refused; the
     ///   refresh's ``NetworkError`` when it failed transiently and the current token has already
-    ///   expired; `CancellationError` when the calling task is cancelled while waiting;
-    ///   ``TokenStoreError`` when the store cannot be read.
+    ///   expired; ``NetworkError/backendUnavailable(host:retryAfter:)`` when a refresh is needed
+    ///   while refreshes are held back after such a failure (nothing is sent); `CancellationError`
+    ///   when the calling task is cancelled while waiting; ``TokenStoreError`` when the store
+    ///   cannot be read.
     public func validAccessToken() async throws -> String? {
         if inFlight == nil {
             let cached = try cachedTokens()
             saveIfUnsaved()
             guard let tokens = cached else { return nil }
-            guard needsRefresh(tokens), let refreshToken = tokens.refreshToken else { return tokens.accessToken }
+            let refused = tokens.accessToken == refusedAccessToken
+            guard refused || needsRefresh(tokens), let refreshToken = tokens.refreshToken else { return tokens.accessToken }
+            if let held = heldRefresh() {
+                // No refresh now: the current token still works until it actually expires.
+                if !refused, !isExpired(tokens) { return tokens.accessToken }
+                throw held
+            }
             startRefresh(current: tokens, refreshToken: refreshToken)
         }
         do {
@@ -238,7 +277,9 @@ public actor TokenManager {
             throw CancellationError()
         } catch {
             // A transient failure: the current token still works until it actually expires.
-            if let tokens = try cachedTokens(), !isExpired(tokens) { return tokens.accessToken }
+            if let tokens = try cachedTokens(), tokens.accessToken != refusedAccessToken, !isExpired(tokens) {
+                return tokens.accessToken
+            }
             throw error
         }
     }
@@ -269,19 +310,24 @@ public actor TokenManager {
     ///   between). `nil` forces a refresh.
     /// - Returns: The access token to retry with.
     /// - Throws: ``NetworkError/sessionExpired`` when nobody is signed in or the refresh token was
-    ///   refused; the refresh's ``NetworkError`` when it failed transiently; `CancellationError`
-    ///   when the calling task is cancelled while waiting.
+    ///   refused; the refresh's ``NetworkError`` when it failed transiently;
+    ///   ``NetworkError/backendUnavailable(host:retryAfter:)`` while refreshes are held back after
+    ///   such a failure; `CancellationError` when the calling task is cancelled while waiting.
     package func refresh(failedToken: String?) async throws -> String {
         if inFlight == nil {
             let cached = try cachedTokens()
             saveIfUnsaved()
             guard let tokens = cached else { throw NetworkError.sessionExpired }
             if let failedToken, tokens.accessToken != failedToken { return tokens.accessToken }
+            if failedToken != nil { refusedAccessToken = tokens.accessToken }
             guard let refreshToken = tokens.refreshToken else {
                 expireSession(.noRefreshToken)
                 throw NetworkError.sessionExpired
             }
+            if let held = heldRefresh() { throw held }
             startRefresh(current: tokens, refreshToken: refreshToken)
+        } else if let failedToken, (cache ?? nil)?.accessToken == failedToken {
+            refusedAccessToken = failedToken  // in case the refresh in flight fails
         }
         return try await waitForRefresh()
     }
@@ -291,7 +337,8 @@ public actor TokenManager {
     private enum Outcome: Sendable {
         case refreshed(AuthTokens)
         case rejected(TokenRefreshRejection)
-        case failed(NetworkError)
+        /// `host`: the token endpoint's (``FleetGuard/hostKey(of:)``), `nil` when no request was sent.
+        case failed(NetworkError, host: String?)
     }
 
     private func cachedTokens() throws -> AuthTokens? {
@@ -313,6 +360,8 @@ public actor TokenManager {
         }
         if let stored, stored == tokens { return }
         if Self.sameSignIn(current, tokens) {
+            // Another process refreshed: its tokens are used, not held back by this one's failures.
+            if tokens?.accessToken != current?.accessToken { endHold() }
             cache = .some(tokens)
         } else {
             startSession(with: tokens)
@@ -338,6 +387,7 @@ public actor TokenManager {
     /// ``signOut()`` does, without writing the store or publishing an event.
     private func startSession(with tokens: AuthTokens?) {
         generation += 1
+        endHold()
         inFlight?.cancel()
         inFlight = nil
         cache = .some(tokens)
@@ -422,7 +472,8 @@ public actor TokenManager {
             } else {
                 outcome = .failed(
                     .invalidRequest(
-                        "the TokenManager has no transport: pass one to init or put its AuthInterceptor in a client's pipeline"))
+                        "the TokenManager has no transport: pass one to init or put its AuthInterceptor in a client's pipeline"),
+                    host: nil)
             }
             self.finishRefresh(outcome, refreshToken: refreshToken, generation: generation)
         }
@@ -434,15 +485,17 @@ public actor TokenManager {
         refreshToken: String, current: AuthTokens, grant: RefreshTokenGrant, transport: any Transport,
         pins: PinningPolicy?, now: @Sendable () -> Date
     ) async -> Outcome {
+        var host: String?
         do {
             let request = try grant.makeRequest(refreshToken)
             if let pins, !pins.isEnforced(by: transport) { try pins.refuseUnenforced(request.url) }
+            host = FleetGuard.hostKey(of: request.url)
             let response = try await transport.send(request)
             return .refreshed(try grant.parse(response, current: current, receivedAt: now()))
         } catch let rejection as TokenRefreshRejection {
             return .rejected(rejection)
         } catch {
-            return .failed(NetworkError(error))
+            return .failed(NetworkError(error), host: host)
         }
     }
 
@@ -452,6 +505,7 @@ public actor TokenManager {
         inFlight = nil
         switch outcome {
         case .refreshed(let tokens):
+            endHold()
             cache = .some(tokens)
             received = (tokens.accessToken, now())
             expiredOnArrival = needsRefresh(tokens) ? tokens.accessToken : nil
@@ -461,9 +515,62 @@ public actor TokenManager {
         case .rejected(let rejection):
             if adoptTokensStoredSince(refused: refreshToken) { return }
             expireSession(rejection)
-        case .failed(let error):
+        case .failed(let error, let host):
+            if let host, Self.holdsRefreshesBack(error) { startHold(after: error, host: host) }
             resumeWaiters(with: .failure(error))
         }
+    }
+
+    // MARK: Hold after a transient failure
+
+    /// Whether a refresh that failed with `error` says the token endpoint is in trouble, so the
+    /// next refresh waits: a 408, 429 or 5xx answer, or a transport failure a new attempt could
+    /// fix (``RetryPolicy/transientErrorCodes``: time-out, refused or lost connection, DNS).
+    /// Not the device being offline (the refresh goes out as soon as the network is back), nor a
+    /// request that could not be built or an answer that could not be read.
+    private static func holdsRefreshesBack(_ error: NetworkError) -> Bool {
+        if let status = error.statusCode { return status == 408 || status == 429 || (500...599).contains(status) }
+        switch error {
+        case .transport(let underlying), .timedOut(let underlying?):
+            return RetryPolicy.transientErrorCodes.contains(underlying.code)
+        default:
+            return false
+        }
+    }
+
+    /// Holds refreshes back after `error`: for the token endpoint's `Retry-After` when it sent
+    /// one (at most ``maximumRefreshHold``), else ``refreshHoldBackoff`` after the failures in a row.
+    private func startHold(after error: NetworkError, host: String) {
+        transientFailures += 1
+        let now = self.now()
+        let wait: Duration
+        if let asked = error.retryAfter?.delay(from: now), asked > .zero {
+            wait = min(asked, Self.maximumRefreshHold)
+        } else {
+            wait = Self.refreshHoldBackoff.delay(afterFailures: transientFailures, random: Double.random(in: 0...1))
+        }
+        hold = (now, now.addingTimeInterval(Self.seconds(wait)), host)
+    }
+
+    /// The error of a call that needs a refresh while refreshes are held back —
+    /// ``NetworkError/backendUnavailable(host:retryAfter:)`` for the token endpoint's host and the
+    /// rest of the hold, nothing sent — or `nil` when there is no hold (any more).
+    private func heldRefresh() -> NetworkError? {
+        guard let hold else { return nil }
+        let now = self.now()
+        guard now >= hold.since, now < hold.until else {
+            self.hold = nil
+            return nil
+        }
+        let remaining = hold.until.timeIntervalSince(now)
+        return .backendUnavailable(host: hold.host, retryAfter: .milliseconds(Int64((remaining * 1000).rounded(.up))))
+    }
+
+    /// Forgets the hold and the failures in a row (a refresh succeeded, or the session changed).
+    private func endHold() {
+        hold = nil
+        transientFailures = 0
+        refusedAccessToken = nil
     }
 
     /// After the token endpoint refused `refused`: whether another process stored other tokens
@@ -488,6 +595,7 @@ public actor TokenManager {
 
     private func expireSession(_ rejection: TokenRefreshRejection) {
         generation += 1
+        endHold()
         inFlight?.cancel()
         inFlight = nil
         cache = .some(nil)

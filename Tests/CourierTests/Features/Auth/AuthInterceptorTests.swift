@@ -274,8 +274,10 @@ extension AuthTests {
         @Test func aTransientRefreshFailureEndsTheCallWithItsOwnErrorAndKeepsTheSession() async throws {
             // 401 → refresh answered 503 (transient): the call ends with the refresh's 503 — not
             // the 401 of the refused token, and not a retry that would ask the token endpoint
-            // again. The user stays signed in, and the next call refreshes.
-            let server = FakeAuthServer()
+            // again. The user stays signed in, and the first call after the token manager's hold
+            // refreshes before sending anything: the refused token is not sent again.
+            let now = Locked(Date())
+            let server = FakeAuthServer(now: now.current)
             let failedOnce = Locked(false)
             let transport = StubTransport { request in
                 if request.url?.path.hasSuffix("/auth/refresh") == true, !failedOnce.current {
@@ -284,7 +286,8 @@ extension AuthTests {
                 }
                 return try await server.handle(request)
             }
-            let manager = FakeAuthServer.tokenManager(transport, store: InMemoryTokenStore(server.signIn()), leeway: .zero)
+            let manager = FakeAuthServer.tokenManager(
+                transport, store: InMemoryTokenStore(server.signIn()), leeway: .zero, now: { now.current })
             server.expireAllAccessTokens()
             let client = Self.client(transport, manager: manager)
             do {
@@ -297,11 +300,12 @@ extension AuthTests {
             #expect(transport.requests.map { $0.url?.path ?? "" } == ["/v1/me", "/v1/auth/refresh"])
             #expect(try await manager.isSignedIn())
 
+            now.set(now.current.addingTimeInterval(1))  // past the longest first hold
             let me = try await client.send(Self.me())
             #expect(me.jti == "jti-2")
             #expect(
                 transport.requests.map { $0.url?.path ?? "" }
-                    == ["/v1/me", "/v1/auth/refresh", "/v1/me", "/v1/auth/refresh", "/v1/me"])
+                    == ["/v1/me", "/v1/auth/refresh", "/v1/auth/refresh", "/v1/me"])
         }
 
         @Test func refusedRefreshSurfacesAsSessionExpired() async throws {

@@ -150,6 +150,153 @@ extension AuthTests {
             #expect(try await manager.isSignedIn())
         }
 
+        // MARK: The hold after a transient failure
+
+        /// Calls that need a refresh right after one failed fail at once — nothing sent, the
+        /// user still signed in — until the hold (0.5–1 s after a first failure without
+        /// `Retry-After`) ends; then the next call refreshes.
+        @Test func callsDuringTheHoldFailFastWithBackendUnavailableAndSendNothing() async throws {
+            let server = Server { Server.unavailable() }
+            let now = Locked(Self.start)
+            let (client, manager) = Self.app(server, tokens: Self.expired(Self.start), now: now)
+            let events = manager.events()
+            _ = try? await client.send(Self.me)
+            #expect(server.refreshes == 1)
+
+            now.set(Self.start.addingTimeInterval(0.4))  // within the shortest first hold (0.5 s)
+            for _ in 0..<5 {
+                do {
+                    _ = try await client.send(Self.me)
+                    Issue.record("expected backendUnavailable")
+                } catch NetworkError.backendUnavailable(let host, let retryAfter) {
+                    #expect(host == "api.example.test")
+                    #expect(retryAfter > .zero && retryAfter <= .milliseconds(600))
+                }
+            }
+            #expect(server.refreshes == 1)
+            #expect(server.meRequests == 0)
+            #expect(try await manager.isSignedIn())
+
+            server.refreshAnswer.set { Server.tokens }
+            now.set(Self.start.addingTimeInterval(1))  // the longest first hold is over
+            #expect(try await client.send(Self.me).statusCode == 200)
+            #expect(server.refreshes == 2)
+            #expect(server.meRequests == 1)
+            var iterator = events.makeAsyncIterator()
+            #expect(await iterator.next() == .refreshed)  // no sessionExpired before it
+        }
+
+        /// The token endpoint's `Retry-After` (on a 503 or a 429) is the hold.
+        @Test(arguments: [503, 429])
+        func theTokenEndpointsRetryAfterSetsTheHold(_ status: Int) async throws {
+            let server = Server {
+                var response = Server.unavailable(retryAfter: "30")
+                response.statusCode = status
+                return response
+            }
+            let now = Locked(Self.start)
+            let (client, _) = Self.app(server, tokens: Self.expired(Self.start), now: now)
+            _ = try? await client.send(Self.me)
+            now.set(Self.start.addingTimeInterval(29))
+            do {
+                _ = try await client.send(Self.me)
+                Issue.record("expected backendUnavailable")
+            } catch NetworkError.backendUnavailable(_, let retryAfter) {
+                #expect(retryAfter == .seconds(1))
+            }
+            #expect(server.refreshes == 1)
+            server.refreshAnswer.set { Server.tokens }
+            now.set(Self.start.addingTimeInterval(30))
+            #expect(try await client.send(Self.me).statusCode == 200)
+            #expect(server.refreshes == 2)
+        }
+
+        /// Failures in a row lengthen the hold (the project's `Backoff`, doubling): the second
+        /// lasts 1–2 s. A success starts over.
+        @Test func failuresInARowLengthenTheHold() async throws {
+            let server = Server { Server.unavailable() }
+            let now = Locked(Self.start)
+            let (client, _) = Self.app(server, tokens: Self.expired(Self.start), now: now)
+            _ = try? await client.send(Self.me)
+            now.set(Self.start.addingTimeInterval(1))
+            _ = try? await client.send(Self.me)  // second failure in a row, at t = 1 s
+            #expect(server.refreshes == 2)
+            now.set(Self.start.addingTimeInterval(1.9))  // within the shortest second hold (1 s)
+            _ = try? await client.send(Self.me)
+            #expect(server.refreshes == 2)
+            now.set(Self.start.addingTimeInterval(3))  // the longest second hold (2 s) is over
+            _ = try? await client.send(Self.me)
+            #expect(server.refreshes == 3)
+        }
+
+        /// A device without a network path is not held back: its refresh goes out as soon as
+        /// the network is back.
+        @Test func aRefreshThatFailedOfflineIsNotHeldBack() async throws {
+            let server = Server { throw URLError(.notConnectedToInternet) }
+            let now = Locked(Self.start)
+            let (client, _) = Self.app(server, tokens: Self.expired(Self.start), now: now)
+            do {
+                _ = try await client.send(Self.me)
+                Issue.record("expected offline")
+            } catch let error as NetworkError {
+                #expect(error.kind == .offline)
+            }
+            server.refreshAnswer.set { Server.tokens }
+            #expect(try await client.send(Self.me).statusCode == 200)
+            #expect(server.refreshes == 2)
+        }
+
+        /// A token due for a proactive refresh but not yet expired keeps being used during the
+        /// hold, without asking the token endpoint again.
+        @Test func aStillValidTokenIsUsedWithoutARefreshDuringTheHold() async throws {
+            let server = Server { Server.unavailable() }
+            server.valid.set(["fresh", "stale"])
+            let now = Locked(Self.start)
+            let expiring = AuthTokens(accessToken: "stale", refreshToken: "r1", expiresAt: Self.start.addingTimeInterval(10))
+            let (client, _) = Self.app(server, tokens: expiring, now: now)
+            #expect(try await client.send(Self.me).statusCode == 200)
+            #expect(try await client.send(Self.me).statusCode == 200)
+            #expect(server.refreshes == 1)
+            #expect(server.meRequests == 2)
+        }
+
+        /// A token the server refused with 401 is not sent again while refreshes are held back,
+        /// and after the hold it is refreshed before the next request — even with an unknown expiry.
+        @Test func aTokenRefusedWith401IsNeverSentAgainAndIsRefreshedFirstAfterTheHold() async throws {
+            let server = Server { Server.unavailable() }
+            let now = Locked(Self.start)
+            let (client, _) = Self.app(server, tokens: AuthTokens(accessToken: "stale", refreshToken: "r1"), now: now)
+            _ = try? await client.send(Self.me)  // 401, refresh 503
+            #expect(server.meRequests == 1)
+            do {
+                _ = try await client.send(Self.me)
+                Issue.record("expected backendUnavailable")
+            } catch let error as NetworkError {
+                #expect(error.kind == .backendUnavailable)
+            }
+            #expect(server.meRequests == 1)
+            #expect(server.refreshes == 1)
+
+            server.refreshAnswer.set { Server.tokens }
+            now.set(Self.start.addingTimeInterval(1))
+            #expect(try await client.send(Self.me).statusCode == 200)
+            let sent = server.transport.requests.map {
+                "\($0.url?.path ?? "") \($0.value(forHTTPHeaderField: "Authorization") ?? "")"
+            }
+            #expect(sent == ["/v1/me Bearer stale", "/v1/auth/refresh ", "/v1/auth/refresh ", "/v1/me Bearer fresh"])
+        }
+
+        /// A device clock set back during the hold ends it (the hold never outlasts its length).
+        @Test func aClockSetBackEndsTheHold() async throws {
+            let server = Server { Server.unavailable(retryAfter: "300") }
+            let now = Locked(Self.start)
+            let (client, _) = Self.app(server, tokens: Self.expired(Self.start.addingTimeInterval(-3600)), now: now)
+            _ = try? await client.send(Self.me)
+            now.set(Self.start.addingTimeInterval(-60))
+            _ = try? await client.send(Self.me)
+            #expect(server.refreshes == 2)
+        }
+
         // MARK: The API's circuit breaker
 
         /// The token endpoint lives on the API's host and answers 503 with `Retry-After`, more
