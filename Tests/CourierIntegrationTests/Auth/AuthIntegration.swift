@@ -45,8 +45,11 @@ struct AuthSession {
 
     /// Signs in as alice with an access token already expired for `expiredBy` seconds; later
     /// refreshes issue tokens valid for an hour. `refreshDelay` makes every refresh take that long
-    /// on the server (so parallel callers pile up).
-    static func start(mode: Mode, expiredBy: Double = 60, refreshDelay: Double = 0) async throws -> AuthSession {
+    /// on the server (so parallel callers pile up). `now`, when given, is the token manager's clock
+    /// in proactive mode (a test moves it past the manager's hold after a failed refresh).
+    static func start(
+        mode: Mode, expiredBy: Double = 60, refreshDelay: Double = 0, now: (@Sendable () -> Date)? = nil
+    ) async throws -> AuthSession {
         let namespace = TestServers.makeNamespace("auth")
         let environment = try TestServers.apiEnvironment(namespace: namespace)
         // Room for every parallel call to be in flight at once (the reactive storms hold up to
@@ -55,7 +58,7 @@ struct AuthSession {
         let store = InMemoryTokenStore()
         let clock: @Sendable () -> Date
         switch mode {
-        case .proactive: clock = { Date() }
+        case .proactive: clock = now ?? { Date() }
         case .reactive: clock = { Date.distantPast }
         }
         let manager = TokenManager(

@@ -55,7 +55,8 @@ extension AuthIntegrationTests {
         }
 
         @Test func transientRefreshFailureKeepsTheUserSignedIn() async throws {
-            let session = try await AuthSession.start(mode: .proactive)
+            let skip = Locked<TimeInterval>(0)
+            let session = try await AuthSession.start(mode: .proactive, now: { Date().addingTimeInterval(skip.current) })
             let events = session.manager.events()
             try await TestServers.control("POST", "auth/config", namespace: session.namespace, json: ["refreshFails": "503"])
             let noRetry = AuthSession.me.policy(EndpointPolicy.authorizedRead.with(\.retry, .none))
@@ -67,8 +68,10 @@ extension AuthIntegrationTests {
             }
             #expect(session.store.read() == session.signedIn)
 
-            // The server recovers: the same (unspent) refresh token works.
+            // The server recovers: the same (unspent) refresh token works, once the token manager's
+            // hold after the failure (at most 1 s after a first one without Retry-After) is over.
             try await TestServers.control("POST", "auth/config", namespace: session.namespace, json: ["refreshFails": NSNull()])
+            skip.set(2)
             let me = try await session.client.send(noRetry)
             #expect(me.username == "alice")
             let stats = try await session.stats()
@@ -93,6 +96,59 @@ extension AuthIntegrationTests {
             #expect(stats.refreshCalls == 1)
             #expect(stats.requests("GET /me") == 0)
             #expect(session.store.read() == session.signedIn)
+        }
+
+        /// The report: 10 concurrent `GET /me` with an expired token while the token endpoint
+        /// (on the API's host) answers 503 sent 3 refreshes and 12 `GET /me`, and opened the
+        /// circuit breaker for the whole host. Now: one refresh, no `GET /me`, the API's other
+        /// endpoints answer, calls during the token manager's hold send nothing, and after it the
+        /// next call refreshes.
+        @Test func aBurstWhileTheTokenEndpointAnswers503SendsOneRefreshAndLeavesTheAPIUsable() async throws {
+            // The manager's clock stands still unless moved: the hold cannot end while the test
+            // looks (however slow the machine).
+            let frozen = Date()
+            let skip = Locked<TimeInterval>(0)
+            let session = try await AuthSession.start(
+                mode: .proactive, refreshDelay: 0.3, now: { frozen.addingTimeInterval(skip.current) })
+            try await TestServers.control("POST", "auth/config", namespace: session.namespace, json: ["refreshFails": "503"])
+            let calls = (0..<10).map { _ in Task { try await session.client.send(AuthSession.me) } }
+            for call in calls {
+                let result = await call.result
+                guard case .failure(let error as NetworkError) = result else {
+                    Issue.record("expected the refresh's failure, got \(result)")
+                    continue
+                }
+                // The refresh's 503; a call that started after it failed is held back instead.
+                #expect(error.statusCode == 503 || error.kind == .backendUnavailable, "\(error)")
+            }
+            var stats = try await session.stats()
+            #expect(stats.refreshCalls == 1)
+            #expect(stats.requests("GET /me") == 0)
+
+            // The breaker of the API's host is closed: a public endpoint answers.
+            let items = try await session.client.send(Request<Data>.get("/items"))
+            #expect(!items.isEmpty)
+            #expect(try await session.stats().requests("GET /items") == 1)
+
+            // During the hold: fails at once, nothing sent.
+            do {
+                _ = try await session.client.send(AuthSession.me)
+                Issue.record("expected backendUnavailable")
+            } catch let error as NetworkError {
+                #expect(error.kind == .backendUnavailable)
+            }
+            stats = try await session.stats()
+            #expect(stats.refreshCalls == 1)
+            #expect(stats.requests("GET /me") == 0)
+            #expect(session.store.read() == session.signedIn)
+
+            // After it, with the endpoint back: one refresh, then the call.
+            try await TestServers.control("POST", "auth/config", namespace: session.namespace, json: ["refreshFails": NSNull()])
+            skip.set(2)
+            #expect(try await session.client.send(AuthSession.me).username == "alice")
+            stats = try await session.stats()
+            #expect(stats.refreshCalls == 2)
+            #expect(stats.requests("GET /me") == 1)
         }
     }
 }
