@@ -26,8 +26,8 @@ import FoundationNetworking
 ///   Without one, exponential backoff with jitter (`RetryPolicy.jitteredBackoff(forRetry:random:)`).
 /// - **Never a failure to get a token**: an attempt that ended in ``AuthInterceptor`` without a
 ///   token (a failed token refresh, a session that ended) is the call's answer. Its
-///   ``TokenManager`` schedules the next refresh itself (see its cool-down after a transient
-///   failure); another attempt would only ask the token endpoint again.
+///   ``TokenManager`` schedules the next refresh itself (it holds refreshes back after a
+///   transient failure); another attempt would only ask the token endpoint again.
 /// - **A ``RetryDecider``**, when given, has the last word on each failure within these limits.
 /// - **Deadline**: a wait that would end after the call's deadline
 ///   (``RequestContext/startedAt`` + ``EndpointPolicy/deadline``) is not started; the last
