@@ -122,13 +122,15 @@ struct SendCancellationTests {
         let server = try #require(transport.server.current)
         // The app's 4 KiB message fills the peer's buffer: the subscribe waits behind it.
         let big = Task { try await live.send(data: Data(repeating: 7, count: 4096)) }
-        try await Task.sleep(for: .milliseconds(100))
+        // The peer's first read proves the big message started (a fixed 100 ms was not always
+        // enough under the parallel suite's load: the subscribe then went first).
+        let first = try await server.read(maximumLength: 1024)
         let subscribing = Task { await live.subscribe(Subscription(id: "a", subscribe: .text("sub-a"))) }
         try await Task.sleep(for: .milliseconds(100))
         subscribing.cancel()
         // The registry holds it, so the server must get it on this connection.
-        let bytes = await Self.read(server, count: 4104 + 11, seconds: 2)
-        let sent = Self.frames(bytes)
+        let rest = await Self.read(server, count: 4104 + 11 - first.count, seconds: 30)
+        let sent = Self.frames(first + rest)
         #expect(sent.map(\.opcode) == [0x2, 0x1])
         #expect(sent.last.map { String(decoding: $0.payload, as: UTF8.self) } == "sub-a")
         try await big.value
