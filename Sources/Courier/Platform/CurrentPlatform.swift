@@ -4,29 +4,31 @@ import Foundation
 /// talk to its Apple-only frameworks. Everything else asks for these values, so both behaviours
 /// compile on Linux and tests run the Apple one there with injected values.
 package enum PlatformAdapters {
+    // The one platform choice; each adapter below is declared once, made from the type named here.
     #if canImport(FoundationNetworking)
-    /// The capabilities of the URLSession this process runs.
-    static let capabilities = TransportCapabilities.foundationNetworking
-    /// How server-trust challenges are checked against pins.
-    static let serverTrust: any ServerTrustEvaluator = NoServerTrustEvaluator()
-    /// How client-certificate challenges are answered (none are raised).
-    static let clientCertificates: any ClientCertificateProvider = NoClientCertificates()
-    /// Where bound stream pairs for streamed request bodies come from.
-    static let boundStreams: any BoundStreamPairs = NoBoundStreamPairs()
-    /// How background session configurations are made.
-    package static let backgroundSessions: any BackgroundSessions = ProcessBoundSessions()
+    private static let platformCapabilities = TransportCapabilities.foundationNetworking
+    private typealias ServerTrust = NoServerTrustEvaluator
+    private typealias ClientCertificates = NoClientCertificates  // none are raised
+    private typealias BoundStreams = NoBoundStreamPairs
+    private typealias Backgrounds = ProcessBoundSessions
     #else
-    /// The capabilities of the URLSession this process runs.
-    static let capabilities = TransportCapabilities.apple
-    /// How server-trust challenges are checked against pins.
-    static let serverTrust: any ServerTrustEvaluator = SecTrustEvaluator()
-    /// How client-certificate challenges are answered (`SecPKCS12Import`, `URLCredential`).
-    static let clientCertificates: any ClientCertificateProvider = SecIdentityCredentials()
-    /// Where bound stream pairs for streamed request bodies come from.
-    static let boundStreams: any BoundStreamPairs = FoundationBoundStreamPairs()
-    /// How background session configurations are made.
-    package static let backgroundSessions: any BackgroundSessions = SystemBackgroundSessions()
+    private static let platformCapabilities = TransportCapabilities.apple
+    private typealias ServerTrust = SecTrustEvaluator
+    private typealias ClientCertificates = SecIdentityCredentials  // `SecPKCS12Import`, `URLCredential`
+    private typealias BoundStreams = FoundationBoundStreamPairs
+    private typealias Backgrounds = SystemBackgroundSessions
     #endif
+
+    /// The capabilities of the URLSession this process runs.
+    static let capabilities = platformCapabilities
+    /// How server-trust challenges are checked against pins.
+    static let serverTrust: any ServerTrustEvaluator = ServerTrust()
+    /// How client-certificate challenges are answered.
+    static let clientCertificates: any ClientCertificateProvider = ClientCertificates()
+    /// Where bound stream pairs for streamed request bodies come from.
+    static let boundStreams: any BoundStreamPairs = BoundStreams()
+    /// How background session configurations are made.
+    package static let backgroundSessions: any BackgroundSessions = Backgrounds()
 }
 
 extension TransportCapabilities {
