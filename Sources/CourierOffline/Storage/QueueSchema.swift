@@ -4,6 +4,13 @@ import Foundation
 /// migrations. A migration runs in one transaction with the version bump, so a crash mid-upgrade
 /// leaves the previous version intact.
 enum QueueSchema {
+    /// The columns a stored mutation has in both `pending` and `dead_letters`, as migration 1
+    /// writes them (joined so that its statements stay byte for byte as shipped).
+    private static let mutationColumns = [
+        "grp TEXT NOT NULL", "kind TEXT NOT NULL", "method TEXT NOT NULL", "path TEXT NOT NULL",
+        "headers BLOB NOT NULL", "body BLOB", "content_type TEXT",
+    ].joined(separator: ",\n    ")
+
     /// Migration `n` (0-based) upgrades version `n` to `n + 1`. Append only; never edit a
     /// shipped migration.
     static let migrations: [String] = [
@@ -12,13 +19,7 @@ enum QueueSchema {
         CREATE TABLE pending (
             seq INTEGER PRIMARY KEY AUTOINCREMENT,
             id TEXT NOT NULL UNIQUE,
-            grp TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            method TEXT NOT NULL,
-            path TEXT NOT NULL,
-            headers BLOB NOT NULL,
-            body BLOB,
-            content_type TEXT,
+            \(mutationColumns),
             generation INTEGER NOT NULL DEFAULT 0,
             revision INTEGER NOT NULL DEFAULT 0,
             attempts INTEGER NOT NULL DEFAULT 0,
@@ -29,13 +30,7 @@ enum QueueSchema {
         CREATE INDEX pending_group_order ON pending (grp, seq);
         CREATE TABLE dead_letters (
             id TEXT PRIMARY KEY,
-            grp TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            method TEXT NOT NULL,
-            path TEXT NOT NULL,
-            headers BLOB NOT NULL,
-            body BLOB,
-            content_type TEXT,
+            \(mutationColumns),
             status INTEGER,
             reason TEXT NOT NULL,
             response_body BLOB NOT NULL,
