@@ -32,22 +32,24 @@ struct LRUIndex<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Inserts `key` as the most recent entry with `cost` bytes, or updates its cost and recency.
-    mutating func insert(_ key: Key, cost: Int) {
-        if nodes[key] != nil { remove(key) }
-        nodes[key] = Node(cost: cost, newer: nil, older: newest)
-        if let previous = newest { nodes[previous]?.newer = key }
-        newest = key
-        if oldest == nil { oldest = key }
-        totalCost += cost
-    }
+    mutating func insert(_ key: Key, cost: Int) { link(key, cost: cost, asNewest: true) }
 
     /// Inserts `key` as the least recent entry (used when rebuilding an index from older state).
-    mutating func insertAsOldest(_ key: Key, cost: Int) {
+    mutating func insertAsOldest(_ key: Key, cost: Int) { link(key, cost: cost, asNewest: false) }
+
+    /// Links `key` in at the newest or the oldest end of the list (first unlinking it when present).
+    private mutating func link(_ key: Key, cost: Int, asNewest: Bool) {
         if nodes[key] != nil { remove(key) }
-        nodes[key] = Node(cost: cost, newer: oldest, older: nil)
-        if let previous = oldest { nodes[previous]?.older = key }
-        oldest = key
-        if newest == nil { newest = key }
+        let end = asNewest ? newest : oldest
+        nodes[key] = asNewest ? Node(cost: cost, newer: nil, older: end) : Node(cost: cost, newer: end, older: nil)
+        if let end {
+            if asNewest { nodes[end]?.newer = key } else { nodes[end]?.older = key }
+        } else {
+            // The list was empty: `key` is both ends.
+            newest = key
+            oldest = key
+        }
+        if asNewest { newest = key } else { oldest = key }
         totalCost += cost
     }
 
