@@ -140,9 +140,15 @@ public actor WebSocketClient {
 
     /// Connection states: the current one first, then every change.
     public nonisolated func states() -> AsyncStream<ConnectionState> { stateBroadcast.stream() }
-    /// Messages, `reconnected` and gap events from the moment of the call.
+    /// Messages, `reconnected` and gap events from the moment of the call. Like ``messages()``,
+    /// the stream holds at most ``Configuration/bufferLimit`` bytes of messages the app has not
+    /// taken, then the client stops reading the connection until it takes some: iterate it, or
+    /// release it (or cancel its task).
     public nonisolated func events() -> AsyncStream<RealtimeEvent> { eventBroadcast.stream() }
-    /// Only the messages, from the moment of the call.
+    /// Only the messages, from the moment of the call, in order, none dropped. The stream holds at
+    /// most ``Configuration/bufferLimit`` bytes the app has not taken; past it the client stops
+    /// reading the connection (TCP then slows the server down) until the app takes some: iterate
+    /// it, or release it (or cancel its task), or it holds every other stream back too.
     public nonisolated func messages() -> AsyncStream<WebSocketMessage> { messageBroadcast.stream() }
 
     // MARK: - Commands
