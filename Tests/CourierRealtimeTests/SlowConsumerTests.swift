@@ -61,6 +61,18 @@ struct SlowConsumerTests {
         return WebSocketClient(configuration: configuration, transport: transport, clock: ContinuousClock(), random: { 0.5 })
     }
 
+    /// Connects `live` over `transport` and starts the server's flood of `count` messages; the
+    /// bytes it wrote so far are in `written`.
+    static func openAndFlood(
+        _ live: WebSocketClient, over transport: PipeTransport, count: Int
+    ) async throws -> (written: Locked<Int>, flooding: Task<Void, any Error>) {
+        await live.connect()
+        try await eventually("open") { await live.state == .open }
+        let server = try #require(transport.server.current)
+        let written = Locked(0)
+        return (written, flood(server, count: count, written: written))
+    }
+
     /// Waits until the server's writes stop (the same count twice, 50 ms apart; bounded by
     /// `eventually`), and returns the bytes written.
     static func settled(_ written: Locked<Int>) async throws -> Int {
@@ -104,12 +116,8 @@ struct SlowConsumerTests {
         let live = Self.client(transport)
         let messages = live.messages()
         let events = Collected(live.events())  // a fast subscriber beside it
-        await live.connect()
-        try await eventually("open") { await live.state == .open }
-        let server = try #require(transport.server.current)
-        let written = Locked(0)
         let count = 200
-        let flooding = Self.flood(server, count: count, written: written)
+        let (written, flooding) = try await Self.openAndFlood(live, over: transport, count: count)
         var iterator = messages.makeAsyncIterator()
         let first = await iterator.next()
         #expect(first.map { Self.isMessage($0, 0) } == true)
@@ -131,11 +139,7 @@ struct SlowConsumerTests {
         let transport = PipeTransport()
         let live = Self.client(transport)
         let messages = live.messages()
-        await live.connect()
-        try await eventually("open") { await live.state == .open }
-        let server = try #require(transport.server.current)
-        let written = Locked(0)
-        let flooding = Self.flood(server, count: 200, written: written)
+        let (written, flooding) = try await Self.openAndFlood(live, over: transport, count: 200)
         _ = try await Self.settled(written)
         await live.close(code: .goingAway, reason: "leaving")
         #expect(await live.state == .closed(code: .goingAway, reason: "leaving"))
@@ -148,12 +152,8 @@ struct SlowConsumerTests {
         let live = Self.client(transport)
         var idle: AsyncStream<WebSocketMessage>? = live.messages()  // never iterated
         let taker = Collected(live.messages())
-        await live.connect()
-        try await eventually("open") { await live.state == .open }
-        let server = try #require(transport.server.current)
-        let written = Locked(0)
         let count = 100
-        let flooding = Self.flood(server, count: count, written: written)
+        let (written, flooding) = try await Self.openAndFlood(live, over: transport, count: count)
         let held = try await Self.settled(written)
         #expect(held < count * (Self.messageSize + 10))
         #expect(idle != nil)
@@ -173,12 +173,8 @@ struct SlowConsumerTests {
             for await _ in idle { try? await Task.sleep(for: .seconds(3600)) }
         }
         let taker = Collected(live.messages())
-        await live.connect()
-        try await eventually("open") { await live.state == .open }
-        let server = try #require(transport.server.current)
-        let written = Locked(0)
         let count = 100
-        let flooding = Self.flood(server, count: count, written: written)
+        let (written, flooding) = try await Self.openAndFlood(live, over: transport, count: count)
         _ = try await Self.settled(written)
         waiting.cancel()
         try await flooding.value
