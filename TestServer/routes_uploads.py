@@ -4,7 +4,12 @@
   ``{"attempt", "bytes", "sha256", "contentLength", "transferEncoding", "contentType"}``. The first
   ``N`` requests of the namespace answer ``503`` (``Retry-After: 0``) *after* reading the whole
   body, so a retried upload's every attempt is counted. ``delay`` sleeps S seconds (≤ 1) after
-  each chunk read, so a test can cancel mid-body. Every attempt lands in ``GET /_stats`` under
+  each chunk read, so a test can cancel mid-body. ``rate=B`` reads at B bytes per second (64 KiB
+  reads paced on the wall clock): a slow uplink whose bytes keep moving. (The client's kernel
+  buffers up to ``tcp_wmem``'s maximum, 4 MiB on Linux, before the server reads it: a test's body
+  must take long against that.) ``stall=N``
+  stops reading after N bytes and holds the request (at most 30 s, until the client goes away),
+  so the client's send window fills: a stalled upload. Every attempt lands in ``GET /_stats`` under
   ``uploads``: ``{"attempts": n, "bytes": total, "perAttempt": [bytes...], "completed": n, "multipart": n}``
   (``multipart`` counts the bodies ``/uploads/multipart`` parsed).
 * ``POST /uploads/multipart`` parses the body with ``multipart_strict`` and answers
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 
 from aiohttp import web
 
@@ -24,6 +30,8 @@ import state
 from common import error_response, json_response, parse_float, state_of
 
 READ_CHUNK = 256 * 1024
+SLOW_CHUNK = 64 * 1024  # reads of ?rate=
+STALL_HOLD = 30.0  # longest a ?stall= request is held, seconds
 
 
 class UploadsState:
@@ -50,12 +58,25 @@ async def count(request: web.Request) -> web.Response:
     index = len(bucket.per_attempt)
     bucket.per_attempt.append(0)
     delay = min(max(parse_float(request.query.get("delay"), 0.0) or 0.0, 0.0), 1.0)
+    rate = max(parse_float(request.query.get("rate"), 0.0) or 0.0, 0.0)
+    try:
+        stall = int(request.query["stall"]) if "stall" in request.query else None
+    except ValueError:
+        stall = None
+    chunk_size = SLOW_CHUNK if rate else READ_CHUNK
+    started = time.monotonic()
     digest = hashlib.sha256()
     size = 0
     while True:
-        chunk = await request.content.read(READ_CHUNK)
+        if stall is not None and size >= stall:
+            await _hold_until_gone(request)
+            return web.Response(status=408)
+        want = chunk_size if stall is None else max(1, min(chunk_size, stall - size))
+        chunk = await request.content.read(want)
         if not chunk:
             break
+        if rate:  # paced on the wall clock: slow reads or short sleeps do not drift the rate
+            await asyncio.sleep(max(0.0, started + (size + len(chunk)) / rate - time.monotonic()))
         digest.update(chunk)
         size += len(chunk)
         bucket.bytes += len(chunk)
@@ -74,6 +95,15 @@ async def count(request: web.Request) -> web.Response:
                           "contentLength": request.headers.get("Content-Length"),
                           "transferEncoding": request.headers.get("Transfer-Encoding"),
                           "contentType": request.headers.get("Content-Type")})
+
+
+async def _hold_until_gone(request: web.Request) -> None:
+    """Reads nothing more until the client closes the connection (at most STALL_HOLD seconds)."""
+    end = time.monotonic() + STALL_HOLD
+    while time.monotonic() < end:
+        if request.transport is None or request.transport.is_closing():
+            return
+        await asyncio.sleep(0.05)
 
 
 async def multipart(request: web.Request) -> web.Response:
