@@ -261,12 +261,16 @@ public final class APIClient: Sendable {
     /// Runs `operation` in a child task and fails with ``NetworkError/timedOut(_:)`` when `timeout`
     /// passes first: the deadline cancels the task, which cancels its `URLSessionTask`. Cancelling
     /// the caller cancels the task too.
+    ///
+    /// Request body progress postpones the deadline (``CallDeadline``): `timeout` counts from the
+    /// later of now and the last body bytes the transport reported sent.
     func withDeadline<T: Sendable>(
         _ timeout: Duration, context: RequestContext, deadlines: any DeadlineScheduling,
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         // The operation runs in a new task, which does not inherit the caller's cancellation.
         try Task.checkCancellation()
+        context.bindDeadlineClock(deadlines)  // before the operation can report body progress
         let task: Task<T, any Error>
         #if compiler(>=6.2)  // Task.immediate (SE-0472) first ships with Swift 6.2.
         if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
@@ -279,11 +283,11 @@ public final class APIClient: Sendable {
         #else
         task = Task { try await operation() }
         #endif
-        let token = deadlines.schedule(after: timeout) {
+        let deadline = CallDeadline(timeout: timeout, context: context, deadlines: deadlines) {
             context.markDeadlineExpired()
             task.cancel()
         }
-        defer { deadlines.cancel(token) }
+        defer { deadline.cancel() }
         do {
             return try await task.valueCancelledWithCaller
         } catch {

@@ -121,3 +121,67 @@ final class DeadlineScheduler<C: Clock>: DeadlineScheduling where C.Duration == 
         for action in expired { action() }
     }
 }
+
+/// One call's total deadline (``EndpointPolicy/deadline``) on a ``DeadlineScheduling``, postponed
+/// by request body progress: it expires once `timeout` has passed since the later of its start and
+/// the last request body bytes sent (``RequestContext/noteBodyProgress()``).
+///
+/// Progress does not touch the scheduler: each report is one store in the call's context. When the
+/// registered deadline comes, the timer looks at the last progress and, if the body moved since,
+/// registers again for what is left — a re-arm per `timeout` at most, as the idle timer of a
+/// streamed body does (``IdleTimer``).
+final class CallDeadline: Sendable {
+    private struct State: Sendable {
+        var token: UInt64?
+        var isCancelled = false
+    }
+
+    private let timeout: Duration
+    private let context: RequestContext
+    private let deadlines: any DeadlineScheduling
+    private let expire: @Sendable () -> Void
+    private let state = Locked(State())
+
+    /// Starts the deadline: `expire` runs once, when `timeout` has passed with no body progress.
+    init(
+        timeout: Duration, context: RequestContext, deadlines: any DeadlineScheduling,
+        expire: @escaping @Sendable () -> Void
+    ) {
+        self.timeout = timeout
+        self.context = context
+        self.deadlines = deadlines
+        self.expire = expire
+        arm(after: timeout)
+    }
+
+    /// Stops the deadline; `expire` will not run (unless it is already running).
+    func cancel() {
+        let token = state.withLock { state in
+            state.isCancelled = true
+            defer { state.token = nil }
+            return state.token
+        }
+        if let token { deadlines.cancel(token) }
+    }
+
+    private func arm(after delay: Duration) {
+        // Registered under the lock, so a concurrent `cancel()` either sees the token or stops
+        // the registration: none outlives the call. (Lock order: this lock, then the scheduler's.)
+        state.withLock { state in
+            guard !state.isCancelled else { return }
+            state.token = deadlines.schedule(after: delay) { [self] in fire() }
+        }
+    }
+
+    private func fire() {
+        if let since = context.timeSinceBodyProgress, since < timeout {
+            arm(after: timeout - since)  // the body moved: the deadline counts from its last bytes
+            return
+        }
+        let live = state.withLock { state in
+            state.token = nil
+            return !state.isCancelled
+        }
+        if live { expire() }
+    }
+}

@@ -15,8 +15,25 @@ public struct EndpointPolicy: Sendable, Hashable {
     public var retry: RetryPolicy
     /// Total deadline for the whole logical call — every attempt and every backoff wait included —
     /// enforced by Courier itself (URLSession on Linux ignores `timeoutIntervalForResource`).
-    /// Expiry throws ``NetworkError/timedOut(_:)``. (URLSession's "timeout" is an idle timeout
-    /// between bytes; Courier sets it no shorter than this deadline.)
+    /// Expiry throws ``NetworkError/timedOut(_:)`` with `nil` (Courier's deadline, not a
+    /// `URLError`). (URLSession's "timeout" is an idle timeout between bytes; Courier sets it no
+    /// shorter than this deadline.)
+    ///
+    /// **Uploads: progress postpones it.** While a request body is being sent — a streamed body
+    /// (`RequestBody.file`, multipart, any `BodyStream`) or one of at least 64 KiB in memory — the
+    /// deadline counts from the later of the call's start and the last body bytes the transport
+    /// reported sent. A slow upload that keeps moving is never cut off (a 500 MB video over a
+    /// 10 Mbit/s uplink takes about 7 minutes; with ``authorizedUpload`` it finishes), as with
+    /// URLSession's idle timeout. A stalled one (the peer stopped reading) fails with
+    /// `timedOut(nil)` once `deadline` has passed with no body bytes sent, and once the last byte
+    /// is sent the wait for the response head gets `deadline` from that byte. Same rule on
+    /// `URLSessionTransport` and `CurlTransport` (they report the bytes through
+    /// ``TransportReporter``; a custom transport that reports none keeps the plain deadline).
+    /// A small body leaves at once, so the deadline of a JSON call is unchanged. The upload's own
+    /// retries get the same budget: a retry is planned only if its wait fits in what is left.
+    ///
+    /// A streamed *response* body is not covered: the deadline ends at its head, and
+    /// ``StreamingOptions/idleTimeout`` limits the silence between its bytes.
     public var deadline: Duration
     /// How the HTTP cache may answer this request (RFC 9111).
     public var cache: CachePolicy
@@ -89,7 +106,9 @@ extension EndpointPolicy {
 
     /// A signed-in upload: bearer token, the upload retry preset (few, slow retries), a 5-minute
     /// deadline, never cached, metadata-only logging (bodies are large and private), and an
-    /// automatic idempotency key.
+    /// automatic idempotency key. The deadline is postponed by the body's progress (see
+    /// ``deadline``): an upload of any size finishes while its bytes keep moving, and one that
+    /// sends nothing for 5 minutes fails with ``NetworkError/timedOut(_:)``.
     public static let authorizedUpload = EndpointPolicy(
         auth: .required, retry: .upload, deadline: .seconds(300),
         cache: .bypassCache, logging: .safe, idempotency: .automatic)

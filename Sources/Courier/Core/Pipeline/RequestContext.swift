@@ -55,6 +55,11 @@ public final class RequestContext: Sendable {
         var startHookArmed = true
         var lastSent: URLRequest?
         var deadlineExpired = false
+        /// The scheduler enforcing the call's deadline, bound by ``APIClient/withDeadline``: its
+        /// clock times the request body's progress.
+        var deadlineClock: (any DeadlineScheduling)?
+        /// When request body bytes were last sent, on ``deadlineClock`` (`nil` before any).
+        var lastBodyProgress: Duration?
         var bodyStream: BodyStream?
         var values: [ObjectIdentifier: any Sendable] = [:]
         /// The decoding step's actions (RequestContext+Decoding.swift); `nil` until the client
@@ -177,6 +182,35 @@ public final class RequestContext: Sendable {
 
     /// Marks the deadline as passed (called by the client's deadline scheduler).
     package func markDeadlineExpired() { state.withLock { $0.deadlineExpired = true } }
+
+    /// Binds the scheduler that enforces the call's deadline: request body progress is timed on
+    /// its clock from now on (``noteBodyProgress()``).
+    func bindDeadlineClock(_ deadlines: any DeadlineScheduling) { state.withLock { $0.deadlineClock = deadlines } }
+
+    /// Records that request body bytes were just sent: the deadline then counts from now
+    /// (``EndpointPolicy/deadline``). Called by the progress reporter the pipeline's last step
+    /// hands the transport; does nothing before a deadline clock is bound.
+    package func noteBodyProgress() {
+        state.withLock { state in
+            guard let clock = state.deadlineClock else { return }
+            state.lastBodyProgress = clock.elapsed
+        }
+    }
+
+    /// How long ago, on the deadline's clock, request body bytes were last sent; `nil` before any.
+    var timeSinceBodyProgress: Duration? {
+        state.withLock { state in
+            guard let clock = state.deadlineClock, let last = state.lastBodyProgress else { return nil }
+            return clock.elapsed - last
+        }
+    }
+
+    /// What is left of the deadline counted from the last request body bytes sent
+    /// (``EndpointPolicy/deadline`` minus the time since); `nil` before any were sent, when the
+    /// deadline counts from the call's start alone. Negative once it has passed.
+    package var deadlineRemainingAfterBodyProgress: Duration? {
+        timeSinceBodyProgress.map { policy.deadline - $0 }
+    }
 
     /// What the call's layers see for `error`: ``NetworkError/timedOut(_:)`` when it is the
     /// cancellation the client caused because the deadline passed (so logs, metrics and the caller

@@ -47,7 +47,7 @@ struct RedirectFollower: Sendable {
             let interruption = body?.bodyInterruption
             do {
                 response = try await withTaskCancellationHandler {
-                    try await Self.reporting(to: context) { [wire] in
+                    try await Self.reporting(to: context, sending: wire) { [wire] in
                         if let options = context.streaming { return try await transport.stream(wire, options: options) }
                         return try await transport.send(wire)
                     }
@@ -117,16 +117,41 @@ struct RedirectFollower: Sendable {
     }
 
     /// Runs `send` with the call's ``TransportReporter`` bound: its progress reporter (an
-    /// upload's) and a timings reporter into the context, so only this call's own sends report into
-    /// them — not a token refresh made on the side.
+    /// upload's, and the deadline's: see ``progressReporter(for:context:)``) and a timings reporter
+    /// into the context, so only this call's own sends report into them — not a token refresh made
+    /// on the side.
     private static func reporting(
-        to context: RequestContext, _ send: () async throws -> HTTPResponse
+        to context: RequestContext, sending request: URLRequest, _ send: () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         let reporting = TransportReporter(
-            progress: context.transferProgress, timings: TaskTimingsReporter(context: context),
+            progress: progressReporter(for: request, context: context), timings: TaskTimingsReporter(context: context),
             start: context.awaitsStart ? RequestStartReporter(context: context) : nil,
             connectivity: ConnectivityWaitReporter(context: context))
         return try await TransportReporter.$bound.withValue(reporting) { try await send() }
+    }
+
+    /// The smallest in-memory body whose progress postpones the call's deadline (64 KiB). A smaller
+    /// one fits in the socket's buffers and leaves at once, so its progress could not move the
+    /// deadline noticeably, and such calls (most JSON requests) get no per-call reporter.
+    static let progressTrackedBodySize = 64 << 10
+
+    /// Where the transport reports this send's bytes: the call's own reporter (an upload's
+    /// progress), wrapped — for a request whose body is a stream (file, multipart, `BodyStream`) or
+    /// at least ``progressTrackedBodySize`` bytes in memory — so that every report of body bytes
+    /// sent also postpones the call's deadline (``RequestContext/noteBodyProgress()``). The one
+    /// place both transports' upload progress reaches the deadline: they report it here through
+    /// ``TransportReporter/didSend(_:of:)``, which they do whenever a progress reporter is bound.
+    static func progressReporter(for request: URLRequest, context: RequestContext) -> TransferProgressReporter? {
+        let upstream = context.transferProgress
+        let hasLargeBody =
+            request.httpBodyStream != nil || (request.httpBody?.count ?? 0) >= progressTrackedBodySize
+        guard hasLargeBody else { return upstream }
+        return TransferProgressReporter(
+            sent: { [weak context] sent, expected in
+                context?.noteBodyProgress()
+                upstream?.didSend(sent, of: expected)
+            },
+            received: { received, expected in upstream?.didReceive(received, of: expected) })
     }
 
     /// The error of a call redirected once more after ``maxRedirects`` hops: `transport` with
