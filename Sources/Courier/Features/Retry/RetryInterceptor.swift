@@ -117,7 +117,7 @@ public struct RetryInterceptor: Interceptor {
                     method: method,
                     hasIdempotencyKey: context.idempotencyKey != nil || TransportResendRule.hasKey(request)))
         // The remaining budget of the call, on this interceptor's clock.
-        let deadline = clock.elapsed() + (context.policy.deadline - context.elapsed)
+        var deadline = clock.elapsed() + (context.policy.deadline - context.elapsed)
 
         let host = fleet.isActive ? FleetGuard.hostKey(of: request.url) : ""
         var isProbe = false
@@ -143,6 +143,11 @@ public struct RetryInterceptor: Interceptor {
                 outcome = .failure(error)
             }
             let wallClock = now()
+            // Request body progress postponed the call's deadline (EndpointPolicy.deadline): the
+            // budget of a long upload counts from its last bytes sent, when that is later.
+            if let remaining = context.deadlineRemainingAfterBodyProgress {
+                deadline = max(deadline, clock.elapsed() + remaining)
+            }
             // The auth step's own failure (no token to be had): read on failures only, and
             // cleared so that a later attempt is judged on its own.
             var failedGettingToken = false

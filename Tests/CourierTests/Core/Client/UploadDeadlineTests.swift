@@ -97,6 +97,30 @@ extension CoreTests {
             feed.finish()
         }
 
+        @Test("a retry of an upload is planned against the deadline counted from its last body bytes")
+        func retryBudgetCountsFromTheLastBodyBytes() async throws {
+            // Deadline 2.5 s on the retry clock: after the first 1 s wait, a 2 s wait fits only in
+            // the budget counted from the second attempt's body bytes (1 s + 2.5 s), not in the
+            // one counted from the start (2.5 s) — RetryInterceptorTests.
+            // waitsCountAgainstTheDeadlineOnTheInjectedClock is the same call without a body.
+            let answers = Locked([
+                RetryFixture.status(503, retryAfter: "1"), RetryFixture.status(503, retryAfter: "2"), .status(200),
+            ])
+            let stub = StubTransport { _ in
+                TransportReporter.current?.didSend(100_000, of: 100_000)
+                return answers.withLock { $0.removeFirst() }
+            }
+            let clock = TestClock()
+            let request = Request<HTTPResponse>(
+                method: .put, path: "/things", body: .data(Data(count: 100_000), contentType: "application/octet-stream"),
+                policy: .standard.with(\.deadline, .milliseconds(2500))
+            ) { response, _ in response }
+            let response = try await RetryFixture.client(stub, clock: clock).send(request)
+            #expect(response.statusCode == 200)
+            #expect(stub.requestCount == 3)
+            #expect(clock.sleeps == [.seconds(1), .seconds(2)])
+        }
+
         @Test("a small in-memory body leaves at once: its progress does not move the deadline")
         func smallBodyKeepsThePlainDeadline() async throws {
             let clock = ManualClock()
