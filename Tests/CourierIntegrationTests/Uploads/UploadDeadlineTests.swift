@@ -1,0 +1,81 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+import CourierTransfers
+
+/// The deadline of an upload is postponed by its progress (`EndpointPolicy.deadline`), on the
+/// transport under test (`COURIER_TRANSPORT`): the reference server reads `/uploads/count` at a
+/// fixed rate (`?rate=`, bytes per second) or stops reading (`?stall=`, bytes). The proof is the
+/// server's count of requests and bytes.
+@Suite("Uploads: progress postpones the deadline; a stall still times out", .timeLimit(.minutes(1)))
+struct UploadDeadlineTests {
+    /// The call's deadline: far shorter than the slow upload takes.
+    static let deadline = Duration.seconds(2)
+    /// What the server reads per second on the slow path: 8 MiB/s, so ``size`` takes about 4 s,
+    /// twice the deadline, while what the client's kernel buffers after the last byte left the
+    /// transport (up to 4 MiB on Linux loopback) drains in about half a second, well within it.
+    static let rate = 8 << 20
+    /// The slow upload's body: 32 MiB.
+    static let size = 32 << 20
+
+    private static func count(_ body: RequestBody, query: Query) -> Request<CountedUpload> {
+        UploadIntegrationTests.count(body, query: query).policy(UploadFixtures.policy.with(\.deadline, deadline))
+    }
+
+    private static func uploads(_ namespace: String) async throws -> [String: Any] {
+        try #require(try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any])
+    }
+
+    /// Timing-sensitive: the server's reads must keep the body moving at least once per deadline.
+    @Test(
+        "a slow upload whose bytes keep moving outlives its deadline and completes, sent once",
+        .tags(.timingSensitive), arguments: ["file", "data"])
+    func slowButMovingUploadCompletes(kind: String) async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let data = UploadFixtures.bytes(Self.size, seed: 5)
+        let url = try UploadFixtures.file(data)
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let body: RequestBody =
+            kind == "file" ? .file(url) : .data(data, contentType: "application/octet-stream")
+        let start = ContinuousClock.now
+        let result = try await client.send(Self.count(body, query: ["rate": "\(Self.rate)"]))
+        let took = ContinuousClock.now - start
+        #expect(result.bytes == data.count)
+        #expect(result.sha256 == UploadFixtures.sha256(data))
+        #expect(took > Self.deadline, "the upload took \(took): it must outlive the deadline to prove anything")
+        let uploads = try await Self.uploads(namespace)
+        #expect(uploads["attempts"] as? Int == 1, "sent once: \(uploads)")
+        #expect(uploads["completed"] as? Int == 1)
+        #expect(uploads["bytes"] as? Int == data.count)
+    }
+
+    @Test("an upload the server stops reading fails with timedOut(nil) about a deadline later; nothing is resent")
+    func stalledUploadTimesOut() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let data = UploadFixtures.bytes(16 << 20, seed: 9)  // more than the socket buffers hold
+        let url = try UploadFixtures.file(data)
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let stall = 256 << 10
+        let start = ContinuousClock.now
+        let error = await #expect(throws: NetworkError.self) {
+            try await client.send(Self.count(.file(url), query: ["stall": "\(stall)"]))
+        }
+        let took = ContinuousClock.now - start
+        guard case .timedOut(nil)? = error else {
+            Issue.record("expected Courier's deadline, timedOut(nil): \(String(describing: error))")
+            return
+        }
+        #expect(took >= Self.deadline, "failed after \(took), before its deadline")
+        #expect(took < .seconds(10), "failed after \(took): a stall must end at about the deadline")
+        // The transport sent nothing again: one request, and the server read only up to its stall.
+        try await Task.sleep(for: .milliseconds(500))
+        let uploads = try await Self.uploads(namespace)
+        #expect(uploads["attempts"] as? Int == 1, "\(uploads)")
+        #expect(uploads["completed"] as? Int == 0)
+        #expect(uploads["perAttempt"] as? [Int] == [stall])
+    }
+}
