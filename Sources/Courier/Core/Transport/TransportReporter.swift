@@ -68,6 +68,10 @@ public struct TransportReporter: Sendable {
     public var awaitsStart: Bool { start != nil }
 
     /// The request body has sent `totalBytesSent` bytes so far, of `expected` bytes when known.
+    ///
+    /// Besides an upload's progress, this is what postpones the call's deadline while a large or
+    /// streamed body is sent (``EndpointPolicy/deadline``): a transport that never reports it
+    /// leaves such a call the deadline counted from its start.
     public func didSend(_ totalBytesSent: Int64, of expected: Int64?) {
         progress?.didSend(totalBytesSent, of: expected)
     }
