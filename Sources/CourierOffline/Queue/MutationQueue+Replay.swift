@@ -287,10 +287,17 @@ extension MutationQueue {
             let response: Response<Void>
             do {
                 response = try await client.response(
-                    for: request(for: stored, policy: kind.policy), requiredEnvironment: stored.origin.environment)
+                    for: request(for: stored, policy: kind.policy), requiredEnvironment: stored.origin.environment,
+                    requiredSignIn: signInRequirement(for: stored.origin))
             } catch is EnvironmentMismatch {
                 // The client switched environments since the drain started: nothing was sent;
                 // the next flush holds or discards it.
+                return
+            } catch is SignInMismatch {
+                // The token to attach was of another sign-in (the account switched after the check
+                // above, or while the send awaited a refresh): nothing was sent, the mutation stays
+                // at its group's head for its account; the next flush holds or discards it, or
+                // sends it once its account is signed in again.
                 return
             } catch {
                 guard await handleFailure(error, stored: stored, sentBefore: sentBefore, group: group, kind: kind) else {
@@ -365,6 +372,16 @@ extension MutationQueue {
             }
         }
         return failedStorage == nil
+    }
+
+    /// What ties a mutation's send to its account: its token must be of a sign-in current while
+    /// ``Configuration/account`` reports the mutation's account (``SignInRequirement``). `nil` for
+    /// a mutation of no account (the app declares none, or none was current) or of an unrecorded
+    /// origin: those go with whichever sign-in is current, as before.
+    func signInRequirement(for origin: MutationOrigin) -> SignInRequirement? {
+        guard origin.environment != nil, let account = origin.account else { return nil }
+        let current = configuration.account
+        return SignInRequirement { current() == account }
     }
 
     /// The request for a stored mutation: its method, path, headers and body, with its

@@ -136,14 +136,19 @@ public final class APIClient: Sendable {
     }
 
     /// ``response(for:)-(E)``, sent only while the client points at the environment named
-    /// `requiredEnvironment` (else ``EnvironmentMismatch``, nothing sent). For Courier's modules.
-    package func response<E: Endpoint>(for endpoint: E, requiredEnvironment: String?) async throws -> Response<E.Response> {
+    /// `requiredEnvironment` (else ``EnvironmentMismatch``, nothing sent) and, with
+    /// `requiredSignIn`, only with a token of that account (else ``SignInMismatch``, nothing sent).
+    /// For Courier's modules.
+    package func response<E: Endpoint>(
+        for endpoint: E, requiredEnvironment: String?, requiredSignIn: SignInRequirement? = nil
+    ) async throws -> Response<E.Response> {
         let context = RequestContext(
             requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
             pathTemplate: endpoint.loggedPathTemplate, pathTemplateIsDefault: endpoint.pathTemplate == nil,
             statusValidation: endpoint.statusValidation,
             startedAt: .now, onStart: endpoint.options.onStart)
-        return try await response(for: endpoint, context: context, requiredEnvironment: requiredEnvironment)
+        return try await response(
+            for: endpoint, context: context, requiredEnvironment: requiredEnvironment, requiredSignIn: requiredSignIn)
     }
 
     /// Sends `endpoint` under a context Courier's own modules built (a call on behalf of another
@@ -154,8 +159,14 @@ public final class APIClient: Sendable {
     /// fixed, so a switch cannot slip between the check and the send); otherwise it throws
     /// ``EnvironmentMismatch`` before anything is sent. The offline queue's way to never deliver a
     /// mutation to an environment it was not made in.
+    ///
+    /// With `requiredSignIn`, the ``AuthInterceptor`` attaches a token only of the account the
+    /// requirement names (``SignInRequirement``); otherwise the call throws ``SignInMismatch``
+    /// and nothing is sent. The offline queue's way to never send a mutation with another
+    /// account's token.
     package func response<E: Endpoint>(
-        for endpoint: E, context: RequestContext, requiredEnvironment: String? = nil
+        for endpoint: E, context: RequestContext, requiredEnvironment: String? = nil,
+        requiredSignIn: SignInRequirement? = nil
     ) async throws -> Response<E.Response> {
         // One lane for the whole call: a switch meanwhile does not move it to another environment.
         let lane = routing.lane
@@ -163,6 +174,7 @@ public final class APIClient: Sendable {
         if let requiredEnvironment, environment.id != requiredEnvironment {
             throw EnvironmentMismatch(required: requiredEnvironment, current: environment.id)
         }
+        if let requiredSignIn { context[SignInRequirementKey.self] = requiredSignIn }
         let monitors = lane.configuration.eventMonitors
         let policy = endpoint.policy  // a protocol requirement: read once
         if !monitors.isEmpty {
@@ -189,6 +201,7 @@ public final class APIClient: Sendable {
             if !monitors.isEmpty { Self.emitEnd(of: failure, context: context) }
             for observer in lane.failureObservers { observer.callFailed(failure) }
             if !failure.isCancellation { try? await holdForMinimumDuration(policy, context: context) }
+            if context[SignInMismatchKey.self] == true { throw SignInMismatch() }
             throw failure
         }
     }

@@ -54,13 +54,30 @@ public struct AuthInterceptor: Interceptor {
         return error
     }
 
+    /// A call whose ``SignInRequirement`` does not hold: marked in the context (the client turns
+    /// it into ``SignInMismatch``), failed as ``NetworkError/signedOut`` for the layers above.
+    private static func refusedSignIn(context: RequestContext) -> any Error {
+        context[SignInMismatchKey.self] = true
+        return failedGettingToken(NetworkError.signedOut, context: context)
+    }
+
     /// - Throws: ``NetworkError/signedOut`` when the endpoint requires
     ///   a token and nobody is signed in; ``NetworkError/sessionExpired`` when the refresh token was
-    ///   refused; the refresh's ``NetworkError`` when it failed transiently; whatever `next` throws.
+    ///   refused; the refresh's ``NetworkError`` when it failed transiently; ``NetworkError/signedOut``
+    ///   also, with nothing sent, when a call made for one account (an offline queue's mutation)
+    ///   would carry a token of another sign-in; whatever `next` throws.
     public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         let requirement = context.policy.auth
         guard requirement != .none else { return try await next(request) }
 
+        // A call made for one account (a queued mutation): the sign-in number is read before the
+        // account, so a token paired with that number is that account's (see SignInRequirement).
+        var requiredSession: Int?
+        if let account = context[SignInRequirementKey.self] {
+            let session = await tokenManager.currentSession
+            guard account.isCurrentAccount() else { throw Self.refusedSignIn(context: context) }
+            requiredSession = session
+        }
         let current: (token: String, session: Int)?
         do {
             current = try await tokenManager.accessTokenAndSession()
@@ -69,12 +86,19 @@ public struct AuthInterceptor: Interceptor {
         } catch NetworkError.signedOut where requirement == .optional {
             current = nil  // signed out while a refresh was awaited: sent without a token
         } catch {
+            // Another sign-in (or a sign-out) while the token was awaited: the call's account is gone.
+            if let requiredSession, await tokenManager.currentSession != requiredSession {
+                throw Self.refusedSignIn(context: context)
+            }
             throw Self.failedGettingToken(error, context: context)
         }
         guard let (token, session) = current else {
             if requirement == .required { throw Self.failedGettingToken(NetworkError.signedOut, context: context) }
             return try await next(request)
         }
+        // The token belongs to a sign-in that came after the account was checked (during a refresh
+        // the call waited for, or since): sent, the call would act as that user.
+        if let requiredSession, session != requiredSession { throw Self.refusedSignIn(context: context) }
 
         var request = request
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")

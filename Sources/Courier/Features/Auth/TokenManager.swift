@@ -292,6 +292,10 @@ public actor TokenManager {
         return (token, generation)
     }
 
+    /// The number of the current sign-in (see ``accessTokenAndSession()``), without reading the
+    /// store or refreshing: what ``accessTokenAndSession()`` would pair a token with now.
+    package var currentSession: Int { generation }
+
     /// ``refresh(failedToken:)`` for a request sent with a token of sign-in `session`: `nil` when
     /// another sign-in (or a sign-out) came since. The request was made as the user of that
     /// sign-in; sent again with the token of whoever is signed in now, it would act as them.
