@@ -47,6 +47,13 @@ extension MutationQueue {
         /// The account partition current now (a user id, a tenant), recorded with each mutation
         /// at ``MutationQueue/enqueue(_:)``; a mutation is delivered only while the same value is
         /// current. `nil` (the default) when the app has no accounts, or while signed out.
+        ///
+        /// A mutation of an account is sent only with a token of a sign-in that was current while
+        /// this reported its account: the auth step reads the `TokenManager`'s sign-in, then this
+        /// value, then the token, and refuses a token of a later sign-in (nothing is sent; the
+        /// mutation stays queued for its account). For that to hold, report the signed-in user or
+        /// `nil`, never a previous user: set it to `nil` before another user's tokens are signed in
+        /// (`TokenManager.signIn(_:)`, or a sign-out first), and to the new user after.
         public var account: @Sendable () -> String? = { nil }
         /// What happens to mutations made in another environment or account than the current one.
         public var foreignMutations = ForeignMutationPolicy.hold

@@ -29,7 +29,11 @@ import Courier
 /// - Environments and accounts: each mutation records the client's environment and the
 ///   ``Configuration/account`` current at enqueue (``MutationOrigin``) and is sent only there;
 ///   after a switch it waits or is discarded (``Configuration/foreignMutations``), never sent to
-///   another server. Call ``flush()`` after switching back.
+///   another server. Call ``flush()`` after switching back. A mutation of an account goes out only
+///   with a token of that account: when the account switches while it is on its way (during the
+///   token refresh its send waits for, or after the queue checked the account) the auth step
+///   refuses the next user's token, nothing is sent, and the mutation stays queued for its account
+///   (see ``Configuration/account`` for the order the app switches in).
 /// - Several processes on one file (an app and its extension, two app instances on macOS): every
 ///   process may enqueue; one queue at a time delivers, holding a lock on the file
 ///   `<path>-drain.lock` (released by the kernel if its process dies), and delivers every
