@@ -78,6 +78,15 @@ public actor UploadManager {
     /// has one): after an environment switch an upload would otherwise carry the other
     /// environment's token, so its hand-over fails with `NetworkError.invalidRequest(_:)` instead.
     public let tokenManager: TokenManager?
+    /// The account signed in now (an id the app chooses), or `nil` when nobody is, or when the
+    /// app does not tell accounts apart (the default): recorded with each upload
+    /// (``UploadRecord/account``). An upload of another account than the current one is never
+    /// sent: ``resumePending()`` leaves it pending, a send that finds another sign-in when its
+    /// token is attached sends nothing, and a background upload answered 401 is not handed over
+    /// again; each waits (``result(for:)`` throws `NetworkError.signedOut`) until its account is
+    /// current again. As with the offline queue's `account`, report `nil` before another user's
+    /// tokens are signed in, and the new user once they are.
+    public let account: @Sendable () -> String?
 
     /// Creates a manager whose staging folder and registry live in `directory`.
     ///
@@ -91,6 +100,7 @@ public actor UploadManager {
     ///     auth, pass `.authorizedUpload.with(\.auth, .none)`.
     ///   - prepareBackgroundRequest: See ``prepareBackgroundRequest``.
     ///   - tokenManager: See ``tokenManager``.
+    ///   - account: See ``account``.
     /// - Throws: ``UploadManagerError/registryUnreadable(path:reason:)`` when the registry exists
     ///   but cannot be read or decoded. Nothing is changed then: starting empty would sweep every
     ///   staged file at ``resumePending()`` and overwrite the registry at the next change.
@@ -98,7 +108,7 @@ public actor UploadManager {
         client: APIClient, directory: URL, backgroundTransport: (any BackgroundTransport)? = nil,
         policy: EndpointPolicy = .authorizedUpload,
         prepareBackgroundRequest: (@Sendable (inout URLRequest) async throws -> Void)? = nil,
-        tokenManager: TokenManager? = nil
+        tokenManager: TokenManager? = nil, account: @escaping @Sendable () -> String? = { nil }
     ) throws {
         self.client = client
         self.staging = StagingStore(directory: directory.appendingPathComponent("staged", isDirectory: true))
@@ -109,6 +119,7 @@ public actor UploadManager {
         self.policy = policy
         self.prepareBackgroundRequest = prepareBackgroundRequest
         self.tokenManager = tokenManager
+        self.account = account
         self.records = try registry.load()
     }
 
@@ -162,9 +173,10 @@ public actor UploadManager {
         }
         var fields = headers
         fields["Content-Type"] = contentType
-        let record = UploadRecord(
+        var record = UploadRecord(
             id: UUID.random(), method: method.rawValue, url: url, headers: fields, stagedFileName: name, mode: mode,
             state: .pending, createdAt: Date())
+        record.account = account()
         records[record.id] = record
         do {
             try saveRegistry()
@@ -208,7 +220,7 @@ public actor UploadManager {
                 HTTPMethod(rawValue: record.method), record.url.absoluteString, headers: headers,
                 body: .file(file, contentType: record.headers["Content-Type"] ?? "application/octet-stream"),
                 policy: Self.policy(policy, for: record))
-            let upload = client.upload(request)
+            let upload = client.upload(request, requiredSignIn: signInRequirement(for: record))
             running[record.id] = upload
             progress[record.id] = ProgressFanOut.forward(upload.progress)
             interrupted[record.id] = nil
@@ -299,6 +311,11 @@ public actor UploadManager {
     /// staged copy: those waiting get the failure, and the next ``resumePending()`` tries again.
     /// Any other failure (signed out, the refresh token revoked) fails it.
     private func reauthorize(_ record: UploadRecord) async {
+        guard isCurrentAccount(record) else {
+            waitForAccount(record.id)
+            awaitingReauthorization.insert(record.id)
+            return
+        }
         do {
             try await start(record, reauthorizing: true)
         } catch {
@@ -336,6 +353,11 @@ public actor UploadManager {
     /// and ``resumePending()`` (at launch, or when the network is back) sends it again, with the
     /// same `Idempotency-Key`. Anything else fails it for good.
     private func foregroundAttemptFailed(_ id: UUID, _ error: any Error) {
+        if error is SignInMismatch, records[id]?.state == .pending {
+            // Another sign-in than the upload's when its token was to be attached: nothing sent.
+            waitForAccount(id)
+            return
+        }
         let failure = NetworkError(error)
         guard Self.waitsForNetwork(failure, retry: policy.retry), records[id]?.state == .pending else {
             fail(id, error)
@@ -345,6 +367,28 @@ public actor UploadManager {
         progress[id] = nil
         interrupted[id] = failure
         for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(throwing: failure) }
+    }
+
+    /// Whether `record` may go out now: it belongs to no account, or to the current one.
+    private func isCurrentAccount(_ record: UploadRecord) -> Bool {
+        guard let owner = record.account else { return true }
+        return account() == owner
+    }
+
+    /// What ties a foreground upload's send to its account (`nil` for an upload of no account).
+    private func signInRequirement(for record: UploadRecord) -> SignInRequirement? {
+        guard let owner = record.account else { return nil }
+        let current = account
+        return SignInRequirement { current() == owner }
+    }
+
+    /// Upload `id` stays pending for its account, which is not the current one: those waiting
+    /// get `NetworkError.signedOut`; a later ``resumePending()`` sends it once it is.
+    private func waitForAccount(_ id: UUID) {
+        running[id] = nil
+        progress[id] = nil
+        interrupted[id] = .signedOut
+        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(throwing: NetworkError.signedOut) }
     }
 
     /// Whether an upload that ended with `failure` is worth sending again later: the network was
@@ -480,6 +524,10 @@ public actor UploadManager {
         staging.removeAll(except: Set(pending.map(\.stagedFileName)))
         if let background { listen(to: background) }
         for record in pending where record.mode == .foreground && running[record.id] == nil {
+            guard isCurrentAccount(record) else {
+                waitForAccount(record.id)
+                continue
+            }
             try? await start(record)
         }
         for record in pending where awaitingReauthorization.remove(record.id) != nil {

@@ -22,6 +22,10 @@ public struct UploadRecord: Sendable, Codable, Hashable, Identifiable {
     public var state: State
     /// When it was enqueued.
     public var createdAt: Date
+    /// The account it was enqueued under (``UploadManager/account`` then), or `nil` when the app
+    /// declares none: it is sent only while that account is the current one, and only with a
+    /// token of its sign-in. Records written before this field existed read as `nil`.
+    public var account: String?
 
     package init(
         id: UUID, method: String, url: URL, headers: [String: String], stagedFileName: String, mode: UploadMode,

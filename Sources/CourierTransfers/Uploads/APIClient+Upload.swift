@@ -23,7 +23,14 @@ extension APIClient {
         startUpload(request)
     }
 
-    private func startUpload<E: Endpoint>(_ endpoint: E) -> Upload<E.Response> {
+    /// ``upload(_:)-(Request<Value>)`` sent only with a token of the account `requiredSignIn` names
+    /// (else it fails with `SignInMismatch` and nothing is sent): the ``UploadManager``'s way to
+    /// never send a user's pending upload with the next user's token.
+    package func upload<Value>(_ request: Request<Value>, requiredSignIn: SignInRequirement?) -> Upload<Value> {
+        startUpload(request, requiredSignIn: requiredSignIn)
+    }
+
+    private func startUpload<E: Endpoint>(_ endpoint: E, requiredSignIn: SignInRequirement? = nil) -> Upload<E.Response> {
         let (progress, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
         let tracker = UploadProgressTracker(knownTotal: endpoint.body.knownLength, continuation: continuation)
         let context = RequestContext(
@@ -33,7 +40,7 @@ extension APIClient {
             startedAt: .now, onStart: endpoint.options.onStart, traits: CallTraits(transferProgress: tracker.reporter))
         let task = Task { [self] in
             do {
-                let response = try await self.response(for: endpoint, context: context)
+                let response = try await self.response(for: endpoint, context: context, requiredSignIn: requiredSignIn)
                 tracker.finish(sentTotal: nil)
                 return response
             } catch {
