@@ -182,6 +182,76 @@ struct SlowConsumerTests {
         await live.close()
     }
 
+    /// One 64 KiB read of permessage-deflate frames can carry dozens of 1 MiB messages of zeros
+    /// (about 1 KiB each deflated): every frame of a read was inflated before the limit was
+    /// checked, 62 MiB waiting for a 256 KiB limit. Now no frame is taken past the limit.
+    @Test func aCompressedFloodIsInflatedOnlyWhileThereIsRoom() async throws {
+        let (client, server) = InMemoryByteStream.pair(capacity: Self.window)
+        let connection = RFC6455Connection(
+            stream: client, leftover: [], subprotocol: nil, maximumMessageSize: 4 << 20,
+            sleep: { _ in try await Task.sleep(for: .seconds(3600)) },
+            compression: try DeflateCodec(DeflateParameters()),
+            bufferLimit: Self.bufferLimit)
+        await connection.start()
+        let count = 100
+        let zeros = 1 << 20
+        let flooding = Task {
+            guard let deflater = RawDeflater(windowBits: 15, resetsAfterEachMessage: false) else { return }
+            var batch: [UInt8] = []
+            for index in 0..<count {
+                let payload = try deflater.compress([UInt8](repeating: 0, count: zeros))
+                // RSV1 binary frame, as many per write as fit in the window (one read takes them all).
+                batch += [0xC2, 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)] + payload
+                if batch.count > Self.window - 2048 || index == count - 1 {
+                    try await server.write(batch)
+                    batch = []
+                }
+            }
+        }
+        try await eventually("reading to wait for the client") {
+            await connection.pingWrite?.readWaitsForClient == true
+        }
+        let held = await connection.bufferedForClient
+        #expect(held <= zeros + WebSocketMessage.bufferedOverhead, "\(held >> 10) KiB inflated for a 256 KiB limit")
+        var taken = 0
+        for await event in connection.events {
+            guard case .message(.data(let data)) = event, data.count == zeros, data.last == 0 else { break }
+            taken += 1
+            if taken == count { break }
+        }
+        #expect(taken == count)
+        try await flooding.value
+        await connection.abort(.notConnected)
+    }
+
+    /// Empty messages weighed nothing: a flood of them never reached the limit and grew memory
+    /// with every one. Each message now also counts what holding it costs.
+    @Test func aFloodOfEmptyMessagesIsHeldBackToo() async throws {
+        let (client, server) = InMemoryByteStream.pair(capacity: Self.window)
+        let connection = RFC6455Connection(
+            stream: client, leftover: [], subprotocol: nil, maximumMessageSize: 1 << 20,
+            sleep: { _ in try await Task.sleep(for: .seconds(3600)) }, bufferLimit: Self.bufferLimit)
+        await connection.start()
+        let perWrite = 4096
+        let writes = 500  // 2,048,000 empty messages
+        let written = Locked(0)
+        let flooding = Task {
+            let chunk = [UInt8]((0..<perWrite).flatMap { _ in [UInt8(0x82), 0x00] })
+            for _ in 0..<writes {
+                try await server.write(chunk)
+                written.withLock { $0 += perWrite }
+            }
+        }
+        try await eventually("reading to wait for the client") {
+            await connection.pingWrite?.readWaitsForClient == true
+        }
+        let held = try await Self.settled(written)
+        #expect(held < writes * perWrite / 10, "the server wrote \(held) empty messages while nothing was taken")
+        #expect(await connection.bufferedForClient <= Self.bufferLimit + WebSocketMessage.bufferedOverhead)
+        flooding.cancel()
+        await connection.abort(.notConnected)
+    }
+
     @Test func theKeepaliveWaitsForAPongNotReadWhileTheAppHoldsMessages() {
         let before = PingWriteProgress(pingWaiting: false, bytesWritten: 10)
         // Reading waits for the app now, or waited during the window: the pong may be unread.

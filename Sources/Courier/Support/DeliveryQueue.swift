@@ -55,6 +55,9 @@ package final class DeliveryQueue<Element: Sendable>: Sendable {
         return state.withLock { $0.holdsBack(above: limit) }
     }
 
+    /// The weight buffered and not yet taken.
+    package var bufferedWeight: Int { state.withLock { $0.weight } }
+
     /// Whether the consumer's side ended (cancelled or released): nothing pushed is delivered.
     package var isTerminated: Bool { state.withLock { $0.terminated } }
 

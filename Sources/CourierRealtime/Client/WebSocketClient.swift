@@ -116,9 +116,9 @@ public actor WebSocketClient {
         reporter = ConnectionReporter(configuration: configuration)
         let limit = max(1, configuration.bufferLimit)
         eventBroadcast = Broadcast(replaysLatest: false, limit: limit) { event in
-            if case .message(let message) = event { message.byteCount } else { 0 }
+            if case .message(let message) = event { message.bufferedWeight } else { WebSocketMessage.bufferedOverhead }
         }
-        messageBroadcast = Broadcast(replaysLatest: false, limit: limit) { $0.byteCount }
+        messageBroadcast = Broadcast(replaysLatest: false, limit: limit) { $0.bufferedWeight }
         stateBroadcast.yield(state)
     }
 

@@ -112,7 +112,7 @@ private final class URLSessionWebSocketConnection: WebSocketConnection, Sendable
                 case .data(let data): message = .data(data)
                 @unknown default: continue
                 }
-                deliveries.push(.message(message), weight: message.byteCount)
+                deliveries.push(.message(message), weight: message.bufferedWeight)
                 await deliveries.waitForRoom()
             } catch {
                 let raw = UInt16(clamping: task.closeCode.rawValue)

@@ -198,6 +198,9 @@ actor RFC6455Connection: WebSocketConnection {
         startWriter()
     }
 
+    /// The weight of the messages waiting for the client (``WebSocketMessage/bufferedWeight``).
+    var bufferedForClient: Int { deliveries.bufferedWeight }
+
     /// Whether a ping waits behind a frame being written, the bytes written so far, and whether
     /// reading waits for the client.
     var pingWrite: PingWriteProgress? {
@@ -227,7 +230,7 @@ actor RFC6455Connection: WebSocketConnection {
     // MARK: - Reading
 
     private func readLoop() async {
-        parseBuffered()
+        await deliverBuffered()
         while phase != .closed {
             let bytes: [UInt8]
             do {
@@ -244,8 +247,18 @@ actor RFC6455Connection: WebSocketConnection {
             // After the first Close received, or after failing: read and discard.
             guard !discarding, receivedClose == nil else { continue }
             parser.append(bytes)
-            parseBuffered()
+            await deliverBuffered()
+        }
+    }
+
+    /// Handles the complete frames buffered, stopping whenever more than the buffer limit waits
+    /// for the client until it took some: one 64 KiB read of compressed frames can inflate to far
+    /// more than the limit, and none of it is inflated before there is room.
+    private func deliverBuffered() async {
+        parseBuffered()
+        while phase == .open, deliveries.isOverLimit {
             await waitForClient()
+            parseBuffered()
         }
     }
 
@@ -271,7 +284,10 @@ actor RFC6455Connection: WebSocketConnection {
     }
 
     private func processBuffered() throws {
-        while phase != .closed, !discarding, receivedClose == nil, let frame = try parser.next() {
+        // While open, no further frame is taken once the client has more than its limit waiting.
+        while phase != .closed, !discarding, receivedClose == nil, !(phase == .open && deliveries.isOverLimit),
+            let frame = try parser.next()
+        {
             try handle(frame)
         }
     }
@@ -284,7 +300,7 @@ actor RFC6455Connection: WebSocketConnection {
             if let message = try assembler.append(frame) {
                 if phase == .open {
                     wireTraffic?.addReceived(incomingWireBytes)
-                    deliveries.push(.message(message), weight: message.byteCount)
+                    deliveries.push(.message(message), weight: message.bufferedWeight)
                 }
                 incomingWireBytes = 0
             }

@@ -16,4 +16,12 @@ public enum WebSocketMessage: Sendable, Hashable {
         case .data(let data): data.count
         }
     }
+
+    /// What the message weighs in a buffer bounded by ``WebSocketClient/Configuration/bufferLimit``:
+    /// its payload plus what holding one message costs whatever its size (the queue slot, the
+    /// value), so a flood of empty or one-byte messages is bounded too.
+    package var bufferedWeight: Int { byteCount + Self.bufferedOverhead }
+
+    /// The bytes counted for holding one message besides its payload.
+    package static let bufferedOverhead = 64
 }
