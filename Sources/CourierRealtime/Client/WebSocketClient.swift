@@ -426,6 +426,13 @@ public actor WebSocketClient {
             }
             let (keepalive, opened) = await open(connection, meter: meter)
             return .serving(connection, meter: meter, keepalive: keepalive, opened: opened)
+        } catch let deferred as AuthorizationDeferred {
+            // The token manager holds refreshes back (the token endpoint asked for time): the next
+            // attempt waits at least that long, instead of spending the attempts at once.
+            guard isActive(run) else { return .stop }
+            lastFailure = deferred.failure
+            waitBeforeNextAttempt = deferred.wait
+            return .failed(code: Self.failureCode(deferred.failure), reason: deferred.failure.description, terminal: false)
         } catch let error as WebSocketError {
             // A run the app ended (close() during the attempt) failed by design: no failure.
             guard isActive(run) else { return .stop }
@@ -453,9 +460,22 @@ public actor WebSocketClient {
             publish(.closed(code: outcome.code, reason: outcome.reason))
             return nil
         }
-        let delay = configuration.reconnect.delay(forAttempt: failures, random: random)
+        var delay = configuration.reconnect.delay(forAttempt: failures, random: random)
+        if let wait = waitBeforeNextAttempt { delay = max(delay, wait) }
+        waitBeforeNextAttempt = nil
         publish(.reconnecting(attempt: failures, delay: delay))
         return (delay, failures)
+    }
+
+    /// The least wait before the next attempt, when the last one failed because the token
+    /// manager holds refreshes back (``AuthorizationDeferred``).
+    private var waitBeforeNextAttempt: Duration?
+
+    /// An attempt that could not get a token because the ``TokenManager`` holds refreshes back
+    /// for `wait` (the token endpoint failed transiently and asked for time, or its backoff).
+    struct AuthorizationDeferred: Error {
+        let wait: Duration
+        let failure: WebSocketError
     }
 
     /// Called by the supervisor task of run `run` as it ends.
@@ -691,7 +711,9 @@ public actor WebSocketClient {
             case .sessionExpired, .signedOut:
                 throw sessionEnded(by: error)
             case .offline, .networkUnavailable, .timedOut, .server, .transport, .rateLimited, .backendUnavailable:
-                throw WebSocketError.connectionFailed("the access token could not be refreshed: \(error)")
+                let failure = WebSocketError.connectionFailed("the access token could not be refreshed: \(error)")
+                if case .backendUnavailable(_, let wait) = error { throw AuthorizationDeferred(wait: wait, failure: failure) }
+                throw failure
             case .cancelled:
                 throw CancellationError()
             default:
