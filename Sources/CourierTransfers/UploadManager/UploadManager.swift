@@ -394,10 +394,12 @@ public actor UploadManager {
     /// Whether an upload that ended with `failure` is worth sending again later: the network was
     /// not there or gave out (offline, timed out, a lost or refused connection, no name
     /// resolution), or the server asked for later (a status `retry` retries: 429, 502, 503, 504 by
-    /// default). A refusal (4xx), a TLS failure or a cancellation is final.
+    /// default), or nothing could be sent for a while (`backendUnavailable`: the client's circuit
+    /// breaker, or the token manager holding refreshes back after its token endpoint failed). A
+    /// refusal (4xx), a TLS failure or a cancellation is final.
     static func waitsForNetwork(_ failure: NetworkError, retry: RetryPolicy) -> Bool {
         switch failure {
-        case .offline, .timedOut: return true
+        case .offline, .timedOut, .backendUnavailable: return true
         case .transport(let error): return transientCodes.contains(error.code)
         default: return failure.statusCode.map(retry.isRetryable(statusCode:)) ?? false
         }
