@@ -199,7 +199,11 @@ public final class APIClient: Sendable {
             let failure = networkError(error, decoding: E.Response.self, redactor: lane.redactor)
             if case .decoding = failure { context.finishDecoding(failure: failure) } else { context.finishDecoding(failure: nil) }
             if !monitors.isEmpty { Self.emitEnd(of: failure, context: context) }
-            for observer in lane.failureObservers { observer.callFailed(failure) }
+            // A call that ended for want of a token (the token endpoint failing, its refreshes held
+            // back) says nothing of the API's own state.
+            if context[AuthStepFailureKey.self] != true {
+                for observer in lane.failureObservers { observer.callFailed(failure) }
+            }
             if !failure.isCancellation { try? await holdForMinimumDuration(policy, context: context) }
             if context[SignInMismatchKey.self] == true { throw SignInMismatch() }
             throw failure

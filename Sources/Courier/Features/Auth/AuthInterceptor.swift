@@ -172,7 +172,9 @@ public struct AuthInterceptor: Interceptor {
 /// The context slot marking an attempt that ended in ``AuthInterceptor`` without a token: the
 /// token manager's refresh failed (or is held back), the session ended, the store could not be
 /// read. Set by the auth step, read and cleared by ``RetryInterceptor``, which neither repeats
-/// such an attempt nor counts it against the request's host.
+/// such an attempt nor counts it against the request's host (and sets it again when the call ends
+/// with it). A call ending with it is not reported to the client's failure observers (the
+/// connectivity monitor): the API did not fail, its token endpoint or the session did.
 package enum AuthStepFailureKey: RequestContextKey {
     package typealias Value = Bool
 }

@@ -176,6 +176,9 @@ public struct RetryInterceptor: Interceptor {
             guard repeatable, retry < limit, !failedGettingToken, let failure = failure(of: outcome, context: context),
                 context.canResendBody
             else {
+                // The call ends with the auth step's failure: marked again for the client, which
+                // does not count it as the API's (connectivity observers).
+                if failedGettingToken { context[AuthStepFailureKey.self] = true }
                 return try outcome.get()
             }
             if failure.reason == .status(408) {
