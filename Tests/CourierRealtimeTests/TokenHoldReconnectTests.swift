@@ -33,7 +33,8 @@ struct TokenHoldReconnectTests {
         await client.connect()
         // Short backoffs are walked on the manual clock until one waits out the hold.
         let waited = Locked<Duration?>(nil)
-        try await eventually("a backoff as long as the hold", state: { "\(await client.state)" }) {
+        let describe: @Sendable () async -> String = { "\(await client.state)" }
+        try await eventually("a backoff as long as the hold", state: describe) {
             guard case .reconnecting(_, let delay) = await client.state else { return false }
             if delay >= .seconds(100) {
                 waited.set(delay)
