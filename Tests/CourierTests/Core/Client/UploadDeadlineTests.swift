@@ -28,6 +28,29 @@ extension CoreTests {
             }
         }
 
+        /// A call sending `body` under `deadline` through a ``reportingTransport(steps:reports:)``
+        /// on a manual clock, started and waiting at the transport: feed body bytes with `feed`.
+        private struct Started {
+            let clock: ManualClock
+            let feed: AsyncStream<Int64>.Continuation
+            let reports: Locked<Int>
+            let stub: StubTransport
+            let call: Task<Void, any Error>
+        }
+
+        private static func start(path: String, body: RequestBody, deadline: Duration) async throws -> Started {
+            let clock = ManualClock()
+            let (steps, feed) = AsyncStream.makeStream(of: Int64.self)
+            let reports = Locked(0)
+            let stub = reportingTransport(steps: steps, reports: reports)
+            let client = CoreFixture.client(stub) { $0.clock = clock }
+            let request = Request<Void>.post(path, body: body, policy: .standard.with(\.retry, .none).with(\.deadline, deadline))
+            let call = Task { try await client.send(request) }
+            try await clock.waitForSleepers(1)
+            try await CoreFixture.waitUntil("the transport to be reached") { stub.requestCount == 1 }
+            return Started(clock: clock, feed: feed, reports: reports, stub: stub, call: call)
+        }
+
         /// Whether `call` ended with Courier's own deadline, `timedOut(nil)`.
         private static func timedOut(_ call: Task<Void, any Error>) async -> Bool {
             guard case .failure(let error as NetworkError) = await call.result, case .timedOut(nil) = error else {
@@ -38,17 +61,10 @@ extension CoreTests {
 
         @Test("body bytes sent before the deadline move it: it passes only a full deadline after the last bytes")
         func progressPostponesTheDeadline() async throws {
-            let clock = ManualClock()
-            let (steps, feed) = AsyncStream.makeStream(of: Int64.self)
-            let reports = Locked(0)
-            let stub = Self.reportingTransport(steps: steps, reports: reports)
-            let client = CoreFixture.client(stub) { $0.clock = clock }
-            let request = Request<Void>.post(
-                "/upload", body: .data(Data(count: 100_000), contentType: "application/octet-stream"),
-                policy: .standard.with(\.retry, .none).with(\.deadline, .seconds(5)))
-            let call = Task { try await client.send(request) }
-            try await clock.waitForSleepers(1)
-            try await CoreFixture.waitUntil("the transport to be reached") { stub.requestCount == 1 }
+            let started = try await Self.start(
+                path: "/upload", body: .data(Data(count: 100_000), contentType: "application/octet-stream"), deadline: .seconds(5)
+            )
+            let (clock, feed, reports, stub, call) = (started.clock, started.feed, started.reports, started.stub, started.call)
 
             clock.advance(by: .seconds(4))
             feed.yield(65_536)
@@ -69,18 +85,10 @@ extension CoreTests {
 
         @Test("steady progress keeps an upload alive far beyond its deadline; a stall then ends it one deadline later")
         func steadyProgressThenStall() async throws {
-            let clock = ManualClock()
-            let (steps, feed) = AsyncStream.makeStream(of: Int64.self)
-            let reports = Locked(0)
-            let stub = Self.reportingTransport(steps: steps, reports: reports)
-            let client = CoreFixture.client(stub) { $0.clock = clock }
             let body = BodyStream.factory(length: 1_000) { InputStream(data: Data(count: 1_000)) }  // any size
-            let request = Request<Void>.post(
-                "/upload", body: .stream(body, contentType: "application/octet-stream"),
-                policy: .standard.with(\.retry, .none).with(\.deadline, .seconds(2)))
-            let call = Task { try await client.send(request) }
-            try await clock.waitForSleepers(1)
-            try await CoreFixture.waitUntil("the transport to be reached") { stub.requestCount == 1 }
+            let started = try await Self.start(
+                path: "/upload", body: .stream(body, contentType: "application/octet-stream"), deadline: .seconds(2))
+            let (clock, feed, reports, call) = (started.clock, started.feed, started.reports, started.call)
             // 20 s of bytes every second: ten deadlines' worth.
             for second in 1...20 {
                 clock.advance(by: .seconds(1))
@@ -123,17 +131,9 @@ extension CoreTests {
 
         @Test("a small in-memory body leaves at once: its progress does not move the deadline")
         func smallBodyKeepsThePlainDeadline() async throws {
-            let clock = ManualClock()
-            let (steps, feed) = AsyncStream.makeStream(of: Int64.self)
-            let reports = Locked(0)
-            let stub = Self.reportingTransport(steps: steps, reports: reports)
-            let client = CoreFixture.client(stub) { $0.clock = clock }
-            let request = Request<Void>.post(
-                "/items", body: .data(Data(count: 1_000), contentType: "application/octet-stream"),
-                policy: .standard.with(\.retry, .none).with(\.deadline, .seconds(5)))
-            let call = Task { try await client.send(request) }
-            try await clock.waitForSleepers(1)
-            try await CoreFixture.waitUntil("the transport to be reached") { stub.requestCount == 1 }
+            let started = try await Self.start(
+                path: "/items", body: .data(Data(count: 1_000), contentType: "application/octet-stream"), deadline: .seconds(5))
+            let (clock, feed, reports, call) = (started.clock, started.feed, started.reports, started.call)
             clock.advance(by: .seconds(4))
             feed.yield(1_000)
             try await CoreFixture.waitUntil("the report") { reports.current == 1 }
