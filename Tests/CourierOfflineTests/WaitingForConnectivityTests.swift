@@ -41,6 +41,10 @@ import CourierTesting
             $0.transport = stub
             $0.interceptors = .standard(retry: RetryInterceptor(clock: clock, connectivity: monitor))
             $0.eventMonitors = [events]
+            // The call's own deadline on a clock nobody advances: the wait under test ends on the
+            // retry step's clock. On the real clock, a 20 s stall of the parallel pass let the
+            // 10 s deadline fire first (timedOut instead of offline; a rerun at b75abff).
+            $0.clock = TestClock(mode: .manual)
         }
     }
 
