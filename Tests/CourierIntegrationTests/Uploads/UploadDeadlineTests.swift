@@ -45,7 +45,7 @@ struct UploadDeadlineTests {
         let result = try await client.send(Self.count(body, query: ["rate": "\(Self.rate)"]))
         let took = ContinuousClock.now - start
         #expect(result.bytes == data.count)
-        #expect(result.sha256 == UploadFixtures.sha256(data))
+        #expect(try await result.sha256 == UploadFixtures.sha256(file: url))
         #expect(took > Self.deadline, "the upload took \(took): it must outlive the deadline to prove anything")
         let uploads = try await Self.uploads(namespace)
         #expect(uploads["attempts"] as? Int == 1, "sent once: \(uploads)")

@@ -39,6 +39,35 @@ enum UploadFixtures {
         SHA256.hash(data).map { String(format: "%02x", $0) }.joined()
     }
 
+    /// SHA-256 of the file at `url` as lower-case hex, from coreutils' `sha256sum` in a child
+    /// process (a second implementation), on a thread of its own. For bodies of many MiB: Courier's
+    /// SHA-256 in a debug build hashes about 4 MiB per CPU second, and hashing 32 MiB twice on the
+    /// cooperative pool of a 2-core machine stalled every test of the parallel pass for seconds.
+    /// Falls back to ``sha256(_:)`` where `sha256sum` is missing.
+    static func sha256(file url: URL) async throws -> String {
+        let tool = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        guard FileManager.default.isExecutableFile(atPath: tool.path) else { return sha256(try Data(contentsOf: url)) }
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result {
+                        let process = Process()
+                        process.executableURL = tool
+                        process.arguments = ["--", url.path]
+                        let output = Pipe()
+                        process.standardOutput = output
+                        try process.run()
+                        let printed = try output.fileHandleForReading.readToEnd() ?? Data()
+                        process.waitUntilExit()
+                        guard process.terminationStatus == 0,
+                            let hex = String(decoding: printed, as: UTF8.self).split(separator: " ").first
+                        else { throw CocoaError(.fileReadUnknown) }
+                        return String(hex)
+                    })
+            }
+        }
+    }
+
     /// Lower-case hex of the UTF-8 bytes of `text`.
     static func hex(_ text: String) -> String { Data(text.utf8).map { String(format: "%02x", $0) }.joined() }
 
