@@ -58,8 +58,10 @@ func pipelineCostBody() -> Data {
 ///
 ///     swift run -c release courier-bench --only pipeline [--calls N] [--rounds R] [--case TEXT]
 ///
-/// `--case TEXT` keeps decoding alone and the cases whose name contains TEXT (for profiling one).
-func runPipelineCostBench(calls: Int, rounds: Int, only filter: String? = nil) async throws {
+/// `--case TEXT` keeps decoding alone and the cases whose name contains TEXT. `--profile NAME` runs
+/// the one case named exactly NAME alone, `calls × rounds` times, for `perf record` (its samples
+/// are then the case's own, with no baseline mixed in), and prints its CPU per call.
+func runPipelineCostBench(calls: Int, rounds: Int, only filter: String? = nil, profile: String? = nil) async throws {
     let body = pipelineCostBody()
     let environment = APIEnvironment(name: "memory", baseURL: URL(string: "http://127.0.0.1:9")!)
     func client(_ interceptors: [any Interceptor], monitors: [any NetworkEventMonitor] = []) -> APIClient {
@@ -104,6 +106,17 @@ func runPipelineCostBench(calls: Int, rounds: Int, only filter: String? = nil) a
     let monitored = client(.standard(), monitors: [NoOpEventMonitor()])
     cases.append(("standard() + event monitor", { _ = try await monitored.send(ListBenchItems()) }))
 
+    if let profile {
+        guard let entry = cases.first(where: { $0.name == profile }) else {
+            throw BenchFailure(
+                description: "no pipeline case named \"\(profile)\"; cases: \(cases.map(\.name).joined(separator: ", "))")
+        }
+        let start = processCPUTimeSeconds()
+        for _ in 0..<(calls * rounds) { try await entry.run() }
+        let micros = (processCPUTimeSeconds() - start) / Double(max(1, calls * rounds)) * 1_000_000
+        print(String(format: "pipeline profile: %@ alone, %d calls, %.2f µs CPU per call", entry.name, calls * rounds, micros))
+        return
+    }
     // The single-interceptor and bytes-only cases run only when asked for (`--case only:`, `raw:`).
     cases = cases.enumerated().filter { index, entry in
         index == 0 || (filter.map { entry.name.contains($0) } ?? !(entry.name.hasPrefix("only:") || entry.name.hasPrefix("raw:")))

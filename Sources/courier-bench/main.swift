@@ -6,7 +6,8 @@ import Foundation
 //   [--only overhead|core|cache|refresh|offline|stream|download|upload|curl] [--mutations M]
 //   --only stream: 1 GiB body and 1 M NDJSON records, throughput and peak RSS per process (`--stream-runs R`, 20 by default)
 //   [--stream-bytes N] [--stream-records N]
-//   swift run -c release courier-bench --only pipeline [--calls N] [--rounds R]   (no server needed)
+//   swift run -c release courier-bench --only pipeline [--calls N] [--rounds R]   (no server needed;
+//     `--profile "raw: standard()"` runs one case alone, for perf)
 //   swift run -c release courier-bench --only events [--calls N] [--rounds R]   (no server; EventsBench.swift)
 //   swift run -c release courier-bench --only fleet [--clients N] [--svg PATH]   (no server; FleetBench.swift)
 // The 512 MiB multipart upload runs only with `--only upload` (`--upload-mib N`; UploadBench.swift).
@@ -53,7 +54,8 @@ if only == "pipeline" {
     // In-memory only: no server needed.
     do {
         try await runPipelineCostBench(
-            calls: argument("--calls").flatMap(Int.init) ?? 20_000, rounds: rounds, only: argument("--case"))
+            calls: argument("--calls").flatMap(Int.init) ?? 20_000, rounds: rounds, only: argument("--case"),
+            profile: argument("--profile"))
     } catch {
         FileHandle.standardError.write(Data("courier-bench failed: \(error)\n".utf8))
         exit(1)
