@@ -244,6 +244,34 @@ struct StorageFailureTests {
         #expect(whileHeld?.contains("SQLite error 5") == true, "\(whileHeld ?? "nothing")")
     }
 
+    /// `MutationQueue.open` waits out another connection's write lock off the cooperative pool
+    /// and ends with the same typed error as `init`; once the lock is gone it opens a queue that
+    /// stores. (That the wait blocks no pool thread is checked on a one-thread pool by
+    /// `courier-pool-probe`'s offline-queue phase.)
+    @Test(.timeLimit(.minutes(2))) func openWaitsOutAHeldWriteLockOffThePoolAndThenOpens() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let path = dir.path("q.sqlite")
+        do { _ = try await MutationQueue.open(path: path, client: makeClient(OfflineServer.unreachable)) }
+        let holder = try SQLiteDatabase(path: path)
+        try holder.execute("BEGIN IMMEDIATE")
+        let error = await #expect(throws: MutationQueueError.self) {
+            _ = try await MutationQueue.open(path: path, client: makeClient(OfflineServer.unreachable))
+        }
+        guard case .storage(let sqlite)? = error else {
+            Issue.record("expected a storage error, got \(String(describing: error))")
+            return
+        }
+        #expect(sqlite.code == 5, "SQLITE_BUSY: \(sqlite)")
+        try holder.execute("ROLLBACK")
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        let queue = try await MutationQueue.open(
+            path: path, client: makeClient(OfflineServer.unreachable), configuration: configuration)
+        try await queue.enqueue(try .json(id: "a", method: .post, path: "/mutations", body: ["v": 1]))
+        #expect(try await queue.pendingCount() == 1)
+    }
+
     /// The store file is deleted while the queue has it open (an app's "reset data", a purged
     /// folder): SQLite in WAL mode goes on committing into the unlinked file, so an enqueue there
     /// must fail with a typed error, never report a change stored that no launch will find.

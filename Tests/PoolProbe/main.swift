@@ -425,7 +425,7 @@ func webSocket() async throws {
 func offlineQueue() async throws {
     let client = client(URLSessionTransport(), "pool-offline") { $0.interceptors = .standard() }
     let path = scratch.appendingPathComponent("queue-\(UUID().uuidString).sqlite").path
-    let queue = try MutationQueue(path: path, client: client)
+    let queue = try await MutationQueue.open(path: path, client: client)
     for i in 0..<50 {
         try await queue.enqueue(Mutation.json(id: "m-\(i)", method: .post, path: "/mutations", body: ["i": i]))
     }

@@ -5,8 +5,8 @@ import Courier
 /// reachable.
 ///
 /// ```swift
-/// let queue = try MutationQueue(path: supportDirectory.appendingPathComponent("outbox.sqlite").path,
-///                               client: client)
+/// let queue = try await MutationQueue.open(path: supportDirectory.appendingPathComponent("outbox.sqlite").path,
+///                                          client: client)
 /// try await queue.enqueue(.json(id: UUID().uuidString, method: .patch, path: "/items/42", body: edit))
 /// for await event in await queue.events() { badge = event.pendingCount }   // "3 changes waiting"
 /// await queue.flushes(on: connectivity)                                      // drain when online
@@ -99,7 +99,8 @@ public actor MutationQueue {
     ///
     /// Opening blocks the calling thread for SQLite's open and migration (milliseconds; up to
     /// SQLite's 5 s busy timeout while another process migrates the same file): open the queue
-    /// once at launch.
+    /// once at launch, and from async code with ``open(path:client:configuration:)``, which
+    /// keeps the wait off Swift's cooperative pool.
     ///
     /// - Throws: `NetworkError.missingInterceptor` when `client`'s pipeline cannot keep a kind's
     ///   policy as the queue sends it — an endpoint that requires auth without an `AuthInterceptor`,
@@ -120,6 +121,30 @@ public actor MutationQueue {
         }
         self.client = client
         self.configuration = configuration
+    }
+
+    /// Opens the queue like ``init(path:client:configuration:)``, on a thread of its own: never
+    /// a thread of Swift's cooperative pool, which SQLite's open, migration and fsync would block
+    /// (for milliseconds, hundreds of them on a busy disk, up to SQLite's 5 s busy timeout while
+    /// another process migrates the same file). The way to open a queue from async code.
+    ///
+    /// ```swift
+    /// let outbox = try await MutationQueue.open(path: supportDirectory.appendingPathComponent("outbox.sqlite").path,
+    ///                                           client: client)
+    /// ```
+    ///
+    /// - Throws: As ``init(path:client:configuration:)``. Cancelling the calling task does not
+    ///   stop an open under way.
+    public static func open(
+        path: String, client: APIClient, configuration: Configuration = Configuration()
+    ) async throws -> MutationQueue {
+        try await withCheckedThrowingContinuation { continuation in
+            // A serial queue of its own targets the overcommitting root queue: a thread is added
+            // while this one waits for the disk.
+            DispatchQueue(label: "courier.offline.open").async {
+                continuation.resume(with: Result { try MutationQueue(path: path, client: client, configuration: configuration) })
+            }
+        }
     }
 
     /// Makes the queue's database refuse writes (or accept them again), as a read-only file does:

@@ -17,7 +17,7 @@ func runOfflineChapter(_ demo: Demo) async throws {
     let control = demo.makeClient()
     var configuration = MutationQueue.Configuration()
     configuration.backoff = Backoff(initialDelay: .milliseconds(200), maximumDelay: .seconds(2), jitter: .equal)
-    let queue = try MutationQueue(
+    let queue = try await MutationQueue.open(
         path: directory.appendingPathComponent("outbox.sqlite").path, client: client,
         configuration: configuration)
     await queue.flushes(on: connectivity)

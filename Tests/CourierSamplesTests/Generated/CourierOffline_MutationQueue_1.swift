@@ -22,8 +22,8 @@ import FoundationNetworking
 /// The sample's own types and functions shadow the scaffolding's placeholders.
 private enum Sample {
     static func sample() async throws {
-        let queue = try MutationQueue(path: supportDirectory.appendingPathComponent("outbox.sqlite").path,
-                                      client: client)
+        let queue = try await MutationQueue.open(path: supportDirectory.appendingPathComponent("outbox.sqlite").path,
+                                                 client: client)
         _ = queue  // shown, not used
         try await queue.enqueue(.json(id: UUID().uuidString, method: .patch, path: "/items/42", body: edit))
         for await event in await queue.events() { badge = event.pendingCount }   // "3 changes waiting"

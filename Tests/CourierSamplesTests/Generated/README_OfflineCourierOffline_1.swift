@@ -33,8 +33,8 @@ private enum Sample {
         configuration.kinds["note"] = .init(policy: .authorizedWrite.with(\.retry, .none), conflictPolicy: .merge { conflict in
             try mergedNote(local: conflict.mutation, server: conflict.response.body)   // nil = drop local
         })
-        let outbox = try MutationQueue(path: supportDirectory.appendingPathComponent("outbox.sqlite").path,
-                                       client: client, configuration: configuration)
+        let outbox = try await MutationQueue.open(path: supportDirectory.appendingPathComponent("outbox.sqlite").path,
+                                                  client: client, configuration: configuration)
         _ = outbox  // shown, not used
         await outbox.flushes(on: connectivity)                       // drain when the backend is reachable
         connectivity.startProbing(client: client, path: "/health")   // while down: probe with backoff
