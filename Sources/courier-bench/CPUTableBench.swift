@@ -152,7 +152,8 @@ func runCPUTableBench(serverURL: URL, statusURL: URL?, requests: Int, rounds: In
 
 /// The rows of the CPU table, in the order they run within a round.
 enum CPUTableClient: Int, CaseIterable {
-    case libcurlLoop, rawURLSession, curlTransport, courierCurl, courierCurlObserved, courierSession, courierSessionObserved
+    case libcurlLoop, rawURLSession, curlTransport, sessionTransport, courierCurl, courierCurlObserved, courierSession,
+        courierSessionObserved
 
     var index: Int { rawValue }
 
@@ -161,6 +162,7 @@ enum CPUTableClient: Int, CaseIterable {
         case .libcurlLoop: "plain libcurl multi loop (N easy handles, curl_multi_perform + curl_multi_poll)"
         case .rawURLSession: "raw URLSession data(for:) + JSONDecoder"
         case .curlTransport: "CurlTransport alone (send + JSONDecoder)"
+        case .sessionTransport: "URLSessionTransport alone (send + JSONDecoder)"
         case .courierCurl: "Courier over CurlTransport (.standard())"
         case .courierCurlObserved: "Courier + info logging + metrics over CurlTransport"
         case .courierSession: "Courier over URLSession (.standard())"
@@ -185,6 +187,11 @@ enum CPUTableClient: Int, CaseIterable {
             )
         case .curlTransport:
             let transport = CurlTransport()
+            return ({ try await rawGet([BenchItem].self, from: listURL, transport: transport, decoder: decoder) }, {})
+        case .sessionTransport:
+            // Courier's URLSession transport without the client: the transport's share of Courier's
+            // cost over raw URLSession, apart from the pipeline's.
+            let transport = URLSessionTransport()
             return ({ try await rawGet([BenchItem].self, from: listURL, transport: transport, decoder: decoder) }, {})
         case .courierCurl, .courierCurlObserved, .courierSession, .courierSessionObserved:
             let client = APIClient(environment: environment) {
