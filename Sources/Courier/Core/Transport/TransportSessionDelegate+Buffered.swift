@@ -52,7 +52,7 @@ extension TransportSessionDelegate {
         let state = Locked<(task: SessionTask?, cancelled: Bool)>((nil, false))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                queue.async { [self] in
+                TaskControl.submit(on: queue) { [self] in
                     let made = session.dataTask(with: request)
                     let task = SessionTask(task: made, taskIdentifier: made.taskIdentifier)
                     let id = task.taskIdentifier
@@ -71,7 +71,7 @@ extension TransportSessionDelegate {
                 }
             }
         } onCancel: {
-            queue.async {
+            TaskControl.submit(on: queue) {
                 let task = state.withLock { state in
                     state.cancelled = true
                     return state.task
