@@ -34,6 +34,8 @@ extension Array where Element == any Interceptor {
     ///   - tokenManager: Adds ``AuthInterceptor`` (bearer tokens, single-flight refresh on 401).
     ///     The manager refreshes through the client's transport unless it was given its own.
     ///   - cache: Adds the HTTP cache and in-flight de-duplication (``HTTPCache/interceptors()``).
+    ///     With `tokenManager` and the cache's default partition, the cache is cleared whenever the
+    ///     manager's session ends (``HTTPCache/Configuration/partition``).
     ///   - logger: Adds a redacting ``LoggingInterceptor`` writing to this logger.
     ///   - redactor: What the logging interceptor, the context's records and decoding-error
     ///     snippets hide (``Redactor``); Courier's defaults when omitted. A custom one adds the
@@ -62,7 +64,13 @@ extension Array where Element == any Interceptor {
         if let metrics { pipeline.append(MetricsInterceptor(sink: metrics)) }
         if let cache { pipeline.append(contentsOf: cache.interceptors()) }
         pipeline.append(retry)
-        if let tokenManager { pipeline.append(AuthInterceptor(tokenManager: tokenManager)) }
+        if let tokenManager {
+            pipeline.append(AuthInterceptor(tokenManager: tokenManager))
+            // One partition for every account: what a session cached never reaches the next.
+            if let cache, !cache.configuration.partitionsByAccount {
+                tokenManager.onSessionEnd { await cache.removeAll(partition: cache.currentPartition) }
+            }
+        }
         pipeline.append(IdempotencyInterceptor())
         return pipeline
     }

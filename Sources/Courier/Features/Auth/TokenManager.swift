@@ -116,6 +116,13 @@ public actor TokenManager {
     /// from refreshing for longer.
     package static let maximumRefreshHold = CircuitBreaker.standard.maximumPause
 
+    /// What must be forgotten when a session ends (the cached responses of a standard pipeline
+    /// whose cache is not partitioned per account), run in order by ``sessionEnded()``.
+    private nonisolated let sessionEndActions = Locked<[@Sendable () async -> Void]>([])
+    /// The running (or finished) forgetting of the last session that ended: no access token of
+    /// a later session is handed out before it finished.
+    private var sessionEndWork: Task<Void, Never>?
+
     /// Number of refresh requests this manager has sent (for metrics, demos and benchmarks).
     package private(set) var refreshCount = 0
 
@@ -177,6 +184,61 @@ public actor TokenManager {
         broadcaster.subscribe()
     }
 
+    /// Registers `action` to run whenever a session ends — a sign-out, a session expiry, a new
+    /// sign-in, another sign-in (or a sign-out) found in the store — before any access token of the
+    /// next session is handed out. The standard pipeline registers its cache's clearing here.
+    package nonisolated func onSessionEnd(_ action: @escaping @Sendable () async -> Void) {
+        sessionEndActions.withLock { $0.append(action) }
+    }
+
+    /// Starts the session-end actions, after those of an earlier end still running.
+    private func sessionEnded() {
+        let actions = sessionEndActions.withLock { $0 }
+        guard !actions.isEmpty else { return }
+        let earlier = sessionEndWork
+        sessionEndWork = Task {
+            await earlier?.value
+            for action in actions { await action() }
+        }
+    }
+
+    /// Waits until what the last session that ended left is forgotten. Cancelling the calling
+    /// task ends the wait, not the work: a background revalidation the cache's clearing cancels
+    /// and waits for must not wait here for that clearing in turn.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled while waiting.
+    private func awaitSessionEnd() async throws {
+        guard let work = sessionEndWork else { return }
+        struct Waiting: Sendable {
+            var continuation: CheckedContinuation<Void, any Error>?
+            var cancelled = false
+        }
+        let waiting = Locked(Waiting())
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let cancelled = waiting.withLock { waiting in
+                    if !waiting.cancelled { waiting.continuation = continuation }
+                    return waiting.cancelled
+                }
+                if cancelled { return continuation.resume(throwing: CancellationError()) }
+                Task {
+                    await work.value
+                    waiting.withLock { waiting in
+                        defer { waiting.continuation = nil }
+                        return waiting.continuation
+                    }?.resume()
+                }
+            }
+        } onCancel: {
+            waiting.withLock { waiting in
+                waiting.cancelled = true
+                defer { waiting.continuation = nil }
+                return waiting.continuation
+            }?.resume(throwing: CancellationError())
+        }
+        if sessionEndWork == work { sessionEndWork = nil }
+    }
+
     /// Whether tokens are stored.
     ///
     /// - Throws: ``TokenStoreError`` when the store cannot be read.
@@ -193,6 +255,7 @@ public actor TokenManager {
     ///   from memory for this process, and written by the next call that needs a token).
     public func signIn(_ tokens: AuthTokens) throws {
         generation += 1
+        sessionEnded()
         endHold()
         inFlight?.cancel()
         inFlight = nil
@@ -211,6 +274,7 @@ public actor TokenManager {
     ///   memory regardless, and the store is cleared by the next call that needs a token).
     public func signOut() throws {
         generation += 1
+        sessionEnded()
         endHold()
         inFlight?.cancel()
         inFlight = nil
@@ -256,6 +320,7 @@ public actor TokenManager {
     ///   when the calling task is cancelled while waiting; ``TokenStoreError`` when the store
     ///   cannot be read.
     public func validAccessToken() async throws -> String? {
+        try await awaitSessionEnd()
         if inFlight == nil {
             let cached = try cachedTokens()
             saveIfUnsaved()
@@ -391,6 +456,7 @@ public actor TokenManager {
     /// ``signOut()`` does, without writing the store or publishing an event.
     private func startSession(with tokens: AuthTokens?) {
         generation += 1
+        sessionEnded()
         endHold()
         inFlight?.cancel()
         inFlight = nil
@@ -599,6 +665,7 @@ public actor TokenManager {
 
     private func expireSession(_ rejection: TokenRefreshRejection) {
         generation += 1
+        sessionEnded()
         endHold()
         inFlight?.cancel()
         inFlight = nil

@@ -34,8 +34,17 @@ public final class HTTPCache: Sendable {
         /// 30 seconds by default.
         public var backgroundRevalidationTimeout: Duration = .seconds(30)
         /// The account whose entries the current request reads and writes, e.g. the signed-in
-        /// user's ID. `"shared"` by default (a single-account app needs nothing else).
-        public var partition: @Sendable () -> String = { "shared" }
+        /// user's ID. `"shared"` by default: one partition for whoever is signed in, which the
+        /// standard pipeline (`.standard(tokenManager:cache:)`) clears whenever its token manager's
+        /// session ends — a sign-out, a session expiry, a new sign-in — before the next session's
+        /// first token is handed out, so one user's responses never reach the next. A partition
+        /// of the app's own (per account) is never cleared that way: each account keeps its
+        /// entries, and the app clears one with ``HTTPCache/removeAll(partition:)``.
+        public var partition: @Sendable () -> String = { "shared" } {
+            didSet { partitionsByAccount = true }
+        }
+        /// Whether ``partition`` was set: the app's own partitions, kept across sessions.
+        package private(set) var partitionsByAccount = false
         /// The cache's notion of "now" for age and freshness (RFC 9111 §4.2.3); the wall clock by
         /// default, injectable for tests.
         public var now: @Sendable () -> Date = { Date() }

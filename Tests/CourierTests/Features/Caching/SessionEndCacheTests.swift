@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+
+/// A cache with the default partition in the standard pipeline with a token manager: whatever
+/// one session cached is gone before the next session's first call, however the session ended.
+@Suite("The shared cache partition is cleared when a session ends")
+struct SessionEndCacheTests {
+    /// A private statement, fresh for 10 minutes, that names the user whose token asked for it.
+    static func statementServer() -> StubTransport {
+        StubTransport { request in
+            let user = request.value(forHTTPHeaderField: "Authorization") ?? "nobody"
+            return HTTPResponse(
+                statusCode: 200,
+                headers: ["Cache-Control": "private, max-age=600", "Content-Type": "text/plain"],
+                body: Data("statement of \(user)".utf8), url: request.url)
+        }
+    }
+
+    static func statement(_ client: APIClient) async throws -> String {
+        String(decoding: try await client.send(Request<Data>.get("/statement", policy: .authorizedRead)), as: UTF8.self)
+    }
+
+    static func manager() -> TokenManager {
+        TokenManager(store: InMemoryTokenStore(), grant: .oauth2(tokenURL: URL(string: "https://auth.example.test/token")!))
+    }
+
+    @Test("sign-out, then another user's sign-in: the second user's call goes to the server")
+    func signOutThenSignIn() async throws {
+        let server = Self.statementServer()
+        let tokens = Self.manager()
+        let client = StandardClientFixture.client(server, tokenManager: tokens, cache: HTTPCache())
+        try await tokens.signIn(AuthTokens(accessToken: "alice", refreshToken: "r-alice"))
+        #expect(try await Self.statement(client) == "statement of Bearer alice")
+        #expect(try await Self.statement(client) == "statement of Bearer alice")  // a hit
+        #expect(server.requestCount == 1)
+        try await tokens.signOut()
+        try await tokens.signIn(AuthTokens(accessToken: "bob", refreshToken: "r-bob"))
+        #expect(try await Self.statement(client) == "statement of Bearer bob")
+        #expect(server.requestCount == 2)
+    }
+
+    @Test("a sign-in over another sign-in clears the cache too")
+    func signInOverASignIn() async throws {
+        let server = Self.statementServer()
+        let tokens = Self.manager()
+        let client = StandardClientFixture.client(server, tokenManager: tokens, cache: HTTPCache())
+        try await tokens.signIn(AuthTokens(accessToken: "alice", refreshToken: "r-alice"))
+        _ = try await Self.statement(client)
+        try await tokens.signIn(AuthTokens(accessToken: "bob", refreshToken: "r-bob"))
+        #expect(try await Self.statement(client) == "statement of Bearer bob")
+        #expect(server.requestCount == 2)
+    }
+
+    @Test("a session that expires (the refresh token refused) leaves nothing for the next user")
+    func sessionExpiry() async throws {
+        let refusals = StubTransport { request in
+            #expect(request.url?.host == "auth.example.test")
+            return HTTPResponse(
+                statusCode: 400, headers: ["Content-Type": "application/json"],
+                body: Data(#"{"error":"invalid_grant"}"#.utf8), url: request.url)
+        }
+        let tokens = TokenManager(
+            store: InMemoryTokenStore(), transport: refusals,
+            grant: .oauth2(tokenURL: URL(string: "https://auth.example.test/token")!))
+        let server = StubTransport { request in
+            let user = request.value(forHTTPHeaderField: "Authorization") ?? "nobody"
+            if request.url?.path.hasSuffix("/me") == true {
+                return HTTPResponse(statusCode: 401, headers: [:], body: Data(), url: request.url)
+            }
+            return HTTPResponse(
+                statusCode: 200, headers: ["Cache-Control": "private, max-age=600"],
+                body: Data("statement of \(user)".utf8), url: request.url)
+        }
+        let client = StandardClientFixture.client(server, tokenManager: tokens, cache: HTTPCache())
+        try await tokens.signIn(AuthTokens(accessToken: "alice", refreshToken: "r-alice"))
+        _ = try await Self.statement(client)
+        let error = await StandardClientFixture.networkError {
+            try await client.send(Request<Data>.get("/me", policy: .authorizedRead))
+        }
+        #expect(error == .sessionExpired)
+        try await tokens.signIn(AuthTokens(accessToken: "bob", refreshToken: "r-bob"))
+        #expect(try await Self.statement(client) == "statement of Bearer bob")
+    }
+
+    @Test("a partition of the app's own (per account) keeps each account's entries across sessions")
+    func ownPartitionsAreKept() async throws {
+        let server = Self.statementServer()
+        let tokens = Self.manager()
+        let user = Locked("alice")
+        let cache = HTTPCache(partition: { user.withLock { $0 } })
+        let client = StandardClientFixture.client(server, tokenManager: tokens, cache: cache)
+        try await tokens.signIn(AuthTokens(accessToken: "alice", refreshToken: "r-alice"))
+        _ = try await Self.statement(client)
+        try await tokens.signOut()
+        try await tokens.signIn(AuthTokens(accessToken: "alice-again", refreshToken: "r-alice-2"))
+        // The same account's partition: still answered from the cache.
+        #expect(try await Self.statement(client) == "statement of Bearer alice")
+        #expect(server.requestCount == 1)
+    }
+}
