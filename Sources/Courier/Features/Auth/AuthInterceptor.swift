@@ -112,10 +112,15 @@ public struct AuthInterceptor: Interceptor {
         context.emit(.tokenRefreshStarted)
         let refreshed: String
         do {
-            // Another user signed in (or out) since the request left: its 401 is the answer.
-            // Sent again with the new sign-in's token, the request would act as that user.
+            // The request's sign-in is over. Its session expired (or was signed out) and nobody
+            // signed in since: the call ends as every call of that session does, whether its 401
+            // came before or after the refresh was refused. Another user signed in: the 401 is
+            // the answer (sent again with the new sign-in's token, it would act as that user).
             guard let token = try await tokenManager.refresh(failedToken: token, session: session) else {
                 context.emit(.tokenRefreshEnded(succeeded: false))
+                if let ended = await tokenManager.outcome(ofEnded: session) {
+                    throw Self.failedGettingToken(ended, context: context)
+                }
                 return response
             }
             refreshed = token

@@ -119,6 +119,9 @@ public actor TokenManager {
     /// What must be forgotten when a session ends (the cached responses of a standard pipeline
     /// whose cache is not partitioned per account), run in order by ``sessionEnded()``.
     private nonisolated let sessionEndActions = Locked<[@Sendable () async -> Void]>([])
+    /// How the last session ended while nobody signed in since: ``NetworkError/sessionExpired``
+    /// (its refresh token refused) or ``NetworkError/signedOut``; `nil` while a session runs.
+    private var sessionEnd: NetworkError?
     /// The running (or finished) forgetting of the last session that ended: no access token of
     /// a later session is handed out before it finished.
     private var sessionEndWork: Task<Void, Never>?
@@ -191,6 +194,14 @@ public actor TokenManager {
         sessionEndActions.withLock { $0.append(action) }
     }
 
+    /// How a request's session ended, for a request whose 401 came after it did: its sign-in
+    /// is over, and nobody else signed in since. ``NetworkError/sessionExpired`` after a refused
+    /// refresh token, ``NetworkError/signedOut`` after a sign-out; `nil` when another sign-in
+    /// began (the request's 401 is then its answer: sent again, it would act as that user).
+    package func outcome(ofEnded session: Int) -> NetworkError? {
+        session == generation ? nil : sessionEnd
+    }
+
     /// Starts the session-end actions, after those of an earlier end still running.
     private func sessionEnded() {
         let actions = sessionEndActions.withLock { $0 }
@@ -256,6 +267,7 @@ public actor TokenManager {
     public func signIn(_ tokens: AuthTokens) throws {
         generation += 1
         sessionEnded()
+        sessionEnd = nil
         endHold()
         inFlight?.cancel()
         inFlight = nil
@@ -275,6 +287,7 @@ public actor TokenManager {
     public func signOut() throws {
         generation += 1
         sessionEnded()
+        sessionEnd = .signedOut
         endHold()
         inFlight?.cancel()
         inFlight = nil
@@ -457,6 +470,7 @@ public actor TokenManager {
     private func startSession(with tokens: AuthTokens?) {
         generation += 1
         sessionEnded()
+        sessionEnd = tokens == nil ? .signedOut : nil
         endHold()
         inFlight?.cancel()
         inFlight = nil
@@ -666,6 +680,7 @@ public actor TokenManager {
     private func expireSession(_ rejection: TokenRefreshRejection) {
         generation += 1
         sessionEnded()
+        sessionEnd = .sessionExpired
         endHold()
         inFlight?.cancel()
         inFlight = nil
