@@ -137,10 +137,15 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         return false
     }
 
-    /// The server's requested wait before trying again (RFC 9110 §10.2.3), from a 429 or a 503
-    /// (or any response that carried `Retry-After`); `nil` when it sent none.
+    /// The wait before trying again: the server's (RFC 9110 §10.2.3), from a 429 or a 503 (or any
+    /// response that carried `Retry-After`), or for ``backendUnavailable(host:retryAfter:)`` how
+    /// long calls to the host are held back, in whole seconds rounded up; `nil` otherwise.
     public var retryAfter: RetryAfter? {
         if case .rateLimited(let retryAfter?, _) = self { return retryAfter }
+        if case .backendUnavailable(_, let wait) = self {
+            let (seconds, attoseconds) = max(.zero, wait).components
+            return .seconds(Int(clamping: seconds) + (attoseconds > 0 ? 1 : 0))
+        }
         return failedResponse?.retryAfter
     }
 

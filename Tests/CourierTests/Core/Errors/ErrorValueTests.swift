@@ -20,6 +20,14 @@ extension CoreTests {
             #expect(NetworkError.server(failed).retryAfter == .seconds(120))
         }
 
+        /// An app's "try again in …" reads `retryAfter` for every error that has a wait, the
+        /// circuit breaker's and the token endpoint's hold included.
+        @Test func backendUnavailableCarriesItsWaitAsRetryAfter() {
+            #expect(NetworkError.backendUnavailable(host: "api.example.com", retryAfter: .seconds(300)).retryAfter == .seconds(300))
+            #expect(NetworkError.backendUnavailable(host: "api.example.com", retryAfter: .milliseconds(1500)).retryAfter == .seconds(2))
+            #expect(NetworkError.backendUnavailable(host: "api.example.com", retryAfter: .zero).retryAfter == .seconds(0))
+        }
+
         @Test func appMessagesReplaceTheEnglishOnesAndFallBack() {
             let saved = NetworkError.messages
             defer { NetworkError.messages = saved }
