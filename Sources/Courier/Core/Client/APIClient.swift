@@ -91,26 +91,54 @@ public final class APIClient: Sendable {
     /// The environment requests currently go to.
     public var environment: APIEnvironment { routing.lane.environment.current }
 
-    /// Points every later request at `environment`. Calls already running keep their URL.
+    /// Points every later request at `environment`. Calls already running keep their URL and
+    /// their token.
     ///
-    /// A plain client takes `environment` as it is (its base URL and headers) but keeps its
-    /// transport: calls to hosts the new environment pins are refused
+    /// A plain client takes `environment` as it is (its base URLs and headers) and keeps its
+    /// configuration. When one of `environment`'s base URLs is on an origin (scheme, host, port)
+    /// none of the current environment's base URLs is on, the switch first signs out — it resets
+    /// the pipeline's ``SessionResetStage/signOut`` participants (every ``AuthInterceptor`` signs
+    /// out of its ``TokenManager``, clearing its store; a refresh in flight is abandoned) — so no
+    /// token obtained on one server is ever sent to another: a call started after the switch that
+    /// needs a token fails with ``NetworkError/signedOut`` until someone signs in again. A switch
+    /// to the same origins (another path, other headers) keeps the session. A ``TokenManager``
+    /// shared with other clients is signed out for them too.
+    ///
+    /// The transport is kept: calls to hosts the new environment pins are refused
     /// (``PinningFailure/transportIgnoresPins(host:)``) unless that transport enforces its pins, and
     /// the transport's cookies and connections stay too (cookies do not isolate by port: two
-    /// environments on one host see each other's). Use an `EnvironmentSet` when environments must
-    /// keep their sessions apart. A client built for
-    /// an `EnvironmentSet` switches the whole set to the environment with `environment`'s
-    /// ``APIEnvironment/id`` — exactly `EnvironmentSet.switchEnvironment(to:)`: every client of
-    /// the set follows, the choice is remembered, each environment keeps its own session state.
+    /// environments on one host see each other's; call ``resetSession(also:)`` to clear them).
+    /// Use an `EnvironmentSet` when environments must keep their sessions apart.
     ///
-    /// - Throws: Only for a client built for a set: what `EnvironmentSet.switchEnvironment(to:)`
-    ///   throws (``EnvironmentError/switchingForbidden(current:channel:)``,
+    /// A client built for an `EnvironmentSet` switches the whole set to the environment with
+    /// `environment`'s ``APIEnvironment/id`` — exactly `EnvironmentSet.switchEnvironment(to:)`:
+    /// every client of the set follows, the choice is remembered, and each environment keeps its
+    /// own session state (tokens, cookies, cache), so nobody is signed out.
+    ///
+    /// - Throws: For a plain client, ``SessionResetError`` when a sign-out participant failed (a
+    ///   token store that could not be cleared): the environment is then not switched, and the
+    ///   participants that did sign out stay signed out (an ``AuthInterceptor``'s token manager
+    ///   is signed out in memory even when its store fails). For a client built for a set: what
+    ///   `EnvironmentSet.switchEnvironment(to:)` throws
+    ///   (``EnvironmentError/switchingForbidden(current:channel:)``,
     ///   ``EnvironmentError/unknownEnvironment(_:known:)``, …).
     public func switchEnvironment(to environment: APIEnvironment) async throws {
         switch routing {
-        case .single(let lane): lane.environment.set(environment)
+        case .single(let lane):
+            if !Self.sharesOrigins(environment, with: lane.environment.current) {
+                // Before the new environment takes effect: a call started once it has finds no token.
+                let signOut = Self.sessionParticipants(of: lane.configuration).filter { $0.sessionResetStage == .signOut }
+                try await Courier.resetSession(of: signOut)
+            }
+            lane.environment.set(environment)
         case .environments(let set, _): try await set.switchEnvironment(to: environment.id)
         }
+    }
+
+    /// Whether every base URL of `next` is on an origin (RFC 6454 §4) of one of `current`'s: a
+    /// plain client's switch from `current` to `next` may keep its session.
+    static func sharesOrigins(_ next: APIEnvironment, with current: APIEnvironment) -> Bool {
+        next.baseURLs.values.allSatisfy(current.isOrigin(of:))
     }
 
     // MARK: Sending
