@@ -1,0 +1,113 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+
+/// A plain client (`APIClient(environment:)`, no `EnvironmentSet`) switched by a debug menu from
+/// staging (`COURIER_API_URL`) to production (`COURIER_API2_URL`, another port: another origin).
+/// The switch signs out first, so staging's token never reaches production: an authorized call
+/// after the switch fails with `NetworkError.signedOut` and sends nothing (the usual outcome when
+/// nobody is signed in), which production's request log proves.
+@Suite("A plain client's environment switch against two reference servers")
+struct PlainClientSwitchIntegrationTests {
+    struct Login: Encodable, Sendable {
+        var username = "alice"
+        var password = "secret"
+        var accessTtl: Double = 3600
+    }
+
+    struct Me: Decodable, Sendable {
+        var username: String
+    }
+
+    /// A plain client of staging with the standard pipeline, signed in as alice.
+    static func signedIn(
+        _ servers: TwoServers
+    ) async throws -> (client: APIClient, tokens: TokenManager, accessToken: String, staging: APIEnvironment) {
+        let staging = APIEnvironment(name: "staging", baseURL: TwoServers.base(servers.staging, servers.namespace))
+        let tokens = TokenManager(
+            store: InMemoryTokenStore(), transport: TestTransport.make(),
+            grant: .oauth2(tokenURL: staging.baseURL.appendingPathComponent("auth/refresh")))
+        let client = APIClient(environment: staging) {
+            TestTransport.configure(&$0)
+            $0.interceptors = .standard(tokenManager: tokens)
+        }
+        let login = try await client.response(
+            for: Request<OAuthTokenResponse>.post("/auth/login", body: Login(), policy: .authRefresh))
+        try await tokens.signIn(login.value.tokens(serverDate: login.response.date))
+        return (client, tokens, login.value.accessToken, staging)
+    }
+
+    /// Waits until `count` requests are held at `gate` on the first server (bounded: 6,000
+    /// checks, 5 ms apart).
+    static func waitUntilHeld(_ count: Int, gate: String, namespace: String) async throws {
+        for _ in 0..<6000 {
+            let (_, data) = try await TestServers.control("GET", "_gates/\(gate)", namespace: namespace)
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            if (object?["waiting"] as? Int) == count { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("\(count) requests never reached gate \(gate)")
+    }
+
+    @Test("a switch to another server signs out: staging's token never reaches production")
+    func switchToAnotherServerSignsOut() async throws {
+        let servers = try TwoServers()
+        let (client, tokens, accessToken, _) = try await Self.signedIn(servers)
+        let me = try await client.send(Request<Me>.get("/me", policy: .authorizedRead))
+        #expect(me.username == "alice")
+
+        // A call already running when the switch happens keeps its URL and its token.
+        let gate = "switch-\(UUID().uuidString.prefix(8))"
+        let running = Task {
+            try await client.send(Request<Me>.get("/protected/held/\(gate)", policy: .authorizedRead))
+        }
+        try await Self.waitUntilHeld(1, gate: gate, namespace: servers.namespace)
+
+        try await client.switchEnvironment(
+            to: APIEnvironment(name: "production", baseURL: TwoServers.base(servers.production, servers.namespace)))
+        #expect(try await tokens.isSignedIn() == false)
+
+        // Nobody is signed in any more: the authorized call fails locally, nothing is sent.
+        let refused = await #expect(throws: NetworkError.self) {
+            try await client.send(Request<Data>.get("/echo", policy: .authorizedRead))
+        }
+        #expect(refused?.kind == .signedOut)
+        // Production is reachable; an anonymous call goes there without a token.
+        let echo = try await client.send(Request<Echo>.get("/echo"))
+        #expect(echo.header("Host") == "127.0.0.1:\(servers.production.port ?? 0)")
+
+        let (status, _) = try await TestServers.control("POST", "_gates/\(gate)/open", namespace: servers.namespace)
+        #expect(status == 200)
+        #expect(try await running.value.username == "alice", "the running call finished on staging with its token")
+
+        let productionLog = try await servers.log(servers.production)
+        #expect(productionLog.map(\.path) == ["/echo"], "only the anonymous call reached production")
+        for entry in productionLog {
+            #expect(entry.header("Authorization") == nil)
+            for value in entry.headers.values { #expect(!value.contains(accessToken)) }
+        }
+        let held = try await servers.log(servers.staging).filter { $0.path.hasPrefix("/protected/held/") }
+        #expect(held.map { $0.header("Authorization") } == ["Bearer \(accessToken)"])
+    }
+
+    @Test("a switch to the same origin (other headers) keeps the session")
+    func sameOriginSwitchKeepsTheSession() async throws {
+        let servers = try TwoServers()
+        let (client, tokens, accessToken, staging) = try await Self.signedIn(servers)
+        try await client.switchEnvironment(
+            to: APIEnvironment(name: "staging-eu", baseURL: staging.baseURL, headers: ["X-Region": "eu"]))
+        #expect(try await tokens.isSignedIn())
+        let me = try await client.send(Request<Me>.get("/me", policy: .authorizedRead))
+        #expect(me.username == "alice")
+
+        let calls = try await servers.log(servers.staging).filter { $0.path == "/me" }
+        #expect(calls.count == 1)
+        #expect(calls.last?.header("Authorization") == "Bearer \(accessToken)")
+        #expect(calls.last?.header("X-Region") == "eu")
+        #expect(try await servers.log(servers.production).isEmpty)
+    }
+}
