@@ -23,9 +23,10 @@ extension CoreTests {
         /// An app's "try again in …" reads `retryAfter` for every error that has a wait, the
         /// circuit breaker's and the token endpoint's hold included.
         @Test func backendUnavailableCarriesItsWaitAsRetryAfter() {
-            #expect(NetworkError.backendUnavailable(host: "api.example.com", retryAfter: .seconds(300)).retryAfter == .seconds(300))
-            #expect(NetworkError.backendUnavailable(host: "api.example.com", retryAfter: .milliseconds(1500)).retryAfter == .seconds(2))
-            #expect(NetworkError.backendUnavailable(host: "api.example.com", retryAfter: .zero).retryAfter == .seconds(0))
+            func held(_ wait: Duration) -> NetworkError { .backendUnavailable(host: "api.example.com", retryAfter: wait) }
+            #expect(held(.seconds(300)).retryAfter == .seconds(300))
+            #expect(held(.milliseconds(1500)).retryAfter == .seconds(2))
+            #expect(held(.zero).retryAfter == .seconds(0))
         }
 
         @Test func appMessagesReplaceTheEnglishOnesAndFallBack() {
