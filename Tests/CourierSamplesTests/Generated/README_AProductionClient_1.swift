@@ -38,7 +38,7 @@ private enum Sample {
                                         metrics: ClosureMetricsSink { analytics.track($0) })
         }
         _ = client  // shown, not used
-        for await event in tokens.events() { if case .sessionExpired = event { showSignIn() } }
+        Task { for await event in tokens.events() { if case .sessionExpired = event { showSignIn() } } }
         try await client.resetSession()   // logout: tokens, cookies and this account's cache partition
     }
 }

@@ -33,7 +33,7 @@ private enum Sample {
         _ = live  // shown, not used
         await live.subscribe(Subscription(id: "room:42", subscribe: .text(#"{"op":"sub","room":42}"#)))
         await live.connect()
-        for await state in live.states() { banner.isVisible = state.isRealtimeDisconnected }
+        Task { for await state in live.states() { banner.isVisible = state.isRealtimeDisconnected } }
         for await event in live.events() { handle(event) }   // .message, .reconnected (refetch), .gap(missing:)
     }
 }
