@@ -202,6 +202,19 @@ public actor TokenManager {
         session == generation ? nil : sessionEnd
     }
 
+    /// Ends the current session (a sign-in, a sign-out, an expiry, another sign-in found in the
+    /// store): a new generation, the session-end actions started, the refresh hold and the refresh
+    /// in flight abandoned. `endedBy`: how the session ended while nobody is signed in after it
+    /// (see ``outcome(ofEnded:)``); `nil` when a new sign-in begins.
+    private func startNewSession(endedBy: NetworkError?) {
+        generation += 1
+        sessionEnded()
+        sessionEnd = endedBy
+        endHold()
+        inFlight?.cancel()
+        inFlight = nil
+    }
+
     /// Starts the session-end actions, after those of an earlier end still running.
     private func sessionEnded() {
         let actions = sessionEndActions.withLock { $0 }
@@ -265,12 +278,7 @@ public actor TokenManager {
     /// - Throws: ``TokenStoreError`` when the store cannot be written (the tokens are still used
     ///   from memory for this process, and written by the next call that needs a token).
     public func signIn(_ tokens: AuthTokens) throws {
-        generation += 1
-        sessionEnded()
-        sessionEnd = nil
-        endHold()
-        inFlight?.cancel()
-        inFlight = nil
+        startNewSession(endedBy: nil)
         cache = .some(tokens)
         received = (tokens.accessToken, now())
         resumeWaiters(with: .success(tokens.accessToken))
@@ -285,12 +293,7 @@ public actor TokenManager {
     /// - Throws: ``TokenStoreError`` when the store cannot be cleared (the tokens are forgotten in
     ///   memory regardless, and the store is cleared by the next call that needs a token).
     public func signOut() throws {
-        generation += 1
-        sessionEnded()
-        sessionEnd = .signedOut
-        endHold()
-        inFlight?.cancel()
-        inFlight = nil
+        startNewSession(endedBy: .signedOut)
         cache = .some(nil)
         resumeWaiters(with: .failure(NetworkError.signedOut))
         broadcaster.publish(.signedOut)
@@ -468,12 +471,7 @@ public actor TokenManager {
     /// A session another process started (or ended) in the store: what ``signIn(_:)`` or
     /// ``signOut()`` does, without writing the store or publishing an event.
     private func startSession(with tokens: AuthTokens?) {
-        generation += 1
-        sessionEnded()
-        sessionEnd = tokens == nil ? .signedOut : nil
-        endHold()
-        inFlight?.cancel()
-        inFlight = nil
+        startNewSession(endedBy: tokens == nil ? .signedOut : nil)
         cache = .some(tokens)
         if let tokens {
             resumeWaiters(with: .success(tokens.accessToken))
@@ -678,12 +676,7 @@ public actor TokenManager {
     }
 
     private func expireSession(_ rejection: TokenRefreshRejection) {
-        generation += 1
-        sessionEnded()
-        sessionEnd = .sessionExpired
-        endHold()
-        inFlight?.cancel()
-        inFlight = nil
+        startNewSession(endedBy: .sessionExpired)
         cache = .some(nil)
         save(nil)
         resumeWaiters(with: .failure(NetworkError.sessionExpired))
