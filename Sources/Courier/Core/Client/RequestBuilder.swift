@@ -28,7 +28,7 @@ package struct RequestBuilder: Sendable {
             && !environment.baseURLs.values.contains { RedirectSafety.isSameOrigin($0, url) }
         if isForeign, policy.auth != .none {
             throw NetworkError.invalidRequest(
-                "\(endpoint.method) \(url.scheme ?? "")://\(url.host ?? "") is not an origin of environment "
+                "\(endpoint.method) \(url.scheme ?? "")://\(url.host ?? "")\(url.port.map { ":\($0)" } ?? "") is not an origin of environment "
                     + "'\(environment.id)': the access token is sent only to the environment's base URLs; "
                     + "call it with a policy whose auth is .none, or add its base URL to the environment")
         }
