@@ -124,6 +124,7 @@ struct RedactorTests {
 
     @Test(arguments: [
         "access_token", "refreshToken", "client_secret", "newPassword", "cardNumber", "CVV", "pin", "otp", "id_token", "apiKey",
+        "jwt", "bearer", "accessKey", "authCode", "accountNumber", "recoveryPhrase", "mnemonic", "seed_phrase",
     ])
     func defaultBodyFieldsCoverCommonSpellings(key: String) throws {
         let body = "{\"\(key)\":\"SECRET-VALUE\"}"
@@ -131,7 +132,7 @@ struct RedactorTests {
         #expect(preview.text == "{\"\(key)\":\"<redacted>\"}")
     }
 
-    @Test(arguments: ["shipping", "footprint", "description", "spinner", "keyboard"])
+    @Test(arguments: ["shipping", "footprint", "description", "spinner", "keyboard", "accountId", "accountType"])
     func ordinaryFieldsAreNotRedacted(key: String) throws {
         let body = "{\"\(key)\":\"visible\"}"
         let preview = try #require(redactor.preview(of: Data(body.utf8), contentType: "application/json"))

@@ -167,6 +167,9 @@ extension RedactionList {
         // OAuth (RFC 7636 `code_verifier`, RFC 8628 `device_code`, RFC 7523 `client_assertion`)
         // and vendor API keys (`X-Auth-Key`, `Ocp-Apim-Subscription-Key`, `X-Functions-Key`).
         "codeverifier", "devicecode", "assertion", "authkey", "subscriptionkey", "functionskey",
+        // Tokens and keys by other names (`jwt`, `bearer`, `accessKey`, `authCode`), bank account
+        // numbers, and wallet recovery words (`recoveryPhrase`, `mnemonic`, `seedPhrase`).
+        "jwt", "bearer", "accesskey", "authcode", "accountnumber", "recoveryphrase", "mnemonic", "seedphrase",
     ]
 
     /// Exact names too short or ambiguous to be fragments.
