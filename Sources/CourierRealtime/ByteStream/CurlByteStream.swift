@@ -12,9 +12,10 @@ import Musl
 /// `curl_easy_send`/`curl_easy_recv` move raw bytes. This is how `ws://` and `wss://` work on
 /// Linux, where URLSessionWebSocketTask is not available.
 ///
-/// Blocking libcurl calls run on two serial dispatch queues (one for reads, one for writes); every
-/// call on the easy handle holds `lock`, because a handle (and its TLS session) must not be used
-/// from two threads at once. Waits use `poll(2)` in 100 ms slices so `close()` ends them promptly.
+/// libcurl calls run on two serial dispatch queues (one for reads, one for writes); every call on
+/// the easy handle holds `lock`, because a handle (and its TLS session) must not be used from two
+/// threads at once. A read waits for data on a dispatch read source, holding no thread; a write
+/// waits for room with `poll(2)` in 100 ms slices so `close()` ends it promptly.
 package final class CurlByteStream: ByteStream, @unchecked Sendable {
     // @unchecked: `handle` and `closed` are only touched while holding `lock`.
     private let lock = NSLock()
@@ -22,6 +23,8 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
     private var closed = false
     private let socket: curl_socket_t
     private let readQueue = DispatchQueue(label: "courier.realtime.curl.read")
+    /// The read source a read waits on, cancelled by ``close()``; guarded by `lock`.
+    private var readSource: (any DispatchSourceRead)?
     private let writeQueue = DispatchQueue(label: "courier.realtime.curl.write")
 
     private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
@@ -86,9 +89,18 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
         return CurlByteStream(handle: handle, socket: socket)
     }
 
+    /// Reads what libcurl has, else waits for the socket to become readable without holding a
+    /// thread: a dispatch read source (libdispatch's event loop watches the descriptor) wakes the
+    /// wait. A read blocked in `poll(2)` held one of libdispatch's overcommit threads for as long
+    /// as the connection was quiet, and those are capped (255 on Linux): measured, 240 open
+    /// connections worked and 300 hung the whole process.
     package func read(maximumLength: Int) async throws -> [UInt8] {
-        try await withCheckedThrowingContinuation { continuation in
-            readQueue.async { continuation.resume(with: Result { try self.readBlocking(maximumLength: maximumLength) }) }
+        while true {
+            let bytes: [UInt8]? = try await withCheckedThrowingContinuation { continuation in
+                readQueue.async { continuation.resume(with: Result { try self.readAvailable(maximumLength: maximumLength) }) }
+            }
+            if let bytes { return bytes }
+            await waitUntilReadable()
         }
     }
 
@@ -100,29 +112,51 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
 
     package func close() {
         lock.lock()
-        defer { lock.unlock() }
         closed = true
         if let handle { curl_easy_cleanup(handle) }
         handle = nil
+        let waiting = readSource
+        readSource = nil
+        lock.unlock()
+        waiting?.cancel()  // ends a read's wait (its cancel handler resumes the reader)
     }
 
-    private func readBlocking(maximumLength: Int) throws -> [UInt8] {
+    /// One `curl_easy_recv`: the bytes read (empty: the peer closed, or the stream was closed),
+    /// or `nil` when nothing is there yet.
+    private func readAvailable(maximumLength: Int) throws -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: max(1, maximumLength))
-        while true {
-            var received = 0
-            let code: CURLcode? = buffer.withUnsafeMutableBytes { raw in
-                lock.lock()
-                defer { lock.unlock() }
-                guard !closed, let handle else { return nil }
-                return curl_easy_recv(handle, raw.baseAddress, raw.count, &received)
-            }
-            guard let code else { return [] }
-            switch code {
-            case CURLE_OK: return Array(buffer.prefix(received))  // 0 bytes: the peer closed
-            case CURLE_AGAIN: waitForSocket(events: Int16(POLLIN))
-            default: throw WebSocketError.connectionFailed(String(cString: curl_easy_strerror(code)))
-            }
+        var received = 0
+        let code: CURLcode? = buffer.withUnsafeMutableBytes { raw in
+            lock.lock()
+            defer { lock.unlock() }
+            guard !closed, let handle else { return nil }
+            return curl_easy_recv(handle, raw.baseAddress, raw.count, &received)
         }
+        guard let code else { return [] }
+        switch code {
+        case CURLE_OK: return Array(buffer.prefix(received))  // 0 bytes: the peer closed
+        case CURLE_AGAIN: return nil
+        default: throw WebSocketError.connectionFailed(String(cString: curl_easy_strerror(code)))
+        }
+    }
+
+    /// Returns once the socket is readable (data, end of stream or an error), or the stream was
+    /// closed. Holds no thread meanwhile.
+    private func waitUntilReadable() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let source = DispatchSource.makeReadSource(fileDescriptor: socket, queue: readQueue)
+            // The one place the reader resumes: readiness cancels the source, and so does close().
+            source.setCancelHandler { continuation.resume() }
+            // Dispatch releases the handlers once the source is cancelled: no lasting cycle.
+            source.setEventHandler { source.cancel() }
+            let isClosed = lock.withLock {
+                if !closed { readSource = source }
+                return closed
+            }
+            source.resume()
+            if isClosed { source.cancel() }
+        }
+        lock.withLock { readSource = nil }
     }
 
     private func writeBlocking(_ bytes: [UInt8]) throws {
