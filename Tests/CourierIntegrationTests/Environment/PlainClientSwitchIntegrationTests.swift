@@ -13,12 +13,6 @@ import CourierTesting
 /// nobody is signed in), which production's request log proves.
 @Suite("A plain client's environment switch against two reference servers")
 struct PlainClientSwitchIntegrationTests {
-    struct Login: Encodable, Sendable {
-        var username = "alice"
-        var password = "secret"
-        var accessTtl: Double = 3600
-    }
-
     struct Me: Decodable, Sendable {
         var username: String
     }
@@ -36,7 +30,7 @@ struct PlainClientSwitchIntegrationTests {
             $0.interceptors = .standard(tokenManager: tokens)
         }
         let login = try await client.response(
-            for: Request<OAuthTokenResponse>.post("/auth/login", body: Login(), policy: .authRefresh))
+            for: Request<OAuthTokenResponse>.post("/auth/login", body: AuthSession.Login(accessTtl: 3600), policy: .authRefresh))
         try await tokens.signIn(login.value.tokens(serverDate: login.response.date))
         return (client, tokens, login.value.accessToken, staging)
     }
