@@ -10,7 +10,8 @@ import Courier
 ///
 /// A quiet connection's read used to wait in `poll(2)` on a dispatch thread of its own, and
 /// libdispatch's overcommit threads are capped (255 on Linux): 240 connections worked, 300 hung
-/// the whole process. A read now waits on a dispatch read source, holding no thread.
+/// the whole process. A read now waits on a dispatch read source, holding no thread; a write to a
+/// peer that stopped reading waits for room on a dispatch write source, likewise.
 @Suite("Many WebSocket connections over libcurl at once")
 struct ManyConnectionsTests {
     @Test("300 connections open, each echoes its own message, and all close", .timeLimit(.minutes(2)))
@@ -36,5 +37,69 @@ struct ManyConnectionsTests {
         }
         for client in clients { await client.close() }
         for client in clients { #expect(await client.state == .closed(code: .normalClosure, reason: "")) }
+    }
+
+    @Test(
+        "300 writes stuck on peers that stopped reading hold no thread: another connection still opens and echoes",
+        .timeLimit(.minutes(2)))
+    func writesToPeersThatStoppedReadingHoldNoThread() async throws {
+        let namespace = RealtimeServers.namespace("many-stuck")
+        let faults = try RealtimeServers.url("COURIER_WS_FAULTS_URL").absoluteString
+        let stuckURL = try #require(URL(string: "\(faults)/ns/\(namespace)/stop-reading"))
+        let stuck = (0..<300).map { _ in
+            var configuration = WebSocketClient.Configuration(url: stuckURL)
+            configuration.keepalive = nil
+            configuration.reconnect = .never
+            configuration.writeTimeout = .seconds(120)  // never reached: the test ends the writes by closing
+            var transport = RFC6455Transport { request in
+                var bounded = request
+                bounded.sendBufferSize = 16 * 1024  // the kernel takes little, so each write waits at once
+                return try await CurlByteStream.connect(bounded)
+            }
+            transport.closeTimeout = .milliseconds(500)
+            return WebSocketClient(configuration: configuration, transport: transport, clock: ContinuousClock(), random: { 0.5 })
+        }
+        for client in stuck { await client.connect() }
+        for (index, client) in stuck.enumerated() {
+            try await eventually("stuck connection \(index) open") { await client.state == .open }
+        }
+        // 1 MiB cannot fit in the server's 4 KiB receive buffer plus the 16 KiB send buffer.
+        let ended = Locked(0)
+        let sends = stuck.map { client in
+            Task {
+                defer { ended.withLock { $0 += 1 } }
+                try await client.send(data: Data(count: 1 << 20))
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(ended.current == 0, "a write to a peer that stopped reading ended")
+
+        // With a thread held per stuck write, libdispatch had none left (255 on Linux): this
+        // connection's open and its read never ran, until the writes' deadlines.
+        let echoURL = try RealtimeServers.url("COURIER_WS_URL").appendingPathComponent("ns/\(namespace)/echo")
+        var configuration = WebSocketClient.Configuration(url: echoURL)
+        configuration.keepalive = nil
+        configuration.reconnect = .never
+        let echo = WebSocketClient(
+            configuration: configuration, transport: RFC6455Transport.curl(), clock: ContinuousClock(), random: { 0.5 })
+        let messages = Collected(echo.messages())
+        await echo.connect()
+        try await eventually("the echo connection open") { await echo.state == .open }
+        try await echo.send(text: "still here")
+        try await eventually("the echo") { messages.all == [.text("still here")] }
+        #expect(ended.current == 0)
+        await echo.close()
+
+        // Closing ends every stuck write with an error, promptly.
+        await withTaskGroup(of: Void.self) { group in
+            for client in stuck { group.addTask { await client.close() } }
+        }
+        for send in sends { await #expect(throws: WebSocketError.self) { try await send.value } }
+        for client in stuck {
+            guard case .closed = await client.state else {
+                Issue.record("a stuck connection is \(await client.state) after close()")
+                continue
+            }
+        }
     }
 }

@@ -14,8 +14,8 @@ import Musl
 ///
 /// libcurl calls run on two serial dispatch queues (one for reads, one for writes); every call on
 /// the easy handle holds `lock`, because a handle (and its TLS session) must not be used from two
-/// threads at once. A read waits for data on a dispatch read source, holding no thread; a write
-/// waits for room with `poll(2)` in 100 ms slices so `close()` ends it promptly.
+/// threads at once. A read waits for data on a dispatch read source, and a write for room on a
+/// dispatch write source: neither holds a thread while it waits, and `close()` ends both waits.
 package final class CurlByteStream: ByteStream, @unchecked Sendable {
     // @unchecked: `handle` and `closed` are only touched while holding `lock`.
     private let lock = NSLock()
@@ -25,6 +25,8 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
     private let readQueue = DispatchQueue(label: "courier.realtime.curl.read")
     /// The read source a read waits on, cancelled by ``close()``; guarded by `lock`.
     private var readSource: (any DispatchSourceRead)?
+    /// The write source a write waits on for room, cancelled by ``close()``; guarded by `lock`.
+    private var writeSource: (any DispatchSourceWrite)?
     private let writeQueue = DispatchQueue(label: "courier.realtime.curl.write")
 
     private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
@@ -104,9 +106,25 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
         }
     }
 
+    /// Sends every byte of `bytes`. When the kernel's send buffer is full (a peer that reads
+    /// slowly, or not at all) it waits for room on a dispatch write source, holding no thread: a
+    /// write blocked in `poll(2)` held an overcommit thread until the write deadline, and 255 such
+    /// writes at once hung the whole process, as quiet reads did.
+    ///
+    /// - Throws: ``WebSocketError/notConnected`` once the stream is closed (also while waiting),
+    ///   ``WebSocketError/connectionFailed(_:)`` with libcurl's message when the send fails.
     package func write(_ bytes: [UInt8]) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            writeQueue.async { continuation.resume(with: Result { try self.writeBlocking(bytes) }) }
+        var offset = 0
+        while offset < bytes.count {
+            let start = offset
+            let sent: Int? = try await withCheckedThrowingContinuation { continuation in
+                writeQueue.async { continuation.resume(with: Result { try self.sendAvailable(bytes, from: start) }) }
+            }
+            if let sent {
+                offset += sent
+            } else {
+                await waitUntilWritable()
+            }
         }
     }
 
@@ -115,10 +133,14 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
         closed = true
         if let handle { curl_easy_cleanup(handle) }
         handle = nil
-        let waiting = readSource
+        let waitingReader = readSource
+        let waitingWriter = writeSource
         readSource = nil
+        writeSource = nil
         lock.unlock()
-        waiting?.cancel()  // ends a read's wait (its cancel handler resumes the reader)
+        // Ends the waits: each source's cancel handler resumes its reader or writer.
+        waitingReader?.cancel()
+        waitingWriter?.cancel()
     }
 
     /// One `curl_easy_recv`: the bytes read (empty: the peer closed, or the stream was closed),
@@ -159,29 +181,40 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
         lock.withLock { readSource = nil }
     }
 
-    private func writeBlocking(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            var sent = 0
-            let code: CURLcode? = bytes.withUnsafeBytes { raw in
-                lock.lock()
-                defer { lock.unlock() }
-                guard !closed, let handle, let base = raw.baseAddress else { return nil }
-                return curl_easy_send(handle, base + offset, raw.count - offset, &sent)
+    /// Returns once the socket has room to send (or failed), or the stream was closed. Holds no
+    /// thread meanwhile.
+    private func waitUntilWritable() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let source = DispatchSource.makeWriteSource(fileDescriptor: socket, queue: writeQueue)
+            // The one place the writer resumes: readiness cancels the source, and so does close().
+            source.setCancelHandler { continuation.resume() }
+            source.setEventHandler { source.cancel() }
+            let isClosed = lock.withLock {
+                if !closed { writeSource = source }
+                return closed
             }
-            guard let code else { throw WebSocketError.notConnected }
-            switch code {
-            case CURLE_OK: offset += sent
-            case CURLE_AGAIN: waitForSocket(events: Int16(POLLOUT))
-            default: throw WebSocketError.connectionFailed(String(cString: curl_easy_strerror(code)))
-            }
+            source.resume()
+            if isClosed { source.cancel() }
         }
+        lock.withLock { writeSource = nil }
     }
 
-    /// Waits up to 100 ms for the socket to become ready (or to fail, or for `close()`).
-    private func waitForSocket(events: Int16) {
-        var descriptor = pollfd(fd: socket, events: events, revents: 0)
-        _ = poll(&descriptor, 1, 100)
+    /// One `curl_easy_send` of the bytes from `offset` on: how many the kernel took, or `nil` when
+    /// its send buffer is full.
+    private func sendAvailable(_ bytes: [UInt8], from offset: Int) throws -> Int? {
+        var sent = 0
+        let code: CURLcode? = bytes.withUnsafeBytes { raw in
+            lock.lock()
+            defer { lock.unlock() }
+            guard !closed, let handle, let base = raw.baseAddress else { return nil }
+            return curl_easy_send(handle, base + offset, raw.count - offset, &sent)
+        }
+        guard let code else { throw WebSocketError.notConnected }
+        switch code {
+        case CURLE_OK: return sent > 0 ? sent : nil
+        case CURLE_AGAIN: return nil
+        default: throw WebSocketError.connectionFailed(String(cString: curl_easy_strerror(code)))
+        }
     }
 
     deinit {
