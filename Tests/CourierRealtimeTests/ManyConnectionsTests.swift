@@ -102,4 +102,37 @@ struct ManyConnectionsTests {
             }
         }
     }
+
+    /// A closed connection's descriptor number goes to the next connection at once. The socket
+    /// used to be closed before the read source watching it was cancelled, which libdispatch does
+    /// not allow: the new connection's source could share the old registration and never wake.
+    @Test("600 connections opened and closed in quick turns by 30 tasks each echo their message", .timeLimit(.minutes(2)))
+    func connectionsThatReuseDescriptorsEcho() async throws {
+        let namespace = RealtimeServers.namespace("churn")
+        let url = try RealtimeServers.url("COURIER_WS_URL").appendingPathComponent("ns/\(namespace)/echo")
+        let echoed = Locked(0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<30 {
+                group.addTask {
+                    for round in 0..<20 {
+                        var configuration = WebSocketClient.Configuration(url: url)
+                        configuration.keepalive = nil
+                        configuration.reconnect = .never
+                        let client = WebSocketClient(
+                            configuration: configuration, transport: RFC6455Transport.curl(), clock: ContinuousClock(),
+                            random: { 0.5 })
+                        let messages = Collected(client.messages())
+                        await client.connect()
+                        try await eventually("connection \(worker).\(round) open") { await client.state == .open }
+                        try await client.send(text: "\(worker).\(round)")
+                        try await eventually("echo \(worker).\(round)") { messages.all == [.text("\(worker).\(round)")] }
+                        echoed.withLock { $0 += 1 }
+                        await client.close()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(echoed.current == 600)
+    }
 }

@@ -17,16 +17,22 @@ import Musl
 /// threads at once. A read waits for data on a dispatch read source, and a write for room on a
 /// dispatch write source: neither holds a thread while it waits, and `close()` ends both waits.
 package final class CurlByteStream: ByteStream, @unchecked Sendable {
-    // @unchecked: `handle` and `closed` are only touched while holding `lock`.
+    // @unchecked: `handle`, `closed`, the sources and their count are only touched holding `lock`.
     private let lock = NSLock()
     private var handle: UnsafeMutableRawPointer?
     private var closed = false
     private let socket: curl_socket_t
     private let readQueue = DispatchQueue(label: "courier.realtime.curl.read")
     /// The read source a read waits on, cancelled by ``close()``; guarded by `lock`.
-    private var readSource: (any DispatchSourceRead)?
+    private var readSource: (any DispatchSourceProtocol)?
     /// The write source a write waits on for room, cancelled by ``close()``; guarded by `lock`.
-    private var writeSource: (any DispatchSourceWrite)?
+    private var writeSource: (any DispatchSourceProtocol)?
+    /// Sources made on `socket` whose cancel handler has not run yet; guarded by `lock`. The
+    /// handle (and with it the socket) is cleaned up only once none is left: libdispatch needs a
+    /// descriptor open until every source on it was cancelled and its cancel handler ran. Closed
+    /// earlier, the number can go to a new connection while the old registration still stands, and
+    /// that connection's source may then never be woken.
+    private var watchingSources = 0
     private let writeQueue = DispatchQueue(label: "courier.realtime.curl.write")
 
     private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
@@ -102,7 +108,7 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
                 readQueue.async { continuation.resume(with: Result { try self.readAvailable(maximumLength: maximumLength) }) }
             }
             if let bytes { return bytes }
-            await waitUntilReadable()
+            await waitUntil(.readable)
         }
     }
 
@@ -123,24 +129,25 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
             if let sent {
                 offset += sent
             } else {
-                await waitUntilWritable()
+                await waitUntil(.writable)
             }
         }
     }
 
     package func close() {
-        lock.lock()
-        closed = true
+        let (handle, sources): (UnsafeMutableRawPointer?, [any DispatchSourceProtocol]) = lock.withLock {
+            closed = true
+            let sources = [readSource, writeSource].compactMap { $0 }
+            readSource = nil
+            writeSource = nil
+            // A source still watching the socket: the last cancel handler cleans up instead.
+            guard watchingSources == 0 else { return (nil, sources) }
+            defer { self.handle = nil }
+            return (self.handle, sources)
+        }
         if let handle { curl_easy_cleanup(handle) }
-        handle = nil
-        let waitingReader = readSource
-        let waitingWriter = writeSource
-        readSource = nil
-        writeSource = nil
-        lock.unlock()
         // Ends the waits: each source's cancel handler resumes its reader or writer.
-        waitingReader?.cancel()
-        waitingWriter?.cancel()
+        for source in sources { source.cancel() }
     }
 
     /// One `curl_easy_recv`: the bytes read (empty: the peer closed, or the stream was closed),
@@ -162,41 +169,65 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
         }
     }
 
-    /// Returns once the socket is readable (data, end of stream or an error), or the stream was
-    /// closed. Holds no thread meanwhile.
-    private func waitUntilReadable() async {
+    /// Which readiness a wait is for.
+    private enum Readiness { case readable, writable }
+
+    /// Returns once the socket is readable (data, end of stream or an error) or has room to send,
+    /// as `readiness` asks, or the stream was closed. Holds no thread meanwhile: libdispatch's
+    /// event loop watches the descriptor.
+    private func waitUntil(_ readiness: Readiness) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let source = DispatchSource.makeReadSource(fileDescriptor: socket, queue: readQueue)
-            // The one place the reader resumes: readiness cancels the source, and so does close().
-            source.setCancelHandler { continuation.resume() }
+            let watching = lock.withLock { () -> Bool in
+                guard !closed else { return false }
+                watchingSources += 1  // keeps the socket open until this source's cancel handler ran
+                return true
+            }
+            guard watching else {
+                continuation.resume()
+                return
+            }
+            let source: any DispatchSourceProtocol =
+                switch readiness {
+                case .readable: DispatchSource.makeReadSource(fileDescriptor: socket, queue: readQueue)
+                case .writable: DispatchSource.makeWriteSource(fileDescriptor: socket, queue: writeQueue)
+                }
+            // The one place the waiter resumes: readiness cancels the source, and so does close().
+            source.setCancelHandler { [self] in
+                sourceEnded()
+                continuation.resume()
+            }
             // Dispatch releases the handlers once the source is cancelled: no lasting cycle.
             source.setEventHandler { source.cancel() }
             let isClosed = lock.withLock {
-                if !closed { readSource = source }
+                if !closed {
+                    switch readiness {
+                    case .readable: readSource = source
+                    case .writable: writeSource = source
+                    }
+                }
                 return closed
             }
             source.resume()
             if isClosed { source.cancel() }
         }
-        lock.withLock { readSource = nil }
+        lock.withLock {
+            switch readiness {
+            case .readable: readSource = nil
+            case .writable: writeSource = nil
+            }
+        }
     }
 
-    /// Returns once the socket has room to send (or failed), or the stream was closed. Holds no
-    /// thread meanwhile.
-    private func waitUntilWritable() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let source = DispatchSource.makeWriteSource(fileDescriptor: socket, queue: writeQueue)
-            // The one place the writer resumes: readiness cancels the source, and so does close().
-            source.setCancelHandler { continuation.resume() }
-            source.setEventHandler { source.cancel() }
-            let isClosed = lock.withLock {
-                if !closed { writeSource = source }
-                return closed
-            }
-            source.resume()
-            if isClosed { source.cancel() }
+    /// A source's cancel handler ran: once the stream is closed and no source is left, the handle
+    /// and its socket are cleaned up.
+    private func sourceEnded() {
+        let handle: UnsafeMutableRawPointer? = lock.withLock {
+            watchingSources -= 1
+            guard closed, watchingSources == 0 else { return nil }
+            defer { self.handle = nil }
+            return self.handle
         }
-        lock.withLock { writeSource = nil }
+        if let handle { curl_easy_cleanup(handle) }
     }
 
     /// One `curl_easy_send` of the bytes from `offset` on: how many the kernel took, or `nil` when
