@@ -66,6 +66,11 @@ static inline CURLcode ccurl_easy_setopt_xferinfo_callback(CURL *handle, curl_xf
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
 }
 
+/// CURLOPT_CLOSESOCKETFUNCTION: the application closes libcurl's sockets (0 on success).
+static inline CURLcode ccurl_easy_setopt_closesocket_callback(CURL *handle, curl_closesocket_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, callback);
+}
+
 // MARK: - the verified certificate chain (OpenSSL)
 
 /// The OpenSSL functions that read the chain OpenSSL verified for a connection, found at run time in

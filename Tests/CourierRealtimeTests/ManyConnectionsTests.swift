@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -135,4 +138,91 @@ struct ManyConnectionsTests {
         }
         #expect(echoed.current == 600)
     }
+
+    /// A connect used to block a libdispatch thread in `curl_easy_perform` until it was made or
+    /// timed out; 300 connects to a host that never answers took every overcommit thread (255 on
+    /// Linux) for the connect timeout. A connect now waits on dispatch sources and a timer
+    /// (``CurlConnector``), and closing the client ends it at once.
+    @Test(
+        "300 connects to a host that never answers hold no thread: another connection still opens and echoes; closing ends them",
+        .timeLimit(.minutes(2)))
+    func connectsToASilentHostHoldNoThread() async throws {
+        let silent = try SilentListener()
+        defer { silent.stop() }
+        let silentURL = try #require(URL(string: "ws://127.0.0.1:\(silent.port)/never"))
+        let waiting = (0..<300).map { _ in
+            var configuration = WebSocketClient.Configuration(url: silentURL)
+            configuration.keepalive = nil
+            configuration.reconnect = .never
+            configuration.connectTimeout = .seconds(100)  // never reached: the test ends the connects
+            return WebSocketClient(
+                configuration: configuration, transport: RFC6455Transport.curl(), clock: ContinuousClock(), random: { 0.5 })
+        }
+        for client in waiting { await client.connect() }
+        try await Task.sleep(for: .milliseconds(500))
+        for client in waiting {
+            guard case .connecting = await client.state else {
+                Issue.record("a connect to the silent host ended: \(await client.state)")
+                break
+            }
+        }
+
+        let namespace = RealtimeServers.namespace("many-connecting")
+        let echoURL = try RealtimeServers.url("COURIER_WS_URL").appendingPathComponent("ns/\(namespace)/echo")
+        var configuration = WebSocketClient.Configuration(url: echoURL)
+        configuration.keepalive = nil
+        configuration.reconnect = .never
+        let echo = WebSocketClient(
+            configuration: configuration, transport: RFC6455Transport.curl(), clock: ContinuousClock(), random: { 0.5 })
+        let messages = Collected(echo.messages())
+        await echo.connect()
+        try await eventually("the echo connection open") { await echo.state == .open }
+        try await echo.send(text: "still here")
+        try await eventually("the echo") { messages.all == [.text("still here")] }
+        await echo.close()
+
+        let start = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            for client in waiting { group.addTask { await client.close() } }
+        }
+        #expect(ContinuousClock.now - start < .seconds(20), "closing 300 connecting clients took \(ContinuousClock.now - start)")
+        for client in waiting {
+            guard case .closed = await client.state else {
+                Issue.record("a connecting client is \(await client.state) after close()")
+                continue
+            }
+        }
+    }
 }
+
+/// A loopback TCP port that listens with the smallest backlog and never accepts: once its queue is
+/// full, the kernel drops further SYNs, so a connect to it waits until its own timeout.
+private final class SilentListener: Sendable {
+    let port: Int
+    private let socket: Int32
+
+    init() throws {
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw SilentListenerError() }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                bind(fd, raw, length) == 0 && listen(fd, 0) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        guard bound else {
+            close(fd)
+            throw SilentListenerError()
+        }
+        socket = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func stop() { close(socket) }
+}
+
+private struct SilentListenerError: Error {}

@@ -37,16 +37,22 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
 
     private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
-    private init(handle: UnsafeMutableRawPointer, socket: curl_socket_t) {
-        self.handle = handle
+    /// The connect's driver, which frees the handles (``CurlConnector/cleanUp()``).
+    private let connector: CurlConnector
+
+    private init(connector: CurlConnector, socket: curl_socket_t) {
+        self.connector = connector
+        self.handle = connector.easy
         self.socket = socket
     }
 
     /// Connects to the request's host and port: TLS for `wss://` (verifying the peer against the
     /// system store, or against `trustedCertificateAuthorities` when set), through the proxy the
-    /// standard environment variables name, within `connectTimeout`.
+    /// standard environment variables name, within `connectTimeout`. Holds no thread while it
+    /// waits (``CurlConnector``).
     ///
-    /// - Throws: ``WebSocketError/connectionFailed(_:)`` with libcurl's message.
+    /// - Throws: ``WebSocketError/connectionFailed(_:)`` with libcurl's message;
+    ///   `CancellationError` at once when the calling task is cancelled (nothing stays open).
     package static func connect(_ request: WebSocketRequest) async throws -> CurlByteStream {
         try request.validate()
         guard globalInit else { throw WebSocketError.connectionFailed("curl_global_init failed") }
@@ -58,43 +64,34 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
             Int(
                 request.connectTimeout.components.seconds * 1000 + request.connectTimeout.components.attoseconds
                     / 1_000_000_000_000_000))
-        let caFile = request.trustedCertificateAuthorities?.path
-        let sendBufferSize = request.sendBufferSize
-        return try await withCheckedThrowingContinuation { continuation in
-            // Not a global queue: it is as wide as the cores, and blocking connects there hold
-            // its threads; a serial queue gets a thread of its own while the connect blocks.
-            DispatchQueue(label: "courier.realtime.curl.connect").async {
-                continuation.resume(
-                    with: Result {
-                        try connectBlocking(url: target, timeoutMS: timeoutMS, caFile: caFile, sendBufferSize: sendBufferSize)
-                    })
-            }
-        }
-    }
-
-    private static func connectBlocking(
-        url: String, timeoutMS: Int, caFile: String?, sendBufferSize: Int?
-    ) throws -> CurlByteStream {
         guard let handle = curl_easy_init() else { throw WebSocketError.connectionFailed("curl_easy_init failed") }
-        var code = ccurl_easy_setopt_string(handle, CURLOPT_URL, url)
+        var code = ccurl_easy_setopt_string(handle, CURLOPT_URL, target)
         if code == CURLE_OK { code = ccurl_easy_setopt_long(handle, CURLOPT_CONNECT_ONLY, 1) }
         if code == CURLE_OK { code = ccurl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1) }
         if code == CURLE_OK { code = ccurl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeoutMS) }
         if code == CURLE_OK { code = ccurl_easy_setopt_long(handle, CURLOPT_HTTPPROXYTUNNEL, 1) }
-        if code == CURLE_OK, let caFile { code = ccurl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile) }
-        if code == CURLE_OK { code = curl_easy_perform(handle) }
+        if code == CURLE_OK, let caFile = request.trustedCertificateAuthorities?.path {
+            code = ccurl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile)
+        }
+        guard code == CURLE_OK, let connector = CurlConnector(easy: handle) else {
+            let message = code == CURLE_OK ? "curl_multi_init failed" : String(cString: curl_easy_strerror(code))
+            curl_easy_cleanup(handle)
+            throw WebSocketError.connectionFailed(message)
+        }
+        code = await connector.connect()
         var socket: curl_socket_t = -1
         if code == CURLE_OK { code = ccurl_easy_getinfo_socket(handle, &socket) }
         guard code == CURLE_OK, socket >= 0 else {
             let message = String(cString: curl_easy_strerror(code))
-            curl_easy_cleanup(handle)
+            connector.cleanUp()
+            if code == CURLE_ABORTED_BY_CALLBACK { throw CancellationError() }
             throw WebSocketError.connectionFailed(message)
         }
-        if var size = sendBufferSize.map({ Int32(clamping: $0) }) {
+        if var size = request.sendBufferSize.map({ Int32(clamping: $0) }) {
             // Bounds what the kernel buffers for a peer that stopped reading (tests fill it fast).
             _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        return CurlByteStream(handle: handle, socket: socket)
+        return CurlByteStream(connector: connector, socket: socket)
     }
 
     /// Reads what libcurl has, else waits for the socket to become readable without holding a
@@ -145,7 +142,7 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
             defer { self.handle = nil }
             return (self.handle, sources)
         }
-        if let handle { curl_easy_cleanup(handle) }
+        if handle != nil { connector.cleanUp() }
         // Ends the waits: each source's cancel handler resumes its reader or writer.
         for source in sources { source.cancel() }
     }
@@ -227,7 +224,7 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
             defer { self.handle = nil }
             return self.handle
         }
-        if let handle { curl_easy_cleanup(handle) }
+        if handle != nil { connector.cleanUp() }
     }
 
     /// One `curl_easy_send` of the bytes from `offset` on: how many the kernel took, or `nil` when
@@ -249,7 +246,7 @@ package final class CurlByteStream: ByteStream, @unchecked Sendable {
     }
 
     deinit {
-        if let handle { curl_easy_cleanup(handle) }
+        if handle != nil { connector.cleanUp() }
     }
 }
 
