@@ -8,6 +8,11 @@ import Foundation
 /// transport. The read callback takes bytes from the buffer and pauses the upload
 /// (`CURL_READFUNC_PAUSE`) when it is empty; the pump calls `onReadable` when bytes (or the end)
 /// arrive for a waiting upload. A full buffer stops the reader: memory stays bounded both ways.
+///
+/// One of Courier's own streams over an ``MessageBody`` (`InputStream.bodyChunks`) is not read on
+/// a thread: a task awaits its chunks, and waits for room in the buffer, holding no thread. A
+/// blocked read held a libdispatch thread for as long as the producer was slow, and those are
+/// capped (255 on Linux).
 final class CurlUploadPump: @unchecked Sendable {
     // @unchecked: every mutable property is guarded by `condition`.
     private let condition = NSCondition()
@@ -18,6 +23,10 @@ final class CurlUploadPump: @unchecked Sendable {
     private var waiting = false
     /// Ends a read waiting in the stream (Courier's body streams), for ``close()``.
     private var interruption: BodyInterruption?
+    /// The task awaiting a ``BodyChunks`` body, cancelled by ``close()``.
+    private var task: Task<Void, Never>?
+    /// The task's wait for room in the buffer, resumed by ``take(into:)`` and ``close()``.
+    private var roomWaiter: CheckedContinuation<Void, Never>?
     private let capacity: Int
 
     /// - Parameter capacity: Bytes read ahead at most.
@@ -25,12 +34,32 @@ final class CurlUploadPump: @unchecked Sendable {
         self.capacity = capacity
     }
 
-    /// Starts reading `stream` (opened here) on a worker thread; `onReadable` runs there.
+    /// Starts reading `stream` (opened here): in a task when it is one of Courier's streams over an
+    /// ``MessageBody``, else on a worker thread; `onReadable` runs there.
     func start(_ stream: InputStream, onReadable: @escaping @Sendable () -> Void) {
         condition.lock()
         interruption = stream.bodyInterruption
         condition.unlock()
         let box = UncheckedStream(stream)
+        if let chunks = stream.bodyChunks {
+            let pull: @Sendable () async -> Void = { [self] in
+                await self.pull(chunks, onReadable: onReadable)
+                box.stream.close()  // releases the body (the chunks are read: nothing else is)
+            }
+            let task: Task<Void, Never>
+            if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
+                // The producer's code runs where the blocking path runs it: not on Swift's pool.
+                task = Task(executorPreference: DedicatedThreadExecutor.bodyProducers) { await pull() }
+            } else {
+                task = Task { await pull() }
+            }
+            let closed: Bool = condition.withLock {
+                self.task = task
+                return self.closed
+            }
+            if closed { task.cancel() }
+            return
+        }
         // A serial queue of its own, not a global one: a global queue is as wide as the cores,
         // so reads that block there hold its threads (libdispatch adds one about a second after
         // all are blocked); a serial queue gets a thread of its own for as long as a read blocks.
@@ -66,6 +95,45 @@ final class CurlUploadPump: @unchecked Sendable {
         }
     }
 
+    /// Awaits `chunks` into the buffer until the end, a failure, or ``close()``; waits for room
+    /// while the buffer is full.
+    private func pull(_ chunks: BodyChunks, onReadable: @Sendable () -> Void) async {
+        while true {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready: Bool = condition.withLock {
+                    guard buffer.count >= capacity, !closed else { return true }
+                    roomWaiter = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+            if condition.withLock({ closed }) { return }
+            let outcome: Data??
+            do {
+                outcome = .some(try await chunks.next())
+            } catch {
+                outcome = nil
+            }
+            let wake: Bool = condition.withLock {
+                switch outcome {
+                case .some(.some(let chunk)): buffer.append(chunk)
+                case .some(.none): finished = true
+                case .none: failed = true
+                }
+                defer { waiting = false }
+                return waiting
+            }
+            if wake { onReadable() }
+            guard case .some(.some) = outcome else { return }
+        }
+    }
+
+    /// The task's wait for room, taken (under `condition`) to be resumed; `nil` if it does not wait.
+    private func takeRoomWaiter() -> CheckedContinuation<Void, Never>? {
+        defer { roomWaiter = nil }
+        return roomWaiter
+    }
+
     /// Moves buffered bytes into `destination` (under the engine's lock).
     func take(into destination: UnsafeMutableRawBufferPointer) -> CurlUpload.ReadResult {
         condition.lock()
@@ -75,6 +143,7 @@ final class CurlUploadPump: @unchecked Sendable {
             buffer.copyBytes(to: destination.bindMemory(to: UInt8.self), count: count)
             buffer.removeFirst(count)
             condition.signal()
+            if buffer.count < capacity { takeRoomWaiter()?.resume() }  // only enqueues the task
             return .bytes(count)
         }
         if failed { return .failed }
@@ -100,8 +169,12 @@ final class CurlUploadPump: @unchecked Sendable {
         condition.lock()
         closed = true
         let interruption = self.interruption
+        let task = self.task
+        let waiter = takeRoomWaiter()
         condition.signal()
         condition.unlock()
+        waiter?.resume()
+        task?.cancel()
         interruption?.interrupt()
     }
 }

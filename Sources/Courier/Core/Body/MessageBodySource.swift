@@ -65,9 +65,31 @@ final class MessageBodySource: BodySource {
     }
 
     func interrupt() { iterator.cancel() }
+
+    /// The same chunks for a reader that can suspend instead of blocking a thread.
+    var chunks: BodyChunks { BodyChunks(box: iterator) }
+}
+
+/// The chunks of one of Courier's streamed request bodies (an ``MessageBody`` sent as a stream),
+/// for a transport that awaits them instead of blocking a thread in `InputStream.read`:
+/// CourierCurl's upload pump. The chunks, their order, and what cancellation does are those of the
+/// stream's own reads (the stream and this share one iterator: read one or the other, never both).
+/// There is no per-chunk timeout: the call's deadline ends the wait by cancelling the call.
+package struct BodyChunks: Sendable {
+    fileprivate let box: IteratorBox
+
+    /// The next chunk, `nil` at the end.
+    ///
+    /// - Throws: The body's error; `CancellationError` once the body was interrupted
+    ///   (``BodyInterruption/interrupt()``), also for a chunk that arrived meanwhile: the body
+    ///   then ends with an error, never short.
+    package func next() async throws -> Data? { try await box.next() }
 }
 
 /// The body's iterator, advanced by one task at a time.
+///
+/// Two ways read it: ``nextBlocking(timeout:)`` for a thread that must block (URLSession's reads
+/// of an `InputStream`), and ``next()`` for a task that can suspend (``BodyChunks``).
 ///
 /// `@unchecked Sendable`: `iterator` is touched by one task at a time — the one `nextBlocking`
 /// starts (its caller waits for it, or returns at once after ``cancel()``, after which no task is
@@ -137,6 +159,35 @@ private final class IteratorBox: @unchecked Sendable {
             return cancelled
         }
         guard !wasCancelled, let outcome = result.current else { throw CancellationError() }
+        return try outcome.get()
+    }
+
+    /// The next chunk, awaited by the calling task (no thread waits): the chunk protocol of
+    /// ``nextBlocking(timeout:)``, without its timeout. The caller's task is the one that ends
+    /// the producer's `next()` when cancelled: ``cancel()`` alone does not interrupt it.
+    func next() async throws -> Data? {
+        let proceed = lock.withLock { () -> Bool in
+            guard !cancelled else { return false }
+            active = true
+            return true
+        }
+        guard proceed else { throw CancellationError() }
+        let outcome: Result<Data?, any Error>
+        do {
+            outcome = .success(try await advance())
+        } catch {
+            outcome = .failure(error)
+        }
+        let wasCancelled = lock.withLock { () -> Bool in
+            active = false
+            return cancelled
+        }
+        guard !wasCancelled else {
+            // Cancelled while the chunk came: the producer is stopped all the same, and the body
+            // ends with an error, never short.
+            if case .success(.some) = outcome { await stopProducer() }
+            throw CancellationError()
+        }
         return try outcome.get()
     }
 

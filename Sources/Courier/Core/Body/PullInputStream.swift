@@ -7,7 +7,7 @@ import Foundation
 /// those (and the status) are overridden; `property(forKey:)`, whose type differs between Apple's
 /// Foundation (`Any?`) and swift-corelibs-foundation (`AnyObject?`), keeps the base behaviour.
 final class PullInputStream: InputStream {
-    private let source: any BodySource
+    fileprivate let source: any BodySource
     private var status: Stream.Status = .notOpen
     private var failure: (any Error)?
 
@@ -64,4 +64,8 @@ extension InputStream {
     /// What ends a read of this request body waiting on another thread, when it is one of
     /// Courier's pulled streams (``BodySource/interrupt()``); `nil` for other streams.
     package var bodyInterruption: BodyInterruption? { (self as? PullInputStream)?.interruption }
+
+    /// The chunks of this request body for a reader that awaits them instead of blocking a thread,
+    /// when it is one of Courier's streams over an ``MessageBody``; `nil` for other streams.
+    package var bodyChunks: BodyChunks? { ((self as? PullInputStream)?.source as? MessageBodySource)?.chunks }
 }
