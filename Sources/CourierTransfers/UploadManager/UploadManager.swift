@@ -26,7 +26,12 @@ import FoundationNetworking
 /// stays pending with its staged copy: ``result(for:)`` throws
 /// that failure, and the next ``resumePending()`` — at launch, or when the app sees the network
 /// come back — sends it again. Only a failure the policy would not retry (a 4xx, a refused
-/// request) fails it for good and removes the copy.
+/// request) fails it for good and removes the copy. An upload that is not safe to repeat (a
+/// `POST` or `PATCH` sent without an `Idempotency-Key`, policy `IdempotencyPolicy.none`) is
+/// never sent again after the server may have received it: a lost connection, a timeout or a
+/// 5xx other than 503 fails it for good, as the client's retries would not repeat it either
+/// (RFC 9110 §9.2.2); only a failure that left it unhandled (no connection, 408, 429, 503)
+/// keeps it pending.
 ///
 /// A foreground upload sent again carries the same `Idempotency-Key` as the first time (with the
 /// policy's `IdempotencyPolicy.automatic` key, the default: the key is the record's ``UploadRecord/id``),
@@ -351,7 +356,10 @@ public actor UploadManager {
     /// policy would retry (offline, timed out, connection lost, a retryable status) after its
     /// retries: the upload stays pending with its staged copy — those waiting now get the failure,
     /// and ``resumePending()`` (at launch, or when the network is back) sends it again, with the
-    /// same `Idempotency-Key`. Anything else fails it for good.
+    /// same `Idempotency-Key`. An upload that may not be repeated (a `POST` or `PATCH` without a
+    /// key) stays pending only when the server cannot have handled it (`leftTheRequestUnhandled`):
+    /// after a lost connection or a timeout the server may have stored it, and sending it again
+    /// would store it twice. Anything else fails it for good.
     private func foregroundAttemptFailed(_ id: UUID, _ error: any Error) {
         if error is SignInMismatch, records[id]?.state == .pending {
             // Another sign-in than the upload's when its token was to be attached: nothing sent.
@@ -359,7 +367,9 @@ public actor UploadManager {
             return
         }
         let failure = NetworkError(error)
-        guard Self.waitsForNetwork(failure, retry: policy.retry), records[id]?.state == .pending else {
+        guard let record = records[id], record.state == .pending, Self.waitsForNetwork(failure, retry: policy.retry),
+            Self.mayRepeat(record, policy: policy) || Self.leftTheRequestUnhandled(failure)
+        else {
             fail(id, error)
             return
         }
@@ -404,6 +414,35 @@ public actor UploadManager {
         default: return failure.statusCode.map(retry.isRetryable(statusCode:)) ?? false
         }
     }
+
+    /// Whether sending `record` again cannot make the server store it twice: its method is
+    /// idempotent (RFC 9110 §9.2.2), or it carries an `Idempotency-Key` (the policy's, which is
+    /// the same on every sending, or one of the record's header fields).
+    static func mayRepeat(_ record: UploadRecord, policy: EndpointPolicy) -> Bool {
+        if HTTPMethod(rawValue: record.method).isIdempotent { return true }
+        if policy.idempotency != .none { return true }
+        return record.headers.contains { name, value in
+            name.caseInsensitiveCompare(TransportResendRule.idempotencyKeyField) == .orderedSame
+                && value.utf8.contains { $0 != 0x20 && $0 != 0x09 }
+        }
+    }
+
+    /// Whether `failure` says the server did not handle the request: it never reached a server
+    /// (no network, no connection, no name resolution, nothing sent while the client held calls
+    /// back), or the server answered that it did not handle it (408, 429, 503). A lost connection,
+    /// a timeout or another status may come after the server stored the upload.
+    static func leftTheRequestUnhandled(_ failure: NetworkError) -> Bool {
+        switch failure {
+        case .offline, .backendUnavailable: return true
+        case .transport(let error): return unsentCodes.contains(error.code)
+        default: return [408, 429, 503].contains(failure.statusCode ?? 0)
+        }
+    }
+
+    private static let unsentCodes: Set<URLError.Code> = [
+        .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet, .internationalRoamingOff,
+        .dataNotAllowed, .callIsActive,
+    ]
 
     private static let transientCodes: Set<URLError.Code> = [
         .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .timedOut,

@@ -86,6 +86,52 @@ struct UploadNetworkFailureTests {
         #expect(try Self.staged(root).isEmpty)
     }
 
+    /// A keyless `POST` (policy `.standard`) may have been stored when the connection was lost or
+    /// the call timed out, or when a gateway answered 502/504: it fails for good, as the client's
+    /// retries would not repeat it either. A `PUT`, or the same failure before any connection, stays
+    /// pending.
+    @Test(
+        "a keyless POST that may have reached the server fails for good; a PUT or a failure before any connection stays pending",
+        arguments: [
+            (HTTPMethod.post, URLError.Code.networkConnectionLost, false), (.post, .timedOut, false),
+            (.post, .cannotConnectToHost, true), (.put, .networkConnectionLost, true),
+        ])
+    func keylessPostIsNotRepeated(_ method: HTTPMethod, _ code: URLError.Code, _ staysPending: Bool) async throws {
+        let (root, source) = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let transport = StubTransport { _ in throw URLError(code) }
+        let manager = try UploadManager(
+            client: TransfersFixture.client(transport), directory: root.appendingPathComponent("manager"),
+            policy: .standard)
+        let id = try await manager.enqueue(fileAt: source, to: "/photos", method: method, contentType: "image/jpeg")
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        await manager.resumePending()
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        let state = try #require(await manager.uploads.first).state
+        if staysPending {
+            #expect(state == .pending)
+            #expect(transport.requestCount == 2)
+        } else {
+            #expect(state != .pending)
+            #expect(transport.requestCount == 1)
+            #expect(try Self.staged(root).isEmpty)
+        }
+    }
+
+    @Test(
+        "a gateway's 502 or 504 to a keyless POST fails it for good; a 503 (not handled) keeps it pending", arguments: [502, 504])
+    func keylessPostAfterAGatewayErrorIsNotRepeated(_ status: Int) async throws {
+        let (root, source) = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let transport = StubTransport(responses: [HTTPResponse(statusCode: status, body: Data())])
+        let (manager, _) = try await Self.failedOnce(transport, in: root, source: source)
+        guard case .failed = try #require(await manager.uploads.first).state else {
+            Issue.record("expected failed")
+            return
+        }
+        #expect(try Self.staged(root).isEmpty)
+    }
+
     @Test("every reader of an upload's progress gets every value, the last one included")
     func progressHasAnyNumberOfReaders() async throws {
         let (root, source) = try Self.folder()

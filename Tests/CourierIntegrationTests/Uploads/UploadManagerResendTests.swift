@@ -1,0 +1,67 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+import CourierTransfers
+
+/// An upload the server may already have stored is sent again only when that cannot store it
+/// twice: the manager keeps a failed upload pending for ``UploadManager/resumePending()``, which
+/// must not repeat a `POST` without an `Idempotency-Key` that the client's retries refused to repeat.
+@Suite("Upload manager: no second send of an upload the server may have stored", .timeLimit(.minutes(1)))
+struct UploadManagerResendTests {
+    /// The server reads and stores the whole upload, then closes the connection unanswered: a
+    /// keyless `POST` fails for good with the lost connection, and `resumePending` sends nothing
+    /// more. It used to stay pending and go out again: two uploads stored on the server.
+    @Test func aKeylessPostLostAfterTheServerStoredItIsNotSentAgain() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await TestServers.inject("POST", "/uploads/count", [["action": "drop_after_store"]], namespace: namespace)
+        let manager = try UploadManager(
+            client: client, directory: directory, policy: UploadFixtures.policy.with(\.idempotency, .none))
+        let original = try UploadFixtures.file(UploadFixtures.bytes(10_000))
+        defer { try? FileManager.default.removeItem(at: original.deletingLastPathComponent()) }
+        let id = try await manager.enqueue(fileAt: original, to: "/uploads/count", contentType: "application/octet-stream")
+
+        let first = await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        if case .transport(let error) = first {
+            #expect(error.code == .networkConnectionLost)
+        } else {
+            Issue.record("expected the lost connection, got \(String(describing: first))")
+        }
+        await manager.resumePending()
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+
+        let uploads = try #require(try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any])
+        #expect(uploads["attempts"] as? Int == 1)
+        #expect(uploads["completed"] as? Int == 1)
+        let states = await manager.uploads.map(\.state)
+        #expect(states.count == 1 && states.allSatisfy { if case .failed = $0 { true } else { false } })
+        #expect(UploadManagerTests.staged(directory).isEmpty, "the staged copy of a failed upload is removed")
+    }
+
+    /// The same upload under the policy's `Idempotency-Key` stays pending and goes out again with
+    /// the same key, which lets the server answer the second sending from the first.
+    @Test func aKeyedPostLostAfterTheServerStoredItIsSentAgainWithTheSameKey() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await TestServers.inject("POST", "/uploads/count", [["action": "drop_after_store"]], namespace: namespace)
+        let manager = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy.with(\.retry, .none))
+        let original = try UploadFixtures.file(UploadFixtures.bytes(10_000))
+        defer { try? FileManager.default.removeItem(at: original.deletingLastPathComponent()) }
+        let id = try await manager.enqueue(fileAt: original, to: "/uploads/count", contentType: "application/octet-stream")
+
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        #expect(await manager.uploads.map(\.state) == [.pending])
+        await manager.resumePending()
+        #expect(try await manager.result(for: id).statusCode == 200)
+
+        let log = try await TestServers.requestLog(namespace: namespace, path: "/uploads/count")
+        let keys = log.map { $0.header("Idempotency-Key") }
+        #expect(keys.count == 2 && keys[0] != nil && keys[0] == keys[1], "\(keys)")
+    }
+}
