@@ -31,7 +31,9 @@ import FoundationNetworking
 /// never sent again after the server may have received it: a lost connection, a timeout or a
 /// 5xx other than 503 fails it for good, as the client's retries would not repeat it either
 /// (RFC 9110 §9.2.2); only a failure that left it unhandled (no connection, 408, 429, 503)
-/// keeps it pending.
+/// keeps it pending. Its sending is written to the registry before it goes out, so a relaunch
+/// after the app ended mid-upload fails it (`URLError.networkConnectionLost`: the server may
+/// have it) instead of sending it again.
 ///
 /// A foreground upload sent again carries the same `Idempotency-Key` as the first time (with the
 /// policy's `IdempotencyPolicy.automatic` key, the default: the key is the record's ``UploadRecord/id``),
@@ -219,6 +221,18 @@ public actor UploadManager {
         let file = staging.url(of: record.stagedFileName)
         switch record.mode {
         case .foreground:
+            if !Self.mayRepeat(record, policy: policy) {
+                // Sent at most once: an earlier process that began sending it may have ended after
+                // the server stored it, and this sending is recorded before it goes out.
+                guard record.sendMayHaveBegun != true else { throw Self.outcomeUnknown }
+                var started = record
+                started.sendMayHaveBegun = true
+                records[record.id] = started
+                do { try saveRegistry() } catch {
+                    records[record.id] = record
+                    throw error
+                }
+            }
             var headers = HTTPHeaders()
             for (name, value) in record.headers { headers.replace(name, with: value) }
             let request = Request<HTTPResponse>.raw(
@@ -363,6 +377,7 @@ public actor UploadManager {
     private func foregroundAttemptFailed(_ id: UUID, _ error: any Error) {
         if error is SignInMismatch, records[id]?.state == .pending {
             // Another sign-in than the upload's when its token was to be attached: nothing sent.
+            markUnsent(id)
             waitForAccount(id)
             return
         }
@@ -373,11 +388,25 @@ public actor UploadManager {
             fail(id, error)
             return
         }
+        markUnsent(id)
         running[id] = nil
         progress[id] = nil
         interrupted[id] = failure
         for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(throwing: failure) }
     }
+
+    /// Clears the record of a sending that the server never handled (see
+    /// ``UploadRecord/sendMayHaveBegun``): the next sending is the first that may reach it.
+    private func markUnsent(_ id: UUID) {
+        guard var record = records[id], record.sendMayHaveBegun == true else { return }
+        record.sendMayHaveBegun = false
+        records[id] = record
+        persistRegistry()
+    }
+
+    /// The failure of an upload that is not safe to repeat and that an earlier process began
+    /// sending: whether the server stored it is unknown, as after a connection lost mid-request.
+    static let outcomeUnknown = NetworkError.transport(URLError(.networkConnectionLost))
 
     /// Whether `record` may go out now: it belongs to no account, or to the current one.
     private func isCurrentAccount(_ record: UploadRecord) -> Bool {
@@ -555,11 +584,12 @@ public actor UploadManager {
     /// At launch: removes staged files no pending record refers to (a crash between staging and
     /// recording, an abandoned upload), starts listening for the background session's events
     /// (tasks of earlier launches included: matched to records by `taskDescription`), and sends
-    /// pending foreground uploads again. A background upload answered 401 whose new hand-over
-    /// could not be signed then (the token store locked, the refresh offline) is handed over again
-    /// now, in this launch. Any other pending background upload stays pending until its event
-    /// arrives; one the session no longer knows (the user force-quit the app) can be abandoned
-    /// with ``cancel(_:)`` and enqueued again.
+    /// pending foreground uploads again (except one that is not safe to repeat and that an
+    /// earlier launch began sending: it fails, see the type's documentation). A background upload
+    /// answered 401 whose new hand-over could not be signed then (the token store locked, the
+    /// refresh offline) is handed over again now, in this launch. Any other pending background
+    /// upload stays pending until its event arrives; one the session no longer knows (the user
+    /// force-quit the app) can be abandoned with ``cancel(_:)`` and enqueued again.
     public func resumePending() async {
         let pending = records.values.filter { $0.state == .pending }
         staging.removeAll(except: Set(pending.map(\.stagedFileName)))
@@ -569,7 +599,15 @@ public actor UploadManager {
                 waitForAccount(record.id)
                 continue
             }
-            try? await start(record)
+            do {
+                try await start(record)
+            } catch let failure as UploadManagerError {
+                // The registry could not record the sending: nothing was sent, it stays pending.
+                interrupted[record.id] = NetworkError(failure)
+            } catch {
+                // An earlier process began sending it and it may not be repeated.
+                fail(record.id, error)
+            }
         }
         for record in pending where awaitingReauthorization.remove(record.id) != nil {
             interrupted[record.id] = nil

@@ -26,6 +26,12 @@ public struct UploadRecord: Sendable, Codable, Hashable, Identifiable {
     /// declares none: it is sent only while that account is the current one, and only with a
     /// token of its sign-in. Records written before this field existed read as `nil`.
     public var account: String?
+    /// Whether a foreground sending of this upload may have begun: written to the registry before
+    /// an upload that is not safe to repeat (``UploadManager`` `mayRepeat`) goes out, and cleared
+    /// when a failure shows the server never handled it. A relaunch that finds it set does not
+    /// send the upload again (the previous process may have ended after the server stored it).
+    /// Records written before this field existed read as `nil`.
+    package var sendMayHaveBegun: Bool?
 
     package init(
         id: UUID, method: String, url: URL, headers: [String: String], stagedFileName: String, mode: UploadMode,

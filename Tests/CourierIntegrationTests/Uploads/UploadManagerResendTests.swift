@@ -64,4 +64,35 @@ struct UploadManagerResendTests {
         let keys = log.map { $0.header("Idempotency-Key") }
         #expect(keys.count == 2 && keys[0] != nil && keys[0] == keys[1], "\(keys)")
     }
+
+    /// The app ends while a keyless `POST` upload is on its way (the server goes on reading and
+    /// stores it); the relaunched app's manager, reading the registry the first left, fails the
+    /// upload with the lost connection instead of sending it again. It used to send it again: two
+    /// uploads stored. Stood for by a second manager on the same folder while the first sends.
+    @Test func aKeylessPostThatAnEndedProcessBeganSendingIsNotSentAgainAtRelaunch() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let policy = UploadFixtures.policy.with(\.idempotency, .none)
+        let first = try UploadManager(client: client, directory: directory, policy: policy)
+        let original = try UploadFixtures.file(UploadFixtures.bytes(1 << 20))
+        defer { try? FileManager.default.removeItem(at: original.deletingLastPathComponent()) }
+        // The server reads 256 KiB per 0.3 s: the upload is still on its way at the relaunch.
+        let id = try await first.enqueue(
+            fileAt: original, to: "/uploads/count?delay=0.3", contentType: "application/octet-stream")
+
+        let relaunched = try UploadManager(client: client, directory: directory, policy: policy)
+        await relaunched.resumePending()
+        let second = await #expect(throws: NetworkError.self) { _ = try await relaunched.result(for: id) }
+        if case .transport(let error) = second {
+            #expect(error.code == .networkConnectionLost)
+        } else {
+            Issue.record("expected the lost connection, got \(String(describing: second))")
+        }
+        #expect(try await first.result(for: id).statusCode == 200)
+
+        let uploads = try #require(try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any])
+        #expect(uploads["attempts"] as? Int == 1)
+        #expect(uploads["completed"] as? Int == 1)
+    }
 }

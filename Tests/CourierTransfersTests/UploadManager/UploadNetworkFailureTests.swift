@@ -111,6 +111,13 @@ struct UploadNetworkFailureTests {
         if staysPending {
             #expect(state == .pending)
             #expect(transport.requestCount == 2)
+            // A relaunch sends it too: the failure showed that it never reached a server.
+            let relaunched = try UploadManager(
+                client: TransfersFixture.client(transport), directory: root.appendingPathComponent("manager"),
+                policy: .standard)
+            await relaunched.resumePending()
+            await #expect(throws: NetworkError.self) { _ = try await relaunched.result(for: id) }
+            #expect(transport.requestCount == 3)
         } else {
             #expect(state != .pending)
             #expect(transport.requestCount == 1)
