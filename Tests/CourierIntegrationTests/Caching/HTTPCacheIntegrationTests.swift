@@ -108,6 +108,34 @@ extension CachingIntegrationTests {
             #expect(collection?["gets"] as? Int == 2)
         }
 
+        /// The server stores the POST and the connection dies before its answer: the caller gets
+        /// the lost connection, and the cached list must not be served as if nothing had changed
+        /// (it showed `count` 0 for the next 60 s, the new element missing). Whether the server
+        /// applied it is unknown, so the stored GET goes as after a 2xx.
+        @Test func aPostWhoseAnswerIsLostStillInvalidatesTheCachedGet() async throws {
+            struct Collection: Decodable, Sendable {
+                var count: Int
+                var serial: Int
+            }
+            let namespace = TestServers.makeNamespace("cache")
+            let client = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache())
+            let list = Request<Collection>.get("/cache/collection")
+            _ = try await client.send(list)
+            #expect(try await client.response(for: list).context.cacheOutcome == .hit)
+
+            try await TestServers.inject("POST", "/cache/collection", [["action": "drop_after_store"]], namespace: namespace)
+            await #expect(throws: NetworkError.self) {
+                try await client.send(Request<Void>.post("/cache/collection", body: ["name": "new"]))
+            }
+            let reloaded = try await client.response(for: list)
+
+            let stats = try await TestServers.stats(namespace: namespace)
+            let collection = stats["cacheCollection"] as? [String: Any]
+            #expect(reloaded.context.cacheOutcome == .miss)
+            #expect(reloaded.value.count == 1, "the element the server stored")
+            #expect(collection?["gets"] as? Int == 2)
+        }
+
         @Test func staleIfErrorServesStoredBodyWhenTheServerAnswers503() async throws {
             let namespace = TestServers.makeNamespace("cache")
             let clock = ShiftedClock()

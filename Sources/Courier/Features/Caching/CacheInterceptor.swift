@@ -27,6 +27,8 @@ import FoundationNetworking
 /// - ``CachePolicy/bypassCache``: neither reads nor writes (``CacheOutcome/bypassed``).
 /// - Unsafe methods (POST, PUT, PATCH, DELETE…) pass through; a 2xx/3xx answer invalidates the
 ///   stored responses of the target URI and of same-origin `Location` / `Content-Location` [§4.4].
+///   So does a call that ends without an answer (a connection lost after the server read the
+///   request, a timeout): the server may have applied it, and the target URI's stored responses go.
 /// - A GET for one byte range (`Range: bytes=0-99`, `bytes=100-`, `bytes=-5`) is answered as a
 ///   `206` from a stored complete response, or from a stored part that contains it [§3.4]; `206`
 ///   responses are stored as parts and combined into a complete response once they cover it
@@ -53,7 +55,16 @@ public struct CacheInterceptor: Interceptor {
         }
         if Invalidation.isUnsafe(method) {
             context.cacheOutcome = .bypassed
-            let response = try await next(request)
+            let response: HTTPResponse
+            do {
+                response = try await next(request)
+            } catch {
+                // No answer (a connection lost after the server read the request, a timeout, a
+                // cancellation): the server may have applied it, so the stored responses of the
+                // target go as after a 2xx, never served as if nothing had changed.
+                await cache.invalidate(url)
+                throw error
+            }
             for target in Invalidation.urls(for: request, response: response) {
                 await cache.invalidate(target)
             }
