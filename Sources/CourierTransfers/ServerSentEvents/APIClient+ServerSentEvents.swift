@@ -24,6 +24,10 @@ extension APIClient {
         // The environment of the first connection: a reconnection after a switch would read
         // another server's feed, carrying this one's `Last-Event-ID`; it ends the feed instead.
         let firstEnvironment = Locked<String?>(nil)
+        // The sign-in whose token the first authorized connection carried: a reconnection after a
+        // sign-out and another sign-in would read the next user's feed into this one, carrying
+        // this user's `Last-Event-ID`; it ends the feed (``NetworkError/signedOut``) instead.
+        let firstSignIn = Locked<Int?>(nil)
         return ServerSentEvents(
             configuration: configuration, clock: self.configuration.clock, redactor: laneRedactor
         ) { [self] lastEventID in
@@ -32,8 +36,14 @@ extension APIClient {
                 pinned = id
                 return id
             }
-            return try await stream(
-                EventStreamEndpoint(base: endpoint, lastEventID: lastEventID), options: options, requiredEnvironment: required)
+            let signIn = firstSignIn.current.map { SignInRequirement(session: $0) }
+            let response = try await stream(
+                EventStreamEndpoint(base: endpoint, lastEventID: lastEventID), options: options, requiredEnvironment: required,
+                requiredSignIn: signIn)
+            if let session = response.context[SignInSessionKey.self] {
+                firstSignIn.withLock { pinned in pinned = pinned ?? session }
+            }
+            return response
         }
     }
 }

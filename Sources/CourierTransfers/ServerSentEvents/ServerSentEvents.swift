@@ -29,7 +29,9 @@ import FoundationNetworking
 ///   ``ServerSentEventError/unexpectedStatus(_:)``) or a response that is not `text/event-stream`
 ///   (both `NetworkError.decoding(_:)` of kind `DecodingFailure.Kind.unexpectedContentType`;
 ///   the second is a captive portal's page), an event beyond `APIClient.Configuration.maximumEventSize` (kind
-///   `DecodingFailure.Kind.malformedBody`), signed out, session expired.
+///   `DecodingFailure.Kind.malformedBody`), signed out, session expired. A reconnection never
+///   goes out under another sign-in than the first connection's (a sign-out and another sign-in
+///   while the feed waited): the feed ends with `NetworkError.signedOut`, nothing sent.
 /// - Cancelling the consuming task (or stopping the iteration) closes the connection at once;
 ///   a cancelled iteration throws `NetworkError.cancelled`.
 ///

@@ -56,15 +56,17 @@ extension APIClient {
     /// ``stream(_:options:)``, sent only while the client points at the environment named
     /// `requiredEnvironment` (else ``EnvironmentMismatch``, nothing sent): the later requests of
     /// one transfer (a download's next range, a feed's reconnection) never go to another
-    /// environment than its first. For Courier's modules.
+    /// environment than its first. With `requiredSignIn`, the ``AuthInterceptor`` attaches a token
+    /// only of that sign-in (else ``NetworkError/signedOut``, nothing sent). For Courier's modules.
     package func stream<E: Endpoint>(
-        _ endpoint: E, options: StreamingOptions, requiredEnvironment: String?
+        _ endpoint: E, options: StreamingOptions, requiredEnvironment: String?, requiredSignIn: SignInRequirement? = nil
     ) async throws -> StreamedResponse {
         let context = RequestContext(
             requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
             pathTemplate: endpoint.loggedPathTemplate, pathTemplateIsDefault: endpoint.pathTemplate == nil,
             statusValidation: endpoint.statusValidation,
             startedAt: .now, onStart: endpoint.options.onStart, traits: CallTraits(streaming: options))
+        if let requiredSignIn { context[SignInRequirementKey.self] = requiredSignIn }
         let lane = routing.lane
         let environment = lane.environment.current
         if let requiredEnvironment, environment.id != requiredEnvironment {

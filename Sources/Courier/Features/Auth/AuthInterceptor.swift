@@ -75,7 +75,9 @@ public struct AuthInterceptor: Interceptor {
         var requiredSession: Int?
         if let account = context[SignInRequirementKey.self] {
             let session = await tokenManager.currentSession
-            guard account.isCurrentAccount() else { throw Self.refusedSignIn(context: context) }
+            guard account.isCurrentAccount(), account.session.map({ $0 == session }) ?? true else {
+                throw Self.refusedSignIn(context: context)
+            }
             requiredSession = session
         }
         let current: (token: String, session: Int)?
@@ -102,6 +104,7 @@ public struct AuthInterceptor: Interceptor {
 
         var request = request
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        context[SignInSessionKey.self] = session
         let response = try await next(request)
         guard Self.rejectsToken(response, context: context), Self.cameFromTokenOrigin(response, sentTo: request),
             context[AuthRetriedKey.self] != true

@@ -12,11 +12,24 @@
 package struct SignInRequirement: Sendable {
     /// Whether the account the call belongs to is the app's current one (read once per attempt).
     package var isCurrentAccount: @Sendable () -> Bool
+    /// The ``TokenManager`` sign-in the call must go out under, when the caller knows it (the
+    /// sign-in an earlier request of the same transfer went out under, ``SignInSessionKey``):
+    /// another sign-in since, even of the same account, refuses the call.
+    package var session: Int?
 
-    /// Creates a requirement that holds while `isCurrentAccount` returns `true`.
-    package init(isCurrentAccount: @escaping @Sendable () -> Bool) {
+    /// Creates a requirement that holds while `isCurrentAccount` returns `true` and, with
+    /// `session`, while that sign-in is the token manager's current one.
+    package init(session: Int? = nil, isCurrentAccount: @escaping @Sendable () -> Bool = { true }) {
         self.isCurrentAccount = isCurrentAccount
+        self.session = session
     }
+}
+
+/// The context slot the ``AuthInterceptor`` fills with the ``TokenManager`` sign-in of the token it
+/// attached, so that the later requests of one transfer (a feed's reconnections) can require it
+/// (``SignInRequirement/session``).
+package enum SignInSessionKey: RequestContextKey {
+    package typealias Value = Int
 }
 
 /// The context slot holding a call's ``SignInRequirement``.
