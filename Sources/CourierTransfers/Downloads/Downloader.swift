@@ -75,6 +75,9 @@ struct Downloader<E: Endpoint>: Sendable {
         // Every attempt goes to the environment of the first: after a switch, the next range
         // would come from another server's file (a spliced file).
         let environmentID = client.environment.id
+        // And under the sign-in of the first that carried a token: after a sign-out and another
+        // sign-in, the rest would be the next user's (their file, or the same file as them).
+        let signIn = Locked<Int?>(nil)
         do {
             url = try client.url(for: endpoint)
             state = try await openState(for: url)
@@ -105,7 +108,7 @@ struct Downloader<E: Endpoint>: Sendable {
             let failure: AttemptFailure
             let lengthBefore = state.file.length
             do {
-                switch try await attempt(state, idempotency: idempotency, environmentID: environmentID) {
+                switch try await attempt(state, idempotency: idempotency, environmentID: environmentID, signIn: signIn) {
                 case .finished(let response): return .success(response)
                 case .restart: continue
                 case .partContinues(let lengthKnown):
@@ -188,7 +191,7 @@ struct Downloader<E: Endpoint>: Sendable {
 
     /// One request and its body. Returns the finished download or throws why it stopped.
     private func attempt(
-        _ state: DownloadState, idempotency: IdempotencyPolicy, environmentID: String
+        _ state: DownloadState, idempotency: IdempotencyPolicy, environmentID: String, signIn: Locked<Int?>
     ) async throws(AttemptFailure) -> AttemptOutcome {
         let file = state.file
         if file.length > 0, state.validator == nil { try await discard(state) }
@@ -197,7 +200,10 @@ struct Downloader<E: Endpoint>: Sendable {
         do {
             streamed = try await client.stream(
                 DownloadAttemptEndpoint(base: endpoint, resume: resume, idempotency: idempotency), options: Self.streamingOptions,
-                requiredEnvironment: environmentID)
+                requiredEnvironment: environmentID, requiredSignIn: signIn.current.map { SignInRequirement(session: $0) })
+            if let session = streamed.context[SignInSessionKey.self] {
+                signIn.withLock { pinned in pinned = pinned ?? session }
+            }
         } catch let mismatch as EnvironmentMismatch {
             throw .fatal(.network(.invalidRequest(mismatch.description)), keepsPartial: resume != nil)
         } catch {
