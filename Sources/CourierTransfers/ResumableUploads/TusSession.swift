@@ -18,6 +18,8 @@ struct TusSession: Sendable {
     let metadata: [String: String]
     /// The uploader's creation URL in the environment of this run.
     let creationURL: URL?
+    /// The sign-in of the run's first request that carried a token (see `TusUploader.send`).
+    let signIn = Locked<Int?>(nil)
 
     func run(tracker: UploadProgressTracker) async throws -> Response<URL> {
         guard let length = FileSize.of(fileURL) else {
@@ -71,7 +73,7 @@ struct TusSession: Sendable {
                     headers: [("Upload-Offset", String(offset)), ("Content-Type", "application/offset+octet-stream")],
                     body: .stream(
                         .fileRange(fileURL, offset: offset, length: count), contentType: "application/offset+octet-stream"),
-                    progress: reporter)
+                    progress: reporter, signIn: signIn)
             } catch {
                 // The PATCH may or may not have reached the server: ask it where the upload is
                 // (HEAD) and go on from there, as tus intends, within the policy's retries.
@@ -166,7 +168,7 @@ struct TusSession: Sendable {
             let pairs = metadata.sorted { $0.key < $1.key }.map { "\($0.key) \(Data($0.value.utf8).base64EncodedString())" }
             headers.append(("Upload-Metadata", pairs.joined(separator: ",")))
         }
-        let response = try await uploader.send(.post, uploader.creationPath, headers: headers)
+        let response = try await uploader.send(.post, uploader.creationPath, headers: headers, signIn: signIn)
         guard response.statusCode == 201 else { throw NetworkError(response: response.response, knownErrors: [:]) }
         guard let location = response.response.headers["Location"],
             let url = URL(string: location, relativeTo: response.response.url)?.absoluteURL
@@ -193,7 +195,7 @@ struct TusSession: Sendable {
 
     /// The server's offset (`HEAD`), or `nil` when the upload is gone (404, 410, 403).
     private func serverOffset(_ url: URL) async throws -> HeadAnswer? {
-        let response = try await uploader.send(.head, url.absoluteString, headers: [])
+        let response = try await uploader.send(.head, url.absoluteString, headers: [], signIn: signIn)
         switch response.statusCode {
         case 200...299:
             guard let offset = Self.offset(response.response) else {

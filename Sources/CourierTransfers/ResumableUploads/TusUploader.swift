@@ -37,6 +37,9 @@ import FoundationNetworking
 ///   An offset beyond every byte sent fails the upload as above.
 /// - Any other failure throws `NetworkError` and keeps the record: calling ``upload(fileAt:key:metadata:)``
 ///   again with the same key resumes.
+/// - One sign-in per run: once a request of the run carried a token, the later ones go out only
+///   under that sign-in; after a sign-out and another sign-in the run fails with
+///   `NetworkError.signedOut`, nothing sent (the rest of one user's file never goes out as another).
 public struct TusUploader: Sendable {
     /// The tus version sent in `Tus-Resumable`.
     public static let version = "1.0.0"
@@ -147,9 +150,12 @@ public struct TusUploader: Sendable {
     }
 
     /// Sends one tus request with the raw status returned (409, 404, 410 are steps, not errors).
+    /// `signIn` holds the sign-in of the run's first request that carried a token: the later ones
+    /// go out only under it (else ``NetworkError/signedOut``, nothing sent), so the rest of one
+    /// user's file never goes out with another user's token.
     func send(
         _ method: HTTPMethod, _ path: String, headers: [(String, String)], body: RequestBody = .none,
-        progress: TransferProgressReporter? = nil
+        progress: TransferProgressReporter? = nil, signIn: Locked<Int?>
     ) async throws -> Response<HTTPResponse> {
         var fields = HTTPHeaders()
         fields.replace("Tus-Resumable", with: Self.version)
@@ -160,6 +166,16 @@ public struct TusUploader: Sendable {
             pathTemplate: request.pathTemplate ?? Self.metricsTemplate(path),
             statusValidation: request.statusValidation, startedAt: .now, onStart: nil,
             traits: CallTraits(transferProgress: progress))
-        return try await client.response(for: request, context: context)
+        if let session = signIn.current { context[SignInRequirementKey.self] = SignInRequirement(session: session) }
+        let response: Response<HTTPResponse>
+        do {
+            response = try await client.response(for: request, context: context)
+        } catch is SignInMismatch {
+            throw NetworkError.signedOut
+        }
+        if let session = response.context[SignInSessionKey.self] {
+            signIn.withLock { pinned in pinned = pinned ?? session }
+        }
+        return response
     }
 }
