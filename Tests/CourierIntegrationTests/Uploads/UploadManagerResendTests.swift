@@ -77,11 +77,16 @@ struct UploadManagerResendTests {
         let first = try UploadManager(client: client, directory: directory, policy: policy)
         let original = try UploadFixtures.file(UploadFixtures.bytes(1 << 20))
         defer { try? FileManager.default.removeItem(at: original.deletingLastPathComponent()) }
-        // The server reads 256 KiB per 0.3 s: the upload is still on its way at the relaunch.
+        // The server reads 256 KiB per 0.3 s: it is still reading at the relaunch.
         let id = try await first.enqueue(
             fileAt: original, to: "/uploads/count?delay=0.3", contentType: "application/octet-stream")
 
+        // The relaunched app resumes while the server is still reading (the first manager stands
+        // for the ended process): once the whole body left the client, so that the relaunch's
+        // removal of the staged copy cannot cut the first sending short.
         let relaunched = try UploadManager(client: client, directory: directory, policy: policy)
+        let progress = try #require(await first.progress(for: id))
+        for await step in progress where step.completedBytes >= 1 << 20 { break }
         await relaunched.resumePending()
         let second = await #expect(throws: NetworkError.self) { _ = try await relaunched.result(for: id) }
         if case .transport(let error) = second {
