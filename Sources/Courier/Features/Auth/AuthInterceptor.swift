@@ -32,6 +32,10 @@ import FoundationNetworking
 /// does not count it against the request's host: a failing token endpoint never opens the API's
 /// circuit breaker, nor pauses the API's host with its `Retry-After`.
 ///
+/// Every attempt of a call goes out under one sign-in: a retry whose first attempt carried a
+/// token of a sign-in that ended since (a sign-out and another sign-in during the backoff) ends
+/// with ``NetworkError/signedOut`` and is not sent, rather than acting as the next user.
+///
 /// Position: see ``Swift/Array/standard(tokenManager:cache:logger:redactor:recorders:metrics:retry:)``.
 public struct AuthInterceptor: Interceptor {
     /// ``PipelineCapabilities/authentication``.
@@ -101,6 +105,12 @@ public struct AuthInterceptor: Interceptor {
         // The token belongs to a sign-in that came after the account was checked (during a refresh
         // the call waited for, or since): sent, the call would act as that user.
         if let requiredSession, session != requiredSession { throw Self.refusedSignIn(context: context) }
+        // A later attempt of this call (a retry after its backoff) whose first attempt carried a
+        // token of another sign-in: a sign-out and another sign-in came in between, and sent, the
+        // call made for the first user would act as (and answer with the data of) the next one.
+        if let earlier = context[SignInSessionKey.self], earlier != session {
+            throw Self.failedGettingToken(NetworkError.signedOut, context: context)
+        }
 
         var request = request
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
