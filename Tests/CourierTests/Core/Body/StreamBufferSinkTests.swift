@@ -97,7 +97,9 @@ struct StreamBufferSinkTests {
             defer { returned.set(true) }
             try await buffer.deliver { _ in
                 entered.signal()
-                _ = proceed.wait(timeout: .now() + 5)
+                // A bound only: the test signals it. Short, it ran out on a loaded machine before
+                // the test looked (the test's task waited more than 5 s for a thread).
+                _ = proceed.wait(timeout: .now() + 60)
             }
         }
         try await Self.waitForSink(buffer)
@@ -105,7 +107,8 @@ struct StreamBufferSinkTests {
         producer.start()
         // Polled: a pool thread never waits on the semaphore.
         var inside = false
-        for _ in 0..<5000 where !inside {
+        let start = ContinuousClock.now
+        while !inside, ContinuousClock.now - start < .seconds(30) {
             inside = entered.wait(timeout: .now()) == .success
             if !inside { try await Task.sleep(for: .milliseconds(1)) }
         }
