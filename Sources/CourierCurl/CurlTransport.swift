@@ -85,9 +85,11 @@ public final class CurlTransport: Transport {
     ///   event (`.cancelled` when the calling task is cancelled, `.timedOut` after the idle
     ///   timeout, `.cannotConnectToHost`, `.networkConnectionLost`…); `NetworkError.invalidRequest`
     ///   before anything is sent for a URL or header fields over 64 KiB (the limits
-    ///   URLSessionTransport keeps too).
+    ///   URLSessionTransport keeps too); `NetworkError.responseTooLarge` as soon as the decoded
+    ///   body passes the call's ``TransportReporter/maximumBodySize``.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
-        try await perform(request, delivery: .buffered, idleTimeout: nil)
+        // The call's body limit is read here, on the sending task (a task-local).
+        try await perform(request, delivery: .buffered(limit: TransportReporter.current?.maximumBodySize), idleTimeout: nil)
     }
 
     /// Sends `request` and returns as soon as the response head has arrived, the body streaming

@@ -16,8 +16,9 @@ import FoundationNetworking
 final class CurlTransfer: @unchecked Sendable {
     /// How the response body reaches the caller.
     enum Delivery {
-        /// Collect the whole body, then resume the caller with the complete response.
-        case buffered
+        /// Collect the whole body, then resume the caller with the complete response; a body
+        /// that grows past `limit` bytes (when set) aborts the transfer.
+        case buffered(limit: Int?)
         /// Resume the caller as soon as the head arrives; the body flows through a
         /// `StreamBuffer` of at most `limit` bytes.
         case streamed(limit: Int)
@@ -58,6 +59,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var headComplete = false
     private var statusCode = 0
     private var body = Data()
+    /// The limit a buffered body grew past (the transfer was aborted there), if it did.
+    private var exceededLimit: Int?
     private var continuation: CheckedContinuation<HTTPResponse, any Error>?
     private var stream: StreamBuffer?
     private var pending = Data()
@@ -230,7 +233,13 @@ final class CurlTransfer: @unchecked Sendable {
     /// Body bytes (CURLOPT_WRITEFUNCTION). Returns the count consumed, or `CURL_WRITEFUNC_PAUSE`.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         switch delivery {
-        case .buffered:
+        case .buffered(let limit):
+            if let limit, bytes.count > limit - body.count {
+                // Not consumed: libcurl aborts the transfer (CURLE_WRITE_ERROR) and reads no more.
+                exceededLimit = limit
+                body = Data()
+                return 0
+            }
             body.append(contentsOf: bytes)
             reportReceived(bytes.count)
             return bytes.count
@@ -308,6 +317,11 @@ final class CurlTransfer: @unchecked Sendable {
                 stream?.finish()
                 stream = nil  // the buffer's callbacks hold this transfer: no cycle once it ended
             }
+            return
+        }
+        if let limit = exceededLimit, let continuation {
+            engine.deliver(.failure(NetworkError.responseTooLarge(limit: limit)), to: continuation)
+            self.continuation = nil
             return
         }
         complete(with: CurlErrorMapping.error(for: code, transfer: self))

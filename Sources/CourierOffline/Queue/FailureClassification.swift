@@ -49,7 +49,7 @@ enum FailureClass: Equatable {
             default: return .permanent
             }
         case .forbidden, .notFound, .unprocessable, .rejected, .decoding, .invalidRequest,
-            .missingInterceptor, .undecodableResponse, .notCached, .streamBufferOverflow, .redirectRefused:
+            .missingInterceptor, .undecodableResponse, .notCached, .streamBufferOverflow, .responseTooLarge, .redirectRefused:
             return .permanent
         }
     }

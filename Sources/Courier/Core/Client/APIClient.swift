@@ -50,6 +50,14 @@ public final class APIClient: Sendable {
         /// ``EndpointPolicy/networkAccess`` forbids expensive or constrained networks; `nil` (the
         /// default) leaves that to the system (Apple) or to nothing (Linux). See ``NetworkAccess``.
         public var networkPath: (any NetworkPathMonitoring)?
+        /// The most body bytes a buffered call (``send(_:)-(E)``, `response(for:)`, the `get`/`post`
+        /// shortcuts, GraphQL, uploads) holds in memory, counted after content decoding; 64 MiB by
+        /// default, `nil` for no limit. A body that grows past it stops the transfer at once and
+        /// fails the call with ``NetworkError/responseTooLarge(limit:)``, so a server cannot make
+        /// the app hold gigabytes (a 1 MiB gzip body of zeros inflates to 1 GiB). Streamed calls
+        /// and downloads are bounded by ``StreamingOptions`` instead. The built-in transports
+        /// enforce it; a transport of your own reads it as ``TransportReporter/maximumBodySize``.
+        public var maximumResponseBodySize: Int? = 64 << 20
 
         /// A configuration with Courier's defaults for `environment`.
         public init(environment: APIEnvironment) {

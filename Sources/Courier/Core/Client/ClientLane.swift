@@ -34,6 +34,7 @@ package final class ClientLane: Sendable {
         var pipeline = Pipeline(
             interceptors: interceptors, transport: configuration.transport, validators: configuration.validators)
         pipeline.redirectRules = RedirectRules(policy: configuration.redirects, secretHeaders: redactor.headers)
+        pipeline.maximumBodySize = configuration.maximumResponseBodySize
         self.pipeline = pipeline
         self.capabilities = interceptors.reduce(into: []) { $0.formUnion($1.capabilities) }
         self.redactor = redactor

@@ -68,6 +68,7 @@ public struct ErrorMessages: Sendable {
         .undecodableResponse: "The server sent something unexpected.",
         .notCached: "This isn't available offline yet.",
         .streamBufferOverflow: "The download fell behind. Try again.",
+        .responseTooLarge: "The server sent more than this app can take.",
         .redirectRefused: "The server sent this request somewhere the app does not go.",
         .backendUnavailable: "Our servers are having trouble. Try again in a moment.",
     ]

@@ -58,6 +58,8 @@ extension NetworkError {
         case notCached
         /// ``NetworkError/streamBufferOverflow(limit:)``.
         case streamBufferOverflow
+        /// ``NetworkError/responseTooLarge(limit:)``.
+        case responseTooLarge
         /// ``NetworkError/redirectRefused(_:)``.
         case redirectRefused
         /// ``NetworkError/backendUnavailable(host:retryAfter:)``.
@@ -90,6 +92,7 @@ extension NetworkError {
         case .undecodableResponse: return .undecodableResponse
         case .notCached: return .notCached
         case .streamBufferOverflow: return .streamBufferOverflow
+        case .responseTooLarge: return .responseTooLarge
         case .redirectRefused: return .redirectRefused
         case .backendUnavailable: return .backendUnavailable
         }
@@ -113,7 +116,7 @@ extension NetworkError: Equatable {
             return a.reason == b.reason && a.underlying.code == b.underlying.code
         case (.invalidRequest(let a), .invalidRequest(let b)), (.missingInterceptor(let a), .missingInterceptor(let b)):
             return a == b
-        case (.streamBufferOverflow(let a), .streamBufferOverflow(let b)):
+        case (.streamBufferOverflow(let a), .streamBufferOverflow(let b)), (.responseTooLarge(let a), .responseTooLarge(let b)):
             return a == b
         case (.redirectRefused(let a), .redirectRefused(let b)):
             return a == b

@@ -28,6 +28,7 @@ import FoundationNetworking
 /// | ``transport(_:)`` | other network failure (TLS, connection reset, truncated body) |
 /// | ``undecodableResponse(_:)`` | the body's content or transfer coding cannot be undone: report it, show a generic error |
 /// | ``notCached`` | `onlyIfCached` found nothing stored: show the "not available offline" state |
+/// | ``responseTooLarge(limit:)`` | the server sent more than a buffered call holds: report it, or stream the body |
 /// | ``redirectRefused(_:)`` | the app's redirect rule refused a hop: report it |
 /// | ``backendUnavailable(host:retryAfter:)`` | "our servers are having trouble"; nothing was sent |
 ///
@@ -105,6 +106,12 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     /// cancelled rather than buffered without bound (see ``StreamingOptions/bufferLimit``).
     /// Read faster, raise the limit, or use a transport that pauses (CourierCurl on Linux).
     case streamBufferOverflow(limit: Int)
+    /// A buffered call's response body grew past `limit` bytes (counted after content decoding,
+    /// so a small compressed body that inflates past it — a compression bomb — counts by what it
+    /// inflates to), and the transfer was stopped there rather than held in memory
+    /// (``APIClient/Configuration/maximumResponseBodySize``). Not retried. Stream a large body
+    /// (``APIClient/stream(_:options:)``) or download it to a file instead.
+    case responseTooLarge(limit: Int)
     /// The call's ``RedirectMode/decide(_:)`` answered ``RedirectDecision/fail(reason:)`` for a
     /// redirect: nothing was sent to its target. Not retried.
     case redirectRefused(RedirectRefusal)
@@ -193,6 +200,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         case .undecodableResponse(let failure): return "undecodable response: \(failure)"
         case .notCached: return "not cached (only-if-cached miss)"
         case .streamBufferOverflow(let limit): return "stream buffer overflow (consumer more than \(limit) bytes behind)"
+        case .responseTooLarge(let limit): return "response body larger than \(limit) bytes (buffered call)"
         case .redirectRefused(let refusal): return "redirect refused: \(refusal)"
         case .backendUnavailable(let host, let wait):
             return "backend unavailable (\(host), retry after \(LogFormatting.milliseconds(wait))); nothing sent"

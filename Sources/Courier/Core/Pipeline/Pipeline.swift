@@ -23,6 +23,8 @@ package struct Pipeline: Sendable {
     let validators: [any ResponseValidator]
     /// What the redirect step keeps on a cross-origin hop.
     var redirectRules: RedirectRules = .default
+    /// The most body bytes a buffered response may hold (``APIClient/Configuration/maximumResponseBodySize``).
+    var maximumBodySize: Int?
 
     /// Creates a pipeline.
     package init(interceptors: [any Interceptor], transport: any Transport) {
@@ -51,7 +53,7 @@ package struct Pipeline: Sendable {
                 context.taskTimings = nil  // this attempt's, or none: never an earlier attempt's
                 context.recordSent(request)
                 context.emit(.attemptStarted(attempt: attempt))
-                let follower = RedirectFollower(transport: transport, rules: redirectRules)
+                let follower = RedirectFollower(transport: transport, rules: redirectRules, maximumBodySize: maximumBodySize)
                 let response = try await follower.send(request, context: context)
                 context.fireStartHook()  // a response proves the request left, also from a transport that never reports
                 context.emit(.responseHead(statusCode: response.statusCode, attempt: attempt))

@@ -30,6 +30,9 @@ struct RedirectFollower: Sendable {
     let transport: any Transport
     /// What a cross-origin hop keeps (``RedirectPolicy`` and the client's secret header names).
     var rules: RedirectRules = .default
+    /// The most body bytes a buffered response may hold, passed to the transport in its
+    /// ``TransportReporter`` (streamed calls have their ``StreamingOptions`` instead).
+    var maximumBodySize: Int?
 
     /// Sends `request`, attaching the context's body stream, and follows redirects.
     func send(_ request: URLRequest, context: RequestContext) async throws -> HTTPResponse {
@@ -47,7 +50,9 @@ struct RedirectFollower: Sendable {
             let interruption = body?.bodyInterruption
             do {
                 response = try await withTaskCancellationHandler {
-                    try await Self.reporting(to: context, sending: wire) { [wire] in
+                    try await Self.reporting(
+                        to: context, sending: wire, maximumBodySize: context.streaming == nil ? maximumBodySize : nil
+                    ) { [wire] in
                         if let options = context.streaming { return try await transport.stream(wire, options: options) }
                         return try await transport.send(wire)
                     }
@@ -121,12 +126,13 @@ struct RedirectFollower: Sendable {
     /// into the context, so only this call's own sends report into them — not a token refresh made
     /// on the side.
     private static func reporting(
-        to context: RequestContext, sending request: URLRequest, _ send: () async throws -> HTTPResponse
+        to context: RequestContext, sending request: URLRequest, maximumBodySize: Int?,
+        _ send: () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         let reporting = TransportReporter(
             progress: progressReporter(for: request, context: context), timings: TaskTimingsReporter(context: context),
             start: context.awaitsStart ? RequestStartReporter(context: context) : nil,
-            connectivity: ConnectivityWaitReporter(context: context))
+            connectivity: ConnectivityWaitReporter(context: context), maximumBodySize: maximumBodySize)
         return try await TransportReporter.$bound.withValue(reporting) { try await send() }
     }
 

@@ -49,16 +49,22 @@ public struct TransportReporter: Sendable {
     package let start: RequestStartReporter?
     /// Where a wait of the task for the network goes.
     package let connectivity: ConnectivityWaitReporter?
+    /// The most response body bytes this buffered call may hold, counted after content decoding
+    /// (``APIClient/Configuration/maximumResponseBodySize``); `nil` for no limit, and for a
+    /// streamed call. A transport stops a body that grows past it and throws
+    /// ``NetworkError/responseTooLarge(limit:)``, without holding the rest in memory.
+    public let maximumBodySize: Int?
 
-    /// Reporting into `progress`, `timings`, `start` and `connectivity`.
+    /// Reporting into `progress`, `timings`, `start` and `connectivity`, with the call's body limit.
     package init(
         progress: TransferProgressReporter?, timings: TaskTimingsReporter?, start: RequestStartReporter? = nil,
-        connectivity: ConnectivityWaitReporter? = nil
+        connectivity: ConnectivityWaitReporter? = nil, maximumBodySize: Int? = nil
     ) {
         self.progress = progress
         self.timings = timings
         self.start = start
         self.connectivity = connectivity
+        self.maximumBodySize = maximumBodySize
     }
 
     /// `true` when the call wants transfer progress: a transport may skip counting bytes otherwise.

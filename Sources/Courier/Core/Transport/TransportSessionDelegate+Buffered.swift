@@ -8,6 +8,8 @@ struct BufferedCall: Sendable {
     let continuation: CheckedContinuation<HTTPResponse, any Error>
     /// Where the request body's bytes are reported (an upload's progress), if anywhere.
     let progress: TransferProgressReporter?
+    /// The most body bytes held (``TransportReporter/maximumBodySize``); `nil` for no limit.
+    let limit: Int?
     var body = Data()
 }
 
@@ -18,11 +20,12 @@ extension TransportSessionDelegate {
     func run(_ task: any TransportTask, pinning: PinningPolicy? = nil) async throws -> HTTPResponse {
         let id = task.taskIdentifier
         let progress = TransferProgressReporter.current
+        let limit = TransportReporter.current?.maximumBodySize
         let control = TaskControl.Commands(task)
         register(id, pinning: pinning)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                calls.withLock { $0[id] = BufferedCall(continuation: continuation, progress: progress) }
+                calls.withLock { $0[id] = BufferedCall(continuation: continuation, progress: progress, limit: limit) }
                 // Cancelled before it started (the handler below may already have run and found
                 // nothing to wait for): never start it. A cancel after this check reaches the
                 // running task and completes it through the delegate.
@@ -47,6 +50,7 @@ extension TransportSessionDelegate {
         // Task-locals are read here, in the calling task, not on the queue.
         let progress = TransferProgressReporter.current
         let reporters = TaskReporters.current(capabilities)
+        let limit = TransportReporter.current?.maximumBodySize
         let queue = DispatchQueue(label: "courier.urlsession.task")
         // Only touched on `queue`: the task once made, and whether a cancel came first.
         let state = Locked<(task: SessionTask?, cancelled: Bool)>((nil, false))
@@ -57,7 +61,7 @@ extension TransportSessionDelegate {
                     let task = SessionTask(task: made, taskIdentifier: made.taskIdentifier)
                     let id = task.taskIdentifier
                     register(id, pinning: pinning, reporters: reporters)
-                    calls.withLock { $0[id] = BufferedCall(continuation: continuation, progress: progress) }
+                    calls.withLock { $0[id] = BufferedCall(continuation: continuation, progress: progress, limit: limit) }
                     let cancelled = state.withLock { state in
                         state.task = task
                         return state.cancelled
@@ -82,9 +86,19 @@ extension TransportSessionDelegate {
     }
 
     /// Passes received bytes to the task's streamed call or appends them to its buffered body.
-    func receive(_ id: Int, _ data: Data) {
+    /// A buffered body that would grow past its call's limit ends the call at once with
+    /// ``NetworkError/responseTooLarge(limit:)`` and `cancel`s the task: the rest is never held.
+    func receive(_ id: Int, _ data: Data, cancel: () -> Void = {}) {
         if receiveStreamed(id, data) { return }
-        calls.withLock { $0[id]?.body.append(data) }
+        let refused: BufferedCall? = calls.withLock { calls in
+            guard let count = calls[id]?.body.count else { return nil }
+            if let limit = calls[id]?.limit, data.count > limit - count { return calls.removeValue(forKey: id) }
+            calls[id]?.body.append(data)
+            return nil
+        }
+        guard let refused, let limit = refused.limit else { return }
+        cancel()
+        refused.continuation.resume(throwing: NetworkError.responseTooLarge(limit: limit))
     }
 
     /// Resumes the buffered call of `id` (if it still waits) with `result` applied to its body.

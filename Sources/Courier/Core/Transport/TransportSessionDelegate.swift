@@ -121,7 +121,10 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        receive(dataTask.taskIdentifier, data)
+        let id = dataTask.taskIdentifier
+        // Cancelled on a queue of its own (``TaskControl``): on Linux `cancel()` waits for the
+        // session's work queue, which waits for this delegate callback.
+        receive(id, data) { TaskControl.Commands(SessionTask(task: dataTask, taskIdentifier: id)).cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -45,7 +45,7 @@ extension RetryPolicy {
             case .offline(let underlying), .transport(let underlying), .timedOut(let underlying?):
                 return isRetryable(underlying)
             case .cancelled, .timedOut(nil), .sessionExpired, .signedOut, .tokenStoreFailed, .invalidRequest, .missingInterceptor,
-                .decoding, .rejected, .notCached, .streamBufferOverflow, .backendUnavailable:
+                .decoding, .rejected, .notCached, .streamBufferOverflow, .responseTooLarge, .backendUnavailable:
                 return false
             default:
                 return error.statusCode.map(isRetryable(statusCode:)) ?? false

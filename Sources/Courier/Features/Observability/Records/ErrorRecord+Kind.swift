@@ -59,6 +59,8 @@ extension ErrorRecord {
                 )
             case .streamBufferOverflow(let limit):
                 return (domain, nil, "stream consumer more than \(limit) bytes behind")
+            case .responseTooLarge(let limit):
+                return (domain, nil, "response body larger than \(limit) bytes")
             case .undecodableResponse(let failure):
                 return (domain, failure.underlying.errorCode, describe(failure.underlying))
             case .decoding(let failure):

@@ -1,0 +1,113 @@
+"""Hostile bodies: compression bombs for the client's size limits.
+
+GET /hostile/bomb?coding=gzip|deflate|br&mib=N&type=T
+    N MiB of zero bytes (1..4096, default 1024) sent with ``Content-Encoding: coding``, a valid
+    stream of that coding (about 1 KiB on the wire per MiB for gzip and deflate, a few hundred
+    bytes in all for br), no Content-Length, Connection: close; Content-Type T
+    (default application/octet-stream). Counts in the namespace's stats under "hostile":
+    "opened", "finished" (every wire byte written), "disconnected" (the client went away first),
+    "wireBytes" (coded bytes handed to the socket).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import struct
+import zlib
+
+from aiohttp import web
+
+import state
+from common import state_of
+
+MIB = 1 << 20
+ZEROS = bytes(MIB)
+
+
+class HostileState:
+    def __init__(self, _ns) -> None:
+        self.opened = 0
+        self.finished = 0
+        self.disconnected = 0
+        self.wire_bytes = 0
+
+    def stats(self) -> dict:
+        return {"hostile": {"opened": self.opened, "finished": self.finished,
+                            "disconnected": self.disconnected, "wireBytes": self.wire_bytes}}
+
+
+state.register_bucket("hostile", HostileState)
+
+
+@functools.lru_cache(maxsize=4)
+def _deflate_parts(wbits: int) -> tuple[bytes, bytes]:
+    """The first MiB (with the coding's header) and every further MiB of zeros, each ending at a
+    full flush, so the later blocks repeat byte for byte."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    first = compressor.compress(ZEROS) + compressor.flush(zlib.Z_FULL_FLUSH)
+    later = compressor.compress(ZEROS) + compressor.flush(zlib.Z_FULL_FLUSH)
+    return first, later
+
+
+@functools.lru_cache(maxsize=8)
+def _checksums(mib: int) -> tuple[int, int]:
+    crc, adler = 0, 1
+    for _ in range(mib):
+        crc = zlib.crc32(ZEROS, crc)
+        adler = zlib.adler32(ZEROS, adler)
+    return crc, adler
+
+
+@functools.lru_cache(maxsize=4)
+def _brotli(mib: int) -> bytes:
+    import brotlicffi  # httpbin's dependency
+
+    compressor = brotlicffi.Compressor(quality=5)
+    return b"".join(compressor.process(ZEROS) for _ in range(mib)) + compressor.finish()
+
+
+def _pieces(coding: str, mib: int):
+    if coding == "br":
+        yield _brotli(mib)
+        return
+    gzip = coding == "gzip"
+    first, later = _deflate_parts(31 if gzip else 15)
+    yield first
+    for _ in range(mib - 1):
+        yield later
+    crc, adler = _checksums(mib)
+    # An empty final block (fixed Huffman), then the trailer of the wrapper.
+    trailer = struct.pack("<II", crc, (mib * MIB) & 0xFFFFFFFF) if gzip else struct.pack(">I", adler)
+    yield b"\x03\x00" + trailer
+
+
+async def bomb(request: web.Request) -> web.StreamResponse:
+    coding = request.query.get("coding", "gzip")
+    if coding not in ("gzip", "deflate", "br"):
+        return web.json_response({"error": "coding must be gzip, deflate or br"}, status=400)
+    try:
+        mib = min(max(int(request.query.get("mib", "1024")), 1), 4096)
+    except ValueError:
+        mib = 1024
+    content_type = request.query.get("type", "application/octet-stream")
+    # Checksums and the br body are computed before the head, off the event loop.
+    await asyncio.get_running_loop().run_in_executor(None, _checksums if coding != "br" else _brotli, mib)
+    bucket = state_of(request).bucket("hostile")
+    bucket.opened += 1
+    resp = web.StreamResponse(headers={"Content-Type": content_type, "Content-Encoding": coding, "Connection": "close"})
+    try:
+        await resp.prepare(request)
+        for piece in _pieces(coding, mib):
+            await resp.write(piece)
+            bucket.wire_bytes += len(piece)
+        await resp.write_eof()
+        bucket.finished += 1
+    except (ConnectionError, asyncio.CancelledError):
+        bucket.disconnected += 1
+        raise
+    return resp
+
+
+def setup(routes) -> None:
+    routes.get("/hostile/bomb", bomb)
