@@ -86,7 +86,7 @@ public final class CurlTransport: Transport {
     ///   timeout, `.cannotConnectToHost`, `.networkConnectionLost`…); `NetworkError.invalidRequest`
     ///   before anything is sent for a URL or header fields over 64 KiB (the limits
     ///   URLSessionTransport keeps too); `NetworkError.responseTooLarge` as soon as the decoded
-    ///   body passes the call's ``TransportReporter/maximumBodySize``.
+    ///   body passes the call's `TransportReporter.maximumBodySize`.
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
         // The call's body limit is read here, on the sending task (a task-local).
         try await perform(request, delivery: .buffered(limit: TransportReporter.current?.maximumBodySize), idleTimeout: nil)

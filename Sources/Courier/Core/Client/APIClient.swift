@@ -50,7 +50,7 @@ public final class APIClient: Sendable {
         /// ``EndpointPolicy/networkAccess`` forbids expensive or constrained networks; `nil` (the
         /// default) leaves that to the system (Apple) or to nothing (Linux). See ``NetworkAccess``.
         public var networkPath: (any NetworkPathMonitoring)?
-        /// The most body bytes a buffered call (``send(_:)-(E)``, `response(for:)`, the `get`/`post`
+        /// The most body bytes a buffered call (`send(_:)`, `response(for:)`, the `get`/`post`
         /// shortcuts, GraphQL, uploads) holds in memory, counted after content decoding; 64 MiB by
         /// default, `nil` for no limit. A body that grows past it stops the transfer at once and
         /// fails the call with ``NetworkError/responseTooLarge(limit:)``, so a server cannot make
