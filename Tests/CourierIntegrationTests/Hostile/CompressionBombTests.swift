@@ -18,11 +18,13 @@ struct CompressionBombTests {
 
     @Test("a buffered call stops a bomb at the client's body limit with responseTooLarge", arguments: ["gzip", "deflate", "br"])
     func bufferedBombStopsAtTheLimit(coding: String) async throws {
-        let limit = 8 << 20
+        let limit = 1 << 20
         let (client, namespace) = try TestServers.apiClient { $0.maximumResponseBodySize = limit }
-        // 1 GiB decoded, 1 MiB of gzip on the wire: without a limit the call returned 1 GiB of zeros.
+        // 32 MiB decoded from 32 KiB of gzip: without a limit the call returned 32 MiB of zeros. (A
+        // small bomb: over URLSession on Linux the rest is inflated after the call ended, holding
+        // every URLSession of the process meanwhile; see DroppedBombNextCallTests.)
         let error = await #expect(throws: NetworkError.self) {
-            _ = try await client.send(Request<Data>.get("/hostile/bomb", query: ["coding": coding, "mib": "1024"]))
+            _ = try await client.send(Request<Data>.get("/hostile/bomb", query: ["coding": coding, "mib": "32"]))
         }
         #expect(error == .responseTooLarge(limit: limit))
         #expect(error?.kind == .responseTooLarge)
@@ -76,16 +78,30 @@ struct CompressionBombTests {
 
     /// Peak RSS checks: one test at a time (`scripts/test`'s quiet pass), so the process's peak is this test's.
     @Suite("on a quiet machine") struct OnAQuietMachine {
-        @Test("a 4 GiB gzip bomb raises the process's peak RSS by far less than the bomb")
+        @Test("a 1 GiB gzip bomb raises the process's peak RSS by far less than the bomb")
         func bufferedBombKeepsMemoryBounded() async throws {
             let (client, _) = try TestServers.apiClient()  // the default limit, 64 MiB
             let before = try PeakRSS.resetAndRead()
             await #expect(throws: NetworkError.responseTooLarge(limit: 64 << 20)) {
-                _ = try await client.send(Request<Data>.get("/hostile/bomb", query: ["coding": "gzip", "mib": "4096"]))
+                _ = try await client.send(Request<Data>.get("/hostile/bomb", query: ["coding": "gzip", "mib": "1024"]))
             }
             let growth = try PeakRSS.read() - before
             // Measured before the limit: +3 GiB for a 3 GiB bomb, on both transports.
-            #expect(growth < 512 << 20, "peak RSS grew by \(growth >> 20) MiB")
+            #expect(growth < 256 << 20, "peak RSS grew by \(growth >> 20) MiB")
+            // Over URLSession on Linux the rest is still being inflated (DroppedBombNextCallTests):
+            // the next quiet test must not wait behind it.
+            try await Self.waitUntilAnotherCallAnswersQuickly()
+        }
+
+        /// Waits (at most 60 s) until a fresh client's call answers within 1 s.
+        static func waitUntilAnotherCallAnswersQuickly() async throws {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
+                let (other, _) = try TestServers.apiClient()
+                let start = ContinuousClock.now
+                _ = try? await other.send(Request<Data>.get("/items", policy: .standard.with(\.deadline, .seconds(60))))
+                if ContinuousClock.now - start < .seconds(1) { return }
+            }
         }
 
         /// The same pause buffer as `streamedBrotliBodyReachesAFastConsumer`: with gzip (about 1000:1)
@@ -126,5 +142,41 @@ enum PeakRSS {
             let kib = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({ Int($0) })
         else { throw Unavailable() }
         return kib << 10
+    }
+}
+
+/// After Courier gave up on a compression bomb over URLSession on Linux (a buffered call at its
+/// body limit, a streamed body dropped by its consumer), FoundationNetworking goes on inflating
+/// what the server sent before the task's cancel takes effect, on the work and delegate queues
+/// every URLSession of the process shares: measured, a 4 GiB gzip bomb (4 MiB on the wire) held
+/// the next call of another client for 15–33 s, a 10 GiB one for 45 s and past a 60 s deadline.
+/// The same drop of a plain (uncompressed) 10 GiB body lets the next call through in 13 ms, and
+/// over CurlTransport the next call takes 2 ms.
+@Suite("A dropped compression bomb and the next call")
+struct DroppedBombNextCallTests {
+    @Test(
+        "another client's call answers at once after a dropped 4 GiB gzip bomb",
+        .disabled(
+            "fails over URLSession on Linux: FoundationNetworking inflates the rest before the cancel takes effect (15–33 s)"),
+        arguments: [false, true])
+    func nextCallIsNotHeldBehindADroppedBomb(streamed: Bool) async throws {
+        let (client, _) = try TestServers.apiClient()
+        let bomb = Request<Data>.get("/hostile/bomb", query: ["coding": "gzip", "mib": "4096"])
+        if streamed {
+            let response = try await client.stream(bomb)
+            var count = 0
+            for try await chunk in response.body {
+                count += chunk.count
+                if count >= 4 << 20 { break }  // dropping the iterator cancels the transfer
+            }
+        } else {
+            await #expect(throws: NetworkError.responseTooLarge(limit: 64 << 20)) { _ = try await client.send(bomb) }
+        }
+        let (other, _) = try TestServers.apiClient()
+        let start = ContinuousClock.now
+        let items = try await other.send(Request<Data>.get("/items", policy: .standard.with(\.deadline, .seconds(30))))
+        #expect(!items.isEmpty)
+        let waited = ContinuousClock.now - start
+        #expect(waited < .seconds(5), "the next call took \(waited)")
     }
 }
