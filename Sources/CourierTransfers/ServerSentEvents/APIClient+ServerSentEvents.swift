@@ -20,7 +20,13 @@ extension APIClient {
     public func events<E: Endpoint>(
         _ endpoint: E, configuration: ServerSentEvents.Configuration = ServerSentEvents.Configuration()
     ) -> ServerSentEvents {
-        let options = configuration.streaming
+        // A consumer behind a transport that cannot pause reads the events that arrived before
+        // the overflow, and the reconnect resumes after them: it progresses a buffer per connection.
+        let options = {
+            var options = configuration.streaming
+            options.deliversBufferedBeforeOverflow = true
+            return options
+        }()
         // The environment of the first connection: a reconnection after a switch would read
         // another server's feed, carrying this one's `Last-Event-ID`; it ends the feed instead.
         let firstEnvironment = Locked<String?>(nil)

@@ -241,6 +241,37 @@ import CourierTransfers
         #expect(Self.delays(await states.value) == [.seconds(3)])
     }
 
+    /// A consumer slower than the network still gets every event once, in order. Behind a
+    /// transport that cannot pause (URLSession on Linux) its 4 KiB buffer overflows again and
+    /// again: each connection hands out the events that arrived before the overflow and the
+    /// reconnect resumes after the last of them (before the fix each overflow dropped the buffer,
+    /// the feed resumed where it was and never progressed). Over libcurl the transfer pauses.
+    @Test func aConsumerSlowerThanTheNetworkProgressesAcrossBufferOverflows() async throws {
+        let namespace = TestServers.makeNamespace("sse")
+        let clock = TestClock(mode: .manual)
+        let client = try Self.client(namespace: namespace, clock: clock)
+        let count = 400
+        let configuration = ServerSentEvents.Configuration(
+            reconnect: .init(jitter: .none, maximumAttempts: 60), streaming: StreamingOptions(bufferLimit: 4 << 10))
+        let feed = client.events(Self.feed("backlog", ["count": "\(count)", "split": "none"]), configuration: configuration)
+        let states = Self.drive(feed, clock: clock)
+        var ids: [String] = []
+        do {
+            for try await event in feed {
+                ids.append(event.lastEventID)
+                if ids.count > count { break }
+                try await Task.sleep(for: .milliseconds(2))  // slower than loopback
+            }
+        } catch {
+            Issue.record("the feed failed after \(ids.count) events: \(error)")
+        }
+        #expect(ids == (1...count).map(String.init))
+        let record = try await Self.record("backlog", namespace: namespace)
+        #expect(record.statuses.last == 204)
+        #expect(record.connections <= 40)
+        _ = await states.value
+    }
+
     @Test func cancellingTheConsumerClosesTheServerSideConnection() async throws {
         let namespace = TestServers.makeNamespace("sse")
         let client = try Self.client(namespace: namespace, clock: TestClock(mode: .manual))

@@ -16,7 +16,8 @@ import FoundationNetworking
 /// - A transport that cannot pause (URLSession on Linux: suspending a task re-sends a GET)
 ///   passes `false`: crossing the limit fails the consumer with
 ///   ``NetworkError/streamBufferOverflow(limit:)`` and cancels the transfer — a clear error
-///   instead of unbounded growth.
+///   instead of unbounded growth. With `keepsBufferedOnOverflow` the bytes already received (at
+///   most `limit` plus the chunk that crossed it) are still handed out first, then the failure.
 ///
 /// `onCancel` runs once when the consumer goes away first: its task was cancelled, it dropped the
 /// iterator, or the buffer overflowed. The producer must then stop the transfer at once.
@@ -46,6 +47,10 @@ package final class StreamBuffer: Sendable {
     package let deliversToSinks: Bool
     /// Whether a chunk kept in the buffer is copied into storage of its own size first.
     package let compactsChunks: Bool
+    /// Whether an overflow (a producer that cannot pause) still hands out the chunks received
+    /// before it, then fails: a consumer that resumes from what it read (an event stream's
+    /// `Last-Event-ID`) progresses by a whole buffer per connection instead of losing it.
+    package let keepsBufferedOnOverflow: Bool
     private let onCancel: @Sendable () -> Void
     private let state = Locked(State())
 
@@ -101,15 +106,18 @@ package final class StreamBuffer: Sendable {
     ///     a download buffering up to 16 MiB behind a slow disk peaked at 112–150 MiB RSS, 60 MiB
     ///     with the copies). Copying every waiting chunk cost more than it saved in a buffer that
     ///     stays small (1 GiB download: 84 MiB peak in 1 of 20 runs, 61 without).
+    ///   - keepsBufferedOnOverflow: Whether an overflow hands out the chunks already received
+    ///     before the failure (see ``keepsBufferedOnOverflow``); `false` drops them.
     ///   - onCancel: Stops the transfer; called at most once, never under the buffer's lock.
     package init(
         limit: Int, pausesProducer: Bool, deliversToSinks: Bool = false, compactsChunks: Bool = false,
-        onCancel: @escaping @Sendable () -> Void
+        keepsBufferedOnOverflow: Bool = false, onCancel: @escaping @Sendable () -> Void
     ) {
         self.limit = max(1, limit)
         self.pausesProducer = pausesProducer
         self.deliversToSinks = deliversToSinks
         self.compactsChunks = compactsChunks
+        self.keepsBufferedOnOverflow = keepsBufferedOnOverflow
         self.onCancel = onCancel
     }
 
@@ -157,6 +165,7 @@ package final class StreamBuffer: Sendable {
             case none
             case deliver(CheckedContinuation<Data?, any Error>)
             case overflow(CheckedContinuation<Data?, any Error>?)
+            case overflowKeeping
             case sink(Sink)
         }
         var demand = Demand.more
@@ -193,6 +202,10 @@ package final class StreamBuffer: Sendable {
             state.finished = true
             state.cancelled = true
             state.failure = .streamBufferOverflow(limit: limit)
+            if keepsBufferedOnOverflow {
+                // The consumer reads what arrived (bounded: it is in memory already), then the failure.
+                return .overflowKeeping
+            }
             state.chunks = []
             state.head = 0
             state.buffered = 0
@@ -205,6 +218,9 @@ package final class StreamBuffer: Sendable {
         case .deliver(let waiter): waiter.resume(returning: chunk)
         case .overflow(let waiter):
             waiter?.resume(throwing: NetworkError.streamBufferOverflow(limit: limit))
+            onCancel()
+            return .pause
+        case .overflowKeeping:
             onCancel()
             return .pause
         case .sink(let sink):

@@ -48,6 +48,13 @@ public struct StreamingOptions: Sendable, Hashable {
     /// a fraction of the memory (measured: a 16 MiB buffer over CourierCurl filled in the first
     /// 100 ms of a 1 GiB download and made most of its peak RSS).
     package var pausingBufferLimit: Int?
+    /// Where the transport cannot pause the transfer (URLSession on Linux), an overflow still
+    /// hands the consumer the bytes received up to the bound before it fails with
+    /// ``NetworkError/streamBufferOverflow(limit:)``, instead of dropping them. For a consumer
+    /// that resumes from what it read (an event stream reconnecting with `Last-Event-ID`): without
+    /// it, one that reads slower than the network lost every buffer and never progressed.
+    /// `false` by default.
+    package var deliversBufferedBeforeOverflow = false
 
     /// The bound to use for a transport that can (`pauses`) or cannot pause the transfer.
     package func bufferLimit(pausing pauses: Bool) -> Int {

@@ -46,7 +46,8 @@ extension TransportSessionDelegate {
         // A consumer's sink (a download writing its file) runs on the delegate queue: serial, never
         // the cooperative pool. Chunks that wait are compacted (URLSession's keep far more memory).
         let buffer = StreamBuffer(
-            limit: options.bufferLimit(pausing: pauses), pausesProducer: pauses, deliversToSinks: true, compactsChunks: true
+            limit: options.bufferLimit(pausing: pauses), pausesProducer: pauses, deliversToSinks: true, compactsChunks: true,
+            keepsBufferedOnOverflow: options.deliversBufferedBeforeOverflow
         ) {
             hold?.release()  // a consumer gone away first never leaves the delegate waiting
             control.cancel()

@@ -22,6 +22,20 @@ struct StreamBufferTests {
         #expect(cancels.count == 1)
     }
 
+    @Test("with keepsBufferedOnOverflow, an overflow hands out the bytes received before it, then fails")
+    func overflowKeepingHandsOutTheBufferedBytesFirst() async throws {
+        let cancels = Counter()
+        let buffer = StreamBuffer(limit: 100, pausesProducer: false, keepsBufferedOnOverflow: true) { cancels.increment() }
+        #expect(buffer.append(Data(repeating: 1, count: 60)) == .more)
+        #expect(buffer.append(Data(repeating: 2, count: 60)) == .pause)
+        #expect(buffer.append(Data(count: 10)) == .more)  // dropped: the body ended
+        #expect(cancels.count == 1)
+        #expect(try await buffer.next() == Data(repeating: 1, count: 60))
+        #expect(try await buffer.next() == Data(repeating: 2, count: 60))
+        await #expect(throws: NetworkError.streamBufferOverflow(limit: 100)) { try await buffer.next() }
+        #expect(cancels.count == 1)
+    }
+
     @Test("a pausing producer is told to pause at the bound and resumed once drained to half")
     func pauseAndResume() async throws {
         let resumes = Counter()
