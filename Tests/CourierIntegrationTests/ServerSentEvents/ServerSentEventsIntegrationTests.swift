@@ -272,6 +272,33 @@ import CourierTransfers
         _ = await states.value
     }
 
+    /// Open feeds must not starve the client's other calls to their host. Each feed holds one of
+    /// the connections the transport allows per host (4 over URLSession on Linux, 6 over libcurl)
+    /// for its whole life: with that many feeds open, every other call to the host waits for a
+    /// connection until its deadline, and so does one more feed (measured: 300 feeds on one
+    /// client, a plain GET beside them took 41 s over libcurl, 59 s over URLSession; the feeds
+    /// beyond the limit failed with their deadline without having connected).
+    @Test(
+        .disabled(
+            "open feeds hold every connection the transport allows per host; a fix needs feeds outside that limit (or a pool of their own)"
+        ))
+    func openFeedsDoNotStarveOtherCallsToTheirHost() async throws {
+        let (client, namespace) = try TestServers.apiClient(namespace: TestServers.makeNamespace("sse"))
+        let consumers = (0..<6).map { _ in
+            Task { for try await _ in client.events(Self.feed("hold", ["count": "0", "interval": "0.2"])) {} }
+        }
+        defer { consumers.forEach { $0.cancel() } }
+        // Bounded: the feeds the transport lets connect are open within a few seconds.
+        for _ in 0..<500 where try await Self.record("hold", namespace: namespace).open < 4 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let started = ContinuousClock.now
+        await #expect(throws: Never.self) {
+            try await client.send(Request<Data>.get("/echo", policy: EndpointPolicy.standard.with(\.deadline, .seconds(3))))
+        }
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+
     @Test func cancellingTheConsumerClosesTheServerSideConnection() async throws {
         let namespace = TestServers.makeNamespace("sse")
         let client = try Self.client(namespace: namespace, clock: TestClock(mode: .manual))
