@@ -287,7 +287,7 @@ import CourierTransfers
         let consumers = (0..<6).map { _ in
             Task { for try await _ in client.events(Self.feed("hold", ["count": "0", "interval": "0.2"])) {} }
         }
-        defer { consumers.forEach { $0.cancel() } }
+        defer { for consumer in consumers { consumer.cancel() } }
         // Bounded: the feeds the transport lets connect are open within a few seconds.
         for _ in 0..<500 where try await Self.record("hold", namespace: namespace).open < 4 {
             try await Task.sleep(for: .milliseconds(10))
