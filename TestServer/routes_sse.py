@@ -186,6 +186,10 @@ async def feed(request: web.Request) -> web.StreamResponse:
     drops = _int(q.get("drops"), 1, 0, MAX_COUNT)
     retry = q.get("retry")
     end = q.get("end", "close")
+    # After the events: `heartbeats` blank lines (one LF byte, which dispatches nothing), one every
+    # `heartbeat` seconds, then the clean end: a stream that is alive, though below 1 byte per second.
+    heartbeat = min(max(parse_float(q.get("heartbeat"), 0.0) or 0.0, 0.0), 10.0)
+    heartbeats = _int(q.get("heartbeats"), 0, 0, 100)
 
     resp = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream; charset=utf-8",
                                                   "Cache-Control": "no-store"})
@@ -219,6 +223,10 @@ async def feed(request: web.Request) -> web.StreamResponse:
                 outcome = "drop"
                 await asyncio.sleep(0.02)  # let the last event reach the client first
                 _drop(request)
+                return resp
+        for _ in range(heartbeats if heartbeat else 0):
+            if not await _wait(request, heartbeat) or not await _write(request, resp, b"\n", 0):
+                outcome = "restart" if request.get("sse_restarted") else "disconnect"
                 return resp
         if end == "hold":
             waited = 0.0

@@ -99,9 +99,10 @@ public final class CurlTransport: Transport {
     /// transfer is paused (libcurl stops reading the socket, so the server's sends stall in TCP
     /// flow control) and resumed when the consumer has drained half of it; memory stays bounded
     /// for any consumer speed. A paused transfer never counts as idle. `APIClient` enforces
-    /// `options.idleTimeout` (the longest gap between received bytes) exactly with its own timer;
-    /// libcurl's low-speed limit, which averages over a window, is set one whole second later as
-    /// a backstop. `options.maxDuration` (when set) also limits the whole transfer in libcurl.
+    /// `options.idleTimeout` (the longest gap between received bytes) exactly with its own timer,
+    /// so libcurl's low-speed limit is then off: it averages over a few seconds and took a stream
+    /// kept alive by small heartbeats for idle. Called directly, the transport sets it one whole
+    /// second after the idle timeout as a backstop. `options.maxDuration` (when set) also limits the whole transfer in libcurl.
     /// Cancelling the consumer's task or dropping its iterator aborts the transfer at once.
     ///
     /// - Throws: As ``send(_:)`` until the head arrived; later failures end the body with the
@@ -109,11 +110,13 @@ public final class CurlTransport: Transport {
     public func stream(_ request: URLRequest, options: StreamingOptions) async throws -> HTTPResponse {
         try await perform(
             request, delivery: .streamed(limit: options.bufferLimit(pausing: true)),
-            idleTimeout: IdleTimer.backstop(for: options.idleTimeout), totalTimeout: options.maxDuration)
+            idleTimeout: IdleTimer.backstop(for: options.idleTimeout), totalTimeout: options.maxDuration,
+            limitsLowSpeed: !options.idleTimedByCaller)
     }
 
     private func perform(
-        _ request: URLRequest, delivery: CurlTransfer.Delivery, idleTimeout: Duration?, totalTimeout: Duration? = nil
+        _ request: URLRequest, delivery: CurlTransfer.Delivery, idleTimeout: Duration?, totalTimeout: Duration? = nil,
+        limitsLowSpeed: Bool = true
     ) async throws -> HTTPResponse {
         // A session reset may retire the engine this call took just before the call starts its
         // transfer; the transfer then never reached the network and goes to the engine that
@@ -128,6 +131,7 @@ public final class CurlTransport: Transport {
             do {
                 return try await perform(
                     request, on: current, delivery: delivery, idleTimeout: idleTimeout, totalTimeout: totalTimeout,
+                    limitsLowSpeed: limitsLowSpeed,
                     decodesContent: decodesContent)
             } catch is CurlEngine.Ended {
                 refusedBy = current
@@ -155,7 +159,7 @@ public final class CurlTransport: Transport {
 
     private func perform(
         _ request: URLRequest, on engine: CurlEngine, delivery: CurlTransfer.Delivery, idleTimeout: Duration?,
-        totalTimeout: Duration?, decodesContent: Bool
+        totalTimeout: Duration?, limitsLowSpeed: Bool, decodesContent: Bool
     ) async throws -> HTTPResponse {
         try Task.checkCancellation()
         guard let handle = engine.makeHandle(receiveBufferSize: delivery.receiveBufferSize), let url = request.url else {
@@ -168,7 +172,7 @@ public final class CurlTransport: Transport {
             try CurlRequestOptions(configuration: configuration, cookies: cookies)
                 .apply(
                     request, to: transfer, idleTimeout: idleTimeout, totalTimeout: totalTimeout,
-                    decodesContent: decodesContent)
+                    limitsLowSpeed: limitsLowSpeed, decodesContent: decodesContent)
         } catch {
             transfer.release()
             engine.recycle(handle)

@@ -21,13 +21,15 @@ struct CurlRequestOptions {
     ///   between chunks); otherwise the request's or the configuration's.
     /// - Parameter totalTimeout: Overrides the configuration's total limit (a streamed call's
     ///   `maxDuration`).
+    /// - Parameter limitsLowSpeed: Whether libcurl's low-speed limit (under 1 byte per second for
+    ///   the idle timeout) ends the transfer; `false` when the caller times the idle gaps itself.
     /// - Throws: `URLError(.unsupportedURL)` for a URL that is not `http`/`https`,
     ///   `URLError(.secureConnectionFailed)` carrying `PinningFailure.insecureScheme(host:)` for
     ///   plain `http` to a pinned host, `URLError(.unknown)` when libcurl rejects an option,
     ///   `NetworkError.invalidRequest` for a URL or header fields over ``RequestHeadLimits``.
     func apply(
         _ request: URLRequest, to transfer: CurlTransfer, idleTimeout: Duration?, totalTimeout: Duration?,
-        decodesContent: Bool = true
+        limitsLowSpeed: Bool = true, decodesContent: Bool = true
     ) throws {
         guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: "only http and https URLs are supported"])
@@ -73,8 +75,9 @@ struct CurlRequestOptions {
         let idle = idleTimeout ?? requestIdleTimeout(request)
         let idleMilliseconds = Self.milliseconds(idle)
         set(CURLOPT_CONNECTTIMEOUT_MS, idleMilliseconds)
-        set(CURLOPT_LOW_SPEED_LIMIT, 1)
-        set(CURLOPT_LOW_SPEED_TIME, max(1, (idleMilliseconds + 999) / 1000))
+        // A pooled handle keeps its options: the limit is set or cleared on every use.
+        set(CURLOPT_LOW_SPEED_LIMIT, limitsLowSpeed ? 1 : 0)
+        set(CURLOPT_LOW_SPEED_TIME, limitsLowSpeed ? max(1, (idleMilliseconds + 999) / 1000) : 0)
         if let total = totalTimeout ?? configuration.timeoutIntervalForResource {
             set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total))
         }

@@ -55,6 +55,13 @@ public struct StreamingOptions: Sendable, Hashable {
     /// it, one that reads slower than the network lost every buffer and never progressed.
     /// `false` by default.
     package var deliversBufferedBeforeOverflow = false
+    /// The caller measures ``idleTimeout`` itself (`APIClient` does, exactly, with its own timer):
+    /// a transport whose own idle limit cannot measure gaps between bytes leaves it off instead
+    /// of keeping it as a backstop. libcurl's low-speed limit averages over a few seconds, so a
+    /// stream kept alive by small heartbeats (`:` and a line end every 4 s, idle timeout 5 s)
+    /// read as below 1 byte per second and was failed as idle although bytes kept coming.
+    /// `false` by default.
+    package var idleTimedByCaller = false
 
     /// The bound to use for a transport that can (`pauses`) or cannot pause the transfer.
     package func bufferLimit(pausing pauses: Bool) -> Int {

@@ -61,6 +61,10 @@ extension APIClient {
     package func stream<E: Endpoint>(
         _ endpoint: E, options: StreamingOptions, requiredEnvironment: String?, requiredSignIn: SignInRequirement? = nil
     ) async throws -> StreamedResponse {
+        // The body's idle timeout is measured below (`idleLimited`), exactly: a transport need
+        // not keep its own, coarser one.
+        var options = options
+        options.idleTimedByCaller = true
         let context = RequestContext(
             requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
             pathTemplate: endpoint.loggedPathTemplate, pathTemplateIsDefault: endpoint.pathTemplate == nil,
