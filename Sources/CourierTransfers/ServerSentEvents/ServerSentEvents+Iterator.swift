@@ -143,18 +143,24 @@ extension ServerSentEvents {
             let policy = feed.configuration.reconnect
             if let uptime, uptime() >= policy.stableThreshold { attempt = 0 }
             uptime = nil
-            attempt += 1
+            // A buffer overflow is the consumer falling behind a connection that worked (its
+            // events were handed out): no failure of the server, so neither backoff nor an attempt
+            // towards `maximumAttempts`; the reconnect waits the server's reconnection time.
+            var consumerFellBehind = false
+            if let error, case .streamBufferOverflow = NetworkError(error) { consumerFellBehind = true }
+            if !consumerFellBehind { attempt += 1 }
             if let maximum = policy.maximumAttempts, attempt > maximum {
                 if let error { throw error }
                 close()
                 return
             }
-            var delay = policy.delay(forAttempt: attempt, serverRetry: parser.reconnectionTime, random: feed.random())
+            var delay = policy.delay(
+                forAttempt: Swift.max(1, attempt), serverRetry: parser.reconnectionTime, random: feed.random())
             if let error, case .backendUnavailable(_, let retryAfter) = NetworkError(error) {
                 // The host asked every call to wait (or its breaker is open): not sooner.
                 delay = Swift.max(delay, retryAfter)
             }
-            feed.status.states.publish(.reconnecting(attempt: attempt, delay: delay))
+            feed.status.states.publish(.reconnecting(attempt: Swift.max(1, attempt), delay: delay))
             try await feed.clock.sleep(for: delay)
         }
 

@@ -272,6 +272,34 @@ import CourierTransfers
         _ = await states.value
     }
 
+    /// A consumer that keeps falling behind is no failing server: each overflow reconnects after
+    /// the server's reconnection time, without backoff, and never uses up `maximumAttempts`
+    /// (before, every overflow counted as a failure in a row: the delays doubled, 3 s to 30 s,
+    /// and the eighth overflow ended the feed with `streamBufferOverflow`).
+    @Test func overflowReconnectsNeitherBackOffNorCountAsFailures() async throws {
+        let namespace = TestServers.makeNamespace("sse")
+        let clock = TestClock(mode: .manual)
+        let client = try Self.client(namespace: namespace, clock: clock)
+        let count = 1500
+        let configuration = ServerSentEvents.Configuration(
+            reconnect: .init(jitter: .none, maximumAttempts: 8), streaming: StreamingOptions(bufferLimit: 4 << 10))
+        let feed = client.events(Self.feed("behind", ["count": "\(count)", "split": "none"]), configuration: configuration)
+        let states = Self.drive(feed, clock: clock)
+        var ids: [String] = []
+        do {
+            for try await event in feed {
+                ids.append(event.lastEventID)
+                if ids.count > count { break }
+                try await Task.sleep(for: .milliseconds(1))  // slower than loopback
+            }
+        } catch {
+            Issue.record("the feed failed after \(ids.count) events: \(error)")
+        }
+        #expect(ids == (1...count).map(String.init))
+        // Each reconnect waited the default 3 s: overflows (URLSession on Linux) and the clean end.
+        #expect(Set(Self.delays(await states.value)) == [.seconds(3)])
+    }
+
     /// Open feeds must not starve the client's other calls to their host. Each feed holds one of
     /// the connections the transport allows per host (4 over URLSession on Linux, 6 over libcurl)
     /// for its whole life: with that many feeds open, every other call to the host waits for a
