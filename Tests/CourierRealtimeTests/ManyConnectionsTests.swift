@@ -17,16 +17,24 @@ import Courier
 /// peer that stopped reading waits for room on a dispatch write source, likewise.
 @Suite("Many WebSocket connections over libcurl at once")
 struct ManyConnectionsTests {
+    /// A client over libcurl without keepalive or reconnects.
+    private static func client(
+        _ url: URL, configure: (inout WebSocketClient.Configuration) -> Void = { _ in }
+    ) -> WebSocketClient {
+        var configuration = WebSocketClient.Configuration(url: url)
+        configuration.keepalive = nil
+        configuration.reconnect = .never
+        configure(&configuration)
+        return WebSocketClient(
+            configuration: configuration, transport: RFC6455Transport.curl(), clock: ContinuousClock(), random: { 0.5 })
+    }
+
     @Test("300 connections open, each echoes its own message, and all close", .timeLimit(.minutes(2)))
     func threeHundredConnectionsEchoAtOnce() async throws {
         let namespace = RealtimeServers.namespace("many")
         let url = try RealtimeServers.url("COURIER_WS_URL").appendingPathComponent("ns/\(namespace)/echo")
         let clients = (0..<300).map { _ in
-            var configuration = WebSocketClient.Configuration(url: url)
-            configuration.keepalive = nil
-            configuration.reconnect = .never
-            return WebSocketClient(
-                configuration: configuration, transport: RFC6455Transport.curl(), clock: ContinuousClock(), random: { 0.5 })
+            Self.client(url)
         }
         let collected = clients.map { Collected($0.messages()) }
         for client in clients { await client.connect() }
@@ -81,11 +89,7 @@ struct ManyConnectionsTests {
         // With a thread held per stuck write, libdispatch had none left (255 on Linux): this
         // connection's open and its read never ran, until the writes' deadlines.
         let echoURL = try RealtimeServers.url("COURIER_WS_URL").appendingPathComponent("ns/\(namespace)/echo")
-        var configuration = WebSocketClient.Configuration(url: echoURL)
-        configuration.keepalive = nil
-        configuration.reconnect = .never
-        let echo = WebSocketClient(
-            configuration: configuration, transport: RFC6455Transport.curl(), clock: ContinuousClock(), random: { 0.5 })
+        let echo = Self.client(echoURL)
         let messages = Collected(echo.messages())
         await echo.connect()
         try await eventually("the echo connection open") { await echo.state == .open }
@@ -119,12 +123,7 @@ struct ManyConnectionsTests {
             for worker in 0..<30 {
                 group.addTask {
                     for round in 0..<20 {
-                        var configuration = WebSocketClient.Configuration(url: url)
-                        configuration.keepalive = nil
-                        configuration.reconnect = .never
-                        let client = WebSocketClient(
-                            configuration: configuration, transport: RFC6455Transport.curl(), clock: ContinuousClock(),
-                            random: { 0.5 })
+                        let client = Self.client(url)
                         let messages = Collected(client.messages())
                         await client.connect()
                         try await eventually("connection \(worker).\(round) open") { await client.state == .open }
@@ -152,12 +151,8 @@ struct ManyConnectionsTests {
         defer { silent.stop() }
         let silentURL = try #require(URL(string: "ws://127.0.0.1:\(silent.port)/never"))
         let waiting = (0..<300).map { _ in
-            var configuration = WebSocketClient.Configuration(url: silentURL)
-            configuration.keepalive = nil
-            configuration.reconnect = .never
-            configuration.connectTimeout = .seconds(100)  // never reached: the test ends the connects
-            return WebSocketClient(
-                configuration: configuration, transport: RFC6455Transport.curl(), clock: ContinuousClock(), random: { 0.5 })
+            // The connect timeout is never reached: the test ends the connects.
+            Self.client(silentURL) { $0.connectTimeout = .seconds(100) }
         }
         for client in waiting { await client.connect() }
         try await Task.sleep(for: .milliseconds(500))
@@ -170,11 +165,7 @@ struct ManyConnectionsTests {
 
         let namespace = RealtimeServers.namespace("many-connecting")
         let echoURL = try RealtimeServers.url("COURIER_WS_URL").appendingPathComponent("ns/\(namespace)/echo")
-        var configuration = WebSocketClient.Configuration(url: echoURL)
-        configuration.keepalive = nil
-        configuration.reconnect = .never
-        let echo = WebSocketClient(
-            configuration: configuration, transport: RFC6455Transport.curl(), clock: ContinuousClock(), random: { 0.5 })
+        let echo = Self.client(echoURL)
         let messages = Collected(echo.messages())
         await echo.connect()
         try await eventually("the echo connection open") { await echo.state == .open }

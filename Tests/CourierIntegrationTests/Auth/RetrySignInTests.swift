@@ -9,29 +9,16 @@ import CourierTesting
 /// Every attempt of one call goes out under one sign-in.
 @Suite("Auth: a retry never goes out under another sign-in", .timeLimit(.minutes(1)))
 struct RetrySignInTests {
-    struct Login: Encodable, Sendable {
-        var username: String
-        var password = "secret"
-    }
     struct Me: Decodable, Sendable { var username: String }
 
     /// Alice's `GET /me` gets a 503; while the retry waits its backoff, Alice signs out and Bob
     /// signs in. The retry must not go out with Bob's token: the call ends as signed out, one
     /// request on the server. It used to be retried as Bob and return Bob's profile to Alice's call.
     @Test func aRetryAfterAnotherSignInIsNotSent() async throws {
-        let namespace = TestServers.makeNamespace("retry-signin")
-        let environment = try TestServers.apiEnvironment(namespace: namespace)
-        let tokens = TokenManager(
-            store: InMemoryTokenStore(), transport: URLSessionTransport(),
-            grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
-        let clock = TestClock(mode: .manual)
-        let (client, _) = try TestServers.apiClient(namespace: namespace) {
-            $0.interceptors = .standard(
-                tokenManager: tokens, retry: RetryInterceptor(clock: clock, random: { 1 }, budget: nil, circuitBreaker: nil))
+        let session = try await SignInSwitch.start("retry-signin", clockDrivesClient: false) {
+            RetryInterceptor(clock: $0, random: { 1 }, budget: nil, circuitBreaker: nil)
         }
-        let alice = try await client.send(
-            Request<OAuthTokenResponse>.post("/auth/login", body: Login(username: "alice"), policy: .authRefresh))
-        try await tokens.signIn(alice.tokens())
+        let (client, clock, namespace) = (session.client, session.clock, session.namespace)
         let (status, _) = try await TestServers.control(
             "POST", "_faults", namespace: namespace, json: ["method": "GET", "path": "/me", "faults": [["status": 503]]])
         #expect(status == 200)
@@ -40,11 +27,7 @@ struct RetrySignInTests {
             try await client.send(Request<Me>.get("/me", policy: EndpointPolicy.authorizedRead.with(\.retry, retry)))
         }
         try await clock.waitForSleepers(count: 1)
-        try await tokens.signOut()
-        let bob = try await client.send(
-            Request<OAuthTokenResponse>.post("/auth/login", body: Login(username: "bob"), policy: .authRefresh))
-        try await tokens.signIn(bob.tokens())
-        clock.advance(by: .seconds(1))
+        try await session.switchToBob(thenAdvanceBy: .seconds(1))
 
         let failure = await #expect(throws: NetworkError.self) { _ = try await call.value }
         #expect(failure?.kind == .signedOut, "\(String(describing: failure))")

@@ -11,30 +11,14 @@ import CourierTransfers
 /// first: bytes of another user's file must never complete this user's download.
 @Suite("Downloads: one sign-in per download", .timeLimit(.minutes(1)))
 struct DownloadSignInTests {
-    struct Login: Encodable, Sendable {
-        var username: String
-        var password = "secret"
-    }
-
     /// Alice's download breaks off after 64 KiB; while it waits to continue, Alice signs out and
     /// Bob signs in. The continuation must not go out with Bob's token: the download fails as
     /// signed out. It used to fetch the rest as Bob and complete Alice's file with it.
     @Test func theRestOfABodyIsNeverFetchedUnderAnotherSignIn() async throws {
-        let namespace = TestServers.makeNamespace("dl-signin")
-        let environment = try TestServers.apiEnvironment(namespace: namespace)
-        let tokens = TokenManager(
-            store: InMemoryTokenStore(), transport: URLSessionTransport(),
-            grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
-        let clock = TestClock(mode: .manual)
-        let (client, _) = try TestServers.apiClient(namespace: namespace) {
-            $0.interceptors = .standard(tokenManager: tokens)
-            $0.clock = clock
-        }
+        let session = try await SignInSwitch.start("dl-signin")
+        let (client, clock, namespace) = (session.client, session.clock, session.namespace)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dl-\(namespace)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let alice = try await client.send(
-            Request<OAuthTokenResponse>.post("/auth/login", body: Login(username: "alice"), policy: .authRefresh))
-        try await tokens.signIn(alice.tokens())
 
         let size = 1 << 20
         let retry = RetryPolicy(maxRetries: 2, baseDelay: .seconds(1), maxDelay: .seconds(1), jitter: .none)
@@ -45,11 +29,7 @@ struct DownloadSignInTests {
         let task = client.download(request, to: folder.appendingPathComponent("file.bin"))
         // The body broke off and the download waits its backoff (1 s on the manual clock).
         try await clock.waitForSleeper(until: start.advanced(by: .seconds(1)))
-        try await tokens.signOut()
-        let bob = try await client.send(
-            Request<OAuthTokenResponse>.post("/auth/login", body: Login(username: "bob"), policy: .authRefresh))
-        try await tokens.signIn(bob.tokens())
-        clock.advance(by: .seconds(1))
+        try await session.switchToBob(thenAdvanceBy: .seconds(1))
 
         let failure = await #expect(throws: DownloadError.self) { _ = try await task.value }
         if case .network(let error) = failure?.reason {
