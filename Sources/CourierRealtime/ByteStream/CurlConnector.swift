@@ -29,7 +29,7 @@ final class CurlConnector: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
     private let multi: UnsafeMutableRawPointer
     private let queue = DispatchQueue(label: "courier.realtime.curl.connect")
-    private var sources: [curl_socket_t: (read: (any DispatchSourceRead)?, write: (any DispatchSourceWrite)?)] = [:]
+    private var sources: [curl_socket_t: (read: (any DispatchSourceProtocol)?, write: (any DispatchSourceProtocol)?)] = [:]
     private var timer: (any DispatchSourceTimer)?
     private var continuation: CheckedContinuation<CURLcode, Never>?
     private var result: CURLcode?
@@ -128,29 +128,32 @@ final class CurlConnector: @unchecked Sendable {
 
     /// libcurl's socket callback: watch `socket` for what libcurl waits on (`CURL_POLL_*`).
     private func watch(_ socket: curl_socket_t, _ what: Int32) {
-        var pair = sources[socket] ?? (nil, nil)
-        let reads = what != CURL_POLL_REMOVE && what & CURL_POLL_IN != 0
-        let writes = what != CURL_POLL_REMOVE && what & CURL_POLL_OUT != 0
-        if reads, pair.read == nil {
-            let source = DispatchSource.makeReadSource(fileDescriptor: socket, queue: queue)
-            started(source, on: socket, events: CURL_CSELECT_IN)
-            pair.read = source
-        } else if !reads, let source = pair.read {
-            source.cancel()
-            pair.read = nil
+        let pair = sources[socket] ?? (nil, nil)
+        let read = source(pair.read, wanted: what != CURL_POLL_REMOVE && what & CURL_POLL_IN != 0) {
+            started(DispatchSource.makeReadSource(fileDescriptor: socket, queue: queue), on: socket, events: CURL_CSELECT_IN)
         }
-        if writes, pair.write == nil {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: socket, queue: queue)
-            started(source, on: socket, events: CURL_CSELECT_OUT)
-            pair.write = source
-        } else if !writes, let source = pair.write {
-            source.cancel()
-            pair.write = nil
+        let write = source(pair.write, wanted: what != CURL_POLL_REMOVE && what & CURL_POLL_OUT != 0) {
+            started(DispatchSource.makeWriteSource(fileDescriptor: socket, queue: queue), on: socket, events: CURL_CSELECT_OUT)
         }
-        sources[socket] = pair.read == nil && pair.write == nil ? nil : pair
+        sources[socket] = read == nil && write == nil ? nil : (read, write)
     }
 
-    private func started(_ source: any DispatchSourceProtocol, on socket: curl_socket_t, events: Int32) {
+    /// `current` kept while `wanted`, else cancelled; a new one from `make` when wanted and absent.
+    private func source(
+        _ current: (any DispatchSourceProtocol)?, wanted: Bool, make: () -> any DispatchSourceProtocol
+    ) -> (any DispatchSourceProtocol)? {
+        guard wanted else {
+            current?.cancel()
+            return nil
+        }
+        return current ?? make()
+    }
+
+    /// Counts `source` as watching `socket`, sets its handlers (act on `events`; on cancel, close a
+    /// socket libcurl closed meanwhile) and resumes it.
+    private func started(
+        _ source: any DispatchSourceProtocol, on socket: curl_socket_t, events: Int32
+    ) -> any DispatchSourceProtocol {
         lock.withLock { watchers[socket, default: 0] += 1 }
         // Dispatch releases the handlers once the source is cancelled: no lasting cycle.
         source.setEventHandler { [self] in act(on: socket, events) }
@@ -164,6 +167,7 @@ final class CurlConnector: @unchecked Sendable {
             resumeIfUnwatched()
         }
         source.resume()
+        return source
     }
 
     /// libcurl's timer callback: call `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` in
