@@ -13,14 +13,17 @@ import CourierTransfers
 /// server's count of requests and bytes.
 @Suite("Uploads: progress postpones the deadline; a stall still times out", .timeLimit(.minutes(1)))
 struct UploadDeadlineTests {
-    /// The call's deadline: far shorter than the slow upload takes.
-    static let deadline = Duration.seconds(2)
-    /// What the server reads per second on the slow path: 8 MiB/s, so ``size`` takes about 4 s,
-    /// twice the deadline, while what the client's kernel buffers after the last byte left the
-    /// transport (up to 4 MiB on Linux loopback) drains in about half a second, well within it.
+    /// The call's deadline: far shorter than the slow upload takes. After the last byte left the
+    /// transport no progress is reported while the server drains what the kernels buffer (several
+    /// MiB on Linux loopback): at 2 s, that tail outlasted the deadline on a loaded machine (a
+    /// fresh-clone CI run needed a rerun of `slowButMovingUploadCompletes`).
+    static let deadline = Duration.seconds(4)
+    /// What the server reads per second on the slow path: 8 MiB/s, so ``size`` takes about 8 s,
+    /// twice the deadline, while the tail (up to about 10 MiB in the two kernels' buffers) drains
+    /// in about 1.3 s, well within it.
     static let rate = 8 << 20
-    /// The slow upload's body: 32 MiB.
-    static let size = 32 << 20
+    /// The slow upload's body: 64 MiB.
+    static let size = 64 << 20
 
     private static func count(_ body: RequestBody, query: Query) -> Request<CountedUpload> {
         UploadIntegrationTests.count(body, query: query).policy(UploadFixtures.policy.with(\.deadline, deadline))
