@@ -64,4 +64,22 @@ struct FileBodyFaultTests {
         try await expectInvalidRequest(body, client: client, mentioning: "could not be read to its end")
         #expect(try await completedUploads(namespace) == 0)
     }
+
+    @Test("a MessageBody whose producer fails mid-body fails the call with its error; the upload never completes")
+    func producerFailsMidBody() async throws {
+        struct ProducerFailed: Error, CustomStringConvertible {
+            var description: String { "the recording stopped" }
+        }
+        let (client, namespace) = try UploadFixtures.client()
+        let first = UploadFixtures.bytes(100_000)
+        let chunks = AsyncThrowingStream<Data, any Error> { continuation in
+            continuation.yield(first)
+            continuation.finish(throwing: ProducerFailed())
+        }
+        let body = MessageBody(chunks, length: .known(300_000))
+        try await expectInvalidRequest(
+            .stream(BodyStream(body), contentType: "application/octet-stream"), client: client,
+            mentioning: "the recording stopped")
+        #expect(try await completedUploads(namespace) == 0)
+    }
 }

@@ -66,8 +66,11 @@ final class MessageBodySource: BodySource {
 
     func interrupt() { iterator.cancel() }
 
-    /// The same chunks for a reader that can suspend instead of blocking a thread.
-    var chunks: BodyChunks { BodyChunks(box: iterator) }
+    /// The same chunks for a reader that can suspend instead of blocking a thread; `onFailure`
+    /// gets the body's error (or the interruption's `CancellationError`) when a chunk fails.
+    func chunks(onFailure: @escaping @Sendable (any Error) -> Void) -> BodyChunks {
+        BodyChunks(box: iterator, onFailure: onFailure)
+    }
 }
 
 /// The chunks of one of Courier's streamed request bodies (an ``MessageBody`` sent as a stream),
@@ -77,13 +80,23 @@ final class MessageBodySource: BodySource {
 /// There is no per-chunk timeout: the call's deadline ends the wait by cancelling the call.
 package struct BodyChunks: Sendable {
     fileprivate let box: IteratorBox
+    /// Records a failure where the stream's own reads record theirs (its `sourceFailure`), so
+    /// the call ends with the body's error, not the transport's.
+    fileprivate let onFailure: @Sendable (any Error) -> Void
 
     /// The next chunk, `nil` at the end.
     ///
     /// - Throws: The body's error; `CancellationError` once the body was interrupted
     ///   (``BodyInterruption/interrupt()``), also for a chunk that arrived meanwhile: the body
     ///   then ends with an error, never short.
-    package func next() async throws -> Data? { try await box.next() }
+    package func next() async throws -> Data? {
+        do {
+            return try await box.next()
+        } catch {
+            onFailure(error)
+            throw error
+        }
+    }
 }
 
 /// The body's iterator, advanced by one task at a time.

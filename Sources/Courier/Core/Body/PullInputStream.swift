@@ -27,6 +27,13 @@ final class PullInputStream: InputStream {
     override var streamError: (any Error)? { failure }
     /// Why the source stopped before its end (``streamError``), readable without bridging.
     var sourceFailure: (any Error)? { failure }
+
+    /// Records why the source stopped when its chunks are read without this stream
+    /// (``InputStream/bodyChunks``): the call then ends with it, as after a failed ``read(_:maxLength:)``.
+    fileprivate func recordFailure(_ error: any Error) {
+        failure = error
+        status = .error
+    }
     /// Ends a read of this stream waiting on another thread (the call was cancelled): held by the
     /// transports, which cannot reach the reading thread otherwise.
     var interruption: BodyInterruption { BodyInterruption(source) }
@@ -67,5 +74,17 @@ extension InputStream {
 
     /// The chunks of this request body for a reader that awaits them instead of blocking a thread,
     /// when it is one of Courier's streams over an ``MessageBody``; `nil` for other streams.
-    package var bodyChunks: BodyChunks? { ((self as? PullInputStream)?.source as? MessageBodySource)?.chunks }
+    package var bodyChunks: BodyChunks? {
+        guard let stream = self as? PullInputStream, let source = stream.source as? MessageBodySource else { return nil }
+        let failing = FailingStream(stream)
+        return source.chunks { failing.stream.recordFailure($0) }
+    }
+}
+
+/// Carries a ``PullInputStream`` to the one task that reads its chunks, to record their failure.
+/// `@unchecked Sendable`: that task is the stream's only user meanwhile; the transport reads the
+/// failure only after the transfer it failed has ended.
+private struct FailingStream: @unchecked Sendable {
+    let stream: PullInputStream
+    init(_ stream: PullInputStream) { self.stream = stream }
 }
