@@ -29,6 +29,18 @@ struct ManyConnectionsTests {
             configuration: configuration, transport: RFC6455Transport.curl(), clock: ContinuousClock(), random: { 0.5 })
     }
 
+    /// One more connection opens, echoes a message and closes: what a process with no thread
+    /// left for libdispatch could not do.
+    private static func expectAnotherConnectionEchoes(_ namespace: String) async throws {
+        let echo = client(try RealtimeServers.url("COURIER_WS_URL").appendingPathComponent("ns/\(namespace)/echo"))
+        let messages = Collected(echo.messages())
+        await echo.connect()
+        try await eventually("the echo connection open") { await echo.state == .open }
+        try await echo.send(text: "still here")
+        try await eventually("the echo") { messages.all == [.text("still here")] }
+        await echo.close()
+    }
+
     @Test("300 connections open, each echoes its own message, and all close", .timeLimit(.minutes(2)))
     func threeHundredConnectionsEchoAtOnce() async throws {
         let namespace = RealtimeServers.namespace("many")
@@ -88,15 +100,8 @@ struct ManyConnectionsTests {
 
         // With a thread held per stuck write, libdispatch had none left (255 on Linux): this
         // connection's open and its read never ran, until the writes' deadlines.
-        let echoURL = try RealtimeServers.url("COURIER_WS_URL").appendingPathComponent("ns/\(namespace)/echo")
-        let echo = Self.client(echoURL)
-        let messages = Collected(echo.messages())
-        await echo.connect()
-        try await eventually("the echo connection open") { await echo.state == .open }
-        try await echo.send(text: "still here")
-        try await eventually("the echo") { messages.all == [.text("still here")] }
+        try await Self.expectAnotherConnectionEchoes(namespace)
         #expect(ended.current == 0)
-        await echo.close()
 
         // Closing ends every stuck write with an error, promptly.
         await withTaskGroup(of: Void.self) { group in
@@ -163,15 +168,7 @@ struct ManyConnectionsTests {
             }
         }
 
-        let namespace = RealtimeServers.namespace("many-connecting")
-        let echoURL = try RealtimeServers.url("COURIER_WS_URL").appendingPathComponent("ns/\(namespace)/echo")
-        let echo = Self.client(echoURL)
-        let messages = Collected(echo.messages())
-        await echo.connect()
-        try await eventually("the echo connection open") { await echo.state == .open }
-        try await echo.send(text: "still here")
-        try await eventually("the echo") { messages.all == [.text("still here")] }
-        await echo.close()
+        try await Self.expectAnotherConnectionEchoes(RealtimeServers.namespace("many-connecting"))
 
         let start = ContinuousClock.now
         await withTaskGroup(of: Void.self) { group in

@@ -241,6 +241,24 @@ import CourierTransfers
         #expect(Self.delays(await states.value) == [.seconds(3)])
     }
 
+    /// The last-event IDs of up to `count` + 1 events, read with `pause` after each (slower than
+    /// loopback); a failure of the feed is recorded, and ends the reading.
+    private static func readSlowly(
+        _ feed: ServerSentEvents, upTo count: Int, pause: Duration
+    ) async -> [String] {
+        var ids: [String] = []
+        do {
+            for try await event in feed {
+                ids.append(event.lastEventID)
+                if ids.count > count { break }
+                try await Task.sleep(for: pause)
+            }
+        } catch {
+            Issue.record("the feed failed after \(ids.count) events: \(error)")
+        }
+        return ids
+    }
+
     /// A consumer slower than the network still gets every event once, in order. Behind a
     /// transport that cannot pause (URLSession on Linux) its 4 KiB buffer overflows again and
     /// again: each connection hands out the events that arrived before the overflow and the
@@ -255,16 +273,7 @@ import CourierTransfers
             reconnect: .init(jitter: .none, maximumAttempts: 60), streaming: StreamingOptions(bufferLimit: 4 << 10))
         let feed = client.events(Self.feed("backlog", ["count": "\(count)", "split": "none"]), configuration: configuration)
         let states = Self.drive(feed, clock: clock)
-        var ids: [String] = []
-        do {
-            for try await event in feed {
-                ids.append(event.lastEventID)
-                if ids.count > count { break }
-                try await Task.sleep(for: .milliseconds(2))  // slower than loopback
-            }
-        } catch {
-            Issue.record("the feed failed after \(ids.count) events: \(error)")
-        }
+        let ids = await Self.readSlowly(feed, upTo: count, pause: .milliseconds(2))
         #expect(ids == (1...count).map(String.init))
         let record = try await Self.record("backlog", namespace: namespace)
         #expect(record.statuses.last == 204)
@@ -285,16 +294,7 @@ import CourierTransfers
             reconnect: .init(jitter: .none, maximumAttempts: 8), streaming: StreamingOptions(bufferLimit: 4 << 10))
         let feed = client.events(Self.feed("behind", ["count": "\(count)", "split": "none"]), configuration: configuration)
         let states = Self.drive(feed, clock: clock)
-        var ids: [String] = []
-        do {
-            for try await event in feed {
-                ids.append(event.lastEventID)
-                if ids.count > count { break }
-                try await Task.sleep(for: .milliseconds(1))  // slower than loopback
-            }
-        } catch {
-            Issue.record("the feed failed after \(ids.count) events: \(error)")
-        }
+        let ids = await Self.readSlowly(feed, upTo: count, pause: .milliseconds(1))
         #expect(ids == (1...count).map(String.init))
         // Each reconnect waited the default 3 s: overflows (URLSession on Linux) and the clean end.
         #expect(Set(Self.delays(await states.value)) == [.seconds(3)])
