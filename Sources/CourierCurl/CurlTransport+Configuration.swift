@@ -53,6 +53,8 @@ extension CurlTransport {
         /// further requests wait for one. Default 6, URLSession's `httpMaximumConnectionsPerHost`
         /// on macOS. Finished connections stay open for reuse, up to four times this many per
         /// transport over all hosts, at least 32 (`CURLMOPT_MAXCONNECTS`; 256 with no limit).
+        /// Long-lived streams (`StreamingOptions.isLongLived`) are outside this limit, in a pool
+        /// of their own.
         public var httpMaximumConnectionsPerHost = 6
         /// A PEM file of certificate authorities to trust instead of the system store
         /// (`CURLOPT_CAINFO`), for test servers and enterprise CAs; `nil` trusts the system store.

@@ -21,7 +21,10 @@ import FoundationNetworking
 /// itself (on a kept-alive connection the request is sent before the task suspends) and then
 /// waits without holding a thread; the response resumes it from the transport's thread. A caller
 /// never waits for another thread's use of the engine: while the transport's thread reads
-/// responses, or another call starts, its request is queued and sent by that thread.
+/// responses, or another call starts, its request is queued and sent by that thread. Long-lived
+/// streams (`StreamingOptions.isLongLived`: Server-Sent Events feeds) run on a second multi
+/// handle and thread, made on first use, with no per-host limit, so open feeds never hold the
+/// connections the transport's other calls wait for.
 ///
 /// It behaves like `URLSessionTransport` so that a client can switch in one line:
 /// - every HTTP status comes back as a response; redirects are never followed by libcurl (the
@@ -41,6 +44,10 @@ public final class CurlTransport: Transport {
     /// How this transport sends requests.
     public let configuration: Configuration
     private let engine: Locked<CurlEngine>
+    /// The pool of long-lived streams (`StreamingOptions.isLongLived`): a second engine with no
+    /// per-host limit, made on first use, so open feeds never hold the connections `engine`
+    /// allows per host.
+    private let longLivedEngine = Locked<CurlEngine?>(nil)
     let cookies: CurlCookieShare?
     /// Runs after a call took the current engine and before it starts its transfer there
     /// (tests only: a session reset in that gap).
@@ -77,6 +84,7 @@ public final class CurlTransport: Transport {
         // Like URLSession's finishTasksAndInvalidate: a body still streaming keeps the engine
         // thread until it ends; then the thread exits and the connections close.
         engine.current.retire()
+        longLivedEngine.current?.retire()
     }
 
     /// Sends `request` and returns the complete response.
@@ -111,12 +119,24 @@ public final class CurlTransport: Transport {
         try await perform(
             request, delivery: .streamed(limit: options.bufferLimit(pausing: true)),
             idleTimeout: IdleTimer.backstop(for: options.idleTimeout), totalTimeout: options.maxDuration,
-            limitsLowSpeed: !options.idleTimedByCaller)
+            limitsLowSpeed: !options.idleTimedByCaller, longLived: options.isLongLived)
+    }
+
+    /// The engine a call starts on: the long-lived streams' one (made on first use) or the
+    /// transport's own.
+    private func currentEngine(longLived: Bool) -> CurlEngine {
+        guard longLived else { return engine.current }
+        return longLivedEngine.withLock { current in
+            if let current { return current }
+            let made = CurlEngine(maximumConnectionsPerHost: 0, cookies: cookies)
+            current = made
+            return made
+        }
     }
 
     private func perform(
         _ request: URLRequest, delivery: CurlTransfer.Delivery, idleTimeout: Duration?, totalTimeout: Duration? = nil,
-        limitsLowSpeed: Bool = true
+        limitsLowSpeed: Bool = true, longLived: Bool = false
     ) async throws -> HTTPResponse {
         // A session reset may retire the engine this call took just before the call starts its
         // transfer; the transfer then never reached the network and goes to the engine that
@@ -125,7 +145,7 @@ public final class CurlTransport: Transport {
         var decodesContent = true
         var refusedBy: CurlEngine?  // held, so its address is not reused by a new engine
         while true {
-            let current = engine.current
+            let current = currentEngine(longLived: longLived)
             if current === refusedBy { throw URLError(.networkConnectionLost) }
             if let beforeStart { await beforeStart() }
             do {
@@ -215,6 +235,11 @@ extension CurlTransport: SessionResettable {
             return current
         }
         old.retire()
+        // The long-lived streams' engine is made anew on its next use.
+        longLivedEngine.withLock { current -> CurlEngine? in
+            defer { current = nil }
+            return current
+        }?.retire()
     }
 }
 #endif

@@ -22,9 +22,11 @@ extension APIClient {
     ) -> ServerSentEvents {
         // A consumer behind a transport that cannot pause reads the events that arrived before
         // the overflow, and the reconnect resumes after them: it progresses a buffer per connection.
+        // An open feed holds its connection: it goes outside the pool of the client's other calls.
         let options = {
             var options = configuration.streaming
             options.deliversBufferedBeforeOverflow = true
+            options.isLongLived = true
             return options
         }()
         // The environment of the first connection: a reconnection after a switch would read

@@ -24,6 +24,19 @@ public struct StreamingOptions: Sendable, Hashable {
     /// The longest the whole call may take, head and body together; `nil` (the default) for no
     /// limit. Exceeding it ends the body with ``NetworkError/timedOut(_:)``.
     public var maxDuration: Duration?
+    /// The stream stays open for as long as its consumer reads (an event feed, a long poll, an
+    /// endless NDJSON stream), so it goes out outside the connection pool of the transport's
+    /// other calls; `false` by default, `true` for ``ServerSentEvents`` feeds (CourierTransfers).
+    ///
+    /// Over HTTP/1.1 each open stream holds a connection for its whole life, and a pool allows a
+    /// few per host (`httpMaximumConnectionsPerHost`: 4 to 6). In one pool, that many open feeds
+    /// made every other call to their host wait for a connection until its deadline (measured:
+    /// a plain `GET` beside 6 open feeds timed out). `URLSessionTransport` and `CurlTransport`
+    /// send a long-lived stream through a second pool of their own, made on first use, with no
+    /// per-host limit: each such stream has a connection, over HTTP/2 they share one (RFC 9113
+    /// §9.1), and the other calls keep the whole first pool. A transport of your own should do
+    /// the same, or document that it does not.
+    public var isLongLived = false
     /// The consumer reads the body continuously, as fast as it can and never waiting for anything
     /// else, on a thread of its own that no URLSession call can hold (a download, until its sink
     /// takes the chunks on the delegate queue, reads on `DedicatedThreadExecutor.downloadReaders`):
