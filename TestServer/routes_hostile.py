@@ -7,6 +7,11 @@ GET /hostile/bomb?coding=gzip|deflate|br&mib=N&type=T
     (default application/octet-stream). Counts in the namespace's stats under "hostile":
     "opened", "finished" (every wire byte written), "disconnected" (the client went away first),
     "wireBytes" (coded bytes handed to the socket).
+
+GET /hostile/head?kib=N&lines=M
+    A 200 whose header section carries N KiB (1..65536, default 1024) of filler in M fields
+    (1..100000, default 1: one field of N KiB), then the body "ok". Counts each request under
+    "hostile" as "heads".
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import zlib
 
 from aiohttp import web
 
+import faults
 import state
 from common import state_of
 
@@ -31,10 +37,12 @@ class HostileState:
         self.finished = 0
         self.disconnected = 0
         self.wire_bytes = 0
+        self.heads = 0
 
     def stats(self) -> dict:
         return {"hostile": {"opened": self.opened, "finished": self.finished,
-                            "disconnected": self.disconnected, "wireBytes": self.wire_bytes}}
+                            "disconnected": self.disconnected, "wireBytes": self.wire_bytes,
+                            "heads": self.heads}}
 
 
 state.register_bucket("hostile", HostileState)
@@ -109,5 +117,28 @@ async def bomb(request: web.Request) -> web.StreamResponse:
     return resp
 
 
+def _bounded(request: web.Request, name: str, default: int, upper: int) -> int:
+    try:
+        return min(max(int(request.query.get(name, str(default))), 1), upper)
+    except ValueError:
+        return default
+
+
+async def oversized_head(request: web.Request) -> web.StreamResponse:
+    kib = _bounded(request, "kib", 1024, 65536)
+    lines = _bounded(request, "lines", 1, 100000)
+    state_of(request).bucket("hostile").heads += 1
+    size = max(1, (kib << 10) // lines)
+    filler = "a" * size
+    # Written raw: a framework's header checks are not the point, the client's limits are.
+    head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n"
+    head += "".join(f"X-Filler-{index}: {filler}\r\n" for index in range(lines)) + "\r\n"
+    if request.transport is None:
+        return web.Response(status=500, text="no transport")
+    request.transport.write(head.encode("ascii") + b"ok")
+    return faults._close(request)
+
+
 def setup(routes) -> None:
     routes.get("/hostile/bomb", bomb)
+    routes.get("/hostile/head", oversized_head)

@@ -87,6 +87,24 @@ struct ErrorMappingTests {
         #expect(streamFailed.0 == .requestBodyStreamExhausted)
     }
 
+    @Test("a head over libcurl's limits is cannotParseResponse; a failure before the head otherwise is not")
+    func oversizedHead() {
+        // A field line over 100 KiB: libcurl refuses to grow its header buffer.
+        #expect(CurlErrorMapping.map(CURLE_OUT_OF_MEMORY, facts: .init(receivedHead: false)).0 == .cannotParseResponse)
+        // A section over 300 KiB: CURLE_RECV_ERROR after more than 200 KiB of header lines.
+        let section = CurlErrorMapping.map(CURLE_RECV_ERROR, facts: .init(receivedHead: false, headerBytes: 307_281))
+        #expect(section.0 == .cannotParseResponse)
+        // The same code before the head from a reset, or after a few header bytes (a TLS read
+        // failure): a lost connection, which a retry may repeat.
+        let reset = CurlErrorMapping.map(
+            CURLE_RECV_ERROR, facts: .init(osErrno: Int(ECONNRESET), receivedHead: false, headerBytes: 307_281))
+        #expect(reset.0 == .networkConnectionLost)
+        let early = CurlErrorMapping.map(CURLE_RECV_ERROR, facts: .init(receivedHead: false, headerBytes: 120))
+        #expect(early.0 == .networkConnectionLost)
+        // Out of memory once the head arrived (libcurl's pause buffer): not a head failure.
+        #expect(CurlErrorMapping.map(CURLE_OUT_OF_MEMORY, facts: .init(receivedHead: true)).0 == .unknown)
+    }
+
     @Test("a resend Courier stopped (aborted second attempt, refused rewind) is a lost connection")
     func refusedResend() {
         #expect(CurlErrorMapping.map(CURLE_ABORTED_BY_CALLBACK, facts: .init(resendRefused: true)).0 == .networkConnectionLost)

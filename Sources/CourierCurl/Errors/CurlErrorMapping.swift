@@ -33,11 +33,18 @@ package enum CurlErrorMapping {
         /// Whether Courier stopped libcurl from sending the request again after its reused
         /// connection died (see ``TransportResendRule``).
         package var resendRefused = false
+        /// Whether the final response's head had arrived whole.
+        package var receivedHead = true
+        /// `CURLINFO_HEADER_SIZE`: the bytes of the header lines libcurl took, in bytes.
+        package var headerBytes = 0
 
         package init(
             osErrno: Int = 0, sslVerifyResult: Int = 0, contentCodings: [String] = [], isChunked: Bool = false,
-            transferCodings: [String] = [], uploadFailed: Bool = false, resendRefused: Bool = false
+            transferCodings: [String] = [], uploadFailed: Bool = false, resendRefused: Bool = false,
+            receivedHead: Bool = true, headerBytes: Int = 0
         ) {
+            self.receivedHead = receivedHead
+            self.headerBytes = headerBytes
             self.transferCodings = transferCodings
             self.osErrno = osErrno
             self.sslVerifyResult = sslVerifyResult
@@ -53,6 +60,7 @@ package enum CurlErrorMapping {
 
     /// The `URLError` code for `code`, and the response-coding reason when it is one.
     package static func map(_ code: CURLcode, facts: Facts = Facts()) -> (URLError.Code, ResponseCodingFailure.Reason?) {
+        if isOversizedHead(code, facts: facts) { return (.cannotParseResponse, nil) }
         switch code {
         case CURLE_UNSUPPORTED_PROTOCOL: return (.unsupportedURL, nil)
         case CURLE_URL_MALFORMAT: return (.badURL, nil)
@@ -100,6 +108,22 @@ package enum CurlErrorMapping {
         }
     }
 
+    /// Whether libcurl refused the response head for its size (`ResponseHeadOverflow`): a field
+    /// line over its limit fails with `CURLE_OUT_OF_MEMORY` (`CURLE_TOO_LARGE`, 100, from libcurl
+    /// 8.6) before the head is whole; a section over its limit with `CURLE_RECV_ERROR` after more
+    /// header bytes than the section limit less one line, with no socket error. A reset or a TLS
+    /// failure before the head comes earlier, or with an OS error.
+    static func isOversizedHead(_ code: CURLcode, facts: Facts) -> Bool {
+        guard !facts.receivedHead else { return false }
+        switch code {
+        case CURLE_OUT_OF_MEMORY: return true
+        case CURLE_RECV_ERROR:
+            return facts.osErrno == 0
+                && facts.headerBytes > ResponseHeadOverflow.sectionLimit - ResponseHeadOverflow.fieldLineLimit
+        default: return code.rawValue == 100  // CURLE_TOO_LARGE
+        }
+    }
+
     /// The Apple code for an OpenSSL `X509_V_ERR_*` verification result.
     package static func certificateCode(verifyResult: Int) -> URLError.Code {
         switch verifyResult {
@@ -128,6 +152,8 @@ package enum CurlErrorMapping {
         if ccurl_easy_getinfo_long(transfer.handle, CURLINFO_SSL_VERIFYRESULT, &value) == CURLE_OK {
             facts.sslVerifyResult = value
         }
+        facts.receivedHead = transfer.receivedHead
+        if ccurl_easy_getinfo_long(transfer.handle, CURLINFO_HEADER_SIZE, &value) == CURLE_OK { facts.headerBytes = value }
         let headers = transfer.responseHeaders
         facts.contentCodings = headers.values(for: "Content-Encoding").flatMap {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -150,6 +176,9 @@ package enum CurlErrorMapping {
             let failure = PinningFailure.pinMismatch(host: host.lowercased(), presented: presented)
             userInfo[PinningFailure.userInfoKey] = failure
             userInfo[NSLocalizedDescriptionKey] = failure.description
+        }
+        if urlCode == .cannotParseResponse, let detail = userInfo[NSLocalizedDescriptionKey] as? String {
+            return ResponseHeadOverflow.error(detail: detail, userInfo: userInfo)
         }
         return URLError(urlCode, userInfo: userInfo)
     }

@@ -57,6 +57,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether libcurl undoes a content coding, so `Content-Length` is not the delivered length.
     private var isContentDecoded = false
     private var headComplete = false
+    /// Whether the final response's head arrived whole (error mapping: a head over libcurl's limits fails before).
+    var receivedHead: Bool { headComplete }
     private var statusCode = 0
     private var body = Data()
     /// The limit a buffered body grew past (the transfer was aborted there), if it did.

@@ -45,10 +45,21 @@ extension URLSessionTransport {
     }
 
     /// `error` with the codes Apple platforms use for the same event where URLSession on Linux
-    /// reports `URLError.unknown`: a connection lost mid-response, a refused certificate. Applied
+    /// reports `URLError.unknown`: a connection lost mid-response, a refused certificate, an
+    /// oversized response head (`ResponseHeadOverflow`). Applied
     /// on every platform: Apple's URLSession never reports libcurl's messages, so there it
     /// returns `error` unchanged.
     package static func mappedFailure(_ error: URLError) -> URLError {
-        connectionLostMidResponse(error) ?? certificateFailure(error) ?? error
+        connectionLostMidResponse(error) ?? certificateFailure(error) ?? oversizedHead(error) ?? error
+    }
+
+    /// FoundationNetworking's failure for a response head over libcurl's limits
+    /// (`ResponseHeadOverflow`), reported as `URLError(.cannotParseResponse)`, as `CurlTransport`
+    /// reports it; `nil` for any other error.
+    static func oversizedHead(_ error: URLError) -> URLError? {
+        guard error.code == .unknown, ResponseHeadOverflow.isLibcurlMessage(error.localizedDescription) else { return nil }
+        var userInfo = error.userInfo
+        userInfo[NSUnderlyingErrorKey] = error as NSError
+        return ResponseHeadOverflow.error(detail: error.localizedDescription, userInfo: userInfo)
     }
 }
