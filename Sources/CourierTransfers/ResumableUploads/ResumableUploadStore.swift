@@ -93,6 +93,14 @@ public struct ResumableUploadStore: Sendable {
     }
 
     private func file(for key: String) -> URL {
-        directory.appendingPathComponent("tus-" + StableHash.hex128(key)).appendingPathExtension("json")
+        directory.appendingPathComponent(Self.recordPrefix + StableHash.hex128(key)).appendingPathExtension("json")
+    }
+
+    /// The start of every record file's name.
+    private static let recordPrefix = "tus-"
+
+    /// Whether `file` is one of the store's records (another file in the folder is not touched).
+    static func isRecordFile(_ file: URL) -> Bool {
+        file.pathExtension == "json" && file.lastPathComponent.hasPrefix(recordPrefix)
     }
 }

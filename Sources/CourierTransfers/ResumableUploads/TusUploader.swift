@@ -40,6 +40,10 @@ import FoundationNetworking
 /// - One sign-in per run: once a request of the run carried a token, the later ones go out only
 ///   under that sign-in; after a sign-out and another sign-in the run fails with
 ///   `NetworkError.signedOut`, nothing sent (the rest of one user's file never goes out as another).
+/// - **Accounts**: a stored upload is keyed by the file and the creation URL, not by the account.
+///   Pass the store to the reset at sign-out, `try await client.resetSession(also: [store])`
+///   (``ResumableUploadStore/resetSession()``), or give each account a store of its own; otherwise
+///   the next account uploading the same file resumes the previous one's upload.
 public struct TusUploader: Sendable {
     /// The tus version sent in `Tus-Resumable`.
     public static let version = "1.0.0"

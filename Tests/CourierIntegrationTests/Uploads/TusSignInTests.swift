@@ -38,4 +38,35 @@ struct TusSignInTests {
         let log = try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }
         #expect(log.count == before, "sent under Bob's sign-in: \(log.dropFirst(before).map(\.method))")
     }
+
+    /// A record is keyed by the file and the creation URL, not by the account: Bob uploading the
+    /// file Alice's failed upload left a record for would resume Alice's upload (a HEAD and
+    /// PATCHes to her upload URL, with Bob's token). Resetting the store with the session at
+    /// sign-out forgets it: Bob's upload is a new one, and nothing goes to Alice's upload URL.
+    @Test func resettingTheStoreAtSignOutMakesTheNextAccountStartANewUpload() async throws {
+        let session = try await SignInSwitch.start("tus-reset")
+        let (client, namespace) = (session.client, session.namespace)
+        try await TestServers.control("POST", "_tus/control", namespace: namespace, json: ["failPatches": [2]])
+        let file = try UploadFixtures.file(UploadFixtures.bytes(200_000, seed: 32))
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let folder = try UploadFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = ResumableUploadStore(directory: folder)
+        let uploader = TusUploader(
+            client: client, creationPath: "/tus/files", store: store, chunkSize: 64 << 10,
+            policy: EndpointPolicy.authorizedUpload.with(\.retry, .none))
+        await #expect(throws: NetworkError.self) { _ = try await uploader.upload(fileAt: file).value }
+        let alices = try #require(try store.allRecords().first).uploadURL
+
+        try await client.resetSession(also: [store])
+        #expect(try store.allRecords().isEmpty)
+        try await session.signIn("bob")
+        let before = try await TestServers.requestLog(namespace: namespace).count
+        _ = try await uploader.upload(fileAt: file).value
+        let bobs = try await TestServers.requestLog(namespace: namespace).dropFirst(before).filter {
+            $0.path.contains("/tus/files")
+        }
+        #expect(bobs.first.map { "\($0.method) \($0.path)" } == "POST /tus/files")
+        #expect(!bobs.contains { alices.path.hasSuffix($0.path) }, "sent to Alice's upload: \(bobs.map(\.path))")
+    }
 }

@@ -8,7 +8,8 @@
 ///
 /// Conformers in Courier: ``URLSessionTransport`` (cookies, credentials, connections),
 /// ``PinningTransport`` (its base transport), ``CacheInterceptor`` (the account's cache partition),
-/// ``AuthInterceptor`` (signs out of its ``TokenManager``) and ``SnapshotStore``.
+/// ``AuthInterceptor`` (signs out of its ``TokenManager``) and ``SnapshotStore``; in
+/// CourierTransfers, `ResumableUploadStore` (unfinished tus uploads).
 public protocol SessionResettable: Sendable {
     /// Forgets everything this participant holds for the current account.
     /// - Throws: When the state could not be removed (e.g. a Keychain error); the reset still goes
