@@ -12,7 +12,7 @@ import Foundation
 /// It carries every error with its message, path and extension code. A 4xx or 5xx answered with
 /// `application/graphql-response+json` and a GraphQL body is reported as this error (with
 /// ``statusCode``), not as a bare HTTP `NetworkError` (GraphQL-over-HTTP draft, "Status Codes").
-public struct GraphQLFailure: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public struct GraphQLFailure: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError, DescribedError {
     /// The operation that failed.
     public var operationName: String
     /// Every error of the response, in order; never empty.
@@ -51,6 +51,4 @@ public struct GraphQLFailure: Error, Sendable, Hashable, CustomStringConvertible
     public var description: String {
         "\(operationName) failed (HTTP \(statusCode)): " + errors.map(\.description).joined(separator: "; ")
     }
-
-    public var errorDescription: String? { description }
 }

@@ -1,8 +1,9 @@
+import Courier
 import Foundation
 
 /// What went wrong with a WebSocket connection. Every failure of ``WebSocketClient`` and of the
 /// transports under it is one of these cases.
-public enum WebSocketError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public enum WebSocketError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError, DescribedError {
     /// The URL is not a `ws://` or `wss://` URL with a host (RFC 6455 §3).
     case invalidURL(String)
     /// TCP, TLS or proxy setup failed before the handshake (the transport's message).
@@ -75,9 +76,6 @@ public enum WebSocketError: Error, Sendable, Hashable, CustomStringConvertible, 
         case .unsupported(let message): "unsupported on this platform: \(message)"
         }
     }
-
-    /// Same as ``description``, so `localizedDescription` shows it.
-    public var errorDescription: String? { description }
 
     /// The close code this failure is reported with.
     var closeCode: WebSocketCloseCode {

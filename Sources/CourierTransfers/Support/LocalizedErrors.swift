@@ -1,24 +1,12 @@
+import Courier
 import Foundation
 
 // The transfer errors are `LocalizedError`s, as Courier's own are, so `localizedDescription` shows
-// their description instead of Foundation's generic "The operation couldn't be completed".
+// their description (why a download stopped and whether it can be resumed, or the registry or
+// record file and what went wrong) instead of Foundation's generic "The operation couldn't be
+// completed".
 
-extension DownloadError: LocalizedError {
-    /// The description (why the download stopped, and whether it can be resumed).
-    public var errorDescription: String? { description }
-}
-
-extension UploadManagerError: LocalizedError {
-    /// The description (the registry's path and what went wrong).
-    public var errorDescription: String? { description }
-}
-
-extension BackgroundDownloadError: LocalizedError {
-    /// The description (the download or the registry, and what went wrong).
-    public var errorDescription: String? { description }
-}
-
-extension ResumableUploadStoreError: LocalizedError {
-    /// The description (the record's path and what went wrong).
-    public var errorDescription: String? { description }
-}
+extension DownloadError: LocalizedError, DescribedError {}
+extension UploadManagerError: LocalizedError, DescribedError {}
+extension BackgroundDownloadError: LocalizedError, DescribedError {}
+extension ResumableUploadStoreError: LocalizedError, DescribedError {}

@@ -2,7 +2,7 @@ import Foundation
 
 /// Why an `EnvironmentSet` could not be built, switched or remembered, or why a client could not
 /// be built for it. Messages name environments and files but never carry credentials.
-public enum EnvironmentError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public enum EnvironmentError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError, DescribedError {
     /// An environment identifier or storage namespace is empty, longer than 64 characters, or uses
     /// characters other than ASCII letters, digits, `.`, `_` and `-` (it becomes part of file names,
     /// Keychain accounts and launch arguments).
@@ -48,9 +48,4 @@ public enum EnvironmentError: Error, Sendable, Hashable, CustomStringConvertible
             return "environments would share session state: \(reason)"
         }
     }
-}
-
-extension EnvironmentError {
-    /// The same text as ``description``, so `localizedDescription` shows it.
-    public var errorDescription: String? { description }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Why header fields could not be made from a model or from credentials. Messages name the field
 /// and the problem but never repeat the value (it may be a secret).
-public enum HeaderFieldError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public enum HeaderFieldError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError, DescribedError {
     /// What is wrong with a field value.
     public enum Problem: String, Sendable, Hashable {
         /// CR or LF: would end the field and inject another one (RFC 9110 §5.5).
@@ -83,9 +83,4 @@ enum HeaderFieldRules {
         return nil
     }
 
-}
-
-extension HeaderFieldError {
-    /// The same text as ``description``, so `localizedDescription` shows it.
-    public var errorDescription: String? { description }
 }
