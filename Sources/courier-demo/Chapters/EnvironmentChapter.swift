@@ -67,10 +67,7 @@ func runEnvironmentChapter(_ demo: Demo) async throws {
             + environments.environments.map { $0.id == environments.current.id ? "[\($0.displayName)]" : $0.displayName }.joined(
                 separator: " · "))
     try await environments.switchEnvironment(to: "staging")
-    let login = try await client.send(
-        Request<OAuthTokenResponse>.post(
-            "/auth/login", body: ["username": "alice", "password": "secret"]))
-    try await tokens[staging].signIn(login.tokens())
+    try await demo.signIn(through: client, into: tokens[staging])
     try await client.send(Request<Void>.get("/cookies/set", query: ["session": "staging-only"]))
     let onStaging = try await client.send(Request<DemoEcho>.get("/echo").policy(.authorizedRead))
     demo.say(

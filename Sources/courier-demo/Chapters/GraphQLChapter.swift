@@ -50,10 +50,7 @@ func runGraphQLChapter(_ demo: Demo) async throws {
 
     // Sign in, then the server revokes the token: its UNAUTHENTICATED starts one refresh.
     try await server.post("auth/config", ["refreshFails": NSNull(), "refreshDelay": 0])  // the session chapter's ending
-    let login = try await client.send(
-        Request<OAuthTokenResponse>.post(
-            "/auth/login", body: GraphQLDemo.Login(username: "alice", password: "secret")))
-    try await tokens.signIn(login.tokens())
+    try await demo.signIn(through: client, into: tokens)
     try await server.post("auth/revoke", [:])
     let before = try await server.stats()
     let authorized = GraphQLClient(client: client) { $0.queryPolicy = .authorizedRead }
@@ -130,11 +127,6 @@ private enum GraphQLDemo {
         }
         let variables: Variables
         init(name: String) { variables = Variables(input: .init(name: name, price: 19.9)) }
-    }
-
-    struct Login: Encodable, Sendable {
-        var username: String
-        var password: String
     }
 }
 

@@ -34,10 +34,7 @@ func runSessionChapter(_ demo: Demo) async throws {
 
     // Sign in with a short-lived access token.
     let ttl = 1.5
-    let login = try await client.send(
-        Request<OAuthTokenResponse>.post(
-            "/auth/login", body: SessionDemoServer.Login(username: "alice", password: "secret", accessTtl: ttl)))
-    try await tokens.signIn(login.tokens())
+    let login = try await demo.signIn(through: client, into: tokens, accessTtl: ttl)
     demo.say(
         "signed in as alice — access token valid for \(ttl) s, tokens in \(tokenFile.lastPathComponent) (mode \(fileMode(tokenFile)))"
     )
@@ -129,12 +126,6 @@ private func fileMode(_ url: URL) -> String {
 /// The reference server's control routes and response shapes used by the session chapter.
 private struct SessionDemoServer {
     let demo: Demo
-
-    struct Login: Encodable, Sendable {
-        var username: String
-        var password: String
-        var accessTtl: Double
-    }
 
     struct Me: Decodable, Sendable {
         var username: String

@@ -22,3 +22,26 @@ extension Demo {
         return try JSONDecoder().decode(T.self, from: data)
     }
 }
+
+/// The reference server's sign-in body (`POST /auth/login`): the demo user, and optionally a
+/// shorter life for the access token it hands out.
+struct DemoLogin: Encodable, Sendable {
+    var username = "alice"
+    var password = "secret"
+    /// Seconds the access token lives; the server's default when `nil`.
+    var accessTtl: Double?
+}
+
+extension Demo {
+    /// Signs the demo user in through `client` (`POST /auth/login`) and hands the tokens to
+    /// `tokens`; returns the server's token response.
+    @discardableResult
+    func signIn(
+        through client: APIClient, into tokens: TokenManager, accessTtl: Double? = nil
+    ) async throws -> OAuthTokenResponse {
+        let login = try await client.send(
+            Request<OAuthTokenResponse>.post("/auth/login", body: DemoLogin(accessTtl: accessTtl)))
+        try await tokens.signIn(login.tokens())
+        return login
+    }
+}
