@@ -19,12 +19,6 @@ public struct ConnectivityWait: Sendable, Hashable {
     public var duration: Duration
     /// Whether the network came back within the call's deadline (then the call tried once more).
     public var networkReturned: Bool
-
-    /// Creates a record.
-    package init(duration: Duration, networkReturned: Bool) {
-        self.duration = duration
-        self.networkReturned = networkReturned
-    }
 }
 
 /// The context slot of the call's ``ConnectivityWait``s.

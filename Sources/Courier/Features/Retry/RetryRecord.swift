@@ -45,14 +45,6 @@ public struct RetryRecord: Sendable, Hashable, CustomStringConvertible {
     /// Whether ``delay`` came from `Retry-After` or from the backoff.
     public var delaySource: DelaySource
 
-    /// Creates a record.
-    package init(retry: Int, reason: Reason, delay: Duration, delaySource: DelaySource) {
-        self.retry = retry
-        self.reason = reason
-        self.delay = delay
-        self.delaySource = delaySource
-    }
-
     public var description: String {
         let source: String
         switch delaySource {
