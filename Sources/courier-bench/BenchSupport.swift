@@ -31,6 +31,13 @@ struct GetBenchItem: Endpoint {
     var pathTemplate: String? { "/items/{id}" }
 }
 
+/// `GET /items`: the reference server's 2 KB list (``pipelineCostBody()`` in memory).
+struct ListBenchItems: Endpoint {
+    typealias Response = [BenchItem]
+    var path: String { "/items" }
+    var pathTemplate: String? { "/items" }
+}
+
 /// `GET url` as code without Courier writes it, over `session`: `Accept: application/json`, the
 /// status checked (200, else `URLError(.badServerResponse)`) and the body decoded as `T`.
 func rawGet<T: Decodable>(_ type: T.Type, from url: URL, session: URLSession, decoder: JSONDecoder) async throws {
@@ -57,6 +64,16 @@ struct InstantTransport: Transport {
     func send(_ request: URLRequest) async throws -> HTTPResponse {
         HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: body, url: request.url)
     }
+}
+
+/// A metrics sink that drops every event: what metrics cost when nobody reads them.
+struct DroppingMetricsSink: NetworkMetricsSink {
+    func record(_ event: NetworkMetricsEvent) {}
+}
+
+/// An event monitor that drops every event: what attaching one costs.
+struct DroppingEventMonitor: NetworkEventMonitor {
+    func receive(_ event: NetworkEvent) {}
 }
 
 /// CPU time (user + system) this process has used so far, in seconds (getrusage, RUSAGE_SELF).

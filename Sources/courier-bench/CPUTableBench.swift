@@ -198,16 +198,9 @@ enum CPUTableClient: Int, CaseIterable {
                 if self == .courierCurl || self == .courierCurlObserved { $0.transport = CurlTransport() }
                 if self == .courierCurlObserved || self == .courierSessionObserved { $0.interceptors = observed }
             }
-            return ({ _ = try await client.send(ListItems()) }, {})
+            return ({ _ = try await client.send(ListBenchItems()) }, {})
         }
     }
-}
-
-/// `GET /items`: the 2 KB list.
-private struct ListItems: Endpoint {
-    typealias Response = [BenchItem]
-    var path: String { "/items" }
-    var pathTemplate: String? { "/items" }
 }
 
 /// A logger at `.info` that renders each entry's text (what a console or file logger pays) and
@@ -215,11 +208,6 @@ private struct ListItems: Endpoint {
 private struct FormattingLogger: NetworkLogger {
     var minimumLevel: NetworkLogLevel { .info }
     func log(_ entry: NetworkLogEntry) { _ = entry.text.utf8.count }
-}
-
-/// A metrics sink that drops every event.
-private struct DroppingMetricsSink: NetworkMetricsSink {
-    func record(_ event: NetworkMetricsEvent) {}
 }
 
 /// The 1-minute load average from /proc/loadavg ("?" where there is none).

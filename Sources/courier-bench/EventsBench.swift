@@ -4,22 +4,11 @@ import FoundationNetworking
 #endif
 import Courier
 
-/// Receives events and drops them: what one attached monitor costs.
-private struct DroppingMonitor: NetworkEventMonitor {
-    func receive(_ event: NetworkEvent) {}
-}
-
 /// Counts the events of a call.
 private final class CountingMonitor: NetworkEventMonitor {
     private let count = Locked(0)
     var total: Int { count.current }
     func receive(_ event: NetworkEvent) { count.withLock { $0 += 1 } }
-}
-
-private struct ListEventsBenchItems: Endpoint {
-    typealias Response = [BenchItem]
-    var path: String { "/items" }
-    var pathTemplate: String? { "/items" }
 }
 
 /// What lifecycle events cost (issue 27 item 4, "zero cost when none is attached"): CPU per call of
@@ -41,9 +30,9 @@ func runEventsBench(calls: Int, rounds: Int) async throws {
         }
     }
     let plain = client([])
-    let monitored = client([DroppingMonitor()])
+    let monitored = client([DroppingEventMonitor()])
     let counter = CountingMonitor()
-    _ = try await client([counter]).send(ListEventsBenchItems())
+    _ = try await client([counter]).send(ListBenchItems())
     let eventsPerCall = counter.total
 
     // 100 emits per measured operation, so the per-emit figure is not the task hop's.
@@ -54,8 +43,8 @@ func runEventsBench(calls: Int, rounds: Int) async throws {
     }
 
     let cases: [(name: String, run: @Sendable () async throws -> Void)] = [
-        ("no monitor", { _ = try await plain.send(ListEventsBenchItems()) }),
-        ("one no-op monitor", { _ = try await monitored.send(ListEventsBenchItems()) }),
+        ("no monitor", { _ = try await plain.send(ListBenchItems()) }),
+        ("one no-op monitor", { _ = try await monitored.send(ListBenchItems()) }),
     ]
     for entry in cases { _ = try await measure(requests: max(200, calls / 10), concurrency: 1, entry.run) }
     var perCall = Array(repeating: [Double](), count: cases.count)

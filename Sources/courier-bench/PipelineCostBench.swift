@@ -4,36 +4,10 @@ import FoundationNetworking
 #endif
 import Courier
 
-/// A transport that answers every request at once with the same response, so the bench sees the
-/// client's and the pipeline's own CPU and nothing else.
-private struct FixedTransport: Transport {
-    let body: Data
-    func send(_ request: URLRequest) async throws -> HTTPResponse {
-        HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: body, url: request.url)
-    }
-}
-
 /// A logger at a fixed level that throws every entry away: what logging costs when nobody reads it.
 private struct DiscardingLogger: NetworkLogger {
     let minimumLevel: NetworkLogLevel
     func log(_ entry: NetworkLogEntry) {}
-}
-
-/// A metrics sink that does nothing with its events.
-private struct NoOpMetricsSink: NetworkMetricsSink {
-    func record(_ event: NetworkMetricsEvent) {}
-}
-
-/// An event monitor that does nothing with its events: what attaching one costs.
-private struct NoOpEventMonitor: NetworkEventMonitor {
-    func receive(_ event: NetworkEvent) {}
-}
-
-/// `GET /items` answered by ``FixedTransport`` with a 2 KB JSON array.
-private struct ListBenchItems: Endpoint {
-    typealias Response = [BenchItem]
-    var path: String { "/items" }
-    var pathTemplate: String? { "/items" }
 }
 
 /// `GET /items` kept as bytes: the pipeline's cost without decoding's (and without its noise).
@@ -66,13 +40,13 @@ func runPipelineCostBench(calls: Int, rounds: Int, only filter: String? = nil, p
     let environment = APIEnvironment(name: "memory", baseURL: URL(string: "http://127.0.0.1:9")!)
     func client(_ interceptors: [any Interceptor], monitors: [any NetworkEventMonitor] = []) -> APIClient {
         APIClient(environment: environment) {
-            $0.transport = FixedTransport(body: body)
+            $0.transport = InstantTransport(body: body)
             $0.interceptors = interceptors
             $0.eventMonitors = monitors
         }
     }
     let logger = DiscardingLogger(minimumLevel: .info)
-    let sink = NoOpMetricsSink()
+    let sink = DroppingMetricsSink()
     let decoder = APIClient.makeDecoder()
 
     var cases: [(name: String, run: @Sendable () async throws -> Void)] = [
@@ -103,7 +77,7 @@ func runPipelineCostBench(calls: Int, rounds: Int, only filter: String? = nil, p
         cases.append(("raw: " + name, { _ = try await client.send(ListBenchItemsBytes()) }))
     }
 
-    let monitored = client(.standard(), monitors: [NoOpEventMonitor()])
+    let monitored = client(.standard(), monitors: [DroppingEventMonitor()])
     cases.append(("standard() + event monitor", { _ = try await monitored.send(ListBenchItems()) }))
 
     if let profile {
