@@ -28,6 +28,19 @@ func argument(_ name: String) -> String? {
     return arguments[index + 1]
 }
 
+/// Ends the process with status 1 after writing `<what> failed: <error>` on standard error.
+func exitFailing(_ error: any Error, _ what: String = "courier-bench") -> Never {
+    FileHandle.standardError.write(Data("\(what) failed: \(error)\n".utf8))
+    exit(1)
+}
+
+/// Runs one section on its own and ends the process: status 0 when it finished, 1 when it threw.
+@MainActor
+func runAlone(_ what: String = "courier-bench", _ section: () async throws -> Void) async -> Never {
+    do { try await section() } catch { exitFailing(error, what) }
+    exit(0)
+}
+
 // One section: overhead, pipeline, core, cache, refresh, offline, stream, download, upload, curl, cpu.
 let only = argument("--only")
 func runs(_ section: String) -> Bool { only == nil || only == section }
@@ -41,26 +54,16 @@ if only == "fleet" {
 
 if only == "events" {
     // In-memory only: lifecycle events with and without a monitor (EventsBench.swift).
-    do {
-        try await runEventsBench(calls: argument("--calls").flatMap(Int.init) ?? 20_000, rounds: max(rounds, 5))
-    } catch {
-        FileHandle.standardError.write(Data("courier-bench failed: \(error)\n".utf8))
-        exit(1)
-    }
-    exit(0)
+    await runAlone { try await runEventsBench(calls: argument("--calls").flatMap(Int.init) ?? 20_000, rounds: max(rounds, 5)) }
 }
 
 if only == "pipeline" {
     // In-memory only: no server needed.
-    do {
+    await runAlone {
         try await runPipelineCostBench(
             calls: argument("--calls").flatMap(Int.init) ?? 20_000, rounds: rounds, only: argument("--case"),
             profile: argument("--profile"))
-    } catch {
-        FileHandle.standardError.write(Data("courier-bench failed: \(error)\n".utf8))
-        exit(1)
     }
-    exit(0)
 }
 
 guard
@@ -76,12 +79,8 @@ if let spec = argument("--stream-child") {
 }
 let downloadBytes = argument("--download-bytes").flatMap(Int64.init) ?? (1 << 30)
 if CommandLine.arguments.dropFirst().first == "download-1g" {
-    do {
+    await runAlone("courier-bench download-1g") {
         try await runDownloadChild(serverURL: serverURL, impl: argument("--impl") ?? "courier", bytes: downloadBytes)
-        exit(0)
-    } catch {
-        FileHandle.standardError.write(Data("courier-bench download-1g failed: \(error)\n".utf8))
-        exit(1)
     }
 }
 
@@ -136,6 +135,5 @@ do {
     }
     #endif
 } catch {
-    FileHandle.standardError.write(Data("courier-bench failed: \(error)\n".utf8))
-    exit(1)
+    exitFailing(error)
 }
