@@ -26,7 +26,7 @@ public struct StreamingOptions: Sendable, Hashable {
     public var maxDuration: Duration?
     /// The stream stays open for as long as its consumer reads (an event feed, a long poll, an
     /// endless NDJSON stream), so it goes out outside the connection pool of the transport's
-    /// other calls; `false` by default, `true` for ``ServerSentEvents`` feeds (CourierTransfers).
+    /// other calls; `false` by default, `true` for `ServerSentEvents` feeds (CourierTransfers).
     ///
     /// Over HTTP/1.1 each open stream holds a connection for its whole life, and a pool allows a
     /// few per host (`httpMaximumConnectionsPerHost`: 4 to 6). In one pool, that many open feeds
