@@ -115,7 +115,7 @@ let package = Package(
             name: "CourierOfflineTests", dependencies: ["Courier", "CourierTesting", "CourierOffline"], swiftSettings: strict),
         .testTarget(
             name: "CourierCurlTests", dependencies: ["Courier", "CourierTesting", "CourierCurl"], swiftSettings: strict),
-        .testTarget(name: "CourierPoolStarvationTests", dependencies: ["Courier"], swiftSettings: strict),
+        .testTarget(name: "CourierPoolStarvationTests", dependencies: ["Courier", "CourierTesting"], swiftSettings: strict),
         .testTarget(
             name: "CourierGraphQLTests", dependencies: ["Courier", "CourierTesting", "CourierGraphQL"], swiftSettings: strict),
         // Every Swift sample of README.md, the DocC articles and the doc comments, one file per block in

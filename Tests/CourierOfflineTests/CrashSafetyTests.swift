@@ -7,6 +7,7 @@ import Darwin
 import Testing
 import Courier
 import CourierOffline
+import CourierTesting
 
 /// SIGKILLs a real process that enqueues and flushes (courier-offline-crash-helper) at 20
 /// seeded-random moments, restarts it each time, lets it finish, and checks the server: every
@@ -47,25 +48,13 @@ struct CrashSafetyTests {
         throw HelperMissing()
     }
 
-    /// Starts the helper; returns the process and a task that ends with its termination status.
-    static func launch(_ helper: URL, arguments: [String], output: URL) throws -> (Process, Task<Int32, Never>) {
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = helper
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: output)
+    /// Starts the helper (not with Foundation.Process: its run() can crash a process with many
+    /// sockets open, see ChildProcess); returns it and a task that ends with its termination status.
+    static func launch(_ helper: URL, arguments: [String], output: URL) throws -> (ChildProcess, Task<Int32, Never>) {
         // The helper says why it failed on its standard error: kept next to its output (see `diagnostics`).
-        let errors = output.appendingPathExtension("err")
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        let (stream, continuation) = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { finished in
-            continuation.yield(finished.terminationStatus)
-            continuation.finish()
-        }
-        try process.run()
-        let status = Task { await stream.first { _ in true } ?? -1 }
-        return (process, status)
+        let process = try ChildProcess.run(
+            helper, arguments: arguments, standardOutput: output, standardError: output.appendingPathExtension("err"))
+        return (process, Task { await process.terminationStatus })
     }
 
     /// The `E i` acknowledgements, and whether `READY` and `DONE` were printed.
@@ -90,7 +79,7 @@ struct CrashSafetyTests {
 
     /// Waits (at most 30 s, 5 ms steps) until the helper opened its queue, so a kill lands in the
     /// queue's work and not in process start-up, which takes longer on a loaded machine.
-    static func waitUntilReady(_ process: Process, output: URL) async throws {
+    static func waitUntilReady(_ process: ChildProcess, output: URL) async throws {
         for _ in 0..<6000 {
             if read(output).ready || !process.isRunning { return }
             try await Task.sleep(for: .milliseconds(5))
@@ -123,7 +112,7 @@ struct CrashSafetyTests {
             try await Self.waitUntilReady(process, output: output)
             try await Task.sleep(for: .milliseconds(10 + Int(generator.next() % 200)))
             if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+                process.send(SIGKILL)
                 killed += 1
             }
             _ = await status.value

@@ -19,7 +19,7 @@ struct SharedFileTests {
         defer { dir.cleanup() }
         let namespace = OfflineServer.makeNamespace("offline-shared")
         let base = try OfflineServer.baseURL(namespace: namespace).absoluteString
-        var runs: [(Process, Task<Int32, Never>, URL)] = []
+        var runs: [(ChildProcess, Task<Int32, Never>, URL)] = []
         for prefix in ["a", "b"] {
             let output = dir.url.appendingPathComponent("\(prefix).out")
             let (process, status) = try CrashSafetyTests.launch(

@@ -5,6 +5,7 @@ import Glibc
 import Darwin
 #endif
 import Testing
+import CourierTesting
 
 /// Library code must never block a thread of Swift's concurrency pool (issue 22 §2). This test
 /// runs `courier-pool-probe` (Tests/PoolProbe), a separate process whose pool is one thread wide
@@ -80,23 +81,13 @@ struct PoolStarvationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("out")
         let errors = folder.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let process = Process()
-        process.executableURL = helper
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        let (stream, continuation) = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { finished in
-            continuation.yield(finished.terminationStatus)
-            continuation.finish()
-        }
-        try process.run()
+        // Not Foundation.Process: its run() can crash a process with many sockets open (ChildProcess).
+        let process = try ChildProcess.run(helper, standardOutput: output, standardError: errors)
         let timeout = Task {
             try await Task.sleep(for: limit)
-            process.terminate()
+            process.send(SIGTERM)
         }
-        let status = await stream.first { _ in true } ?? -1
+        let status = await process.terminationStatus
         timeout.cancel()
         let read = { (url: URL) in (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
         return (status, read(output), read(errors))

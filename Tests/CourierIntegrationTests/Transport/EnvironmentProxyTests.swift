@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import Courier
+import CourierTesting
 #if canImport(CourierCurl)
 import CourierCurl
 #endif
@@ -38,19 +39,11 @@ struct EnvironmentProxyTests {
         environment[Self.probeVariable] = namespace
         environment["COURIER_TRANSPORT"] = nil
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Bundle.main.executablePath))
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "proxyProbe"]
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let status: Int32 = await withCheckedContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(returning: -1)
-            }
-        }
+        // Not Foundation.Process: its run() can crash a process with many sockets open (ChildProcess).
+        let probe = try ChildProcess.run(
+            URL(fileURLWithPath: try #require(Bundle.main.executablePath)),
+            arguments: ["--testing-library", "swift-testing", "--filter", "proxyProbe"], environment: environment)
+        let status = await probe.terminationStatus
         #expect(status == 0, "the probe run failed (status \(status))")
 
         let (data, _) = try await URLSession.shared.data(from: proxyURL.appendingPathComponent("_proxy/stats"))

@@ -47,25 +47,14 @@ enum UploadFixtures {
     static func sha256(file url: URL) async throws -> String {
         let tool = URL(fileURLWithPath: "/usr/bin/sha256sum")
         guard FileManager.default.isExecutableFile(atPath: tool.path) else { return sha256(try Data(contentsOf: url)) }
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result {
-                        let process = Process()
-                        process.executableURL = tool
-                        process.arguments = ["--", url.path]
-                        let output = Pipe()
-                        process.standardOutput = output
-                        try process.run()
-                        let printed = try output.fileHandleForReading.readToEnd() ?? Data()
-                        process.waitUntilExit()
-                        guard process.terminationStatus == 0,
-                            let hex = String(decoding: printed, as: UTF8.self).split(separator: " ").first
-                        else { throw CocoaError(.fileReadUnknown) }
-                        return String(hex)
-                    })
-            }
-        }
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("courier-sha-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        // Not Foundation.Process: its run() can crash a process with many sockets open (ChildProcess).
+        let child = try ChildProcess.run(tool, arguments: ["--", url.path], standardOutput: output)
+        guard await child.terminationStatus == 0,
+            let hex = String(decoding: try Data(contentsOf: output), as: UTF8.self).split(separator: " ").first
+        else { throw CocoaError(.fileReadUnknown) }
+        return String(hex)
     }
 
     /// Lower-case hex of the UTF-8 bytes of `text`.
