@@ -4,7 +4,8 @@ GET /hostile/bomb?coding=gzip|deflate|br&mib=N&type=T
     N MiB of zero bytes (1..4096, default 1024) sent with ``Content-Encoding: coding``, a valid
     stream of that coding (about 1 KiB on the wire per MiB for gzip and deflate, a few hundred
     bytes in all for br), no Content-Length, Connection: close; Content-Type T
-    (default application/octet-stream). Counts in the namespace's stats under "hostile":
+    (default application/octet-stream); with corrupt=1 (gzip, deflate) the first MiB is valid,
+    then 16 bytes that are no deflate block end the body. Counts in the namespace's stats under "hostile":
     "opened", "finished" (every wire byte written), "disconnected" (the client went away first),
     "wireBytes" (coded bytes handed to the socket).
 
@@ -75,6 +76,11 @@ def _brotli(mib: int) -> bytes:
     return b"".join(compressor.process(ZEROS) for _ in range(mib)) + compressor.finish()
 
 
+def _corrupt_pieces(coding: str):
+    yield _deflate_parts(31 if coding == "gzip" else 15)[0]
+    yield b"\xff" * 16  # BTYPE 11: a reserved block type, "invalid block type" to any inflater
+
+
 def _pieces(coding: str, mib: int):
     if coding == "br":
         yield _brotli(mib)
@@ -106,7 +112,8 @@ async def bomb(request: web.Request) -> web.StreamResponse:
     resp = web.StreamResponse(headers={"Content-Type": content_type, "Content-Encoding": coding, "Connection": "close"})
     try:
         await resp.prepare(request)
-        for piece in _pieces(coding, mib):
+        corrupt = request.query.get("corrupt") == "1" and coding != "br"
+        for piece in (_corrupt_pieces(coding) if corrupt else _pieces(coding, mib)):
             await resp.write(piece)
             bucket.wire_bytes += len(piece)
         await resp.write_eof()
