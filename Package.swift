@@ -42,15 +42,17 @@ let package = Package(
         .target(name: "CourierGraphQL", dependencies: ["Courier"], swiftSettings: strict),
         // libcurl for opt-in modules (headers: libcurl4-openssl-dev, installed by scripts/setup).
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        // The system zlib for CourierRealtime's permessage-deflate (Apple SDKs ship it; Debian:
-        // zlib1g-dev, installed by scripts/setup when missing). Never a dependency of `Courier`.
+        // The system zlib for CourierRealtime's permessage-deflate and CourierCurl's streamed gzip and
+        // deflate bodies (Apple SDKs ship it; Debian: zlib1g-dev, installed by scripts/setup when
+        // missing). Never a dependency of `Courier`.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "CourierRealtime",
             dependencies: ["Courier", "CZlib", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
             swiftSettings: strict),
         // An HTTP transport on libcurl (Linux; macOS links the SDK's libcurl through the same map).
-        .target(name: "CourierCurl", dependencies: ["Courier", "CCurl"], swiftSettings: strict),
+        // Streamed bodies in gzip or deflate are decoded on demand with the system zlib (CZlib).
+        .target(name: "CourierCurl", dependencies: ["Courier", "CCurl", "CZlib"], swiftSettings: strict),
         // The system SQLite: Apple platforms import the SDK's `SQLite3` module; elsewhere this
         // module map links libsqlite3 (Debian: libsqlite3-dev, installed by scripts/setup).
         .systemLibrary(

@@ -30,7 +30,15 @@ import FoundationNetworking
 /// - every HTTP status comes back as a response; redirects are never followed by libcurl (the
 ///   client's redirect step follows them, keeping credentials on their origin, RFC 9110 §15.4);
 ///   a 401 with a challenge comes back at once;
-/// - `gzip`, `deflate`, `br` and `zstd` bodies are decoded, header fields stay as received;
+/// - content codings are undone and header fields stay as received (`Content-Encoding`
+///   included): a buffered body in `gzip`, `deflate`, `br` or `zstd` is decoded by libcurl
+///   (bounded by the client's body limit); a streamed body (`APIClient.stream`, downloads,
+///   Server-Sent Events) asks for `gzip, deflate` unless the request names its own
+///   `Accept-Encoding`, arrives compressed in the stream's buffer (within its `bufferLimit`) and
+///   is inflated by the consumer's reads, at most 64 KiB of output per chunk, so a compression
+///   bomb never outgrows the buffer; a streamed body in another coding (`br` sent anyway) ends
+///   with `NetworkError.undecodableResponse` (`unsupportedCoding`), a broken one with
+///   `corruptContent`;
 /// - failures are the same `URLError` codes (see `URLError.curlCode` for libcurl's);
 /// - cancelling the calling task aborts the transfer at once and closes its connection (an HTTP/2
 ///   stream is reset), surfacing as `URLError(.cancelled)`;

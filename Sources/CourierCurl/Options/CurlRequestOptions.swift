@@ -82,12 +82,22 @@ struct CurlRequestOptions {
             set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total))
         }
 
-        // Decode every content coding libcurl knows (gzip, deflate, br, zstd), as URLSession does;
-        // a request that names its own Accept-Encoding (e.g. `identity` for a ranged download)
-        // sends that field instead of libcurl's.
-        // Without decoding (a response in a coding libcurl does not know, asked again), the
-        // body arrives as the server sent it, with its Content-Encoding.
-        if decodesContent { set(CURLOPT_ACCEPT_ENCODING, "") }
+        // A buffered body: libcurl decodes every content coding it knows (gzip, deflate, br, zstd),
+        // as URLSession does, bounded by the body limit; a request that names its own
+        // Accept-Encoding (e.g. `identity` for a ranged download) sends that field instead of
+        // libcurl's. Without decoding (a response in a coding libcurl does not know, asked again),
+        // the body arrives as the server sent it, with its Content-Encoding.
+        // A streamed body: libcurl hands over the bytes as sent (while paused it would keep all it
+        // inflated from one read, up to 64 MiB), and Courier inflates gzip and deflate on demand
+        // (CurlStreamDecoding); the request accepts only those unless it names its own codings.
+        let streamed: Bool
+        if case .streamed = transfer.delivery { streamed = true } else { streamed = false }
+        if streamed {
+            set(CURLOPT_HTTP_CONTENT_DECODING, 0)
+            transfer.decodesStreamedContent = true
+        } else if decodesContent {
+            set(CURLOPT_ACCEPT_ENCODING, "")
+        }
 
         if configuration.httpShouldSetCookies, let cookies {
             _ = ccurl_easy_setopt_pointer(handle, CURLOPT_SHARE, cookies.share)
@@ -140,6 +150,7 @@ struct CurlRequestOptions {
 
         let method = (request.httpMethod ?? "GET").uppercased()
         var headers = HTTPHeaders(request)
+        if streamed, !headers.contains("Accept-Encoding") { headers.add("Accept-Encoding", CurlStreamDecoding.acceptEncoding) }
         // The limits URLSessionTransport keeps too; over them, libcurl fails with CURLE_OUT_OF_MEMORY.
         try RequestHeadLimits.check(url: url, headers: headers)
         if let data = request.httpBody {

@@ -54,8 +54,12 @@ final class CurlTransfer: @unchecked Sendable {
     private var fields: [HTTPHeaders.Field] = []
     /// `Content-Length` of the response being received, when it has one.
     private var contentLength: Int?
-    /// Whether libcurl undoes a content coding, so `Content-Length` is not the delivered length.
+    /// Whether a content coding is undone (by libcurl, or by Courier for a streamed body), so
+    /// `Content-Length` is not the delivered length.
     private var isContentDecoded = false
+    /// Whether libcurl hands a streamed body over as sent and Courier undoes its content codings
+    /// on demand (``CurlStreamDecoding``).
+    var decodesStreamedContent = false
     private var headComplete = false
     /// Whether the final response's head arrived whole (error mapping: a head over libcurl's limits fails before).
     var receivedHead: Bool { headComplete }
@@ -226,7 +230,13 @@ final class CurlTransfer: @unchecked Sendable {
             stream = buffer
             let length: MessageBody.Length = contentLength.map { .known(Int64($0)) } ?? .unknown
             var response = makeResponse(body: Data())
-            response.body = MessageBody(buffer: buffer, length: isContentDecoded ? .unknown : length)
+            let body = MessageBody(buffer: buffer, length: isContentDecoded ? .unknown : length)
+            if decodesStreamedContent, isContentDecoded {
+                // Compressed bytes in the buffer (bounded by its limit), inflated by the consumer's reads.
+                response.body = CurlStreamDecoding.decoding(body, codings: CurlStreamDecoding.codings(response.headers), url: url)
+            } else {
+                response.body = body
+            }
             if let continuation { engine.deliver(.success(response), to: continuation) }
             continuation = nil
         }
