@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import Courier
 import CourierTesting
+import CourierTransfers
 
 /// A hostile server's compression bombs (`GET /hostile/bomb`, TestServer/routes_hostile.py): a
 /// valid gzip, deflate or br body of N MiB of zeros, about 1 KiB on the wire per MiB (br: a few
@@ -53,27 +54,31 @@ struct CompressionBombTests {
         #expect(count == 4 << 20)
     }
 
-    /// libcurl (7.88) keeps what a paused transfer decodes from one socket read in a pause buffer of
-    /// its own, outside Courier's `StreamBuffer`, and fails the transfer once that passes 64 MiB
-    /// (`URLError.unknown`: "Out of memory", or "Failed reading the chunked-encoded stream" for a
-    /// chunked body): a br body inflates a few hundred bytes to gigabytes, so it fails after the
-    /// first MiB even for a consumer that reads as fast as it can (measured; zstd too). The fix is Courier decoding the body itself, on
-    /// demand, instead of libcurl.
+    /// A streamed call over CurlTransport accepts only the codings Courier inflates on demand
+    /// (`Accept-Encoding: gzip, deflate`); this hostile server sends br anyway. Courier cannot
+    /// decode br without libcurl, whose pause buffer held everything one read inflated (a few
+    /// hundred bytes of br to gigabytes; before the fix the body failed with `URLError.unknown`,
+    /// "Out of memory", after its first MiB): the body ends at once with the typed
+    /// unsupported-coding error, never with the compressed bytes passed off as decoded ones.
     @Test(
-        "a streamed br body of 256 MiB reaches a fast consumer whole over CurlTransport",
-        .enabled(if: TestTransport.isCurl, "URLSession on Linux cannot pause: a fast body overflows a slower consumer by design"),
-        .disabled("fails: libcurl's pause buffer overflows (URLError.unknown) after 1 MiB"))
-    func streamedBrotliBodyReachesAFastConsumer() async throws {
+        "a streamed br body is an unsupported-coding error at once over CurlTransport",
+        .enabled(if: TestTransport.isCurl, "URLSession on Linux cannot pause: libcurl decodes br there"))
+    func streamedBrotliBodyIsAnUnsupportedCodingError() async throws {
         let (client, _) = try TestServers.apiClient()
+        let start = ContinuousClock.now
         let streamed = try await client.stream(Request<Data>.get("/hostile/bomb", query: ["coding": "br", "mib": "256"]))
+        #expect(streamed.response.headers["Content-Encoding"] == "br")
         var count = 0
-        var nonZero = false
-        for try await chunk in streamed.body {
-            count += chunk.count
-            if !nonZero, chunk.contains(where: { $0 != 0 }) { nonZero = true }
+        let error = await #expect(throws: NetworkError.self) {
+            for try await chunk in streamed.body { count += chunk.count }
         }
-        #expect(count == 256 << 20)
-        #expect(!nonZero)
+        #expect(count == 0)
+        guard case .undecodableResponse(let failure) = error else {
+            Issue.record("expected undecodableResponse, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.reason == .unsupportedCoding)
+        #expect(ContinuousClock.now - start < .seconds(10))
     }
 
     /// Peak RSS checks: one test at a time (`scripts/test`'s quiet pass), so the process's peak is this test's.
@@ -104,14 +109,13 @@ struct CompressionBombTests {
             }
         }
 
-        /// The same pause buffer as `streamedBrotliBodyReachesAFastConsumer`: with gzip (about 1000:1)
-        /// one 64 KiB read inflates to 64 MiB, all held by libcurl while the transfer is paused.
-        /// Measured: +166 to +217 MiB peak for a consumer reading 1 GiB as fast as it can, +61 MiB
-        /// for one that stops after its first chunk, against the documented 1 MiB `bufferLimit`.
+        /// With libcurl decoding, a paused transfer kept everything libcurl inflated from one read
+        /// (gzip, about 1000:1: 64 MiB from a 64 KiB read): +166 to +217 MiB peak for a consumer
+        /// reading 1 GiB as fast as it can, against the documented 1 MiB `bufferLimit`. CurlTransport
+        /// now buffers the compressed bytes and the consumer inflates 64 KiB at a time.
         @Test(
             "a streamed gzip bomb read to its end keeps peak RSS near the buffer limit over CurlTransport",
-            .enabled(if: TestTransport.isCurl, "URLSession on Linux cannot pause: it fails a slower consumer instead"),
-            .disabled("fails: libcurl holds each read's inflated output (up to 64 MiB) while paused"))
+            .enabled(if: TestTransport.isCurl, "URLSession on Linux cannot pause: it fails a slower consumer instead"))
         func streamedGzipBombKeepsMemoryNearTheBufferLimit() async throws {
             let (client, _) = try TestServers.apiClient()
             let before = try PeakRSS.resetAndRead()
@@ -121,6 +125,24 @@ struct CompressionBombTests {
             #expect(count == 1 << 30)
             let growth = try PeakRSS.read() - before
             #expect(growth < 32 << 20, "peak RSS grew by \(growth >> 20) MiB with a 1 MiB buffer limit")
+        }
+
+        /// A download asks for `identity`; this hostile server compresses anyway (256 MiB of zeros
+        /// from 256 KiB of gzip). With libcurl decoding the download peaked at 294 MiB RSS.
+        @Test(
+            "a download of a gzip bomb sent despite identity keeps peak RSS bounded over CurlTransport",
+            .enabled(if: TestTransport.isCurl, "URLSession on Linux cannot pause: libcurl inflates each read there"))
+        func downloadedGzipBombKeepsMemoryBounded() async throws {
+            let fixture = try DownloadFixture.start()
+            defer { fixture.cleanUp() }
+            let before = try PeakRSS.resetAndRead()
+            let task = fixture.client.download(
+                Request<Void>.get("/hostile/bomb", query: ["coding": "gzip", "mib": "256"]), to: fixture.destination())
+            _ = try await task.value
+            let growth = try PeakRSS.read() - before
+            let size = try FileManager.default.attributesOfItem(atPath: fixture.destination().path)[.size] as? Int
+            #expect(size == 256 << 20)
+            #expect(growth < 32 << 20, "peak RSS grew by \(growth >> 20) MiB")
         }
     }
 }

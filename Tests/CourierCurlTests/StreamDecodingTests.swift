@@ -1,0 +1,118 @@
+#if canImport(CCurl)
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+@testable import CourierCurl
+
+/// `CurlStreamDecoding` on bodies in memory: what a streamed CurlTransport body goes through.
+@Suite("Streamed content decoding")
+struct StreamDecodingTests {
+    /// "Courier inflates on demand. " 40 times (1,120 bytes).
+    static let plain = Data(String(repeating: "Courier inflates on demand. ", count: 40).utf8)
+    static let tail = "73ce2f2dca4c2d52c8cc4bcb492c492d56c8cf534849cd4dcc4bd153701e951b951b951b95a3400e00"
+    static let raw = Self.hex(tail)
+    static let zlibWrapped = Self.hex("78da" + tail + "07779588")
+    static let gzip = Self.hex("1f8b0800000000000203" + tail + "091786e260040000")
+
+    static func hex(_ string: String) -> Data {
+        var data = Data()
+        var index = string.startIndex
+        while index < string.endIndex {
+            let next = string.index(index, offsetBy: 2)
+            if let byte = UInt8(string[index..<next], radix: 16) { data.append(byte) }
+            index = next
+        }
+        return data
+    }
+
+    /// `data` as a single-use body, `size` bytes a chunk.
+    static func body(_ data: Data, chunk size: Int) -> MessageBody {
+        let chunks = stride(from: 0, to: data.count, by: size).map { data.subdata(in: $0..<min($0 + size, data.count)) }
+        let stream = AsyncStream<Data> { continuation in
+            for chunk in chunks { continuation.yield(chunk) }
+            continuation.finish()
+        }
+        return MessageBody(stream)
+    }
+
+    static let url = URL(string: "http://example.test/")!
+
+    @Test(
+        "gzip, zlib-wrapped deflate and raw deflate decode, whatever the chunking",
+        arguments: [("gzip", gzip), ("x-gzip", gzip), ("deflate", zlibWrapped), ("deflate", raw)], [1, 7, 4096])
+    func decodes(coding: (String, Data), chunk: Int) async throws {
+        let body = CurlStreamDecoding.decoding(Self.body(coding.1, chunk: chunk), codings: [coding.0], url: Self.url)
+        #expect(try await body.collect(upTo: 1 << 20) == Self.plain)
+    }
+
+    @Test(
+        "a stream cut before its end, or broken, is corruptContent",
+        arguments: [gzip.prefix(30), gzip.prefix(1), hex("1f8b08ff")])
+    func truncatedIsCorrupt(data: Data) async throws {
+        let body = CurlStreamDecoding.decoding(Self.body(Data(data), chunk: 8), codings: ["gzip"], url: Self.url)
+        let error = await #expect(throws: NetworkError.self) { _ = try await body.collect(upTo: 1 << 20) }
+        guard case .undecodableResponse(let failure) = error else {
+            Issue.record("expected undecodableResponse, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.reason == .corruptContent)
+    }
+
+    @Test("an unknown coding is unsupportedCoding at the first read; identity and an empty body pass")
+    func unknownCoding() async throws {
+        let body = CurlStreamDecoding.decoding(Self.body(Self.gzip, chunk: 64), codings: ["gzip", "br"], url: Self.url)
+        let error = await #expect(throws: NetworkError.self) { _ = try await body.collect(upTo: 1 << 20) }
+        guard case .undecodableResponse(let failure) = error else {
+            Issue.record("expected undecodableResponse, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.reason == .unsupportedCoding)
+        let headers = HTTPHeaders([HTTPHeaders.Field(name: "Content-Encoding", value: "identity, GZIP")])
+        #expect(CurlStreamDecoding.codings(headers) == ["gzip"])
+        let empty = CurlStreamDecoding.decoding(Self.body(Data(), chunk: 1), codings: ["gzip"], url: Self.url)
+        #expect(try await empty.collect(upTo: 10) == Data())
+    }
+
+    /// 1 MiB of zeros, gzip (zlib level 9): 1,051 bytes.
+    static let zerosGzip = [
+        "1f8b0800000000000203edc13101000000c2a0f54f6d085fa00000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "0000000000000000000000000000000000000000000000000000000000000000003e031cea38a700001000",
+    ].joined()
+
+    @Test("a bomb's chunks are at most 64 KiB each")
+    func chunksAreBounded() async throws {
+        let zeros = Data(count: 1 << 20)
+        let compressed = Self.hex(Self.zerosGzip)
+        let body = CurlStreamDecoding.decoding(Self.body(compressed, chunk: 512), codings: ["gzip"], url: Self.url)
+        var total = Data()
+        for try await chunk in body {
+            #expect(chunk.count <= CurlStreamDecoding.outputChunk)
+            total.append(chunk)
+        }
+        #expect(total == zeros)
+    }
+}
+#endif
