@@ -55,7 +55,8 @@ package enum CurlErrorMapping {
         }
     }
 
-    /// The content codings libcurl undoes (`CURLOPT_ACCEPT_ENCODING` with this build's features).
+    /// The content codings libcurl undoes for a buffered body (`CURLOPT_ACCEPT_ENCODING` with this
+    /// build's features); a streamed body is decoded by ``CurlStreamDecoding``.
     package static let decodedCodings: Set<String> = ["identity", "gzip", "x-gzip", "deflate", "br", "zstd"]
 
     /// The `URLError` code for `code`, and the response-coding reason when it is one.

@@ -7,8 +7,9 @@ import FoundationNetworking
 #endif
 
 /// Turns a `URLRequest` into easy-handle options, the way URLSession would send it: Courier's
-/// redirect step follows redirects (libcurl never does), content codings libcurl knows are undone
-/// as URLSession does, and the request's header fields are sent as given.
+/// redirect step follows redirects (libcurl never does), content codings are undone as URLSession
+/// does (by libcurl for a buffered body, by ``CurlStreamDecoding`` for a streamed one), and the
+/// request's header fields are sent as given.
 struct CurlRequestOptions {
     let configuration: CurlTransport.Configuration
     let cookies: CurlCookieShare?
