@@ -9,7 +9,9 @@ Query parameters (all optional, combinable):
 * ``ranges=0``       no ``Accept-Ranges``; ``Range`` and ``If-Range`` are ignored (always 200)
 * ``etag=strong``    (default) ``ETag: "m{bytes}-v{v}"``; ``weak`` -> ``W/"..."``; ``none`` -> no
                      ETag; ``changing`` -> a new version (and ETag) on every request to this path
-                     in the namespace
+                     in the namespace; ``weakened`` -> a new version on every request like
+                     ``changing``, whose ETag is strong for version 0 and weak (``W/``) after it (a
+                     file replaced behind a server or CDN that weakens its tags)
 * ``lastModified=now`` ``Last-Modified`` equal to ``Date`` (a weak validator, RFC 9110 §8.8.2.2);
                      by default it is 2026-01-01, more than 60 s before ``Date`` (strong)
 * ``ifRange=ignore`` serve the Range even when ``If-Range`` does not match (a broken server)
@@ -115,7 +117,7 @@ async def media(request: web.Request) -> web.StreamResponse:
 
     etag_kind = q.get("etag", "strong")
     version = 0
-    if etag_kind == "changing":
+    if etag_kind in ("changing", "weakened"):
         version = bucket.versions[path]
         bucket.versions[path] += 1
     tag = f'"m{total}-v{version}"'
@@ -125,8 +127,10 @@ async def media(request: web.Request) -> web.StreamResponse:
         headers["Date"] = modified
     if etag_kind in ("strong", "changing"):
         headers["ETag"] = tag
-    elif etag_kind == "weak":
+    elif etag_kind == "weak" or (etag_kind == "weakened" and version > 0):
         headers["ETag"] = "W/" + tag
+    elif etag_kind == "weakened":
+        headers["ETag"] = tag
     ranges = q.get("ranges") != "0"
     gzip = q.get("gzip") == "always"
     if ranges and not gzip:

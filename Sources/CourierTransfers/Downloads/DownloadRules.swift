@@ -116,6 +116,12 @@ package enum DownloadRules {
             if let tag = strongValidator(in: headers), let validator, tag != validator {
                 return .restart(reason: "416 for another validator")
             }
+            // A weak tag, or a date too recent to be strong, still names a representation: one other
+            // than the validator sent is another file (of the same length, or the partial bytes would
+            // not be taken for the whole), which the old bytes must not stand for.
+            if let validator, namesAnotherValidator(headers, than: validator) {
+                return .restart(reason: "416 naming another validator than \(validator)")
+            }
             guard let part = DownloadContentRange(headers), case .unsatisfied(let complete) = part else {
                 return .restart(reason: "416 without Content-Range: bytes */length")
             }
@@ -131,6 +137,14 @@ package enum DownloadRules {
             // new) representation (RFC 9110 §13.1.5, §14.2).
             return .write(offset: 0, completeLength: completeLength(ofWhole: headers), discardsPartial: offset > 0)
         }
+    }
+
+    /// `true` when `headers` name a validator other than `validator` (the `If-Range` value sent),
+    /// weak ones included: for an entity tag, any `ETag` field that is not exactly it; for a date,
+    /// any `Last-Modified` field that is not exactly it. A response that names none says nothing.
+    static func namesAnotherValidator(_ headers: HTTPHeaders, than validator: String) -> Bool {
+        let field = validator.hasPrefix("\"") ? "ETag" : "Last-Modified"
+        return headers.values(for: field).contains { trim($0) != validator }
     }
 
     static func trim(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces) }

@@ -152,6 +152,27 @@ struct DownloadRulesTests {
         }
     }
 
+    @Test func a416NamingAnotherWeakValidatorRestartsAndTheSameOneCompletes() {
+        let date = "Thu, 01 Jan 2026 00:00:00 GMT"
+        let other = "Fri, 02 Jan 2026 00:00:00 GMT"
+        // Weak: a tag with W/, two tags, a date less than 60 s before the response's Date.
+        for (validator, fields) in [
+            (Self.tag, [("ETag", "W/\"m10-v1\"")]),
+            (Self.tag, [("ETag", Self.tag), ("ETag", "W/\"m10-v1\"")]),
+            (date, [("Last-Modified", other), ("Date", other)]),
+        ] {
+            let response = Self.response(416, [("Content-Range", "bytes */10")] + fields)
+            guard case .restart = DownloadRules.step(for: response, requestedOffset: 10, validator: validator) else {
+                Issue.record("expected a restart for \(fields)")
+                continue
+            }
+        }
+        for (validator, fields) in [(Self.tag, []), (date, [("Last-Modified", date)]), (Self.tag, [("Last-Modified", other)])] {
+            let response = Self.response(416, [("Content-Range", "bytes */10")] + fields)
+            #expect(DownloadRules.step(for: response, requestedOffset: 10, validator: validator) == .complete(length: 10))
+        }
+    }
+
     @Test func a206Or416ForAnotherCompleteLengthThanThePartialFilesRestarts() {
         // The partial bytes belong to a 20-byte representation: a 416 saying the representation
         // is 10 bytes must not complete a 10-byte prefix, nor a 206 of a 10-byte one continue it.
