@@ -114,7 +114,12 @@ let package = Package(
         .testTarget(
             name: "CourierRealtimeTests", dependencies: ["Courier", "CourierTesting", "CourierRealtime"], swiftSettings: strict),
         .testTarget(
-            name: "CourierOfflineTests", dependencies: ["Courier", "CourierTesting", "CourierOffline"], swiftSettings: strict),
+            name: "CourierOfflineTests",
+            dependencies: [
+                "Courier", "CourierTesting", "CourierOffline",
+                .target(name: "CourierCurl", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "CourierCurlTests", dependencies: ["Courier", "CourierTesting", "CourierCurl"], swiftSettings: strict),
         .testTarget(name: "CourierPoolStarvationTests", dependencies: ["Courier", "CourierTesting"], swiftSettings: strict),

@@ -13,7 +13,8 @@ struct QueueFaultTests {
     /// The server applies the mutation, then the *kept-alive* connection dies before any answer
     /// byte (a server crash behind a load balancer): the change must be applied exactly once and
     /// the queue must end empty, with no dead letter.
-    @Test(.timeLimit(.minutes(2))) func aDropAfterStoreOnAReusedConnectionAppliesOnce() async throws {
+    @Test(.timeLimit(.minutes(2)), arguments: OfflineTransport.allCases)
+    func aDropAfterStoreOnAReusedConnectionAppliesOnce(_ transport: OfflineTransport) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         let namespace = OfflineServer.makeNamespace("faults-reuse")
@@ -21,7 +22,8 @@ struct QueueFaultTests {
         configuration.sendsOnEnqueue = false
         configuration.backoff = Backoff(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200), jitter: .equal)
         let queue = try MutationQueue(
-            path: dir.path("q.sqlite"), client: makeClient(try OfflineServer.environment(namespace: namespace)),
+            path: dir.path("q.sqlite"),
+            client: makeClient(try OfflineServer.environment(namespace: namespace), transport: transport),
             configuration: configuration)
         // A first delivery leaves a kept-alive connection in the pool.
         try await queue.enqueue(.json(id: "warm", method: .post, path: "/mutations", body: ["i": 0]))

@@ -3,6 +3,9 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+#if canImport(CourierCurl)
+import CourierCurl
+#endif
 import Courier
 import CourierOffline
 
@@ -221,10 +224,34 @@ final class EventRecorder: @unchecked Sendable {
     deinit { task?.cancel() }
 }
 
-func makeClient(_ environment: APIEnvironment, extra: [any Interceptor] = []) -> APIClient {
+func makeClient(
+    _ environment: APIEnvironment, extra: [any Interceptor] = [], transport: OfflineTransport = .urlSession
+)
+    -> APIClient
+{
     // The queue's own backoff is under test, on a test clock: the fleet-safety rules (budget and
     // breaker, which run on the retry interceptor's real clock) are off here and tested on their own.
     APIClient(environment: environment) {
         $0.interceptors = .standard(retry: RetryInterceptor(budget: nil, circuitBreaker: nil)) + extra
+        #if canImport(CourierCurl)
+        if transport == .curl { $0.transport = CurlTransport() }
+        #endif
     }
+}
+
+/// The transport a fault test sends through: URLSession, and libcurl where CourierCurl builds
+/// (a lost answer on a reused connection is each transport's own code path).
+enum OfflineTransport: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case urlSession
+    case curl
+
+    static var allCases: [OfflineTransport] {
+        #if canImport(CourierCurl)
+        [.urlSession, .curl]
+        #else
+        [.urlSession]
+        #endif
+    }
+
+    var testDescription: String { rawValue }
 }
