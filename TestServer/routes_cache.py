@@ -1,6 +1,6 @@
 """HTTP caching test surface (RFC 9111 / RFC 9110 conditional requests).
 
-GET  /cache/resource/{name}?cc=&etag=&lastModified=&vary=&expires=&age=
+GET  /cache/resource/{name}?cc=&etag=&lastModified=&vary=&expires=&age=&cc304=
 POST /cache/resource/{name}/bump
 POST /cache/resource/{name}/fail?status=503&count=N
 GET  /cache/collection            (Cache-Control: max-age=60)
@@ -142,6 +142,8 @@ async def get_resource(request: web.Request) -> web.Response:
         not_modified = since is not None and res.last_modified <= since
     if not_modified:
         res.not_modified += 1
+        if request.query.get("cc304"):
+            headers["Cache-Control"] = request.query["cc304"]  # the 304's own Cache-Control
         return web.Response(status=304, headers=headers)
 
     res.full += 1

@@ -168,6 +168,12 @@ struct CacheTransaction: Sendable {
                 return try await fetch(known: entries, refetchOnNotModified: false)
             }
             var updated = Validation.freshen(selected, with: response, requestTime: requestTime, responseTime: responseTime)
+            if CacheControl(updated.headers).noStore {
+                // The server no longer lets the response be stored (§5.2.2.5): served this once,
+                // then gone, never served again without asking it.
+                await cache.storage.removeResponses(for: key)
+                return serve(updated, .revalidated)
+            }
             if shouldWrite { await cache.store(updated, for: key, generation: generation) }
             if !Vary.matches(updated, request) {
                 updated.varyingRequestHeaders = Vary.requestValues(Vary.fieldNames(in: updated.headers), of: request)
@@ -198,7 +204,11 @@ struct CacheTransaction: Sendable {
         }
         if Validation.headResponse(response, agreesWith: entry) {
             let updated = Validation.freshen(entry, with: response, requestTime: requestTime, responseTime: now)
-            await cache.store(updated, for: key, generation: generation)
+            if CacheControl(updated.headers).noStore {
+                await cache.storage.removeResponses(for: key)
+            } else {
+                await cache.store(updated, for: key, generation: generation)
+            }
         } else {
             await cache.storage.removeResponses(for: key)
         }
@@ -231,7 +241,11 @@ struct CacheTransaction: Sendable {
                 return
             }
             let updated = Validation.freshen(entry, with: response, requestTime: requestTime, responseTime: responseTime)
-            await cache.store(updated, for: key, generation: generation)
+            if CacheControl(updated.headers).noStore {
+                await cache.storage.removeResponses(for: key)
+            } else {
+                await cache.store(updated, for: key, generation: generation)
+            }
             return
         }
         guard !Self.isOriginError(response.statusCode) else { return }
