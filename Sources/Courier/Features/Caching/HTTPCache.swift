@@ -149,16 +149,24 @@ public final class HTTPCache: Sendable {
         generations.withLock { Generation(partition: $0[partition] ?? 0, all: $0[Self.everyPartition] ?? 0) }
     }
 
-    /// Stores `response` under `key` unless the partition was cleared since `generation` was taken.
+    /// Stores `response` under `key` unless the partition was cleared since `generation` was taken,
+    /// or is no longer the current one.
     ///
     /// A clear can also come between the check and the write reaching the storage (a sign-out
     /// while an old account's response is being stored): the generation is checked again after
     /// the write, and what was written is removed if it moved, so the cleared partition never
     /// keeps the previous account's response.
+    ///
+    /// The partition of a call is read when the call reaches the cache, its token later (the auth
+    /// step is inside the cache, and may wait for a refresh): when the partition changed since,
+    /// the account switched during the call, and the response may have been fetched with the next
+    /// account's token — stored, the previous account would be served it. It is not stored.
     func store(_ response: CachedResponse, for key: CacheKey, generation: Generation) async {
-        guard self.generation(of: key.partition) == generation else { return }
+        guard self.generation(of: key.partition) == generation, currentPartition == key.partition else { return }
         await storage.store(response, for: key)
-        if self.generation(of: key.partition) != generation { await storage.removeResponses(for: key) }
+        if self.generation(of: key.partition) != generation || currentPartition != key.partition {
+            await storage.removeResponses(for: key)
+        }
     }
 
     /// Freshness of `entry` now.

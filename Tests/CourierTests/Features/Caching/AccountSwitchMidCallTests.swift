@@ -1,0 +1,51 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+
+/// A cache partitioned per account (the app's own partition closure): the partition of a call is
+/// read when the call reaches the cache, its token later, in the auth step. An account switch in
+/// between must not store one account's response in the other's partition.
+@Suite("An account switch between the cache and the auth step")
+struct AccountSwitchMidCallTests {
+    @Test func aResponseFetchedWithTheNextAccountsTokenIsNotStoredForThePreviousAccount() async throws {
+        let refreshGate = Gate()
+        let refreshes = StubTransport { request in
+            await refreshGate.wait()
+            return HTTPResponse(
+                statusCode: 200, headers: ["Content-Type": "application/json"],
+                body: Data(#"{"access_token":"alice-2","refresh_token":"r-alice-2","expires_in":3600}"#.utf8), url: request.url)
+        }
+        let tokens = TokenManager(
+            store: InMemoryTokenStore(), transport: refreshes,
+            grant: .oauth2(tokenURL: URL(string: "https://auth.example.test/token")!))
+        let server = SessionEndCacheTests.statementServer()
+        let user = Locked("alice")
+        let cache = HTTPCache(partition: { user.withLock { $0 } })
+        let client = StandardClientFixture.client(server, tokenManager: tokens, cache: cache)
+        // Alice's access token has expired: her call waits in the auth step for the refresh.
+        try await tokens.signIn(
+            AuthTokens(accessToken: "alice", refreshToken: "r-alice", expiresAt: Date(timeIntervalSinceNow: -60)))
+        let alicesCall = Task { try? await SessionEndCacheTests.statement(client) }
+        // Bounded: until her call's refresh reached the token endpoint (past the cache), at most 5 s.
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(5)
+        while refreshes.requestCount == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(refreshes.requestCount == 1)
+        // The app switches to Bob meanwhile (its partition closure follows the signed-in user).
+        user.withLock { $0 = "bob" }
+        try await tokens.signIn(AuthTokens(accessToken: "bob", refreshToken: "r-bob"))
+        await refreshGate.open()
+        let answer = await alicesCall.value
+        // Alice signs in again: whatever her partition holds must be hers.
+        user.withLock { $0 = "alice" }
+        try await tokens.signIn(AuthTokens(accessToken: "alice-3", refreshToken: "r-alice-3"))
+        let statement = try await SessionEndCacheTests.statement(client)
+        #expect(!statement.contains("bob"), "Alice was served \(statement) (her first call got \(answer ?? "an error"))")
+        // Her second call went to the server: nothing of the first was kept in her partition.
+        #expect(server.requestCount == 2)
+    }
+}
