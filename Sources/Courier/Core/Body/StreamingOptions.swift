@@ -31,11 +31,11 @@ public struct StreamingOptions: Sendable, Hashable {
     /// Over HTTP/1.1 each open stream holds a connection for its whole life, and a pool allows a
     /// few per host (`httpMaximumConnectionsPerHost`: 4 to 6). In one pool, that many open feeds
     /// made every other call to their host wait for a connection until its deadline (measured:
-    /// a plain `GET` beside 6 open feeds timed out). `URLSessionTransport` and `CurlTransport`
-    /// send a long-lived stream through a second pool of their own, made on first use, with no
-    /// per-host limit: each such stream has a connection, over HTTP/2 they share one (RFC 9113
-    /// §9.1), and the other calls keep the whole first pool. A transport of your own should do
-    /// the same, or document that it does not.
+    /// a plain `GET` beside 6 open feeds timed out). `URLSessionTransport` sends each connection
+    /// of a long-lived stream through a session of its own (on the same configuration) and
+    /// `CurlTransport` through a second pool, made on first use, with no per-host limit: the
+    /// other calls keep the whole first pool. A transport of your own should do the same, or
+    /// document that it does not.
     public var isLongLived = false
     /// The consumer reads the body continuously, as fast as it can and never waiting for anything
     /// else, on a thread of its own that no URLSession call can hold (a download, until its sink

@@ -6,8 +6,8 @@ import FoundationNetworking
 extension URLSessionTransport: SessionResettable {
     /// Forgets the account's transport-level state: deletes every cookie in the session's own
     /// cookie storage and every credential in its credential storage, then resets the session
-    /// and the long-lived streams' one when made (`URLSession.reset`), which also empties their
-    /// caches and makes later requests use new connections. Never touches `HTTPCookieStorage.shared`.
+    /// (`URLSession.reset`), which also empties its caches and makes later requests use new
+    /// connections. Never touches `HTTPCookieStorage.shared`.
     public func resetSession() async {
         if let cookies = cookieStorage {
             for cookie in cookies.cookies ?? [] { cookies.deleteCookie(cookie) }
@@ -17,10 +17,8 @@ extension URLSessionTransport: SessionResettable {
                 for credential in byUser.values { credentials.remove(credential, for: space) }
             }
         }
-        for session in [session, longLivedSession].compactMap({ $0 }) {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                session.reset { continuation.resume() }
-            }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            session.reset { continuation.resume() }
         }
     }
 

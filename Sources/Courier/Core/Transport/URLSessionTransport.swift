@@ -9,10 +9,9 @@ import FoundationNetworking
 /// throws away keep-alive and TLS resumption. By default the session uses an `.ephemeral`
 /// configuration with `urlCache = nil` (Courier does HTTP caching itself — on Linux `URLCache`
 /// stores nothing) and the configuration's own cookie storage, so no cookie of this client ever
-/// reaches `HTTPCookieStorage.shared` or another client. Long-lived streams
-/// (``StreamingOptions/isLongLived``: Server-Sent Events feeds) go through a second session on
-/// the same configuration, made on first use, with no per-host limit: open feeds never hold the
-/// connections the other calls wait for.
+/// reaches `HTTPCookieStorage.shared` or another client. Each connection of a long-lived stream
+/// (``StreamingOptions/isLongLived``: Server-Sent Events feeds) goes through a session of its own
+/// on the same configuration, so open feeds never hold the connections the other calls wait for.
 ///
 /// Cancelling the calling task cancels the underlying `URLSessionTask` (surfacing as
 /// `URLError(.cancelled)`). Total deadlines are not delegated to URLSession — on Linux
@@ -22,9 +21,6 @@ public final class URLSessionTransport: Transport {
     public let session: URLSession
     /// What the session underneath can do (``TransportCapabilities/current`` unless a test injects another).
     package let capabilities: TransportCapabilities
-    /// The pool of long-lived streams (``StreamingOptions/isLongLived``): a second session on
-    /// ``session``'s configuration with no per-host limit, made on first use.
-    private let longLived = Locked<(session: URLSession, delegate: TransportSessionDelegate)?>(nil)
 
     /// Creates a transport with a fresh session.
     ///
@@ -105,7 +101,6 @@ public final class URLSessionTransport: Transport {
 
     deinit {
         session.finishTasksAndInvalidate()
-        longLived.current?.session.finishTasksAndInvalidate()
     }
 
     /// The configuration Courier uses unless told otherwise: `.ephemeral`, `urlCache = nil`,
@@ -205,45 +200,15 @@ public final class URLSessionTransport: Transport {
         // Courier's own idle timer (APIClient.stream) is exact; the session's, in whole seconds on
         // Linux, is only a later backstop for callers of the transport itself.
         request.timeoutInterval = TimeInterval(IdleTimer.backstop(for: options.idleTimeout).components.seconds)
-        if Self.needsFreshConnection(request, capabilities: capabilities) {
+        if options.isLongLived || Self.needsFreshConnection(request, capabilities: capabilities) {
             let (oneShot, fresh) = freshSession(like: delegate)
             defer { oneShot.finishTasksAndInvalidate() }  // the task runs on until its body ends
             return try await fresh.stream(
                 await TaskControl.dataTask(in: oneShot, with: request), options: options, pinning: pinning)
         }
-        if options.isLongLived {
-            let pool = longLivedSession(like: delegate)
-            return try await pool.delegate.stream(
-                await TaskControl.dataTask(in: pool.session, with: request), options: options, pinning: pinning)
-        }
         let task = await TaskControl.dataTask(in: session, with: request)
         return try await delegate.stream(task, options: options, pinning: pinning)
     }
-
-    /// The session of long-lived streams, made on first use: this transport's configuration
-    /// (cookie storage included) with no per-host limit of its own, so an open feed never holds
-    /// one of the connections ``session`` allows per host.
-    private func longLivedSession(
-        like delegate: TransportSessionDelegate
-    ) -> (
-        session: URLSession, delegate: TransportSessionDelegate
-    ) {
-        longLived.withLock { pool in
-            if let pool { return pool }
-            let configuration = session.configuration
-            configuration.httpMaximumConnectionsPerHost = Self.longLivedConnectionsPerHost
-            let made = makeSession(like: delegate, configuration: configuration)
-            pool = made
-            return made
-        }
-    }
-
-    /// The per-host limit of the long-lived streams' session: in effect none (each open feed has
-    /// a connection; HTTP/2 multiplexes them onto one).
-    static let longLivedConnectionsPerHost = Int(Int32.max)
-
-    /// The long-lived streams' session, when one was made (session reset).
-    var longLivedSession: URLSession? { longLived.current?.session }
 
     /// Whether `request` must go out on a connection of its own
     /// (``TransportCapabilities/resendsOnReusedConnections``: Linux).

@@ -30,9 +30,10 @@ struct AccountSwitchMidCallTests {
         try await tokens.signIn(
             AuthTokens(accessToken: "alice", refreshToken: "r-alice", expiresAt: Date(timeIntervalSinceNow: -60)))
         let alicesCall = Task { try? await SessionEndCacheTests.statement(client) }
-        // Bounded: until her call's refresh reached the token endpoint (past the cache), at most 5 s.
+        // Bounded: until her call's refresh reached the token endpoint (past the cache), at most
+        // 30 s (a safety bound: in the whole parallel pass her task may wait seconds for a thread).
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(5)
+        let deadline = clock.now + .seconds(30)
         while refreshes.requestCount == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         try #require(refreshes.requestCount == 1)
         // The app switches to Bob meanwhile (its partition closure follows the signed-in user).
