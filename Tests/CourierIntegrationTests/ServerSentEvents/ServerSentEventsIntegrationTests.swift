@@ -264,7 +264,7 @@ import CourierTransfers
     /// again: each connection hands out the events that arrived before the overflow and the
     /// reconnect resumes after the last of them (before the fix each overflow dropped the buffer,
     /// the feed resumed where it was and never progressed). Over libcurl the transfer pauses.
-    @Test func aConsumerSlowerThanTheNetworkProgressesAcrossBufferOverflows() async throws {
+    @Test(.timeLimit(.minutes(1))) func aConsumerSlowerThanTheNetworkProgressesAcrossBufferOverflows() async throws {
         let namespace = TestServers.makeNamespace("sse")
         let clock = TestClock(mode: .manual)
         let client = try Self.client(namespace: namespace, clock: clock)
@@ -285,7 +285,12 @@ import CourierTransfers
     /// the server's reconnection time, without backoff, and never uses up `maximumAttempts`
     /// (before, every overflow counted as a failure in a row: the delays doubled, 3 s to 30 s,
     /// and the eighth overflow ended the feed with `streamBufferOverflow`).
-    @Test func overflowReconnectsNeitherBackOffNorCountAsFailures() async throws {
+    ///
+    /// Bounded by a time limit (it takes about 3 s): over URLSession on Linux it hung in about 1
+    /// run in 10 of this suite on 2026-12-06, every thread idle and a continuation never resumed
+    /// (cause not found yet; it hung with the feeds in the client's own session too). A hang
+    /// becomes a failure that `scripts/test` reruns and reports in its table.
+    @Test(.timeLimit(.minutes(1))) func overflowReconnectsNeitherBackOffNorCountAsFailures() async throws {
         let namespace = TestServers.makeNamespace("sse")
         let clock = TestClock(mode: .manual)
         let client = try Self.client(namespace: namespace, clock: clock)
