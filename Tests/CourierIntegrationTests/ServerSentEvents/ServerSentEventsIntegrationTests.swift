@@ -288,8 +288,9 @@ import CourierTransfers
     ///
     /// Bounded by a time limit (it takes about 3 s): over URLSession on Linux it hung in about 1
     /// run in 10 of this suite on 2026-12-06, every thread idle and a continuation never resumed
-    /// (cause not found yet; it hung with the feeds in the client's own session too). A hang
-    /// becomes a failure that `scripts/test` reruns and reports in its table.
+    /// (cause not found yet: it hung with the feeds in a shared second session and in a session
+    /// per connection; 0 hangs in 12 runs in the client's own session, too few to rule it out).
+    /// A hang becomes a failure that `scripts/test` reruns and reports in its table.
     @Test(.timeLimit(.minutes(1))) func overflowReconnectsNeitherBackOffNorCountAsFailures() async throws {
         let namespace = TestServers.makeNamespace("sse")
         let clock = TestClock(mode: .manual)
