@@ -44,6 +44,8 @@ public final class TestClock: Clock, Sendable {
     }
 
     private struct Sleeper: Sendable {
+        /// The clock's instant when the sleep began.
+        var start: Instant
         var deadline: Instant
         var continuation: CheckedContinuation<Void, any Error>
     }
@@ -54,10 +56,13 @@ public final class TestClock: Clock, Sendable {
             var count: Int
             /// Only sleepers with this deadline count; `nil`: every sleeper.
             var deadline: Instant?
+            /// Only sleepers that began at this instant count; `nil`: whenever they began.
+            var start: Instant?
 
             func isMet(by sleepers: [UUID: Sleeper]) -> Bool {
                 guard let deadline else { return sleepers.count >= count }
-                return sleepers.values.lazy.filter { $0.deadline == deadline }.count >= count
+                return sleepers.values.lazy.filter { $0.deadline == deadline && (start == nil || $0.start == start) }.count
+                    >= count
             }
         }
         var condition: Condition
@@ -122,7 +127,7 @@ public final class TestClock: Clock, Sendable {
                     // it will find this sleeper registered.
                     if Task.isCancelled { return (.cancel, []) }
                     if deadline <= state.now { return (.resume, []) }
-                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    state.sleepers[id] = Sleeper(start: state.now, deadline: deadline, continuation: continuation)
                     return (.wait, Self.takeSatisfiedWatchers(&state))
                 }
                 switch action {
@@ -191,6 +196,32 @@ public final class TestClock: Clock, Sendable {
     /// - Throws: `CancellationError` when the waiting task is cancelled (use a test time limit).
     public func waitForSleeper(until deadline: Instant) async throws {
         try await waitFor(Watcher.Condition(count: 1, deadline: deadline))
+    }
+
+    /// Waits until a sleeper is suspended that began at the current instant and sleeps for
+    /// exactly `duration` (``Mode/manual``): the sleep that code under test starts with
+    /// `sleep(for: duration)` before the clock moves again.
+    ///
+    /// Stricter than ``waitForSleeper(until:)`` with `now.advanced(by: duration)`: a timer that
+    /// began earlier and ends at the same instant (a client's deadline timer keeps sleeping
+    /// towards the deadline of a call that already ended) does not count. A test that took such a
+    /// timer for the sleep it waits for would advance before that sleep began; the sleep would then
+    /// end `duration` later than the clock was moved to, and nothing would wake it.
+    ///
+    /// ```swift
+    /// let clock = TestClock(mode: .manual)
+    /// let retrying = Task { try await clock.sleep(for: .seconds(3)) }
+    /// try await clock.waitForSleeper(for: .seconds(3))
+    /// clock.advance(by: .seconds(3))
+    /// try await retrying.value
+    /// ```
+    ///
+    /// - Throws: `CancellationError` when the waiting task is cancelled (use a test time limit).
+    public func waitForSleeper(for duration: Duration) async throws {
+        try await waitFor(
+            state.withLock { state in
+                Watcher.Condition(count: 1, deadline: state.now.advanced(by: duration), start: state.now)
+            })
     }
 
     private func waitFor(_ condition: Watcher.Condition) async throws {

@@ -51,9 +51,12 @@ import CourierTransfers
             for await state in states {
                 seen.append(state)
                 if case .reconnecting(_, let delay) = state {
-                    // The reconnect sleep itself: the client's deadline timer may still sleep
-                    // towards a later deadline, and must not be taken for it.
-                    try? await clock.waitForSleeper(until: clock.now.advanced(by: delay))
+                    // The reconnect sleep itself, begun now: the client's deadline timer keeps
+                    // sleeping towards the deadline of a call that ended, which can be the very
+                    // instant the reconnect ends (a feed connected at 0 s that reconnects at 57 s
+                    // for 3 s, a 60 s deadline). Taken for the reconnect's sleep, it made this
+                    // advance come first: the feed then slept until 63 s and hung (1 run in 10).
+                    try? await clock.waitForSleeper(for: delay)
                     clock.advance(by: delay)
                 }
             }
@@ -286,11 +289,10 @@ import CourierTransfers
     /// (before, every overflow counted as a failure in a row: the delays doubled, 3 s to 30 s,
     /// and the eighth overflow ended the feed with `streamBufferOverflow`).
     ///
-    /// Bounded by a time limit (it takes about 3 s): over URLSession on Linux it hung in about 1
-    /// run in 10 of this suite on 2026-12-06, every thread idle and a continuation never resumed
-    /// (cause not found yet: it hung with the feeds in a shared second session and in a session
-    /// per connection; 0 hangs in 12 runs in the client's own session, too few to rule it out).
-    /// A hang becomes a failure that `scripts/test` reruns and reports in its table.
+    /// Bounded by a time limit (it takes about 3 s). It hung in about 1 run in 10 of this suite
+    /// until `drive` waited for the reconnect's own sleep (`waitForSleeper(for:)`): after 19
+    /// reconnects the manual clock stood at 57 s, and the client's timer towards the first
+    /// connection's 60 s deadline was taken for the 3 s sleep (see ``drive(_:clock:)``).
     @Test(.timeLimit(.minutes(1))) func overflowReconnectsNeitherBackOffNorCountAsFailures() async throws {
         let namespace = TestServers.makeNamespace("sse")
         let clock = TestClock(mode: .manual)

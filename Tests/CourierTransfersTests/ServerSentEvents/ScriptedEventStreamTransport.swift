@@ -127,9 +127,12 @@ extension ServerSentEventsTests {
             for await state in states {
                 seen.append(state)
                 if case .reconnecting(_, let delay) = state {
-                    // The reconnect sleep itself: the client's deadline timer may still sleep
-                    // towards a later deadline, and must not be taken for it.
-                    try? await clock.waitForSleeper(until: clock.now.advanced(by: delay))
+                    // The reconnect sleep itself, begun now: the client's deadline timer keeps
+                    // sleeping towards the deadline of a call that ended, which can be the very
+                    // instant the reconnect ends (a feed connected at 0 s that reconnects at 57 s
+                    // for 3 s, a 60 s deadline). Taken for the reconnect's sleep, it made this
+                    // advance come first: the feed then slept until 63 s and hung (1 run in 10).
+                    try? await clock.waitForSleeper(for: delay)
                     clock.advance(by: delay)
                 }
             }

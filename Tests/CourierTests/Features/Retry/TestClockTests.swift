@@ -58,6 +58,32 @@ extension RetryTests {
             }
         }
 
+        /// `waitForSleeper(for:)` waits for the sleep that begins now, not a timer that began earlier
+        /// and ends at the same instant (`waitForSleeper(until:)` takes either). Taking the timer for
+        /// the sleep hung a Server-Sent Events test: it advanced before the reconnect's sleep began.
+        @Test(.timeLimit(.minutes(1))) func aSleepOfADurationIsToldApartFromAnEarlierTimerEndingThen() async throws {
+            let clock = TestClock(mode: .manual)
+            let timer = Task { try await clock.sleep(until: TestClock.Instant(offset: .seconds(5))) }
+            try await clock.waitForSleepers(count: 1)
+            clock.advance(to: TestClock.Instant(offset: .seconds(2)))
+            // The timer ends at 2 s + 3 s: the instant alone cannot tell it from a 3 s sleep begun now.
+            try await clock.waitForSleeper(until: TestClock.Instant(offset: .seconds(5)))
+            let found = Locked(false)
+            let watcher = Task {
+                try await clock.waitForSleeper(for: .seconds(3))
+                found.withLock { $0 = true }
+            }
+            for _ in 0..<100 { await Task.yield() }
+            try await Task.sleep(for: .milliseconds(20))
+            #expect(!found.withLock { $0 }, "the earlier timer was taken for the sleep")
+            let sleep = Task { try await clock.sleep(for: .seconds(3)) }
+            try await watcher.value
+            clock.advance(by: .seconds(3))
+            try await sleep.value
+            try await timer.value
+            #expect(clock.sleeperCount == 0)
+        }
+
         @Test func manySleepersCancelledConcurrentlyEachResumeOnce() async throws {
             let clock = TestClock(mode: .manual)
             let tasks = (0..<100).map { index in Task { try await clock.sleep(for: .seconds(Int64(index + 1))) } }
