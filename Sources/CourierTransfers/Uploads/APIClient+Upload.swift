@@ -33,11 +33,7 @@ extension APIClient {
     private func startUpload<E: Endpoint>(_ endpoint: E, requiredSignIn: SignInRequirement? = nil) -> Upload<E.Response> {
         let (progress, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
         let tracker = UploadProgressTracker(knownTotal: endpoint.body.knownLength, continuation: continuation)
-        let context = RequestContext(
-            requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
-            pathTemplate: endpoint.loggedPathTemplate, pathTemplateIsDefault: endpoint.pathTemplate == nil,
-            statusValidation: endpoint.statusValidation,
-            startedAt: .now, onStart: endpoint.options.onStart, traits: CallTraits(transferProgress: tracker.reporter))
+        let context = RequestContext(for: endpoint, traits: CallTraits(transferProgress: tracker.reporter))
         let task = Task { [self] in
             do {
                 let response = try await self.response(for: endpoint, context: context, requiredSignIn: requiredSignIn)

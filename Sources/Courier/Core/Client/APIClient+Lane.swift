@@ -5,6 +5,20 @@ extension APIClient {
     /// for the snippets of errors that features outside the core report.
     package var laneRedactor: Redactor { routing.lane.redactor }
 
+    /// The lane one call runs on from start to end (an environment switch meanwhile does not move
+    /// it) and the environment it is sent to.
+    ///
+    /// - Throws: ``EnvironmentMismatch`` when `requiredEnvironment` names another environment
+    ///   than that one: the call is not sent.
+    func callLane(requiredEnvironment: String?) throws -> (lane: ClientLane, environment: APIEnvironment) {
+        let lane = routing.lane
+        let environment = lane.environment.current
+        if let requiredEnvironment, environment.id != requiredEnvironment {
+            throw EnvironmentMismatch(required: requiredEnvironment, current: environment.id)
+        }
+        return (lane, environment)
+    }
+
     /// The URL `endpoint` is sent to in the current environment, as the request builder makes it.
     ///
     /// - Throws: ``NetworkError/invalidRequest(_:)`` when the path or query cannot form a URL.

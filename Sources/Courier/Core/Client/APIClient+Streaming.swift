@@ -65,17 +65,9 @@ extension APIClient {
         // not keep its own, coarser one.
         var options = options
         options.idleTimedByCaller = true
-        let context = RequestContext(
-            requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
-            pathTemplate: endpoint.loggedPathTemplate, pathTemplateIsDefault: endpoint.pathTemplate == nil,
-            statusValidation: endpoint.statusValidation,
-            startedAt: .now, onStart: endpoint.options.onStart, traits: CallTraits(streaming: options))
+        let context = RequestContext(for: endpoint, traits: CallTraits(streaming: options))
         if let requiredSignIn { context[SignInRequirementKey.self] = requiredSignIn }
-        let lane = routing.lane
-        let environment = lane.environment.current
-        if let requiredEnvironment, environment.id != requiredEnvironment {
-            throw EnvironmentMismatch(required: requiredEnvironment, current: environment.id)
-        }
+        let (lane, environment) = try callLane(requiredEnvironment: requiredEnvironment)
         do {
             let request = try prepareRequest(for: endpoint, context: context, lane: lane, environment: environment)
             let pipeline = lane.pipeline

@@ -178,11 +178,7 @@ public final class APIClient: Sendable {
     package func response<E: Endpoint>(
         for endpoint: E, requiredEnvironment: String?, requiredSignIn: SignInRequirement? = nil
     ) async throws -> Response<E.Response> {
-        let context = RequestContext(
-            requestID: RequestID(), policy: endpoint.policy, method: endpoint.method,
-            pathTemplate: endpoint.loggedPathTemplate, pathTemplateIsDefault: endpoint.pathTemplate == nil,
-            statusValidation: endpoint.statusValidation,
-            startedAt: .now, onStart: endpoint.options.onStart)
+        let context = RequestContext(for: endpoint)
         return try await response(
             for: endpoint, context: context, requiredEnvironment: requiredEnvironment, requiredSignIn: requiredSignIn)
     }
@@ -204,12 +200,7 @@ public final class APIClient: Sendable {
         for endpoint: E, context: RequestContext, requiredEnvironment: String? = nil,
         requiredSignIn: SignInRequirement? = nil
     ) async throws -> Response<E.Response> {
-        // One lane for the whole call: a switch meanwhile does not move it to another environment.
-        let lane = routing.lane
-        let environment = lane.environment.current
-        if let requiredEnvironment, environment.id != requiredEnvironment {
-            throw EnvironmentMismatch(required: requiredEnvironment, current: environment.id)
-        }
+        let (lane, environment) = try callLane(requiredEnvironment: requiredEnvironment)
         if let requiredSignIn { context[SignInRequirementKey.self] = requiredSignIn }
         let monitors = lane.configuration.eventMonitors
         let policy = endpoint.policy  // a protocol requirement: read once
