@@ -26,14 +26,7 @@ extension TransportSessionDelegate {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 calls.withLock { $0[id] = BufferedCall(continuation: continuation, progress: progress, limit: limit) }
-                // Cancelled before it started (the handler below may already have run and found
-                // nothing to wait for): never start it. A cancel after this check reaches the
-                // running task and completes it through the delegate.
-                if Task.isCancelled {
-                    complete(id, error: URLError(.cancelled), response: nil)
-                } else {
-                    control.resume()
-                }
+                startUnlessCancelled(id, control)
             }
         } onCancel: {
             control.cancel()

@@ -68,11 +68,7 @@ extension TransportSessionDelegate {
                         task: task, head: continuation, buffer: buffer, progress: progress, hold: hold,
                         hardLimit: max(options.bufferLimit, buffer.limit))
                 }
-                if Task.isCancelled {
-                    complete(id, error: URLError(.cancelled), response: nil)
-                } else {
-                    control.resume()
-                }
+                startUnlessCancelled(id, control)
             }
         } onCancel: {
             // Cancels only while waiting for the head; afterwards the body's consumer owns the task.

@@ -89,6 +89,18 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         started?.reportStart()
     }
 
+    /// Starts the task `id`, whose call is registered — unless the calling task was cancelled
+    /// before it started (its cancellation handler may already have run and found nothing to wait
+    /// for): then it is never started and its call ends with `URLError.cancelled`. A cancel after
+    /// this check reaches the running task and completes it through the delegate.
+    func startUnlessCancelled(_ id: Int, _ control: TaskControl.Commands) {
+        if Task.isCancelled {
+            complete(id, error: URLError(.cancelled), response: nil)
+        } else {
+            control.resume()
+        }
+    }
+
     /// Ends the task's call with `error` (mapped to the code Apple platforms use, or to the pin
     /// failure that cancelled the connection) or with `response` and the body received.
     func complete(_ id: Int, error: (any Error)?, response: URLResponse?) {
