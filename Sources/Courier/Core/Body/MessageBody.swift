@@ -328,7 +328,7 @@ private final class IterationGuard: Sendable {
 /// response nobody iterates must not keep a connection, or a paused task, alive).
 private final class BufferOwner: Sendable {
     let buffer: StreamBuffer
-    private let claimed = Locked(false)
+    private let iteration = IterationGuard()
     private let retained = Locked<[any Sendable]>([])
 
     init(_ buffer: StreamBuffer) { self.buffer = buffer }
@@ -336,12 +336,8 @@ private final class BufferOwner: Sendable {
     /// Keeps `object` alive as long as the body (a time limit's scheduler).
     func keepAlive(_ object: any Sendable) { retained.withLock { $0.append(object) } }
 
-    func claim() -> Bool {
-        claimed.withLock { claimed in
-            defer { claimed = true }
-            return !claimed
-        }
-    }
+    /// `true` for the first iterator only (see ``IterationGuard``).
+    func claim() -> Bool { iteration.claim() }
 
     deinit { buffer.cancel() }  // no effect once the body ended
 }

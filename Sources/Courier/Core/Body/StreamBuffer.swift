@@ -81,6 +81,13 @@ package final class StreamBuffer: Sendable {
         /// Resumed with `true` when the body ended, `false` when the sink was taken off the
         /// producer's thread.
         var sinkWaiter: CheckedContinuation<Bool, any Error>?
+
+        /// Drops the buffered chunks, which no consumer will read: the body failed or was stopped.
+        mutating func dropChunks() {
+            chunks = []
+            head = 0
+            buffered = 0
+        }
     }
 
     /// What an idle timer needs to know: whether the body still runs, whether the producer is
@@ -206,9 +213,7 @@ package final class StreamBuffer: Sendable {
                 // The consumer reads what arrived (bounded: it is in memory already), then the failure.
                 return .overflowKeeping
             }
-            state.chunks = []
-            state.head = 0
-            state.buffered = 0
+            state.dropChunks()
             defer { state.waiter = nil }
             return .overflow(state.waiter)
         }
@@ -368,9 +373,7 @@ package final class StreamBuffer: Sendable {
     private static func end(_ state: inout State, with outcome: Result<Void, any Error>) {
         state.finished = true
         state.cancelled = true
-        state.chunks = []
-        state.head = 0
-        state.buffered = 0
+        state.dropChunks()
         state.sinkOutcome = outcome
     }
 
@@ -428,9 +431,7 @@ package final class StreamBuffer: Sendable {
             // the body as complete (a download would place a cut-short file).
             if running || (state.head < state.chunks.count && state.failure == nil) { state.cancelled = true }
             if running { state.sinkOutcome = .failure(NetworkError.cancelled) }
-            state.chunks = []
-            state.head = 0
-            state.buffered = 0
+            state.dropChunks()
             defer { state.waiter = nil }
             return (running, state.waiter, Self.takeSinkEnd(&state))
         }
