@@ -203,16 +203,26 @@ struct CacheTransaction: Sendable {
             return response
         }
         if Validation.headResponse(response, agreesWith: entry) {
-            let updated = Validation.freshen(entry, with: response, requestTime: requestTime, responseTime: now)
-            if CacheControl(updated.headers).noStore {
-                await cache.storage.removeResponses(for: key)
-            } else {
-                await cache.store(updated, for: key, generation: generation)
-            }
+            await storeFreshened(entry, with: response, requestTime: requestTime, responseTime: now)
         } else {
             await cache.storage.removeResponses(for: key)
         }
         return response
+    }
+
+    /// Stores `entry` with the header fields of `response`, which validated it without a body (a
+    /// 304, RFC 9111 §4.3.4; a HEAD's 2xx, §4.3.5) — or, when those fields now say `no-store`
+    /// (§5.2.2.5), removes the stored responses instead, so that none is served again without
+    /// asking the server.
+    private func storeFreshened(
+        _ entry: CachedResponse, with response: HTTPResponse, requestTime: Date, responseTime: Date
+    ) async {
+        let updated = Validation.freshen(entry, with: response, requestTime: requestTime, responseTime: responseTime)
+        if CacheControl(updated.headers).noStore {
+            await cache.storage.removeResponses(for: key)
+        } else {
+            await cache.store(updated, for: key, generation: generation)
+        }
     }
 
     // MARK: stale-while-revalidate
@@ -240,12 +250,7 @@ struct CacheTransaction: Sendable {
             guard Validation.hasValidator(entry), !followedRedirect, Validation.notModified(response, matches: entry) else {
                 return
             }
-            let updated = Validation.freshen(entry, with: response, requestTime: requestTime, responseTime: responseTime)
-            if CacheControl(updated.headers).noStore {
-                await cache.storage.removeResponses(for: key)
-            } else {
-                await cache.store(updated, for: key, generation: generation)
-            }
+            await storeFreshened(entry, with: response, requestTime: requestTime, responseTime: responseTime)
             return
         }
         guard !Self.isOriginError(response.statusCode) else { return }
