@@ -149,14 +149,10 @@ package final class FleetGuard: Sendable {
 
     private static func isTransientStatus(_ status: Int) -> Bool { [500, 502, 503, 504].contains(status) }
 
-    /// Failures that say the host (not the device's network) is in trouble.
-    private static let transientCodes: Set<URLError.Code> = {
-        var codes: Set<URLError.Code> = [.timedOut, .networkConnectionLost, .cannotConnectToHost]
-        #if canImport(FoundationNetworking)
-        codes.insert(.badServerResponse)
-        #endif
-        return codes
-    }()
+    /// Failures that say the host (not the device's network) is in trouble: the transient
+    /// failures retries repeat (Linux's `badServerResponse` for a lost connection included),
+    /// except a failed name resolution, which is the device's network.
+    private static let transientCodes = RetryPolicy.transientErrorCodes.subtracting([.cannotFindHost, .dnsLookupFailed])
 }
 
 /// One host's budget and breaker as seen by one client: the decisions ``RetryInterceptor`` makes
