@@ -6,7 +6,7 @@ import Foundation
 /// bytes) and, when continuing, `Range` and `If-Range` — with the download's one idempotency key,
 /// accepting `206` and `416` besides the
 /// endpoint's own statuses, and never answered from or stored in the HTTP cache.
-struct DownloadAttemptEndpoint<Base: Endpoint>: Endpoint {
+struct DownloadAttemptEndpoint<Base: Endpoint>: WrappedEndpoint {
     typealias Response = Base.Response
 
     let base: Base
@@ -15,15 +15,7 @@ struct DownloadAttemptEndpoint<Base: Endpoint>: Endpoint {
     /// The download's one idempotency policy for every attempt (`.automatic` made a key once).
     let idempotency: IdempotencyPolicy
 
-    var path: String { base.path }
-    var pathValues: [String: String] { base.pathValues }
-    var method: HTTPMethod { base.method }
-    var query: Query { base.query }
-    var body: RequestBody { base.body }
     var policy: EndpointPolicy { base.policy.with(\.cache, .bypassCache).with(\.idempotency, idempotency) }
-    var knownErrors: [Int: String] { base.knownErrors }
-    var pathTemplate: String? { base.pathTemplate }
-    var options: RequestOptions { base.options }
 
     var headers: HTTPHeaders {
         var headers = base.headers
@@ -44,9 +36,5 @@ struct DownloadAttemptEndpoint<Base: Endpoint>: Endpoint {
         case .codes(let codes): return .codes(codes.union([206, 416]))
         case .none: return .none
         }
-    }
-
-    func decode(_ response: HTTPResponse, context: ResponseDecodingContext) throws -> Base.Response {
-        try base.decode(response, context: context)
     }
 }

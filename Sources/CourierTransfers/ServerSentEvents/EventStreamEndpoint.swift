@@ -10,16 +10,12 @@ import FoundationNetworking
 /// with cache mode "no-store"), or a reconnect could replay old events. Nor is a connection retried
 /// by the pipeline: the feed's ``ServerSentEvents/ReconnectPolicy`` alone decides when to connect
 /// again (retries inside each reconnect would multiply the attempts a failing server sees).
-struct EventStreamEndpoint<Base: Endpoint>: Endpoint {
+struct EventStreamEndpoint<Base: Endpoint>: WrappedEndpoint {
     typealias Response = Base.Response
 
     let base: Base
     let lastEventID: String
 
-    var path: String { base.path }
-    var pathValues: [String: String] { base.pathValues }
-    var method: HTTPMethod { base.method }
-    var query: Query { base.query }
     var headers: HTTPHeaders {
         var headers = base.headers
         if !headers.contains("Accept") { headers.replace("Accept", with: "text/event-stream") }
@@ -30,14 +26,5 @@ struct EventStreamEndpoint<Base: Endpoint>: Endpoint {
         }
         return headers
     }
-    var body: RequestBody { base.body }
     var policy: EndpointPolicy { base.policy.with(\.cache, .bypassCache).with(\.retry, .none) }
-    var statusValidation: StatusValidation { base.statusValidation }
-    var knownErrors: [Int: String] { base.knownErrors }
-    var pathTemplate: String? { base.pathTemplate }
-    var options: RequestOptions { base.options }
-
-    func decode(_ response: HTTPResponse, context: ResponseDecodingContext) throws -> Base.Response {
-        try base.decode(response, context: context)
-    }
 }
