@@ -216,15 +216,12 @@ public actor BackgroundDownloads {
     // MARK: Running
 
     private func handOver(_ record: BackgroundDownloadRecord, resumeData: Data?) async throws {
-        var request = URLRequest(url: record.url)
-        for (name, value) in record.headers { request.setValue(value, forHTTPHeaderField: name) }
-        // The access token goes only to the environment's origins, as in the pipeline: a CDN or
-        // storage link taken from a response gets none.
-        if let tokenManager, client.environment.isOrigin(of: record.url) {
-            try client.checkSigning(with: tokenManager)
-            if let token = try await tokenManager.validAccessToken() {
-                request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-            }
+        var request = BackgroundHandOver.request(to: record.url, headers: record.headers)
+        // A CDN or storage link taken from a response gets no token.
+        if let signer = try BackgroundHandOver.signer(tokenManager, for: record.url, client: client),
+            let token = try await signer.validAccessToken()
+        {
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         }
         if let resumeData {
             try transport.startDownload(resumingWith: resumeData, taskDescription: record.id.uuidString)

@@ -261,14 +261,10 @@ public actor UploadManager {
                 return
             }
             listen(to: background)
-            var request = URLRequest(url: record.url)
-            request.httpMethod = record.method
-            for (name, value) in record.headers { request.setValue(value, forHTTPHeaderField: name) }
+            var request = BackgroundHandOver.request(to: record.url, method: record.method, headers: record.headers)
             try await prepareBackgroundRequest?(&request)
-            // The access token goes only to the environment's origins, as in the pipeline: a
-            // presigned storage URL gets none (its signature is its credential).
-            if let tokenManager, client.environment.isOrigin(of: record.url) {
-                try client.checkSigning(with: tokenManager)
+            // A presigned storage URL gets no token (its signature is its credential).
+            if let tokenManager = try BackgroundHandOver.signer(tokenManager, for: record.url, client: client) {
                 // Fresh at hand-over: the system may start the task much later, and no
                 // interceptor runs then.
                 let authorization: (token: String, session: Int)?
