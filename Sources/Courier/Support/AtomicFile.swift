@@ -16,15 +16,23 @@ package enum AtomicFile {
         let temporary = directory.appendingPathComponent(temporaryPrefix + UUID().uuidString)
         do {
             try data.write(to: temporary)
-            guard rename(temporary.path, destination.path) == 0 else {
-                let reason = String(cString: strerror(errno))  // e.g. "Is a directory", "Read-only file system"
-                throw CocoaError(
-                    .fileWriteUnknown,
-                    userInfo: [NSFilePathErrorKey: destination.path, NSLocalizedDescriptionKey: "rename(2) failed: \(reason)"])
-            }
+            try replace(destination, with: temporary)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error
+        }
+    }
+
+    /// Renames `source` to `destination`, replacing an existing file atomically (`rename(2)`: both
+    /// on one file system).
+    /// - Throws: `CocoaError(.fileWriteUnknown)` naming `destination` and the `rename(2)` error
+    ///   (e.g. "Is a directory", "Read-only file system", "Cross-device link").
+    package static func replace(_ destination: URL, with source: URL) throws {
+        guard rename(source.path, destination.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            throw CocoaError(
+                .fileWriteUnknown,
+                userInfo: [NSFilePathErrorKey: destination.path, NSLocalizedDescriptionKey: "rename(2) failed: \(reason)"])
         }
     }
 }

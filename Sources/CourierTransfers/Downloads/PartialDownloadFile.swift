@@ -147,12 +147,7 @@ final class PartialDownloadFile: @unchecked Sendable {
             at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         // Renamed while the lock is held: no other download can open the file between its last
         // write and the move, and then write into what became the destination.
-        guard rename(url.path, destination.path) == 0 else {
-            let reason = String(cString: strerror(errno))  // e.g. "Is a directory", "Cross-device link"
-            throw CocoaError(
-                .fileWriteUnknown,
-                userInfo: [NSFilePathErrorKey: destination.path, NSLocalizedDescriptionKey: "rename(2) failed: \(reason)"])
-        }
+        try AtomicFile.replace(destination, with: url)
         self.handle = nil
         // Every byte is on storage (synchronized above) and the file is in place: a failing close
         // cannot lose any of it.
