@@ -50,3 +50,17 @@ package final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 }
+
+extension Task where Success == Void, Failure == Never {
+    /// Starts `work`, a task that pulls a request body's chunks, on the thread of
+    /// ``DedicatedThreadExecutor/bodyProducers`` — where task executors exist — so that it never
+    /// waits for a cooperative thread held by a caller that waits for URLSession's queue; on
+    /// Swift's pool on the Apple platforms before them.
+    package static func bodyProducer(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
+            return Task(executorPreference: DedicatedThreadExecutor.bodyProducers) { await work() }
+        } else {
+            return Task { await work() }
+        }
+    }
+}

@@ -46,13 +46,8 @@ final class CurlUploadPump: @unchecked Sendable {
                 await self.pull(chunks, onReadable: onReadable)
                 box.stream.close()  // releases the body (the chunks are read: nothing else is)
             }
-            let task: Task<Void, Never>
-            if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
-                // The producer's code runs where the blocking path runs it: not on Swift's pool.
-                task = Task(executorPreference: DedicatedThreadExecutor.bodyProducers) { await pull() }
-            } else {
-                task = Task { await pull() }
-            }
+            // The producer's code runs where the blocking path runs it: not on Swift's pool.
+            let task = Task.bodyProducer(pull)
             let closed: Bool = condition.withLock {
                 self.task = task
                 return self.closed

@@ -148,12 +148,7 @@ private final class IteratorBox: @unchecked Sendable {
             // Cancelled while the chunk came: the producer is stopped all the same.
             if stopProducer, value != nil { await self.stopProducer() }
         }
-        let task: Task<Void, Never>
-        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
-            task = Task(executorPreference: DedicatedThreadExecutor.bodyProducers) { await work() }
-        } else {
-            task = Task { await work() }
-        }
+        let task = Task.bodyProducer(work)
         if lock.withLock({ () -> Bool in
             self.task = task
             return cancelled
