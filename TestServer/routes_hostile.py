@@ -9,7 +9,13 @@ GET /hostile/bomb?coding=gzip|deflate|br&mib=N&type=T
     "opened", "finished" (every wire byte written), "disconnected" (the client went away first),
     "wireBytes" (coded bytes handed to the socket).
 
-GET /hostile/head?kib=N&lines=M
+GET /hostile/gzip?shape=members|padded|garbage
+    A 200 with ``Content-Encoding: gzip`` and a Content-Length: "members" is three gzip members
+    concatenated (RFC 1952 §2.2) of "first member\n", "second member\n" and "third member\n";
+    "padded" the first member then 8 zero bytes; "garbage" the first member then "garbage!".
+    Counts each request under "hostile" as "gzips".
+
+GET|POST /hostile/head?kib=N&lines=M
     A 200 whose header section carries N KiB (1..65536, default 1024) of filler in M fields
     (1..100000, default 1: one field of N KiB), then the body "ok". Counts each request under
     "hostile" as "heads".
@@ -39,11 +45,12 @@ class HostileState:
         self.disconnected = 0
         self.wire_bytes = 0
         self.heads = 0
+        self.gzips = 0
 
     def stats(self) -> dict:
         return {"hostile": {"opened": self.opened, "finished": self.finished,
                             "disconnected": self.disconnected, "wireBytes": self.wire_bytes,
-                            "heads": self.heads}}
+                            "heads": self.heads, "gzips": self.gzips}}
 
 
 state.register_bucket("hostile", HostileState)
@@ -146,6 +153,28 @@ async def oversized_head(request: web.Request) -> web.StreamResponse:
     return faults._close(request)
 
 
+GZIP_MEMBERS = [b"first member\n", b"second member\n", b"third member\n"]
+
+
+async def gzip_members(request: web.Request) -> web.Response:
+    import gzip
+
+    shape = request.query.get("shape", "members")
+    first = gzip.compress(GZIP_MEMBERS[0], mtime=0)
+    if shape == "members":
+        body = b"".join(gzip.compress(member, mtime=0) for member in GZIP_MEMBERS)
+    elif shape == "padded":
+        body = first + bytes(8)
+    elif shape == "garbage":
+        body = first + b"garbage!"
+    else:
+        return web.json_response({"error": "shape must be members, padded or garbage"}, status=400)
+    state_of(request).bucket("hostile").gzips += 1
+    return web.Response(body=body, headers={"Content-Type": "text/plain", "Content-Encoding": "gzip"})
+
+
 def setup(routes) -> None:
     routes.get("/hostile/bomb", bomb)
     routes.get("/hostile/head", oversized_head)
+    routes.post("/hostile/head", oversized_head)
+    routes.get("/hostile/gzip", gzip_members)

@@ -151,20 +151,26 @@ public final class CurlTransport: Transport {
         // replaced it. Each refusal comes from a different engine (one per reset), so the loop
         // ends once resets stop; an engine that refuses while still current has ended for good.
         var decodesContent = true
+        var inflatesItself = false
         var refusedBy: CurlEngine?  // held, so its address is not reused by a new engine
         while true {
             let current = currentEngine(longLived: longLived)
             if current === refusedBy { throw URLError(.networkConnectionLost) }
             if let beforeStart { await beforeStart() }
             do {
-                return try await perform(
+                let response = try await perform(
                     request, on: current, delivery: delivery, idleTimeout: idleTimeout, totalTimeout: totalTimeout,
                     limitsLowSpeed: limitsLowSpeed,
                     decodesContent: decodesContent)
+                guard inflatesItself, case .buffered(let limit) = delivery else { return response }
+                return try await Self.inflated(response, limit: limit)
             } catch is CurlEngine.Ended {
                 refusedBy = current
             } catch let error as URLError where decodesContent && Self.asksAgainUndecoded(request, delivery, after: error) {
                 decodesContent = false
+            } catch let error as URLError where decodesContent && Self.asksAgainToInflate(request, delivery, after: error) {
+                decodesContent = false
+                inflatesItself = true
             }
         }
     }
@@ -183,6 +189,36 @@ public final class CurlTransport: Transport {
         else { return false }
         let method = (request.httpMethod ?? "GET").uppercased()
         return method == "GET" || method == "HEAD"
+    }
+
+    /// Whether a buffered `GET` or `HEAD` whose gzip or deflate body libcurl refused after the end
+    /// of its first coded stream (a body of several gzip members, RFC 1952 §2.2, or bytes after
+    /// the stream) is asked once more without decoding, to be inflated by Courier
+    /// (``CurlStreamDecoding``, as a streamed body is): every member decoded, zero padding
+    /// skipped, other bytes after a member ``ResponseCodingFailure/Reason/corruptContent``.
+    /// libcurl 7.88 decodes one gzip member only and fails the transfer at any byte after it;
+    /// it decides whether to decode before the head arrives, so this costs a second request. Other
+    /// methods, and codings Courier does not inflate, keep the typed error (`corruptContent`).
+    static func asksAgainToInflate(_ request: URLRequest, _ delivery: CurlTransfer.Delivery, after error: URLError) -> Bool {
+        guard case .buffered = delivery, error.userInfo[CurlErrorMapping.inflatableKey] as? Bool == true else { return false }
+        let method = (request.httpMethod ?? "GET").uppercased()
+        return method == "GET" || method == "HEAD"
+    }
+
+    /// `response` (received without decoding) with its gzip and deflate codings undone by
+    /// ``CurlStreamDecoding``, at most `limit` decoded bytes (``NetworkError/responseTooLarge(limit:)``
+    /// beyond). A coding Courier does not inflate is ``ResponseCodingFailure/Reason/unsupportedCoding``.
+    static func inflated(_ response: HTTPResponse, limit: Int?) async throws -> HTTPResponse {
+        let codings = CurlStreamDecoding.codings(response.headers)
+        guard !codings.isEmpty, let url = response.url else { return response }
+        var decoded = Data()
+        for try await chunk in CurlStreamDecoding.decoding(response.body, codings: codings, url: url) {
+            if let limit, chunk.count > limit - decoded.count { throw NetworkError.responseTooLarge(limit: limit) }
+            decoded.append(chunk)
+        }
+        var inflated = response
+        inflated.body = MessageBody(decoded)
+        return inflated
     }
 
     private func perform(

@@ -76,6 +76,52 @@ struct StreamDecodingTests {
         #expect(try await empty.collect(upTo: 10) == Data())
     }
 
+    /// "A second member.\n" as a gzip member (Python's `gzip.compress(_, mtime=0)`).
+    static let secondMember = Self.hex("1f8b08000000000002037354284e4dcecf4b51c84dcd4d4a2dd2e30200241e68df11000000")
+    static let secondPlain = Data("A second member.\n".utf8)
+
+    @Test(
+        "a gzip body of several members (RFC 1952 §2.2) decodes to every member's bytes, whatever the chunking",
+        arguments: [1, 7, 4096])
+    func decodesEveryMember(chunk: Int) async throws {
+        let members = Self.gzip + Self.secondMember + Self.gzip
+        let body = CurlStreamDecoding.decoding(Self.body(members, chunk: chunk), codings: ["gzip"], url: Self.url)
+        #expect(try await body.collect(upTo: 1 << 20) == Self.plain + Self.secondPlain + Self.plain)
+    }
+
+    @Test("zero bytes after a gzip member are padding: skipped, also between members", arguments: [1, 5, 4096])
+    func zeroPaddingIsSkipped(chunk: Int) async throws {
+        let padded = Self.gzip + Data(count: 9) + Self.secondMember + Data(count: 512)
+        let body = CurlStreamDecoding.decoding(Self.body(padded, chunk: chunk), codings: ["gzip"], url: Self.url)
+        #expect(try await body.collect(upTo: 1 << 20) == Self.plain + Self.secondPlain)
+    }
+
+    @Test(
+        "bytes after a member that begin no gzip member, a cut second member, or bytes after a deflate stream are corruptContent",
+        arguments: [
+            ("gzip", gzip + Data("garbage!".utf8)),
+            ("gzip", gzip + Data(count: 3) + Data([0x01])),
+            ("gzip", gzip + secondMember.prefix(12)),
+            ("gzip", gzip + hex("789cabcac94c0200046401b2")),  // a zlib stream is no gzip member
+            ("deflate", zlibWrapped + Data([0x00])),
+            ("deflate", raw + Data("x".utf8)),
+        ])
+    func bytesAfterTheEndAreCorrupt(coding: (String, Data)) async throws {
+        let body = CurlStreamDecoding.decoding(Self.body(coding.1, chunk: 16), codings: [coding.0], url: Self.url)
+        var received = Data()
+        let error = await #expect(throws: NetworkError.self) {
+            for try await chunk in body { received.append(chunk) }
+        }
+        guard case .undecodableResponse(let failure) = error else {
+            Issue.record("expected undecodableResponse, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.reason == .corruptContent)
+        // What decoded before the bad bytes was handed over (of a cut member, what it held); nothing from them.
+        #expect(received == (Self.plain + Self.secondPlain).prefix(received.count))
+        #expect(received.count >= Self.plain.count)
+    }
+
     /// 1 MiB of zeros, gzip (zlib level 9): 1,051 bytes.
     static let zerosGzip = [
         "1f8b0800000000000203edc13101000000c2a0f54f6d085fa00000000000000000000000000000000000000000000000",
@@ -113,6 +159,19 @@ struct StreamDecodingTests {
             total.append(chunk)
         }
         #expect(total == zeros)
+    }
+
+    @Test("a body of two bomb members is inflated in chunks of at most 64 KiB, both members whole")
+    func memberChunksAreBounded() async throws {
+        let compressed = Self.hex(Self.zerosGzip)
+        let body = CurlStreamDecoding.decoding(
+            Self.body(compressed + Self.secondMember + compressed, chunk: 700), codings: ["gzip"], url: Self.url)
+        var total = Data()
+        for try await chunk in body {
+            #expect(chunk.count <= CurlStreamDecoding.outputChunk)
+            total.append(chunk)
+        }
+        #expect(total == Data(count: 1 << 20) + Self.secondPlain + Data(count: 1 << 20))
     }
 }
 #endif

@@ -37,6 +37,10 @@ package enum CurlErrorMapping {
         package var receivedHead = true
         /// `CURLINFO_HEADER_SIZE`: the bytes of the header lines libcurl took, in bytes.
         package var headerBytes = 0
+        /// Whether libcurl was undoing the response's content codings (a buffered body): a
+        /// `CURLE_WRITE_ERROR` is then libcurl's decoder refusing bytes after the end of the coded
+        /// stream (Courier's own write callback refuses only over the body limit, reported apart).
+        package var libcurlDecodes = false
 
         package init(
             osErrno: Int = 0, sslVerifyResult: Int = 0, contentCodings: [String] = [], isChunked: Bool = false,
@@ -104,6 +108,10 @@ package enum CurlErrorMapping {
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER, CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_NOTFOUND,
             CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ENGINE_INITFAILED:
             return (.secureConnectionFailed, nil)
+        case CURLE_WRITE_ERROR where facts.libcurlDecodes && facts.receivedHead && !facts.contentCodings.isEmpty:
+            // libcurl 7.88 takes one gzip member and nothing after it: a second member (RFC 1952
+            // §2.2), zero padding or other bytes after the end of the coded stream.
+            return (.cannotDecodeContentData, .corruptContent)
         case CURLE_OUT_OF_MEMORY, CURLE_WRITE_ERROR: return (.unknown, nil)
         default: return (.unknown, nil)
         }
@@ -154,6 +162,7 @@ package enum CurlErrorMapping {
             facts.sslVerifyResult = value
         }
         facts.receivedHead = transfer.receivedHead
+        facts.libcurlDecodes = transfer.libcurlDecodes
         if ccurl_easy_getinfo_long(transfer.handle, CURLINFO_HEADER_SIZE, &value) == CURLE_OK { facts.headerBytes = value }
         let headers = transfer.responseHeaders
         facts.contentCodings = headers.values(for: "Content-Encoding").flatMap {
@@ -172,6 +181,11 @@ package enum CurlErrorMapping {
             curlCodeKey: Int(code.rawValue),
         ]
         if let reason { userInfo[ResponseCodingFailure.reasonKey] = reason }
+        if code == CURLE_WRITE_ERROR, reason == .corruptContent,
+            CurlStreamDecoding.codings(headers).allSatisfy(CurlStreamDecoding.decodedCodings.contains)
+        {
+            userInfo[inflatableKey] = true
+        }
         if code == CURLE_SSL_PINNEDPUBKEYNOTMATCH, let host = transfer.url.host {
             let presented = (CurlPinCheck.verifiedChainDigests(transfer.handle) ?? []).map { SPKIPin(digestBytes: $0).base64 }
             let failure = PinningFailure.pinMismatch(host: host.lowercased(), presented: presented)
@@ -183,6 +197,10 @@ package enum CurlErrorMapping {
         }
         return URLError(urlCode, userInfo: userInfo)
     }
+
+    /// The `URLError.userInfo` key marking (`true`) a body libcurl refused after the end of its
+    /// first coded stream whose codings Courier inflates itself (``CurlStreamDecoding``).
+    static let inflatableKey = "CourierCurlInflatable"
 
     /// The `URLError.userInfo` key holding the `CURLcode` (an `Int`) behind the error.
     package static let curlCodeKey = "CourierCurlCode"

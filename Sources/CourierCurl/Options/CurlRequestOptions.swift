@@ -98,6 +98,7 @@ struct CurlRequestOptions {
             transfer.decodesStreamedContent = true
         } else if decodesContent {
             set(CURLOPT_ACCEPT_ENCODING, "")
+            transfer.libcurlDecodes = true
         }
 
         if configuration.httpShouldSetCookies, let cookies {

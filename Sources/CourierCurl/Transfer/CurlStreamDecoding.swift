@@ -84,6 +84,14 @@ private struct FailingChunks: AsyncSequence, Sendable {
 
 /// The chunks of `base` inflated (gzip, or deflate with or without its zlib wrapper), at most
 /// ``CurlStreamDecoding/outputChunk`` bytes each, each made when the consumer asks for it.
+///
+/// A gzip body may be several gzip members one after another (RFC 1952 §2.2, what
+/// `gzip -c a >> f; gzip -c b >> f` writes): each member is inflated in turn and the body is the
+/// members' contents concatenated, as `gzip -d` gives them. Zero bytes after a member are padding
+/// and skipped (as `gzip -d` and Python's `gzip` skip them); any other byte after a member must
+/// begin another gzip member, or the body ends with
+/// ``ResponseCodingFailure/Reason/corruptContent``. A deflate body is one stream: any byte after
+/// its end is `corruptContent`.
 private struct InflatedChunks: AsyncSequence, Sendable {
     typealias Element = Data
     let base: MessageBody
@@ -102,6 +110,8 @@ private struct InflatedChunks: AsyncSequence, Sendable {
         private var offset = 0
         /// zlib may hold more output: the last call filled the output buffer.
         private var outputPending = false
+        /// The last stream (a gzip member, or the deflate stream) ended; what follows is padding,
+        /// another gzip member, or the end of the body.
         private var streamEnded = false
         private var done = false
 
@@ -114,6 +124,10 @@ private struct InflatedChunks: AsyncSequence, Sendable {
         mutating func next() async throws -> Data? {
             guard !done else { return nil }
             while true {
+                if let inflater, streamEnded, offset < input.count {
+                    try startNextMember(inflater)
+                    continue
+                }
                 if let inflater, !streamEnded, offset < input.count || outputPending {
                     let (output, status) = inflate(inflater)
                     switch status {
@@ -137,7 +151,6 @@ private struct InflatedChunks: AsyncSequence, Sendable {
                     }
                     return nil
                 }
-                if streamEnded { continue }  // bytes after the end of the stream are ignored, as libcurl does
                 if inflater == nil {
                     input.append(chunk)
                     guard let made = try makeInflater() else { continue }  // the header is not whole yet
@@ -147,6 +160,30 @@ private struct InflatedChunks: AsyncSequence, Sendable {
                     offset = 0
                 }
             }
+        }
+
+        /// After the end of a stream: skips zero padding in `input` (gzip) and, at a byte that is
+        /// not zero, starts inflating the next gzip member there; a byte after a deflate stream,
+        /// or a gzip member that cannot start, is `corruptContent`.
+        private mutating func startNextMember(_ inflater: Inflater) throws {
+            guard coding != "deflate" else {
+                done = true
+                throw corrupt("Error while processing content unencoding: bytes after the end of the deflate stream")
+            }
+            let start = offset
+            let zeros = input.withUnsafeBytes { bytes in bytes[start...].prefix { $0 == 0 }.count }
+            offset += zeros
+            if offset >= input.count {
+                input = Data()
+                offset = 0
+                return
+            }
+            // Another member: gzip only (a zlib stream is not a gzip member), its header checked by zlib.
+            guard inflater.reset(windowBits: 15 + 16) else {
+                done = true
+                throw corrupt("Error while processing content unencoding: zlib could not restart")
+            }
+            streamEnded = false
         }
 
         /// The inflater for the first bytes in `input`, or `nil` while too few have arrived to
@@ -214,6 +251,12 @@ private final class Inflater {
         inflateEnd(stream)
         stream.deinitialize(count: 1)
         stream.deallocate()
+    }
+
+    /// Starts a new stream with `windowBits` (zlib's convention) on the same state: `false` when
+    /// zlib refuses.
+    func reset(windowBits: Int32) -> Bool {
+        inflateReset2(stream, windowBits) == Z_OK
     }
 
     /// Inflates from `source` into `target`: the bytes consumed, the bytes produced and zlib's status.

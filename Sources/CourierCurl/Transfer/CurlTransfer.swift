@@ -60,6 +60,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// Whether libcurl hands a streamed body over as sent and Courier undoes its content codings
     /// on demand (``CurlStreamDecoding``).
     var decodesStreamedContent = false
+    /// Whether libcurl undoes the content codings of this (buffered) body (`CURLOPT_ACCEPT_ENCODING`).
+    var libcurlDecodes = false
     private var headComplete = false
     /// Whether the final response's head arrived whole (error mapping: a head over libcurl's limits fails before).
     var receivedHead: Bool { headComplete }

@@ -110,7 +110,8 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             if let pinning = options?.pinningFailure { return pinning.urlError }
             if let identity = options?.clientCertificateFailure { return identity }
             let urlError = error as? URLError ?? URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error])
-            return URLSessionTransport.mappedFailure(urlError)
+            return URLSessionTransport.undecodableContent(urlError, response: response)
+                ?? URLSessionTransport.mappedFailure(urlError)
         }
         if completeStreamed(id, error: failure, response: response) { return }
         finish(id) { body in

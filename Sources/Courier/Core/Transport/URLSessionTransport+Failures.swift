@@ -53,6 +53,27 @@ extension URLSessionTransport {
         connectionLostMidResponse(error) ?? certificateFailure(error) ?? oversizedHead(error) ?? error
     }
 
+    /// URLSession on Linux decodes a body's content coding through libcurl (7.88), which takes
+    /// one gzip member and fails the task at any byte after it (a second member, RFC 1952 §2.2,
+    /// zero padding, other bytes) with `URLError.unknown` and its write-error message ("Failed
+    /// writing received data to disk/application"). For a `response` in a content coding this is
+    /// `URLError(.cannotDecodeContentData)` with ``ResponseCodingFailure/Reason/corruptContent``
+    /// (``NetworkError/undecodableResponse(_:)``) instead of an unexplained transport error;
+    /// `nil` for any other error. `CurlTransport` decodes such a body whole.
+    static func undecodableContent(_ error: URLError, response: URLResponse?) -> URLError? {
+        guard error.code == .unknown, error.localizedDescription.hasPrefix("Failed writing received data"),
+            let http = response as? HTTPURLResponse,
+            let coding = http.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces),
+            !coding.isEmpty, coding.lowercased() != "identity"
+        else { return nil }
+        var userInfo = error.userInfo
+        userInfo[NSUnderlyingErrorKey] = error as NSError
+        userInfo[NSLocalizedDescriptionKey] =
+            "Error while processing content unencoding: bytes after the end of the \(coding) stream (\(error.localizedDescription))"
+        userInfo[ResponseCodingFailure.reasonKey] = ResponseCodingFailure.Reason.corruptContent
+        return URLError(.cannotDecodeContentData, userInfo: userInfo)
+    }
+
     /// FoundationNetworking's failure for a response head over libcurl's limits
     /// (`ResponseHeadOverflow`), reported as `URLError(.cannotParseResponse)`, as `CurlTransport`
     /// reports it; `nil` for any other error.
