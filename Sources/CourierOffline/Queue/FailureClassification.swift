@@ -11,7 +11,8 @@ enum FailureClass: Equatable {
     case transient(retryAfter: Duration?)
     /// 409 or 412: apply the kind's conflict policy.
     case conflict
-    /// The server refused the change for good (other 4xx, a rejected 2xx envelope) or the request
+    /// The server refused the change for good (other 4xx, a rejected 2xx envelope), its reply
+    /// cannot be read and would not be on another try (``repeatsIdentically(_:)``), or the request
     /// cannot be built: dead-letter it.
     case permanent
     /// The flush was cancelled: leave the mutation as it is.
@@ -31,9 +32,10 @@ enum FailureClass: Equatable {
         switch error {
         case .cancelled:
             return .cancelled
-        case .offline, .networkUnavailable, .timedOut, .transport, .signedOut, .sessionExpired, .unauthorized,
-            .tokenStoreFailed:
+        case .offline, .networkUnavailable, .timedOut, .signedOut, .sessionExpired, .unauthorized, .tokenStoreFailed:
             return .transient(retryAfter: nil)
+        case .transport(let urlError):
+            return repeatsIdentically(urlError.code) ? .permanent : .transient(retryAfter: nil)
         case .backendUnavailable(_, let wait):
             return .transient(retryAfter: wait > .zero ? wait : nil)
         case .rateLimited(let retryAfter, let response):
@@ -53,6 +55,31 @@ enum FailureClass: Equatable {
             return .permanent
         }
     }
+
+    /// Transport failures that sending the same request to the same server again would repeat: the
+    /// server's reply cannot be read as HTTP (`cannotParseResponse`, e.g. a response head over the
+    /// transport's limits, ``ResponseHeadOverflow``; `badServerResponse`), the URL is refused
+    /// (`badURL`, `unsupportedURL`), a redirect loop, a response over the transport's size limit,
+    /// the server's certificate is refused (expired, not yet valid, unknown root, untrusted, a pin
+    /// that does not match) or the server refuses the client's certificate. Such a mutation is
+    /// dead-lettered with its error instead of blocking its group for good.
+    ///
+    /// Every other transport failure is transient: connection-level ones (cannot connect, DNS,
+    /// connection lost, a TLS handshake cut off) and those the transport cannot name
+    /// (`URLError.unknown`, which URLSession on Linux reports for most libcurl failures,
+    /// connection resets among them).
+    static func repeatsIdentically(_ code: URLError.Code) -> Bool {
+        permanentTransportCodes.contains(code)
+    }
+
+    /// See ``repeatsIdentically(_:)``.
+    private static let permanentTransportCodes: Set<URLError.Code> = [
+        .cannotParseResponse, .badServerResponse, .badURL, .unsupportedURL, .httpTooManyRedirects,
+        .redirectToNonExistentLocation, .dataLengthExceedsMaximum, .cannotDecodeContentData, .cannotDecodeRawData,
+        .serverCertificateHasBadDate, .serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
+        .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired,
+        .appTransportSecurityRequiresSecureConnection,
+    ]
 
     /// The wait `retryAfter` asks for, at most a day: delta-seconds as given; an HTTP-date minus
     /// the response's `Date` (both on the server's clock), or minus `now` without one.

@@ -16,7 +16,8 @@ public struct MutationEvent: Sendable {
         /// stays at the head of its group; its group is tried again after `delay` (seconds, or
         /// sooner on connectivity or an explicit flush).
         case retrying(NetworkError, delay: Duration)
-        /// A permanent failure: moved to the dead-letter table.
+        /// A permanent failure (a 4xx other than 408/409/412/429, or a transport failure another
+        /// try would repeat, such as `URLError.cannotParseResponse`): moved to the dead-letter table.
         case deadLettered(DeadLetter)
         /// A 409 or 412, resolved by the kind's ``ConflictPolicy``.
         case conflict(ConflictResolution, statusCode: Int)

@@ -20,8 +20,10 @@ import Courier
 ///   by the server.
 /// - Failures: transient ones (offline, timed out, connection lost, 408, 429, 5xx) keep the
 ///   mutation at the head and pause its group with jittered exponential backoff (`Backoff`,
-///   at least the server's `Retry-After`); permanent ones (other 4xx) move it to the dead-letter
-///   table (``deadLetters()``); 409/412 follow the kind's ``ConflictPolicy``.
+///   at least the server's `Retry-After`); permanent ones (other 4xx, and a transport failure
+///   another try would repeat: a reply that cannot be read as HTTP, such as a response head over
+///   the transport's limits, a refused certificate, a bad URL) move it to the dead-letter table
+///   (``deadLetters()``) and its group goes on; 409/412 follow the kind's ``ConflictPolicy``.
 /// - Triggers: ``enqueue(_:)`` (``Configuration/sendsOnEnqueue``), ``flush()``, a connectivity
 ///   monitor becoming reachable (``flushes(on:)``), the end of a backoff, and on Apple platforms
 ///   the app entering the foreground (``LifecycleFlushTrigger``). Nothing polls, except a queue
