@@ -336,7 +336,21 @@ public actor TokenManager {
     ///   when the calling task is cancelled while waiting; ``TokenStoreError`` when the store
     ///   cannot be read.
     public func validAccessToken() async throws -> String? {
+        try await validAccessToken(ofWaitingSession: false)
+    }
+
+    /// ``validAccessToken()``; with `ofWaitingSession`, a token of the sign-in current when the
+    /// caller began to wait, or none: when another sign-in (or a sign-out, or another sign-in
+    /// found in the store) comes while the caller waits for a refresh (or for the end of the
+    /// previous session to be cleared up), the wait ends with
+    /// ``NetworkError/signedOut`` — what a wait cut short by a sign-out (``APIClient/resetSession(also:)``)
+    /// ends with — instead of the next sign-in's token: a request of the user who was signed in
+    /// when it asked must not go out as the next one.
+    private func validAccessToken(ofWaitingSession: Bool) async throws -> String? {
+        let enteredSession = generation
         try await awaitSessionEnd()
+        // Another sign-in while the caller waited for the previous session's end to be cleared up.
+        if ofWaitingSession, generation != enteredSession { throw NetworkError.signedOut }
         if inFlight == nil {
             let cached = try cachedTokens()
             saveIfUnsaved()
@@ -350,26 +364,35 @@ public actor TokenManager {
             }
             startRefresh(current: tokens, refreshToken: refreshToken)
         }
+        let waitingSession = generation
+        let refreshed: String
         do {
-            return try await waitForRefresh()
+            refreshed = try await waitForRefresh()
         } catch NetworkError.sessionExpired {
             throw NetworkError.sessionExpired
         } catch is CancellationError {
             throw CancellationError()
         } catch {
+            if ofWaitingSession, generation != waitingSession { throw NetworkError.signedOut }
             // A transient failure: the current token still works until it actually expires.
             if let tokens = try cachedTokens(), tokens.accessToken != refusedAccessToken, !isExpired(tokens) {
                 return tokens.accessToken
             }
             throw error
         }
+        // A sign-in while the refresh was awaited hands its token to the waiters: not this caller's user.
+        if ofWaitingSession, generation != waitingSession { throw NetworkError.signedOut }
+        return refreshed
     }
 
     /// ``validAccessToken()`` and the sign-in it belongs to: a number that changes with every
     /// sign-in, sign-out and session expiry. A request sent with the token answers to that
     /// sign-in only (see ``refresh(failedToken:session:)``).
+    ///
+    /// A caller that waited for a refresh while another sign-in (or a sign-out) came gets
+    /// ``NetworkError/signedOut``, never the next sign-in's token.
     package func accessTokenAndSession() async throws -> (token: String, session: Int)? {
-        guard let token = try await validAccessToken() else { return nil }
+        guard let token = try await validAccessToken(ofWaitingSession: true) else { return nil }
         return (token, generation)
     }
 
