@@ -85,6 +85,56 @@ struct ErrorMappingTests {
         #expect(gzipTransfer.1 == .corruptContent)
         let streamFailed = CurlErrorMapping.map(CURLE_ABORTED_BY_CALLBACK, facts: .init(uploadFailed: true))
         #expect(streamFailed.0 == .requestBodyStreamExhausted)
+        // A write error while libcurl decodes a coded body: its decoder refused bytes after the
+        // first gzip member. Without decoding (or without a coding) it stays unexplained.
+        var decoding = CurlErrorMapping.Facts(contentCodings: ["gzip"])
+        decoding.libcurlDecodes = true
+        let afterMember = CurlErrorMapping.map(CURLE_WRITE_ERROR, facts: decoding)
+        #expect(afterMember.0 == .cannotDecodeContentData && afterMember.1 == .corruptContent)
+        let notDecoding = CurlErrorMapping.map(CURLE_WRITE_ERROR, facts: .init(contentCodings: ["gzip"]))
+        #expect(notDecoding.0 == .unknown && notDecoding.1 == nil)
+        var uncoded = CurlErrorMapping.Facts()
+        uncoded.libcurlDecodes = true
+        #expect(CurlErrorMapping.map(CURLE_WRITE_ERROR, facts: uncoded).1 == nil)
+    }
+
+    @Test("only a buffered GET or HEAD whose gzip or deflate body libcurl refused after a member is asked again to inflate")
+    func asksAgainToInflate() {
+        let refused = URLError(.cannotDecodeContentData, userInfo: [CurlErrorMapping.inflatableKey: true])
+        let corrupt = URLError(.cannotDecodeContentData)
+        func request(_ method: String) -> URLRequest {
+            var request = URLRequest(url: URL(string: "http://example.test/")!)
+            request.httpMethod = method
+            return request
+        }
+        #expect(CurlTransport.asksAgainToInflate(request("GET"), .buffered(limit: nil), after: refused))
+        #expect(CurlTransport.asksAgainToInflate(request("HEAD"), .buffered(limit: 10), after: refused))
+        #expect(!CurlTransport.asksAgainToInflate(request("POST"), .buffered(limit: nil), after: refused))
+        #expect(!CurlTransport.asksAgainToInflate(request("GET"), .streamed(limit: 1 << 20), after: refused))
+        #expect(!CurlTransport.asksAgainToInflate(request("GET"), .buffered(limit: nil), after: corrupt))
+    }
+
+    @Test("a body inflated by Courier after libcurl refused it is bounded by the body limit")
+    func inflatedIsBounded() async throws {
+        // Three gzip members of "first member\n", "second member\n", "third member\n" (40 bytes decoded).
+        let members = Data(
+            base64Encoded:
+                "H4sIAAAAAAACA0vLLCouUchNzU1KLeICAKf0hQoNAAAAH4sIAAAAAAACAytOTc7PS1HITc1NSi3iAgA2GEsODgAAAB+LCAAAAAAAAgMrycgsSlHITc1NSi3iAgCZwa6LDQAAAA=="
+        )!
+        let response = HTTPResponse(
+            statusCode: 200, headers: ["Content-Encoding": "gzip"], body: members, url: URL(string: "http://example.test/"))
+        let whole = try await CurlTransport.inflated(response, limit: 40)
+        #expect(try await whole.body.collect(upTo: 100) == Data("first member\nsecond member\nthird member\n".utf8))
+        do {
+            let cut = try await CurlTransport.inflated(response, limit: 39)
+            Issue.record("inflated past the limit: \(try await cut.body.collect(upTo: 100).count) bytes")
+        } catch let error as NetworkError {
+            guard case .responseTooLarge(let limit) = error else {
+                Issue.record("expected responseTooLarge, got \(error)")
+                return
+            }
+            #expect(limit == 39)
+        }
     }
 
     @Test("a head over libcurl's limits is cannotParseResponse; a failure before the head otherwise is not")
