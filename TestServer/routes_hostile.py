@@ -9,7 +9,7 @@ GET /hostile/bomb?coding=gzip|deflate|br&mib=N&type=T
     "opened", "finished" (every wire byte written), "disconnected" (the client went away first),
     "wireBytes" (coded bytes handed to the socket).
 
-GET /hostile/gzip?shape=members|padded|garbage
+GET|POST /hostile/gzip?shape=members|padded|garbage
     A 200 with ``Content-Encoding: gzip`` and a Content-Length: "members" is three gzip members
     concatenated (RFC 1952 §2.2) of "first member\n", "second member\n" and "third member\n";
     "padded" the first member then 8 zero bytes; "garbage" the first member then "garbage!".
@@ -178,3 +178,4 @@ def setup(routes) -> None:
     routes.get("/hostile/head", oversized_head)
     routes.post("/hostile/head", oversized_head)
     routes.get("/hostile/gzip", gzip_members)
+    routes.post("/hostile/gzip", gzip_members)

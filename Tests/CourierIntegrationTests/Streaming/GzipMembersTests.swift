@@ -98,6 +98,18 @@ struct GzipMembersTests {
         }
     }
 
+    /// A buffered `POST` is not asked twice: over CurlTransport libcurl's refusal of the second
+    /// member is its answer, `corruptContent` (before: `URLError.unknown`, -1).
+    @Test("a buffered POST whose members libcurl refuses is corruptContent, sent once")
+    func bufferedPostIsNotAskedTwice() async throws {
+        let (client, namespace) = try TestServers.apiClient()
+        let error = await #expect(throws: NetworkError.self) {
+            _ = try await client.send(Request<Data>.post("/hostile/gzip", query: ["shape": "members"]))
+        }
+        if let error { Self.expectCorrupt(.failure(error)) }
+        #expect(try await Self.gzips(namespace) == 1)
+    }
+
     /// Measured before: streamed over CurlTransport, "garbage!" after the member was ignored.
     @Test("bytes after the member that begin no member are corruptContent", arguments: Delivery.allCases)
     func garbageIsCorrupt(_ delivery: Delivery) async throws {
