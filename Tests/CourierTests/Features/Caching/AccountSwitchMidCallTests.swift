@@ -52,4 +52,41 @@ struct AccountSwitchMidCallTests {
         #expect(server.requestCount == 1)
         #expect(server.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer alice-3"])
     }
+
+    /// The partition check itself (the call above now ends in the auth step before it is sent):
+    /// the app's partition moves to Bob while Alice's call waits for her refresh, with no sign-in
+    /// in between, so the call goes out with her token. Its response is not stored: the call's
+    /// partition is no longer the current one. Without the check it was stored in the partition
+    /// read when the call reached the cache, and the next call of that partition was a hit
+    /// (server count 1).
+    @Test func aResponseIsNotStoredWhenThePartitionChangedDuringTheCall() async throws {
+        let refreshGate = Gate()
+        let refreshes = StubTransport { request in
+            await refreshGate.wait()
+            return HTTPResponse(
+                statusCode: 200, headers: ["Content-Type": "application/json"],
+                body: Data(#"{"access_token":"alice-2","refresh_token":"r-alice-2","expires_in":3600}"#.utf8), url: request.url)
+        }
+        let tokens = TokenManager(
+            store: InMemoryTokenStore(), transport: refreshes,
+            grant: .oauth2(tokenURL: URL(string: "https://auth.example.test/token")!))
+        let server = SessionEndCacheTests.statementServer()
+        let user = Locked("alice")
+        let cache = HTTPCache(partition: { user.withLock { $0 } })
+        let client = StandardClientFixture.client(server, tokenManager: tokens, cache: cache)
+        try await tokens.signIn(
+            AuthTokens(accessToken: "alice", refreshToken: "r-alice", expiresAt: Date(timeIntervalSinceNow: -60)))
+        let alicesCall = Task { try await SessionEndCacheTests.statement(client) }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(30)
+        while refreshes.requestCount == 0, clock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(refreshes.requestCount == 1)
+        user.withLock { $0 = "bob" }
+        await refreshGate.open()
+        #expect(try await alicesCall.value == "statement of Bearer alice-2")
+        user.withLock { $0 = "alice" }
+        #expect(try await SessionEndCacheTests.statement(client) == "statement of Bearer alice-2")
+        // Not a hit: the first response was stored in no partition.
+        #expect(server.requestCount == 2)
+    }
 }
