@@ -131,6 +131,8 @@ struct LoggedRequest: Decodable, Sendable {
     var route: String?
     var rawQuery: String
     var headers: [String: String]
+    /// When the server took the request (seconds since 1970, the server's clock).
+    var time: Double?
 
     /// The header `name`, case-insensitively.
     func header(_ name: String) -> String? {

@@ -21,6 +21,9 @@ public final class URLSessionTransport: Transport {
     public let session: URLSession
     /// What the session underneath can do (``TransportCapabilities/current`` unless a test injects another).
     package let capabilities: TransportCapabilities
+    /// Bounds the requests that go out on connections of their own (see ``needsFreshConnection(_:capabilities:)``)
+    /// to the session's `httpMaximumConnectionsPerHost` per origin, as its pool bounds the others.
+    let freshConnections: PerOriginLimiter
 
     /// Creates a transport with a fresh session.
     ///
@@ -74,6 +77,7 @@ public final class URLSessionTransport: Transport {
         self.session = URLSession(
             configuration: configuration, delegate: delegate, delegateQueue: Self.delegateQueue(for: capabilities))
         self.capabilities = capabilities
+        self.freshConnections = PerOriginLimiter(limit: configuration.httpMaximumConnectionsPerHost)
     }
 
     /// The delegate queue of Courier's sessions: a ``BoundedDelegateQueue`` where
@@ -97,6 +101,7 @@ public final class URLSessionTransport: Transport {
     package init(session: URLSession, capabilities: TransportCapabilities) {
         self.session = session
         self.capabilities = capabilities
+        self.freshConnections = PerOriginLimiter(limit: session.configuration.httpMaximumConnectionsPerHost)
     }
 
     deinit {
@@ -152,6 +157,17 @@ public final class URLSessionTransport: Transport {
         // Courier's own session: the delegate collects the response, so a 401 whose challenge
         // it refused still comes back (see TransportSessionDelegate).
         if Self.needsFreshConnection(request, capabilities: capabilities) {
+            // A session per request has a pool of its own: without a slot per origin, a burst of
+            // such requests opened a connection each at once (200 POSTs, 200 connections).
+            let origin = PerOriginLimiter.origin(of: request.url)
+            if let origin {
+                do {
+                    try await freshConnections.acquire(origin)
+                } catch {
+                    throw URLError(.cancelled)  // nothing was sent
+                }
+            }
+            defer { if let origin { freshConnections.release(origin) } }
             let (oneShot, fresh) = freshSession(like: delegate)
             defer { oneShot.finishTasksAndInvalidate() }
             return try await fresh.run(request, in: oneShot, pinning: pinning)
@@ -223,6 +239,9 @@ public final class URLSessionTransport: Transport {
     /// goes through a one-request session, whose connection is new: sent at most once, never
     /// empty or cut; a lost connection surfaces as `URLError(.networkConnectionLost)`. Bodiless
     /// idempotent requests (`GET`, `HEAD`, `DELETE`) keep the shared pool: repeating them is safe.
+    /// At most `httpMaximumConnectionsPerHost` buffered requests (``send(_:)``) go out this way at
+    /// once per origin; the others wait in Courier (``PerOriginLimiter``), where a call cancelled
+    /// or out of time sends nothing. Streamed responses are not counted.
     static func needsFreshConnection(_ request: URLRequest, capabilities: TransportCapabilities) -> Bool {
         guard capabilities.resendsOnReusedConnections else { return false }
         return request.httpBody != nil || request.httpBodyStream != nil || !TransportResendRule.allowsResend(request)
