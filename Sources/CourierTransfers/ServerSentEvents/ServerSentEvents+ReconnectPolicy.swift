@@ -33,6 +33,8 @@ extension ServerSentEvents {
             set { backoff.multiplier = newValue.isFinite ? Swift.max(1, newValue) : 1 }
         }
         /// Cap on the delay before jitter; 30 s by default. A server `retry` above it is honoured.
+        /// The jitter is added after the cap: with the default `.additive(1.0)` a capped delay is
+        /// 30–60 s.
         public var maximumDelay: Duration {
             get { backoff.maximumDelay }
             set { backoff.maximumDelay = Swift.max(.zero, newValue) }
