@@ -14,6 +14,7 @@ import FoundationNetworking
 /// | ``unauthorized(_:)`` | refresh or ask to sign in |
 /// | ``signedOut`` | the endpoint needs a signed-in user and nobody is: route to sign-in |
 /// | ``sessionExpired`` | the refresh token is gone: route to sign-in |
+/// | ``tokenStoreFailed(_:)`` | the stored tokens cannot be read now (a locked Keychain): try again later; corrupted: route to sign-in |
 /// | ``forbidden(_:)`` | "you don't have access" |
 /// | ``notFound(_:)`` | empty/removed state |
 /// | ``conflict(_:)`` | reload and let the user resolve |
@@ -28,6 +29,7 @@ import FoundationNetworking
 /// | ``transport(_:)`` | other network failure (TLS, connection reset, truncated body) |
 /// | ``undecodableResponse(_:)`` | the body's content or transfer coding cannot be undone: report it, show a generic error |
 /// | ``notCached`` | `onlyIfCached` found nothing stored: show the "not available offline" state |
+/// | ``streamBufferOverflow(limit:)`` | a streamed body's reader fell behind a transport that cannot pause: read faster, raise the limit, or use a transport that pauses |
 /// | ``responseTooLarge(limit:)`` | the server sent more than a buffered call holds: report it, or stream the body |
 /// | ``redirectRefused(_:)`` | the app's redirect rule refused a hop: report it |
 /// | ``backendUnavailable(host:retryAfter:)`` | "our servers are having trouble"; nothing was sent |
