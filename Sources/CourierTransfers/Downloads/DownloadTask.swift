@@ -9,7 +9,7 @@ import Foundation
 /// ```swift
 /// let task = client.download(GetVideo(id: 7), to: videoURL, resumingFrom: savedResumeData)
 /// Task { for await p in task.progress { bar.update(p.fractionCompleted) } }
-/// do {
+/// do throws(DownloadError) {                         // `error` is a DownloadError, in a closure too
 ///     let file = try await task.value.value          // == videoURL, complete and verified
 /// } catch {
 ///     savedResumeData = error.resumeData             // nil when nothing can be reused

@@ -25,7 +25,7 @@ private enum Sample {
         let task = client.download(GetVideo(id: 7), to: videoURL, resumingFrom: savedResumeData)
         _ = task  // shown, not used
         Task { for await p in task.progress { bar.update(p.fractionCompleted) } }
-        do {
+        do throws(DownloadError) {                         // `error` is a DownloadError, in a closure too
             let file = try await task.value.value          // == videoURL, complete and verified
             _ = file  // shown, not used
         } catch {

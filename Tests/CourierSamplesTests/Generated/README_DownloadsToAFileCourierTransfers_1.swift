@@ -25,7 +25,7 @@ private enum Sample {
         let task = client.download(GetVideo(id: 7), to: videoURL, resumingFrom: saved)   // starts at once
         _ = task  // shown, not used
         Task { for await p in task.progress { bar.show(p.completedBytes, of: p.totalBytes) } }
-        do {
+        do throws(DownloadError) {                        // typed: `error` is a DownloadError, in a closure too
             _ = try await task.value                      // the file is at videoURL, complete and verified
         } catch {
             saved = error.resumeData                      // Codable; nil when nothing can be reused
