@@ -212,7 +212,6 @@ public final class APIClient: Sendable {
             let request = try prepareRequest(for: endpoint, context: context, lane: lane, environment: environment)
             if !monitors.isEmpty { context.emit(.requestPrepared(url: request.url.map(lane.redactor.redact(url:)) ?? "")) }
             context.expectDecoding()
-            // The lane is captured, not a copy of its pipeline (a struct of several references).
             let http = try await withDeadline(policy.deadline, context: context, deadlines: lane.deadlines) {
                 [request] in
                 try await lane.pipeline.send(request, context: context)

@@ -31,11 +31,10 @@ package final class ClientLane: Sendable {
         let participants = configuration.interceptors.compactMap { $0 as? any LaneParticipant }
         let redactor = participants.lazy.compactMap(\.laneRedactor).first ?? Redactor()
         let interceptors = Self.withRetries(configuration.interceptors)
-        var pipeline = Pipeline(
-            interceptors: interceptors, transport: configuration.transport, validators: configuration.validators)
-        pipeline.redirectRules = RedirectRules(policy: configuration.redirects, secretHeaders: redactor.headers)
-        pipeline.maximumBodySize = configuration.maximumResponseBodySize
-        self.pipeline = pipeline
+        self.pipeline = Pipeline(
+            interceptors: interceptors, transport: configuration.transport, validators: configuration.validators,
+            redirectRules: RedirectRules(policy: configuration.redirects, secretHeaders: redactor.headers),
+            maximumBodySize: configuration.maximumResponseBodySize)
         self.capabilities = interceptors.reduce(into: []) { $0.formUnion($1.capabilities) }
         self.redactor = redactor
         // A token manager without a transport of its own refreshes through its client's (its lane's).

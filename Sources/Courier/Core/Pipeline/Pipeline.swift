@@ -14,7 +14,10 @@ import FoundationNetworking
 /// (``RequestContext/attempt``) and runs the client's ``ResponseValidator``s on each response the
 /// caller accepts, so a validator's error is seen by the retry interceptor (see ``RetryableError``)
 /// and a rejected response is never stored by the cache.
-package struct Pipeline: Sendable {
+///
+/// A class: every ``Next`` the pipeline hands an interceptor holds one reference to it, not a copy
+/// of its fields (a retain and a release each, per interceptor and call).
+package final class Pipeline: Sendable {
     /// The interceptors, outermost first.
     package let interceptors: [any Interceptor]
     /// Where the innermost interceptor's `next` goes.
@@ -22,19 +25,24 @@ package struct Pipeline: Sendable {
     /// Checks run on every response whose status the caller accepts (never in raw-status mode).
     let validators: [any ResponseValidator]
     /// What the redirect step keeps on a cross-origin hop.
-    var redirectRules: RedirectRules = .default
+    let redirectRules: RedirectRules
     /// The most body bytes a buffered response may hold (``APIClient/Configuration/maximumResponseBodySize``).
-    var maximumBodySize: Int?
+    let maximumBodySize: Int?
 
     /// Creates a pipeline.
-    package init(interceptors: [any Interceptor], transport: any Transport) {
+    package convenience init(interceptors: [any Interceptor], transport: any Transport) {
         self.init(interceptors: interceptors, transport: transport, validators: [])
     }
 
-    init(interceptors: [any Interceptor], transport: any Transport, validators: [any ResponseValidator]) {
+    init(
+        interceptors: [any Interceptor], transport: any Transport, validators: [any ResponseValidator],
+        redirectRules: RedirectRules = .default, maximumBodySize: Int? = nil
+    ) {
         self.interceptors = interceptors
         self.transport = transport
         self.validators = validators
+        self.redirectRules = redirectRules
+        self.maximumBodySize = maximumBodySize
     }
 
     /// Runs `request` through every interceptor and the transport.
