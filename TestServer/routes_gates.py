@@ -6,6 +6,8 @@ something else, and it is only processed once the test says so.
 
 GET  /protected/held/{gate}   waits until {gate} is open (max 30 s, then 504 gate_timeout), then
                               behaves like GET /me (bearer token checked *after* the wait)
+POST /held/{gate}             waits until {gate} is open (max 30 s, then 504), then answers 200
+                              {"gate"} (no auth: a request with a body held in flight)
 GET  /_gates/{gate}           {"name", "open", "waiting", "passed"}
 POST /_gates/{gate}/open      opens the gate: every waiting and later request passes
 POST /_gates/{gate}/close     closes it again
@@ -67,6 +69,20 @@ async def held_me(request: web.Request) -> web.Response:
                          headers=routes_auth._auth_headers(claims))
 
 
+async def held_post(request: web.Request) -> web.Response:
+    gate = state_of(request).bucket("gates").gate(request.match_info["gate"])
+    await request.read()
+    gate.waiting += 1
+    try:
+        await asyncio.wait_for(gate.event.wait(), timeout=MAX_WAIT)
+    except asyncio.TimeoutError:
+        return error_response(504, "gate_timeout", f"Gate {gate.name!r} was not opened within {MAX_WAIT} s")
+    finally:
+        gate.waiting -= 1
+    gate.passed += 1
+    return json_response({"gate": gate.name})
+
+
 async def show_gate(request: web.Request) -> web.Response:
     return json_response(state_of(request).bucket("gates").gate(request.match_info["gate"]).to_json())
 
@@ -85,6 +101,7 @@ async def close_gate(request: web.Request) -> web.Response:
 
 def setup(routes) -> None:
     routes.get("/protected/held/{gate}", held_me)
+    routes.post("/held/{gate}", held_post)
     routes.get("/_gates/{gate}", show_gate)
     routes.post("/_gates/{gate}/open", open_gate)
     routes.post("/_gates/{gate}/close", close_gate)

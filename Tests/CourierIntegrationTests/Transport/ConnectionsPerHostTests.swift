@@ -52,26 +52,32 @@ struct ConnectionsPerHostTests {
         #expect(crowded.map { $0 <= Self.limit } == true, "arrivals: \(arrivals.map { $0 - arrivals[0] }) s")
     }
 
-    /// Three POSTs hold the slots for 1.5 s; six more run out of time (0.5 s) while they wait.
-    /// When the slots come free, none of the six is sent: the server counts three. (Over URLSession
-    /// on Linux the nine went out at once before; over libcurl the six waited in its queue of
-    /// transfers, from which a cancel removes them as well.)
+    /// Three POSTs hold the slots at a closed gate of the server; six more run out of time (1 s)
+    /// while they wait for a slot. Once the gate opens and the slots come free, none of the six is
+    /// sent: the server counts three. (Over URLSession on Linux the nine went out at once before;
+    /// over libcurl the six waited in its queue of transfers, from which a cancel removes them too.)
     @Test("POSTs that run out of time while waiting for a slot are never sent, even once slots come free")
     func callsOutOfTimeBeforeTheirTurnSendNothing() async throws {
         let namespace = TestServers.makeNamespace("per-host-deadline")
         let client = try Self.client(namespace: namespace)
-        let holders = (0..<Self.limit).map { index in
-            Task { try await client.send(Self.post(index, holding: 1.5)) }
+        struct Gate: Decodable { var waiting: Int, passed: Int }
+        func gate() async throws -> Gate {
+            try JSONDecoder().decode(Gate.self, from: try await TestServers.control("GET", "_gates/slots", namespace: namespace).1)
         }
-        for _ in 0..<300 where try await Self.arrivals(namespace: namespace).count < Self.limit {
-            try await Task.sleep(for: .milliseconds(10))
+        func held(_ index: Int, deadline: Duration) -> Request<Data> {
+            Request<Data>.post(
+                "/held/slots", body: ["call": index],
+                policy: EndpointPolicy.standard.with(\.retry, .none).with(\.deadline, deadline))
         }
+        let holders = (0..<Self.limit).map { index in Task { try await client.send(held(index, deadline: .seconds(60))) } }
+        for _ in 0..<1000 where try await gate().waiting < Self.limit { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(try await gate().waiting == Self.limit)
         let waiting = 6
         let timedOut = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<waiting {
                 group.addTask {
                     do {
-                        _ = try await client.send(Self.post(Self.limit + index, holding: 0, deadline: .milliseconds(500)))
+                        _ = try await client.send(held(Self.limit + index, deadline: .seconds(1)))
                         return false
                     } catch NetworkError.timedOut {
                         return true
@@ -83,10 +89,11 @@ struct ConnectionsPerHostTests {
             return timedOut
         }
         #expect(timedOut == waiting)
+        _ = try await TestServers.control("POST", "_gates/slots/open", namespace: namespace)
         for holder in holders { _ = try await holder.value }
-        // A request sent once the slots came free would have reached the server by now.
-        try await Task.sleep(for: .milliseconds(300))
-        let arrivals = try await Self.arrivals(namespace: namespace)
-        #expect(arrivals.count == Self.limit, "arrivals: \(arrivals.map { $0 - (arrivals.first ?? 0) }) s")
+        // A request sent once the slots came free would reach the gate (open now) and pass it.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await gate().passed == Self.limit)
+        #expect(try await TestServers.requestLog(namespace: namespace, path: "/held/slots").count == Self.limit)
     }
 }
