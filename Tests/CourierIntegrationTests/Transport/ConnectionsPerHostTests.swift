@@ -62,7 +62,8 @@ struct ConnectionsPerHostTests {
         let client = try Self.client(namespace: namespace)
         struct Gate: Decodable { var waiting: Int, passed: Int }
         func gate() async throws -> Gate {
-            try JSONDecoder().decode(Gate.self, from: try await TestServers.control("GET", "_gates/slots", namespace: namespace).1)
+            try JSONDecoder().decode(
+                Gate.self, from: try await TestServers.control("GET", "_gates/slots", namespace: namespace).1)
         }
         func held(_ index: Int, deadline: Duration) -> Request<Data> {
             Request<Data>.post(
