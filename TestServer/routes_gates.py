@@ -52,16 +52,24 @@ class GatesState:
 state.register_bucket("gates", GatesState)
 
 
-async def held_me(request: web.Request) -> web.Response:
+async def pass_gate(request: web.Request) -> tuple[Gate, web.Response | None]:
+    """Waits at the request's gate until it opens; the 504 to answer when it did not in time."""
     gate = state_of(request).bucket("gates").gate(request.match_info["gate"])
     gate.waiting += 1
     try:
         await asyncio.wait_for(gate.event.wait(), timeout=MAX_WAIT)
     except asyncio.TimeoutError:
-        return error_response(504, "gate_timeout", f"Gate {gate.name!r} was not opened within {MAX_WAIT} s")
+        return gate, error_response(504, "gate_timeout", f"Gate {gate.name!r} was not opened within {MAX_WAIT} s")
     finally:
         gate.waiting -= 1
     gate.passed += 1
+    return gate, None
+
+
+async def held_me(request: web.Request) -> web.Response:
+    gate, timed_out = await pass_gate(request)
+    if timed_out:
+        return timed_out
     claims, err = routes_auth.authenticate(request)
     if err:
         return err
@@ -70,17 +78,9 @@ async def held_me(request: web.Request) -> web.Response:
 
 
 async def held_post(request: web.Request) -> web.Response:
-    gate = state_of(request).bucket("gates").gate(request.match_info["gate"])
     await request.read()
-    gate.waiting += 1
-    try:
-        await asyncio.wait_for(gate.event.wait(), timeout=MAX_WAIT)
-    except asyncio.TimeoutError:
-        return error_response(504, "gate_timeout", f"Gate {gate.name!r} was not opened within {MAX_WAIT} s")
-    finally:
-        gate.waiting -= 1
-    gate.passed += 1
-    return json_response({"gate": gate.name})
+    gate, timed_out = await pass_gate(request)
+    return timed_out or json_response({"gate": gate.name})
 
 
 async def show_gate(request: web.Request) -> web.Response:
