@@ -154,7 +154,7 @@ struct ConnectionLifecycleTests {
         let sending = Task { try await connection.send(.data(Data(count: 256 * 1024))) }
         try await clock.waitForSleepers(count: 1)
         let closing = Task { await connection.close(code: .normalClosure, reason: "bye") }
-        try await clock.waitForSleepers(count: 2)  // write deadline + close timeout
+        try await clock.waitForSleeper(for: .seconds(5))  // the close timeout, next to the write deadline
         clock.advance(by: .seconds(5))
         await closing.value
         await #expect(throws: WebSocketError.self) { try await sending.value }

@@ -27,9 +27,10 @@ struct TusSignInTests {
         let uploader = TusUploader(
             client: client, creationPath: "/tus/files", store: ResumableUploadStore(directory: folder), chunkSize: 64 << 10,
             policy: EndpointPolicy.authorizedUpload.with(\.retry, retry))
-        let start = clock.now
         let upload = uploader.upload(fileAt: file)
-        try await clock.waitForSleeper(until: start.advanced(by: .seconds(1)))
+        // The uploader's backoff (1 s, begun now) on the client's clock: the client's deadline
+        // timer sleeps on it too and must not count.
+        try await clock.waitForSleeper(for: .seconds(1))
         let before = try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }.count
         try await session.switchToBob(thenAdvanceBy: .seconds(1))
 

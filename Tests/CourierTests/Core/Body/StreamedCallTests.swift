@@ -136,6 +136,9 @@ extension StreamedCallTests {
             $0.clock = clock
         }.stream(Request<Data>.get("/feed"), options: StreamingOptions(maxDuration: .seconds(5))).body
         let reader = Task { try await body.collect(upTo: 10) }
+        // Any sleeper will do: the limit (5 s less the real time the call took, so no exact
+        // instant to wait for) was registered before `stream` returned, and replaced the timer
+        // of the call's 60 s deadline; whenever its sleep begins, advancing by 5 s reaches it.
         try await clock.waitForSleepers(count: 1)
         clock.advance(by: .seconds(5))
         await #expect(throws: NetworkError.timedOut(nil)) { try await reader.value }
