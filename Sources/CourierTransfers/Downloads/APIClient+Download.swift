@@ -43,14 +43,20 @@ extension APIClient {
     ///     is not a file URL, fails at once with ``DownloadError/Reason/fileSystem(_:)``.
     ///   - resumeData: What a failed or cancelled download returned; a resume for another URL,
     ///     or whose partial file is gone, starts from zero.
+    ///   - idleTimeout: The longest silence between body bytes (60 s by default, URLSession's
+    ///     `timeoutIntervalForRequest`): past it the attempt fails as timed out and is continued
+    ///     like any transient failure (so a server that stalls for good fails the download after
+    ///     about `idleTimeout` × (1 + `RetryPolicy.maxRetries`) plus the backoff).
     /// - Returns: The running download.
     public func download<E: Endpoint>(
-        _ endpoint: E, to destination: URL, resumingFrom resumeData: DownloadResumeData? = nil
+        _ endpoint: E, to destination: URL, resumingFrom resumeData: DownloadResumeData? = nil,
+        idleTimeout: Duration = .seconds(60)
     ) -> DownloadTask {
         let (progress, continuation) = AsyncStream.makeStream(
             of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
         let downloader = Downloader(
-            client: self, endpoint: endpoint, destination: destination, resumeData: resumeData, progress: continuation)
+            client: self, endpoint: endpoint, destination: destination, resumeData: resumeData, idleTimeout: idleTimeout,
+            progress: continuation)
         return DownloadTask(progress: progress) { await downloader.run() }
     }
 }

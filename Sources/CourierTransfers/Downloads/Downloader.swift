@@ -13,6 +13,8 @@ struct Downloader<E: Endpoint>: Sendable {
     let endpoint: E
     let destination: URL
     let resumeData: DownloadResumeData?
+    /// The longest silence between body bytes before an attempt fails as timed out.
+    let idleTimeout: Duration
     let progress: AsyncStream<TransferProgress>.Continuation
     /// Where the file work runs: every open, write, `fsync(2)`, rename and read-back of the
     /// partial file, off the cooperative pool.
@@ -38,8 +40,8 @@ struct Downloader<E: Endpoint>: Sendable {
     /// RSS 46–60 MiB, 579 MiB/s median; when the reader on its own thread wrote the file, 54–73 MiB
     /// in 10 runs and 508 MiB/s; read on the pool with the 16 MiB buffer, 57–181 MiB and up to 70
     /// requests.
-    static var streamingOptions: StreamingOptions {
-        var options = StreamingOptions(bufferLimit: 16 << 20)
+    static func streamingOptions(idleTimeout: Duration) -> StreamingOptions {
+        var options = StreamingOptions(bufferLimit: 16 << 20, idleTimeout: idleTimeout)
         options.pausingBufferLimit = 2 * writeBatchBytes
         options.drainsContinuously = true
         return options
@@ -199,7 +201,8 @@ struct Downloader<E: Endpoint>: Sendable {
         let streamed: StreamedResponse
         do {
             streamed = try await client.stream(
-                DownloadAttemptEndpoint(base: endpoint, resume: resume, idempotency: idempotency), options: Self.streamingOptions,
+                DownloadAttemptEndpoint(base: endpoint, resume: resume, idempotency: idempotency),
+                options: Self.streamingOptions(idleTimeout: idleTimeout),
                 requiredEnvironment: environmentID, requiredSignIn: signIn.current.map { SignInRequirement(session: $0) })
             if let session = streamed.context[SignInSessionKey.self] {
                 signIn.withLock { pinned in pinned = pinned ?? session }

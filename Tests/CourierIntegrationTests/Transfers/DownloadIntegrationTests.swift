@@ -18,6 +18,25 @@ struct DownloadIntegrationTests {
     static let smallDrop = 1 << 20
     static let smallTag = "\"m2000000-v0\""
 
+    /// A server that goes silent mid-body: the download's `idleTimeout` bounds each attempt. An
+    /// outside tester's stalled download took 3 × 60 s to fail, the idle timeout being fixed.
+    @Test func theIdleTimeoutBoundsTheSilenceOfAServer() async throws {
+        let fixture = try DownloadFixture.start()
+        defer { fixture.cleanUp() }
+        // The head at once, then one byte every 5 s.
+        let request = Request<Void>.get(
+            "/drip", query: ["bytes": "4", "seconds": "20", "chunks": "4"],
+            policy: EndpointPolicy.standard.with(\.retry, .none))
+        let start = ContinuousClock.now
+        let result = await fixture.client.download(request, to: fixture.destination(), idleTimeout: .seconds(1)).result
+        let elapsed = ContinuousClock.now - start
+        guard case .failure(let error) = result, case .network(.timedOut) = error.reason else {
+            Issue.record("expected a timeout, got \(result)")
+            return
+        }
+        #expect(elapsed < .seconds(4), "failed after \(elapsed)")
+    }
+
     @Test func aDownloadDroppedAt4MiBResumesWithRangeAndIfRangeAndIsByteIdentical() async throws {
         let fixture = try DownloadFixture.start()
         defer { fixture.cleanUp() }
