@@ -6,7 +6,7 @@ import FoundationNetworking
 
 /// Downloads the system finishes while the app is suspended or terminated, matched to the app's
 /// records after a relaunch, verified and moved into place with the same checks as
-/// ``Courier/APIClient/download(_:to:resumingFrom:)``.
+/// ``Courier/APIClient/download(_:to:resumingFrom:idleTimeout:)``.
 ///
 /// Each download is a record in a registry (a JSON file in the manager's folder) whose identifier
 /// is the background task's `taskDescription`, which the system persists with the task. When the

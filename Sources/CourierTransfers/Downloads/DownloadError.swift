@@ -29,7 +29,7 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
 
     /// What went wrong.
     public let reason: Reason
-    /// How to continue the download with ``Courier/APIClient/download(_:to:resumingFrom:)``; `nil` when
+    /// How to continue the download with ``Courier/APIClient/download(_:to:resumingFrom:idleTimeout:)``; `nil` when
     /// nothing reusable was received (no strong validator, a content-coded body, nothing written
     /// yet, or the data failed verification).
     public let resumeData: DownloadResumeData?

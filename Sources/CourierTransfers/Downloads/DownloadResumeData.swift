@@ -10,7 +10,7 @@ import Foundation
 /// A failed or cancelled ``DownloadTask`` hands it out in ``DownloadError/resumeData`` when the
 /// bytes received so far can be reused: the response carried a strong validator (RFC 9110
 /// §8.8.1) and was not content-coded. Pass it to
-/// ``Courier/APIClient/download(_:to:resumingFrom:)`` to send `Range: bytes=<offset>-` with `If-Range:
+/// ``Courier/APIClient/download(_:to:resumingFrom:idleTimeout:)`` to send `Range: bytes=<offset>-` with `If-Range:
 /// <validator>` (RFC 9110 §14.2, §13.1.5); if the server's file changed meanwhile it answers
 /// with the whole new file and the download starts from zero.
 ///

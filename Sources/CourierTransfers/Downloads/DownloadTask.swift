@@ -3,7 +3,7 @@ import Foundation
 
 /// A download in progress: its ``progress`` and, once it ends, its ``value`` (the destination)
 /// or a ``DownloadError`` carrying ``DownloadError/resumeData``. Returned by
-/// ``Courier/APIClient/download(_:to:resumingFrom:)``; the download starts at once and runs until it
+/// ``Courier/APIClient/download(_:to:resumingFrom:idleTimeout:)``; the download starts at once and runs until it
 /// finishes, fails or is cancelled, whether or not anyone awaits it.
 ///
 /// ```swift
