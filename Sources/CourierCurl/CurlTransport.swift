@@ -117,16 +117,12 @@ public final class CurlTransport: Transport {
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
         // The call's body limit is read here, on the sending task (a task-local).
         let delivery = CurlTransfer.Delivery.buffered(limit: TransportReporter.current?.maximumBodySize)
-        guard !HTTPMethod(rawValue: request.httpMethod ?? "GET").isIdempotent,
-            let origin = PerOriginLimiter.origin(of: request.url)
-        else { return try await perform(request, delivery: delivery, idleTimeout: nil) }
-        do {
-            try await unrepeatable.acquire(origin)
-        } catch {
-            throw URLError(.cancelled)  // nothing was sent
+        guard !HTTPMethod(rawValue: request.httpMethod ?? "GET").isIdempotent else {
+            return try await perform(request, delivery: delivery, idleTimeout: nil)
         }
-        defer { unrepeatable.release(origin) }
-        return try await perform(request, delivery: delivery, idleTimeout: nil)
+        return try await unrepeatable.withSlot(for: request.url) {
+            try await perform(request, delivery: delivery, idleTimeout: nil)
+        }
     }
 
     /// Sends `request` and returns as soon as the response head has arrived, the body streaming

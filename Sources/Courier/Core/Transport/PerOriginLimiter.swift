@@ -90,6 +90,22 @@ package final class PerOriginLimiter: Sendable {
         }
     }
 
+    /// Runs `body` holding a slot of `url`'s origin (at once for a URL without a host), and gives
+    /// the slot back when it returns or throws.
+    ///
+    /// - Throws: `URLError(.cancelled)` when the calling task is cancelled while it waits (nothing
+    ///   was sent); what `body` throws.
+    package func withSlot<T>(for url: URL?, _ body: () async throws -> T) async throws -> T {
+        guard let origin = Self.origin(of: url) else { return try await body() }
+        do {
+            try await acquire(origin)
+        } catch {
+            throw URLError(.cancelled)
+        }
+        defer { release(origin) }
+        return try await body()
+    }
+
     /// Gives back a slot of `origin`: the longest waiter takes it over, if any.
     package func release(_ origin: String) {
         let next: Waiter? = state.withLock { state in

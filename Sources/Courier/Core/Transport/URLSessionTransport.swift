@@ -159,18 +159,11 @@ public final class URLSessionTransport: Transport {
         if Self.needsFreshConnection(request, capabilities: capabilities) {
             // A session per request has a pool of its own: without a slot per origin, a burst of
             // such requests opened a connection each at once (200 POSTs, 200 connections).
-            let origin = PerOriginLimiter.origin(of: request.url)
-            if let origin {
-                do {
-                    try await freshConnections.acquire(origin)
-                } catch {
-                    throw URLError(.cancelled)  // nothing was sent
-                }
+            return try await freshConnections.withSlot(for: request.url) {
+                let (oneShot, fresh) = freshSession(like: delegate)
+                defer { oneShot.finishTasksAndInvalidate() }
+                return try await fresh.run(request, in: oneShot, pinning: pinning)
             }
-            defer { if let origin { freshConnections.release(origin) } }
-            let (oneShot, fresh) = freshSession(like: delegate)
-            defer { oneShot.finishTasksAndInvalidate() }
-            return try await fresh.run(request, in: oneShot, pinning: pinning)
         }
         return try await delegate.run(request, in: session, pinning: pinning)
     }
