@@ -25,6 +25,11 @@ import FoundationNetworking
 /// URLSession and the plain libcurl loop of that same round), then the median ratio is printed.
 /// "Courier + log + metrics" is `.standard(logger:metrics:)` with a logger at `.info` that
 /// formats every entry and drops it, and a metrics sink that drops every event.
+///
+/// Two rows are floors, not clients: ``MinimalCurlBridge`` (the least an async Swift client over a
+/// libcurl thread can do: a lock, a wake-up and a continuation per request) and
+/// ``RawDelegateClient`` with its tasks made on a queue (FoundationNetworking's delegate path
+/// under the rule that nothing blocks the cooperative pool). The goals' ratios read against them.
 func runCPUTableBench(serverURL: URL, statusURL: URL?, requests: Int, rounds: Int) async throws {
     let decoder = APIClient.makeDecoder()
     let levels = (argument("--concurrency") ?? "1,16,32").split(separator: ",").compactMap { Int($0) }
@@ -135,6 +140,16 @@ func runCPUTableBench(serverURL: URL, statusURL: URL?, requests: Int, rounds: In
     }
     print("")
     for (l, concurrency) in levels.enumerated() {
+        // What no client can go below here: the goals' ratios next to the floors' (issue 25).
+        let bridge = median(vsLoop[CPUTableClient.minimalCurlBridge.index * levels.count + l])
+        let queued = median(vsSession[CPUTableClient.rawDelegateQueued.index * levels.count + l])
+        print(
+            String(
+                format: "floor c%-3d least async client over libcurl / libcurl loop = %.2f; "
+                    + "raw delegate with tasks made off the pool / raw URLSession = %.2f",
+                concurrency, bridge, queued))
+    }
+    for (l, concurrency) in levels.enumerated() {
         let curl = median(vsLoop[CPUTableClient.courierCurlObserved.index * levels.count + l])
         print(
             String(
@@ -152,15 +167,17 @@ func runCPUTableBench(serverURL: URL, statusURL: URL?, requests: Int, rounds: In
 
 /// The rows of the CPU table, in the order they run within a round.
 enum CPUTableClient: Int, CaseIterable {
-    case libcurlLoop, rawURLSession, curlTransport, sessionTransport, courierCurl, courierCurlObserved, courierSession,
-        courierSessionObserved
+    case libcurlLoop, minimalCurlBridge, rawURLSession, rawDelegateQueued, curlTransport, sessionTransport, courierCurl,
+        courierCurlObserved, courierSession, courierSessionObserved
 
     var index: Int { rawValue }
 
     var title: String {
         switch self {
         case .libcurlLoop: "plain libcurl multi loop (N easy handles, curl_multi_perform + curl_multi_poll)"
+        case .minimalCurlBridge: "floor: least async client over a libcurl thread (MinimalCurlBridge, no Courier)"
         case .rawURLSession: "raw URLSession data(for:) + JSONDecoder"
+        case .rawDelegateQueued: "floor: raw URLSession delegate, each task made off the cooperative pool (no Courier)"
         case .curlTransport: "CurlTransport alone (send + JSONDecoder)"
         case .sessionTransport: "URLSessionTransport alone (send + JSONDecoder)"
         case .courierCurl: "Courier over CurlTransport (.standard())"
@@ -185,6 +202,13 @@ enum CPUTableClient: Int, CaseIterable {
                 { try await rawGet([BenchItem].self, from: listURL, session: session, decoder: decoder) },
                 { session.finishTasksAndInvalidate() }
             )
+        case .minimalCurlBridge:
+            let bridge = MinimalCurlBridge(hostLimit: CurlTransport.Configuration().httpMaximumConnectionsPerHost)
+            let url = listURL.absoluteString
+            return ({ _ = try decoder.decode([BenchItem].self, from: try await bridge.get(url)) }, { bridge.finish() })
+        case .rawDelegateQueued:
+            let client = RawDelegateClient(queued: true)
+            return ({ _ = try decoder.decode([BenchItem].self, from: try await client.get(listURL)) }, { client.finish() })
         case .curlTransport:
             let transport = CurlTransport()
             return ({ try await rawGet([BenchItem].self, from: listURL, transport: transport, decoder: decoder) }, {})
