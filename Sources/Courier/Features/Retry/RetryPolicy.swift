@@ -77,19 +77,14 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// Transport failures that a new attempt can plausibly fix: timed out, connection lost,
-    /// cannot connect, DNS failure. On Linux also `badServerResponse`, which is how URLSession
-    /// there (libcurl) reports a connection the server closed before sending any response byte
-    /// ("Empty reply from server") — the connection-lost case Apple platforms report as
-    /// `networkConnectionLost`.
-    public static let transientErrorCodes: Set<URLError.Code> = {
-        var codes: Set<URLError.Code> = [
-            .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
-        ]
-        #if canImport(FoundationNetworking)
-        codes.insert(.badServerResponse)
-        #endif
-        return codes
-    }()
+    /// cannot connect, DNS failure. The same set on every platform: a connection closed before any
+    /// response byte, which URLSession on Linux (libcurl's "Empty reply from server") reports as
+    /// `badServerResponse`, reaches the policy as `networkConnectionLost`, as on Apple platforms
+    /// and over `CurlTransport`; a `badServerResponse` that remains is a reply that is not HTTP,
+    /// which a new attempt would get again (the offline queue dead-letters it for the same reason).
+    public static let transientErrorCodes: Set<URLError.Code> = [
+        .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
+    ]
 
     /// Never retry.
     public static let none = RetryPolicy(maxRetries: 0)

@@ -116,14 +116,16 @@ extension RetryTests {
             #expect(!RetryPolicy.default.isRetryable(URLError(code)))
         }
 
-        /// libcurl reports a connection closed before any response byte as `badServerResponse`
-        /// ("Empty reply from server"); on Apple platforms that is `networkConnectionLost`.
-        @Test func emptyReplyIsConnectionLostOnLinux() {
-            #if canImport(FoundationNetworking)
-            #expect(RetryPolicy.default.isRetryable(URLError(.badServerResponse)))
-            #else
+        /// A connection closed before any response byte reaches the policy as
+        /// `networkConnectionLost` on every transport (URLSession on Linux reports libcurl's
+        /// "Empty reply from server" as `badServerResponse`, which the transport maps); a
+        /// `badServerResponse` left is a reply that is not HTTP, retried on no platform.
+        @Test func aReplyThatIsNotHTTPIsNotRetriedOnAnyPlatform() {
             #expect(!RetryPolicy.default.isRetryable(URLError(.badServerResponse)))
-            #endif
+            #expect(RetryPolicy.default.isRetryable(URLError(.networkConnectionLost)))
+            let emptyReply = URLError(
+                .badServerResponse, userInfo: [NSLocalizedDescriptionKey: "Empty reply from server"])
+            #expect(URLSessionTransport.mappedFailure(emptyReply).code == .networkConnectionLost)
         }
 
         @Test func cancellationAndDeadlineAreNeverRetried() {
