@@ -588,7 +588,10 @@ public actor UploadManager {
     /// force-quit the app) can be abandoned with ``cancel(_:)`` and enqueued again.
     public func resumePending() async {
         let pending = records.values.filter { $0.state == .pending }
-        staging.removeAll(except: Set(pending.map(\.stagedFileName)))
+        // A settled upload whose outcome is not on disk yet (the registry could not be written)
+        // keeps its copy too: a relaunch before the next successful write finds it pending and
+        // sends it again from that copy (see settle(_:with:)).
+        staging.removeAll(except: Set(pending.map(\.stagedFileName)).union(settledStagedFiles))
         if let background { listen(to: background) }
         for record in pending where record.mode == .foreground && running[record.id] == nil {
             guard isCurrentAccount(record) else {

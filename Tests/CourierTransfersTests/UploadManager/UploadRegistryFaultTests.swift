@@ -187,6 +187,50 @@ struct UploadRegistryFaultTests {
         #expect(keys == [id.uuidString, id.uuidString])
     }
 
+    @Test(
+        "resumePending keeps the staged copy of an upload whose outcome is not on disk yet: a relaunch sends it again",
+        .timeLimit(.minutes(1)))
+    func resumePendingKeepsTheStagedCopyOfAnOutcomeNotYetWritten() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        // The server stores the file, then the registry cannot be written: the outcome is in memory
+        // only, and the registry on disk (taken here) still says pending.
+        let leftBehind = Locked<Data?>(nil)
+        let first = StubTransport { _ in
+            leftBehind.set(try Data(contentsOf: folder.registry))
+            try folder.blockRegistry()
+            return Self.ok()
+        }
+        let client: (StubTransport) -> APIClient = { transport in
+            TransfersFixture.client(transport) {
+                $0.interceptors = [RequestIDInterceptor(), IdempotencyInterceptor(), RetryInterceptor(maximumRetries: 0)]
+            }
+        }
+        var policy = EndpointPolicy.standard
+        policy.idempotency = .automatic
+        let manager = try UploadManager(client: client(first), directory: folder.manager, policy: policy)
+        let id = try await manager.enqueue(fileAt: folder.source, to: "/photos", contentType: "image/jpeg")
+        _ = try await manager.result(for: id)
+        #expect(await manager.registryFailure != nil)
+        let staged = try folder.stagedFiles()
+        #expect(staged.count == 1)
+
+        // The app sees the network come back and resumes, still unable to write the registry.
+        await manager.resumePending()
+        #expect(try folder.stagedFiles() == staged, "the copy a relaunch needs was swept")
+
+        // The process ends before a write succeeds; the next launch finds the upload pending and
+        // sends it again from its copy, under the same key, instead of failing it.
+        try folder.unblockRegistry()
+        try #require(leftBehind.current).write(to: folder.registry)
+        let second = StubTransport(responses: [Self.ok()])
+        let relaunched = try UploadManager(client: client(second), directory: folder.manager, policy: policy)
+        await relaunched.resumePending()
+        #expect(try await relaunched.result(for: id).statusCode == 201)
+        let keys = (first.requests + second.requests).map { $0.value(forHTTPHeaderField: "Idempotency-Key") }
+        #expect(keys == [id.uuidString, id.uuidString])
+    }
+
     @Test("a background upload the session refuses is failed at enqueue: no pending record, no staged copy, no endless wait")
     func refusedBackgroundHandOverFails() async throws {
         let folder = try Folder()
