@@ -59,6 +59,32 @@ struct StorageFailureTests {
         return outcomes
     }
 
+    /// A dead letter that cannot be read back fails only calls about it: another letter is still
+    /// retried (it was refused with the unreadable letter's error), and the unreadable one can be
+    /// discarded.
+    @Test func anUnreadableDeadLetterDoesNotBlockRetryingAnother() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let stub = StubTransport { _ in .status(422) }
+        do {
+            let queue = try Self.queue(dir, stub)
+            for (id, group) in [("bad", "a"), ("good", "b")] {
+                try await queue.enqueue(Mutation(id: id, method: .post, path: "/mutations", body: Data("{}".utf8), group: group))
+            }
+            #expect(try await queue.flush().deadLettered == 2)
+        }
+        do {
+            let db = try SQLiteDatabase(path: dir.path("q.sqlite"))
+            try db.execute("UPDATE dead_letters SET headers = X'00FF' WHERE id = 'bad'")
+        }
+        let queue = try Self.queue(dir, stub)
+        try await queue.retryDeadLetter(id: "good")
+        #expect(try await queue.pending().map(\.mutation.id) == ["good"])
+        await #expect(throws: MutationQueueError.self) { try await queue.retryDeadLetter(id: "bad") }
+        try await queue.discardDeadLetter(id: "bad")
+        #expect(try await queue.deadLetters().isEmpty)
+    }
+
     /// One row that cannot be read back stops its own group — what follows it may depend on it —
     /// and no other: the queue keeps delivering, reports the row once, and goes on with the group
     /// once the app discards the row.

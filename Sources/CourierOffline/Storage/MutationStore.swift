@@ -367,13 +367,18 @@ final class MutationStore {
     }
 
     /// Dead letters, oldest failure first.
-    func deadLetters() throws -> [DeadLetter] {
+    func deadLetters() throws -> [DeadLetter] { try deadLetters(id: nil) }
+
+    /// Dead letters, oldest failure first; only the one with `id` when given (a letter that cannot
+    /// be read back then fails only a call about that letter, never one about another).
+    private func deadLetters(id: String?) throws -> [DeadLetter] {
         var result: [DeadLetter] = []
         try db.run(
             """
             SELECT id, grp, kind, method, path, headers, body, content_type, status, reason, response_body,
-              attempts, enqueued_at, failed_at, environment, account FROM dead_letters ORDER BY failed_at, rowid
-            """
+              attempts, enqueued_at, failed_at, environment, account FROM dead_letters
+            \(id == nil ? "" : "WHERE id = ?") ORDER BY failed_at, rowid
+            """, id.map { [.text($0)] } ?? []
         ) { row in
             let mutation = try Self.mutation(row, id: 0)
             result.append(
@@ -396,7 +401,7 @@ final class MutationStore {
     ///   when a newer change with the same id is pending (retrying the letter would replace it).
     func requeueDeadLetter(id: String, origin: MutationOrigin, now: Date) throws -> Mutation {
         try durably {
-            guard let letter = try deadLetters().first(where: { $0.mutation.id == id }) else {
+            guard let letter = try deadLetters(id: id).first else {
                 throw MutationQueueError.noSuchDeadLetter(id)
             }
             if try row(id: id) != nil {
