@@ -14,16 +14,23 @@ extension ResumableUploadStore: SessionResettable {
     /// - Throws: ``ResumableUploadStoreError/recordUnreadable(path:reason:)`` when the folder
     ///   exists but cannot be listed, or the file system's error when a record cannot be removed
     ///   (the records before it are removed, the rest stay).
+    ///
+    /// A run of ``TusUploader`` that began before the reset never writes its record back after it
+    /// (a request in flight at sign-out may still finish): it fails with
+    /// `NetworkError.signedOut` at its next save.
     public func resetSession() async throws {
-        let files: [URL]
-        do {
-            files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
-        } catch {
-            if !FileManager.default.fileExists(atPath: directory.path) { return }
-            throw ResumableUploadStoreError.recordUnreadable(path: directory.path, reason: String(describing: error))
-        }
-        for file in files where Self.isRecordFile(file) {
-            try FileManager.default.removeItem(at: file)
+        try Self.resets.withLock { resets in
+            resets[resetKey, default: 0] += 1
+            let files: [URL]
+            do {
+                files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            } catch {
+                if !FileManager.default.fileExists(atPath: directory.path) { return }
+                throw ResumableUploadStoreError.recordUnreadable(path: directory.path, reason: String(describing: error))
+            }
+            for file in files where Self.isRecordFile(file) {
+                try FileManager.default.removeItem(at: file)
+            }
         }
     }
 

@@ -52,6 +52,27 @@ public struct ResumableUploadStore: Sendable {
         try AtomicFile.write(try encoder.encode(record), to: file(for: record.key))
     }
 
+    /// How many times ``resetSession()`` ran on each store folder in this process: a run that
+    /// began before a reset must not write its record back after it.
+    static let resets = Locked<[String: Int]>([:])
+
+    /// This store's key in ``resets``.
+    var resetKey: String { directory.standardizedFileURL.path }
+
+    /// The resets of this store's folder so far (see ``save(_:unlessResetSince:)``).
+    func resetCount() -> Int { Self.resets.withLock { $0[resetKey] ?? 0 } }
+
+    /// Saves `record` unless ``resetSession()`` ran since ``resetCount()`` returned `count`
+    /// (checked and written under one lock, so a reset cannot fall between them). Returns whether
+    /// it saved.
+    func save(_ record: ResumableUploadRecord, unlessResetSince count: Int) throws -> Bool {
+        try Self.resets.withLock { resets in
+            guard (resets[resetKey] ?? 0) == count else { return false }
+            try save(record)
+            return true
+        }
+    }
+
     /// Removes the record for `key` (nothing happens when there is none).
     public func remove(_ key: String) {
         try? FileManager.default.removeItem(at: file(for: key))

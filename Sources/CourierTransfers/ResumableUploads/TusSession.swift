@@ -18,8 +18,17 @@ struct TusSession: Sendable {
     let metadata: [String: String]
     /// The uploader's creation URL in the environment of this run.
     let creationURL: URL?
+    /// The store's ``ResumableUploadStore/resetCount()`` when the run was made: after a reset
+    /// (a sign-out) the run saves no record and ends (`NetworkError.signedOut`).
+    let storeResets: Int
     /// The sign-in of the run's first request that carried a token (see `TusUploader.send`).
     let signIn = Locked<Int?>(nil)
+
+    /// Saves `record`, unless the store was reset since the run was made: a request in flight at
+    /// the sign-out may finish, but its record must not come back for the next account to resume.
+    private func save(_ record: ResumableUploadRecord) throws {
+        guard try uploader.store.save(record, unlessResetSince: storeResets) else { throw NetworkError.signedOut }
+    }
 
     func run(tracker: UploadProgressTracker) async throws -> Response<URL> {
         guard let length = FileSize.of(fileURL) else {
@@ -101,7 +110,7 @@ struct TusSession: Sendable {
                 conflicts = 0
                 failures = 0
                 record.offset = offset
-                try store.save(record)  // a record that cannot be written fails the upload, never silently
+                try save(record)  // a record that cannot be written fails the upload, never silently
                 last = response
             case 409:
                 conflicts += 1
@@ -110,7 +119,7 @@ struct TusSession: Sendable {
                 }
                 offset = try trusted(head, floor: 0, bound: sentBefore, length: length, after: "409 Conflict")
                 record.offset = offset
-                try store.save(record)  // a record that cannot be written fails the upload, never silently
+                try save(record)  // a record that cannot be written fails the upload, never silently
             case 404, 410:
                 recreations += 1
                 guard recreations <= Self.maxRecreations else {
@@ -145,7 +154,7 @@ struct TusSession: Sendable {
         guard let head = try await serverOffset(record.uploadURL) else { throw error }
         let current = try trusted(head, floor: 0, bound: sentEnd, length: length, after: "a failed PATCH")
         record.offset = current
-        try uploader.store.save(record)  // a record that cannot be written fails the upload, never silently
+        try save(record)  // a record that cannot be written fails the upload, never silently
         return current
     }
 
@@ -183,7 +192,7 @@ struct TusSession: Sendable {
         }
         let record = ResumableUploadRecord(
             key: key, uploadURL: url, offset: 0, length: length, createdAt: Date(), creationURL: creationURL)
-        try uploader.store.save(record)
+        try save(record)
         return record
     }
 

@@ -129,7 +129,7 @@ public struct TusUploader: Sendable {
         let session = TusSession(
             uploader: self, fileURL: fileURL,
             key: key ?? creation.map { Self.key(for: fileURL, creationURL: $0) } ?? Self.key(for: fileURL),
-            metadata: metadata, creationURL: creation)
+            metadata: metadata, creationURL: creation, storeResets: store.resetCount())
         let task = Task {
             do {
                 let response = try await session.run(tracker: tracker)

@@ -266,3 +266,53 @@ extension TusRecordFaultTests {
         #expect(try store.allRecords().isEmpty, "a record a later run would resume from the same offset")
     }
 }
+
+extension TusRecordFaultTests {
+    @Test(
+        "a store reset at sign-out while a PATCH is in flight stays reset: the run ends signed out, the next creates a new upload",
+        .timeLimit(.minutes(1)))
+    func aStoreResetDuringARunIsNotUndoneByIt() async throws {
+        let folder = try TusRecordFaultTests.Folder()
+        defer { folder.remove() }
+        let store = ResumableUploadStore(directory: folder.records)
+        let creations = Locked(0)
+        let patches = Locked(0)
+        let transport = StubTransport { request in
+            let url = try #require(request.url)
+            switch request.httpMethod ?? "GET" {
+            case "POST":
+                let number = creations.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
+                return HTTPResponse(
+                    statusCode: 201, headers: ["Location": "/v1/tus/files/up-\(number)", "Tus-Resumable": "1.0.0"],
+                    body: Data(), url: url)
+            case "HEAD":
+                return HTTPResponse(
+                    statusCode: 200, headers: ["Upload-Offset": "400", "Tus-Resumable": "1.0.0"], body: Data(), url: url)
+            default:
+                // The app signs out while the first PATCH is on its way (a request in flight may still
+                // finish): the server confirms it after the reset.
+                if patches.withLock({ count -> Int in
+                    count += 1
+                    return count
+                }) == 1 {
+                    try await store.resetSession()
+                }
+                let offset = Int64(request.value(forHTTPHeaderField: "Upload-Offset") ?? "") ?? -1
+                let length = Int64(request.value(forHTTPHeaderField: "Content-Length") ?? "") ?? -1
+                return TusRecordFaultTests.confirm(offset + length, url: url)
+            }
+        }
+        let uploader = TusRecordFaultTests.uploader(transport, folder)
+        await #expect(throws: NetworkError.signedOut) { _ = try await uploader.upload(fileAt: folder.file).value }
+        #expect(try store.allRecords().isEmpty, "the record removed at sign-out was written back")
+        #expect(patches.current == 1, "nothing more was sent after the reset")
+
+        // The next account uploads the same file: a new upload, not the previous account's.
+        let location = try await uploader.upload(fileAt: folder.file).value
+        #expect(location.lastPathComponent == "up-2")
+        #expect(creations.current == 2)
+    }
+}
