@@ -11,7 +11,9 @@ import Courier
 /// first is pending replaces it (coalescing). A replacement of a payload that may already have
 /// been sent, and a later change under an id whose earlier change left the queue (delivered,
 /// dropped, discarded), go out under a new key, `id~n`: a server remembers a key with its payload
-/// and refuses the key with another one. The queue remembers spent keys for 30 days.
+/// and refuses the key with another one. The queue remembers spent keys for 30 days by the wall
+/// clock, and the 1,000 most recent whatever the clock says (a device clock set forward, or one
+/// that was behind, forgets none of them).
 public struct Mutation: Sendable, Hashable {
     /// The app's id for this change (non-empty visible ASCII), also its `Idempotency-Key`.
     public var id: String

@@ -45,14 +45,26 @@ final class MutationStore {
     /// (``spentKeyRetention``): 30 days, beyond the 24 hours servers commonly keep keys.
     static let spentKeyRetention: TimeInterval = 30 * 24 * 3600
 
+    /// How many of the most recently spent keys are kept whatever the wall clock says
+    /// (``spentKeysKept``): the device clock can jump (set by hand, a reset before the network
+    /// time arrives), and forgetting a key the server still remembers sends a new payload under
+    /// it, which the server refuses (`422`) and the queue dead-letters.
+    static let spentKeysKept = 1000
+
     init(path: String, now: Date) throws {
         db = try SQLiteDatabase(path: path)
         try SQLiteDatabase.retryingWhileBusy { try QueueSchema.migrate(db) }
         try SQLiteDatabase.retryingWhileBusy {
             try lightly {
+                // Older than the retention on the wall clock and not among the newest kept: a
+                // clock that jumped forward (or was behind when the keys were spent) forgets
+                // nothing of an app's recent keys.
                 _ = try db.run(
-                    "DELETE FROM spent_keys WHERE spent_at < ?",
-                    [.real(now.timeIntervalSince1970 - Self.spentKeyRetention)])
+                    """
+                    DELETE FROM spent_keys WHERE spent_at < ? AND id NOT IN
+                      (SELECT id FROM spent_keys ORDER BY spent_at DESC LIMIT ?)
+                    """,
+                    [.real(now.timeIntervalSince1970 - Self.spentKeyRetention), .integer(Int64(Self.spentKeysKept))])
             }
         }
     }
