@@ -34,6 +34,9 @@ struct TusSession: Sendable {
         guard let length = FileSize.of(fileURL) else {
             throw NetworkError.invalidRequest("the upload file '\(fileURL.lastPathComponent)' cannot be read")
         }
+        // Chunks are read from the file itself: one that changes during the run would leave the
+        // server a mix of two versions. Checked before every chunk and before reporting success.
+        let identity = FileVersion(of: fileURL)
         if let bad = metadata.keys.first(where: { !Self.isMetadataKey($0) }) {
             throw NetworkError.invalidRequest(
                 "the tus metadata key '\(bad)' is empty or holds a space, a comma or a control character")
@@ -68,6 +71,7 @@ struct TusSession: Sendable {
         tracker.didSend(offset, of: length)
         while offset < length || last == nil {
             try Task.checkCancellation()
+            try identity.check(fileURL, record: key, in: store)
             let count = min(Int64(uploader.chunkSize), length - offset)
             let base = offset
             // A 409 leaves the upload as it was (tus 1.0.0 PATCH): its HEAD is bounded by what the
@@ -132,6 +136,7 @@ struct TusSession: Sendable {
                 throw NetworkError(response: response.response, knownErrors: [:])
             }
         }
+        try identity.check(fileURL, record: key, in: store)
         store.remove(key)
         guard let last else { throw NetworkError.invalidRequest("the tus upload ended without a response") }
         return Response(value: record.uploadURL, response: last.response, context: last.context)

@@ -120,7 +120,12 @@ public struct TusUploader: Sendable {
     ///   ``store`` cannot be written after a chunk: a later run resumes from the offset the server
     ///   reports. It fails with ``ResumableUploadStoreError/recordUnreadable(path:reason:)``, before
     ///   anything is sent, when the stored record for `key` exists but cannot be read: the record
-    ///   is left as it is rather than taken for none (which would start over from byte 0).
+    ///   is left as it is rather than taken for none (which would start over from byte 0). Chunks
+    ///   are read from the file itself, so the file must not change during the run: one whose size
+    ///   or modification date changed fails the run with `NetworkError.invalidRequest(_:)` before
+    ///   its next chunk (or instead of success after its last one) and its record is removed, so
+    ///   no run resumes an upload that may mix two versions. To let the user edit the file while
+    ///   it uploads, upload a copy (as ``UploadManager`` does).
     public func upload(fileAt fileURL: URL, key: String? = nil, metadata: [String: String] = [:]) -> Upload<URL> {
         let (progress, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
         let size = FileSize.of(fileURL)
