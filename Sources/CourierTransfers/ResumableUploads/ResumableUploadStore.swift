@@ -52,6 +52,16 @@ public struct ResumableUploadStore: Sendable {
         try AtomicFile.write(try encoder.encode(record), to: file(for: record.key))
     }
 
+    /// The keys of the runs under way in this process, per store folder: a second run of one key
+    /// would create a second upload of the same file.
+    static let runs = Locked<Set<String>>([])
+
+    /// Marks a run of `key` as under way; `false` when one already is.
+    func claimRun(of key: String) -> Bool { Self.runs.withLock { $0.insert(resetKey + "|" + key).inserted } }
+
+    /// Ends the run of `key` that ``claimRun(of:)`` marked.
+    func endRun(of key: String) { _ = Self.runs.withLock { $0.remove(resetKey + "|" + key) } }
+
     /// How many times ``resetSession()`` ran on each store folder in this process: a run that
     /// began before a reset must not write its record back after it.
     static let resets = Locked<[String: Int]>([:])

@@ -125,7 +125,9 @@ public struct TusUploader: Sendable {
     ///   or modification date changed fails the run with `NetworkError.invalidRequest(_:)` before
     ///   its next chunk (or instead of success after its last one) and its record is removed, so
     ///   no run resumes an upload that may mix two versions. To let the user edit the file while
-    ///   it uploads, upload a copy (as ``UploadManager`` does).
+    ///   it uploads, upload a copy (as ``UploadManager`` does). A second upload of the same `key`
+    ///   while one runs in this process fails at once with `NetworkError.invalidRequest(_:)` and
+    ///   sends nothing (two runs would create two uploads of one file).
     public func upload(fileAt fileURL: URL, key: String? = nil, metadata: [String: String] = [:]) -> Upload<URL> {
         let (progress, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
         let size = FileSize.of(fileURL)
@@ -135,8 +137,16 @@ public struct TusUploader: Sendable {
             uploader: self, fileURL: fileURL,
             key: key ?? creation.map { Self.key(for: fileURL, creationURL: $0) } ?? Self.key(for: fileURL),
             metadata: metadata, creationURL: creation, storeResets: store.resetCount())
+        let (store, key) = (store, session.key)
         let task = Task {
             do {
+                // One run per key at a time (a user tapping "upload" twice): two would create two
+                // uploads of the same file.
+                guard store.claimRun(of: key) else {
+                    throw NetworkError.invalidRequest(
+                        "an upload of '\(fileURL.lastPathComponent)' under the same key is already running")
+                }
+                defer { store.endRun(of: key) }
                 let response = try await session.run(tracker: tracker)
                 tracker.finish(sentTotal: nil)
                 return response
