@@ -128,6 +128,20 @@ struct ConnectionLifecycleTests {
         await #expect(throws: WebSocketError.notConnected) { try await connection.send(.text("late")) }
     }
 
+    /// The send whose write missed the deadline throws the reason, ``WebSocketError/writeTimeout(seconds:)``,
+    /// not ``WebSocketError/notConnected`` (which says the message was refused before any of it
+    /// went out); a message queued behind it was never started and gets `notConnected`.
+    @Test func theStuckSendThrowsWriteTimeout() async throws {
+        let clock = TestClock(mode: .manual)
+        let (connection, _, _) = await open(capacity: 4096, clock: clock, writeTimeout: .seconds(10))
+        let stuck = Task { try await connection.send(.data(Data(count: 256 * 1024))) }
+        try await clock.waitForSleepers(count: 1)  // the write deadline of the stuck slice
+        let queued = Task { try await connection.send(.text("behind")) }
+        clock.advance(by: .seconds(10))
+        await #expect(throws: WebSocketError.writeTimeout(seconds: 10)) { try await stuck.value }
+        await #expect(throws: WebSocketError.notConnected) { try await queued.value }
+    }
+
     /// What the keepalive reads: a ping queued behind a frame being written waits, the bytes
     /// written grow while the peer reads, and the ping is no longer waiting once written.
     @Test func aPingBehindAFrameReportsItsWaitAndTheWritesProgress() async throws {

@@ -259,7 +259,8 @@ public actor WebSocketClient {
     /// `CancellationError`); a message already on its way is finished.
     ///
     /// - Throws: ``WebSocketError/notConnected`` unless open (also when the connection closes
-    ///   before the message was written); `CancellationError`; the transport's errors.
+    ///   before the message was written); ``WebSocketError/writeTimeout(seconds:)`` when its own
+    ///   write made no progress; `CancellationError`; the transport's errors.
     public func send(_ message: WebSocketMessage) async throws {
         guard state == .open, let current else { throw WebSocketError.notConnected }
         try await send(message, on: current, meter: meter, cancellable: true)

@@ -87,6 +87,9 @@ actor RFC6455Connection: WebSocketConnection {
     private var initiatedClose: (code: WebSocketCloseCode, reason: String)?
     /// After a failure: the parser's state is unusable, so bytes are read and thrown away.
     private var discarding = false
+    /// Why the connection was lost (TCP, the write deadline, keepalive), once it ended: what a
+    /// write it interrupted throws.
+    private var lostReason: WebSocketError?
 
     /// - Parameters:
     ///   - leftover: bytes the server sent right after its handshake response.
@@ -388,7 +391,9 @@ actor RFC6455Connection: WebSocketConnection {
                     offset = end
                 }
             } catch {
-                item.done?.resume(throwing: error)
+                // A write the connection's end interrupted (the write deadline, a keepalive
+                // failure) throws that reason: the stream's own error is then only `notConnected`.
+                item.done?.resume(throwing: (phase == .closed ? lostReason : nil) ?? error)
                 let writeError = (error as? WebSocketError) ?? .connectionFailed("\(error)")
                 finish(lost: writeError)
                 return
@@ -439,6 +444,7 @@ actor RFC6455Connection: WebSocketConnection {
     private func finish(lost: WebSocketError?) {
         guard phase != .closed else { return }
         phase = .closed
+        lostReason = lost
         closeTimer?.cancel()
         stream.close()
         pendingPongs = []
