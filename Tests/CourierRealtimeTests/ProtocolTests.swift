@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Courier
 @testable import CourierRealtime
 
 @Suite("RFC 6455 framing and handshake (in memory)")
@@ -139,6 +140,32 @@ struct ProtocolTests {
                 url: URL(string: "ws://example.test:8080/live?x=1")!,
                 headers: [("Authorization", "Bearer t")], subprotocols: subprotocols))
         return (connection, server, try await served.value)
+    }
+
+    /// A cancelled attempt (the client's `close()` or `enterBackground()`) while the server has not
+    /// answered the upgrade ends at once and closes the stream, not at the connect timeout: the
+    /// next attempt waits behind it until it ends.
+    @Test func cancellingAnUnansweredHandshakeEndsItAtOnce() async throws {
+        let (client, server) = InMemoryByteStream.pair()
+        let transport = RFC6455Transport { _ in client }
+        let outcome = Locked<(any Error)??>(nil)
+        let attempt = Task {
+            do {
+                _ = try await transport.connect(
+                    WebSocketRequest(url: URL(string: "ws://example.test/live")!, connectTimeout: .seconds(600)))
+                outcome.set(.some(nil))
+            } catch {
+                outcome.set(.some(error))
+            }
+        }
+        _ = try await server.read(maximumLength: 4096)  // the upgrade request; never answered
+        attempt.cancel()
+        let clock = ContinuousClock()
+        let start = clock.now
+        while outcome.current == nil, clock.now - start < .seconds(10) { try await Task.sleep(for: .milliseconds(5)) }
+        let ended = try #require(outcome.current, "the cancelled handshake still waits (connect timeout 600 s)")
+        #expect(ended is CancellationError)
+        #expect(try await server.read(maximumLength: 4096) == [])  // the client side was closed
     }
 
     @Test func handshakeSendsRFC6455HeadersAndChecksAccept() async throws {

@@ -21,11 +21,11 @@ import Foundation
 ///
 /// At most one connection attempt or open connection exists at any time: a single supervisor task
 /// owns the connection; ``connect()`` during a backoff wait cancels the wait and attempts at once.
-/// An attempt that ``close(code:reason:)`` or ``enterBackground()`` abandoned (the opening
-/// handshake cannot be interrupted, nor on Apple platforms TCP and TLS; over libcurl a TCP or TLS
-/// setup under way ends at once) runs on until it ends, at the latest at
-/// ``Configuration/connectTimeout``, and a connection it still opens is dropped at once, without
-/// a closing handshake; the next attempt starts when it has ended.
+/// An attempt that ``close(code:reason:)`` or ``enterBackground()`` abandoned (on Apple platforms
+/// TCP, TLS and the opening handshake cannot be interrupted; over libcurl an attempt under way,
+/// its handshake included, ends at once and closes its socket) runs on until it ends, at the
+/// latest at ``Configuration/connectTimeout``, and a connection it still opens is dropped at
+/// once, without a closing handshake; the next attempt starts when it has ended.
 /// No reconnect follows ``close(code:reason:)`` or a close code in
 /// ``ReconnectPolicy/terminalCloseCodes``. Transport: Courier's RFC 6455 client over libcurl on
 /// Linux, `URLSessionWebSocketTask` on Apple platforms.

@@ -31,7 +31,14 @@ package struct RFC6455Transport: WebSocketTransport {
         }
         defer { watchdog.cancel() }
         do {
-            let outcome = try await OpeningHandshake.perform(on: stream, request: request)
+            // A cancelled attempt (`close()` or `enterBackground()` while the server has not
+            // answered) closes the stream too: the pending read ends now, not at the deadline,
+            // and the socket is not left open for the next attempt to wait behind.
+            let outcome = try await withTaskCancellationHandler {
+                try await OpeningHandshake.perform(on: stream, request: request)
+            } onCancel: {
+                stream.close()
+            }
             let connection = RFC6455Connection(
                 stream: stream, leftover: outcome.leftover, subprotocol: outcome.subprotocol,
                 maximumMessageSize: request.maximumMessageSize, fragmentSize: fragmentSize, closeTimeout: closeTimeout,
@@ -41,6 +48,7 @@ package struct RFC6455Transport: WebSocketTransport {
             return connection
         } catch {
             stream.close()
+            if Task.isCancelled { throw CancellationError() }
             // The watchdog's close looks like the server's EOF to the pending read: say what happened.
             if expired.current {
                 throw WebSocketError.connectionFailed(

@@ -3,9 +3,11 @@ import Courier
 /// Runs connects that cannot be interrupted, one at a time, and gives up waiting for one when the
 /// caller is cancelled.
 ///
-/// An unanswered opening handshake ends only at the connect timeout (10 s by default), and so do
-/// TCP and TLS setup on Apple platforms (over libcurl they end at once when the attempt's task is
-/// cancelled): a `close()` or `enterBackground()` meanwhile would wait that long, longer than iOS grants an app going to the background. The connect runs in a task of its
+/// On Apple platforms TCP and TLS setup and an unanswered opening handshake end only at the
+/// connect timeout (15 s by default); over libcurl with Courier's RFC 6455 client they end at once
+/// when the attempt's task is cancelled (the handshake's stream is closed): a `close()` or
+/// `enterBackground()` meanwhile would otherwise wait that long, longer than iOS grants an app
+/// going to the background. The connect runs in a task of its
 /// own: a cancelled caller gets `CancellationError` at once, and a connection that still opens
 /// afterwards is dropped without a closing handshake (nobody owns it). The next connect waits for
 /// such an abandoned one to end (at the latest at its connect timeout; the wait itself gives way
