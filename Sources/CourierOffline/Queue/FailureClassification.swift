@@ -56,30 +56,12 @@ enum FailureClass: Equatable {
         }
     }
 
-    /// Transport failures that sending the same request to the same server again would repeat: the
-    /// server's reply cannot be read as HTTP (`cannotParseResponse`, e.g. a response head over the
-    /// transport's limits, ``ResponseHeadOverflow``; `badServerResponse`), the URL is refused
-    /// (`badURL`, `unsupportedURL`), a redirect loop, a response over the transport's size limit,
-    /// the server's certificate is refused (expired, not yet valid, unknown root, untrusted, a pin
-    /// that does not match) or the server refuses the client's certificate. Such a mutation is
-    /// dead-lettered with its error instead of blocking its group for good.
-    ///
-    /// Every other transport failure is transient: connection-level ones (cannot connect, DNS,
-    /// connection lost, a TLS handshake cut off) and those the transport cannot name
-    /// (`URLError.unknown`, which URLSession on Linux reports for most libcurl failures,
-    /// connection resets among them).
-    static func repeatsIdentically(_ code: URLError.Code) -> Bool {
-        permanentTransportCodes.contains(code)
-    }
-
-    /// See ``repeatsIdentically(_:)``.
-    private static let permanentTransportCodes: Set<URLError.Code> = [
-        .cannotParseResponse, .badServerResponse, .badURL, .unsupportedURL, .httpTooManyRedirects,
-        .redirectToNonExistentLocation, .dataLengthExceedsMaximum, .cannotDecodeContentData, .cannotDecodeRawData,
-        .serverCertificateHasBadDate, .serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
-        .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired,
-        .appTransportSecurityRequiresSecureConnection,
-    ]
+    /// Transport failures that sending the same request to the same server again would repeat
+    /// (`URLError.Code.repeatsWhenSentAgain` in the core: a reply that is not HTTP, a refused URL,
+    /// a redirect loop, a size limit, a refused certificate). Such a mutation is dead-lettered
+    /// with its error instead of blocking its group for good; every other transport failure is
+    /// transient.
+    static func repeatsIdentically(_ code: URLError.Code) -> Bool { code.repeatsWhenSentAgain }
 
     /// The wait `retryAfter` asks for, at most a day: delta-seconds as given; an HTTP-date minus
     /// the response's `Date` (both on the server's clock), or minus `now` without one.

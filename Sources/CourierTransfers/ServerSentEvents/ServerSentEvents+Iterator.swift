@@ -174,7 +174,9 @@ extension ServerSentEvents {
         // MARK: Errors
 
         /// Network failures and timeouts reconnect; statuses, media types, auth and cancellation do
-        /// not. A consumer that fell more than the buffer bound behind a transport that cannot pause
+        /// not, nor does a transport failure that the next connection would meet again (a redirect
+        /// loop, a reply that is not HTTP, a refused certificate: `repeatsWhenSentAgain`), which
+        /// ends the feed with its error (WHATWG HTML §9.2.3: reestablishing is futile). A consumer that fell more than the buffer bound behind a transport that cannot pause
         /// (URLSession on Linux) reconnects too: `Last-Event-ID` resumes after the last event it got.
         /// So does a host the client holds back (``Courier/NetworkError/backendUnavailable(host:retryAfter:)``:
         /// its circuit breaker is open after failed connects, or it asked for a pause), after the
@@ -184,7 +186,8 @@ extension ServerSentEvents {
         private static func isReconnectable(_ error: any Error) -> Bool {
             guard error is NetworkError || error is URLError || error is TokenStoreError else { return false }
             switch NetworkError(error) {
-            case .offline, .timedOut, .transport, .streamBufferOverflow, .backendUnavailable: return true
+            case .offline, .timedOut, .streamBufferOverflow, .backendUnavailable: return true
+            case .transport(let failure): return !failure.code.repeatsWhenSentAgain
             // A token store that cannot be read now (a Keychain while the device is locked) may
             // be readable after the backoff; one holding something else reads the same each time.
             case .tokenStoreFailed(let failure):

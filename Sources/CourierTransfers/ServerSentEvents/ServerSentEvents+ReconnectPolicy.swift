@@ -32,7 +32,8 @@ extension ServerSentEvents {
             get { backoff.multiplier }
             set { backoff.multiplier = newValue.isFinite ? Swift.max(1, newValue) : 1 }
         }
-        /// Cap on the delay before jitter; 30 s by default. A server `retry` above it is honoured.
+        /// Cap on the delay before jitter; 30 s by default. A server `retry` above it is honoured
+        /// (up to ``maximumServerRetry``).
         /// The jitter is added after the cap: with the default `.additive(1.0)` a capped delay is
         /// 30–60 s.
         public var maximumDelay: Duration {
@@ -49,6 +50,14 @@ extension ServerSentEvents {
         /// Give up after this many reconnect attempts in a row without a stable connection
         /// (the last error is thrown); `nil` (the default) keeps trying.
         public var maximumAttempts: Int?
+        /// The longest reconnection time a server's `retry` field sets; 1 hour by default. A larger
+        /// `retry` (a server that sent `retry: 99999999999999999999`, which parses as centuries) is
+        /// taken as this value, so a feed is never parked beyond it.
+        public var maximumServerRetry: Duration {
+            get { serverRetryCap }
+            set { serverRetryCap = Swift.max(.zero, newValue) }
+        }
+        private var serverRetryCap: Duration = .seconds(3600)
 
         /// Creates a policy; see the properties for the defaults.
         public init(
@@ -74,7 +83,7 @@ extension ServerSentEvents {
         package func delay(forAttempt attempt: Int, serverRetry: Duration?, random: Double) -> Duration {
             var effective = backoff
             if let serverRetry {
-                effective.initialDelay = Swift.max(.zero, serverRetry)
+                effective.initialDelay = Swift.min(Swift.max(.zero, serverRetry), maximumServerRetry)
                 effective.maximumDelay = Swift.max(backoff.maximumDelay, effective.initialDelay)
             }
             if attempt > 1 {

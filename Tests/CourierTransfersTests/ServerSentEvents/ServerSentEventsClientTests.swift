@@ -197,6 +197,20 @@ extension ServerSentEventsTests {
             #expect(ServerSentEventsTests.delays(await states.value) == [.seconds(3), .seconds(6)])
         }
 
+        /// A redirect loop, a reply that is not HTTP or a refused certificate would meet the next
+        /// connection too: the feed ends with it instead of reconnecting forever (an outside
+        /// tester's loop drew 189 requests in 30 s and never reached the consumer).
+        @Test(arguments: [URLError.Code.httpTooManyRedirects, .badServerResponse, .serverCertificateUntrusted])
+        func aFailureTheNextConnectionWouldMeetEndsTheFeed(code: URLError.Code) async {
+            let transport = ScriptedTransport([.failure(URLError(code)), .stream(chunks: ["data: a\n\n"])])
+            let feed = ServerSentEventsTests.client(transport, clock: TestClock(mode: .manual)).events(Self.feed)
+            let (events, error) = await ServerSentEventsTests.drain(feed)
+            #expect(events.isEmpty)
+            #expect(error == .transport(URLError(code)))
+            #expect(transport.requests.count == 1)
+            #expect(feed.state == .closed)
+        }
+
         @Test func a204StopsTheFeedAtOnce() async {
             let transport = ScriptedTransport([])
             let clock = TestClock(mode: .manual)
@@ -444,6 +458,20 @@ extension ServerSentEventsTests {
             let policy = ServerSentEvents.ReconnectPolicy(
                 initialDelay: .seconds(1), maximumDelay: .seconds(4), jitter: .additive(0.5))
             #expect(policy.delay(forAttempt: attempt, serverRetry: serverRetry, random: random) == expected)
+        }
+
+        /// A server's `retry` past the policy's ceiling (`retry: 99999999999999999999999` parses to
+        /// `Int64.max` ms, centuries) parks the feed no longer than ``maximumServerRetry``.
+        @Test func aServersRetryIsCappedAtTheMaximumServerRetry() {
+            let policy = ServerSentEvents.ReconnectPolicy(jitter: .none)
+            #expect(policy.maximumServerRetry == .seconds(3600))
+            let huge = Duration.milliseconds(Int64.max)
+            #expect(policy.delay(forAttempt: 1, serverRetry: huge, random: 0) == .seconds(3600))
+            #expect(policy.delay(forAttempt: 5, serverRetry: huge, random: 0) == .seconds(3600))
+            var short = policy
+            short.maximumServerRetry = .seconds(60)
+            #expect(short.delay(forAttempt: 1, serverRetry: .seconds(600), random: 0) == .seconds(60))
+            #expect(short.delay(forAttempt: 1, serverRetry: .seconds(10), random: 0) == .seconds(10))
         }
 
         @Test func thePolicyCarriesTheSharedBackoff() {
