@@ -53,8 +53,11 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     case cancelled
     /// 401 (RFC 9110 §15.5.2), after any token refresh the pipeline attempted.
     case unauthorized(FailedResponse)
-    /// The endpoint requires a signed-in user (``AuthRequirement/required``) and no token is
-    /// stored: the call failed locally and nothing was sent.
+    /// The endpoint requires a signed-in user (``AuthRequirement/required``) and nobody is signed
+    /// in: no token is stored (the call failed locally and nothing was sent), or the user signed
+    /// out or switched accounts while a transfer of several requests ran (a tus upload, a queued
+    /// upload of `UploadManager`): what was in flight may have reached the server, nothing more
+    /// was sent.
     case signedOut
     /// The refresh token was rejected (`invalid_grant`): the user must sign in again.
     case sessionExpired
@@ -183,7 +186,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         case .timedOut(let e): return e.map { "timed out (URLError \($0.code.rawValue))" } ?? "timed out (deadline)"
         case .cancelled: return "cancelled"
         case .unauthorized(let r): return "unauthorized: \(r)"
-        case .signedOut: return "signed out (no access token stored; nothing sent)"
+        case .signedOut: return "signed out (no access token stored, or the user signed out during the call)"
         case .sessionExpired: return "session expired"
         case .tokenStoreFailed(let error): return "token store failed: \(error)"
         case .forbidden(let r): return "forbidden: \(r)"
