@@ -187,48 +187,70 @@ struct UploadRegistryFaultTests {
         #expect(keys == [id.uuidString, id.uuidString])
     }
 
+    /// An upload the server stored (201) whose outcome could not be written: from its answer on,
+    /// the registry cannot be written, so the outcome is in memory only.
+    struct UnwrittenOutcome {
+        let manager: UploadManager
+        let id: UUID
+        let first: StubTransport
+        /// The registry as it was on disk before the block (the upload pending).
+        let registryOnDisk: Data
+        let policy: EndpointPolicy
+
+        /// A client over `transport` with the idempotency key the policy asks for.
+        static func client(_ transport: StubTransport) -> APIClient {
+            TransfersFixture.client(transport) {
+                $0.interceptors = [RequestIDInterceptor(), IdempotencyInterceptor(), RetryInterceptor(maximumRetries: 0)]
+            }
+        }
+
+        init(_ folder: Folder) async throws {
+            let registryOnDisk = Locked<Data?>(nil)
+            first = StubTransport { _ in
+                registryOnDisk.set(try Data(contentsOf: folder.registry))
+                try folder.blockRegistry()  // disk full / I/O error from here on
+                return UploadRegistryFaultTests.ok()
+            }
+            var policy = EndpointPolicy.standard
+            policy.idempotency = .automatic
+            self.policy = policy
+            manager = try UploadManager(client: Self.client(first), directory: folder.manager, policy: policy)
+            id = try await manager.enqueue(fileAt: folder.source, to: "/photos", contentType: "image/jpeg")
+            #expect(try await manager.result(for: id).statusCode == 201)
+            #expect(await manager.registryFailure != nil)
+            self.registryOnDisk = try #require(registryOnDisk.current)
+        }
+
+        /// The process ended with the registry on disk as it was; the next launch's manager.
+        func relaunch(_ folder: Folder, over transport: StubTransport) throws -> UploadManager {
+            try folder.unblockRegistry()
+            try registryOnDisk.write(to: folder.registry)
+            return try UploadManager(client: Self.client(transport), directory: folder.manager, policy: policy)
+        }
+    }
+
     @Test(
         "resumePending keeps the staged copy of an upload whose outcome is not on disk yet: a relaunch sends it again",
         .timeLimit(.minutes(1)))
     func resumePendingKeepsTheStagedCopyOfAnOutcomeNotYetWritten() async throws {
         let folder = try Folder()
         defer { folder.remove() }
-        // The server stores the file, then the registry cannot be written: the outcome is in memory
-        // only, and the registry on disk (taken here) still says pending.
-        let leftBehind = Locked<Data?>(nil)
-        let first = StubTransport { _ in
-            leftBehind.set(try Data(contentsOf: folder.registry))
-            try folder.blockRegistry()
-            return Self.ok()
-        }
-        let client: (StubTransport) -> APIClient = { transport in
-            TransfersFixture.client(transport) {
-                $0.interceptors = [RequestIDInterceptor(), IdempotencyInterceptor(), RetryInterceptor(maximumRetries: 0)]
-            }
-        }
-        var policy = EndpointPolicy.standard
-        policy.idempotency = .automatic
-        let manager = try UploadManager(client: client(first), directory: folder.manager, policy: policy)
-        let id = try await manager.enqueue(fileAt: folder.source, to: "/photos", contentType: "image/jpeg")
-        _ = try await manager.result(for: id)
-        #expect(await manager.registryFailure != nil)
+        let upload = try await UnwrittenOutcome(folder)
         let staged = try folder.stagedFiles()
         #expect(staged.count == 1)
 
         // The app sees the network come back and resumes, still unable to write the registry.
-        await manager.resumePending()
+        await upload.manager.resumePending()
         #expect(try folder.stagedFiles() == staged, "the copy a relaunch needs was swept")
 
         // The process ends before a write succeeds; the next launch finds the upload pending and
         // sends it again from its copy, under the same key, instead of failing it.
-        try folder.unblockRegistry()
-        try #require(leftBehind.current).write(to: folder.registry)
         let second = StubTransport(responses: [Self.ok()])
-        let relaunched = try UploadManager(client: client(second), directory: folder.manager, policy: policy)
+        let relaunched = try upload.relaunch(folder, over: second)
         await relaunched.resumePending()
-        #expect(try await relaunched.result(for: id).statusCode == 201)
-        let keys = (first.requests + second.requests).map { $0.value(forHTTPHeaderField: "Idempotency-Key") }
-        #expect(keys == [id.uuidString, id.uuidString])
+        #expect(try await relaunched.result(for: upload.id).statusCode == 201)
+        let keys = (upload.first.requests + second.requests).map { $0.value(forHTTPHeaderField: "Idempotency-Key") }
+        #expect(keys == [upload.id.uuidString, upload.id.uuidString])
     }
 
     @Test("a background upload the session refuses is failed at enqueue: no pending record, no staged copy, no endless wait")
@@ -298,34 +320,16 @@ extension UploadRegistryFaultTests {
     func anUnwrittenOutcomeKeepsTheStagedCopy() async throws {
         let folder = try UploadRegistryFaultTests.Folder()
         defer { folder.remove() }
-        let registryOnDisk = Locked<Data?>(nil)
-        let first = StubTransport { _ in
-            registryOnDisk.set(try Data(contentsOf: folder.registry))
-            try folder.blockRegistry()  // disk full / I/O error from here on
-            return UploadRegistryFaultTests.ok()
-        }
-        let client: (StubTransport) -> APIClient = { transport in
-            TransfersFixture.client(transport) {
-                $0.interceptors = [RequestIDInterceptor(), IdempotencyInterceptor(), RetryInterceptor(maximumRetries: 0)]
-            }
-        }
-        var policy = EndpointPolicy.standard
-        policy.idempotency = .automatic
-        let manager = try UploadManager(client: client(first), directory: folder.manager, policy: policy)
-        let id = try await manager.enqueue(fileAt: folder.source, to: "/photos", contentType: "image/jpeg")
-        #expect(try await manager.result(for: id).statusCode == 201)
-        #expect(await manager.registryFailure != nil)
+        let upload = try await UploadRegistryFaultTests.UnwrittenOutcome(folder)
         // The process ends now. On disk: the registry as it was (pending); nothing else is touched.
-        try folder.unblockRegistry()
-        try #require(registryOnDisk.current).write(to: folder.registry)
         #expect(try folder.stagedFiles().count == 1, "the staged copy stays until the outcome is on disk")
 
         let second = StubTransport(responses: [UploadRegistryFaultTests.ok()])
-        let relaunched = try UploadManager(client: client(second), directory: folder.manager, policy: policy)
+        let relaunched = try upload.relaunch(folder, over: second)
         #expect(await relaunched.uploads.map(\.state) == [.pending])
         await relaunched.resumePending()
         var outcome = "completed"
-        do { _ = try await relaunched.result(for: id) } catch { outcome = "failed: \(error)" }
+        do { _ = try await relaunched.result(for: upload.id) } catch { outcome = "failed: \(error)" }
         let states = await relaunched.uploads.map(\.state)
         #expect(outcome == "completed", "an upload the server stored (201) is now recorded as \(states)")
         #expect(second.requestCount == 1, "not re-sent with its Idempotency-Key")
