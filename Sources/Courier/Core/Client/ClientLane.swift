@@ -48,7 +48,9 @@ package final class ClientLane: Sendable {
         self.environment = environment
         self.requestIDHeader = (configuration.interceptors.first as? any LaneParticipant)?.requestIDHeaderName
         self.failureObservers = participants.filter(\.observesCallFailures)
-        self.tokenManagers = participants.compactMap(\.laneTokenManager)
+        let tokenManagers = participants.compactMap(\.laneTokenManager)
+        for participant in participants { participant.adoptLaneTokenManagers(tokenManagers) }
+        self.tokenManagers = tokenManagers
     }
 }
 

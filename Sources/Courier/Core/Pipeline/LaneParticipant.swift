@@ -32,6 +32,11 @@ package protocol LaneParticipant: Interceptor {
     /// The token manager this participant authenticates the lane's calls with
     /// (``AuthInterceptor``): what transfers sent outside the pipeline must sign with.
     var laneTokenManager: TokenManager? { get }
+
+    /// Offers the token managers the lane authenticates with (its participants'
+    /// ``laneTokenManager``s), for a participant whose state must not outlive a sign-in (the
+    /// `DeduplicationInterceptor` never shares a request across two).
+    func adoptLaneTokenManagers(_ managers: [TokenManager])
 }
 
 extension LaneParticipant {
@@ -42,6 +47,7 @@ extension LaneParticipant {
     package func callFailed(_ failure: NetworkError) {}
     package var laneTokenManager: TokenManager? { nil }
     package func adoptLanePins(_ pins: @escaping @Sendable () -> PinningPolicy?) {}
+    package func adoptLaneTokenManagers(_ managers: [TokenManager]) {}
 }
 
 extension LoggingInterceptor: LaneParticipant {

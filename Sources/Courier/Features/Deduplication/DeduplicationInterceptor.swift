@@ -33,6 +33,11 @@ package struct DeduplicationInterceptor: Interceptor {
     private let flights = InFlightRequests()
     /// Bumped by ``resetSession()``: requests in flight before it are never joined after it.
     private let session = Locked(0)
+    /// The token managers of the client whose pipeline holds this interceptor (its lane's): the
+    /// sign-in each one is in is part of an authorized request's identity, so a call made after
+    /// another sign-in (`TokenManager.signIn(_:)` directly, a sign-out, an expiry) never joins
+    /// a request of the previous account still in flight.
+    private let signIns = Locked<[TokenManager]?>(nil)
 
     /// Creates the interceptor.
     /// - Parameters:
@@ -59,8 +64,11 @@ package struct DeduplicationInterceptor: Interceptor {
         let shareable =
             context.redirectMode.followsAll && request.httpBodyStream == nil
             && ((method == "GET" || method == "HEAD") ? request.httpBody == nil : context.isDeclaredSafe)
-        guard shareable, let key = key(for: request, method: method, auth: context.policy.auth) else {
+        guard shareable, var key = key(for: request, method: method, auth: context.policy.auth) else {
             return try await next(request)
+        }
+        if context.policy.auth != .none, let managers = signIns.current {
+            for manager in managers { key.signIns.append(await manager.currentSession) }
         }
         let delivery = try await flights.response(for: key) { try await next(request) }
         context[DeduplicationRoleKey.self] = delivery.role
@@ -81,6 +89,15 @@ package struct DeduplicationInterceptor: Interceptor {
         return InFlightRequests.Key(
             partition: partition(), session: session.current, method: method, url: url.absoluteString, headers: headers,
             body: request.httpBody)
+    }
+}
+
+extension DeduplicationInterceptor: LaneParticipant {
+    /// Takes the token managers of the first client whose pipeline holds this interceptor.
+    package func adoptLaneTokenManagers(_ managers: [TokenManager]) {
+        signIns.withLock { current in
+            if current == nil { current = managers }
+        }
     }
 }
 

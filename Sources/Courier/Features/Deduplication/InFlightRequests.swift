@@ -15,6 +15,9 @@ final class InFlightRequests: Sendable {
         /// The session the request belongs to: bumped by a session reset (sign-out), so a call of
         /// the next account never joins a request of the previous one still in flight.
         var session: Int = 0
+        /// The sign-in (`TokenManager.currentSession`) of each of the lane's token managers
+        /// when an authorized call reached the interceptor: another account's call never joins.
+        var signIns: [Int] = []
         var method: String
         var url: String
         var headers: [String]

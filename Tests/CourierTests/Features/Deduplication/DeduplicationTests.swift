@@ -52,6 +52,42 @@ extension CachingTests {
             #expect(try await bob.value == Me(user: "bob"))
         }
 
+        /// Alice's `GET /me` is in flight when Bob signs in through the token manager itself (the
+        /// README's sign-in; no `resetSession()`), or after Alice signed out with `signOut()`.
+        /// Bob's identical call must be sent with Bob's token, never answered with Alice's data.
+        @Test(arguments: [false, true])
+        func aCallAfterAnotherSignInNeverJoinsTheRequestOfThePreviousAccount(signsOutFirst: Bool) async throws {
+            struct Me: Codable, Sendable, Equatable { var user: String }
+            let gate = Gate()
+            let stub = StubTransport { request in
+                let auth = request.value(forHTTPHeaderField: "Authorization") ?? ""
+                if auth == "Bearer alice" { await gate.wait() }
+                return .json(auth == "Bearer alice" ? #"{"user":"alice"}"# : #"{"user":"bob"}"#)
+            }
+            let tokens = TokenManager(
+                store: InMemoryTokenStore(AuthTokens(accessToken: "alice", refreshToken: "r")),
+                transport: stub, grant: .oauth2(tokenURL: URL(string: "https://auth.example.test/token")!))
+            let client = APIClient(
+                environment: APIEnvironment(name: "staging", baseURL: URL(string: "https://api.example.test")!)
+            ) {
+                $0.transport = stub
+                $0.interceptors = .standard(tokenManager: tokens, cache: HTTPCache(), retry: RetryInterceptor(clock: TestClock()))
+            }
+            let me = Request<Me>.get("/me").policy(.authorizedRead)
+            let alice = Task { try await client.send(me) }
+            #expect(await eventually { await gate.arrivals == 1 })
+            if signsOutFirst { try await tokens.signOut() }
+            try await tokens.signIn(AuthTokens(accessToken: "bob", refreshToken: "r2"))
+            // Bob's call must reach the transport itself while Alice's is still held; joined to
+            // Alice's request, it would wait at her gate and get her answer.
+            let bob = Task { try await client.send(me) }
+            #expect(await eventually { stub.requestCount == 2 })
+            await gate.open()
+            _ = try? await alice.value
+            #expect(try await bob.value == Me(user: "bob"))
+            #expect(stub.requests.compactMap { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer alice", "Bearer bob"])
+        }
+
         @Test func concurrentIdenticalGetsShareOneTransportCall() async throws {
             let clock = self.clock
             let gate = Gate()
