@@ -263,6 +263,22 @@ public actor TokenManager {
         if sessionEndWork == work { sessionEndWork = nil }
     }
 
+    /// Waits until what the last session that ended left is forgotten (the standard pipeline's
+    /// clearing of a cache partition shared by every account); returns at once when nothing runs.
+    /// For a cache read, which never reaches the auth step when it is answered from the cache:
+    /// made once ``signIn(_:)`` or ``signOut()`` returned, it must not find the previous user's
+    /// entries.
+    ///
+    /// - Returns: The sign-in (see ``currentSession``) current when the wait began if another
+    ///   sign-in (or a sign-out) came while waiting, else `nil`: a call made then belongs to
+    ///   that sign-in, not to the next one.
+    /// - Throws: `CancellationError` when the calling task is cancelled while waiting.
+    package func awaitForgottenSession() async throws -> Int? {
+        let entered = generation
+        try await awaitSessionEnd()
+        return generation == entered ? nil : entered
+    }
+
     /// Whether tokens are stored.
     ///
     /// - Throws: ``TokenStoreError`` when the store cannot be read.

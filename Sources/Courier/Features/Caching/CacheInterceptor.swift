@@ -47,6 +47,10 @@ public struct CacheInterceptor: Interceptor {
     /// Creates the interceptor for `cache`.
     public init(cache: HTTPCache) { self.cache = cache }
 
+    /// The token managers of the client whose pipeline holds this interceptor (its lane's), whose
+    /// session ends clear the shared partition (see `standard(tokenManager:cache:…)`).
+    private let signIns = Locked<[TokenManager]?>(nil)
+
     public func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         let method = (request.httpMethod ?? "GET").uppercased()
         guard let url = request.url else {
@@ -85,11 +89,34 @@ public struct CacheInterceptor: Interceptor {
             context.cacheOutcome = .bypassed
             return try await next(request)
         }
+        // The partition every account shares is cleared when a session ends, by a task the token
+        // manager starts: a read made right after a sign-out or another sign-in waits for it, so
+        // it is never answered with the previous user's entry (a hit never reaches the auth step).
+        // A sign-in that comes during the wait is not the call's: the auth step then sends nothing
+        // (as a retry whose first attempt went out under another sign-in).
+        if !cache.configuration.partitionsByAccount, let managers = signIns.current {
+            for manager in managers {
+                if let entered = try await manager.awaitForgottenSession(), context.policy.auth != .none,
+                    context[SignInSessionKey.self] == nil
+                {
+                    context[SignInSessionKey.self] = entered
+                }
+            }
+        }
         let partition = cache.currentPartition
         let transaction = CacheTransaction(
             cache: cache, request: request, context: context, next: next,
             key: CacheKey(partition: partition, url: url), generation: cache.generation(of: partition),
             isHead: method == "HEAD")
         return try await transaction.run()
+    }
+}
+
+extension CacheInterceptor: LaneParticipant {
+    /// Takes the token managers of the first client whose pipeline holds this interceptor.
+    package func adoptLaneTokenManagers(_ managers: [TokenManager]) {
+        signIns.withLock { current in
+            if current == nil { current = managers }
+        }
     }
 }
