@@ -78,7 +78,7 @@ public struct AuthInterceptor: Interceptor {
         // account, so a token paired with that number is that account's (see SignInRequirement).
         var requiredSession: Int?
         if let account = context[SignInRequirementKey.self] {
-            let session = await tokenManager.currentSession
+            let session = tokenManager.currentSession
             guard account.isCurrentAccount(), account.session.map({ $0 == session }) ?? true else {
                 throw Self.refusedSignIn(context: context)
             }
@@ -93,7 +93,7 @@ public struct AuthInterceptor: Interceptor {
             current = nil  // signed out while a refresh was awaited: sent without a token
         } catch {
             // Another sign-in (or a sign-out) while the token was awaited: the call's account is gone.
-            if let requiredSession, await tokenManager.currentSession != requiredSession {
+            if let requiredSession, tokenManager.currentSession != requiredSession {
                 throw Self.refusedSignIn(context: context)
             }
             throw Self.failedGettingToken(error, context: context)

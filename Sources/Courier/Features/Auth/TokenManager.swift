@@ -125,6 +125,10 @@ public actor TokenManager {
     /// The running (or finished) forgetting of the last session that ended: no access token of
     /// a later session is handed out before it finished.
     private var sessionEndWork: Task<Void, Never>?
+    /// ``currentSession`` and how many session-end works run, readable without a hop to the
+    /// manager's executor (a thread of its own): the cache and de-duplication steps read them on
+    /// every authorized call. Written on the actor, with `generation` and `sessionEndWork`.
+    private nonisolated let published = Locked<(generation: Int, endsRunning: Int)>((0, 0))
 
     /// Number of refresh requests this manager has sent (for metrics, demos and benchmarks).
     package private(set) var refreshCount = 0
@@ -209,6 +213,9 @@ public actor TokenManager {
     private func startNewSession(endedBy: NetworkError?) {
         generation += 1
         sessionEnded()
+        // After the session-end work is counted: whoever sees the new sign-in also sees the work
+        // that must finish before it reads the shared cache.
+        published.withLock { $0.generation = generation }
         sessionEnd = endedBy
         endHold()
         inFlight?.cancel()
@@ -220,9 +227,12 @@ public actor TokenManager {
         let actions = sessionEndActions.withLock { $0 }
         guard !actions.isEmpty else { return }
         let earlier = sessionEndWork
+        let published = self.published
+        published.withLock { $0.endsRunning += 1 }
         sessionEndWork = Task {
             await earlier?.value
             for action in actions { await action() }
+            published.withLock { $0.endsRunning -= 1 }
         }
     }
 
@@ -273,10 +283,11 @@ public actor TokenManager {
     ///   sign-in (or a sign-out) came while waiting, else `nil`: a call made then belongs to
     ///   that sign-in, not to the next one.
     /// - Throws: `CancellationError` when the calling task is cancelled while waiting.
-    package func awaitForgottenSession() async throws -> Int? {
-        let entered = generation
+    package nonisolated func awaitForgottenSession() async throws -> Int? {
+        let (entered, running) = published.withLock { ($0.generation, $0.endsRunning) }
+        guard running > 0 else { return nil }  // nothing to wait for: no hop to the manager
         try await awaitSessionEnd()
-        return generation == entered ? nil : entered
+        return currentSession == entered ? nil : entered
     }
 
     /// Whether tokens are stored.
@@ -414,7 +425,7 @@ public actor TokenManager {
 
     /// The number of the current sign-in (see ``accessTokenAndSession()``), without reading the
     /// store or refreshing: what ``accessTokenAndSession()`` would pair a token with now.
-    package var currentSession: Int { generation }
+    package nonisolated var currentSession: Int { published.withLock { $0.generation } }
 
     /// ``refresh(failedToken:)`` for a request sent with a token of sign-in `session`: `nil` when
     /// another sign-in (or a sign-out) came since. The request was made as the user of that

@@ -68,7 +68,7 @@ package struct DeduplicationInterceptor: Interceptor {
             return try await next(request)
         }
         if context.policy.auth != .none, let managers = signIns.current {
-            for manager in managers { key.signIns.append(await manager.currentSession) }
+            for manager in managers { key.signIns.append(manager.currentSession) }
         }
         let delivery = try await flights.response(for: key) { try await next(request) }
         context[DeduplicationRoleKey.self] = delivery.role
