@@ -16,7 +16,7 @@ import Foundation
 final class CurlUploadPump: @unchecked Sendable {
     // @unchecked: every mutable property is guarded by `condition`.
     private let condition = NSCondition()
-    private var buffer = Data()
+    private var buffer = PendingBytes()
     private var finished = false
     private var failed = false
     private var closed = false
@@ -111,7 +111,7 @@ final class CurlUploadPump: @unchecked Sendable {
             }
             let wake: Bool = condition.withLock {
                 switch outcome {
-                case .some(.some(let chunk)): buffer.append(chunk)
+                case .some(.some(let chunk)): buffer.append(contentsOf: chunk)
                 case .some(.none): finished = true
                 case .none: failed = true
                 }
@@ -134,9 +134,7 @@ final class CurlUploadPump: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         if !buffer.isEmpty {
-            let count = min(destination.count, buffer.count)
-            buffer.copyBytes(to: destination.bindMemory(to: UInt8.self), count: count)
-            buffer.removeFirst(count)
+            let count = buffer.take(into: destination)
             condition.signal()
             if buffer.count < capacity { takeRoomWaiter()?.resume() }  // only enqueues the task
             return .bytes(count)
@@ -171,6 +169,42 @@ final class CurlUploadPump: @unchecked Sendable {
         waiter?.resume()
         task?.cancel()
         interruption?.interrupt()
+    }
+}
+
+/// The bytes a ``CurlUploadPump`` read ahead and libcurl has not taken yet: an array and the index
+/// of its first untaken byte. Its storage stays within twice what is pending: the taken prefix is
+/// dropped once it is half of it. (A `Data` with `removeFirst` only moved the start of a slice over
+/// storage that kept every byte ever appended: a 1 GiB upload held 1 GiB.)
+private struct PendingBytes {
+    private var storage: [UInt8] = []
+    private var head = 0
+
+    /// Bytes not yet taken.
+    var count: Int { storage.count - head }
+    var isEmpty: Bool { head == storage.count }
+
+    mutating func append<Bytes: Collection>(contentsOf bytes: Bytes) where Bytes.Element == UInt8 {
+        if head > 0, head >= storage.count / 2 {
+            storage.removeFirst(head)
+            head = 0
+        }
+        storage.append(contentsOf: bytes)
+    }
+
+    /// Moves up to `destination.count` bytes into it; returns how many.
+    mutating func take(into destination: UnsafeMutableRawBufferPointer) -> Int {
+        let count = min(destination.count, self.count)
+        let start = head
+        storage.withUnsafeBytes { source in
+            destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<(start + count)]))
+        }
+        head += count
+        if head == storage.count {
+            storage.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return count
     }
 }
 
