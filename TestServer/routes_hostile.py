@@ -15,6 +15,11 @@ GET|POST /hostile/gzip?shape=members|padded|garbage
     "padded" the first member then 8 zero bytes; "garbage" the first member then "garbage!".
     Counts each request under "hostile" as "gzips".
 
+GET /hostile/interim?status=S
+    Written raw: an interim response (S: 100..199, default 103 Early Hints, with a ``Link`` field),
+    then a 200 with ``X-Final: yes``, a Content-Length and the body "final body". Counts each
+    request under "hostile" as "interims".
+
 GET|POST /hostile/head?kib=N&lines=M
     A 200 whose header section carries N KiB (1..65536, default 1024) of filler in M fields
     (1..100000, default 1: one field of N KiB), then the body "ok". Counts each request under
@@ -46,11 +51,13 @@ class HostileState:
         self.wire_bytes = 0
         self.heads = 0
         self.gzips = 0
+        self.interims = 0
 
     def stats(self) -> dict:
         return {"hostile": {"opened": self.opened, "finished": self.finished,
                             "disconnected": self.disconnected, "wireBytes": self.wire_bytes,
-                            "heads": self.heads, "gzips": self.gzips}}
+                            "heads": self.heads, "gzips": self.gzips,
+                            "interims": self.interims}}
 
 
 state.register_bucket("hostile", HostileState)
@@ -153,6 +160,25 @@ async def oversized_head(request: web.Request) -> web.StreamResponse:
     return faults._close(request)
 
 
+async def interim(request: web.Request) -> web.StreamResponse:
+    try:
+        status = int(request.query.get("status", "103"))
+    except ValueError:
+        status = 103
+    if not 100 <= status <= 199 or status == 101:
+        return web.json_response({"error": "status must be 100..199, not 101"}, status=400)
+    state_of(request).bucket("hostile").interims += 1
+    if request.transport is None:
+        return web.Response(status=500, text="no transport")
+    # Written raw: aiohttp sends no interim responses of its own.
+    body = b"final body"
+    request.transport.write(
+        b"HTTP/1.1 %d Interim\r\nLink: </style.css>; rel=preload\r\n\r\n" % status
+        + b"HTTP/1.1 200 OK\r\nX-Final: yes\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n" % len(body)
+        + body)
+    return faults._close(request)
+
+
 GZIP_MEMBERS = [b"first member\n", b"second member\n", b"third member\n"]
 
 
@@ -175,6 +201,7 @@ async def gzip_members(request: web.Request) -> web.Response:
 
 def setup(routes) -> None:
     routes.get("/hostile/bomb", bomb)
+    routes.get("/hostile/interim", interim)
     routes.get("/hostile/head", oversized_head)
     routes.post("/hostile/head", oversized_head)
     routes.get("/hostile/gzip", gzip_members)

@@ -121,6 +121,9 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         }
     }
 
+    /// Whether `status` is an interim response (1xx other than 101), which a final one follows.
+    static func isInterim(_ status: Int) -> Bool { (100..<200).contains(status) && status != 101 }
+
     // MARK: URLSession callbacks (every platform)
 
     func urlSession(
@@ -129,7 +132,12 @@ final class TransportSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     ) {
         reportStart(dataTask.taskIdentifier)
         connectivityReturned(dataTask.taskIdentifier)
-        if let http = response as? HTTPURLResponse { deliverHead(dataTask.taskIdentifier, http) }
+        // FoundationNetworking hands an interim head (100 Continue, 103 Early Hints) to the delegate
+        // before the final one; a streamed call waits for the final head (RFC 9110 §15.2). A 101
+        // is final: the connection changes protocol.
+        if let http = response as? HTTPURLResponse, !Self.isInterim(http.statusCode) {
+            deliverHead(dataTask.taskIdentifier, http)
+        }
         completionHandler(.allow)
     }
 
