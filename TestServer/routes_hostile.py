@@ -20,6 +20,12 @@ GET /hostile/interim?status=S
     then a 200 with ``X-Final: yes``, a Content-Length and the body "final body". Counts each
     request under "hostile" as "interims".
 
+GET /hostile/length?shape=fields|list|same
+    Written raw: a 200 with the 100,000-byte body of /hostile/length and two Content-Length values,
+    then a close. "fields": two fields, 100000 then 50000; "list": one field "100000, 50000";
+    "same": two fields of 100000 (allowed, RFC 9110 §8.6). Counts each request under "hostile" as
+    "lengths".
+
 GET|POST /hostile/head?kib=N&lines=M
     A 200 whose header section carries N KiB (1..65536, default 1024) of filler in M fields
     (1..100000, default 1: one field of N KiB), then the body "ok". Counts each request under
@@ -52,12 +58,13 @@ class HostileState:
         self.heads = 0
         self.gzips = 0
         self.interims = 0
+        self.lengths = 0
 
     def stats(self) -> dict:
         return {"hostile": {"opened": self.opened, "finished": self.finished,
                             "disconnected": self.disconnected, "wireBytes": self.wire_bytes,
                             "heads": self.heads, "gzips": self.gzips,
-                            "interims": self.interims}}
+                            "interims": self.interims, "lengths": self.lengths}}
 
 
 state.register_bucket("hostile", HostileState)
@@ -179,6 +186,27 @@ async def interim(request: web.Request) -> web.StreamResponse:
     return faults._close(request)
 
 
+LENGTH_BODY = bytes((index * 31) & 0xFF for index in range(100000))
+
+
+async def conflicting_length(request: web.Request) -> web.StreamResponse:
+    shape = request.query.get("shape", "fields")
+    fields = {
+        "fields": b"Content-Length: 100000\r\nContent-Length: 50000\r\n",
+        "list": b"Content-Length: 100000, 50000\r\n",
+        "same": b"Content-Length: 100000\r\nContent-Length: 100000\r\n",
+    }.get(shape)
+    if fields is None:
+        return web.json_response({"error": "shape must be fields, list or same"}, status=400)
+    state_of(request).bucket("hostile").lengths += 1
+    if request.transport is None:
+        return web.Response(status=500, text="no transport")
+    # Written raw: aiohttp would refuse to send two lengths.
+    request.transport.write(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n" + fields + b"\r\n" + LENGTH_BODY)
+    return faults._close(request)
+
+
 GZIP_MEMBERS = [b"first member\n", b"second member\n", b"third member\n"]
 
 
@@ -202,6 +230,7 @@ async def gzip_members(request: web.Request) -> web.Response:
 def setup(routes) -> None:
     routes.get("/hostile/bomb", bomb)
     routes.get("/hostile/interim", interim)
+    routes.get("/hostile/length", conflicting_length)
     routes.get("/hostile/head", oversized_head)
     routes.post("/hostile/head", oversized_head)
     routes.get("/hostile/gzip", gzip_members)

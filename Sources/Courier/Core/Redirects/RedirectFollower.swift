@@ -53,8 +53,15 @@ struct RedirectFollower: Sendable {
                     try await Self.reporting(
                         to: context, sending: wire, maximumBodySize: context.streaming == nil ? maximumBodySize : nil
                     ) { [wire] in
-                        if let options = context.streaming { return try await transport.stream(wire, options: options) }
-                        return try await transport.send(wire)
+                        let response: HTTPResponse
+                        if let options = context.streaming {
+                            response = try await transport.stream(wire, options: options)
+                        } else {
+                            response = try await transport.send(wire)
+                        }
+                        // Dropped (a streamed body's transfer is cancelled) when its framing is invalid.
+                        try ResponseFraming.check(response, to: wire)
+                        return response
                     }
                 } onCancel: {
                     interruption?.interrupt()

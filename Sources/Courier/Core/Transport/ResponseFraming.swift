@@ -1,0 +1,36 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The framing of a response body that no transport may act on.
+///
+/// A response whose `Content-Length` fields (or the members of one field's list) disagree has
+/// invalid framing: a user agent must discard it and close the connection (RFC 9112 §6.3, rule 5;
+/// RFC 9110 §8.6). libcurl 7.88, under both transports on Linux, takes one of the values and
+/// reads that many bytes: measured, `Content-Length: 100000` then `Content-Length: 50000` gave a
+/// successful call with the first 50,000 bytes (a download placed them as the whole file), and
+/// the bytes left on a kept-alive connection were read as the next request's response.
+package enum ResponseFraming {
+    /// Throws for a response whose body length cannot be told from its head.
+    ///
+    /// - Throws: `URLError(.badServerResponse)` naming the disagreeing values.
+    package static func check(_ response: HTTPResponse, to request: URLRequest) throws {
+        // Transfer-Encoding overrides Content-Length (RFC 9112 §6.3, rule 3), and a response to
+        // HEAD, a 204 or a 304 has no body the field could frame.
+        guard response.headers["Transfer-Encoding"] == nil, request.httpMethod?.uppercased() != "HEAD",
+            response.statusCode != 204, response.statusCode != 304
+        else { return }
+        let fields = response.headers.values(for: "Content-Length")
+        guard !fields.isEmpty else { return }
+        let values = fields.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        guard Set(values).count > 1 else { return }
+        throw URLError(
+            .badServerResponse,
+            userInfo: [
+                NSLocalizedDescriptionKey:
+                    "the response's Content-Length values disagree (\(values.joined(separator: ", "))): its body cannot be framed (RFC 9112 §6.3)",
+                NSURLErrorFailingURLErrorKey: request.url as Any,
+            ])
+    }
+}
