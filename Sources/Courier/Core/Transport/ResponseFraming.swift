@@ -10,7 +10,8 @@ import FoundationNetworking
 /// RFC 9110 §8.6). libcurl 7.88, under both transports on Linux, takes one of the values and
 /// reads that many bytes: measured, `Content-Length: 100000` then `Content-Length: 50000` gave a
 /// successful call with the first 50,000 bytes (a download placed them as the whole file), and
-/// the bytes left on a kept-alive connection were read as the next request's response.
+/// the bytes left on a kept-alive connection were read as the next request's response. A value
+/// that is not a decimal number (`0x10`) is refused as well.
 package enum ResponseFraming {
     /// Throws for a response whose body length cannot be told from its head.
     ///
@@ -23,8 +24,24 @@ package enum ResponseFraming {
         else { return }
         let fields = response.headers.values(for: "Content-Length")
         guard !fields.isEmpty else { return }
-        let values = fields.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        guard Set(values).count > 1 else { return }
+        let values = fields.flatMap {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        // `Content-Length = 1*DIGIT` (RFC 9110 §8.6). libcurl reads a value up to its first other
+        // character ("0x10" as 0: an empty body and a successful call; "100000 50000" as 100000)
+        // and ignores one past 64 bits (the body then runs to the close).
+        if let invalid = values.first(where: { value in
+            value.isEmpty || !value.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } || Int64(value) == nil
+        }) {
+            throw URLError(
+                .badServerResponse,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "the response's Content-Length \"\(invalid.prefix(40))\" is not a length: its body cannot be framed (RFC 9112 §6.3)",
+                    NSURLErrorFailingURLErrorKey: request.url as Any,
+                ])
+        }
+        guard Set(values.map { Int64($0) }).count > 1 else { return }
         throw URLError(
             .badServerResponse,
             userInfo: [
