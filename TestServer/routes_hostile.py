@@ -20,10 +20,11 @@ GET /hostile/interim?status=S
     then a 200 with ``X-Final: yes``, a Content-Length and the body "final body". Counts each
     request under "hostile" as "interims".
 
-GET /hostile/length?shape=fields|list|same|hex|spaced
+GET /hostile/length?shape=fields|list|same|hex|spaced|negative
     Written raw: a 200 with a 100,000-byte body and a Content-Length that does not frame it, then a
     close. "fields": two fields, 100000 then 50000; "list": one field "100000, 50000"; "same": two
-    fields of 100000 (allowed, RFC 9110 §8.6); "hex": "0x10"; "spaced": "100000 50000". Counts each request under "hostile" as
+    fields of 100000 (allowed, RFC 9110 §8.6); "hex": "0x10"; "spaced": "100000 50000"; "negative":
+    "-5" (refused by libcurl itself). Counts each request under "hostile" as
     "lengths".
 
 GET|POST /hostile/head?kib=N&lines=M
@@ -197,9 +198,10 @@ async def conflicting_length(request: web.Request) -> web.StreamResponse:
         "same": b"Content-Length: 100000\r\nContent-Length: 100000\r\n",
         "hex": b"Content-Length: 0x10\r\n",
         "spaced": b"Content-Length: 100000 50000\r\n",
+        "negative": b"Content-Length: -5\r\n",
     }.get(shape)
     if fields is None:
-        return web.json_response({"error": "shape must be fields, list, same, hex or spaced"}, status=400)
+        return web.json_response({"error": "shape must be fields, list, same, hex, spaced or negative"}, status=400)
     state_of(request).bucket("hostile").lengths += 1
     if request.transport is None:
         return web.Response(status=500, text="no transport")

@@ -73,4 +73,21 @@ struct ConflictingLengthTests {
         let data = try await client.send(Request<Data>.get("/hostile/length", query: ["shape": "same"]))
         #expect(data.count == 100_000)
     }
+
+    /// libcurl refuses a negative length itself; measured before: URLError -1 (`unknown`) over
+    /// URLSessionTransport, -1011 over CurlTransport.
+    @Test("a length libcurl refuses is badServerResponse on both transports")
+    func aRefusedLengthIsABadServerResponse() async throws {
+        let (client, namespace) = try TestServers.apiClient()
+        var failure: (any Error)?
+        do { _ = try await client.send(Request<Data>.get("/hostile/length", query: ["shape": "negative"])) } catch {
+            failure = error
+        }
+        guard case .transport(let underlying)? = failure as? NetworkError else {
+            Issue.record("expected a transport error, got \(String(describing: failure))")
+            return
+        }
+        #expect(underlying.code == .badServerResponse, "\(underlying)")
+        #expect(try await Self.lengths(namespace) == 1)
+    }
 }

@@ -46,11 +46,22 @@ extension URLSessionTransport {
 
     /// `error` with the codes Apple platforms use for the same event where URLSession on Linux
     /// reports `URLError.unknown`: a connection lost mid-response, a refused certificate, an
-    /// oversized response head (`ResponseHeadOverflow`). Applied
+    /// oversized response head (`ResponseHeadOverflow`), a refused `Content-Length`. Applied
     /// on every platform: Apple's URLSession never reports libcurl's messages, so there it
     /// returns `error` unchanged.
     package static func mappedFailure(_ error: URLError) -> URLError {
-        connectionLostMidResponse(error) ?? certificateFailure(error) ?? oversizedHead(error) ?? error
+        connectionLostMidResponse(error) ?? certificateFailure(error) ?? oversizedHead(error) ?? invalidLength(error) ?? error
+    }
+
+    /// URLSession on Linux reports a `Content-Length` that libcurl refuses (a negative or
+    /// non-numeric value: "Invalid Content-Length: value", CURLE_WEIRD_SERVER_REPLY) as
+    /// `URLError.unknown`: it is `URLError(.badServerResponse)`, as `CurlTransport` reports it
+    /// (measured before: -1 over URLSession, -1011 over CurlTransport for the same reply).
+    static func invalidLength(_ error: URLError) -> URLError? {
+        guard error.code == .unknown, error.localizedDescription.hasPrefix("Invalid Content-Length") else { return nil }
+        var userInfo = error.userInfo
+        userInfo[NSUnderlyingErrorKey] = error as NSError
+        return URLError(.badServerResponse, userInfo: userInfo)
     }
 
     /// URLSession on Linux decodes a body's content coding through libcurl (7.88), which takes
