@@ -19,37 +19,53 @@ extension CachingTests {
             return await condition()
         }
 
+        /// Alice's `GET /me`, held at a gate on the server, and Bob's answered at once: the client
+        /// (`.standard(tokenManager:cache:)`) and the token manager signed in as Alice.
+        struct TwoAccounts {
+            struct Me: Codable, Sendable, Equatable { var user: String }
+            let gate = Gate()
+            let stub: StubTransport
+            let tokens: TokenManager
+            let client: APIClient
+            let me = Request<Me>.get("/me").policy(.authorizedRead)
+
+            init(cache: HTTPCache) {
+                let gate = self.gate
+                stub = StubTransport { request in
+                    let auth = request.value(forHTTPHeaderField: "Authorization") ?? ""
+                    if auth == "Bearer alice" { await gate.wait() }
+                    return .json(auth == "Bearer alice" ? #"{"user":"alice"}"# : #"{"user":"bob"}"#)
+                }
+                tokens = TokenManager(
+                    store: InMemoryTokenStore(AuthTokens(accessToken: "alice", refreshToken: "r")),
+                    transport: stub, grant: .oauth2(tokenURL: URL(string: "https://auth.example.test/token")!))
+                let (stub, tokens) = (stub, tokens)
+                client = APIClient(
+                    environment: APIEnvironment(name: "staging", baseURL: URL(string: "https://api.example.test")!)
+                ) {
+                    $0.transport = stub
+                    $0.interceptors = .standard(tokenManager: tokens, cache: cache, retry: RetryInterceptor(clock: TestClock()))
+                }
+            }
+
+            func signInBob() async throws { try await tokens.signIn(AuthTokens(accessToken: "bob", refreshToken: "r2")) }
+        }
+
         /// Alice's `GET /me` is in flight; she signs out (`resetSession`) and Bob signs in. The
         /// partition (one per environment, as the environment docs recommend) does not tell them
         /// apart: Bob's call must still never join Alice's request.
         @Test func aCallAfterASessionResetNeverJoinsTheRequestOfTheSessionBefore() async throws {
-            struct Me: Codable, Sendable, Equatable { var user: String }
-            let gate = Gate()
-            let stub = StubTransport { request in
-                let auth = request.value(forHTTPHeaderField: "Authorization") ?? ""
-                if auth == "Bearer alice" { await gate.wait() }
-                return .json(auth == "Bearer alice" ? #"{"user":"alice"}"# : #"{"user":"bob"}"#)
-            }
-            let tokens = TokenManager(
-                store: InMemoryTokenStore(AuthTokens(accessToken: "alice", refreshToken: "r")),
-                transport: stub, grant: .oauth2(tokenURL: URL(string: "https://auth.example.test/token")!))
-            let cache = HTTPCache(partition: { "staging" })
-            let client = APIClient(
-                environment: APIEnvironment(name: "staging", baseURL: URL(string: "https://api.example.test")!)
-            ) {
-                $0.transport = stub
-                $0.interceptors = .standard(tokenManager: tokens, cache: cache, retry: RetryInterceptor(clock: TestClock()))
-            }
-            let me = Request<Me>.get("/me").policy(.authorizedRead)
+            let accounts = TwoAccounts(cache: HTTPCache(partition: { "staging" }))
+            let (client, me) = (accounts.client, accounts.me)
             let alice = Task { try await client.send(me) }
-            while await gate.arrivals == 0 { await Task.yield() }
+            while await accounts.gate.arrivals == 0 { await Task.yield() }
             try await client.resetSession()
-            try await tokens.signIn(AuthTokens(accessToken: "bob", refreshToken: "r2"))
+            try await accounts.signInBob()
             let bob = Task { try await client.send(me) }
             for _ in 0..<2000 { await Task.yield() }  // time for Bob's call to reach the shared request
-            await gate.open()
+            await accounts.gate.open()
             _ = try? await alice.value
-            #expect(try await bob.value == Me(user: "bob"))
+            #expect(try await bob.value == TwoAccounts.Me(user: "bob"))
         }
 
         /// Alice's `GET /me` is in flight when Bob signs in through the token manager itself (the
@@ -57,34 +73,19 @@ extension CachingTests {
         /// Bob's identical call must be sent with Bob's token, never answered with Alice's data.
         @Test(arguments: [false, true])
         func aCallAfterAnotherSignInNeverJoinsTheRequestOfThePreviousAccount(signsOutFirst: Bool) async throws {
-            struct Me: Codable, Sendable, Equatable { var user: String }
-            let gate = Gate()
-            let stub = StubTransport { request in
-                let auth = request.value(forHTTPHeaderField: "Authorization") ?? ""
-                if auth == "Bearer alice" { await gate.wait() }
-                return .json(auth == "Bearer alice" ? #"{"user":"alice"}"# : #"{"user":"bob"}"#)
-            }
-            let tokens = TokenManager(
-                store: InMemoryTokenStore(AuthTokens(accessToken: "alice", refreshToken: "r")),
-                transport: stub, grant: .oauth2(tokenURL: URL(string: "https://auth.example.test/token")!))
-            let client = APIClient(
-                environment: APIEnvironment(name: "staging", baseURL: URL(string: "https://api.example.test")!)
-            ) {
-                $0.transport = stub
-                $0.interceptors = .standard(tokenManager: tokens, cache: HTTPCache(), retry: RetryInterceptor(clock: TestClock()))
-            }
-            let me = Request<Me>.get("/me").policy(.authorizedRead)
+            let accounts = TwoAccounts(cache: HTTPCache())
+            let (client, me, stub) = (accounts.client, accounts.me, accounts.stub)
             let alice = Task { try await client.send(me) }
-            #expect(await eventually { await gate.arrivals == 1 })
-            if signsOutFirst { try await tokens.signOut() }
-            try await tokens.signIn(AuthTokens(accessToken: "bob", refreshToken: "r2"))
+            #expect(await eventually { await accounts.gate.arrivals == 1 })
+            if signsOutFirst { try await accounts.tokens.signOut() }
+            try await accounts.signInBob()
             // Bob's call must reach the transport itself while Alice's is still held; joined to
             // Alice's request, it would wait at her gate and get her answer.
             let bob = Task { try await client.send(me) }
             #expect(await eventually { stub.requestCount == 2 })
-            await gate.open()
+            await accounts.gate.open()
             _ = try? await alice.value
-            #expect(try await bob.value == Me(user: "bob"))
+            #expect(try await bob.value == TwoAccounts.Me(user: "bob"))
             #expect(stub.requests.compactMap { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer alice", "Bearer bob"])
         }
 
