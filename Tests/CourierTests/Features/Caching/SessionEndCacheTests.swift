@@ -63,12 +63,11 @@ struct SessionEndCacheTests {
         func totalByteCount() async -> Int { await base.totalByteCount() }
     }
 
-    /// `signIn` and `signOut` start the clearing and return; a call made at once, while the
-    /// clearing still runs, must not be answered with the previous user's entry (a cache hit
-    /// never reaches the auth step that waits for the clearing). Measured against the reference
-    /// server before the fix: 1–4 of 30 such reads were hits of the previous user's entry.
-    @Test("a read made while the clearing still runs waits for it", arguments: [false, true])
-    func readWhileTheClearingRuns(signsInBob: Bool) async throws {
+    /// Alice signed in, her statement read (and cached), and the storage's next clearing held at
+    /// `gate` until the test opens it.
+    static func aliceWithAHeldClearing() async throws -> (
+        server: StubTransport, tokens: TokenManager, gate: Gate, client: APIClient
+    ) {
         let server = Self.statementServer()
         let tokens = Self.manager()
         let gate = Gate()
@@ -77,6 +76,16 @@ struct SessionEndCacheTests {
         try await tokens.signIn(AuthTokens(accessToken: "alice", refreshToken: "r-alice"))
         #expect(try await Self.statement(client) == "statement of Bearer alice")
         storage.armed.set(true)
+        return (server, tokens, gate, client)
+    }
+
+    /// `signIn` and `signOut` start the clearing and return; a call made at once, while the
+    /// clearing still runs, must not be answered with the previous user's entry (a cache hit
+    /// never reaches the auth step that waits for the clearing). Measured against the reference
+    /// server before the fix: 1–4 of 30 such reads were hits of the previous user's entry.
+    @Test("a read made while the clearing still runs waits for it", arguments: [false, true])
+    func readWhileTheClearingRuns(signsInBob: Bool) async throws {
+        let (server, tokens, gate, client) = try await Self.aliceWithAHeldClearing()
         if signsInBob {
             try await tokens.signIn(AuthTokens(accessToken: "bob", refreshToken: "r-bob"))
         } else {
@@ -99,14 +108,7 @@ struct SessionEndCacheTests {
     /// was made while nobody was signed in: it must not go out as Bob (nothing sent).
     @Test("a call waiting for the clearing never goes out with the token of a sign-in that came meanwhile")
     func signInWhileACallWaitsForTheClearing() async throws {
-        let server = Self.statementServer()
-        let tokens = Self.manager()
-        let gate = Gate()
-        let storage = SlowClearingStorage(gate: gate)
-        let client = StandardClientFixture.client(server, tokenManager: tokens, cache: HTTPCache(storage: storage))
-        try await tokens.signIn(AuthTokens(accessToken: "alice", refreshToken: "r-alice"))
-        _ = try await Self.statement(client)
-        storage.armed.set(true)
+        let (server, tokens, gate, client) = try await Self.aliceWithAHeldClearing()
         try await tokens.signOut()
         let made = Task { try await Self.statement(client) }
         while await gate.arrivals == 0 { await Task.yield() }
