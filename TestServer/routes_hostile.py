@@ -27,6 +27,19 @@ GET /hostile/length?shape=fields|list|same|hex|spaced|negative
     "-5" (refused by libcurl itself). Counts each request under "hostile" as
     "lengths".
 
+GET /hostile/excess?delay_ms=D&then=stray|close
+    A 200 with the body "answer" and a Content-Length of 6, kept alive; D milliseconds later
+    (0..1000, default 50) the server writes a whole second response on the same connection,
+    unasked for: ``HTTP/1.1 200 OK`` with ``X-Stray: yes`` and the body "stray" (then=stray, the
+    default), or closes the connection (then=close). A client that sends its next request on that
+    connection reads the stray response as its answer, or finds the connection gone. Counts each
+    request under "hostile" as "excesses", and each stray response written or connection closed
+    as "strays".
+
+GET|POST /hostile/excess-next
+    The usual next request: a 200 with the body "next". Counts each request under "hostile" as
+    "nexts".
+
 GET|POST /hostile/head?kib=N&lines=M
     A 200 whose header section carries N KiB (1..65536, default 1024) of filler in M fields
     (1..100000, default 1: one field of N KiB), then the body "ok". Counts each request under
@@ -60,12 +73,16 @@ class HostileState:
         self.gzips = 0
         self.interims = 0
         self.lengths = 0
+        self.excesses = 0
+        self.nexts = 0
+        self.strays = 0
 
     def stats(self) -> dict:
         return {"hostile": {"opened": self.opened, "finished": self.finished,
                             "disconnected": self.disconnected, "wireBytes": self.wire_bytes,
                             "heads": self.heads, "gzips": self.gzips,
-                            "interims": self.interims, "lengths": self.lengths}}
+                            "interims": self.interims, "lengths": self.lengths,
+                            "excesses": self.excesses, "nexts": self.nexts, "strays": self.strays}}
 
 
 state.register_bucket("hostile", HostileState)
@@ -231,7 +248,45 @@ async def gzip_members(request: web.Request) -> web.Response:
     return web.Response(body=body, headers={"Content-Type": "text/plain", "Content-Encoding": "gzip"})
 
 
+STRAY_RESPONSE = b"HTTP/1.1 200 OK\r\nX-Stray: yes\r\nContent-Length: 5\r\n\r\nstray"
+
+
+async def excess(request: web.Request) -> web.Response:
+    try:
+        delay = min(1000, max(0, int(request.query.get("delay_ms", "50"))))
+    except ValueError:
+        return web.json_response({"error": "delay_ms must be a number of milliseconds"}, status=400)
+    bucket = state_of(request).bucket("hostile")
+    bucket.excesses += 1
+    transport = request.transport
+
+    closes = request.query.get("then", "stray") == "close"
+
+    def write_stray() -> None:
+        # After aiohttp has written the answer below: bytes nobody asked for, on a connection
+        # that stays open for the client's next request (or the end of that connection).
+        if transport is not None and not transport.is_closing():
+            if closes:
+                transport.close()
+            else:
+                transport.write(STRAY_RESPONSE)
+            bucket.strays += 1
+
+    asyncio.get_running_loop().call_later(delay / 1000, write_stray)
+    return web.Response(body=b"answer", headers={"Content-Type": "text/plain"})
+
+
+async def excess_next(request: web.Request) -> web.Response:
+    state_of(request).bucket("hostile").nexts += 1
+    if request.method == "POST":
+        await request.read()
+    return web.Response(body=b"next", headers={"Content-Type": "text/plain"})
+
+
 def setup(routes) -> None:
+    routes.get("/hostile/excess", excess)
+    routes.get("/hostile/excess-next", excess_next)
+    routes.post("/hostile/excess-next", excess_next)
     routes.get("/hostile/bomb", bomb)
     routes.get("/hostile/interim", interim)
     routes.get("/hostile/length", conflicting_length)

@@ -59,6 +59,9 @@ final class CurlEngine: @unchecked Sendable {
     /// Requests that left for the network, reported once `lock` is released (the reporter runs the
     /// caller's `onStart` hook, which must not run under the lock).
     private var startedRequests: [RequestStartReporter] = []
+    private var idleConnections = CurlIdleConnections()
+    /// How many kept connections one transfer may find unusable before it fails.
+    private static let maximumUnusableConnections = 8
 
     /// Why ``start(_:)`` refused a transfer: the engine has ended (its transport was reset), and
     /// the transfer never reached the network.
@@ -467,8 +470,23 @@ final class CurlEngine: @unchecked Sendable {
                 let transfer = running[handle]
             else { continue }
             let code = ccurl_msg_result(message)
+            idleConnections.transferFinished(handle)
             running[handle] = nil
             _ = curl_multi_remove_handle(multi, handle)
+            if code == CURLE_ABORTED_BY_CALLBACK, transfer.refusedConnection {
+                // Stopped before the request went out on a kept connection that had bytes or an
+                // end of stream waiting (CurlIdleConnections): the same transfer starts again.
+                transfer.refusedConnection = false
+                transfer.refusedConnections += 1
+                if transfer.refusedConnections <= Self.maximumUnusableConnections {
+                    add(transfer)
+                    continue
+                }
+                transfer.complete(with: URLError(.networkConnectionLost))
+                transfer.release()
+                curl_easy_cleanup(handle)
+                continue
+            }
             transfer.finish(code: code)
             transfer.release()
             // State curl_easy_reset keeps (libcurl 7.88: rewindbeforesend after a failed resend,
@@ -476,6 +494,13 @@ final class CurlEngine: @unchecked Sendable {
             // whose transfer succeeded without its own Host field goes back to the pool.
             if code == CURLE_OK, transfer.isReusable { recycle(handle) } else { curl_easy_cleanup(handle) }
         }
+    }
+
+    /// Whether the kept HTTP/1.x connection with these ports, which libcurl is about to send a
+    /// request on, must not be used: bytes or an end of stream wait on it (``CurlIdleConnections``;
+    /// under `lock`, from CURLOPT_PREREQFUNCTION). Its socket is then shut down.
+    func refusesReuse(localPort: Int, remotePort: Int) -> Bool {
+        idleConnections.takeIfUnusable(localPort: localPort, remotePort: remotePort)
     }
 
     /// Called by a streamed transfer (under `lock`, in a write callback) when it starts holding

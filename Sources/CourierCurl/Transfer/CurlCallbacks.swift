@@ -48,12 +48,20 @@ enum CurlCallbacks {
     /// caller's `Expect: 100-continue`, RFC 9110 §10.1.1, which 7.88 repeats with the same field
     /// and so without end) is always stopped, and that response is the call's answer. For a
     /// pinned host the connection's chain must carry a pinned key (``CurlPinCheck``), or the
-    /// request is never sent.
-    static let prerequest: curl_prereq_callback = { userdata, _, _, _, _ in
+    /// request is never sent. Before the first attempt, a kept HTTP/1.x connection with bytes or an
+    /// end of stream waiting is refused (``CurlIdleConnections``): the engine starts the transfer
+    /// again, and libcurl picks or opens another connection.
+    static let prerequest: curl_prereq_callback = { userdata, _, _, remotePort, localPort in
         guard let userdata else { return ccurl_prereqfunc_abort() }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        if transfer.sendAttempts == 0, transfer.engine.refusesReuse(localPort: Int(localPort), remotePort: Int(remotePort)) {
+            // Nothing was sent: the transfer starts again on another connection.
+            transfer.refusedConnection = true
+            return ccurl_prereqfunc_abort()
+        }
         transfer.sendAttempts += 1
-        if transfer.sendAttempts == 1, let started = transfer.started {
+        if !transfer.reportedStart, let started = transfer.started {
+            transfer.reportedStart = true
             transfer.engine.reportStart(started)  // a connection carries the request now
         }
         guard !transfer.hasHead else {

@@ -92,6 +92,13 @@ final class CurlTransfer: @unchecked Sendable {
     var pinningFailure: PinningFailure?
     /// How many times libcurl got ready to send the request (CURLOPT_PREREQFUNCTION).
     var sendAttempts = 0
+    /// Whether the request start was reported (once, whichever attempt sends it).
+    var reportedStart = false
+    /// Set when the prerequest callback stopped the transfer before sending, on a kept connection
+    /// found unusable (``CurlIdleConnections``): the engine starts the transfer again.
+    var refusedConnection = false
+    /// How many kept connections this transfer found unusable.
+    var refusedConnections = 0
     /// A resend by libcurl was stopped (a second attempt, or a rewind of the body, was refused):
     /// the request may have reached the server, and its connection was lost.
     var resendRefused = false
