@@ -8,19 +8,62 @@ package enum AtomicFile {
     package static let temporaryPrefix = ".tmp-"
 
     /// Writes `data` to `destination`, creating the directory when needed.
+    ///
+    /// With `durable`, the bytes and then the rename are flushed to the storage device (`fsync(2)`
+    /// of the file before the rename, then of its directory) before this returns, so that a power
+    /// loss right after it leaves the new file, never an empty or a missing one. It blocks for the
+    /// device's write (milliseconds): for a record that must survive (a registry of transfers, a
+    /// cookie jar), written off the cooperative pool.
     /// - Throws: The `CocoaError` of the write, or `CocoaError(.fileWriteUnknown)` naming the
-    ///   `rename(2)` error when the rename fails.
-    package static func write(_ data: Data, to destination: URL) throws {
+    ///   `rename(2)` or `fsync(2)` error when either fails.
+    package static func write(_ data: Data, to destination: URL, durable: Bool = false) throws {
         let directory = destination.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = directory.appendingPathComponent(temporaryPrefix + UUID().uuidString)
         do {
-            try data.write(to: temporary)
+            if durable {
+                try writeSynchronized(data, to: temporary)
+            } else {
+                try data.write(to: temporary)
+            }
             try replace(destination, with: temporary)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error
         }
+        if durable { try synchronize(directory: directory) }
+    }
+
+    /// Writes `data` to a new file at `url` and flushes it to the device before closing it.
+    private static func writeSynchronized(_ data: Data, to url: URL) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        let handle = try FileHandle(forWritingTo: url)
+        do {
+            try handle.write(contentsOf: data)
+            try handle.synchronize()
+        } catch {
+            try? handle.close()  // the write's error is the one reported
+            throw error
+        }
+        try handle.close()
+    }
+
+    /// Flushes a directory's entries (a rename into it) to the device. A file system that cannot
+    /// flush a directory (`EINVAL`) is taken as done.
+    private static func synchronize(directory: URL) throws {
+        let descriptor = open(directory.path, O_RDONLY)
+        guard descriptor >= 0 else { throw failure("open(2)", directory) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 || errno == EINVAL else { throw failure("fsync(2)", directory) }
+    }
+
+    /// `CocoaError(.fileWriteUnknown)` naming `path` and the system call's `errno`.
+    private static func failure(_ call: String, _ url: URL) -> CocoaError {
+        let reason = String(cString: strerror(errno))
+        return CocoaError(
+            .fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: "\(call) failed: \(reason)"])
     }
 
     /// Renames `source` to `destination`, replacing an existing file atomically (`rename(2)`: both
@@ -28,11 +71,6 @@ package enum AtomicFile {
     /// - Throws: `CocoaError(.fileWriteUnknown)` naming `destination` and the `rename(2)` error
     ///   (e.g. "Is a directory", "Read-only file system", "Cross-device link").
     package static func replace(_ destination: URL, with source: URL) throws {
-        guard rename(source.path, destination.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            throw CocoaError(
-                .fileWriteUnknown,
-                userInfo: [NSFilePathErrorKey: destination.path, NSLocalizedDescriptionKey: "rename(2) failed: \(reason)"])
-        }
+        guard rename(source.path, destination.path) == 0 else { throw failure("rename(2)", destination) }
     }
 }

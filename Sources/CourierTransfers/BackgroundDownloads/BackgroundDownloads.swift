@@ -272,7 +272,7 @@ public actor BackgroundDownloads {
             if let data = event.resumeData {
                 let name = "\(id.uuidString).resume"
                 do {
-                    try AtomicFile.write(data, to: directory.appendingPathComponent(name))
+                    try AtomicFile.write(data, to: directory.appendingPathComponent(name), durable: true)
                     resumeName = name
                 } catch {
                     resumeName = nil  // no resume data kept: the download starts over when enqueued again

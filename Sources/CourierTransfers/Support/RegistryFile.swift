@@ -62,7 +62,7 @@ struct RegistryFile<Record: RegistryRecord, Failure: Error>: Sendable {
         encoder.outputFormatting = .sortedKeys
         encoder.dateEncodingStrategy = datesAsISO8601 ? .iso8601 : .secondsSince1970
         do {
-            try AtomicFile.write(try encoder.encode(Record.oldestFirst(records)), to: file)
+            try AtomicFile.write(try encoder.encode(Record.oldestFirst(records)), to: file, durable: true)
         } catch {
             throw unwritable(file.path, "\(error)")
         }

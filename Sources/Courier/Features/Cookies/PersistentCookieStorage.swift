@@ -229,7 +229,8 @@ public actor PersistentCookieStorage {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             encoder.dateEncodingStrategy = .secondsSince1970
-            try AtomicFile.write(try encoder.encode(CookieFile(version: CookieFile.currentVersion, cookies: kept)), to: file)
+            try AtomicFile.write(
+                try encoder.encode(CookieFile(version: CookieFile.currentVersion, cookies: kept)), to: file, durable: true)
         } catch {
             throw CookieStorageError.unwritable(path: file.path, reason: "\(error)")
         }

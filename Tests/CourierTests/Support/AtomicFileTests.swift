@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import Courier
+
+/// `AtomicFile.write(_:to:durable:)`: the whole new file or the old one, never a temporary left
+/// behind; a failure is a `CocoaError` naming the path. (That `durable` flushes the file and its
+/// directory is a system call — `strace -f -e trace=fsync` shows two per durable write.)
+@Suite struct AtomicFileTests {
+    private static func scratchDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-atomic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test("a durable write replaces the file with exactly the new bytes and leaves no temporary", arguments: [false, true])
+    func replacesTheFile(durable: Bool) throws {
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("registry.json")
+        try AtomicFile.write(Data("old".utf8), to: file, durable: durable)
+        let bytes = Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try AtomicFile.write(bytes, to: file, durable: durable)
+        #expect(try Data(contentsOf: file) == bytes)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["registry.json"])
+    }
+
+    @Test("a write under a path that is a file fails with a CocoaError and writes nothing", arguments: [false, true])
+    func failsTyped(durable: Bool) throws {
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let blocker = directory.appendingPathComponent("not-a-folder")
+        try Data("x".utf8).write(to: blocker)
+        #expect(throws: CocoaError.self) {
+            try AtomicFile.write(Data("new".utf8), to: blocker.appendingPathComponent("registry.json"), durable: durable)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["not-a-folder"])
+    }
+
+    @Test("a durable write over a directory fails with the rename's error and removes its temporary")
+    func renameFailureIsTyped() throws {
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let occupied = directory.appendingPathComponent("registry.json")
+        try FileManager.default.createDirectory(at: occupied.appendingPathComponent("inside"), withIntermediateDirectories: true)
+        do {
+            try AtomicFile.write(Data("new".utf8), to: occupied, durable: true)
+            Issue.record("the write over a directory succeeded")
+        } catch let error as CocoaError {
+            #expect(error.code == .fileWriteUnknown)
+            #expect(error.localizedDescription.contains("rename(2)") || "\(error)".contains("rename(2)"))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["registry.json"])
+    }
+}
