@@ -313,7 +313,7 @@ public final class APIClient: Sendable {
     ) async throws -> T {
         // The operation runs in a new task, which does not inherit the caller's cancellation.
         try Task.checkCancellation()
-        context.bindDeadlineClock(deadlines)  // before the operation can report body progress
+        context.bindDeadlineClock(deadlines, timeout: timeout)  // before the operation can report body progress
         let task: Task<T, any Error>
         #if compiler(>=6.2)  // Task.immediate (SE-0472) first ships with Swift 6.2.
         if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {

@@ -60,6 +60,8 @@ public final class RequestContext: Sendable {
         var deadlineClock: (any DeadlineScheduling)?
         /// When request body bytes were last sent, on ``deadlineClock`` (`nil` before any).
         var lastBodyProgress: Duration?
+        /// The deadline being enforced and when it was armed, on ``deadlineClock``.
+        var deadline: (timeout: Duration, armedAt: Duration)?
         var bodyStream: BodyStream?
         var values: [ObjectIdentifier: any Sendable] = [:]
         /// The decoding step's actions (RequestContext+Decoding.swift); `nil` until the client
@@ -183,9 +185,25 @@ public final class RequestContext: Sendable {
     /// Marks the deadline as passed (called by the client's deadline scheduler).
     package func markDeadlineExpired() { state.withLock { $0.deadlineExpired = true } }
 
-    /// Binds the scheduler that enforces the call's deadline: request body progress is timed on
-    /// its clock from now on (``noteBodyProgress()``).
-    func bindDeadlineClock(_ deadlines: any DeadlineScheduling) { state.withLock { $0.deadlineClock = deadlines } }
+    /// Binds the scheduler that enforces the call's deadline of `timeout` from now: request body
+    /// progress is timed on its clock from now on (``noteBodyProgress()``).
+    func bindDeadlineClock(_ deadlines: any DeadlineScheduling, timeout: Duration) {
+        let now = deadlines.elapsed
+        state.withLock { state in
+            state.deadlineClock = deadlines
+            state.deadline = (timeout, now)
+        }
+    }
+
+    /// Whether the deadline's time has passed by its clock, counted from the later of when it was
+    /// armed and the last request body bytes sent — whether or not its timer has fired yet.
+    private var deadlineHasPassed: Bool {
+        state.withLock { state in
+            guard let clock = state.deadlineClock, let deadline = state.deadline else { return false }
+            let since = max(deadline.armedAt, state.lastBodyProgress ?? deadline.armedAt)
+            return clock.elapsed - since >= deadline.timeout
+        }
+    }
 
     /// Records that request body bytes were just sent: the deadline then counts from now
     /// (``EndpointPolicy/deadline``). Called by the progress reporter the pipeline's last step
@@ -212,12 +230,26 @@ public final class RequestContext: Sendable {
         timeSinceBodyProgress.map { policy.deadline - $0 }
     }
 
-    /// What the call's layers see for `error`: ``NetworkError/timedOut(_:)`` when it is the
-    /// cancellation the client caused because the deadline passed (so logs, metrics and the caller
-    /// count a timeout), `error` otherwise. The one place the deadline flag is read.
+    /// What the call's layers see for `error`: ``NetworkError/timedOut(_:)`` (`nil`) when it is
+    /// the cancellation the client caused because the deadline passed (so logs, metrics and the
+    /// caller count a timeout), or the transport's own timeout once the deadline's time has passed;
+    /// `error` otherwise. The one place the deadline flag is read.
+    ///
+    /// The transport's idle timeout is a backstop one second past the deadline
+    /// (`RequestBuilder.idleTimeout(for:)`); on a busy machine the deadline's timer, a task on the
+    /// cooperative pool, can fire later than that backstop. The call ran out of its time either
+    /// way, and says so in the same words on every transport.
     package func mappingDeadline(_ error: any Error) -> any Error {
-        guard isDeadlineExpired, NetworkError(error).isCancellation else { return error }
-        return NetworkError.timedOut(nil)
+        if isDeadlineExpired, NetworkError(error).isCancellation { return NetworkError.timedOut(nil) }
+        if Self.isTransportTimeout(error), deadlineHasPassed { return NetworkError.timedOut(nil) }
+        return error
+    }
+
+    /// Whether `error` is a transport's idle timeout (`URLError.timedOut`, bare or mapped).
+    private static func isTransportTimeout(_ error: any Error) -> Bool {
+        if let error = error as? URLError { return error.code == .timedOut }
+        if case .timedOut(let underlying?)? = error as? NetworkError { return underlying.code == .timedOut }
+        return false
     }
 
     /// Whether the caller accepts `statusCode` (``statusValidation``): the one check the client,

@@ -47,6 +47,34 @@ extension CoreTests {
             #expect(stub.requestCount == 1)
         }
 
+        /// The transport's idle timeout is a backstop one second past the deadline; on a loaded
+        /// machine the deadline's timer (a task on the pool) can fire after it. Measured before:
+        /// the call failed with `timedOut(URLError -1001)` — words that differ by transport — in
+        /// about 1 of 10 back-to-back runs of TransportParityTests.
+        @Test(
+            "a transport timeout once the deadline's time has passed is the deadline's timedOut(nil); before it, the transport's",
+            arguments: [6, 2])
+        func transportTimeoutPastTheDeadline(secondsInTransport: Int) async throws {
+            let clock = ManualClock()
+            let stub = StubTransport { _ in
+                clock.advance(by: .seconds(secondsInTransport))  // the deadline's timer has not run yet
+                throw URLError(.timedOut)
+            }
+            let client = CoreFixture.client(stub) { $0.clock = clock }
+            let request = Request<Void>.get("/slow").policy(.standard.with(\.deadline, .seconds(5)).with(\.retry, .none))
+            let result = await Task { try await client.send(request) }.result
+            guard case .failure(let error as NetworkError) = result, case .timedOut(let underlying) = error else {
+                Issue.record("expected timedOut, got \(result)")
+                return
+            }
+            if secondsInTransport > 5 {
+                #expect(underlying == nil, "past the deadline: the deadline's timeout, \(error)")
+            } else {
+                #expect(underlying?.code == .timedOut, "within the deadline: the transport's own, \(error)")
+            }
+            #expect(stub.requestCount == 1)
+        }
+
         @Test("a response before the deadline wins; the expired registration later fires nothing")
         func responseBeforeDeadline() async throws {
             let clock = ManualClock()
