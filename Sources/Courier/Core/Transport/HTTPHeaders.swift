@@ -45,9 +45,12 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// removes them.
     public subscript(_ name: String) -> String? {
         get {
-            let values = self.values(for: name)
-            if values.count > 1, name.equalsFieldName("Set-Cookie") { return values.first }
-            return values.isEmpty ? nil : values.joined(separator: ", ")
+            // The usual case — no field or one — without building an array of values.
+            guard let first = fields.firstIndex(where: { $0.name.equalsFieldName(name) }) else { return nil }
+            let rest = fields[(first + 1)...]
+            guard rest.contains(where: { $0.name.equalsFieldName(name) }) else { return fields[first].value }
+            if name.equalsFieldName("Set-Cookie") { return fields[first].value }
+            return values(for: name).joined(separator: ", ")
         }
         set {
             if let newValue { replace(name, with: newValue) } else { remove(name) }

@@ -17,6 +17,7 @@ extension CoreTests {
             #expect(headers["content-type"] == "text/plain")
             #expect(headers["VARY"] == "Accept, Accept-Language")
             #expect(headers["SET-COOKIE"] == "a=1")  // RFC 6265 §3: never combined
+            #expect(headers["X-Missing"] == nil)
             headers.remove("Vary")
             #expect(headers.values(for: "Set-Cookie") == ["a=1", "b=2"])
             #expect(headers.contains("CONTENT-TYPE"))
