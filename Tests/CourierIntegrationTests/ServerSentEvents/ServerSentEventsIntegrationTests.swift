@@ -323,7 +323,9 @@ import CourierTransfers
         }
         defer { for consumer in consumers { consumer.cancel() } }
         // Bounded: the feeds are open within a few seconds.
-        for _ in 0..<500 where try await Self.record("hold", namespace: namespace).open < feeds {
+        var polls = 0
+        while try await Self.record("hold", namespace: namespace).open < feeds, polls < 500 {
+            polls += 1
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(try await Self.record("hold", namespace: namespace).open == feeds)
