@@ -73,7 +73,8 @@ extension CoreIntegrationTests {
         func rateLimited() async throws {
             let (client, _) = try TestServers.apiClient()
             let seconds = await CoreLive.networkError {
-                try await client.send(Request<Void>.get("/status/429", query: ["retryAfter": "7"]))
+                // Not retried: the standard policy would wait the 7 s twice before failing.
+                try await client.send(Request<Void>.get("/status/429", query: ["retryAfter": "7"]).policy(.standard.with(\.retry, .none)))
             }
             guard case .rateLimited(let retryAfter, let response)? = seconds else {
                 Issue.record("expected rateLimited, got \(String(describing: seconds))")
@@ -81,8 +82,11 @@ extension CoreIntegrationTests {
             }
             #expect(retryAfter == .seconds(7))
             #expect(response.statusCode == 429)
+            // A client of its own: this one holds its next call to the host for the 7 s (fleet safety).
+            let (another, _) = try TestServers.apiClient()
             let dated = await CoreLive.networkError {
-                try await client.send(Request<Void>.get("/status/429", query: ["retryAfter": "date+120"]))
+                try await another.send(
+                    Request<Void>.get("/status/429", query: ["retryAfter": "date+120"]).policy(.standard.with(\.retry, .none)))
             }
             guard case .rateLimited(.date(let date)?, _)? = dated else {
                 Issue.record("expected rateLimited with a date, got \(String(describing: dated))")
