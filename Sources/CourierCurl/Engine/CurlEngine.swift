@@ -499,8 +499,8 @@ final class CurlEngine: @unchecked Sendable {
     /// Whether the kept HTTP/1.x connection with these ports, which libcurl is about to send a
     /// request on, must not be used: bytes or an end of stream wait on it (``CurlIdleConnections``;
     /// under `lock`, from CURLOPT_PREREQFUNCTION). Its socket is then shut down.
-    func refusesReuse(localPort: Int, remotePort: Int) -> Bool {
-        idleConnections.takeIfUnusable(localPort: localPort, remotePort: remotePort)
+    func refusesReuse(_ handle: UnsafeMutableRawPointer, localPort: Int, remotePort: Int) -> Bool {
+        idleConnections.takeIfUnusable(handle, localPort: localPort, remotePort: remotePort)
     }
 
     /// Called by a streamed transfer (under `lock`, in a write callback) when it starts holding

@@ -53,9 +53,16 @@ struct CurlIdleConnections {
 
     /// Whether the kept connection libcurl is about to reuse (its ports as CURLOPT_PREREQFUNCTION
     /// reports them) has bytes or an end of stream waiting; if so its socket is shut down, so that
-    /// libcurl never uses it again. A connection not kept here (a new one, an HTTP/2 one) is clean.
-    mutating func takeIfUnusable(localPort: Int, remotePort: Int) -> Bool {
+    /// libcurl never uses it again. A new connection (`handle` made no connection of its own:
+    /// `CURLINFO_NUM_CONNECTS` is 0 when libcurl reuses one) and one not kept here (HTTP/2) are
+    /// never looked at.
+    mutating func takeIfUnusable(_ handle: UnsafeMutableRawPointer, localPort: Int, remotePort: Int) -> Bool {
         guard let entry = entries.removeValue(forKey: localPort), entry.remotePort == remotePort else { return false }
+        // A socket libcurl closed since may have left its entry (and its descriptor number) behind.
+        var connects = 0
+        guard ccurl_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK, connects == 0 else {
+            return false
+        }
         var byte: UInt8 = 0
         let read = recv(entry.socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
         if read < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return false }

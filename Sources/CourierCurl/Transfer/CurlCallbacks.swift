@@ -54,7 +54,9 @@ enum CurlCallbacks {
     static let prerequest: curl_prereq_callback = { userdata, _, _, remotePort, localPort in
         guard let userdata else { return ccurl_prereqfunc_abort() }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-        if transfer.sendAttempts == 0, transfer.engine.refusesReuse(localPort: Int(localPort), remotePort: Int(remotePort)) {
+        if transfer.sendAttempts == 0,
+            transfer.engine.refusesReuse(transfer.handle, localPort: Int(localPort), remotePort: Int(remotePort))
+        {
             // Nothing was sent: the transfer starts again on another connection.
             transfer.refusedConnection = true
             return ccurl_prereqfunc_abort()

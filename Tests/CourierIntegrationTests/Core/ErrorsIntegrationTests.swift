@@ -74,7 +74,8 @@ extension CoreIntegrationTests {
             let (client, _) = try TestServers.apiClient()
             let seconds = await CoreLive.networkError {
                 // Not retried: the standard policy would wait the 7 s twice before failing.
-                try await client.send(Request<Void>.get("/status/429", query: ["retryAfter": "7"]).policy(.standard.with(\.retry, .none)))
+                try await client.send(
+                    Request<Void>.get("/status/429", query: ["retryAfter": "7"]).policy(.standard.with(\.retry, .none)))
             }
             guard case .rateLimited(let retryAfter, let response)? = seconds else {
                 Issue.record("expected rateLimited, got \(String(describing: seconds))")
