@@ -5,7 +5,8 @@ import Foundation
 /// while its results load, a detail screen swiped past.
 ///
 /// A superseded call ends with ``NetworkError/cancelled`` (never shown to users, see
-/// ``NetworkError/isCancellation``); its request, if it had left, is cancelled, so the server sees
+/// ``NetworkError/isCancellation``), also when its operation finishes anyway — with a value or
+/// another error — after a newer call started; its request, if it had left, is cancelled, so the server sees
 /// the connection's request end. With a `debounce`, a call first waits that long on the given clock
 /// and sends nothing if a newer call of its key arrives meanwhile.
 ///
@@ -67,11 +68,14 @@ public actor LatestWins {
         running[key] = (number, { task.cancel() })
         defer { if running[key]?.number == number { running[key] = nil } }
         do {
-            return try await task.valueCancelledWithCaller
+            let value = try await task.valueCancelledWithCaller
+            // Superseded (or its caller cancelled) while an operation that does not check for
+            // cancellation finished anyway: its result is stale, for no one to show.
+            if task.isCancelled { throw NetworkError.cancelled }
+            return value
         } catch {
-            if task.isCancelled, error is CancellationError || NetworkError(error).isCancellation {
-                throw NetworkError.cancelled
-            }
+            // Whatever a superseded operation threw (a late server error, a timeout) is stale too.
+            if task.isCancelled { throw NetworkError.cancelled }
             throw error
         }
     }

@@ -31,6 +31,29 @@ struct LatestWinsTests {
         #expect(sawCancellation.current)
     }
 
+    /// An operation that does not check for cancellation (a response already on its way, a
+    /// cache read) finishes after a newer call started: its value or its error is stale.
+    @Test("a superseded call whose operation finishes anyway ends as .cancelled, not with its stale value or error")
+    func supersededOperationThatFinishesAnyway() async throws {
+        let gate = LatestWins()
+        for outcome in ["stale value", "stale error"] {
+            let started = AsyncStream<Void>.makeStream()
+            let release = AsyncStream<Void>.makeStream()
+            let older = Task {
+                try await gate.run(key: "search") { () -> String in
+                    started.continuation.yield()
+                    for await _ in release.stream { break }  // ignores the cancellation
+                    if outcome == "stale error" { throw NetworkError.offline(URLError(.notConnectedToInternet)) }
+                    return outcome
+                }
+            }
+            for await _ in started.stream { break }
+            #expect(try await gate.run(key: "search") { "fresh" } == "fresh")
+            release.continuation.yield()
+            await #expect(throws: NetworkError.cancelled, "\(outcome)") { try await older.value }
+        }
+    }
+
     @Test("calls of other keys are independent")
     func keysAreIndependent() async throws {
         let gate = LatestWins()
