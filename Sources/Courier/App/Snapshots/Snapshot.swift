@@ -13,9 +13,11 @@ public struct Snapshot<Value: Sendable>: Sendable {
         self.savedAt = savedAt
     }
 
-    /// Time between ``savedAt`` and `now` (millisecond resolution), never negative.
+    /// Time between ``savedAt`` and `now` (millisecond resolution), never negative; at most
+    /// `Int64.max` milliseconds (a `savedAt` read from a damaged file may lie ages back).
     public func age(at now: Date = Date()) -> Duration {
-        .milliseconds(Int64((max(0, now.timeIntervalSince(savedAt)) * 1000).rounded()))
+        let milliseconds = (max(0, now.timeIntervalSince(savedAt)) * 1000).rounded()
+        return .milliseconds(milliseconds < Double(Int64.max) ? Int64(milliseconds) : Int64.max)
     }
 }
 

@@ -105,6 +105,31 @@ extension CachingTests {
             #expect(await store.load(Catalog.self, key: "one") == nil)
             #expect(await store.load(Catalog.self, key: "two") == nil)
         }
+
+        /// A damaged file whose `savedAt` lies more than 2^63 ms back used to trap converting the
+        /// age to `Int64`, in `load(maxAge:)` and in `snapshotFirst`.
+        @Test func aSavedAtAgesBackIsTooOldNotACrash() async throws {
+            let (store, directory) = store()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let damaged = #"{"key":"catalog","savedAt":-1e300,"value":{"items":["a"]}}"#
+            for step in ["snapshotFirst", "load under a maxAge"] {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                try Data(damaged.utf8).write(to: store.fileURL(for: "catalog"))
+                if step == "snapshotFirst" {
+                    let (states, error) = await collect(store.snapshotFirst(key: "catalog") { Catalog(items: ["new"]) })
+                    #expect(error == nil)
+                    guard case .snapshot(let snapshot, let age)? = states.first else {
+                        Issue.record("expected the snapshot first: \(states)")
+                        continue
+                    }
+                    #expect(snapshot.value.items == ["a"])
+                    #expect(age == .milliseconds(Int64.max))
+                } else {
+                    #expect(await store.load(Catalog.self, key: "catalog", maxAge: .seconds(60)) == nil)
+                    #expect(!FileManager.default.fileExists(atPath: store.fileURL(for: "catalog").path))
+                }
+            }
+        }
     }
 }
 
