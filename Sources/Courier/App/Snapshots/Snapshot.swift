@@ -29,7 +29,9 @@ public enum SnapshotState<Value: Sendable>: Sendable {
     /// The saved snapshot, shown while the network is asked; `age` is measured at the time
     /// it was read.
     case snapshot(Snapshot<Value>, age: Duration)
-    /// The value just fetched from the network, already saved as the new snapshot.
+    /// The value just fetched from the network, already saved as the new snapshot (unless the
+    /// save failed, or the key was written while it was fetched: see
+    /// ``SnapshotStore/snapshotFirst(key:as:maxSnapshotAge:fetch:)``).
     case fresh(Snapshot<Value>)
 
     /// The value of either state.

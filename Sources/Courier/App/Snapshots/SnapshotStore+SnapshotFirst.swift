@@ -14,7 +14,9 @@ extension SnapshotStore {
     /// 1. ``SnapshotState/snapshot(_:age:)`` — only when a usable snapshot exists (see the store's
     ///    invalidation rules), marked with its age in seconds;
     /// 2. ``SnapshotState/fresh(_:)`` — the fetched value, saved (a failed save still yields it),
-    ///    then the stream finishes.
+    ///    then the stream finishes. When `key` was written while `fetch` ran (``save(_:key:)``,
+    ///    ``remove(key:)`` after a mutation, or another read that started later and finished
+    ///    first), the value is yielded but not saved: it may predate that write.
     ///
     /// When `fetch` throws, the stream finishes by throwing that error; the snapshot already
     /// yielded stays valid and stays saved, so the screen keeps showing it next to the error.
@@ -34,7 +36,7 @@ extension SnapshotStore {
     ) -> AsyncThrowingStream<SnapshotState<Value>, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
-                let generation = await self.currentGeneration()
+                let start = await self.beginRead()
                 if let snapshot = await self.load(Value.self, key: key, maxAge: maxSnapshotAge) {
                     let age = snapshot.age(at: await self.currentDate())
                     continuation.yield(.snapshot(snapshot, age: age))
@@ -44,13 +46,18 @@ extension SnapshotStore {
                     try Task.checkCancellation()
                     let saved: Snapshot<Value>
                     do {
-                        guard let stored = try await self.save(value, key: key, ifGeneration: generation) else {
+                        switch try await self.save(value, key: key, readStart: start) {
+                        case .saved(let stored):
+                            saved = stored
+                        case .superseded:
+                            // Written since the fetch began: what is stored may be newer than it.
+                            saved = Snapshot(value: value, savedAt: await self.currentDate())
+                        case .cleared:
                             // The store was cleared (a logout) while the value was fetched: it is
                             // the previous session's, for no one to see now.
                             continuation.finish(throwing: NetworkError.cancelled)
                             return
                         }
-                        saved = stored
                     } catch {
                         // A failed save still shows the value (documented); the next read fetches again.
                         saved = Snapshot(value: value, savedAt: await self.currentDate())

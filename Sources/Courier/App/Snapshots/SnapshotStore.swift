@@ -9,7 +9,9 @@ import Foundation
 /// logout.
 ///
 /// ## Invalidation rules
-/// - A successful fetch replaces the snapshot (``save(_:key:)``), always.
+/// - A successful fetch replaces the snapshot (``save(_:key:)``) — unless the key was written
+///   since the fetch started (a ``save(_:key:)``, a ``remove(key:)``, or the saved value of a
+///   read that started later): a value read before that write never overwrites it.
 /// - A failed fetch never touches the snapshot: the screen keeps what it showed.
 /// - A snapshot older than the reader's `maxAge` is not returned (and is deleted), so very old
 ///   data never flashes on screen.
@@ -30,6 +32,12 @@ public actor SnapshotStore {
     /// Bumped by ``removeAll()``: a fetch that started before a logout must not save the previous
     /// account's data after it.
     private var generation = 0
+    /// Numbers, in order, the start of each ``snapshotFirst(key:as:maxSnapshotAge:fetch:)`` read and
+    /// each ``save(_:key:)`` and ``remove(key:)``.
+    private var order = 0
+    /// Per key, the ``order`` of its latest write: a ``save(_:key:)`` or ``remove(key:)``, or the
+    /// start of the read whose value was saved last. A read that started before it saves nothing.
+    private var lastWrite: [String: Int] = [:]
 
     static let fileExtension = "snapshot"
 
@@ -75,6 +83,12 @@ public actor SnapshotStore {
     /// - Throws: `EncodingError` when `value` cannot be encoded, or the file system's error.
     @discardableResult
     public func save<Value: Codable & Sendable>(_ value: Value, key: String) throws -> Snapshot<Value> {
+        order += 1
+        lastWrite[key] = order
+        return try write(value, key: key)
+    }
+
+    private func write<Value: Codable & Sendable>(_ value: Value, key: String) throws -> Snapshot<Value> {
         let savedAt = now()
         let data = try Self.encoder().encode(Envelope(key: key, savedAt: savedAt, value: value))
         try AtomicFile.write(data, to: fileURL(for: key))
@@ -83,23 +97,47 @@ public actor SnapshotStore {
 
     /// Deletes the snapshot saved under `key`, if any.
     public func remove(key: String) {
+        order += 1
+        lastWrite[key] = order
         try? FileManager.default.removeItem(at: fileURL(for: key))
     }
 
-    /// Saves like ``save(_:key:)`` unless ``removeAll()`` ran since `generation` was read.
-    /// - Returns: The saved snapshot, or `nil` when the store was cleared meanwhile.
-    func save<Value: Codable & Sendable>(_ value: Value, key: String, ifGeneration expected: Int) throws -> Snapshot<Value>? {
-        guard generation == expected else { return nil }
-        return try save(value, key: key)
+    /// When a read began: the store's generation and the read's place in the order of writes.
+    struct ReadStart: Sendable {
+        let generation: Int
+        let order: Int
     }
 
-    /// The current generation (see ``removeAll()``).
-    func currentGeneration() -> Int { generation }
+    /// What ``save(_:key:readStart:)`` did with a read's value.
+    enum ReadSave<Value: Sendable>: Sendable {
+        /// Saved as the key's snapshot.
+        case saved(Snapshot<Value>)
+        /// Not saved: the key was written since the read started (the stored snapshot is newer).
+        case superseded
+        /// Not saved: ``removeAll()`` ran since the read started.
+        case cleared
+    }
+
+    /// Marks the start of a read of the network (see ``save(_:key:readStart:)``).
+    func beginRead() -> ReadStart {
+        order += 1
+        return ReadStart(generation: generation, order: order)
+    }
+
+    /// Saves the value of a read that began at `start`, unless ``removeAll()`` ran since, or the
+    /// key was written since (then what is stored is newer than the read's value).
+    func save<Value: Codable & Sendable>(_ value: Value, key: String, readStart start: ReadStart) throws -> ReadSave<Value> {
+        guard generation == start.generation else { return .cleared }
+        guard lastWrite[key, default: 0] < start.order else { return .superseded }
+        lastWrite[key] = start.order
+        return .saved(try write(value, key: key))
+    }
 
     /// Deletes every snapshot of this store (logout). A ``snapshotFirst(key:as:maxSnapshotAge:fetch:)``
     /// fetch that is still running does not save its value afterwards.
     public func removeAll() {
         generation += 1
+        lastWrite.removeAll()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names where name.hasSuffix("." + Self.fileExtension) || name.hasPrefix(AtomicFile.temporaryPrefix) {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))

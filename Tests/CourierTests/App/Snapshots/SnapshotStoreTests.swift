@@ -133,6 +133,58 @@ extension CachingTests {
     }
 }
 
+@Suite("Snapshot store: a read that began before a write", .timeLimit(.minutes(1)))
+struct SnapshotStoreWriteRaceTests {
+    /// Read A fetches the server's state before the app's mutation and answers last; meanwhile the
+    /// app saves (or removes) the snapshot after its mutation and read B fetches the new state.
+    /// A's value used to overwrite both: the snapshot shown at the next launch predated the mutation.
+    @Test(
+        "a read's value never overwrites a save, a remove or a later read's value made while it fetched",
+        arguments: ["save", "remove"])
+    func aReadThatBeganBeforeAWriteDoesNotOverwriteIt(_ write: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("snapshots-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = SnapshotStore(directory: directory)
+        try await store.save("v0", key: "profile")
+        let started = AsyncStream<Void>.makeStream()
+        let release = AsyncStream<Void>.makeStream()
+        let readA = Task {
+            var values: [String] = []
+            for try await state in store.snapshotFirst(
+                key: "profile", as: String.self,
+                fetch: {
+                    started.continuation.yield()
+                    for await _ in release.stream { break }
+                    return "v1 before the mutation"
+                })
+            {
+                values.append(state.value)
+            }
+            return values
+        }
+        for await _ in started.stream { break }
+        if write == "save" {
+            try await store.save("v2 the mutation's result", key: "profile")
+        } else {
+            await store.remove(key: "profile")
+        }
+        #expect(await store.load(String.self, key: "profile")?.value == (write == "save" ? "v2 the mutation's result" : nil))
+        var valuesB: [String] = []
+        for try await state in store.snapshotFirst(key: "profile", as: String.self, fetch: { "v2 after the mutation" }) {
+            valuesB.append(state.value)
+        }
+        #expect(valuesB.last == "v2 after the mutation")
+        release.continuation.yield()
+        // A still shows what it fetched, but the store keeps the newer value.
+        #expect(try await readA.value == ["v0", "v1 before the mutation"])
+        #expect(await store.load(String.self, key: "profile")?.value == "v2 after the mutation")
+
+        // Two reads in order: the later one saves over the earlier one as before.
+        for try await _ in store.snapshotFirst(key: "profile", as: String.self, fetch: { "v3" }) {}
+        #expect(await store.load(String.self, key: "profile")?.value == "v3")
+    }
+}
+
 @Suite("Snapshot store and logout")
 struct SnapshotStoreLogoutTests {
     @Test("a fetch that finishes after removeAll() neither shows nor saves its value: the stream ends cancelled")
