@@ -48,6 +48,23 @@ import CourierTesting
         #expect(failure?.errors.map(\.message) == ["Hero is gone"])
     }
 
+    /// The mutation ran and its result came back; an `errors` entry that is a string (not the
+    /// spec's object) made the whole body a decoding failure, so the caller never learnt the
+    /// mutation was applied (and might send it again).
+    @Test func anErrorEntryThatIsNotAnObjectKeepsTheDataAndTheOtherErrors() async throws {
+        let body =
+            #"{"data":{"renameHero":{"name":"Luke"}},"errors":["Audit log unavailable",null,{"message":"Slow","extensions":{"code":"SLOW"}}]}"#
+        let stub = StubTransport(responses: [graphQLResponse(body), graphQLResponse(body)])
+        let graphQL = makeGraphQL(stub)
+        let result = try await graphQL.response(for: RenameHero())
+        #expect(result.data.renameHero.name == "Luke")
+        #expect(result.errors.map(\.message) == ["Audit log unavailable", "(no message)", "Slow"])
+        #expect(result.errors.map(\.code) == [nil, nil, "SLOW"])
+        let failure = await #expect(throws: GraphQLFailure.self) { try await graphQL.send(RenameHero()) }
+        #expect(failure?.hasPartialData == true)
+        #expect(stub.requestCount == 2)
+    }
+
     @Test func undecodableDataWithoutErrorsIsADecodingError() async throws {
         let stub = StubTransport(responses: [graphQLResponse(#"{"data":{"hero":{"nom":"R2"}}}"#)])
         let error = await #expect(throws: NetworkError.self) { try await makeGraphQL(stub).send(GetHero()) }

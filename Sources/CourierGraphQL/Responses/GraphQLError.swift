@@ -45,8 +45,15 @@ public struct GraphQLError: Sendable, Hashable, Decodable, CustomStringConvertib
 
     private enum CodingKeys: String, CodingKey { case message, locations, path, extensions }
 
+    /// Reads an entry leniently, so that one entry of another shape never costs the response its
+    /// `data` and its other errors: members of the wrong type are left out, and an entry that is
+    /// not an object (`"errors": ["Item not found"]`, as some servers send) becomes an error whose
+    /// message is its text, or `"(no message)"`.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let container = try? decoder.container(keyedBy: CodingKeys.self) else {
+            self = GraphQLError(message: (try? decoder.singleValueContainer().decode(String.self)) ?? "(no message)")
+            return
+        }
         message = (try? container.decodeIfPresent(String.self, forKey: .message)) ?? "(no message)"
         locations = (try? container.decodeIfPresent([Location].self, forKey: .locations)) ?? []
         path = (try? container.decodeIfPresent([GraphQLPathComponent].self, forKey: .path)) ?? []
