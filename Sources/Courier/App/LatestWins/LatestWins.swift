@@ -5,9 +5,10 @@ import Foundation
 /// while its results load, a detail screen swiped past.
 ///
 /// A superseded call ends with ``NetworkError/cancelled`` (never shown to users, see
-/// ``NetworkError/isCancellation``), also when its operation finishes anyway — with a value or
-/// another error — after a newer call started; its request, if it had left, is cancelled, so the server sees
-/// the connection's request end. With a `debounce`, a call first waits that long on the given clock
+/// ``NetworkError/isCancellation``) as soon as the newer call starts — also when its operation
+/// does not stop on cancellation: its caller does not wait for it, and whatever it finishes with
+/// later (a value, another error) is dropped. Its request, if it had left, is cancelled, so the
+/// server sees the connection's request end. With a `debounce`, a call first waits that long on the given clock
 /// and sends nothing if a newer call of its key arrives meanwhile.
 ///
 /// ```swift
@@ -60,23 +61,77 @@ public actor LatestWins {
         running[key]?.cancel()
         let debounce = self.debounce
         let clock = self.clock
-        let task = Task<T, any Error> {
-            if debounce > .zero { try await clock.sleep(for: debounce) }
-            try Task.checkCancellation()
-            return try await operation()
+        let outcome = LatestWinsOutcome<T>()
+        let task = Task {
+            do {
+                if debounce > .zero { try await clock.sleep(for: debounce) }
+                try Task.checkCancellation()
+                let value = try await operation()
+                // Superseded (or its caller cancelled) while an operation that does not check for
+                // cancellation finished anyway: its result is stale, for no one to show.
+                outcome.settle(Task.isCancelled ? .failure(NetworkError.cancelled) : .success(value))
+            } catch {
+                // Whatever a superseded operation threw (a late server error, a timeout) is stale too.
+                outcome.settle(.failure(Task.isCancelled ? NetworkError.cancelled : error))
+            }
         }
-        running[key] = (number, { task.cancel() })
+        // Superseding a call ends it at once: its caller never waits for an operation that does
+        // not stop on cancellation.
+        let stop: @Sendable () -> Void = {
+            task.cancel()
+            outcome.settle(.failure(NetworkError.cancelled))
+        }
+        running[key] = (number, stop)
         defer { if running[key]?.number == number { running[key] = nil } }
-        do {
-            let value = try await task.valueCancelledWithCaller
-            // Superseded (or its caller cancelled) while an operation that does not check for
-            // cancellation finished anyway: its result is stale, for no one to show.
-            if task.isCancelled { throw NetworkError.cancelled }
-            return value
-        } catch {
-            // Whatever a superseded operation threw (a late server error, a timeout) is stale too.
-            if task.isCancelled { throw NetworkError.cancelled }
-            throw error
+        return try await withTaskCancellationHandler {
+            try await outcome.value()
+        } onCancel: {
+            stop()
+        }
+    }
+}
+
+/// The one result of a ``LatestWins`` call: the operation's, or `cancelled` when the call was
+/// superseded or its caller cancelled — whichever comes first; later ones are dropped.
+private final class LatestWinsOutcome<T: Sendable>: Sendable {
+    private enum State: Sendable {
+        case pending(CheckedContinuation<T, any Error>?)
+        case settled(Result<T, any Error>)
+        case delivered
+    }
+
+    private let state = Locked<State>(.pending(nil))
+
+    /// Settles the call with `result` unless it is settled already.
+    func settle(_ result: Result<T, any Error>) {
+        let waiter: CheckedContinuation<T, any Error>? = state.withLock { state in
+            guard case .pending(let waiter) = state else { return nil }
+            if let waiter {
+                state = .delivered
+                return waiter
+            }
+            state = .settled(result)
+            return nil
+        }
+        waiter?.resume(with: result)
+    }
+
+    /// Waits for the result.
+    func value() async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let settled: Result<T, any Error>? = state.withLock { state in
+                switch state {
+                case .settled(let result):
+                    state = .delivered
+                    return result
+                case .pending:
+                    state = .pending(continuation)
+                    return nil
+                case .delivered:
+                    return .failure(NetworkError.cancelled)  // not reached: one waiter per call
+                }
+            }
+            if let settled { continuation.resume(with: settled) }
         }
     }
 }
