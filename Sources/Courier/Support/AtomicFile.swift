@@ -40,14 +40,15 @@ package enum AtomicFile {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
         let handle = try FileHandle(forWritingTo: url)
+        var failure: (any Error)?
         do {
             try handle.write(contentsOf: data)
             try handle.synchronize()
         } catch {
-            try? handle.close()  // the write's error is the one reported
-            throw error
+            failure = error
         }
-        try handle.close()
+        do { try handle.close() } catch { failure = failure ?? error }  // the first error is the one reported
+        if let failure { throw failure }
     }
 
     /// Flushes a directory's entries (a rename into it) to the device. A file system that cannot

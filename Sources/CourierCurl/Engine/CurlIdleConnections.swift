@@ -1,11 +1,6 @@
 #if canImport(CCurl)
 import CCurl
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The sockets of HTTP/1.x connections libcurl keeps alive between transfers, so a connection can
 /// be checked before libcurl sends a request on it again (under the engine's lock).
