@@ -329,11 +329,10 @@ import CourierTransfers
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(try await Self.record("hold", namespace: namespace).open == feeds)
-        let started = ContinuousClock.now
+        // Within its 3 s deadline (starved, it took 41–59 s); no tighter bound on a loaded machine.
         await #expect(throws: Never.self) {
             try await client.send(Request<Data>.get("/echo", policy: EndpointPolicy.standard.with(\.deadline, .seconds(3))))
         }
-        #expect(ContinuousClock.now - started < .seconds(2))
     }
 
     /// A connection kept alive by heartbeats more often than the idle timeout stays open, however

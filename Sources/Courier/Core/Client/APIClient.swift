@@ -218,7 +218,7 @@ public final class APIClient: Sendable {
             }
             let value = try accept(http, for: endpoint, context: context, lane: lane)
             context.finishDecoding(failure: nil)
-            try await holdForMinimumDuration(policy, context: context)
+            if policy.minimumDuration != nil { try await holdForMinimumDuration(policy, context: context) }
             if !monitors.isEmpty { context.emit(.callEnded(statusCode: http.statusCode)) }
             return Response(value: value, response: http, context: context)
         } catch {
@@ -230,7 +230,9 @@ public final class APIClient: Sendable {
             if context[AuthStepFailureKey.self] != true {
                 for observer in lane.failureObservers { observer.callFailed(failure) }
             }
-            if !failure.isCancellation { try? await holdForMinimumDuration(policy, context: context) }
+            if !failure.isCancellation, policy.minimumDuration != nil {
+                try? await holdForMinimumDuration(policy, context: context)
+            }
             if context[SignInMismatchKey.self] == true { throw SignInMismatch() }
             throw failure
         }

@@ -47,24 +47,28 @@ struct RedirectFollower: Sendable {
             // URLSession on Linux reads a body stream on the one queue all its sessions share, and
             // queues the task's cancellation behind that read: a cancelled call (or a passed
             // deadline) ends a read waiting for the body's producer directly.
-            let interruption = body?.bodyInterruption
+            let exchange = { [wire, transport] () async throws -> HTTPResponse in
+                let response: HTTPResponse
+                if let options = context.streaming {
+                    response = try await transport.stream(wire, options: options)
+                } else {
+                    response = try await transport.send(wire)
+                }
+                // Dropped (a streamed body's transfer is cancelled) when its framing is invalid.
+                try ResponseFraming.check(response, to: wire)
+                return response
+            }
+            let limit = context.streaming == nil ? maximumBodySize : nil
             do {
-                response = try await withTaskCancellationHandler {
-                    try await Self.reporting(
-                        to: context, sending: wire, maximumBodySize: context.streaming == nil ? maximumBodySize : nil
-                    ) { [wire] in
-                        let response: HTTPResponse
-                        if let options = context.streaming {
-                            response = try await transport.stream(wire, options: options)
-                        } else {
-                            response = try await transport.send(wire)
-                        }
-                        // Dropped (a streamed body's transfer is cancelled) when its framing is invalid.
-                        try ResponseFraming.check(response, to: wire)
-                        return response
+                if let interruption = body?.bodyInterruption {
+                    response = try await withTaskCancellationHandler {
+                        try await Self.reporting(to: context, sending: wire, maximumBodySize: limit, exchange)
+                    } onCancel: {
+                        interruption.interrupt()
                     }
-                } onCancel: {
-                    interruption?.interrupt()
+                } else {
+                    // No body stream to interrupt: no cancellation handler (and no task hop for it).
+                    response = try await Self.reporting(to: context, sending: wire, maximumBodySize: limit, exchange)
                 }
             } catch {
                 // The transport stopped because the body could not be read to its end (a file

@@ -122,7 +122,12 @@ public struct RetryInterceptor: Interceptor {
         let host = fleet.isActive ? FleetGuard.hostKey(of: request.url) : ""
         var isProbe = false
         if fleet.isActive {
-            isProbe = try await admitFirstAttempt(to: host, deadline: deadline, policy: policy)
+            // The usual verdicts without a suspension point: only a pause or an open breaker waits.
+            switch fleet.admit(host, isRetry: false, at: clock.elapsed()) {
+            case .allowed: isProbe = false
+            case .probe: isProbe = true
+            case let verdict: isProbe = try await admitFirstAttempt(to: host, after: verdict, deadline: deadline, policy: policy)
+            }
         }
         var retry = 0
         var requestTimeoutRetried = false
@@ -239,12 +244,17 @@ public struct RetryInterceptor: Interceptor {
 
     // MARK: - Fleet safety
 
-    /// Admits the first attempt to `host`: waits out a host-wide `Retry-After` that fits the
-    /// call, else fails fast. Returns whether the attempt is the breaker's half-open probe.
-    private func admitFirstAttempt(to host: String, deadline: Duration, policy: RetryPolicy) async throws -> Bool {
+    /// Admits the first attempt to `host`, whose first verdict was `first`: waits out a host-wide
+    /// `Retry-After` that fits the call, else fails fast. Returns whether the attempt is the
+    /// breaker's half-open probe.
+    private func admitFirstAttempt(
+        to host: String, after first: CircuitBreakerState.Admission, deadline: Duration, policy: RetryPolicy
+    ) async throws -> Bool {
+        var verdict = first
         // A pause can be extended while waiting; three rounds bound the loop.
-        for _ in 0..<3 {
-            switch fleet.admit(host, isRetry: false, at: clock.elapsed()) {
+        for round in 0..<3 {
+            if round > 0 { verdict = fleet.admit(host, isRetry: false, at: clock.elapsed()) }
+            switch verdict {
             case .allowed:
                 return false
             case .probe:
