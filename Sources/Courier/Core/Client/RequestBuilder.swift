@@ -46,7 +46,11 @@ package struct RequestBuilder: Sendable {
 
         // Each layer replaces the fields it names; a name repeated within one layer keeps every value.
         var headers = defaultHeaders
-        for layer in [isForeign ? HTTPHeaders() : environment.headers, endpoint.headers] {
+        let environmentHeaders = isForeign ? HTTPHeaders() : environment.headers
+        let endpointHeaders = endpoint.headers  // a protocol requirement: read once
+        // One copy of the defaults with room for every layer and the fields added below.
+        headers.reserveCapacity(headers.fields.count + environmentHeaders.fields.count + endpointHeaders.fields.count + 4)
+        for layer in [environmentHeaders, endpointHeaders] where !layer.fields.isEmpty {
             for field in layer { headers.remove(field.name) }
             for field in layer { headers.add(field.name, field.value) }
         }

@@ -16,6 +16,8 @@ extension RequestContext {
     package func afterDecoding(_ action: @escaping @Sendable (_ failure: (any Error)?) -> Void) {
         let deferred = withDecodingHooks { hooks -> Bool in
             guard hooks != nil, hooks?.finished == false else { return false }
+            // Logging and metrics each add one: room for both in one allocation.
+            if hooks?.actions.isEmpty == true { hooks?.actions.reserveCapacity(2) }
             hooks?.actions.append(action)
             return true
         }

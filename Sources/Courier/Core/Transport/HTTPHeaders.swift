@@ -67,6 +67,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.contains { $0.name.equalsFieldName(name) }
     }
 
+    /// Makes room for `count` fields in all, so that adding up to that many allocates once.
+    mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
+
     /// Appends a field, keeping existing fields of the same name.
     public mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
 

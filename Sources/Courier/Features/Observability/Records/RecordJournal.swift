@@ -41,11 +41,18 @@ final class RecordJournal: Sendable {
     }
 
     private struct State: Sendable {
-        var entries: [Entry] = []
-        var progress: [Progress] = []
+        // Room for the usual call — a request and its response — in one allocation each.
+        var entries: [Entry] = Self.reserved(2)
+        var progress: [Progress] = Self.reserved(2)
         var secrets = SecretValues()
         /// The last URL redacted, reused for the next entry with the same URL.
         var lastURL: RecordBuilder.RedactedURL?
+
+        private static func reserved<Element>(_ count: Int) -> [Element] {
+            var array: [Element] = []
+            array.reserveCapacity(count)
+            return array
+        }
     }
 
     let call: Call
