@@ -51,6 +51,30 @@ import CourierTesting
         #expect(metrics.events.map(\.pathTemplate) == ["/tokens/{id}"])
     }
 
+    /// The info-level summary lines — a response line with no recorder to feed, a streamed body's
+    /// end — are written without building records, and showed the path as it was while the
+    /// records hid it: a reset token in the path, sent again as `?token=`.
+    @Test func aSecretInThePathReachesNoSummaryLineWrittenWithoutRecords() async throws {
+        let logger = CapturingNetworkLogger(minimumLevel: .info)
+        let client = APIClient(environment: CoreFixture.environment) {
+            $0.transport = StubTransport { _ in
+                let chunks = AsyncStream<Data> {
+                    $0.yield(Data("{}".utf8))
+                    $0.finish()
+                }
+                return HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"], body: MessageBody(chunks))
+            }
+            $0.interceptors = .standard(logger: logger, retry: RetryInterceptor(clock: TestClock()))
+        }
+        let reset = Request<Data>.get("/password-resets/resetSECRETtoken", query: ["token": "resetSECRETtoken"])
+        _ = try await client.send(reset)
+        let streamed = try await client.stream(reset)
+        for try await _ in streamed.body {}
+        #expect(logger.entries.map(\.event) == [.response, .bodyEnd, .response, .bodyEnd])
+        #expect(logger.entries.allSatisfy { $0.summary.contains("/password-resets/<redacted> ") }, "\(logger.text)")
+        #expect(!logger.text.contains("resetSECRETtoken"), "\(logger.text)")
+    }
+
     /// Metrics name a call without a template by its path with the identifiers taken out: one
     /// series per route, and no account number, e-mail address or token in the metrics backend.
     @Test(arguments: [

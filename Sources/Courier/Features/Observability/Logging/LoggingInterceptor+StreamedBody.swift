@@ -18,13 +18,14 @@ extension LoggingInterceptor {
     ) -> MessageBody {
         let headAt = ContinuousClock.now
         let method = request.httpMethod.map(HTTPMethod.init(rawValue:)) ?? context.method
-        let (pathTemplate, requestID, statusCode) = (context.pathTemplate, context.requestID, response.statusCode)
+        let (requestID, statusCode) = (context.requestID, response.statusCode)
         let (timings, cacheOutcome) = (context.taskTimings, context.cacheOutcome)
         let (logger, recorders) = (logger, recorders)
         return response.body.counted { bytes, outcome in
             let duration = ContinuousClock.now - headAt
             if let logger, LogFormatting.level(ofBodyEnd: outcome, statusCode: statusCode) >= logger.minimumLevel {
                 let url = journal.url(at: indices.response) ?? journal.url(at: indices.request) ?? ""
+                let pathTemplate = journal.pathTemplate(at: indices.response)
                 logger.log(
                     LogFormatting.bodyEndEntry(
                         LogFormatting.BodyEnd(

@@ -109,11 +109,12 @@ public struct LoggingInterceptor: Interceptor {
             let logs = minimumLevel.map { LogFormatting.level(ofStatus: response.statusCode) >= $0 } ?? false
             let exchange = ExchangeIndices(request: requestIndex, response: index)
             if logs, !verbose, recorders.isEmpty, let logger {
-                // A summary line: the redacted URLs are all it needs; no header is redacted.
+                // A summary line: the redacted URLs and the scrubbed path are all it needs; no
+                // header is redacted.
                 let line = LogFormatting.ResponseLine(
                     statusCode: response.statusCode,
                     method: request.httpMethod.map(HTTPMethod.init(rawValue:)) ?? context.method,
-                    pathTemplate: context.pathTemplate, duration: duration,
+                    pathTemplate: journal.pathTemplate(at: index), duration: duration,
                     bodySize: streamed ? nil : response.data.count,
                     attempt: attempt, requestID: context.requestID,
                     url: journal.url(at: index) ?? journal.url(at: requestIndex) ?? "",

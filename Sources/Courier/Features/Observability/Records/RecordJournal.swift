@@ -97,6 +97,22 @@ final class RecordJournal: Sendable {
         }
     }
 
+    /// The call's path template scrubbed of every secret learned up to the entry at `index`, as
+    /// the records show it: a call without a template is named by its path, which may hold a
+    /// secret the exchange shows elsewhere (`/reset/<the token also sent as ?token=>`). What a
+    /// summary log line shows next to ``url(at:)``, without rendering header fields.
+    func pathTemplate(at index: Int) -> String {
+        state.withLock { state in
+            learn(upTo: index, &state)
+            let redactor: Redactor =
+                switch state.entries[index] {
+                case .request(_, let builder, _, _), .response(_, let builder, _, _), .error(_, let builder, _, _):
+                    builder.redactor
+                }
+            return redactor.scrub(call.pathTemplate, secrets: state.secrets)
+        }
+    }
+
     /// Learns the entries up to `index`, in order: body previews (``LoggingPolicy/debugSafe``)
     /// learn as they render, so those records are built at once.
     private func learn(upTo index: Int, _ state: inout State) {
