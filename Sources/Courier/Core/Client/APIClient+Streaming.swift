@@ -82,7 +82,7 @@ extension APIClient {
             guard context.accepts(statusCode: head.statusCode) || context.isStoppedRedirect(head) else {
                 throw NetworkError(
                     response: head, knownErrors: endpoint.knownErrors, redactor: lane.redactor,
-                    requestHeaders: context.lastSentHeaders)
+                    request: context.lastSentRequest)
             }
             var response = head
             response.body = head.body.idleLimited(to: options.idleTimeout, deadlines: lane.deadlines)

@@ -349,7 +349,7 @@ public final class APIClient: Sendable {
         guard endpoint.statusValidation.accepts(http.statusCode) || context.isStoppedRedirect(http) else {
             throw NetworkError(
                 response: http, knownErrors: endpoint.knownErrors, redactor: lane.redactor,
-                requestHeaders: context.lastSentHeaders)
+                request: context.lastSentRequest)
         }
         let decodingContext = ResponseDecodingContext(
             method: endpoint.method, decoder: endpoint.options.decoder ?? lane.configuration.decoder)
@@ -361,7 +361,7 @@ public final class APIClient: Sendable {
             } catch {
                 var failure = DecodingFailure(
                     underlying: error, codingPath: "<root>", typeName: "\(E.Response.self)", response: http,
-                    redactor: lane.redactor, requestHeaders: context.lastSentHeaders)
+                    redactor: lane.redactor, request: context.lastSentRequest)
                 failure.kind = .rejectedByValidator
                 throw NetworkError.decoding(failure)
             }
@@ -375,7 +375,7 @@ public final class APIClient: Sendable {
             throw NetworkError.decoding(
                 DecodingFailure(
                     underlying: error, codingPath: path, typeName: "\(E.Response.self)", response: http,
-                    redactor: lane.redactor, requestHeaders: context.lastSentHeaders))
+                    redactor: lane.redactor, request: context.lastSentRequest))
         }
     }
 

@@ -46,11 +46,11 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
     package var isEmptyBody: Bool { kind == .emptyBody }
 
     /// Creates a failure; ``kind`` is derived from the error, the media type and the body.
-    /// The snippet is redacted with `redactor` (the client's), which also hides the values of the
-    /// request's own secret headers (a page that echoes `Authorization`).
+    /// The snippet is redacted with `redactor` (the client's), which also hides the secrets of
+    /// `request` (a page that echoes `Authorization` or a token sent in the query).
     package init(
         underlying: any Error, codingPath: String, typeName: String, response: HTTPResponse,
-        redactor: Redactor = Redactor(), requestHeaders: HTTPHeaders = HTTPHeaders()
+        redactor: Redactor = Redactor(), request: URLRequest? = nil
     ) {
         self.underlying = underlying
         self.codingPath = codingPath
@@ -59,7 +59,7 @@ public struct DecodingFailure: Error, Sendable, CustomStringConvertible {
         self.contentType = response.mediaType
         self.bodyLength = response.data.count
         var secrets = SecretValues()
-        redactor.learn(headers: requestHeaders, into: &secrets)
+        if let request { redactor.learn(request: request, into: &secrets) }
         let preview = redactor.preview(
             of: response.data, contentType: response.headers["Content-Type"], limit: 256, secrets: &secrets)
         self.bodySnippet = preview.map(String.init(describing:)) ?? ""

@@ -72,20 +72,21 @@ extension NetworkError {
     ///   - response: The response.
     ///   - knownErrors: The endpoint's messages by status (see ``Endpoint/knownErrors``).
     ///   - redactor: Hides secrets in the body snippet and the server's message (the client's).
-    ///   - requestHeaders: The header fields sent: the values of their secret fields are hidden
-    ///     too (a page that echoes `Authorization`).
+    ///   - request: The request sent: the values of its secret header fields, query parameters and
+    ///     body fields are hidden too (a page that echoes `Authorization`, a message that repeats
+    ///     the password).
     package init(
         response: HTTPResponse, knownErrors: [Int: String] = [:], redactor: Redactor = Redactor(),
-        requestHeaders: HTTPHeaders = HTTPHeaders()
+        request: URLRequest? = nil
     ) {
         let failed = FailedResponse(
-            response, knownMessage: knownErrors[response.statusCode], redactor: redactor, requestHeaders: requestHeaders)
+            response, knownMessage: knownErrors[response.statusCode], redactor: redactor, request: request)
         switch response.statusCode {
         case 401: self = .unauthorized(failed)
         case 403: self = .forbidden(failed)
         case 404, 410: self = .notFound(failed)
         case 409: self = .conflict(failed)
-        case 422: self = .unprocessable(ValidationProblem(failed))
+        case 422: self = .unprocessable(ValidationProblem(failed, redactor: redactor, request: request))
         case 429: self = .rateLimited(retryAfter: RetryAfter(response: response), response: failed)
         case 400..<500: self = .client(failed)
         default: self = .server(failed)

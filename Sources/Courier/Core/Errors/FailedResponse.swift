@@ -45,13 +45,13 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
     ///   - knownMessage: The endpoint's declared message for this status, which wins over the
     ///     server's.
     public init(_ response: HTTPResponse, knownMessage: String? = nil) {
-        self.init(response, knownMessage: knownMessage, redactor: Redactor(), requestHeaders: HTTPHeaders())
+        self.init(response, knownMessage: knownMessage, redactor: Redactor(), request: nil)
     }
 
-    /// Summarises `response`, hiding what `redactor` (the client's) hides and the values of the
-    /// secret fields of `requestHeaders` (the request that got the answer) in ``snippet`` and the
-    /// server's ``message``.
-    package init(_ response: HTTPResponse, knownMessage: String?, redactor: Redactor, requestHeaders: HTTPHeaders) {
+    /// Summarises `response`, hiding what `redactor` (the client's) hides and the secrets of
+    /// `request` (the request that got the answer: its secret header fields, query parameters and
+    /// body fields) in ``snippet`` and the server's ``message``.
+    package init(_ response: HTTPResponse, knownMessage: String?, redactor: Redactor, request: URLRequest?) {
         statusCode = response.statusCode
         contentType = response.mediaType
         headers = response.headers
@@ -60,7 +60,7 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
         // own secrets): the snippet reaches descriptions and logs; the raw bytes stay in `body`
         // for the app to parse.
         var secrets = SecretValues()
-        redactor.learn(headers: requestHeaders, into: &secrets)
+        if let request { redactor.learn(request: request, into: &secrets) }
         let preview = redactor.preview(
             of: response.data, contentType: response.headers["Content-Type"], limit: 512, secrets: &secrets)
         snippet = (preview?.text ?? preview.map(String.init(describing:)) ?? "")
@@ -97,11 +97,17 @@ public struct ValidationProblem: Sendable, Hashable, CustomStringConvertible {
     /// The response summary.
     public var response: FailedResponse
 
-    /// Builds the problem from a 422 response.
-    package init(_ response: FailedResponse) {
+    /// Builds the problem from a 422 response; the field messages are scrubbed of the secrets of
+    /// `request` (the request that got the answer) as `redactor` finds them — a server that
+    /// repeats the rejected password in its message does not put it in a log.
+    package init(_ response: FailedResponse, redactor: Redactor = Redactor(), request: URLRequest? = nil) {
         self.response = response
         self.message = response.message ?? "The request was not valid."
-        self.fieldErrors = ErrorBodyParser.fieldErrors(in: response.body)
+        var secrets = SecretValues()
+        if let request { redactor.learn(request: request, into: &secrets) }
+        self.fieldErrors = ErrorBodyParser.fieldErrors(in: response.body).mapValues { messages in
+            messages.map { redactor.scrub($0, secrets: secrets) }
+        }
     }
 
     public var description: String {

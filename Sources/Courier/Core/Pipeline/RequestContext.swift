@@ -144,12 +144,10 @@ public final class RequestContext: Sendable {
         onStart()
     }
 
-    /// The header fields of the last request handed to the transport (with the token the auth
-    /// interceptor added), so error snippets can hide the request's own secrets.
-    var lastSentHeaders: HTTPHeaders {
-        guard let request = state.withLock({ $0.lastSent }) else { return HTTPHeaders() }
-        return HTTPHeaders((request.allHTTPHeaderFields ?? [:]).map { HTTPHeaders.Field(name: $0.key, value: $0.value) })
-    }
+    /// The last request handed to the transport (with the token the auth interceptor added), so
+    /// error snippets and messages can hide the request's own secrets: its secret header fields,
+    /// query parameters and body fields.
+    var lastSentRequest: URLRequest? { state.withLock { $0.lastSent } }
 
     /// Keeps the request handed to the transport (a copy-on-write value: its header fields are
     /// only read if an error snippet needs them).

@@ -44,6 +44,39 @@ extension CoreTests {
             #expect(error?.failedResponse?.message?.contains("revoked") == true)
         }
 
+        /// A server that repeats what it was sent — the token of the query, the password of the
+        /// body — in its error message, its body or a 422's field messages: the error's texts (its
+        /// description, `localizedDescription`, the field errors) hide it as the logs do. Only the
+        /// request's header secrets were hidden before.
+        @Test func anErrorHidesTheQueryTokenAndBodyPasswordTheServerRepeats() async throws {
+            struct Login: Encodable, Sendable {
+                var user: String
+                var password: String
+            }
+            let stub = StubTransport(responses: [
+                .json(#"{"message": "wrong password pw-SECRET-77 for token qs-SECRET-42"}"#, status: 401),
+                .json(#"{"message": "invalid", "errors": {"password": ["pw-SECRET-77 is too common"]}}"#, status: 422),
+                .status(200, body: "<p>welcome back, pw-SECRET-77 and qs-SECRET-42</p>", contentType: "text/html"),
+            ])
+            let client = StandardClientFixture.client(stub)
+            let login = Request<Item>.post(
+                "/login", body: Login(user: "ann", password: "pw-SECRET-77"), query: ["access_token": "qs-SECRET-42"])
+            var errors: [NetworkError] = []
+            for _ in 0..<3 {
+                if let error = await StandardClientFixture.networkError({ try await client.send(login) }) { errors.append(error) }
+            }
+            #expect(errors.map(\.kind) == [.unauthorized, .unprocessable, .decoding])
+            for error in errors {
+                var texts = [error.description, error.localizedDescription, error.userMessage]
+                if case .unprocessable(let problem) = error { texts += problem.fieldErrors.values.flatMap { $0 } }
+                for text in texts { #expect(!text.contains("SECRET"), "\(text)") }
+            }
+            #expect(errors.first?.failedResponse?.message == "wrong password <redacted> for token <redacted>")
+            if case .unprocessable(let problem)? = errors.dropFirst().first {
+                #expect(problem.fieldErrors == ["password": ["<redacted> is too common"]])
+            }
+        }
+
         @Test func aRefusedRedirectsDescriptionHidesBothURLsSecrets() async throws {
             let stub = StubTransport(responses: [
                 HTTPResponse(statusCode: 302, headers: ["Location": "https://app.example.org/cb?code=code-SECRET-42&state=s"])

@@ -103,6 +103,16 @@ public struct Redactor: Sendable, Hashable {
         }
     }
 
+    /// Remembers the secrets of a request that was sent: the values of its sensitive header fields,
+    /// query parameters and user info, and of the sensitive JSON keys or form fields of (up to
+    /// 1 MiB of) its body — what an error text must not repeat when the server echoes them.
+    func learn(request: URLRequest, into secrets: inout SecretValues) {
+        let headers = HTTPHeaders(request)
+        learn(headers: headers, into: &secrets)
+        if let url = request.url { _ = redact(url: url.absoluteString, learning: &secrets) }
+        if let body = request.httpBody { learn(body: body, contentType: headers["Content-Type"], into: &secrets) }
+    }
+
     /// Remembers the values of sensitive JSON keys or form fields in (up to 1 MiB of) `body`.
     func learn(body: Data, contentType: String?, into secrets: inout SecretValues) {
         guard !body.isEmpty else { return }
