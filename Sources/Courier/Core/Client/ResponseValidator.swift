@@ -28,7 +28,9 @@ public struct AnyResponseValidator: ResponseValidator {
 ///
 /// The body is treated as an error when its top-level `successKey` is `false`, or when it has an
 /// `errorKey` whose value is an object or string. The problem's code and message come from
-/// `error.code`/`error.message` (or a string `error`). Non-JSON bodies and bodies over 1 MiB pass.
+/// `error.code`/`error.message` (or a string `error`), with the secrets of the request that got the
+/// answer hidden in them (the values of its secret header fields, query parameters and body fields,
+/// by the default ``Redactor``'s lists). Non-JSON bodies and bodies over 1 MiB pass.
 public struct ErrorEnvelopeValidator: ResponseValidator {
     /// The boolean success flag, e.g. `ok` in `{"ok": false, …}`; `nil` to ignore.
     public var successKey: String?
@@ -57,9 +59,16 @@ public struct ErrorEnvelopeValidator: ResponseValidator {
         } else if let error = error as? String {
             code = error
         }
+        // The server's words may repeat what the request sent (its token, a password): hidden, as
+        // in a status error's message, with the secrets of the request that got this answer.
+        let redactor = Redactor()
+        let request = context.lastSentRequest
+        var secrets = SecretValues()
+        if let request { redactor.learn(request: request, into: &secrets) }
         throw NetworkError.rejected(
             APIProblem(
-                code: code, message: message ?? "The server rejected the request.",
-                response: FailedResponse(response)))
+                code: code.map { redactor.scrub($0, secrets: secrets) },
+                message: redactor.scrub(message ?? "The server rejected the request.", secrets: secrets),
+                response: FailedResponse(response, knownMessage: nil, redactor: redactor, request: request)))
     }
 }

@@ -26,7 +26,7 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
     /// ``NetworkError/userMessage`` shows before anything else.
     package var knownMessage: String?
     /// The server's machine-readable error code from a JSON body (`error.code`, `code`, or a string
-    /// `error`), when present.
+    /// `error`), when present; a secret of the request it repeats is hidden, as in ``message``.
     public var code: String?
     /// The server's `Retry-After` (RFC 9110 §10.2.3) — how long it asked the client to wait,
     /// typically on a 429 or 503 — when the response carried a valid one.
@@ -68,7 +68,7 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
         let details = ErrorBodyParser.parse(response)
         self.knownMessage = knownMessage
         message = knownMessage ?? details.message.map { redactor.scrub($0, secrets: secrets) }
-        code = details.code
+        code = details.code.map { redactor.scrub($0, secrets: secrets) }
         retryAfter = RetryAfter(response: response)
         url = response.url
     }

@@ -77,6 +77,29 @@ extension CoreTests {
             }
         }
 
+        /// An error envelope in a 200 (``ErrorEnvelopeValidator``) that repeats the request's
+        /// bearer token or query key: its problem's message and code, and so the error's
+        /// description and `localizedDescription`, hide them. Nothing of the request was hidden.
+        @Test func anErrorEnvelopeHidesTheRequestsSecretsItRepeats() async throws {
+            let stub = StubTransport(responses: [
+                .json(#"{"ok": false, "error": {"code": "key-SECRET-7", "message": "token tok-SECRET-123 is revoked"}}"#)
+            ])
+            let client = StandardClientFixture.client(
+                stub, tokenManager: StandardClientFixture.signedInManager(), validators: [ErrorEnvelopeValidator()])
+            let error = await StandardClientFixture.networkError {
+                try await client.send(Request<Item>.get("/me", query: ["api_key": "key-SECRET-7"], policy: .authorizedRead))
+            }
+            guard case .rejected(let problem)? = error else {
+                Issue.record("expected rejected, got \(String(describing: error))")
+                return
+            }
+            #expect(problem.message == "token <redacted> is revoked")
+            #expect(problem.code == "<redacted>")
+            for text in [error?.description, error?.localizedDescription, problem.response.description] {
+                #expect(text?.contains("SECRET") == false, "\(text ?? "")")
+            }
+        }
+
         @Test func aRefusedRedirectsDescriptionHidesBothURLsSecrets() async throws {
             let stub = StubTransport(responses: [
                 HTTPResponse(statusCode: 302, headers: ["Location": "https://app.example.org/cb?code=code-SECRET-42&state=s"])
