@@ -87,6 +87,22 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+extension FailedResponse: CustomReflectable {
+    /// What `dump(_:)` and `Mirror(reflecting:)` show: the summary with the header fields and URL
+    /// redacted by the default ``Redactor`` (`Set-Cookie: sid=<redacted>`) and the body by its
+    /// size — its redacted text is ``snippet``. The properties themselves keep what was received.
+    public var customMirror: Mirror {
+        let redactor = Redactor()
+        return Mirror(
+            self,
+            children: [
+                "statusCode": statusCode, "contentType": contentType as Any, "headers": redactor.redact(headers),
+                "body": "\(body.count) bytes", "snippet": snippet, "message": message as Any, "code": code as Any,
+                "retryAfter": retryAfter as Any, "url": url.map(redactor.redact(url:)) as Any,
+            ], displayStyle: .struct)
+    }
+}
+
 /// A 422 response's validation details.
 public struct ValidationProblem: Sendable, Hashable, CustomStringConvertible {
     /// The overall message (the endpoint's known-error message, the server's, or a generic one).

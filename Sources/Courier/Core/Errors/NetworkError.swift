@@ -212,3 +212,14 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension NetworkError: CustomReflectable {
+    /// What `dump(_:)` and `Mirror(reflecting:)` show: the kind and the redacted ``description``,
+    /// then the ``FailedResponse`` (redacted in its own mirror) — never the URL a `URLError` keeps
+    /// in its `userInfo`, with the query and user info it was sent with.
+    public var customMirror: Mirror {
+        var children: [(label: String?, value: Any)] = [("kind", kind), ("description", description)]
+        if let failedResponse { children.append(("response", failedResponse)) }
+        return Mirror(self, children: children, displayStyle: .enum)
+    }
+}

@@ -100,6 +100,34 @@ extension CoreTests {
             }
         }
 
+        /// `dump(error)` — what a crash reporter or a debug print of the error writes — showed the
+        /// raw `Set-Cookie` of a failed response and the URL a `URLError` keeps, with the query
+        /// token and the password it was sent with: the mirrors show the redacted view.
+        @Test func aDumpedErrorShowsNoCookieOrURLSecret() async throws {
+            let failingURL = try #require(
+                URL(string: "https://ann:pw-SECRET-77@api.example.test/v1/me?access_token=qs-SECRET-42"))
+            let stub = StubTransport(responses: [
+                .success(
+                    .status(
+                        500, body: "<p>oops</p>", contentType: "text/html",
+                        headers: ["Set-Cookie": "sid=sid-SECRET-9; Path=/; HttpOnly"])),
+                .failure(URLError(.cannotConnectToHost, userInfo: [NSURLErrorFailingURLErrorKey: failingURL])),
+            ])
+            let client = StandardClientFixture.client(stub)
+            let read = Request<Item>.get("/me", policy: EndpointPolicy.standard.with(\.retry, .none))
+            var dumps: [String] = []
+            for _ in 0..<2 {
+                guard let error = await StandardClientFixture.networkError({ try await client.send(read) }) else { continue }
+                var text = ""
+                dump(error, to: &text)
+                dumps.append(text)
+            }
+            #expect(dumps.count == 2)
+            for text in dumps { #expect(!text.contains("SECRET"), "\(text)") }
+            #expect(dumps.first?.contains("sid=<redacted>; Path=/; HttpOnly") == true)
+            #expect(dumps.last?.contains("transport") == true)
+        }
+
         @Test func aRefusedRedirectsDescriptionHidesBothURLsSecrets() async throws {
             let stub = StubTransport(responses: [
                 HTTPResponse(statusCode: 302, headers: ["Location": "https://app.example.org/cb?code=code-SECRET-42&state=s"])
