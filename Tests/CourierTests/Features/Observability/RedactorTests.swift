@@ -57,6 +57,21 @@ struct RedactorTests {
         #expect(redacted["Referer"] == "https://app.example.com/reset?token=<redacted>")
     }
 
+    /// A `Link` field's targets (RFC 8288) are URLs too: a next-page link that carries the
+    /// caller's token showed it in logs, records and HAR files.
+    @Test func linkTargetsHaveTheirQueryRedacted() {
+        let redacted = redactor.redact(
+            HTTPHeaders([
+                .init(
+                    name: "Link",
+                    value:
+                        #"<https://api.example.com/items?page=2&access_token=SECRET-T>; rel="next", </items?page=9>; rel="last""#)
+            ]))
+        #expect(
+            redacted["Link"]
+                == #"<https://api.example.com/items?page=2&access_token=<redacted>>; rel="next", </items?page=9>; rel="last""#)
+    }
+
     @Test func basicCredentialsAreLearnedDecoded() {
         // "SECRET-USER:SECRET-PW" base64
         let redacted = redactor.redact(

@@ -144,12 +144,31 @@ public struct Redactor: Sendable, Hashable {
                     return HTTPHeaders.Field(name: field.name, value: redactedValue(ofHeader: field.name, value: field.value))
                 }
                 var value = field.value
-                if Self.urlValuedHeaders.contains(field.name.lowercased()) {
+                let name = field.name.lowercased()
+                if Self.urlValuedHeaders.contains(name) {
                     var ignored: [String] = []
                     value = FormRedaction.redactURL(value, names: queryParameters, marker: marker, secrets: &ignored)
+                } else if name == "link" {
+                    value = redactedLinkTargets(value)
                 }
                 return HTTPHeaders.Field(name: field.name, value: secrets.scrub(value, marker: marker))
             })
+    }
+
+    /// A `Link` field (RFC 8288 §3) with each `<URI-Reference>` redacted like a URL: a paginated
+    /// API's `rel="next"` link may carry the caller's `access_token` or a signed cursor.
+    func redactedLinkTargets(_ value: String) -> String {
+        guard value.contains("<") else { return value }
+        var result = ""
+        var rest = Substring(value)
+        var ignored: [String] = []
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            result += rest[...open]
+            result += FormRedaction.redactURL(
+                String(rest[rest.index(after: open)..<close]), names: queryParameters, marker: marker, secrets: &ignored)
+            rest = rest[close...]
+        }
+        return result + rest
     }
 
     /// What a sensitive header shows: its structure without its secrets.
