@@ -137,6 +137,7 @@ public struct RefreshTokenGrant: Sendable {
     ///   (lenient: some servers omit the required field).
     /// - 400 or 401 (RFC 6749 §5.2: `invalid_grant`, `invalid_client`, …), or any response whose
     ///   JSON `error` is `invalid_grant`: throws ``TokenRefreshRejection`` — the session is over.
+    ///   Its `error` and `errorDescription` are the server's, with `current`'s tokens hidden.
     /// - Anything else (5xx, 429, a malformed 2xx body): throws the ``NetworkError`` for it — a
     ///   transient failure; the user stays signed in.
     ///
@@ -147,9 +148,16 @@ public struct RefreshTokenGrant: Sendable {
         let details = ErrorBodyParser.parse(response)
         let oauthError = details.code
         if response.statusCode == 400 || response.statusCode == 401 || oauthError == "invalid_grant" {
+            // The server's free text may repeat the token it refuses (`refresh token rt-… has
+            // expired`): the rejection reaches session events and logs without it.
+            let redactor = Redactor()
+            var secrets = SecretValues()
+            for token in [current.accessToken, current.refreshToken].compactMap({ $0 }) {
+                secrets.insert(token, minimumLength: redactor.minimumSecretLength)
+            }
             throw TokenRefreshRejection(
-                statusCode: response.statusCode, error: oauthError,
-                errorDescription: details.message)
+                statusCode: response.statusCode, error: oauthError.map { redactor.scrub($0, secrets: secrets) },
+                errorDescription: details.message.map { redactor.scrub($0, secrets: secrets) })
         }
         guard response.isSuccess else {
             throw NetworkError(response: response)

@@ -74,6 +74,24 @@ extension AuthTests {
             }
         }
 
+        /// A token endpoint that names the refresh token it refuses in its `error_description`:
+        /// the rejection — documented as "never a token", and what `SessionEvent.sessionExpired`
+        /// carries to the app's logs — hides it, and the access token too.
+        @Test func aRejectionHidesTheTokensTheServerRepeats() throws {
+            let current = AuthTokens(accessToken: "at-SECRET-123", refreshToken: "rt-SECRET-456")
+            let body = #"{"error":"invalid_grant","error_description":"refresh token rt-SECRET-456 (for at-SECRET-123) expired"}"#
+            do {
+                _ = try RefreshTokenGrant.parseOAuth2Response(
+                    .json(body, status: 400), current: current, receivedAt: Self.receivedAt)
+                Issue.record("expected a rejection")
+            } catch let rejection as TokenRefreshRejection {
+                #expect(rejection.errorDescription == "refresh token <redacted> (for <redacted>) expired")
+                #expect(rejection.error == "invalid_grant")
+                #expect(!rejection.description.contains("SECRET"))
+                #expect(!rejection.localizedDescription.contains("SECRET"))
+            }
+        }
+
         /// RFC 6749 §7.1: a token of another type than Bearer is refused (never sent as Bearer);
         /// `bearer` in any case (RFC 6749 §5.1) and a missing `token_type` are accepted.
         @Test func aTokenOfAnotherTypeThanBearerIsRefused() throws {
