@@ -56,7 +56,10 @@ extension NetworkError {
                             "the server's reply is not an HTTP response (\(urlError.localizedDescription))"
                     ]))
         case .badURL, .unsupportedURL:
-            self = .invalidRequest("bad URL: \(urlError.failingURL?.absoluteString ?? urlError.localizedDescription)")
+            // The URL as logs show it: its query tokens and password hidden (the description
+            // reaches logs and crash reports).
+            self = .invalidRequest(
+                "bad URL: \(urlError.failingURL.map(Redactor().redact(url:)) ?? urlError.localizedDescription)")
         default:
             if let failure = ResponseCodingFailure(urlError) {
                 self = .undecodableResponse(failure)

@@ -128,6 +128,20 @@ extension CoreTests {
             #expect(dumps.last?.contains("transport") == true)
         }
 
+        /// A transport that refuses the URL (`URLError.badURL`, `.unsupportedURL`): the
+        /// `invalidRequest` error named the failing URL as it was, query token and password.
+        @Test func aBadURLErrorHidesTheURLsSecrets() async throws {
+            let url = try #require(
+                URL(string: "https://ann:pw-SECRET-77@api.example.test/v1/me?access_token=qs-SECRET-42&page=2"))
+            let stub = StubTransport(responses: [.failure(URLError(.badURL, userInfo: [NSURLErrorFailingURLErrorKey: url]))])
+            let client = StandardClientFixture.client(stub)
+            let error = await StandardClientFixture.networkError { try await client.send(Request<Item>.get("/me")) }
+            #expect(error?.kind == .invalidRequest)
+            #expect(
+                error?.description
+                    == "invalid request: bad URL: https://ann:<redacted>@api.example.test/v1/me?access_token=<redacted>&page=2")
+        }
+
         @Test func aRefusedRedirectsDescriptionHidesBothURLsSecrets() async throws {
             let stub = StubTransport(responses: [
                 HTTPResponse(statusCode: 302, headers: ["Location": "https://app.example.org/cb?code=code-SECRET-42&state=s"])
