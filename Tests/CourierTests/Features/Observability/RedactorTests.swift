@@ -72,6 +72,19 @@ struct RedactorTests {
                 == #"<https://api.example.com/items?page=2&access_token=<redacted>>; rel="next", </items?page=9>; rel="last""#)
     }
 
+    /// A cookie without a name (`Cookie: <value>`, RFC 6265bis §5.6 accepts one) is hidden in
+    /// the `Cookie` field but was not learned, so the same value elsewhere stayed visible.
+    @Test func aNamelessCookiesValueIsLearnedToo() {
+        let redacted = redactor.redact(
+            HTTPHeaders([
+                .init(name: "Cookie", value: "SECRET-NAMELESS; lang=en"),
+                .init(name: "Set-Cookie", value: "SECRET-BARE; Path=/"),
+                .init(name: "X-Echo", value: "saw SECRET-NAMELESS and SECRET-BARE"),
+            ]))
+        #expect(redacted["Cookie"] == "lang=<redacted>")
+        #expect(redacted["X-Echo"] == "saw <redacted> and <redacted>")
+    }
+
     @Test func basicCredentialsAreLearnedDecoded() {
         // "SECRET-USER:SECRET-PW" base64
         let redacted = redactor.redact(

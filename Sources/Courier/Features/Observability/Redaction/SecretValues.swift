@@ -42,7 +42,8 @@ struct SecretValues: Sendable, Hashable {
     ///
     /// - `Authorization` / `Proxy-Authorization`: the whole value and the credentials after the
     ///   scheme (RFC 9110 §11.4); for `Basic`, also the decoded `user:password` and the password.
-    /// - `Cookie`: each cookie value (RFC 6265 §4.2). `Set-Cookie`: the cookie value (RFC 6265 §4.1).
+    /// - `Cookie`: each cookie value (RFC 6265 §4.2), a nameless cookie's whole text. `Set-Cookie`:
+    ///   the cookie value (RFC 6265 §4.1).
     /// - Anything else: the whole value, and the part after a scheme-like first word.
     mutating func learnHeader(name: String, value: String, minimumLength: Int) {
         let lowered = name.lowercased()
@@ -74,8 +75,10 @@ struct SecretValues: Sendable, Hashable {
         }
     }
 
+    /// The value of a `name=value` pair; a pair without `=` is a nameless cookie, all value (RFC
+    /// 6265bis §5.6), as the `Cookie` and `Set-Cookie` fields hide it.
     private static func cookieValue(of pair: Substring) -> String {
-        guard let equals = pair.firstIndex(of: "=") else { return "" }
+        guard let equals = pair.firstIndex(of: "=") else { return pair.trimmingCharacters(in: .whitespaces) }
         var value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
         if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
             value = String(value.dropFirst().dropLast())
