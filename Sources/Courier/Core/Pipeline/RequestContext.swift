@@ -71,6 +71,8 @@ public final class RequestContext: Sendable {
         var eventMonitors: [any NetworkEventMonitor]?
         /// The client's redactor, for URLs in events; set with the monitors.
         var eventRedactor: Redactor?
+        /// The path template events carry; set with the monitors.
+        var eventPathTemplate: String?
         /// What the logging interceptors recorded (RequestContext+Records.swift).
         var records = CallRecords()
         /// The call's redirect mode (RedirectMode.swift): a field, not a slot, since the redirect
@@ -303,9 +305,21 @@ public final class RequestContext: Sendable {
     /// Sets the client's event monitors and the redactor that hides secrets in the URLs their
     /// events carry (the client's, with its extra names and patterns).
     package func setEventMonitors(_ monitors: [any NetworkEventMonitor], redactor: Redactor) {
+        // A call without a template of its own is named by its path, whose identifier segments
+        // (a token, an account number) events must not carry: scrubbed as metrics scrub it.
+        let template = pathTemplateIsDefault ? MetricsPathTemplate.scrubbing(pathTemplate) : pathTemplate
         state.withLock {
             $0.eventMonitors = monitors
             $0.eventRedactor = redactor
+            $0.eventPathTemplate = template
+        }
+    }
+
+    /// The monitors and the path template their events carry, read together.
+    var eventTargets: (monitors: [any NetworkEventMonitor], pathTemplate: String)? {
+        state.withLock { state in
+            guard let monitors = state.eventMonitors, !monitors.isEmpty else { return nil }
+            return (monitors, state.eventPathTemplate ?? pathTemplate)
         }
     }
 

@@ -63,7 +63,27 @@ struct NetworkEventMonitorTests {
                 "attempt 2", "redirect 302 https://api.example.test/v1/items/2?token=<redacted>", "head 200 #2", "end 200",
             ])
         #expect(second.names == first.names)
-        #expect(first.events.withLock { $0 }.allSatisfy { $0.pathTemplate == "/items/1" })
+        // No template of its own: named as metrics name it, identifier segments scrubbed.
+        #expect(first.events.withLock { $0 }.allSatisfy { $0.pathTemplate == "/items/{id}" })
+    }
+
+    /// Measured before (an outside tester): `DELETE /tokens/<token>` reached every monitor as
+    /// that path, while metrics showed `/tokens/{id}`.
+    @Test("a path without a template reaches monitors scrubbed of identifiers; a template as written")
+    func pathsAreScrubbedLikeMetrics() async throws {
+        let token = "3f9a0c2e7b4d4e1fa6b8c9d0e1f2a3b4"
+        let recorder = Recorder()
+        let client = Self.client(StubTransport(responses: [.status(204), .status(204)]), [recorder])
+        try await client.send(Request<Void>.delete("/tokens/\(token)"))
+        #expect(recorder.events.withLock { $0 }.allSatisfy { $0.pathTemplate == "/tokens/{id}" })
+        #expect(!recorder.events.withLock { $0 }.contains { $0.pathTemplate.contains(token) })
+
+        let templated = Recorder()
+        let named = Self.client(StubTransport(responses: [.status(204)]), [templated])
+        var request = Request<Void>.delete("/tokens/\(token)")
+        request.pathTemplate = "/tokens/{token}"
+        try await named.send(request)
+        #expect(templated.events.withLock { $0 }.allSatisfy { $0.pathTemplate == "/tokens/{token}" })
     }
 
     @Test("URLs in events are redacted with the client's redactor, its own query names included")

@@ -77,7 +77,9 @@ public struct NetworkEvent: Sendable {
     public var requestID: RequestID
     /// The request method.
     public var method: HTTPMethod
-    /// The call's path template, e.g. `/items/{id}`.
+    /// The call's path template, e.g. `/items/{id}`. A call whose endpoint names no template is
+    /// named by its path with identifier segments (digits, an `@`, 24 characters or more) replaced
+    /// by `{id}`, as ``NetworkMetricsEvent/pathTemplate`` is: `/tokens/3f9a…` never reaches a monitor.
     public var pathTemplate: String
     /// Time since the call started, on `ContinuousClock`.
     public var elapsed: Duration
