@@ -72,6 +72,21 @@ struct RedactorTests {
                 == #"<https://api.example.com/items?page=2&access_token=<redacted>>; rel="next", </items?page=9>; rel="last""#)
     }
 
+    /// A `Refresh` field's target went as received into logs, records and HAR (an outside
+    /// tester's list): now redacted like a `Location`, quoted or not.
+    @Test(arguments: [
+        (
+            "0; url=https://app.example.com/done?access_token=SECRET-R&step=2",
+            "0; url=https://app.example.com/done?access_token=<redacted>&step=2"
+        ),
+        ("5;URL='/next?token=SECRET-R'", "5;URL='/next?token=<redacted>'"),
+        ("10", "10"),
+    ])
+    func refreshTargetsHaveTheirQueryRedacted(value: String, expected: String) {
+        let redacted = redactor.redact(HTTPHeaders([.init(name: "Refresh", value: value)]))
+        #expect(redacted["Refresh"] == expected)
+    }
+
     /// A cookie without a name (`Cookie: <value>`, RFC 6265bis §5.6 accepts one) is hidden in
     /// the `Cookie` field but was not learned, so the same value elsewhere stayed visible.
     @Test func aNamelessCookiesValueIsLearnedToo() {

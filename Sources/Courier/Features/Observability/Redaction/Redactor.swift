@@ -150,6 +150,8 @@ public struct Redactor: Sendable, Hashable {
                     value = FormRedaction.redactURL(value, names: queryParameters, marker: marker, secrets: &ignored)
                 } else if name == "link" {
                     value = redactedLinkTargets(value)
+                } else if name == "refresh" {
+                    value = redactedRefreshTarget(value)
                 }
                 return HTTPHeaders.Field(name: field.name, value: secrets.scrub(value, marker: marker))
             })
@@ -169,6 +171,24 @@ public struct Redactor: Sendable, Hashable {
             rest = rest[close...]
         }
         return result + rest
+    }
+
+    /// A `Refresh` field (`5; url=https://…`, HTML's `http-equiv` refresh sent as a header) with
+    /// its target redacted like a URL: a sign-in page may send the browser on with a token in it.
+    func redactedRefreshTarget(_ value: String) -> String {
+        guard let range = value.range(of: "url=", options: .caseInsensitive) else { return value }
+        var target = value[range.upperBound...]
+        var closing: Substring = ""
+        // A quoted target (`url='…'`) keeps its quotes and whatever follows them.
+        if let quote = target.first, quote == "'" || quote == "\"" {
+            target = target.dropFirst()
+            let end = target.firstIndex(of: quote) ?? target.endIndex
+            closing = target[end...]
+            target = target[..<end]
+        }
+        var ignored: [String] = []
+        let redacted = FormRedaction.redactURL(String(target), names: queryParameters, marker: marker, secrets: &ignored)
+        return String(value[..<target.startIndex]) + redacted + closing
     }
 
     /// What a sensitive header shows: its structure without its secrets.
