@@ -12,7 +12,9 @@ import FoundationNetworking
 /// staging and production never share a session cookie even on one host (cookies do not isolate
 /// by port, RFC 6265 §8.5) — and by account, asked of `account` once per request (the same kind
 /// of closure as ``HTTPCache/Configuration/partition``). ``APIClient/resetSession(also:)`` deletes
-/// the current account's file (through the transport).
+/// the current account's file (through the transport). Storages on the same `directory` and
+/// `namespace` in one process (two clients of one environment) share the cookies they read: a
+/// cookie stored or a sign-out through one is seen by the others.
 ///
 /// Storage follows RFC 6265 §5.3: a `Domain` attribute the host does not domain-match is ignored,
 /// `Max-Age` wins over `Expires`, an expired cookie deletes the one it replaces, a `Secure` cookie
@@ -46,11 +48,9 @@ public actor PersistentCookieStorage {
     public nonisolated let persistsSessionCookies: Bool
     private nonisolated let account: @Sendable () -> String
     private nonisolated let now: @Sendable () -> Date
-    /// The accounts read so far, by account.
-    private var jars: [String: [StoredCookie.Key: StoredCookie]] = [:]
-    /// How many times each account's cookies were removed: a response to a request sent before a
-    /// removal must not bring the removed session back (see ``store(setCookieFields:receivedFrom:account:sentAt:)``).
-    private var removals: [String: Int] = [:]
+    /// The cookies read so far and the removal counts of the namespace folder, shared with every
+    /// other storage on the same folder in this process.
+    private nonisolated let folder: CookieFolder
 
     /// Creates a storage; nothing is read until the first request.
     ///
@@ -79,6 +79,8 @@ public actor PersistentCookieStorage {
         self.account = account
         self.persistsSessionCookies = persistsSessionCookies
         self.now = now
+        folder = CookieFolder.shared(
+            path: directory.appendingPathComponent(Self.fileName(namespace), isDirectory: true).standardizedFileURL.path)
     }
 
     /// The account a request starting now belongs to.
@@ -94,7 +96,8 @@ public actor PersistentCookieStorage {
     /// - Throws: ``CookieStorageError`` when the file cannot be read or is corrupted.
     public func allCookies(account: String? = nil) throws -> [HTTPCookie] {
         let date = now()
-        return try jar(account ?? currentAccount).values.filter { !$0.isExpired(at: date) }
+        let account = account ?? currentAccount
+        return try folder.state.withLock { try jar(account, in: &$0) }.values.filter { !$0.isExpired(at: date) }
             .sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
             .compactMap(\.httpCookie)
     }
@@ -102,7 +105,8 @@ public actor PersistentCookieStorage {
     /// The cookies a request to `url` carries (RFC 6265 §5.4), longest path first.
     /// - Throws: ``CookieStorageError`` when the file cannot be read or is corrupted.
     public func cookies(for url: URL, account: String? = nil) throws -> [HTTPCookie] {
-        try matching(url, account: account ?? currentAccount).compactMap(\.httpCookie)
+        let account = account ?? currentAccount
+        return try folder.state.withLock { try matching(url, account: account, in: &$0) }.compactMap(\.httpCookie)
     }
 
     /// Deletes every cookie of `account` (the current one by default), on disk too.
@@ -110,21 +114,24 @@ public actor PersistentCookieStorage {
     public func removeAll(account: String? = nil) throws {
         let account = account ?? currentAccount
         let file = fileURL(account: account)
-        removals[account, default: 0] += 1
-        jars[account] = [:]
-        do {
-            if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
-        } catch {
-            jars[account] = nil  // read again next time: the file is still there
-            throw CookieStorageError.unwritable(path: file.path, reason: "\(error)")
+        try folder.state.withLock { state in
+            state.removals[account, default: 0] += 1
+            state.jars[account] = [:]
+            do {
+                if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+            } catch {
+                state.jars[account] = nil  // read again next time: the file is still there
+                throw CookieStorageError.unwritable(path: file.path, reason: "\(error)")
+            }
         }
     }
 
     /// The `Cookie` field value for a request to `url` (`nil` when no cookie matches) and the
     /// account's removal count at this moment, which the response's cookies are stored under.
     func cookieHeader(for url: URL, account: String) throws -> (field: String?, sentAt: Int) {
-        let cookies = try matching(url, account: account)
-        let sentAt = removals[account, default: 0]
+        let (cookies, sentAt) = try folder.state.withLock { state in
+            (try matching(url, account: account, in: &state), state.removals[account, default: 0])
+        }
         guard !cookies.isEmpty else { return (nil, sentAt) }
         return (cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; "), sentAt)
     }
@@ -134,9 +141,19 @@ public actor PersistentCookieStorage {
     /// request was sent (`sentAt`, from ``cookieHeader(for:account:)``): a sign-out or session
     /// reset while a call was in flight must not let its late answer restore the old session.
     func store(setCookieFields fields: [String], receivedFrom url: URL, account: String, sentAt: Int) throws {
-        guard !fields.isEmpty, removals[account, default: 0] == sentAt else { return }
+        guard !fields.isEmpty else { return }
+        try folder.state.withLock { state in
+            guard state.removals[account, default: 0] == sentAt else { return }
+            try store(fields, receivedFrom: url, account: account, in: &state)
+        }
+    }
+
+    /// ``store(setCookieFields:receivedFrom:account:sentAt:)`` with the folder's state locked.
+    private nonisolated func store(
+        _ fields: [String], receivedFrom url: URL, account: String, in state: inout CookieFolder.State
+    ) throws {
         let date = now()
-        var jar = try jar(account)
+        var jar = try jar(account, in: &state)
         let before = jar
         let secureOrigin = url.scheme?.lowercased() == "https"
         for field in fields {
@@ -154,7 +171,7 @@ public actor PersistentCookieStorage {
         }
         jar = Self.bounded(jar.filter { !$0.value.isExpired(at: date) })
         guard jar != before else { return }
-        jars[account] = jar
+        state.jars[account] = jar
         try write(jar, account: account)
     }
 
@@ -179,9 +196,13 @@ public actor PersistentCookieStorage {
         return Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0) })
     }
 
-    private func matching(_ url: URL, account: String) throws -> [StoredCookie] {
+    private nonisolated func matching(
+        _ url: URL, account: String, in state: inout CookieFolder.State
+    ) throws
+        -> [StoredCookie]
+    {
         let date = now()
-        return try jar(account).values.filter { $0.matches(url, at: date) }
+        return try jar(account, in: &state).values.filter { $0.matches(url, at: date) }
             .sorted {  // §5.4 step 2: longer paths first, then earlier creation (then by name, to be stable)
                 if $0.path.count != $1.path.count { return $0.path.count > $1.path.count }
                 return $0.created != $1.created ? $0.created < $1.created : $0.name < $1.name
@@ -189,18 +210,22 @@ public actor PersistentCookieStorage {
     }
 
     /// `account`'s cookies, read from disk the first time.
-    private func jar(_ account: String) throws -> [StoredCookie.Key: StoredCookie] {
-        if let jar = jars[account] { return jar }
+    private nonisolated func jar(
+        _ account: String, in state: inout CookieFolder.State
+    ) throws
+        -> [StoredCookie.Key: StoredCookie]
+    {
+        if let jar = state.jars[account] { return jar }
         let file = fileURL(account: account)
         let data: Data
         do {
             data = try Data(contentsOf: file)
         } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
-            jars[account] = [:]
+            state.jars[account] = [:]
             return [:]
         } catch {
             if !FileManager.default.fileExists(atPath: file.path) {
-                jars[account] = [:]
+                state.jars[account] = [:]
                 return [:]
             }
             throw CookieStorageError.unreadable(path: file.path, reason: "\(error)")
@@ -217,11 +242,11 @@ public actor PersistentCookieStorage {
             throw CookieStorageError.corrupted(path: file.path, reason: "unknown version \(decoded.version)")
         }
         let jar = Dictionary(decoded.cookies.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
-        jars[account] = jar
+        state.jars[account] = jar
         return jar
     }
 
-    private func write(_ jar: [StoredCookie.Key: StoredCookie], account: String) throws {
+    private nonisolated func write(_ jar: [StoredCookie.Key: StoredCookie], account: String) throws {
         let file = fileURL(account: account)
         let kept = jar.values.filter { persistsSessionCookies || $0.expires != nil }
             .sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
@@ -243,6 +268,44 @@ public actor PersistentCookieStorage {
         let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_".utf8)
         let encoded = name.utf8.map { safe.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
         return encoded.isEmpty ? "%" : encoded
+    }
+}
+
+/// The cookies of one namespace folder in memory, shared by every ``PersistentCookieStorage`` on
+/// that folder in this process: a sign-out or a new cookie through one storage is seen by the
+/// others at once, and none writes back a copy the others changed.
+final class CookieFolder: Sendable {
+    struct State: Sendable {
+        /// The accounts read so far, by account.
+        var jars: [String: [StoredCookie.Key: StoredCookie]] = [:]
+        /// How many times each account's cookies were removed: a response to a request sent
+        /// before a removal must not bring the removed session back.
+        var removals: [String: Int] = [:]
+    }
+
+    /// Held for each whole read-change-write of a jar (file I/O included: the storages run it on
+    /// their own queues, off the cooperative pool).
+    let state = Locked(State())
+
+    private final class Reference: @unchecked Sendable {
+        // @unchecked: read and written only under `registry`'s lock.
+        weak var folder: CookieFolder?
+    }
+
+    /// The folders in use, by standardized path; a folder no storage holds any more is dropped.
+    private static let registry = Locked<[String: Reference]>([:])
+
+    /// The state of the folder at `path`, shared with every storage on it.
+    static func shared(path: String) -> CookieFolder {
+        registry.withLock { registry in
+            if let folder = registry[path]?.folder { return folder }
+            registry = registry.filter { $0.value.folder != nil }
+            let folder = CookieFolder()
+            let reference = Reference()
+            reference.folder = folder
+            registry[path] = reference
+            return folder
+        }
     }
 }
 

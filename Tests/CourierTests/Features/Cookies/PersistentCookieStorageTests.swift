@@ -189,10 +189,11 @@ struct PersistentCookieStorageTests {
             now: { Date(timeIntervalSince1970: 1_800_000_000) })
         try await storage.store(setCookieFields: ["a=1; Max-Age=60", "b=2"], receivedFrom: url, account: "a", sentAt: 0)
         #expect(try await storage.allCookies().map(\.name) == ["a", "b"])
-        let reread = PersistentCookieStorage(
-            directory: folder, namespace: "p", account: { "a" }, persistsSessionCookies: false,
-            now: { Date(timeIntervalSince1970: 1_800_000_000) })
-        #expect(try await reread.allCookies().map(\.name) == ["a"])
+        // On disk only the cookie with an expiry (a storage on the same folder in this process
+        // shares the one in memory, so the file is read directly).
+        let onDisk = String(decoding: try Data(contentsOf: storage.fileURL(account: "a")), as: UTF8.self)
+        #expect(onDisk.contains(#""name":"a""#))
+        #expect(!onDisk.contains(#""name":"b""#))
         try await storage.store(setCookieFields: ["a=gone; Max-Age=0"], receivedFrom: url, account: "a", sentAt: 0)
         #expect(try await storage.allCookies().map(\.name) == ["b"])
         try await storage.store(
@@ -224,6 +225,30 @@ struct PersistentCookieStorageTests {
         try await storage.store(setCookieFields: [field], receivedFrom: try #require(URL(string: from)), account: "a", sentAt: 0)
         let header = try await storage.cookieHeader(for: try #require(URL(string: to)), account: "a").field
         #expect((header != nil) == sent, "\(field) from \(from) to \(to): \(header ?? "nil")")
+    }
+
+    @Test("two storages on one folder: a sign-out through one is seen by the other, and its cookies are not lost")
+    func twoStoragesOnOneFolder() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Two clients of one environment and account (say, the REST client and another module's),
+        // each with its own storage on the same folder.
+        let (first, firstStorage) = Self.client(folder, base: Self.server())
+        let (second, secondStorage) = Self.client(folder, base: Self.server())
+        try await first.send(Request<Void>.get("/login"))
+        #expect(try await Self.sentCookie(second) == "sid=abc123; theme=dark")
+
+        // Signed out through the first client: the second must not go on sending the old session,
+        // nor write it back to disk with the next cookie it stores.
+        try await first.resetSession()
+        #expect(try await Self.sentCookie(second) == "")
+        try await secondStorage.store(
+            setCookieFields: ["other=1; Path=/"], receivedFrom: try #require(URL(string: "https://api.example.test/x")),
+            account: "alice", sentAt: 1)
+        #expect(try await Self.sentCookie(first) == "other=1")
+        let onDisk = String(decoding: try Data(contentsOf: firstStorage.fileURL(account: "alice")), as: UTF8.self)
+        #expect(onDisk.contains("other"))
+        #expect(!onDisk.contains("abc123"))
     }
 
     @Test("file names keep accounts apart whatever characters they use")
