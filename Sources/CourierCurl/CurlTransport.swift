@@ -56,7 +56,11 @@ public final class CurlTransport: Transport {
     /// per-host limit, made on first use, so open feeds never hold the connections `engine`
     /// allows per host.
     private let longLivedEngine = Locked<CurlEngine?>(nil)
-    let cookies: CurlCookieShare?
+    /// The cookie store new requests use, replaced by ``resetSession()``; `nil` when cookies are off.
+    private let cookieShare: Locked<CurlCookieShare?>
+    /// The cookie store new requests use: requests sent before a session reset keep the one they
+    /// started with, so their answers cannot put cookies in the store that replaced it.
+    var cookies: CurlCookieShare? { cookieShare.current }
     /// Runs after a call took the current engine and before it starts its transfer there
     /// (tests only: a session reset in that gap).
     private let beforeStart: (@Sendable () async -> Void)?
@@ -76,7 +80,8 @@ public final class CurlTransport: Transport {
     package init(configuration: Configuration, beforeStart: (@Sendable () async -> Void)?) {
         self.beforeStart = beforeStart
         self.configuration = configuration
-        cookies = configuration.httpShouldSetCookies ? CurlCookieShare() : nil
+        let cookies = configuration.httpShouldSetCookies ? CurlCookieShare() : nil
+        cookieShare = Locked(cookies)
         engine = Locked(CurlEngine(maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost, cookies: cookies))
         unrepeatable = PerOriginLimiter(limit: configuration.httpMaximumConnectionsPerHost)
     }
@@ -250,7 +255,10 @@ public final class CurlTransport: Transport {
             handle: handle, url: url, delivery: delivery, engine: engine, timings: TaskTimingsReporter.current,
             progress: TransferProgressReporter.current, started: RequestStartReporter.current)
         do {
-            try CurlRequestOptions(configuration: configuration, cookies: cookies)
+            // The engine's own store: a handle is never attached to a store its engine does not
+            // hold (a reset replaces both), and a call that took an engine before a reset stores
+            // its cookies in that engine's store, never sent again.
+            try CurlRequestOptions(configuration: configuration, cookies: engine.cookies)
                 .apply(
                     request, to: transfer, idleTimeout: idleTimeout, totalTimeout: totalTimeout,
                     limitsLowSpeed: limitsLowSpeed, decodesContent: decodesContent)
@@ -282,13 +290,20 @@ extension CurlTransport {
 
 extension CurlTransport: SessionResettable {
     /// Forgets the account's transport-level state: deletes every cookie of this transport and
-    /// makes later requests use new connections (requests already running finish on the old
-    /// ones, whose pool then closes).
+    /// makes later requests use new connections and a new cookie store (requests already running
+    /// finish on the old ones, whose pool then closes; the cookies their answers set go to the
+    /// old store, never sent again).
     public func resetSession() async {
-        if let cookies, let handle = curl_easy_init() {
-            _ = ccurl_easy_setopt_pointer(handle, CURLOPT_SHARE, cookies.share)
-            _ = ccurl_easy_setopt_string(handle, CURLOPT_COOKIELIST, "ALL")
-            curl_easy_cleanup(handle)
+        if let old = cookies {
+            if let handle = curl_easy_init() {
+                _ = ccurl_easy_setopt_pointer(handle, CURLOPT_SHARE, old.share)
+                _ = ccurl_easy_setopt_string(handle, CURLOPT_COOKIELIST, "ALL")
+                curl_easy_cleanup(handle)
+            }
+            // A new store: an answer to a request sent before this reset (a sign-in's late
+            // Set-Cookie) must not bring the reset session back. Calls running on the old engine
+            // keep the old store, which that engine holds until it is released.
+            if let fresh = CurlCookieShare() { cookieShare.set(fresh) }
         }
         let fresh = CurlEngine(maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost, cookies: cookies)
         let old = engine.withLock { current -> CurlEngine in

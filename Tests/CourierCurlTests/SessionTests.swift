@@ -40,6 +40,39 @@ struct SessionTests {
                 < 400)
     }
 
+    @Test(
+        "a response to a request sent before resetSession does not bring the reset session's cookies back",
+        .timeLimit(.minutes(1)))
+    func lateSetCookieAfterResetIsDropped() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let heads = Locked<[String]>([])
+        let server = try LoopbackSocketServer { connection in
+            while let head = connection.readHead() {
+                heads.withLock { $0.append(head) }
+                if head.hasPrefix("get /login") {
+                    _ = release.wait(timeout: .now() + 20)  // held until the test signed out
+                    connection.write(
+                        "HTTP/1.1 200 OK\r\nSet-Cookie: session=old-secret; Path=/\r\nContent-Length: 0\r\n"
+                            + "Connection: close\r\n\r\n")
+                    return
+                }
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+            }
+        }
+        defer { server.stop() }
+        let transport = CurlTransport()
+        let login = Task { try await transport.send(URLRequest(url: server.origin.appendingPathComponent("login"))) }
+        for _ in 0..<1000 where heads.current.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        await transport.resetSession()  // sign-out while the sign-in is in flight
+        release.signal()
+        #expect(try await login.value.statusCode == 200)
+        #expect(transport.storedCookies.isEmpty)
+        _ = try await transport.send(URLRequest(url: server.origin.appendingPathComponent("me")))
+        let me = try #require(heads.current.last)
+        #expect(me.hasPrefix("get /me"))
+        #expect(!me.contains("old-secret"), "the server received: \(me)")
+    }
+
     @Test("metrics events carry libcurl's phase timings, byte counts and the protocol; a reused connection has no connect phase")
     func timingsInMetricsEvents() async throws {
         let (base, _) = try CurlServers.namespace()

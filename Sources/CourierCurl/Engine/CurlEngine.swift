@@ -36,8 +36,10 @@ final class CurlEngine: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
-    /// The transport's cookie store; released after the last easy handle that uses it.
-    private(set) var cookies: CurlCookieShare?
+    /// The cookie store every transfer of this engine uses (the transport's when the engine was
+    /// made; a session reset makes a new engine with a new store), held as long as the engine so
+    /// it outlives every easy handle attached to it.
+    let cookies: CurlCookieShare?
     private let lock = NSLock()
     private let commandLock = NSLock()
     private let poolLock = NSLock()
@@ -537,7 +539,6 @@ final class CurlEngine: @unchecked Sendable {
         if poller >= 0 { close(poller) }
         if waker.read >= 0 { close(waker.read) }
         if waker.write >= 0, waker.write != waker.read { close(waker.write) }
-        cookies = nil
     }
 
     // MARK: - libcurl's socket and timer callbacks (under `lock`)
