@@ -29,7 +29,9 @@ public enum AuthorizationCodeError: Error, Sendable, Hashable, CustomStringConve
     /// `Authorization: Bearer`, and a client must not use a token type it does not understand
     /// (RFC 6749 §7.1). A response without `token_type` is read as Bearer.
     case tokenRequestRejected(statusCode: Int, error: String?, description: String?)
-    /// The user closed the sign-in sheet (the presenter reports it); nothing to show.
+    /// The user closed the sign-in sheet (the presenter reports it); nothing to show. Also thrown
+    /// by ``AuthorizationCodeFlow/handleCallback(_:)`` when a newer attempt started while this
+    /// one's code was being exchanged: the newer attempt replaced it, and its tokens are not stored.
     case cancelled
 
     public var description: String {

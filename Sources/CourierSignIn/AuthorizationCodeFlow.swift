@@ -36,7 +36,9 @@ public actor AuthorizationCodeFlow {
     private let tokenManager: TokenManager
     private let transport: any Transport
     private let now: @Sendable () -> Date
-    private var pending: (state: String, proofKey: ProofKey)?
+    private var pending: (state: String, proofKey: ProofKey, attempt: Int)?
+    /// How many attempts were started: the number of the newest one.
+    private var attempts = 0
 
     /// Creates a flow.
     ///
@@ -56,7 +58,9 @@ public actor AuthorizationCodeFlow {
         self.now = now
     }
 
-    /// Opens the authorization page with `presenter`, handles its callback and signs in.
+    /// Opens the authorization page with `presenter`, handles its callback and signs in. When the
+    /// presenter throws (the user closed the page), the attempt ends: a callback for it arriving
+    /// later fails with ``AuthorizationCodeError/noPendingAuthorization``.
     ///
     /// - Returns: The stored tokens.
     /// - Throws: ``AuthorizationCodeError`` (including ``AuthorizationCodeError/cancelled``),
@@ -65,7 +69,16 @@ public actor AuthorizationCodeFlow {
     @discardableResult
     public func signIn(using presenter: some AuthorizationPresenting) async throws -> AuthTokens {
         let url = try authorizationURL()
-        let callback = try await presenter.present(url, callbackScheme: configuration.callbackScheme)
+        let attempt = attempts
+        let callback: URL
+        do {
+            callback = try await presenter.present(url, callbackScheme: configuration.callbackScheme)
+        } catch {
+            // The attempt ended without a callback (the user closed the page): a late callback for
+            // it must not sign the user in after all.
+            if pending?.attempt == attempt { pending = nil }
+            throw error
+        }
         return try await handleCallback(callback)
     }
 
@@ -101,20 +114,24 @@ public actor AuthorizationCodeFlow {
         guard let url = components.url else {
             throw NetworkError.invalidRequest("the authorization URL cannot be built")
         }
-        pending = (state, proofKey)
+        attempts += 1
+        pending = (state, proofKey, attempts)
         return url
     }
 
     /// Handles the redirect that ends an attempt: checks it, exchanges the code and signs in.
     ///
     /// A callback for another redirect URI leaves the attempt pending; any other callback ends it
-    /// (one callback per attempt, whatever its outcome).
+    /// (one callback per attempt, whatever its outcome). When a newer attempt starts while the
+    /// code is being exchanged, the tokens are not stored (they would replace the newer
+    /// attempt's, perhaps another account's) and ``AuthorizationCodeError/cancelled`` is thrown.
     ///
     /// - Returns: The stored tokens.
     /// - Throws: ``AuthorizationCodeError`` — `noPendingAuthorization`, `redirectURIMismatch`,
     ///   `stateMismatch` (nothing is sent), `authorizationFailed` (the server's `error`),
     ///   `missingAuthorizationCode`, `tokenRequestRejected` (a 400/401 from the token endpoint, or
-    ///   a `token_type` other than Bearer — nothing is stored);
+    ///   a `token_type` other than Bearer — nothing is stored), `cancelled` (a newer attempt
+    ///   started during the exchange — nothing is stored);
     ///   `NetworkError` when the token request failed in transit or its answer was not a token
     ///   response; `TokenStoreError` when the tokens could not be stored.
     @discardableResult
@@ -134,6 +151,9 @@ public actor AuthorizationCodeFlow {
         }
         guard let code = single("code"), !code.isEmpty else { throw AuthorizationCodeError.missingAuthorizationCode }
         let tokens = try await exchange(code: code, verifier: attempt.proofKey.verifier)
+        // A newer attempt started while the code was exchanged replaced this one (the user may be
+        // signing in as someone else): its tokens must not overwrite that attempt's.
+        guard attempts == attempt.attempt else { throw AuthorizationCodeError.cancelled }
         try await tokenManager.signIn(tokens)
         return tokens
     }

@@ -173,6 +173,69 @@ extension SignInTests {
             #expect(store.read() == nil)
         }
 
+        /// Two sign-ins, one after the other: the first attempt's code exchange is still in flight
+        /// when the user starts a second attempt (another account) and finishes it. The first
+        /// exchange's late answer must not replace the second account's tokens.
+        @Test func aReplacedAttemptsLateExchangeDoesNotOverwriteTheNewerSignIn() async throws {
+            let (released, release) = AsyncStream<Void>.makeStream()
+            let stub = StubTransport { request in
+                let body = String(decoding: request.httpBody ?? Data(), as: UTF8.self)
+                if body.contains("code=code-a&") {
+                    // Held until the second sign-in is done (bounded: at most 10 s).
+                    _ = await withTaskGroup(of: Void.self) { group in
+                        group.addTask { for await _ in released { return } }
+                        group.addTask { try? await Task.sleep(for: .seconds(10)) }
+                        await group.next()
+                        group.cancelAll()
+                    }
+                    return .status(200, body: #"{"access_token":"at-a","token_type":"Bearer","refresh_token":"rt-a"}"#)
+                }
+                return .status(200, body: #"{"access_token":"at-b","token_type":"Bearer","refresh_token":"rt-b"}"#)
+            }
+            let store = InMemoryTokenStore()
+            let flow = Self.flow(stub, store: store)
+            _ = try await flow.authorizationURL(state: "s-a", proofKey: .random())
+            let first = Task {
+                try await flow.handleCallback(URL(string: "com.example.app:/oauth2redirect?code=code-a&state=s-a")!)
+            }
+            for _ in 0..<500 where stub.requestCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(stub.requestCount == 1)
+
+            _ = try await flow.authorizationURL(state: "s-b", proofKey: .random())
+            let second = try await flow.handleCallback(URL(string: "com.example.app:/oauth2redirect?code=code-b&state=s-b")!)
+            #expect(second.accessToken == "at-b")
+            release.yield()
+            release.finish()
+
+            await #expect(throws: AuthorizationCodeError.cancelled) { try await first.value }
+            #expect(store.read()?.accessToken == "at-b")
+            #expect(store.read()?.refreshToken == "rt-b")
+        }
+
+        /// The user closes the sign-in page (the presenter throws `cancelled`); the browser's
+        /// redirect for that attempt then reaches the app anyway (a private-use-scheme URL
+        /// delivered to its URL handler). The cancelled attempt must not sign the user in.
+        @Test func aCallbackForACancelledAttemptDoesNotSignIn() async throws {
+            struct ClosedPage: AuthorizationPresenting {
+                let opened: Locked<URL?>
+                func present(_ url: URL, callbackScheme: String) async throws -> URL {
+                    opened.set(url)
+                    throw AuthorizationCodeError.cancelled
+                }
+            }
+            let stub = Self.tokenStub()
+            let store = InMemoryTokenStore()
+            let flow = Self.flow(stub, store: store)
+            let presenter = ClosedPage(opened: Locked(nil))
+            await #expect(throws: AuthorizationCodeError.cancelled) { try await flow.signIn(using: presenter) }
+            let state = try #require(presenter.opened.current.flatMap { Self.query($0)["state"] })
+            await #expect(throws: AuthorizationCodeError.noPendingAuthorization) {
+                try await flow.handleCallback(URL(string: "com.example.app:/oauth2redirect?code=late&state=\(state)")!)
+            }
+            #expect(stub.requestCount == 0)
+            #expect(store.read() == nil)
+        }
+
         /// RFC 6749 §7.1: a token of another type than Bearer (`DPoP`) is refused with a typed
         /// error and not stored; `bearer` in any case, or no `token_type`, is accepted.
         @Test func aTokenOfAnotherTypeThanBearerIsRefusedAndNotStored() async throws {
