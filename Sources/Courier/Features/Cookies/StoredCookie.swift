@@ -117,7 +117,7 @@ enum SetCookieParser {
             let argument = pieces.count > 1 ? pieces[1].trimmingCharacters(in: .whitespaces) : ""
             switch key {
             case "expires":
-                if let date = HTTPDate.parse(argument) ?? CookieDate.parse(argument) { expires = date }
+                if let date = CookieDate.parse(argument) { expires = date }
             case "max-age":
                 guard let seconds = Int(argument) else { continue }
                 maxAge =
@@ -169,13 +169,84 @@ enum SetCookieParser {
     }
 }
 
-/// The lenient cookie-date form servers send besides HTTP-dates (`Wed, 21-Oct-2026 07:28:00 GMT`
-/// with a four-digit year), RFC 6265 §5.1.1 in its common shapes.
+/// A cookie's `Expires` date, parsed with RFC 6265 §5.1.1's algorithm: the first time, day of
+/// month, month and year among the tokens, in any order and with any delimiters, so the
+/// IMF-fixdate, RFC 850 (`Wednesday, 21-Oct-26 07:28:00 GMT`) and asctime forms and the lenient
+/// shapes servers send all parse. A two-digit year is 1970–2069 (§5.1.1 step 3); `nil` for a
+/// date the algorithm fails (a field missing or out of range, a year before 1601, 30 February).
 enum CookieDate {
     static func parse(_ text: String) -> Date? {
-        let normalised = text.replacingOccurrences(of: "-", with: " ")
-        let tokens = normalised.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
-        guard tokens.count >= 5 else { return nil }
-        return HTTPDate.parse("\(tokens[0]), \(tokens[1]) \(tokens[2]) \(tokens[3]) \(tokens[4]) GMT")
+        var time: (hour: Int, minute: Int, second: Int)?
+        var day: Int?
+        var month: Int?
+        var year: Int?
+        for token in tokens(of: text) {
+            if time == nil, let found = Self.time(token) {
+                time = found
+            } else if day == nil, let found = leadingDigits(token, count: 1...2) {
+                day = found
+            } else if month == nil, let found = Self.month(token) {
+                month = found
+            } else if year == nil, let found = leadingDigits(token, count: 2...4) {
+                year = found
+            }
+        }
+        guard let time, let day, let month, var year else { return nil }
+        if (70...99).contains(year) { year += 1900 } else if (0...69).contains(year) { year += 2000 }
+        guard (1...31).contains(day), year >= 1601, time.hour <= 23, time.minute <= 59, time.second <= 59 else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        guard let utc = TimeZone(identifier: "UTC") else { return nil }
+        calendar.timeZone = utc
+        let components = DateComponents(
+            year: year, month: month, day: day, hour: time.hour, minute: time.minute, second: time.second)
+        // 30 February and the like do not exist: the calendar would roll them over.
+        guard let date = calendar.date(from: components),
+            calendar.component(.day, from: date) == day, calendar.component(.month, from: date) == month
+        else { return nil }
+        return date
+    }
+
+    /// The date-tokens of `text`: runs of characters that are not delimiters (§5.1.1: %x09,
+    /// %x20-2F, %x3B-40, %x5B-60, %x7B-7E).
+    private static func tokens(of text: String) -> [Substring.UTF8View] {
+        func isDelimiter(_ byte: UInt8) -> Bool {
+            byte == 0x09 || (0x20...0x2F).contains(byte) || (0x3B...0x40).contains(byte) || (0x5B...0x60).contains(byte)
+                || (0x7B...0x7E).contains(byte)
+        }
+        return text.utf8.split(whereSeparator: isDelimiter).map { Substring($0).utf8 }
+    }
+
+    /// The number made of `count` leading digits of `token`, when what follows them (if
+    /// anything) starts with a non-digit.
+    private static func leadingDigits(_ token: Substring.UTF8View, count: ClosedRange<Int>) -> Int? {
+        let digits = token.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard count.contains(digits.count) else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+    }
+
+    /// `hh:mm:ss` (one or two digits each), optionally followed by a non-digit and anything.
+    private static func time(_ token: Substring.UTF8View) -> (hour: Int, minute: Int, second: Int)? {
+        var values: [Int] = []
+        var rest = token[...]
+        for index in 0..<3 {
+            let digits = rest.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            guard (1...2).contains(digits.count) else { return nil }
+            values.append(digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) })
+            rest = rest.dropFirst(digits.count)
+            if index < 2 {
+                guard rest.first == UInt8(ascii: ":") else { return nil }
+                rest = rest.dropFirst()
+            }
+        }
+        if let next = rest.first, next >= UInt8(ascii: "0"), next <= UInt8(ascii: "9") { return nil }
+        return (values[0], values[1], values[2])
+    }
+
+    /// The month a token starts with (`jan`…`dec`, any case), 1…12.
+    private static func month(_ token: Substring.UTF8View) -> Int? {
+        guard token.count >= 3 else { return nil }
+        let name = String(decoding: token.prefix(3), as: UTF8.self).lowercased()
+        return ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"].firstIndex(of: name)
+            .map { $0 + 1 }
     }
 }

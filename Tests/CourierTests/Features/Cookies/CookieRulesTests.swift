@@ -80,3 +80,51 @@ struct CookieRulesTests {
         #expect(cookies.allSatisfy { ($0.expiresDate ?? .distantFuture) < latest })
     }
 }
+
+/// `Expires` parsed with RFC 6265 §5.1.1's algorithm. Measured before (an outside tester): a
+/// two-digit year (`21 Oct 26`) was read as 26 AD, so the cookie arrived already expired.
+@Suite("Cookie dates (RFC 6265 §5.1.1)")
+struct CookieDateTests {
+    private static func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Int) -> Date? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        return calendar.date(
+            from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second))
+    }
+
+    @Test(
+        "every shape servers send parses, two-digit years as 1970–2069",
+        arguments: [
+            ("Wed, 21 Oct 2026 07:28:00 GMT", 2026),
+            ("Wed, 21 Oct 26 07:28:00 GMT", 2026),
+            ("Wednesday, 21-Oct-26 07:28:00 GMT", 2026),
+            ("Wed Oct 21 07:28:00 2026", 2026),
+            ("Wed, 21-Oct-2026 07:28:00 GMT", 2026),
+            ("21 oct 2026 07:28:00", 2026),
+            ("Thu, 21 Oct 99 07:28:00 GMT", 1999),
+            ("Sun, 21 Oct 69 07:28:00 GMT", 2069),
+            ("Tue, 21 Oct 70 07:28:00 GMT", 1970),
+        ])
+    func shapes(text: String, year: Int) {
+        #expect(CookieDate.parse(text) == Self.utc(year, 10, 21, 7, 28, 0), "\(text)")
+    }
+
+    @Test(
+        "a date the algorithm refuses is nil",
+        arguments: [
+            "Mon, 30 Feb 2026 07:28:00 GMT", "Wed, 21 Oct 1600 07:28:00 GMT", "Wed, 21 Oct 2026 24:00:00 GMT",
+            "Wed, 32 Oct 2026 07:28:00 GMT", "Wed, 21 Oct 2026", "tomorrow", "",
+        ])
+    func refused(text: String) {
+        #expect(CookieDate.parse(text) == nil, "\(text)")
+    }
+
+    @Test("a Set-Cookie with a two-digit year is stored until then, not expired on arrival")
+    func twoDigitYearCookieLives() throws {
+        let url = try #require(URL(string: "https://example.com/"))
+        let now = try #require(Self.utc(2026, 1, 1, 0, 0, 0))
+        let cookie = try #require(
+            SetCookieParser.cookie(from: "sid=abc; Expires=Wed, 21 Oct 26 07:28:00 GMT", receivedFrom: url, at: now))
+        #expect(cookie.expires == Self.utc(2026, 10, 21, 7, 28, 0))
+    }
+}
