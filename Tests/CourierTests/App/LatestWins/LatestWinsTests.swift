@@ -54,43 +54,18 @@ struct LatestWinsTests {
         }
     }
 
-    /// Waits until opened, whatever happens to the waiting task (an `AsyncStream` would end on
-    /// cancellation): an operation that ignores cancellation.
-    private final class Latch: Sendable {
-        private let waiter = Locked<(opened: Bool, continuation: CheckedContinuation<Void, Never>?)>((false, nil))
-
-        func wait() async {
-            await withCheckedContinuation { continuation in
-                let opened = waiter.withLock { state in
-                    if !state.opened { state.continuation = continuation }
-                    return state.opened
-                }
-                if opened { continuation.resume() }
-            }
-        }
-
-        func open() {
-            let continuation = waiter.withLock { state in
-                state.opened = true
-                defer { state.continuation = nil }
-                return state.continuation
-            }
-            continuation?.resume()
-        }
-    }
-
     /// Measured before: the superseded caller waited for its operation (here, until the test
-    /// opened the latch; with an operation that never ends, for ever).
+    /// opened the gate; with an operation that never ends, for ever).
     @Test("a superseded call ends at once, without waiting for an operation that ignores cancellation")
     func supersededCallerDoesNotWaitForItsOperation() async throws {
         let gate = LatestWins()
         let started = AsyncStream<Void>.makeStream()
-        let latch = Latch()
+        let held = TransportGate()  // waits whatever happens to the waiting task: ignores cancellation
         let finished = Locked(false)
         let older = Task {
             try await gate.run(key: "search") { () -> String in
                 started.continuation.yield()
-                await latch.wait()
+                await held.wait()
                 finished.set(true)
                 return "stale"
             }
@@ -99,25 +74,25 @@ struct LatestWinsTests {
         #expect(try await gate.run(key: "search") { "fresh" } == "fresh")
         await #expect(throws: NetworkError.cancelled) { try await older.value }
         #expect(!finished.current, "the superseded caller returned before its operation ended")
-        latch.open()
+        await held.open()
     }
 
     @Test("a cancelled caller ends at once, without waiting for an operation that ignores cancellation")
     func cancelledCallerDoesNotWaitForItsOperation() async throws {
         let gate = LatestWins()
         let started = AsyncStream<Void>.makeStream()
-        let latch = Latch()
+        let held = TransportGate()  // waits whatever happens to the waiting task: ignores cancellation
         let call = Task {
             try await gate.run { () -> Int in
                 started.continuation.yield()
-                await latch.wait()
+                await held.wait()
                 return 1
             }
         }
         for await _ in started.stream { break }
         call.cancel()
         await #expect(throws: NetworkError.cancelled) { try await call.value }
-        latch.open()
+        await held.open()
     }
 
     @Test("calls of other keys are independent")
