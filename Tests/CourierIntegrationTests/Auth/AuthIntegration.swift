@@ -80,7 +80,10 @@ struct AuthSession {
         let (status, _) = try await TestServers.control(
             "POST", "auth/config", namespace: namespace, json: ["accessTtl": 3600, "refreshDelay": refreshDelay])
         #expect(status == 200)
-        return AuthSession(client: client, manager: manager, store: store, namespace: namespace, signedIn: tokens)
+        // What the store holds after the sign-in: the tokens with the grant ID the manager gave them.
+        let signedIn = try #require(store.read())
+        #expect(signedIn.accessToken == tokens.accessToken && signedIn.grantID != nil)
+        return AuthSession(client: client, manager: manager, store: store, namespace: namespace, signedIn: signedIn)
     }
 
     /// `GET /me`, bearer token required.

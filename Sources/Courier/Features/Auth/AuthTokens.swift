@@ -22,12 +22,32 @@ public struct AuthTokens: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// ``OAuthTokenResponse/tokens(receivedAt:serverDate:keeping:)``); `nil` when unknown. Takes
     /// precedence over the JWT's own `exp`, which is in the server's time frame.
     public var expiresAt: Date?
+    /// Which sign-in these tokens belong to: an opaque identifier (a UUID string) that
+    /// ``TokenManager/signIn(_:)`` gives a new sign-in and every refresh of it keeps — the
+    /// authorization grant behind the tokens (RFC 6749 §1.3), not a value any server sees. `nil`
+    /// for tokens from before Courier kept it, or from a store that does not keep it.
+    ///
+    /// Processes that share one ``TokenStore`` (an app and its extensions) tell by it a refresh
+    /// by the other process from another sign-in: when the server rotates refresh tokens
+    /// (RFC 6749 §6, RFC 9700 §4.14.2), a refresh looks like a new user's tokens otherwise. A
+    /// custom store must write and read it back with the tokens (``FileTokenStore`` and the
+    /// Keychain store do); without it a rotated refresh token counts as another sign-in, and the
+    /// calls waiting for a refresh end with ``NetworkError/signedOut``.
+    public var grantID: String?
 
-    /// Creates a credential pair.
+    /// Creates a credential pair of a new sign-in (no ``grantID``: ``TokenManager/signIn(_:)``
+    /// gives it one).
     public init(accessToken: String, refreshToken: String?, expiresAt: Date? = nil) {
+        self.init(accessToken: accessToken, refreshToken: refreshToken, expiresAt: expiresAt, grantID: nil)
+    }
+
+    /// Creates a credential pair with the ``grantID`` of its sign-in: what a custom ``TokenStore``
+    /// reads back.
+    public init(accessToken: String, refreshToken: String?, expiresAt: Date? = nil, grantID: String?) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.expiresAt = expiresAt
+        self.grantID = grantID
     }
 
     /// When the access token stops being accepted, by this device's clock: ``expiresAt`` when
@@ -49,23 +69,26 @@ public struct AuthTokens: Sendable, Hashable, CustomStringConvertible, CustomDeb
             self,
             children: [
                 "accessToken": "<redacted>", "refreshToken": refreshToken == nil ? "nil" : "<redacted>",
-                "expiresAt": expiresAt as Any,
+                "expiresAt": expiresAt as Any, "grantID": grantID as Any,
             ], displayStyle: .struct)
     }
 }
 
 extension AuthTokens {
     /// The stored form used by ``FileTokenStore`` and the Keychain store: a small JSON object with
-    /// `access_token`, `refresh_token` and `expires_at` (seconds since 1970).
+    /// `access_token`, `refresh_token`, `expires_at` (seconds since 1970) and `grant_id` (absent
+    /// in what earlier versions wrote).
     private struct Stored: Codable {
         var accessToken: String
         var refreshToken: String?
         var expiresAt: Double?
+        var grantID: String?
 
         enum CodingKeys: String, CodingKey {
             case accessToken = "access_token"
             case refreshToken = "refresh_token"
             case expiresAt = "expires_at"
+            case grantID = "grant_id"
         }
     }
 
@@ -75,7 +98,8 @@ extension AuthTokens {
         encoder.outputFormatting = [.sortedKeys]
         return try encoder.encode(
             Stored(
-                accessToken: accessToken, refreshToken: refreshToken, expiresAt: expiresAt?.timeIntervalSince1970))
+                accessToken: accessToken, refreshToken: refreshToken, expiresAt: expiresAt?.timeIntervalSince1970,
+                grantID: grantID))
     }
 
     /// Decodes tokens written by ``storedRepresentation()``.
@@ -87,6 +111,6 @@ extension AuthTokens {
         }
         self.init(
             accessToken: stored.accessToken, refreshToken: stored.refreshToken,
-            expiresAt: stored.expiresAt.map { Date(timeIntervalSince1970: $0) })
+            expiresAt: stored.expiresAt.map { Date(timeIntervalSince1970: $0) }, grantID: stored.grantID)
     }
 }

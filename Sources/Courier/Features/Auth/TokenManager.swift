@@ -300,11 +300,14 @@ public actor TokenManager {
     // MARK: Session lifecycle
 
     /// Stores the tokens of a new sign-in and publishes ``SessionEvent/signedIn``. Requests waiting
-    /// for a refresh get the new access token.
+    /// for a refresh get the new access token. Tokens without an ``AuthTokens/grantID`` get a new
+    /// one, which their refreshes keep.
     ///
     /// - Throws: ``TokenStoreError`` when the store cannot be written (the tokens are still used
     ///   from memory for this process, and written by the next call that needs a token).
     public func signIn(_ tokens: AuthTokens) throws {
+        var tokens = tokens
+        if tokens.grantID == nil { tokens.grantID = UUID().uuidString }
         startNewSession(endedBy: nil)
         cache = .some(tokens)
         received = (tokens.accessToken, now())
@@ -330,10 +333,11 @@ public actor TokenManager {
     /// Reads the ``TokenStore`` again, for when another process (an app extension) may have
     /// changed it.
     ///
-    /// - A refresh by the other process (the same refresh token, or none on either side and the
-    ///   same access token) is adopted: the next call uses the stored tokens.
-    /// - Anything else is another sign-in (or a sign-out) — a rotated refresh token cannot be told
-    ///   from a new user's, so it counts as one. It starts a new session, as ``signIn(_:)`` does:
+    /// - A refresh by the other process is adopted: the next call uses the stored tokens. A refresh
+    ///   is stored tokens of the same ``AuthTokens/grantID`` — a rotated refresh token included —
+    ///   or, when either side has none (tokens written before Courier kept it), the same refresh
+    ///   token (or none on either side and the same access token).
+    /// - Anything else is another sign-in (or a sign-out). It starts a new session, as ``signIn(_:)`` does:
     ///   a refresh in flight is abandoned (its tokens are neither stored nor handed out), requests
     ///   waiting for it get the stored access token (or ``NetworkError/signedOut``), and a request
     ///   sent before is never sent again with the stored token — its 401 is the answer. No
@@ -503,14 +507,17 @@ public actor TokenManager {
         }
     }
 
-    /// Whether `b` can be a refresh of `a`'s sign-in: the same refresh token, or neither has
-    /// one and the access tokens are the same. (A rotated refresh token, RFC 6749 §6, looks
-    /// like another sign-in: treated as one, it costs a request its resend, never the session.)
+    /// Whether `b` can be a refresh of `a`'s sign-in: the same ``AuthTokens/grantID`` (a rotated
+    /// refresh token included, RFC 6749 §6); without one on either side, the same refresh token,
+    /// or neither has one and the access tokens are the same. (Without grant IDs a rotated
+    /// refresh token looks like another sign-in: treated as one, it costs a request its resend,
+    /// never the session.)
     private static func sameSignIn(_ a: AuthTokens?, _ b: AuthTokens?) -> Bool {
         switch (a, b) {
         case (nil, nil):
             return true
         case (let a?, let b?):
+            if let grant = a.grantID, let other = b.grantID { return grant == other }
             if a.refreshToken != nil || b.refreshToken != nil { return a.refreshToken == b.refreshToken }
             return a.accessToken == b.accessToken
         default:
@@ -623,7 +630,10 @@ public actor TokenManager {
             if let pins, !pins.isEnforced(by: transport) { try pins.refuseUnenforced(request.url) }
             host = FleetGuard.hostKey(of: request.url)
             let response = try await transport.send(request)
-            return .refreshed(try grant.parse(response, current: current, receivedAt: now()))
+            var tokens = try grant.parse(response, current: current, receivedAt: now())
+            // A refresh continues the sign-in; one from before grant IDs were kept starts its own.
+            tokens.grantID = current.grantID ?? UUID().uuidString
+            return .refreshed(tokens)
         } catch let rejection as TokenRefreshRejection {
             return .rejected(rejection)
         } catch {
@@ -645,6 +655,7 @@ public actor TokenManager {
             broadcaster.publish(.refreshed)
             save(tokens)
         case .rejected(let rejection):
+            if resumeWithRefreshAdoptedSince(refused: refreshToken) { return }
             if adoptTokensStoredSince(refused: refreshToken) { return }
             expireSession(rejection)
         case .failed(let error, let host):
@@ -707,8 +718,9 @@ public actor TokenManager {
 
     /// After the token endpoint refused `refused`: whether another process stored other tokens
     /// since this one last read or wrote the store (it refreshed first and the server rotated the
-    /// refresh token this one sent, or it signed in). Those are taken in as a reload would — a
-    /// new session, the store left as is — instead of clearing them.
+    /// refresh token this one sent, or it signed in). Those are taken in as a reload would — the
+    /// same session for a refresh of the same ``AuthTokens/grantID``, a new one otherwise, the
+    /// store left as is — instead of clearing them.
     private func adoptTokensStoredSince(refused: String) -> Bool {
         let found: AuthTokens?
         do {
@@ -722,6 +734,17 @@ public actor TokenManager {
         reloadPending = false
         adoptStored(found)
         resumeWaiters(with: .success(found.accessToken))  // none left when a new session started
+        return true
+    }
+
+    /// After the token endpoint refused `refused`: whether this process took in another process's
+    /// refresh of the same sign-in while the refused one was out (``reloadFromStore()`` found a
+    /// rotated refresh token of the same ``AuthTokens/grantID``). The waiters get its access token.
+    private func resumeWithRefreshAdoptedSince(refused: String) -> Bool {
+        guard let tokens = cache ?? nil, tokens.grantID != nil, let newer = tokens.refreshToken, newer != refused else {
+            return false
+        }
+        resumeWaiters(with: .success(tokens.accessToken))
         return true
     }
 

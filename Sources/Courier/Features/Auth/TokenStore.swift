@@ -8,8 +8,10 @@ import Foundation
 /// `UserDefaults`, a URL query or a log.
 ///
 /// Both tokens are read and written together, so a rotated refresh token (RFC 6749 §6) can
-/// never be stored without the access token issued with it. ``TokenManager`` serialises all
-/// access from one process; implementations must still be safe to call from any thread.
+/// never be stored without the access token issued with it. A custom store keeps every field of
+/// ``AuthTokens``, ``AuthTokens/grantID`` included: processes that share the store tell by it
+/// another process's refresh from another sign-in. ``TokenManager`` serialises all access from
+/// one process; implementations must still be safe to call from any thread.
 public protocol TokenStore: Sendable {
     /// The stored tokens, or `nil` when nobody is signed in.
     ///

@@ -133,6 +133,33 @@ extension AuthTests {
             #expect(try await client.send(Request<Me>.get("/me").policy(EndpointPolicy.authorizedRead)).jti == "as bob")
         }
 
+        /// The app and its extension share one store; the server rotates refresh tokens and has
+        /// expired every access token. The extension's call refreshes first (refresh-1 →
+        /// refresh-2). The app's call is answered 401, its refresh of the spent refresh-1 is
+        /// refused, and it is sent again with the extension's access token: the same sign-in.
+        @Test func aCallAnswered401AfterAnotherProcessRotatedTheRefreshTokenIsSentAgainWithItsToken() async throws {
+            let server = FakeAuthServer()
+            let store = InMemoryTokenStore()
+            let appTransport = server.makeTransport()
+            let extensionTransport = server.makeTransport()
+            let app = FakeAuthServer.tokenManager(appTransport, store: store)
+            try await app.signIn(server.signIn())
+            let appExtension = FakeAuthServer.tokenManager(extensionTransport, store: store)
+            let appClient = Self.client(appTransport, manager: app)
+            let extensionClient = Self.client(extensionTransport, manager: appExtension)
+            let me = Request<Me>.get("/me").policy(EndpointPolicy.authorizedRead)
+            #expect(try await appClient.send(me).jti == "jti-1")
+            server.expireAllAccessTokens()
+
+            #expect(try await extensionClient.send(me).jti == "jti-2")
+            #expect(try await appClient.send(me).jti == "jti-2")  // not NetworkError.unauthorized
+
+            #expect(server.refreshCalls == 2)  // the extension's, and the app's refused one
+            let appCalls = appTransport.requests.filter { $0.url?.path.hasSuffix("/me") == true }
+            #expect(appCalls.count == 3)  // jti-1; then 401 and the resend
+            #expect(try await app.isSignedIn())
+        }
+
         /// Another process (the app, while this is its extension) signs Bob in; this one reloads
         /// the shared store while Alice's request is out: her 401 is the answer, not a resend as Bob.
         @Test func aRequestIsNeverResentWithAnotherUsersTokenReloadedFromTheStore() async throws {

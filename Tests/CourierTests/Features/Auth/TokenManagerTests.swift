@@ -285,6 +285,80 @@ extension AuthTests {
             #expect(try await app.validAccessToken() == fresh)
         }
 
+        /// The app and its extension share one store and the server rotates refresh tokens. The
+        /// app's call waits for its refresh of refresh-1 when the extension refreshes first: the
+        /// server refuses the app's spent token, and the app's call goes on with the extension's
+        /// access token — the same sign-in (one grant ID), not another user's.
+        @Test func aRefreshRefusedAfterAnotherProcessRotatedTheTokenKeepsTheCallsOfTheSignIn() async throws {
+            let server = FakeAuthServer()
+            let store = InMemoryTokenStore()
+            let appGate = AsyncGate()
+            let appTransport = StubTransport { request in
+                await appGate.wait()
+                return try await server.handle(request)
+            }
+            let app = FakeAuthServer.tokenManager(appTransport, store: store)
+            try await app.signIn(server.signIn())
+            let appExtension = FakeAuthServer.tokenManager(server.makeTransport(), store: store)
+            let session = try #require(try await app.accessTokenAndSession())
+
+            let appRefresh = Task { try await app.refresh(failedToken: session.token, session: session.session) }
+            await AuthFixture.eventually { await app.pendingRefreshWaiters == 1 }
+            let fresh = try await appExtension.refresh(failedToken: session.token)
+            await appGate.open()
+            #expect(try await appRefresh.value == fresh)  // not nil: the request is sent again
+
+            #expect(server.refreshCalls == 2)  // the app's was refused
+            #expect(app.currentSession == session.session)
+            #expect(try await app.validAccessToken() == fresh)
+            let stored = try #require(store.read())
+            #expect(stored.refreshToken == "refresh-2" && stored.grantID != nil)
+        }
+
+        /// The same, with the app reloading the store while its refresh is out: the reload takes
+        /// the extension's rotated pair in as a refresh of the sign-in, and the refused refresh
+        /// hands the waiters its access token instead of ending the session.
+        @Test func aReloadThatFindsARotatedRefreshTokenOfTheSameSignInKeepsTheWaitingCalls() async throws {
+            let server = FakeAuthServer()
+            let store = InMemoryTokenStore()
+            let appGate = AsyncGate()
+            let appTransport = StubTransport { request in
+                await appGate.wait()
+                return try await server.handle(request)
+            }
+            let app = FakeAuthServer.tokenManager(appTransport, store: store)
+            try await app.signIn(server.signIn())
+            let appExtension = FakeAuthServer.tokenManager(server.makeTransport(), store: store)
+            let session = try #require(try await app.accessTokenAndSession())
+
+            let appRefresh = Task { try await app.refresh(failedToken: session.token, session: session.session) }
+            await AuthFixture.eventually { await app.pendingRefreshWaiters == 1 }
+            let fresh = try await appExtension.refresh(failedToken: session.token)
+            await app.reloadFromStore()
+            #expect(app.currentSession == session.session)
+            await appGate.open()
+            #expect(try await appRefresh.value == fresh)
+            #expect(server.refreshCalls == 2)
+            #expect(store.read()?.accessToken == fresh)  // the refused refresh cleared nothing
+            #expect(try await app.validAccessToken() == fresh)
+        }
+
+        /// Another process signing another user in (a new grant ID) is still another sign-in: the
+        /// request made as the first user is not sent again with the new user's token.
+        @Test func anotherProcesssSignInIsStillAnotherSessionWithGrantIDs() async throws {
+            let server = FakeAuthServer()
+            let store = InMemoryTokenStore()
+            let app = FakeAuthServer.tokenManager(server.makeTransport(), store: store)
+            try await app.signIn(server.signIn())
+            let session = try #require(try await app.accessTokenAndSession())
+            let appExtension = FakeAuthServer.tokenManager(server.makeTransport(), store: store)
+            try await appExtension.signIn(server.signIn())  // Bob
+            await app.reloadFromStore()
+            #expect(app.currentSession != session.session)
+            #expect(try await app.refresh(failedToken: session.token, session: session.session) == nil)
+            #expect(server.refreshCalls == 0)
+        }
+
         @Test func missingRefreshTokenEndsTheSession() async throws {
             let server = FakeAuthServer()
             let transport = server.makeTransport()
@@ -364,7 +438,8 @@ extension AuthTests {
             try await manager.signIn(other)
             #expect(try await waiter.value == other.accessToken)
             await gate.open()
-            #expect(store.read() == other)
+            let stored = try #require(store.read())
+            #expect(stored.accessToken == other.accessToken && stored.refreshToken == other.refreshToken)
         }
 
         @Test func storeWriteFailureKeepsTheSessionInMemoryAndIsReported() async throws {

@@ -40,6 +40,23 @@ extension AuthTests {
             #expect(store.read() == nil)
         }
 
+        /// The grant ID is stored with the tokens; a file an earlier version wrote (no `grant_id`)
+        /// reads as tokens without one.
+        @Test func theFileKeepsTheGrantIDAndReadsFilesWithoutOne() throws {
+            try Self.withTemporaryDirectory { directory in
+                let url = directory.appendingPathComponent("tokens.json")
+                let store = FileTokenStore(fileURL: url)
+                var tokens = Self.tokens
+                tokens.grantID = "5D2C7D0A-0F4E-4C4B-9C53-2B0D5E7A1F00"
+                try store.write(tokens)
+                #expect(try FileTokenStore(fileURL: url).read() == tokens)
+
+                try Data(#"{"access_token":"a","expires_at":1800000000,"refresh_token":"r"}"#.utf8).write(to: url)
+                let legacy = try #require(try store.read())
+                #expect(legacy.refreshToken == "r" && legacy.grantID == nil)
+            }
+        }
+
         @Test func fileRoundTripWithMode0600() throws {
             try Self.withTemporaryDirectory { directory in
                 let url = directory.appendingPathComponent("nested/session/tokens.json")
