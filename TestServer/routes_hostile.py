@@ -40,6 +40,13 @@ GET|POST /hostile/excess-next
     The usual next request: a 200 with the body "next". Counts each request under "hostile" as
     "nexts".
 
+POST /hostile/early?after_kib=N
+    Reads N KiB of the request body (0..65536, default 1024), then writes a whole final answer
+    raw, ``201 Created`` with ``Connection: close`` and the body "created", and closes the
+    connection with the rest of the body unread (the kernel answers the client's next bytes with
+    a reset). The client's answer is the 201 (RFC 9112 §9.5: a client that sees a response while
+    it sends its body stops sending). Counts each request under "hostile" as "earlies".
+
 GET|POST /hostile/head?kib=N&lines=M
     A 200 whose header section carries N KiB (1..65536, default 1024) of filler in M fields
     (1..100000, default 1: one field of N KiB), then the body "ok". Counts each request under
@@ -76,13 +83,15 @@ class HostileState:
         self.excesses = 0
         self.nexts = 0
         self.strays = 0
+        self.earlies = 0
 
     def stats(self) -> dict:
         return {"hostile": {"opened": self.opened, "finished": self.finished,
                             "disconnected": self.disconnected, "wireBytes": self.wire_bytes,
                             "heads": self.heads, "gzips": self.gzips,
                             "interims": self.interims, "lengths": self.lengths,
-                            "excesses": self.excesses, "nexts": self.nexts, "strays": self.strays}}
+                            "excesses": self.excesses, "nexts": self.nexts, "strays": self.strays,
+                            "earlies": self.earlies}}
 
 
 state.register_bucket("hostile", HostileState)
@@ -276,6 +285,27 @@ async def excess(request: web.Request) -> web.Response:
     return web.Response(body=b"answer", headers={"Content-Type": "text/plain"})
 
 
+async def early(request: web.Request) -> web.StreamResponse:
+    try:
+        kib = min(65536, max(0, int(request.query.get("after_kib", "1024"))))
+    except ValueError:
+        return web.json_response({"error": "after_kib must be a number of KiB"}, status=400)
+    want = kib * 1024
+    got = 0
+    while got < want:
+        chunk = await request.content.read(min(65536, want - got))
+        if not chunk:
+            break
+        got += len(chunk)
+    state_of(request).bucket("hostile").earlies += 1
+    if request.transport is None:
+        return web.Response(status=500, text="no transport")
+    # Written raw: aiohttp would read (or discard) the rest of the body before answering.
+    request.transport.write(
+        b"HTTP/1.1 201 Created\r\nContent-Type: text/plain\r\nContent-Length: 7\r\nConnection: close\r\n\r\ncreated")
+    return faults._close(request)
+
+
 async def excess_next(request: web.Request) -> web.Response:
     state_of(request).bucket("hostile").nexts += 1
     if request.method == "POST":
@@ -285,6 +315,7 @@ async def excess_next(request: web.Request) -> web.Response:
 
 def setup(routes) -> None:
     routes.get("/hostile/excess", excess)
+    routes.post("/hostile/early", early)
     routes.get("/hostile/excess-next", excess_next)
     routes.post("/hostile/excess-next", excess_next)
     routes.get("/hostile/bomb", bomb)
