@@ -208,7 +208,7 @@ def _with_query(uri: str, params: dict[str, str]) -> str:
 
 async def authorize(request: web.Request) -> web.Response:
     """RFC 6749 §4.1.1 + RFC 7636 §4.3: validates the request and redirects (302) to redirect_uri
-    with code+state, or with error=access_denied when ?deny=1. Without a usable redirect_uri or
+    with code+state (and iss, RFC 9207), or with error=access_denied when ?deny=1. Without a usable redirect_uri or
     client_id, answers 400 (never redirects to an unchecked URI)."""
     auth = state_of(request).bucket("auth")
     auth.authorize_requests += 1
@@ -218,7 +218,8 @@ async def authorize(request: web.Request) -> web.Response:
     if not redirect_uri or ":" not in redirect_uri or not client_id:
         return _oauth_error(400, "invalid_request", "client_id and an absolute redirect_uri are required")
     state = q.get("state")
-    back = {"state": state} if state is not None else {}
+    # RFC 9207 §2: the issuer identifier in every authorization response, success or error.
+    back = {"state": state, "iss": ISSUER} if state is not None else {"iss": ISSUER}
     if q.get("response_type") != "code":
         return _found(_with_query(redirect_uri, {"error": "unsupported_response_type", **back}))
     challenge = q.get("code_challenge", "")

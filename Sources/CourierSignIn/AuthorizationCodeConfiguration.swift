@@ -20,6 +20,18 @@ public struct AuthorizationCodeConfiguration: Sendable, Hashable {
     public var additionalParameters: [String: String]
     /// The token request's idle timeout (rounded up to whole seconds, at least 1 s); 30 s by default.
     public var timeout: Duration
+    /// The authorization server's issuer identifier (RFC 8414 §2 `issuer`, e.g.
+    /// `"https://auth.example.com"`), against which the callback's `iss` parameter is checked
+    /// (RFC 9207 §2.4: simple string comparison). When set, a callback whose `iss` differs is
+    /// refused with ``AuthorizationCodeError/issuerMismatch`` and its code is never sent: it came
+    /// from another authorization server than the one the request went to (a mix-up attack). `nil`
+    /// (the default): `iss` is not checked.
+    public var issuer: String?
+    /// Whether the authorization server always sends `iss` in its callbacks — its metadata's
+    /// `authorization_response_iss_parameter_supported` (RFC 9207 §3). When `true` and ``issuer``
+    /// is set, a callback without `iss` is refused with ``AuthorizationCodeError/issuerMismatch``
+    /// (RFC 9207 §2.4). `false` by default.
+    public var issuerParameterSupported: Bool = false
 
     /// Creates a configuration.
     public init(

@@ -15,6 +15,11 @@ public enum AuthorizationCodeError: Error, Sendable, Hashable, CustomStringConve
     /// The callback's `state` is missing or differs from the one sent (RFC 6749 §10.12: a forged or
     /// stale callback). Nothing was sent to the token endpoint.
     case stateMismatch
+    /// The callback's `iss` is not ``AuthorizationCodeConfiguration/issuer`` — or is missing from a
+    /// server that always sends it (``AuthorizationCodeConfiguration/issuerParameterSupported``):
+    /// the response did not come from the authorization server the request went to (RFC 9207
+    /// §2.4, a mix-up attack). Nothing was sent to the token endpoint.
+    case issuerMismatch
     /// The authorization server answered with an error (RFC 6749 §4.1.2.1), e.g. `access_denied`
     /// when the user declined. `description` is the server's `error_description`, `uri` its
     /// `error_uri`, when sent.
@@ -42,6 +47,8 @@ public enum AuthorizationCodeError: Error, Sendable, Hashable, CustomStringConve
             return "the callback URL is not the configured redirect URI"
         case .stateMismatch:
             return "the callback's state does not match the authorization request (RFC 6749 §10.12)"
+        case .issuerMismatch:
+            return "the callback's issuer is not the authorization server the request went to (RFC 9207)"
         case .authorizationFailed(let error, let description, _):
             return "the authorization server refused: \(error)" + (description.map { " — \($0)" } ?? "")
         case .missingAuthorizationCode:

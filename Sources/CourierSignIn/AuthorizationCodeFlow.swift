@@ -128,7 +128,7 @@ public actor AuthorizationCodeFlow {
     ///
     /// - Returns: The stored tokens.
     /// - Throws: ``AuthorizationCodeError`` — `noPendingAuthorization`, `redirectURIMismatch`,
-    ///   `stateMismatch` (nothing is sent), `authorizationFailed` (the server's `error`),
+    ///   `stateMismatch`, `issuerMismatch` (nothing is sent), `authorizationFailed` (the server's `error`),
     ///   `missingAuthorizationCode`, `tokenRequestRejected` (a 400/401 from the token endpoint, or
     ///   a `token_type` other than Bearer — nothing is stored), `cancelled` (a newer attempt
     ///   started during the exchange — nothing is stored);
@@ -145,6 +145,7 @@ public actor AuthorizationCodeFlow {
             return values.count == 1 ? values[0].1 : nil
         }
         guard let state = single("state"), state == attempt.state else { throw AuthorizationCodeError.stateMismatch }
+        try checkIssuer(parameters.filter { $0.0 == "iss" }.map(\.1))
         if let error = single("error") {
             throw AuthorizationCodeError.authorizationFailed(
                 error: error, description: single("error_description"), uri: single("error_uri"))
@@ -156,6 +157,21 @@ public actor AuthorizationCodeFlow {
         guard attempts == attempt.attempt else { throw AuthorizationCodeError.cancelled }
         try await tokenManager.signIn(tokens)
         return tokens
+    }
+
+    /// RFC 9207 §2.4: with an ``AuthorizationCodeConfiguration/issuer``, the callback's `iss`
+    /// (form-decoded, compared as a string) must be it — and must be there when the server always
+    /// sends it. More than one `iss` is refused as well.
+    private func checkIssuer(_ values: [String]) throws {
+        guard let issuer = configuration.issuer else { return }
+        switch values.count {
+        case 0:
+            if configuration.issuerParameterSupported { throw AuthorizationCodeError.issuerMismatch }
+        case 1:
+            if values[0] != issuer { throw AuthorizationCodeError.issuerMismatch }
+        default:
+            throw AuthorizationCodeError.issuerMismatch
+        }
     }
 
     /// The token request (RFC 6749 §4.1.3, RFC 7636 §4.5) and its answer (§5.1, §5.2).

@@ -29,7 +29,10 @@ extension SignInTests {
             }
         }
 
-        static func flow(_ transport: StubTransport, store: InMemoryTokenStore = InMemoryTokenStore()) -> AuthorizationCodeFlow {
+        static func flow(
+            _ transport: StubTransport, store: InMemoryTokenStore = InMemoryTokenStore(),
+            configuration: AuthorizationCodeConfiguration = configuration
+        ) -> AuthorizationCodeFlow {
             let manager = TokenManager(store: store, transport: transport, grant: .oauth2(tokenURL: configuration.tokenEndpoint))
             return AuthorizationCodeFlow(configuration: configuration, tokenManager: manager, transport: transport)
         }
@@ -113,6 +116,59 @@ extension SignInTests {
                 }
             }
             #expect(stub.requestCount == 0)
+        }
+
+        /// RFC 9207 §2.4: with an issuer configured, a callback from another issuer — or without
+        /// `iss` from a server that always sends it, or with two — is refused before its code or
+        /// error is read, and nothing is sent; the right `iss` (form-encoded) signs in.
+        @Test func aCallbackFromAnotherIssuerIsRefusedWithoutAnExchange() async throws {
+            var configuration = Self.configuration
+            configuration.issuer = "https://id.example.test"
+            configuration.issuerParameterSupported = true
+            let stub = Self.tokenStub()
+            let flow = Self.flow(stub, configuration: configuration)
+            let evil = "iss=https%3A%2F%2Fevil.example.test"
+            let good = "iss=https%3A%2F%2Fid.example.test"
+            for callback in [
+                "?code=c&state=s-1&\(evil)", "?code=c&state=s-1", "?code=c&state=s-1&\(good)&\(evil)",
+                "?code=c&state=s-1&iss=https%3A%2F%2Fid.example.test%2F", "?error=access_denied&state=s-1&\(evil)",
+            ] {
+                _ = try await flow.authorizationURL(state: "s-1", proofKey: .random())
+                await #expect(throws: AuthorizationCodeError.issuerMismatch, "\(callback)") {
+                    try await flow.handleCallback(URL(string: "com.example.app:/oauth2redirect" + callback)!)
+                }
+            }
+            #expect(stub.requestCount == 0)
+
+            _ = try await flow.authorizationURL(state: "s-1", proofKey: .random())
+            let tokens = try await flow.handleCallback(URL(string: "com.example.app:/oauth2redirect?code=c&state=s-1&\(good)")!)
+            #expect(tokens.accessToken == "at")
+            #expect(stub.requestCount == 1)
+        }
+
+        /// A server that does not always send `iss` (``AuthorizationCodeConfiguration/issuerParameterSupported``
+        /// false): a callback without it is accepted, one with another is still refused. Without
+        /// an issuer configured, `iss` is not read.
+        @Test func issIsCheckedOnlyAsConfigured() async throws {
+            var configuration = Self.configuration
+            configuration.issuer = "https://id.example.test"
+            let stub = Self.tokenStub()
+            let flow = Self.flow(stub, configuration: configuration)
+            _ = try await flow.authorizationURL(state: "s-1", proofKey: .random())
+            #expect(
+                try await flow.handleCallback(URL(string: "com.example.app:/oauth2redirect?code=c&state=s-1")!).accessToken
+                    == "at")
+            _ = try await flow.authorizationURL(state: "s-1", proofKey: .random())
+            await #expect(throws: AuthorizationCodeError.issuerMismatch) {
+                try await flow.handleCallback(URL(string: "com.example.app:/oauth2redirect?code=c&state=s-1&iss=other")!)
+            }
+
+            let unchecked = Self.flow(stub)
+            _ = try await unchecked.authorizationURL(state: "s-1", proofKey: .random())
+            let tokens = try await unchecked.handleCallback(
+                URL(string: "com.example.app:/oauth2redirect?code=c&state=s-1&iss=other")!)
+            #expect(tokens.accessToken == "at")
+            #expect(stub.requestCount == 2)
         }
 
         @Test func anErrorResponseIsTypedWithTheServersCode() async throws {

@@ -50,7 +50,7 @@ extension AuthIntegrationTests {
             func stats() async throws -> ServerStats { ServerStats(try await TestServers.stats(namespace: namespace)) }
         }
 
-        static func setUp(extra: [String: String] = [:]) throws -> Setup {
+        static func setUp(extra: [String: String] = [:], issuer: String? = nil) throws -> Setup {
             let namespace = TestServers.makeNamespace("pkce")
             let environment = try TestServers.apiEnvironment(namespace: namespace)
             let transport = TestTransport.make()
@@ -62,12 +62,14 @@ extension AuthIntegrationTests {
                 $0.transport = transport
                 $0.interceptors = [AuthInterceptor(tokenManager: manager)]
             }
-            let configuration = AuthorizationCodeConfiguration(
+            var configuration = AuthorizationCodeConfiguration(
                 authorizationEndpoint: environment.baseURL.appendingPathComponent("oauth/authorize"),
                 tokenEndpoint: environment.baseURL.appendingPathComponent("oauth/token"),
                 clientID: "courier-tests",
                 redirectURI: URL(string: "com.example.courier:/oauth2redirect")!,
                 scopes: ["profile"], additionalParameters: extra)
+            configuration.issuer = issuer
+            configuration.issuerParameterSupported = issuer != nil
             let flow = AuthorizationCodeFlow(
                 configuration: configuration, tokenManager: manager, transport: client.configuration.transport)
             return Setup(flow: flow, client: client, manager: manager, store: store, namespace: namespace)
@@ -130,6 +132,25 @@ extension AuthIntegrationTests {
             let stats = try await setup.stats()
             #expect(stats.int("auth", "authorizeRequests") == 1)
             #expect(stats.int("auth", "codeExchanges") == 0)
+        }
+
+        /// The reference server sends `iss` (RFC 9207) in its redirects: with its issuer
+        /// configured the sign-in goes through; with another (the request went to an authorization
+        /// server the app did not mean) the callback is refused and the code is never exchanged.
+        @Test(arguments: ["courier-test-server", "https://id.example.com"])
+        func theCallbacksIssuerIsCheckedAgainstTheServersIss(issuer: String) async throws {
+            let setup = try Self.setUp(issuer: issuer)
+            if issuer == "courier-test-server" {
+                try await setup.flow.signIn(using: RedirectCapturingPresenter())
+                #expect(try await setup.manager.isSignedIn())
+                #expect(try await setup.stats().int("auth", "codeExchanges") == 1)
+            } else {
+                await #expect(throws: AuthorizationCodeError.issuerMismatch) {
+                    try await setup.flow.signIn(using: RedirectCapturingPresenter())
+                }
+                #expect(try await setup.stats().int("auth", "codeExchanges") == 0)
+                #expect(try await setup.manager.isSignedIn() == false)
+            }
         }
 
         @Test func aDeniedAuthorizationIsATypedError() async throws {
