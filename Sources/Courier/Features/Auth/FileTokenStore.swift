@@ -43,6 +43,12 @@ public struct FileTokenStore: TokenStore {
     public func clear() throws {
         try TokenFile.remove(atPath: fileURL.path)
     }
+
+    /// A lock on `<token file>.lock` next to the token file: processes sharing the file refresh
+    /// one at a time (``TokenRefreshLock``).
+    public var refreshLock: TokenRefreshLock? {
+        TokenRefreshLock(fileURL: URL(fileURLWithPath: fileURL.path + ".lock"))
+    }
 }
 
 /// The POSIX calls behind ``FileTokenStore`` (kept apart so `read`/`write` resolve to libc).

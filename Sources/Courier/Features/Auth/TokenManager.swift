@@ -59,6 +59,8 @@ import FoundationNetworking
 public actor TokenManager {
     /// Internal so a client built for an `EnvironmentSet` can check environments do not share it.
     let store: any TokenStore
+    /// The store's lock across processes, taken around every refresh (``TokenStore/refreshLock``).
+    private let refreshLock: TokenRefreshLock?
     /// The transport the refresh goes through: the one given to `init`, else the transport of the
     /// first client whose pipeline holds this manager's ``AuthInterceptor``.
     private nonisolated let transport: Locked<(any Transport)?>
@@ -156,6 +158,7 @@ public actor TokenManager {
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
+        self.refreshLock = store.refreshLock
         self.transport = Locked(transport)
         self.grant = grant
         self.leeway = leeway
@@ -603,7 +606,16 @@ public actor TokenManager {
         let transport = self.transport.current
         let pins = lanePins.current?()
         let now = self.now
+        let refreshLock = self.refreshLock
         inFlight = Task {
+            // Another process sharing the store may refresh too: one at a time, and the tokens
+            // another stored before this one got the lock are used instead of spending the same
+            // refresh token again.
+            let held = await refreshLock?.acquire()
+            defer { held?.release() }
+            if held != nil, self.takeInRefreshStoredMeanwhile(refreshToken: refreshToken, generation: generation) {
+                return
+            }
             let outcome: Outcome
             if let transport {
                 outcome = await Self.exchange(
@@ -662,6 +674,30 @@ public actor TokenManager {
             if let host, Self.holdsRefreshesBack(error) { startHold(after: error, host: host) }
             resumeWaiters(with: .failure(error))
         }
+    }
+
+    /// With the refresh lock held (``TokenRefreshLock``): whether the store holds what another
+    /// process stored since this one last read it — a refresh of this sign-in, adopted and handed
+    /// to the waiters, or another sign-in or a sign-out, taken in as a reload would — so that this
+    /// refresh is not sent. `true` as well when this session ended meanwhile.
+    private func takeInRefreshStoredMeanwhile(refreshToken: String, generation: Int) -> Bool {
+        guard generation == self.generation else { return true }
+        let found: AuthTokens?
+        do {
+            found = try store.read()
+        } catch {
+            return false  // refresh as if nothing was found; the store's error reaches the next read
+        }
+        if let stored, stored == found { return false }  // nothing new since this process's last read
+        if let found, found.refreshToken == refreshToken { return false }  // nobody refreshed
+        inFlight = nil
+        reloadPending = false
+        adoptStored(found)
+        // A new session (another sign-in, a sign-out) answered the waiters already.
+        if generation == self.generation, let tokens = cache ?? nil {
+            resumeWaiters(with: .success(tokens.accessToken))
+        }
+        return true
     }
 
     // MARK: Hold after a transient failure

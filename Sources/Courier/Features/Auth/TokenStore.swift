@@ -33,11 +33,20 @@ public protocol TokenStore: Sendable {
     /// share it (``EnvironmentError/sharedSessionState(_:)``): two stores with the same identity
     /// share their tokens. `nil` (the default) leaves the store out of that check.
     var storageIdentity: SessionStateIdentity? { get }
+
+    /// The lock processes that share this store take while one of them refreshes its tokens
+    /// (``TokenRefreshLock``), or `nil` (the default) when refreshes are not coordinated across
+    /// processes. ``FileTokenStore`` has one; ``sharingRefreshes(lockFile:waitLimit:)`` adds one
+    /// to any store.
+    var refreshLock: TokenRefreshLock? { get }
 }
 
 extension TokenStore {
     /// `nil`: the store is not checked for sharing between environments.
     public var storageIdentity: SessionStateIdentity? { nil }
+
+    /// `nil`: no lock across processes.
+    public var refreshLock: TokenRefreshLock? { nil }
 }
 
 /// Why a ``TokenStore`` failed. Messages never contain token values.
