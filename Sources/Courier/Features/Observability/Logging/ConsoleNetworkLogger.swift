@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Each entry becomes one summary line with a timestamp and level, followed by its indented detail
 /// lines; an entry is written with one `write` call under a lock, so entries from concurrent
-/// calls never interleave.
+/// calls never interleave. An entry the stream refuses (a log file on a full disk, an I/O error)
+/// is dropped: logging never ends the app.
 ///
 /// ```
 /// 2026-05-25T22:46:27.580Z info   ← 200 GET /items/{id} 12.4 ms 512 B [3f2a9c1e]
@@ -57,17 +58,22 @@ public struct ConsoleNetworkLogger: NetworkLogger {
         line += level + " " + (includesDetails ? entry.text : entry.summary) + "\n"
         let data = Data(line.utf8)
         lock.withLock { _ in
+            let handle: FileHandle
             switch stream {
             case .standardError:
-                FileHandle.standardError.write(data)
+                handle = FileHandle.standardError
             case .standardOutput:
                 // Flush what `print` has buffered first, so log entries and the program's own
                 // output appear in the order they were produced, also when stdout is a pipe.
                 fflush(nil)
-                FileHandle.standardOutput.write(data)
-            case .file(let handle):
-                handle.write(data)
+                handle = FileHandle.standardOutput
+            case .file(let file):
+                handle = file
             }
+            // The throwing write: `write(_:)` traps (Linux) or raises (Apple platforms) when the
+            // write fails (a full disk, an I/O error), and a log line must never end the app.
+            // The entry is lost then; nothing else can be done with it.
+            _ = Result { try handle.write(contentsOf: data) }
         }
     }
 
