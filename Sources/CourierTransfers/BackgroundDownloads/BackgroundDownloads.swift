@@ -45,6 +45,9 @@ public actor BackgroundDownloads {
     /// on one of the environment's origins only (a CDN or storage link gets no token).
     public let tokenManager: TokenManager?
     private var records: [UUID: BackgroundDownloadRecord]
+    /// The records as this manager last loaded or wrote them: what it changed since is what its
+    /// next write applies over the file (another manager on the folder may have written since).
+    private var writtenRecords: [UUID: BackgroundDownloadRecord]
     private var waiters: [UUID: [CheckedContinuation<URL, any Error>]] = [:]
     private var failures: [UUID: any Error] = [:]
     /// Downloads whose resume data is being handed over (see ``resume(_:)``).
@@ -76,6 +79,7 @@ public actor BackgroundDownloads {
             unreadable: { .registryUnreadable(path: $0, reason: $1) }, unwritable: { .registryUnwritable(path: $0, reason: $1) })
         self.tokenManager = tokenManager
         self.records = try registry.load()
+        self.writtenRecords = records
     }
 
     /// Every download in the registry, oldest first.
@@ -304,10 +308,12 @@ public actor BackgroundDownloads {
     /// among ``orphanedDownloads()``). `nil` once a write succeeds.
     public private(set) var registryFailure: BackgroundDownloadError?
 
-    /// Writes the whole registry and keeps the outcome in ``registryFailure``. Returns the failure.
+    /// Writes the registry — this manager's changes over the file as it is now, which another
+    /// manager on the same folder may have written — and keeps the outcome in ``registryFailure``.
+    /// Returns the failure.
     @discardableResult
     private func persistRegistry() -> BackgroundDownloadError? {
-        registry.save(records, keepingOutcomeIn: &registryFailure)
+        registry.save(records, over: &writtenRecords, keepingOutcomeIn: &registryFailure)
     }
 
     /// ``persistRegistry()``, throwing its failure.

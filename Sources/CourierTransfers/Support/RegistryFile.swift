@@ -68,6 +68,48 @@ struct RegistryFile<Record: RegistryRecord, Failure: Error>: Sendable {
         }
     }
 
+    /// Writes `records` like ``save(_:keepingOutcomeIn:)``, merged with what another manager on the
+    /// same file (in this process or another) wrote since `base`, this manager's records as it last
+    /// loaded or wrote them: a record this manager changed, added or removed since `base` is written
+    /// as it has it; every other record as the file has it now — so two managers sharing a folder
+    /// never write each other's records out of the registry. The read, merge and write run under an
+    /// exclusive `flock(2)` on a `.lock` file next to the registry, so two writers do not interleave.
+    /// A file that is missing or cannot be read or decoded now is written over with `records`, as
+    /// ``save(_:)`` does. `base` becomes `records` once the file is written.
+    /// - Returns: `lastFailure` as it now is: `nil` when the file was written.
+    @discardableResult
+    func save(
+        _ records: [UUID: Record], over base: inout [UUID: Record], keepingOutcomeIn lastFailure: inout Failure?
+    ) -> Failure? where Record: Equatable {
+        let lock = Self.lock(file.appendingPathExtension("lock"))
+        defer { if lock >= 0 { close(lock) } }  // closing the descriptor drops the lock
+        var merged = records
+        if let current = try? load() {
+            for id in Set(current.keys).union(base.keys).union(records.keys) where records[id] == base[id] {
+                merged[id] = current[id]
+            }
+        }
+        let outcome = save(merged, keepingOutcomeIn: &lastFailure)
+        if outcome == nil { base = records }
+        return outcome
+    }
+
+    /// Opens (creating it and its folder) `url` and takes an exclusive `flock(2)` on it, waiting for
+    /// another writer to finish; the descriptor, or `-1` when the lock file cannot be had (the write
+    /// then goes ahead unlocked and reports its own failure).
+    private static func lock(_ url: URL) -> Int32 {
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return -1 }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                close(descriptor)
+                return -1
+            }
+        }
+        return descriptor
+    }
+
     /// Writes `records` like ``save(_:)`` and keeps the outcome in `lastFailure` (a manager's
     /// `registryFailure`): the error, or `nil` once a write succeeds, which repairs any earlier
     /// failure (every write carries the whole list).

@@ -48,4 +48,67 @@ struct BackgroundDownloadsIntegrationTests {
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("system").path)) ?? []
         #expect(leftovers.isEmpty)
     }
+
+    @Test("two managers on one folder keep each other's downloads in the registry")
+    func twoManagersOnOneFolderKeepEachOthersDownloads() async throws {
+        let (client, namespace) = try TestServers.apiClient()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgdl-it-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Two managers on one registry folder, each with a session of its own (two clients of one
+        // app, or the app and an extension), both open before either enqueues.
+        func manager(_ session: String) throws -> BackgroundDownloads {
+            let transport = URLSessionBackgroundTransport(
+                configuration: .ephemeral, downloadsDirectory: folder.appendingPathComponent("system-\(session)"))
+            return try BackgroundDownloads(client: client, directory: folder.appendingPathComponent("m"), transport: transport)
+        }
+        let first = try manager("first")
+        let second = try manager("second")
+
+        let one = try await first.enqueue("/media/20000?digest=repr", to: folder.appendingPathComponent("one.bin"))
+        let two = try await second.enqueue("/media/30000?digest=repr", to: folder.appendingPathComponent("two.bin"))
+        #expect(try await first.result(for: one) == folder.appendingPathComponent("one.bin"))
+        #expect(try await second.result(for: two) == folder.appendingPathComponent("two.bin"))
+
+        // The server served each file once; a relaunch finds both downloads, completed.
+        let stats = try await TestServers.stats(namespace: namespace)
+        let served = ((stats["downloads"] as? [String: Any])?["log"] as? [Any])?.count
+        #expect(served == 2)
+        let relaunched = try manager("relaunched")
+        let states = Dictionary(uniqueKeysWithValues: await relaunched.downloads.map { ($0.id, $0.state) })
+        #expect(states == [one: .completed(statusCode: 200), two: .completed(statusCode: 200)])
+    }
+
+    @Test("managers on one folder writing the registry at once lose no download")
+    func managersWritingAtOnceLoseNoDownload() async throws {
+        let (client, namespace) = try TestServers.apiClient()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgdl-it-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func manager(_ session: String) throws -> BackgroundDownloads {
+            let transport = URLSessionBackgroundTransport(
+                configuration: .ephemeral, downloadsDirectory: folder.appendingPathComponent("system-\(session)"))
+            return try BackgroundDownloads(client: client, directory: folder.appendingPathComponent("m"), transport: transport)
+        }
+        let managers = try (0..<4).map { try manager("m\($0)") }
+
+        // 40 downloads through 4 managers at once: their registry writes (enqueue, completion) overlap.
+        let ids = try await withThrowingTaskGroup(of: UUID.self) { group in
+            for index in 0..<40 {
+                let manager = managers[index % managers.count]
+                group.addTask {
+                    let id = try await manager.enqueue(
+                        "/media/\(1000 + index)", to: folder.appendingPathComponent("\(index).bin"))
+                    _ = try await manager.result(for: id)
+                    return id
+                }
+            }
+            return try await group.reduce(into: Set<UUID>()) { $0.insert($1) }
+        }
+
+        let stats = try await TestServers.stats(namespace: namespace)
+        #expect(((stats["downloads"] as? [String: Any])?["log"] as? [Any])?.count == 40)
+        let relaunched = try manager("relaunched")
+        let completed = await relaunched.downloads.filter { $0.state == .completed(statusCode: 200) }.map(\.id)
+        #expect(Set(completed) == ids)
+        #expect(completed.count == 40)
+    }
 }
