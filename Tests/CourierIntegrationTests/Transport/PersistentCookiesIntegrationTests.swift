@@ -96,4 +96,30 @@ struct PersistentCookiesIntegrationTests {
         #expect(error?.cookieStorageError.map { if case .corrupted = $0 { true } else { false } } == true)
         #expect(try await TestServers.requestLog(namespace: namespace).isEmpty)
     }
+
+    @Test("a sign-out through one client is seen by another whose folder path leads to the same folder")
+    func aSignOutReachesAStorageOnTheSameFolderThroughASymbolicLink() async throws {
+        let base = Self.folder()
+        defer { try? FileManager.default.removeItem(at: base) }
+        // One cookie folder, reached by two paths (a symbolic link here; another letter case on a
+        // case-insensitive disk is the same): two clients of one environment and account.
+        let folder = base.appendingPathComponent("Cookies", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let link = base.appendingPathComponent("link", isDirectory: true)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: folder)
+        let namespace = TestServers.makeNamespace("ck")
+        let environment = try TestServers.apiEnvironment(namespace: namespace)
+        let (first, _) = Self.client(folder: folder, environment: environment)
+        let (second, _) = Self.client(folder: link, environment: environment)
+        try await first.send(Request<Void>.get("/cookies/set", query: ["session": "s-1"]))
+        #expect(try await second.send(Request<Jar>.get("/cookies")).cookies == ["session": "s-1"])
+
+        try await first.resetSession()  // sign-out
+        let seen = try await second.send(Request<Jar>.get("/cookies"))
+
+        #expect(seen.cookie == nil, "the second client still sent \(seen.cookie ?? "")")
+        // Server-side proof: the request after the sign-out carried no Cookie field.
+        let last = try #require(try await TestServers.requestLog(namespace: namespace, path: "/cookies").last)
+        #expect(last.header("Cookie") == nil)
+    }
 }

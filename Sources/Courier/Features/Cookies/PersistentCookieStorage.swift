@@ -14,7 +14,9 @@ import FoundationNetworking
 /// of closure as ``HTTPCache/Configuration/partition``). ``APIClient/resetSession(also:)`` deletes
 /// the current account's file (through the transport). Storages on the same `directory` and
 /// `namespace` in one process (two clients of one environment) share the cookies they read: a
-/// cookie stored or a sign-out through one is seen by the others.
+/// cookie stored or a sign-out through one is seen by the others — also when their `directory`
+/// paths differ but lead to one folder (a symbolic link, another letter case on a
+/// case-insensitive disk).
 ///
 /// Storage follows RFC 6265 §5.3: a `Domain` attribute the host does not domain-match is ignored,
 /// `Max-Age` wins over `Expires`, an expired cookie deletes the one it replaces, a `Secure` cookie
@@ -49,8 +51,8 @@ public actor PersistentCookieStorage {
     private nonisolated let account: @Sendable () -> String
     private nonisolated let now: @Sendable () -> Date
     /// The cookies read so far and the removal counts of the namespace folder, shared with every
-    /// other storage on the same folder in this process.
-    private nonisolated let folder: CookieFolder
+    /// other storage on the same folder in this process; found at the first use (``sharedFolder()``).
+    private var folder: CookieFolder?
 
     /// Creates a storage; nothing is read until the first request.
     ///
@@ -79,8 +81,15 @@ public actor PersistentCookieStorage {
         self.account = account
         self.persistsSessionCookies = persistsSessionCookies
         self.now = now
-        folder = CookieFolder.shared(
-            path: directory.appendingPathComponent(Self.fileName(namespace), isDirectory: true).standardizedFileURL.path)
+    }
+
+    /// The state shared by every storage on this storage's namespace folder, found (and the folder
+    /// created) the first time it is needed, on the storage's queue.
+    private func sharedFolder() -> CookieFolder {
+        if let folder { return folder }
+        let found = CookieFolder.shared(folder: directory.appendingPathComponent(Self.fileName(namespace), isDirectory: true))
+        folder = found
+        return found
     }
 
     /// The account a request starting now belongs to.
@@ -97,7 +106,7 @@ public actor PersistentCookieStorage {
     public func allCookies(account: String? = nil) throws -> [HTTPCookie] {
         let date = now()
         let account = account ?? currentAccount
-        return try folder.state.withLock { try jar(account, in: &$0) }.values.filter { !$0.isExpired(at: date) }
+        return try sharedFolder().state.withLock { try jar(account, in: &$0) }.values.filter { !$0.isExpired(at: date) }
             .sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
             .compactMap(\.httpCookie)
     }
@@ -106,7 +115,7 @@ public actor PersistentCookieStorage {
     /// - Throws: ``CookieStorageError`` when the file cannot be read or is corrupted.
     public func cookies(for url: URL, account: String? = nil) throws -> [HTTPCookie] {
         let account = account ?? currentAccount
-        return try folder.state.withLock { try matching(url, account: account, in: &$0) }.compactMap(\.httpCookie)
+        return try sharedFolder().state.withLock { try matching(url, account: account, in: &$0) }.compactMap(\.httpCookie)
     }
 
     /// Deletes every cookie of `account` (the current one by default), on disk too.
@@ -114,7 +123,7 @@ public actor PersistentCookieStorage {
     public func removeAll(account: String? = nil) throws {
         let account = account ?? currentAccount
         let file = fileURL(account: account)
-        try folder.state.withLock { state in
+        try sharedFolder().state.withLock { state in
             state.removals[account, default: 0] += 1
             state.jars[account] = [:]
             do {
@@ -129,7 +138,7 @@ public actor PersistentCookieStorage {
     /// The `Cookie` field value for a request to `url` (`nil` when no cookie matches) and the
     /// account's removal count at this moment, which the response's cookies are stored under.
     func cookieHeader(for url: URL, account: String) throws -> (field: String?, sentAt: Int) {
-        let (cookies, sentAt) = try folder.state.withLock { state in
+        let (cookies, sentAt) = try sharedFolder().state.withLock { state in
             (try matching(url, account: account, in: &state), state.removals[account, default: 0])
         }
         guard !cookies.isEmpty else { return (nil, sentAt) }
@@ -142,7 +151,7 @@ public actor PersistentCookieStorage {
     /// reset while a call was in flight must not let its late answer restore the old session.
     func store(setCookieFields fields: [String], receivedFrom url: URL, account: String, sentAt: Int) throws {
         guard !fields.isEmpty else { return }
-        try folder.state.withLock { state in
+        try sharedFolder().state.withLock { state in
             guard state.removals[account, default: 0] == sentAt else { return }
             try store(fields, receivedFrom: url, account: account, in: &state)
         }
@@ -292,20 +301,34 @@ final class CookieFolder: Sendable {
         weak var folder: CookieFolder?
     }
 
-    /// The folders in use, by standardized path; a folder no storage holds any more is dropped.
+    /// The folders in use, by ``identity(of:)``; a folder no storage holds any more is dropped.
     private static let registry = Locked<[String: Reference]>([:])
 
-    /// The state of the folder at `path`, shared with every storage on it.
-    static func shared(path: String) -> CookieFolder {
-        registry.withLock { registry in
-            if let folder = registry[path]?.folder { return folder }
+    /// The state of the folder at `url`, shared with every storage on it however its path is
+    /// spelled (see ``identity(of:)``).
+    static func shared(folder url: URL) -> CookieFolder {
+        let key = identity(of: url)
+        return registry.withLock { registry in
+            if let folder = registry[key]?.folder { return folder }
             registry = registry.filter { $0.value.folder != nil }
             let folder = CookieFolder()
             let reference = Reference()
             reference.folder = folder
-            registry[path] = reference
+            registry[key] = reference
             return folder
         }
+    }
+
+    /// What names the folder at `url` whatever the path that leads there — a symbolic link, `..`,
+    /// another letter case on a case-insensitive disk (APFS and HFS+ by default): its device and
+    /// inode numbers, the folder created first when missing. The standardized path when the folder
+    /// can neither be created nor examined (its files cannot be read or written either, and each
+    /// call says so).
+    static func identity(of url: URL) -> String {
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return "path:" + url.standardizedFileURL.path }
+        return "inode:\(info.st_dev):\(info.st_ino)"
     }
 }
 
