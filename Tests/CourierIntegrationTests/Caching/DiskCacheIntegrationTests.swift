@@ -57,6 +57,35 @@ extension CachingIntegrationTests {
             #expect(try Data(contentsOf: rewritten).count > data.count / 2, "the fresh response was stored whole")
         }
 
+        /// One byte of an entry's metadata damaged between runs — the status, a header field —
+        /// leaves valid JSON: only the body had a checksum, so the damaged response was served (a
+        /// cached 200 answered as a 500 without asking the server).
+        @Test(arguments: [#""statusCode":200"#, "max-age=600"])
+        func anEntryWhoseMetadataIsDamagedIsDroppedNotServed(_ field: String) async throws {
+            let namespace = TestServers.makeNamespace("disk")
+            let directory = CacheIntegration.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let request = CacheIntegration.resource("r1", ["cc": "max-age=600"])
+            _ = try await CacheIntegration.client(
+                namespace: namespace, cache: CacheIntegration.cache(storage: DiskCacheStorage(directory: directory))
+            ).send(request)
+
+            let file = try #require(try entryFiles(in: directory).first)
+            var data = try Data(contentsOf: file)
+            let found = try #require(data.firstRange(of: Data(field.utf8)), "\(field) is in the stored metadata")
+            data[found.upperBound - 3] = UInt8(ascii: "9")  // 200 -> 900, 600 -> 900: still valid JSON
+            try data.write(to: file)
+
+            let restarted = try CacheIntegration.client(
+                namespace: namespace, cache: CacheIntegration.cache(storage: DiskCacheStorage(directory: directory)))
+            let response = try await restarted.response(for: request)
+
+            #expect(response.context.cacheOutcome == .miss)
+            #expect(response.response.statusCode == 200)
+            #expect(response.value.serial == 2)
+            #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 2)
+        }
+
         @Test func clearingOnePartitionRemovesOnlyThatAccount() async throws {
             let namespace = TestServers.makeNamespace("disk")
             let directory = CacheIntegration.temporaryDirectory()

@@ -3,16 +3,21 @@ import Foundation
 /// The file format of one ``DiskCacheStorage`` entry:
 ///
 /// ```
-/// "CCE1"                 4 bytes, magic and format version
+/// "CCE2"                 4 bytes, magic and format version
 /// metadata length        4 bytes, big-endian UInt32
 /// metadata               JSON (key, variant, status, headers, times, body length and checksum)
 /// body                   raw bytes
+/// metadata checksum      8 bytes, big-endian FNV-1a 64 of the magic, the length and the metadata
 /// ```
 /// A file whose size differs from what its metadata announces (truncated by a crash or a full
-/// disk) or whose body checksum does not match is rejected, and the storage deletes it.
+/// disk), or whose metadata or body checksum does not match, is rejected, and the storage deletes
+/// it: a damaged status or header field is never served. Files of the first format (`CCE1`, no
+/// metadata checksum) are rejected too.
 enum DiskEntryCodec {
-    static let magic = Array("CCE1".utf8)
+    static let magic = Array("CCE2".utf8)
     static let prefixLength = 8
+    /// The metadata checksum after the body.
+    static let trailerLength = 8
     /// Metadata larger than this is treated as corruption (headers are small).
     static let maxMetadataLength = 1 << 20
 
@@ -51,13 +56,21 @@ enum DiskEntryCodec {
             UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff),
         ])
         data.append(json)
+        let checksum = StableHash.fnv1a64(data)
         data.append(response.body)
+        data.append(contentsOf: (0..<8).reversed().map { UInt8(truncatingIfNeeded: checksum >> ($0 * 8)) })
         return data
     }
 
-    /// Reads the metadata from the first bytes of a file and checks the announced size against
-    /// `fileSize`, without reading the body.
-    /// - Throws: ``Failure/corrupt`` when the prefix or metadata is invalid or the size is wrong.
+    /// The metadata checksum stored in `trailer` (8 bytes, big-endian).
+    private static func storedChecksum(_ trailer: some Collection<UInt8>) -> UInt64 {
+        trailer.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// Reads the metadata from the first bytes of a file, checks it against the checksum at the
+    /// file's end and the announced size against `fileSize`, without reading the body.
+    /// - Throws: ``Failure/corrupt`` when the prefix or metadata is invalid or damaged, or the size
+    ///   is wrong.
     static func decodeMetadata(from handle: FileHandle, fileSize: Int) throws -> Metadata {
         guard let prefix = try handle.read(upToCount: prefixLength), prefix.count == prefixLength,
             Array(prefix.prefix(4)) == magic
@@ -69,7 +82,11 @@ enum DiskEntryCodec {
         let metadata = try decodeJSON(json)
         // Bound bodyLength by the file size first: a corrupt value near Int.max must not overflow.
         guard metadata.bodyLength >= 0, metadata.bodyLength <= fileSize,
-            fileSize == prefixLength + length + metadata.bodyLength
+            fileSize == prefixLength + length + metadata.bodyLength + trailerLength
+        else { throw Failure.corrupt }
+        try handle.seek(toOffset: UInt64(fileSize - trailerLength))
+        guard let trailer = try handle.read(upToCount: trailerLength), trailer.count == trailerLength,
+            storedChecksum(trailer) == StableHash.fnv1a64(prefix + json)
         else { throw Failure.corrupt }
         return metadata
     }
@@ -80,13 +97,16 @@ enum DiskEntryCodec {
         guard data.count >= prefixLength, Array(data.prefix(4)) == magic else { throw Failure.corrupt }
         let start = data.startIndex
         let length = data[(start + 4)..<(start + 8)].reduce(0) { $0 << 8 | Int($1) }
-        guard length > 0, length <= maxMetadataLength, data.count >= prefixLength + length else { throw Failure.corrupt }
-        let metadata = try decodeJSON(data[(start + 8)..<(start + 8 + length)])
+        guard length > 0, length <= maxMetadataLength, data.count >= prefixLength + length + trailerLength else {
+            throw Failure.corrupt
+        }
         let bodyStart = start + prefixLength + length
+        let metadata = try decodeJSON(data[(start + 8)..<bodyStart])
         guard metadata.bodyLength >= 0, metadata.bodyLength <= data.count,
-            data.count == prefixLength + length + metadata.bodyLength
+            data.count == prefixLength + length + metadata.bodyLength + trailerLength,
+            storedChecksum(data.suffix(trailerLength)) == StableHash.fnv1a64(data[start..<bodyStart])
         else { throw Failure.corrupt }
-        let body = Data(data[bodyStart...])
+        let body = Data(data[bodyStart..<(data.endIndex - trailerLength)])
         guard StableHash.fnv1a64(body) == metadata.bodyChecksum else { throw Failure.corrupt }
         var headers = HTTPHeaders()
         for pair in metadata.headers {
