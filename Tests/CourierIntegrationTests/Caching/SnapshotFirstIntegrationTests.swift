@@ -88,5 +88,41 @@ extension CachingIntegrationTests {
             #expect(await store.load(Catalog.self, key: "catalog")?.value.items.count == 2)
             #expect(try await CacheIntegration.routeCount("GET /items", namespace: namespace) == 2)
         }
+
+        /// Two stores on one folder (two screens, or two modules, each with its own store of the
+        /// account): what one saves or clears while the other's read is in flight is not undone
+        /// when that read ends. Each store kept its own order of writes, so the older value the
+        /// read fetched overwrote the newer one saved through the other store, and after a logout
+        /// through one store the other saved the previous account's value again.
+        @Test(arguments: ["save", "removeAll"])
+        func aWriteThroughAnotherStoreOnTheFolderIsNotUndoneByAReadInFlight(_ write: String) async throws {
+            let namespace = TestServers.makeNamespace("snap")
+            let directory = CacheIntegration.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let reader = SnapshotStore(directory: directory)
+            let writer = SnapshotStore(directory: directory)
+            let (client, _) = try TestServers.apiClient(namespace: namespace)
+            let newer = Catalog(items: [Catalog.Item(id: 9, name: "saved after the read began")])
+
+            let (states, error) = await collect(
+                reader.snapshotFirst(key: "catalog") {
+                    let fetched = try await client.send(Request<Catalog>.get("/items"))
+                    // While the read is in flight, the other store writes the key (a mutation's
+                    // result) or clears the folder (a logout).
+                    if write == "save" { try await writer.save(newer, key: "catalog") } else { await writer.removeAll() }
+                    return fetched
+                })
+
+            #expect(try await CacheIntegration.routeCount("GET /items", namespace: namespace) == 1)
+            if write == "save" {
+                #expect(error == nil)
+                #expect(states.last?.value.items.count == 3, "the fetched value is still shown")
+                #expect(await reader.load(Catalog.self, key: "catalog")?.value == newer)
+            } else {
+                #expect((error as? NetworkError)?.isCancellation == true)
+                #expect(states.isEmpty)
+                #expect(await reader.load(Catalog.self, key: "catalog") == nil)
+            }
+        }
     }
 }

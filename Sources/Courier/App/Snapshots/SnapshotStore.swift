@@ -6,7 +6,8 @@ import Foundation
 /// Each key is one file (`<hash>.snapshot`, JSON with the key, `savedAt` and the value), written
 /// atomically (temporary file, then rename). Use one store per account — e.g.
 /// `SnapshotStore(directory: base.appendingPathComponent(userID))` — and call ``removeAll()`` at
-/// logout.
+/// logout. Stores on the same folder in one process (two screens each with a store of the
+/// account) keep one order of writes: the rules below hold across them.
 ///
 /// ## Invalidation rules
 /// - A successful fetch replaces the snapshot (``save(_:key:)``) — unless the key was written
@@ -29,21 +30,15 @@ public actor SnapshotStore {
     /// The serial dispatch queue the store's file I/O runs on.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     private let now: @Sendable () -> Date
-    /// Bumped by ``removeAll()``: a fetch that started before a logout must not save the previous
-    /// account's data after it.
-    private var generation = 0
-    /// Numbers, in order, the start of each ``snapshotFirst(key:as:maxSnapshotAge:fetch:)`` read and
-    /// each ``save(_:key:)`` and ``remove(key:)``.
-    private var order = 0
-    /// Per key, the ``order`` of its latest write: a ``save(_:key:)`` or ``remove(key:)``, or the
-    /// start of the read whose value was saved last. A read that started before it saves nothing.
-    private var lastWrite: [String: Int] = [:]
+    /// The order of the folder's writes, shared with every store on the same folder in this
+    /// process; found at the first use (``sharedFolder()``).
+    private var folder: SnapshotFolder?
 
     static let fileExtension = "snapshot"
 
     /// Creates a store; nothing is read until the first load.
     /// - Parameters:
-    ///   - directory: Where snapshot files live; created on the first save.
+    ///   - directory: Where snapshot files live; created on the first use.
     ///   - now: The clock for ``Snapshot/savedAt`` and ages; the wall clock by default.
     public init(directory: URL, now: @escaping @Sendable () -> Date = { Date() }) {
         self.directory = directory
@@ -83,9 +78,11 @@ public actor SnapshotStore {
     /// - Throws: `EncodingError` when `value` cannot be encoded, or the file system's error.
     @discardableResult
     public func save<Value: Codable & Sendable>(_ value: Value, key: String) throws -> Snapshot<Value> {
-        order += 1
-        lastWrite[key] = order
-        return try write(value, key: key)
+        try sharedFolder().state.withLock { state in
+            state.order += 1
+            state.lastWrite[key] = state.order
+            return try write(value, key: key)
+        }
     }
 
     private func write<Value: Codable & Sendable>(_ value: Value, key: String) throws -> Snapshot<Value> {
@@ -97,9 +94,11 @@ public actor SnapshotStore {
 
     /// Deletes the snapshot saved under `key`, if any.
     public func remove(key: String) {
-        order += 1
-        lastWrite[key] = order
-        try? FileManager.default.removeItem(at: fileURL(for: key))
+        sharedFolder().state.withLock { state in
+            state.order += 1
+            state.lastWrite[key] = state.order
+            try? FileManager.default.removeItem(at: fileURL(for: key))
+        }
     }
 
     /// When a read began: the store's generation and the read's place in the order of writes.
@@ -120,28 +119,43 @@ public actor SnapshotStore {
 
     /// Marks the start of a read of the network (see ``save(_:key:readStart:)``).
     func beginRead() -> ReadStart {
-        order += 1
-        return ReadStart(generation: generation, order: order)
+        sharedFolder().state.withLock { state in
+            state.order += 1
+            return ReadStart(generation: state.generation, order: state.order)
+        }
     }
 
     /// Saves the value of a read that began at `start`, unless ``removeAll()`` ran since, or the
     /// key was written since (then what is stored is newer than the read's value).
     func save<Value: Codable & Sendable>(_ value: Value, key: String, readStart start: ReadStart) throws -> ReadSave<Value> {
-        guard generation == start.generation else { return .cleared }
-        guard lastWrite[key, default: 0] < start.order else { return .superseded }
-        lastWrite[key] = start.order
-        return .saved(try write(value, key: key))
+        try sharedFolder().state.withLock { state in
+            guard state.generation == start.generation else { return .cleared }
+            guard state.lastWrite[key, default: 0] < start.order else { return .superseded }
+            state.lastWrite[key] = start.order
+            return .saved(try write(value, key: key))
+        }
     }
 
     /// Deletes every snapshot of this store (logout). A ``snapshotFirst(key:as:maxSnapshotAge:fetch:)``
     /// fetch that is still running does not save its value afterwards.
     public func removeAll() {
-        generation += 1
-        lastWrite.removeAll()
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in names where name.hasSuffix("." + Self.fileExtension) || name.hasPrefix(AtomicFile.temporaryPrefix) {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        sharedFolder().state.withLock { state in
+            state.generation += 1
+            state.lastWrite.removeAll()
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            for name in names where name.hasSuffix("." + Self.fileExtension) || name.hasPrefix(AtomicFile.temporaryPrefix) {
+                try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+            }
         }
+    }
+
+    /// The order of writes shared by every store on this store's folder, found (and the folder
+    /// created) the first time it is needed, on the store's queue.
+    private func sharedFolder() -> SnapshotFolder {
+        if let folder { return folder }
+        let found = SnapshotFolder.shared(folder: directory)
+        folder = found
+        return found
     }
 
     /// The store's current time.
@@ -163,5 +177,33 @@ public actor SnapshotStore {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970
         return decoder
+    }
+}
+
+/// The order of the writes to one snapshot folder, shared by every ``SnapshotStore`` on that folder
+/// in this process: a save, a removal or a ``SnapshotStore/removeAll()`` (a logout) through one
+/// store keeps a read that started before it through another from saving its older value.
+final class SnapshotFolder: Sendable {
+    struct State: Sendable {
+        /// Bumped by ``SnapshotStore/removeAll()``: a fetch that started before a logout must not
+        /// save the previous account's data after it.
+        var generation = 0
+        /// Numbers, in order, the start of each read and each save and removal.
+        var order = 0
+        /// Per key, the ``order`` of its latest write: a save or removal, or the start of the read
+        /// whose value was saved last. A read that started before it saves nothing.
+        var lastWrite: [String: Int] = [:]
+    }
+
+    /// Held for each check and the write it allows (file I/O included: the stores run it on their
+    /// own queues, off the cooperative pool), so no write comes between them.
+    let state = Locked(State())
+
+    private static let registry = FolderRegistry<SnapshotFolder>()
+
+    /// The state of the folder at `url`, shared with every store on it however its path is
+    /// spelled (see ``FolderIdentity/key(of:)``).
+    static func shared(folder url: URL) -> SnapshotFolder {
+        registry.value(for: url) { SnapshotFolder() }
     }
 }

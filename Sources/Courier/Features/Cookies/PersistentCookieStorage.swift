@@ -296,39 +296,13 @@ final class CookieFolder: Sendable {
     /// their own queues, off the cooperative pool).
     let state = Locked(State())
 
-    private final class Reference: @unchecked Sendable {
-        // @unchecked: read and written only under `registry`'s lock.
-        weak var folder: CookieFolder?
-    }
-
-    /// The folders in use, by ``identity(of:)``; a folder no storage holds any more is dropped.
-    private static let registry = Locked<[String: Reference]>([:])
+    /// The folders in use (see ``FolderRegistry``).
+    private static let registry = FolderRegistry<CookieFolder>()
 
     /// The state of the folder at `url`, shared with every storage on it however its path is
-    /// spelled (see ``identity(of:)``).
+    /// spelled (see ``FolderIdentity/key(of:)``).
     static func shared(folder url: URL) -> CookieFolder {
-        let key = identity(of: url)
-        return registry.withLock { registry in
-            if let folder = registry[key]?.folder { return folder }
-            registry = registry.filter { $0.value.folder != nil }
-            let folder = CookieFolder()
-            let reference = Reference()
-            reference.folder = folder
-            registry[key] = reference
-            return folder
-        }
-    }
-
-    /// What names the folder at `url` whatever the path that leads there — a symbolic link, `..`,
-    /// another letter case on a case-insensitive disk (APFS and HFS+ by default): its device and
-    /// inode numbers, the folder created first when missing. The standardized path when the folder
-    /// can neither be created nor examined (its files cannot be read or written either, and each
-    /// call says so).
-    static func identity(of url: URL) -> String {
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { return "path:" + url.standardizedFileURL.path }
-        return "inode:\(info.st_dev):\(info.st_ino)"
+        registry.value(for: url) { CookieFolder() }
     }
 }
 
