@@ -54,6 +54,9 @@ public actor UploadManager {
     private let background: (any BackgroundTransport)?
     private let policy: EndpointPolicy
     private var records: [UUID: UploadRecord]
+    /// The records as this manager last loaded or wrote them: what it changed since is what its
+    /// next write applies over the file (another manager on the folder may have written since).
+    private var writtenRecords: [UUID: UploadRecord]
     private var waiters: [UUID: [CheckedContinuation<HTTPResponse, any Error>]] = [:]
     private var responses: [UUID: HTTPResponse] = [:]
     /// Failures of this launch, so a late ``result(for:)`` gets the same error as a waiting one.
@@ -128,6 +131,7 @@ public actor UploadManager {
         self.tokenManager = tokenManager
         self.account = account
         self.records = try registry.load()
+        self.writtenRecords = records
     }
 
     /// Every upload in the registry, oldest first.
@@ -560,11 +564,12 @@ public actor UploadManager {
     /// `nil` once a write succeeds.
     public private(set) var registryFailure: UploadManagerError?
 
-    /// Writes the whole registry and keeps the outcome in ``registryFailure`` (cleared by a
-    /// success). Returns the failure.
+    /// Writes the registry — this manager's changes over the file as it is now, which another
+    /// manager on the same folder may have written — and keeps the outcome in ``registryFailure``
+    /// (cleared by a success). Returns the failure.
     @discardableResult
     private func persistRegistry() -> UploadManagerError? {
-        let failure = registry.save(records, keepingOutcomeIn: &registryFailure)
+        let failure = registry.save(records, over: &writtenRecords, keepingOutcomeIn: &registryFailure)
         if failure == nil {
             for name in settledStagedFiles { staging.remove(name) }
             settledStagedFiles.removeAll()

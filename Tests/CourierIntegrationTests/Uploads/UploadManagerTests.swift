@@ -129,6 +129,30 @@ struct UploadManagerTests {
         #expect(Self.staged(directory).isEmpty)
         #expect(transport.started.current.isEmpty)
     }
+
+    @Test("two managers on one folder keep each other's uploads in the registry")
+    func twoManagersOnOneFolderKeepEachOthersUploads() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Two managers on one folder (two clients of one app), both open before either enqueues.
+        let first = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        let second = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        let one = try await first.enqueue(
+            fileAt: try UploadFixtures.file(UploadFixtures.bytes(1000), name: "one.bin"), to: "/uploads/count",
+            contentType: "application/octet-stream")
+        let two = try await second.enqueue(
+            fileAt: try UploadFixtures.file(UploadFixtures.bytes(2000), name: "two.bin"), to: "/uploads/count",
+            contentType: "application/octet-stream")
+        #expect(try Self.counted(try await first.result(for: one)).bytes == 1000)
+        #expect(try Self.counted(try await second.result(for: two)).bytes == 2000)
+
+        // The server stored each upload once; a relaunch finds both, completed.
+        #expect(try await TestServers.requestCount("POST /uploads/count", namespace: namespace) == 2)
+        let relaunched = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        let states = Dictionary(uniqueKeysWithValues: await relaunched.uploads.map { ($0.id, $0.state) })
+        #expect(states == [one: .completed(statusCode: 200), two: .completed(statusCode: 200)])
+    }
 }
 
 /// A background transport standing in for a session recreated at launch: it starts nothing and
