@@ -27,6 +27,7 @@ handshakes with 503 until accept), accept, restart (&down=SECONDS: drop, forget 
 refuse for that long), close (&code=&reason=: a closing handshake from the server on every
 connection), skip (&n=N: the next post skips N sequence numbers), post (&topic=&text=).
 auth-feed accepts only "Authorization: Bearer fresh-token" (401 otherwise; every token seen is in stats).
+stats' "subscribed" lists the topics some open connection is subscribed to (what a post reaches).
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ class Namespace:
 
     def stats(self) -> dict:
         return {"connections": self.connection_count, "open": len(self.connections), "subscribes": self.subscribes,
-                "unsubscribes": self.unsubscribes, "tokens": self.tokens, "refused": self.refused,
+                "unsubscribes": self.unsubscribes, "subscribed": sorted(t for t, s in self.topics.items() if s), "tokens": self.tokens, "refused": self.refused,
                 "closeCodes": self.close_codes, "extensions": self.extensions, "compressedIn": self.compressed_in,
                 "messagesIn": self.messages_in, "bytesIn": self.bytes_in, "messagesOut": self.messages_out,
                 "bytesOut": self.bytes_out, "wireBytesIn": self.wire_bytes_in, "wireBytesOut": self.wire_bytes_out}

@@ -98,8 +98,12 @@ struct ClientTests {
         try await eventually("re-subscribe writing A") { gate.isHolding }
         await client.unsubscribe("B")
         await client.subscribe(Subscription(id: "C", subscribe: .text("sub C v2"), unsubscribe: .text("unsub C")))
-        await client.subscribe(subscription("D"))  // new: sent at once
+        // New: sent at once, after A (the client's own messages go out in the order issued), so
+        // its subscribe returns once A is written.
+        let subscribingD = Task { await client.subscribe(subscription("D")) }
+        try await eventually("D registered") { await client.subscriptions.map(\.id).contains("D") }
         gate.release()
+        await subscribingD.value
         // The old code's first three were already wrong: "unsub B" went out while A was held.
         try await eventually("re-subscribe done") {
             transport.connections.count == 2 && transport.connections[1].sent.count >= 3
@@ -667,8 +671,12 @@ struct ClientTests {
         try await eventually("re-subscribe writing A") { gate.isHolding }
         #expect(await client.state == .connecting)
         await #expect(throws: WebSocketError.notConnected) { try await client.send(.text("early")) }
-        await client.subscribe(subscription("C"))  // registered during the re-subscribe: goes out too
+        // Registered during the re-subscribe: goes out too, after A (its subscribe returns once A
+        // is written).
+        let subscribingC = Task { await client.subscribe(subscription("C")) }
+        try await eventually("C registered") { await client.subscriptions.map(\.id).contains("C") }
         gate.release()
+        await subscribingC.value
         try await eventually("open again") { await client.state == .open }
         try await client.send(.text("post B"))
         #expect(Set(transport.connections[1].sent.prefix(3)) == [.text("sub A"), .text("sub B"), .text("sub C")])

@@ -90,6 +90,42 @@ struct RealServerTests {
         await client.close()
     }
 
+    /// A view that appears and goes at once: its subscribe is issued from a low-priority task and
+    /// its unsubscribe right after, from a high-priority one. The client's own sends each ran in a
+    /// task of their own, which raced to the connection: the unsubscribe overtook the subscribe
+    /// (nearly every pair), and the server stayed subscribed to topics the app had left.
+    @Test(.timeLimit(.minutes(1)))
+    func anUnsubscribeNeverOvertakesItsSubscribe() async throws {
+        let namespace = RealtimeServers.namespace("order")
+        var configuration = try feedConfiguration(namespace)
+        configuration.reconnect = .never
+        let client = WebSocketClient(
+            configuration: configuration, transport: RFC6455Transport.curl(), clock: TestClock(), random: { 0.5 })
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        for round in 0..<10 {
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<50 {
+                    let name = "t\(round)-\(index)"
+                    group.addTask(priority: .background) { await client.subscribe(topic(name)) }
+                    group.addTask(priority: .high) { await client.unsubscribe(name) }
+                }
+            }
+        }
+        let sent = await client.metrics.messagesSent
+        try await eventually("the server read every message") {
+            let stats = try? await RealtimeServers.control(namespace, "action=stats")
+            return stats?["messagesIn"] as? Int == sent
+        }
+        let stats = try await RealtimeServers.control(namespace, "action=stats")
+        let subscribed = try #require(stats["subscribed"] as? [String])
+        // A pair the actor ran unsubscribe-first leaves a registered topic: the server holds it too.
+        let registered = await client.subscriptions.map(\.id)
+        #expect(Set(subscribed) == Set(registered), "server: \(subscribed.count) topics, registry: \(registered.count)")
+        #expect((stats["unsubscribes"] as? [Any])?.count ?? 0 > 0)
+        await client.close()
+    }
+
     @Test func aSilentRealServerFailsWithinPingIntervalPlusTimeout() async throws {
         let clock = TestClock(mode: .manual)
         var configuration = WebSocketClient.Configuration(

@@ -269,7 +269,10 @@ public actor WebSocketClient {
     /// Sends `message` on `connection` and counts it on `meter` once written. Only the app's own
     /// sends are `cancellable` (a cancelled one not yet on its way is withdrawn): the client's
     /// subscribe, unsubscribe and replay messages go out whatever task runs them, or the server
-    /// would miss a subscription the registry holds until the next reconnect.
+    /// would miss a subscription the registry holds until the next reconnect. They go out in the
+    /// order this actor issued them: each task of its own waits for the one before it, since two
+    /// such tasks race to the connection (one started from a higher-priority task runs first) and
+    /// an unsubscribe would overtake its subscribe, leaving the server subscribed.
     private func send(
         _ message: WebSocketMessage, on connection: any WebSocketConnection, meter: ConnectionMeter?,
         cancellable: Bool = false
@@ -277,10 +280,19 @@ public actor WebSocketClient {
         if cancellable {
             try await connection.send(message)
         } else {
-            try await Task { try await connection.send(message) }.value
+            let previous = lastClientSend
+            let write = Task {
+                _ = try? await previous?.value
+                try await connection.send(message)
+            }
+            lastClientSend = write
+            try await write.value
         }
         meter?.sent(message)
     }
+
+    /// The client's own send issued last (subscribe, unsubscribe, replay): the next one waits for it.
+    private var lastClientSend: Task<Void, any Error>?
 
     /// Registers `subscription` (replacing one with the same id) and sends it now if connected.
     /// A send failure is not thrown: the connection is then failing and the subscription goes out
