@@ -344,6 +344,39 @@ struct ClientTests {
         #expect(transport.attempts == 2)
     }
 
+    /// The app closes the session (or goes to the background) while a reconnect re-sends the
+    /// subscriptions: B is never sent, so the connection was never open and nothing reconnected.
+    /// `open` and `reconnected` were published after the close all the same (an app refetched).
+    @Test(
+        "a close or background during the re-subscribe publishes neither open nor reconnected",
+        .timeLimit(.minutes(1)), arguments: [false, true])
+    func aSessionEndedDuringTheResubscribeIsNeverOpen(background: Bool) async throws {
+        let transport = FakeTransport()
+        let client = WebSocketClient(configuration: configuration(), transport: transport, clock: TestClock(), random: { 0.5 })
+        let events = Collected(client.events())
+        for topic in ["A", "B"] { await client.subscribe(subscription(topic)) }
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        let states = Collected(client.states())
+        let gate = SendGate(holding: .text("sub A"))
+        transport.gate.set(gate)
+        transport.connections[0].end()  // the reconnect re-sends A (held on the wire), then B
+        try await eventually("re-subscribe writing A") { gate.isHolding }
+        let ending = Task { if background { await client.enterBackground() } else { await client.close() } }
+        try await eventually("closed by the app") { transport.connections[1].isClosed }
+        gate.release()
+        await ending.value
+        let code: WebSocketCloseCode = background ? .goingAway : .normalClosure
+        let closed = ConnectionState.closed(code: code, reason: background ? WebSocketClient.backgroundReason : "")
+        try await eventually("every state up to closed collected") { states.all.last == closed }
+        #expect(transport.connections[1].sent == [.text("sub A")])
+        // From the drop on (the stream starts with the `open` of the first connection).
+        let sinceDrop = states.all.drop { if case .reconnecting = $0 { false } else { true } }
+        #expect(!sinceDrop.isEmpty && !sinceDrop.contains(.open))
+        #expect(!events.all.contains(.reconnected))
+        #expect(await client.state == closed)
+    }
+
     /// The closing handshake of `enterBackground()` takes a round trip; the app may come back (or
     /// end the session) before it is done. An open client subscribed to T1 whose background close
     /// waits in its handshake until the test releases `hold`.

@@ -438,7 +438,7 @@ public actor WebSocketClient {
                 finish(meter, code: .goingAway, reason: "closed by the app", opened: opened, wire: connection.wireTraffic)
                 return .stop
             }
-            let (keepalive, opened) = await open(connection, meter: meter)
+            let (keepalive, opened) = await open(connection, meter: meter, run: run)
             return .serving(connection, meter: meter, keepalive: keepalive, opened: opened)
         } catch let deferred as AuthorizationDeferred {
             // The token manager holds refreshes back (the token endpoint asked for time): the next
@@ -500,9 +500,10 @@ public actor WebSocketClient {
     private var openedAt: Duration?
 
     /// Makes `connection` the open one: re-sends the subscriptions, publishes `open`, starts the
-    /// keepalive. Returns the keepalive task and when the connection opened.
+    /// keepalive (neither when run `run` ended meanwhile). Returns the keepalive task and when the
+    /// connection opened.
     private func open(
-        _ connection: any WebSocketConnection, meter: ConnectionMeter
+        _ connection: any WebSocketConnection, meter: ConnectionMeter, run: Int
     ) async -> (keepalive: Task<Void, Never>?, opened: Duration) {
         let opened = clock.elapsed()
         self.meter = meter
@@ -528,6 +529,9 @@ public actor WebSocketClient {
             try? await send(subscription.subscribe, on: connection, meter: meter)
         }
         awaitingResubscribe = []
+        // A close() or enterBackground() during the re-subscribe ended the run: the connection is
+        // closing, not open, and nothing was reconnected (the supervisor reads its end next).
+        guard isActive(run) else { return (nil, opened) }
         publish(.open)
         if hasOpened { eventBroadcast.yield(.reconnected) }
         hasOpened = true
