@@ -46,5 +46,51 @@ extension AuthIntegrationTests {
             #expect(stats.unauthorized == 2)
             #expect(stats.authorized == 2)
         }
+
+        /// Both hold an expired access token and call at once, each manager on its own
+        /// `FileTokenStore` value of one file (each opens the lock file itself, as two processes
+        /// do). The server takes 0.3 s per refresh: one refresh is sent, the other manager waits
+        /// for the lock and uses the pair the first stored — one refresh at the server, where two
+        /// would have spent the same refresh token twice.
+        @Test func twoManagersOnOneTokenFileSendOneRefresh() async throws {
+            let namespace = TestServers.makeNamespace("shared-file")
+            let environment = try TestServers.apiEnvironment(namespace: namespace)
+            let folder = FileManager.default.temporaryDirectory
+                .appendingPathComponent("courier-shared-file-\(UUID().uuidString)", isDirectory: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appendingPathComponent("tokens.json")
+
+            func signedInProcess() -> (APIClient, TokenManager) {
+                let transport = TestTransport.make()
+                let manager = TokenManager(
+                    store: FileTokenStore(fileURL: file), transport: transport,
+                    grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
+                let client = APIClient(environment: environment) {
+                    $0.transport = transport
+                    $0.interceptors = .standard(tokenManager: manager, retry: RetryInterceptor(clock: TestClock()))
+                }
+                return (client, manager)
+            }
+            let (appClient, app) = signedInProcess()
+            let login = try await appClient.response(
+                for: Request<OAuthTokenResponse>.post("/auth/login", body: AuthSession.Login(accessTtl: -60)))
+            try await app.signIn(login.value.tokens(serverDate: login.response.date))
+            let (status, _) = try await TestServers.control(
+                "POST", "auth/config", namespace: namespace, json: ["accessTtl": 3600, "refreshDelay": 0.3])
+            #expect(status == 200)
+            let (extensionClient, _) = signedInProcess()
+
+            async let viaApp = appClient.send(AuthSession.me)
+            async let viaExtension = extensionClient.send(AuthSession.me)
+            let (a, b) = try await (viaApp, viaExtension)
+            #expect(a.username == "alice" && b.username == "alice")
+            #expect(a.jti == b.jti)
+
+            let stats = ServerStats(try await TestServers.stats(namespace: namespace))
+            #expect(stats.refreshCalls == 1)
+            #expect(stats.refreshSuccesses == 1)
+            #expect(stats.authorized == 2)
+        }
     }
 }
