@@ -14,13 +14,14 @@ extension HTTPResponse {
         return HTTPResponse(statusCode: status, headers: headers, body: Data(text.utf8))
     }
 
-    /// A JSON response encoding `value` with sorted keys.
+    /// A JSON response encoding `value` with the client's default encoder
+    /// (`APIClient.makeEncoder()`: ISO 8601 dates, sorted keys), so the default decoder reads it
+    /// back as it reads a server's JSON.
     /// - Throws: `EncodingError` when `value` cannot be encoded.
     public static func json<T: Encodable>(
         encoding value: T, status: Int = 200, headers: HTTPHeaders = HTTPHeaders()
     ) throws -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        let encoder = APIClient.makeEncoder()
         var headers = headers
         if !headers.contains("Content-Type") { headers.replace("Content-Type", with: "application/json") }
         return HTTPResponse(statusCode: status, headers: headers, body: try encoder.encode(value))

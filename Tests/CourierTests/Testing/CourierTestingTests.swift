@@ -112,6 +112,23 @@ extension CoreTests {
             #expect(HTTPResponse.status(204).headers.fields.isEmpty)
         }
 
+        /// A stub built from the app's own model must decode as the server's JSON does: a `Date`
+        /// encoded with a plain `JSONEncoder` is a number, which the client's decoder refuses.
+        @Test("HTTPResponse.json(encoding:) writes dates the client's default decoder reads")
+        func encodedStubDecodesWithTheClientsDecoder() async throws {
+            struct Listing: Codable, Sendable, Equatable {
+                var id: Int
+                var createdAt: Date
+            }
+            let listing = Listing(id: 7, createdAt: Date(timeIntervalSince1970: 1_780_000_000.25))
+            let stub = StubTransport(responses: [try .json(encoding: listing)])
+            let client = APIClient(environment: .stub) { $0.transport = stub }
+
+            let decoded: Listing = try await client.get("/listings/7")
+
+            #expect(decoded == listing)
+        }
+
         // MARK: URLProtocolStub
 
         @Test("URLProtocolStub answers through a real URLSession: status, headers, body, and what was sent")
