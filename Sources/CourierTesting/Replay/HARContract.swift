@@ -40,11 +40,13 @@ public enum HARContract {
     ///   - endpoint: Any value of the endpoint type; only its method, template, accepted statuses
     ///     and decoding are used.
     ///   - archive: The fixture.
-    ///   - decoder: The decoder your client uses; a plain `JSONDecoder` by default.
+    ///   - decoder: The decoder your client uses; by default the client's default,
+    ///     `APIClient.makeDecoder()` (flexible ISO 8601 dates), so a model that decodes from the
+    ///     server decodes from its recording.
     /// - Returns: The decoded values, in file order (empty when no entry is the endpoint's).
     /// - Throws: ``Failure`` listing every entry that did not decode.
     public static func decodeResponses<E: Endpoint>(
-        of endpoint: E, in archive: HARLog, decoder: JSONDecoder = JSONDecoder()
+        of endpoint: E, in archive: HARLog, decoder: JSONDecoder = APIClient.makeDecoder()
     ) throws -> [E.Response] {
         let template = endpoint.pathTemplate ?? endpoint.path
         let replay = ReplayTransport(archive: archive)

@@ -192,6 +192,29 @@ extension CoreTests {
             #expect(try await Self.replayClient(replay).send(Request<Data>.get("/avatar")) == png)
         }
 
+        /// A model that fits what the server sends passes the contract check as it passes the
+        /// client: an ISO 8601 date is read with the client's default date strategy, not as the
+        /// number a plain `JSONDecoder` expects.
+        @Test("contract: a recorded ISO 8601 date decodes as the client decodes it")
+        func contractReadsDatesAsTheClientDoes() async throws {
+            struct Listing: Decodable, Sendable {
+                var id: Int
+                var createdAt: Date
+            }
+            struct GetListing: Endpoint {
+                typealias Response = Listing
+                var path: String { "/listings/1" }
+            }
+            let recorder = HARFixtureRecorder()
+            let server = StubTransport { _ in .json(#"{"id": 1, "createdAt": "2026-01-01T00:01:00.500Z"}"#) }
+            let client = CoreFixture.client(server) { $0.interceptors.append(recorder) }
+            let live = try await client.send(GetListing())
+
+            let recorded = try HARContract.decodeResponses(of: GetListing(), in: recorder.archive())
+
+            #expect(recorded.map(\.createdAt) == [live.createdAt])
+        }
+
         @Test("contract: every recorded response decodes with its endpoint's Response type, or the entry is named")
         func contract() async throws {
             let archive = try await Self.record { client in
