@@ -48,7 +48,8 @@ public actor BackgroundDownloads {
     /// The records as this manager last loaded or wrote them: what it changed since is what its
     /// next write applies over the file (another manager on the folder may have written since).
     private var writtenRecords: [UUID: BackgroundDownloadRecord]
-    private var waiters: [UUID: [CheckedContinuation<URL, any Error>]] = [:]
+    /// The tasks awaiting each download's ``result(for:)``, each under a token of its own.
+    private var waiters: [UUID: [(token: UUID, continuation: CheckedContinuation<URL, any Error>)]] = [:]
     private var failures: [UUID: any Error] = [:]
     /// Downloads whose resume data is being handed over (see ``resume(_:)``).
     private var resuming: Set<UUID> = []
@@ -163,14 +164,32 @@ public actor BackgroundDownloads {
     /// Waits for the download `id` and returns its destination.
     ///
     /// - Throws: The download's failure: ``DownloadError`` (status, length, digest, file system) or
-    ///   `NetworkError`; ``BackgroundDownloadError/unknownDownload(_:)``.
+    ///   `NetworkError`; ``BackgroundDownloadError/unknownDownload(_:)``; `NetworkError.cancelled`
+    ///   when the awaiting task is cancelled (the download goes on; ask again later).
     public func result(for id: UUID) async throws -> URL {
         guard let record = records[id] else { throw BackgroundDownloadError.unknownDownload(id) }
         switch record.state {
         case .completed: return record.destination
         case .failed(let message): throw failures[id] ?? DownloadError(.fileSystem(message))
-        case .pending: return try await withCheckedThrowingContinuation { waiters[id, default: []].append($0) }
+        case .pending:
+            let token = UUID()
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    guard !Task.isCancelled else { return continuation.resume(throwing: NetworkError.cancelled) }
+                    waiters[id, default: []].append((token, continuation))
+                }
+            } onCancel: {
+                Task { await self.stopWaiting(token, for: id) }
+            }
         }
+    }
+
+    /// Ends the wait `token` of a cancelled task for the download `id` (nothing when it ended).
+    private func stopWaiting(_ token: UUID, for id: UUID) {
+        guard let index = waiters[id]?.firstIndex(where: { $0.token == token }) else { return }
+        let waiter = waiters[id]?.remove(at: index)
+        if waiters[id]?.isEmpty == true { waiters[id] = nil }
+        waiter?.continuation.resume(throwing: NetworkError.cancelled)
     }
 
     /// Progress of the download `id` while it runs in this launch (bytes written; the total when
@@ -300,7 +319,7 @@ public actor BackgroundDownloads {
         records[id] = record
         if let failure = persistRegistry() { failures[id] = failures[id] ?? failure }
         progressContinuations.removeValue(forKey: id)?.finish()
-        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(with: result) }
+        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.continuation.resume(with: result) }
     }
 
     /// The last registry write that failed and that no later write has repaired: a download

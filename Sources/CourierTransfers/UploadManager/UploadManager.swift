@@ -57,7 +57,8 @@ public actor UploadManager {
     /// The records as this manager last loaded or wrote them: what it changed since is what its
     /// next write applies over the file (another manager on the folder may have written since).
     private var writtenRecords: [UUID: UploadRecord]
-    private var waiters: [UUID: [CheckedContinuation<HTTPResponse, any Error>]] = [:]
+    /// The tasks awaiting each upload's ``result(for:)``, each under a token of its own.
+    private var waiters: [UUID: [(token: UUID, continuation: CheckedContinuation<HTTPResponse, any Error>)]] = [:]
     private var responses: [UUID: HTTPResponse] = [:]
     /// Failures of this launch, so a late ``result(for:)`` gets the same error as a waiting one.
     private var failures: [UUID: NetworkError] = [:]
@@ -345,7 +346,7 @@ public actor UploadManager {
             }
             awaitingReauthorization.insert(record.id)
             interrupted[record.id] = failure
-            for waiter in waiters.removeValue(forKey: record.id) ?? [] { waiter.resume(throwing: failure) }
+            for waiter in waiters.removeValue(forKey: record.id) ?? [] { waiter.continuation.resume(throwing: failure) }
         }
     }
 
@@ -392,7 +393,7 @@ public actor UploadManager {
         running[id] = nil
         progress[id] = nil
         interrupted[id] = failure
-        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(throwing: failure) }
+        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.continuation.resume(throwing: failure) }
     }
 
     /// Clears the record of a sending that the server never handled (see
@@ -427,7 +428,7 @@ public actor UploadManager {
         running[id] = nil
         progress[id] = nil
         interrupted[id] = .signedOut
-        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.resume(throwing: NetworkError.signedOut) }
+        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.continuation.resume(throwing: NetworkError.signedOut) }
     }
 
     /// Whether an upload that ended with `failure` is worth sending again later: the network was
@@ -504,7 +505,7 @@ public actor UploadManager {
         case .success(let response): responses[record.id] = response
         case .failure(let error): failures[record.id] = NetworkError(error)
         }
-        for waiter in waiters.removeValue(forKey: record.id) ?? [] { waiter.resume(with: result) }
+        for waiter in waiters.removeValue(forKey: record.id) ?? [] { waiter.continuation.resume(with: result) }
     }
 
     // MARK: Results, cancellation, launch
@@ -516,7 +517,8 @@ public actor UploadManager {
     ///   ``resumePending()`` sends it again;
     ///   `NetworkError.invalidRequest(_:)` for an unknown id. A response received by an earlier
     ///   launch is not kept: its record says
-    ///   ``TransferState/completed(statusCode:)``.
+    ///   ``TransferState/completed(statusCode:)``. `NetworkError.cancelled` when the awaiting task
+    ///   is cancelled (the upload goes on; ask again later).
     public func result(for id: UUID) async throws -> HTTPResponse {
         guard let record = records[id] else { throw NetworkError.invalidRequest("no upload \(id)") }
         switch record.state {
@@ -527,8 +529,24 @@ public actor UploadManager {
         case .pending:
             // Waiting for the network: nothing would resume a waiter until resumePending().
             if running[id] == nil, let failure = interrupted[id] { throw failure }
-            return try await withCheckedThrowingContinuation { waiters[id, default: []].append($0) }
+            let token = UUID()
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    guard !Task.isCancelled else { return continuation.resume(throwing: NetworkError.cancelled) }
+                    waiters[id, default: []].append((token, continuation))
+                }
+            } onCancel: {
+                Task { await self.stopWaiting(token, for: id) }
+            }
         }
+    }
+
+    /// Ends the wait `token` of a cancelled task for the upload `id` (nothing when it ended).
+    private func stopWaiting(_ token: UUID, for id: UUID) {
+        guard let index = waiters[id]?.firstIndex(where: { $0.token == token }) else { return }
+        let waiter = waiters[id]?.remove(at: index)
+        if waiters[id]?.isEmpty == true { waiters[id] = nil }
+        waiter?.continuation.resume(throwing: NetworkError.cancelled)
     }
 
     /// Progress of a foreground upload of this launch (`nil` for others): the latest value at

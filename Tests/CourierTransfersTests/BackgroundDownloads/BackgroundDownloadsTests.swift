@@ -95,6 +95,28 @@ struct BackgroundDownloadsTests {
         #expect(await manager.downloads.map(\.state) == [.completed(statusCode: 200)])
     }
 
+    /// A screen awaiting a download goes away: its wait ends with `NetworkError.cancelled` at once
+    /// (it waited until the download finished, forever for one the session no longer runs), while
+    /// the download and the other waiters go on.
+    @Test("cancelling a task awaiting result(for:) ends its wait; the download and other waiters go on")
+    func cancellingAResultWaitEndsIt() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("video.mov")
+        let transport = ManualBackgroundTransport()
+        let manager = try Self.manager(folder, transport)
+        let id = try await manager.enqueue("/videos/7", to: destination)
+        let leaving = Task { try await manager.result(for: id) }
+        let staying = Task { try await manager.result(for: id) }
+        leaving.cancel()
+
+        let outcome = await TransfersFixture.firstOutcome(of: leaving, orAfter: .seconds(30))
+
+        #expect(outcome == "cancelled")
+        try transport.finish(id.uuidString, body: Self.body, headers: Self.digestHeaders(Self.body))
+        #expect(try await staying.value == destination)
+    }
+
     @Test(
         "a file failing verification is deleted and the destination left untouched",
         arguments: ["digest", "length", "status"])

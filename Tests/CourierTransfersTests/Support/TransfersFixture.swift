@@ -22,4 +22,27 @@ enum TransfersFixture {
             configure(&configuration)
         }
     }
+
+    /// How `task` ended — `"cancelled"`, `"returned"` or another error — or a note that it still
+    /// ran after `limit` (the task is left behind).
+    static func firstOutcome<T: Sendable>(of task: Task<T, any Error>, orAfter limit: Duration) async -> String {
+        let (outcomes, report) = AsyncStream.makeStream(of: String.self)
+        Task {
+            do {
+                _ = try await task.value
+                report.yield("returned")
+            } catch let error as NetworkError where error.isCancellation {
+                report.yield("cancelled")
+            } catch {
+                report.yield("threw \(error)")
+            }
+        }
+        let bound = Task {
+            try? await Task.sleep(for: limit)
+            report.yield("still waiting \(limit) after the cancellation")
+        }
+        defer { bound.cancel() }
+        var iterator = outcomes.makeAsyncIterator()
+        return await iterator.next() ?? "no outcome"
+    }
 }

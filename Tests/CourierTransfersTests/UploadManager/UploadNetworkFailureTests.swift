@@ -36,6 +36,31 @@ struct UploadNetworkFailureTests {
         return try FileManager.default.contentsOfDirectory(atPath: folder.path)
     }
 
+    /// A screen awaiting an upload goes away: its wait ends with `NetworkError.cancelled` at once
+    /// (it waited until the upload finished, forever for one the session no longer runs), while
+    /// the upload and the other waiters go on.
+    @Test("cancelling a task awaiting result(for:) ends its wait; the upload and other waiters go on")
+    func cancellingAResultWaitEndsIt() async throws {
+        let (root, source) = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let background = ManualBackgroundTransport()
+        let manager = try UploadManager(
+            client: TransfersFixture.client(StubTransport(responses: [HTTPResponse]())),
+            directory: root.appendingPathComponent("manager"), backgroundTransport: background)
+        let id = try await manager.enqueue(fileAt: source, to: "/photos", contentType: "image/jpeg", mode: .background)
+        let leaving = Task { try await manager.result(for: id) }
+        let staying = Task { try await manager.result(for: id) }
+        leaving.cancel()
+
+        let outcome = await TransfersFixture.firstOutcome(of: leaving, orAfter: .seconds(30))
+
+        #expect(outcome == "cancelled")
+        background.continuation.yield(
+            BackgroundTransferEvent(
+                taskDescription: id.uuidString, outcome: .uploaded(statusCode: 201, headers: HTTPHeaders(), body: Data())))
+        #expect(try await staying.value.statusCode == 201)
+    }
+
     @Test("offline: the upload stays pending with its staged copy, and resumePending sends it when the network is back")
     func offlineUploadWaitsForTheNetwork() async throws {
         let (root, source) = try Self.folder()
