@@ -54,7 +54,8 @@ public actor BackgroundDownloads {
     /// Downloads whose resume data is being handed over (see ``resume(_:)``).
     private var resuming: Set<UUID> = []
     private var listeners: [Task<Void, Never>] = []
-    private var progressContinuations: [UUID: AsyncStream<TransferProgress>.Continuation] = [:]
+    /// The progress readers of each running download.
+    private var progressReaders: [UUID: ProgressFanOut] = [:]
 
     /// Creates a manager whose registry lives in `directory`.
     ///
@@ -193,18 +194,14 @@ public actor BackgroundDownloads {
     }
 
     /// Progress of the download `id` while it runs in this launch (bytes written; the total when
-    /// the server announced it). Ends when the download ends.
+    /// the server announced it): the latest value at once, then every later one. Ends when the
+    /// download ends. Any number of readers each get every value.
     public func progress(for id: UUID) -> AsyncStream<TransferProgress> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
-        if records[id]?.state == .pending {
-            progressContinuations[id]?.finish()
-            progressContinuations[id] = continuation
-            listen()
-        } else {
-            continuation.finish()
-        }
-        return stream
+        guard records[id]?.state == .pending else { return AsyncStream { $0.finish() } }
+        listen()
+        let readers = progressReaders[id] ?? ProgressFanOut()
+        progressReaders[id] = readers
+        return readers.subscribe()
     }
 
     /// At launch: starts pairing the session's events (those of tasks of earlier launches
@@ -269,7 +266,7 @@ public actor BackgroundDownloads {
 
     private func report(_ step: BackgroundTransferProgress) {
         guard let id = UUID(uuidString: step.taskDescription) else { return }
-        progressContinuations[id]?.yield(TransferProgress(completedBytes: step.completedBytes, totalBytes: step.totalBytes))
+        progressReaders[id]?.publish(TransferProgress(completedBytes: step.completedBytes, totalBytes: step.totalBytes))
     }
 
     private func handle(_ event: BackgroundTransferEvent) {
@@ -318,7 +315,15 @@ public actor BackgroundDownloads {
         record.resumeDataFileName = resumeDataFileName
         records[id] = record
         if let failure = persistRegistry() { failures[id] = failures[id] ?? failure }
-        progressContinuations.removeValue(forKey: id)?.finish()
+        let readers = progressReaders.removeValue(forKey: id)
+        // The session's last progress report may come after its completion event: a completed
+        // download's readers end at its size.
+        if case .success(let file) = result,
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber
+        {
+            readers?.publish(TransferProgress(completedBytes: size.int64Value, totalBytes: size.int64Value))
+        }
+        readers?.finish()
         for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.continuation.resume(with: result) }
     }
 

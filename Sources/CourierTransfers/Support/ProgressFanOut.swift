@@ -4,7 +4,8 @@ import Foundation
 /// Hands one transfer's progress to any number of readers: each ``subscribe()`` gets the latest
 /// value at once, then every later one, and ends when the transfer's own progress stream ends.
 /// The transfer's stream has a single reader (the forwarding task ``forward(_:)`` starts), so
-/// readers never split the values between them.
+/// readers never split the values between them; a transfer without a stream of its own (a
+/// background download) calls ``publish(_:)`` and ``finish()`` itself.
 final class ProgressFanOut: Sendable {
     private struct State {
         var readers: [UUID: AsyncStream<TransferProgress>.Continuation] = [:]
@@ -41,7 +42,8 @@ final class ProgressFanOut: Sendable {
         return stream
     }
 
-    private func publish(_ value: TransferProgress) {
+    /// Hands `value` to every reader.
+    func publish(_ value: TransferProgress) {
         let readers = state.withLock { state in
             state.latest = value
             return Array(state.readers.values)
@@ -49,7 +51,8 @@ final class ProgressFanOut: Sendable {
         for reader in readers { reader.yield(value) }
     }
 
-    private func finish() {
+    /// Ends every reader's stream, and the streams of readers that subscribe later.
+    func finish() {
         let readers = state.withLock { state in
             state.finished = true
             defer { state.readers.removeAll() }

@@ -117,6 +117,35 @@ struct BackgroundDownloadsTests {
         #expect(try await staying.value == destination)
     }
 
+    /// Two screens show one download's progress: each reads it to the end, which for a completed
+    /// download is its size. A second reader finished the first one's stream while the download
+    /// still ran (a list row's bar stopped at 1.9 of 8 MB when the detail screen opened).
+    @Test(
+        "every reader of a download's progress reads until the download ends, the latest value first",
+        .timeLimit(.minutes(1)))
+    func everyProgressReaderReadsToTheEnd() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = ManualBackgroundTransport()
+        let manager = try Self.manager(folder, transport)
+        let id = try await manager.enqueue("/videos/7", to: folder.appendingPathComponent("video.mov"))
+        let total = Int64(Self.body.count)
+        var list = await manager.progress(for: id).makeAsyncIterator()
+        transport.progressContinuation.yield(
+            BackgroundTransferProgress(taskDescription: id.uuidString, completedBytes: 4_000, totalBytes: total))
+        #expect(await list.next()?.completedBytes == 4_000)
+
+        var detail = await manager.progress(for: id).makeAsyncIterator()
+        #expect(await detail.next()?.completedBytes == 4_000)
+        // Finished without a last progress report (the session's may come after the event).
+        try transport.finish(id.uuidString, body: Self.body, headers: Self.digestHeaders(Self.body))
+        _ = try await manager.result(for: id)
+        #expect(await list.next() == TransferProgress(completedBytes: total, totalBytes: total))
+        #expect(await detail.next() == TransferProgress(completedBytes: total, totalBytes: total))
+        #expect(await list.next() == nil)
+        #expect(await detail.next() == nil)
+    }
+
     @Test(
         "a file failing verification is deleted and the destination left untouched",
         arguments: ["digest", "length", "status"])
