@@ -30,6 +30,7 @@ private enum Sample {
         _ = client  // shown, not used
         var configuration = MutationQueue.Configuration()
         _ = configuration  // shown, not used
+        configuration.account = { session.userID }   // the signed-in user (nil while signed out): an edit goes out only as its author
         configuration.kinds["note"] = .init(policy: .authorizedWrite.with(\.retry, .none), conflictPolicy: .merge { conflict in
             try mergedNote(local: conflict.mutation, server: conflict.response.body)   // nil = drop local
         })
