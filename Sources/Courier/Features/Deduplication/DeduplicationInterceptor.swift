@@ -9,8 +9,10 @@ import FoundationNetworking
 /// body bytes being part of what must be identical.
 ///
 /// Requests are identical when the method, the URL, every header field (except per-call ones
-/// such as `X-Request-ID`, see ``defaultIgnoredHeaders``), the body and the account partition
-/// are equal — so variants negotiated by headers, and different accounts, are never mixed.
+/// such as `X-Request-ID`, see ``defaultIgnoredHeaders``), the body, the account partition and
+/// the transport's idle timeout (from the endpoint's deadline) are equal — so variants
+/// negotiated by headers, and different accounts, are never mixed, and a call with a longer
+/// deadline is never carried by a request the transport gives up on at a shorter one's.
 ///
 /// Cancelling one caller does not cancel the shared request while other callers still wait; when
 /// the last one leaves, the shared request is cancelled. The shared request runs the rest of the
@@ -85,7 +87,7 @@ package struct DeduplicationInterceptor: Interceptor {
             .map { (name: $0.key.lowercased(), value: $0.value) }
             .filter { !ignoredHeaders.contains($0.name) }
             .sorted { $0.name < $1.name }
-            .map { "\($0.name):\($0.value)" } + ["courier-auth:\(auth)"]
+            .map { "\($0.name):\($0.value)" } + ["courier-auth:\(auth)", "courier-timeout:\(request.timeoutInterval)"]
         return InFlightRequests.Key(
             partition: partition(), session: session.current, method: method, url: url.absoluteString, headers: headers,
             body: request.httpBody)

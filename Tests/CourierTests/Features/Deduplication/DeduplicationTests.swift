@@ -170,6 +170,36 @@ extension CachingTests {
             #expect(await eventually { cancelled.current })
         }
 
+        /// A list screen's `GET` with a 2 s deadline is in flight when a detail screen asks for the
+        /// same resource with 30 s. Joined, the detail call was carried by the list's request,
+        /// whose transport idle timeout is the list's (3 s): against a server answering after 6 s,
+        /// it failed as timed out at 3 s, with 27 s of its own deadline left. It sends its own.
+        @Test func aCallWithALongerDeadlineIsNotCarriedByAShorterDeadlinesRequest() async throws {
+            struct Carried: Codable, Sendable { var timeout: Double }
+            let gate = Gate()
+            let stub = StubTransport { request in
+                if request.timeoutInterval < 10 { await gate.wait() }
+                return .json(#"{"timeout": \#(request.timeoutInterval)}"#)
+            }
+            let dedup = DeduplicationInterceptor()
+            let client = APIClient(environment: CacheFixture.environment) {
+                $0.transport = stub
+                $0.interceptors = [dedup]
+            }
+            func get(deadline: Duration) -> Request<Carried> {
+                .get("/items/1", policy: .standard.with(\.deadline, deadline).with(\.retry, .none))
+            }
+            let list = Task { try await client.send(get(deadline: .seconds(2))) }
+            #expect(await eventually { await gate.arrivals == 1 })
+            let detail = Task { try await client.send(get(deadline: .seconds(30))) }
+
+            #expect(await eventually { stub.requestCount == 2 })
+            await gate.open()
+
+            #expect(try await detail.value.timeout == 31)
+            #expect(try await list.value.timeout == 3)
+        }
+
         @Test func differentAccountsOrHeadersAreNotShared() async throws {
             let gate = Gate()
             let stub = StubTransport { _ in
