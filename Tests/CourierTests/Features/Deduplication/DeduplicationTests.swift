@@ -185,6 +185,7 @@ extension CachingTests {
             let client = APIClient(environment: CacheFixture.environment) {
                 $0.transport = stub
                 $0.interceptors = [dedup]
+                $0.clock = TestClock(mode: .manual)  // the deadlines never pass on their own
             }
             func get(deadline: Duration) -> Request<Carried> {
                 .get("/items/1", policy: .standard.with(\.deadline, deadline).with(\.retry, .none))
