@@ -12,7 +12,7 @@ import FoundationNetworking
 /// let feed = client.events(Request<Void>.get("/prices", policy: .authorizedRead))
 /// Task { for await state in feed.states() { banner.show(state) } }   // "reconnecting in 3.00 s (attempt 1)"
 /// for try await event in feed where event.type == "price" {
-///     try show(JSONDecoder().decode(Price.self, from: Data(event.data.utf8)))
+///     try show(client.configuration.decoder.decode(Price.self, from: Data(event.data.utf8)))
 /// }
 /// ```
 ///

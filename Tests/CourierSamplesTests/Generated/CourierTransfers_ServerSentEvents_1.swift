@@ -26,7 +26,7 @@ private enum Sample {
         _ = feed  // shown, not used
         Task { for await state in feed.states() { banner.show(state) } }   // "reconnecting in 3.00 s (attempt 1)"
         for try await event in feed where event.type == "price" {
-            try show(JSONDecoder().decode(Price.self, from: Data(event.data.utf8)))
+            try show(client.configuration.decoder.decode(Price.self, from: Data(event.data.utf8)))
         }
     }
 }

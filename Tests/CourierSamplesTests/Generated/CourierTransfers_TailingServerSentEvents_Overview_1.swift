@@ -26,7 +26,7 @@ private enum Sample {
         _ = feed  // shown, not used
         Task { for await state in feed.states() { banner.show(state) } }    // "reconnecting in 3.00 s (attempt 1)"
         for try await event in feed where event.type == "order" {
-            let order = try JSONDecoder().decode(Order.self, from: Data(event.data.utf8))
+            let order = try client.configuration.decoder.decode(Order.self, from: Data(event.data.utf8))  // the client's dates
             _ = order  // shown, not used
             await store.upsert(order)
         }
