@@ -28,7 +28,8 @@ private enum Sample {
         let uploads = try UploadManager(client: client,  // throws when its registry is unreadable
                                         directory: appSupport.appendingPathComponent("uploads"),
                                         backgroundTransport: transport,
-                                        tokenManager: tokens)  // signs each upload at hand-over
+                                        tokenManager: tokens,  // signs each upload at hand-over
+                                        account: { session.userID })  // the signed-in user, nil while signed out
         _ = uploads  // shown, not used
         await uploads.resumePending()
 
