@@ -32,7 +32,7 @@ import FoundationNetworking
 /// let id = try await downloads.enqueue("/videos/7", to: videoURL)
 /// let file = try await downloads.result(for: id)      // waits; also after a relaunch
 /// ```
-public actor BackgroundDownloads {
+public actor BackgroundDownloads: ResultWaiting {
     private nonisolated let executor = BlockingWorkExecutor(label: "courier.background-downloads")
     /// Runs the manager's file work (registry, verification, moves) off the cooperative pool.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -49,7 +49,7 @@ public actor BackgroundDownloads {
     /// next write applies over the file (another manager on the folder may have written since).
     private var writtenRecords: [UUID: BackgroundDownloadRecord]
     /// The tasks awaiting each download's ``result(for:)``, each under a token of its own.
-    private var waiters: [UUID: [(token: UUID, continuation: CheckedContinuation<URL, any Error>)]] = [:]
+    var waiters: [UUID: [ResultWait<URL>]] = [:]
     private var failures: [UUID: any Error] = [:]
     /// Downloads whose resume data is being handed over (see ``resume(_:)``).
     private var resuming: Set<UUID> = []
@@ -173,24 +173,8 @@ public actor BackgroundDownloads {
         case .completed: return record.destination
         case .failed(let message): throw failures[id] ?? DownloadError(.fileSystem(message))
         case .pending:
-            let token = UUID()
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    guard !Task.isCancelled else { return continuation.resume(throwing: NetworkError.cancelled) }
-                    waiters[id, default: []].append((token, continuation))
-                }
-            } onCancel: {
-                Task { await self.stopWaiting(token, for: id) }
-            }
+            return try await awaitResult(of: id)
         }
-    }
-
-    /// Ends the wait `token` of a cancelled task for the download `id` (nothing when it ended).
-    private func stopWaiting(_ token: UUID, for id: UUID) {
-        guard let index = waiters[id]?.firstIndex(where: { $0.token == token }) else { return }
-        let waiter = waiters[id]?.remove(at: index)
-        if waiters[id]?.isEmpty == true { waiters[id] = nil }
-        waiter?.continuation.resume(throwing: NetworkError.cancelled)
     }
 
     /// Progress of the download `id` while it runs in this launch (bytes written; the total when
@@ -324,7 +308,7 @@ public actor BackgroundDownloads {
             readers?.publish(TransferProgress(completedBytes: size.int64Value, totalBytes: size.int64Value))
         }
         readers?.finish()
-        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.continuation.resume(with: result) }
+        settleWaits(of: id, with: result)
     }
 
     /// The last registry write that failed and that no later write has repaired: a download

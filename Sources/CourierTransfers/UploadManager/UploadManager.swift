@@ -39,7 +39,7 @@ import FoundationNetworking
 /// policy's `IdempotencyPolicy.automatic` key, the default: the key is the record's ``UploadRecord/id``),
 /// so a server that honours the key does not store a file twice when the previous process ended
 /// after the server had it but before its outcome was recorded.
-public actor UploadManager {
+public actor UploadManager: ResultWaiting {
     private nonisolated let executor = BlockingWorkExecutor(label: "courier.upload-manager")
     /// Runs the manager's file work (staging copies, multipart bodies written to disk, the
     /// registry) off Swift's cooperative pool: a 1 GB copy would hold one of its threads for seconds.
@@ -58,7 +58,7 @@ public actor UploadManager {
     /// next write applies over the file (another manager on the folder may have written since).
     private var writtenRecords: [UUID: UploadRecord]
     /// The tasks awaiting each upload's ``result(for:)``, each under a token of its own.
-    private var waiters: [UUID: [(token: UUID, continuation: CheckedContinuation<HTTPResponse, any Error>)]] = [:]
+    var waiters: [UUID: [ResultWait<HTTPResponse>]] = [:]
     private var responses: [UUID: HTTPResponse] = [:]
     /// Failures of this launch, so a late ``result(for:)`` gets the same error as a waiting one.
     private var failures: [UUID: NetworkError] = [:]
@@ -346,7 +346,7 @@ public actor UploadManager {
             }
             awaitingReauthorization.insert(record.id)
             interrupted[record.id] = failure
-            for waiter in waiters.removeValue(forKey: record.id) ?? [] { waiter.continuation.resume(throwing: failure) }
+            settleWaits(of: record.id, with: .failure(failure))
         }
     }
 
@@ -393,7 +393,7 @@ public actor UploadManager {
         running[id] = nil
         progress[id] = nil
         interrupted[id] = failure
-        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.continuation.resume(throwing: failure) }
+        settleWaits(of: id, with: .failure(failure))
     }
 
     /// Clears the record of a sending that the server never handled (see
@@ -428,7 +428,7 @@ public actor UploadManager {
         running[id] = nil
         progress[id] = nil
         interrupted[id] = .signedOut
-        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter.continuation.resume(throwing: NetworkError.signedOut) }
+        settleWaits(of: id, with: .failure(NetworkError.signedOut))
     }
 
     /// Whether an upload that ended with `failure` is worth sending again later: the network was
@@ -505,7 +505,7 @@ public actor UploadManager {
         case .success(let response): responses[record.id] = response
         case .failure(let error): failures[record.id] = NetworkError(error)
         }
-        for waiter in waiters.removeValue(forKey: record.id) ?? [] { waiter.continuation.resume(with: result) }
+        settleWaits(of: record.id, with: result)
     }
 
     // MARK: Results, cancellation, launch
@@ -529,24 +529,8 @@ public actor UploadManager {
         case .pending:
             // Waiting for the network: nothing would resume a waiter until resumePending().
             if running[id] == nil, let failure = interrupted[id] { throw failure }
-            let token = UUID()
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    guard !Task.isCancelled else { return continuation.resume(throwing: NetworkError.cancelled) }
-                    waiters[id, default: []].append((token, continuation))
-                }
-            } onCancel: {
-                Task { await self.stopWaiting(token, for: id) }
-            }
+            return try await awaitResult(of: id)
         }
-    }
-
-    /// Ends the wait `token` of a cancelled task for the upload `id` (nothing when it ended).
-    private func stopWaiting(_ token: UUID, for id: UUID) {
-        guard let index = waiters[id]?.firstIndex(where: { $0.token == token }) else { return }
-        let waiter = waiters[id]?.remove(at: index)
-        if waiters[id]?.isEmpty == true { waiters[id] = nil }
-        waiter?.continuation.resume(throwing: NetworkError.cancelled)
     }
 
     /// Progress of a foreground upload of this launch (`nil` for others): the latest value at
