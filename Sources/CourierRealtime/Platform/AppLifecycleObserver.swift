@@ -7,8 +7,8 @@ import UIKit
 /// the client and is tested on every platform.
 @MainActor
 public final class AppLifecycleObserver {
-    // Written only in init, read only in deinit: no concurrent access.
-    private nonisolated(unsafe) var tokens: [NSObjectProtocol] = []
+    /// The two observations, removed from the center they were added to when released.
+    private let observers: NotificationObservers
     /// `true` for background, `false` for foreground, in the order the notifications came.
     private let changes: AsyncStream<Bool>.Continuation
     /// Applies the changes one after another (a task per notification could run them out of order).
@@ -23,20 +23,16 @@ public final class AppLifecycleObserver {
                 if background { await client.enterBackground() } else { await client.enterForeground() }
             }
         }
-        tokens.append(
-            center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main) { _ in
-                changes.yield(true)
-            })
-        tokens.append(
-            center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: .main) { _ in
-                changes.yield(false)
-            })
+        let background = UIApplication.didEnterBackgroundNotification
+        observers = NotificationObservers(
+            [background, UIApplication.willEnterForegroundNotification], on: center, queue: .main
+        ) { name in
+            changes.yield(name == background)
+        }
     }
 
     deinit {
-        // NotificationCenter removes block observers when the tokens are released; the explicit
-        // removal keeps the intent visible.
-        for token in tokens { NotificationCenter.default.removeObserver(token) }
+        // Releasing `observers` removes them from `center` (not from `NotificationCenter.default`).
         changes.finish()
         applier.cancel()
     }
