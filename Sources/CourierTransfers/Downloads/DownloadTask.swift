@@ -19,15 +19,17 @@ public final class DownloadTask: Sendable {
     /// Progress values, in order: the first is sent before the request (the bytes kept from
     /// the resume data, usually with an unknown total), then one per chunk written; the sequence
     /// ends when the download does. Only the newest value is buffered, so a slow reader skips
-    /// values but always sees the last one. Iterate it from one task only.
-    public let progress: AsyncStream<TransferProgress>
+    /// values but always sees the last one. Any number of readers may iterate it at once, each
+    /// from the latest value to the download's end.
+    public var progress: AsyncStream<TransferProgress> { readers.subscribe() }
+    private let readers: ProgressFanOut
     private let task: Task<Result<Response<URL>, DownloadError>, Never>
 
     init(
         progress: AsyncStream<TransferProgress>,
         operation: @escaping @Sendable () async -> Result<Response<URL>, DownloadError>
     ) {
-        self.progress = progress
+        readers = ProgressFanOut.forward(progress)
         self.task = Task { await operation() }
     }
 

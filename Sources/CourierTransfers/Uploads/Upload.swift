@@ -13,18 +13,21 @@ import Foundation
 /// the client's whole pipeline (auth, retries, idempotency key, logging, metrics, deadline).
 /// Cancel it with ``cancel()``, or by cancelling the task awaiting ``response`` or ``value``.
 public struct Upload<Value: Sendable>: Sendable {
-    /// The bytes of the request body sent so far and the total when known, for one reader.
+    /// The bytes of the request body sent so far and the total when known.
     ///
     /// Never decreases — when a retry or a 307/308 redirect sends the body again, the value waits
     /// until the new send passes it — and, when the upload succeeds, its last element is the total
     /// (`completedBytes == totalBytes`); after a failure or cancellation it just finishes. Slow
-    /// readers see the newest value (intermediate ones are dropped). Works on every platform:
-    /// URLSession's `didSendBodyData`.
-    public let progress: AsyncStream<TransferProgress>
+    /// readers see the newest value (intermediate ones are dropped). Any number of readers may
+    /// iterate it at once, each from the latest value to the upload's end (a reader that starts
+    /// after the end gets the last value and finishes). Works on every platform: URLSession's
+    /// `didSendBodyData`.
+    public var progress: AsyncStream<TransferProgress> { readers.subscribe() }
+    private let readers: ProgressFanOut
     private let task: Task<Response<Value>, any Error>
 
     init(progress: AsyncStream<TransferProgress>, task: Task<Response<Value>, any Error>) {
-        self.progress = progress
+        readers = ProgressFanOut.forward(progress)
         self.task = task
     }
 

@@ -106,3 +106,17 @@ func collect(_ progress: AsyncStream<TransferProgress>) -> Task<[TransferProgres
         return values
     }
 }
+
+/// What `task` returned, or `nil` when it still ran after `limit` (it is left behind): a
+/// progress reader that never ends fails the test instead of hanging it.
+func outcome<T: Sendable>(of task: Task<T, Never>, within limit: Duration = .seconds(20)) async -> T? {
+    let (outcomes, report) = AsyncStream.makeStream(of: T?.self)
+    Task { report.yield(await task.value) }
+    let bound = Task {
+        try? await Task.sleep(for: limit)
+        report.yield(nil)
+    }
+    defer { bound.cancel() }
+    var iterator = outcomes.makeAsyncIterator()
+    return await iterator.next() ?? nil
+}
