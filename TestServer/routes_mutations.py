@@ -3,7 +3,7 @@
 POST   /mutations            apply a JSON mutation; dedupes by Idempotency-Key (same key + same
                              payload -> replay of the first answer, same key + other payload -> 422);
                              a body with "invalid": true -> 422 with field errors
-GET    /mutations            {"applied": [...in order...], "deliveries": n, "replays": n,
+GET    /mutations            {"applied": [...in order, each with its raw "query"...], "deliveries": n, "replays": n,
                               "mismatches": n, "byKey": {key: times applied}}
 PUT    /entities/{id}        replace an entity's value; preconditions: If-Match (ETag "v<version>")
                              -> 412, body "baseVersion" -> 409, both answers carry the current entity;
@@ -130,7 +130,8 @@ async def post_mutation(request: web.Request) -> web.StreamResponse:
     key = request.headers.get("Idempotency-Key")
 
     def apply():
-        entry = {"seq": len(bucket.applied) + 1, "key": key, "payload": payload}
+        entry = {"seq": len(bucket.applied) + 1, "key": key, "payload": payload,
+                 "query": request.raw_path.partition("?")[2]}
         bucket.applied.append(entry)
         if key is not None:
             bucket.by_key[key] = bucket.by_key.get(key, 0) + 1

@@ -60,6 +60,8 @@ enum OfflineServer {
             var key: String?
             var payload: [String: JSONValue]
             var entity: String?
+            /// The request's query exactly as sent (percent-encoded), empty without one.
+            var query: String?
         }
         var applied: [Applied]
         var deliveries: Int

@@ -4,7 +4,8 @@ import Courier
 /// One change the app wants the server to apply, stored durably until it is delivered.
 ///
 /// Endpoint-shaped: method, path (relative to the client's environment, each segment
-/// percent-encoded like `Request`), header fields and body bytes. The ``id`` is assigned by the
+/// percent-encoded like `Request`, so a `?` or `#` in it is sent as `%3F`/`%23`), query items,
+/// header fields and body bytes. The ``id`` is assigned by the
 /// app, identifies the change across launches and is sent as its `Idempotency-Key`
 /// (draft-ietf-httpapi-idempotency-key-header), so a replay after a crash is recognised by the
 /// server instead of applied twice. Enqueueing another mutation with the same ``id`` while the
@@ -19,8 +20,13 @@ public struct Mutation: Sendable, Hashable {
     public var id: String
     /// The request method (`POST`, `PUT`, `PATCH`, `DELETE`).
     public var method: HTTPMethod
-    /// The path below the environment's base URL, e.g. `/items/42`.
+    /// The path below the environment's base URL, unencoded, e.g. `/items/42`. As for `Request`,
+    /// each segment is percent-encoded, so a `?` or `#` here is part of the path (sent as
+    /// `%3F`/`%23`): put parameters in ``query``.
     public var path: String
+    /// The query items, in order, percent-encoded when sent (`+` as `%2B`, space as `%20`); an
+    /// item with a `nil` value is sent as a bare name (`?flag`). Stored with the mutation.
+    public var query: [URLQueryItem]
     /// Header fields sent with the request, e.g. a precondition such as `If-Match`.
     public var headers: HTTPHeaders
     /// The body bytes; `nil` sends none.
@@ -36,12 +42,13 @@ public struct Mutation: Sendable, Hashable {
 
     /// Creates a mutation.
     public init(
-        id: String, method: HTTPMethod, path: String, headers: HTTPHeaders = HTTPHeaders(),
+        id: String, method: HTTPMethod, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = HTTPHeaders(),
         body: Data? = nil, contentType: String? = nil, group: String = "default", kind: String = "default"
     ) {
         self.id = id
         self.method = method
         self.path = path
+        self.query = query
         self.headers = headers
         self.body = body
         self.contentType = body == nil ? nil : (contentType ?? "application/json")
@@ -53,17 +60,18 @@ public struct Mutation: Sendable, Hashable {
     ///
     /// - Throws: `EncodingError` when `value` cannot be encoded.
     public static func json(
-        id: String, method: HTTPMethod, path: String, body value: some Encodable, headers: HTTPHeaders = HTTPHeaders(),
-        group: String = "default", kind: String = "default", encoder: JSONEncoder = APIClient.makeEncoder()
+        id: String, method: HTTPMethod, path: String, query: [URLQueryItem] = [], body value: some Encodable,
+        headers: HTTPHeaders = HTTPHeaders(), group: String = "default", kind: String = "default",
+        encoder: JSONEncoder = APIClient.makeEncoder()
     ) throws -> Mutation {
         Mutation(
-            id: id, method: method, path: path, headers: headers, body: try encoder.encode(value),
+            id: id, method: method, path: path, query: query, headers: headers, body: try encoder.encode(value),
             contentType: "application/json", group: group, kind: kind)
     }
 
-    /// Whether two mutations would send the same request (same id, method, path, headers, body).
+    /// Whether two mutations would send the same request (same id, method, path, query, headers, body).
     func sendsSameRequest(as other: Mutation) -> Bool {
-        id == other.id && method == other.method && path == other.path && headers == other.headers
+        id == other.id && method == other.method && path == other.path && query == other.query && headers == other.headers
             && body == other.body && contentType == other.contentType
     }
 }

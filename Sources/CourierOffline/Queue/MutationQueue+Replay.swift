@@ -384,7 +384,7 @@ extension MutationQueue {
         return SignInRequirement { current() == account }
     }
 
-    /// The request for a stored mutation: its method, path, headers and body, with its
+    /// The request for a stored mutation: its method, path, query, headers and body, with its
     /// idempotency key in the policy. A `Retry-After` is never waited out inside the call
     /// (`maxRetryAfter` zero: a paused host fails the call at once): the queue waits itself, with
     /// the change back in the outbox, so an edit made meanwhile still replaces it.
@@ -395,7 +395,7 @@ extension MutationQueue {
         var retry = policy.retry
         retry.maxRetryAfter = .zero
         return Request<Void>(
-            method: mutation.method, path: mutation.path, headers: mutation.headers, body: body,
+            method: mutation.method, path: mutation.path, query: Query(mutation.query), headers: mutation.headers, body: body,
             policy: policy.with(\.idempotency, .key(stored.idempotencyKey)).with(\.retry, retry))
     }
 

@@ -89,7 +89,7 @@ final class MutationStore {
     private static let columns =
         """
         seq, id, grp, kind, method, path, headers, body, content_type, generation, revision, attempts, conflicts, \
-        enqueued_at, last_error, environment, account, may_have_sent
+        enqueued_at, last_error, environment, account, may_have_sent, query
         """
 
     /// The rows a client in `origin` delivers: its own, and rows from before origins were recorded.
@@ -133,7 +133,7 @@ final class MutationStore {
                 if sent { payload[0] = .text(existing.mutation.group) }
                 try db.run(
                     """
-                    UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?,
+                    UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?, query = ?,
                       generation = MAX(generation + ?, ?), revision = revision + 1, may_have_sent = 0,
                       attempts = CASE WHEN ? = 1 THEN 0 ELSE attempts END, environment = ?, account = ?
                     WHERE id = ?
@@ -144,9 +144,9 @@ final class MutationStore {
             }
             try db.run(
                 """
-                INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, enqueued_at, environment, account,
-                  generation)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, query, enqueued_at, environment,
+                  account, generation)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 try [.text(mutation.id)] + Self.payload(mutation) + [.real(now.timeIntervalSince1970)] + Self.bindings(origin)
                     + [.integer(Int64(try firstGeneration(id: mutation.id)))])
@@ -323,7 +323,7 @@ final class MutationStore {
         try lightly {
             try db.run(
                 """
-                UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?,
+                UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?, query = ?,
                   generation = MAX(generation + 1, ?), revision = revision + 1, attempts = 0, conflicts = conflicts + 1,
                   may_have_sent = 0
                 WHERE id = ? AND revision = ?
@@ -348,9 +348,9 @@ final class MutationStore {
                 enqueuedAt: stored.enqueuedAt, failedAt: now, origin: stored.origin)
             try db.run(
                 """
-                INSERT OR REPLACE INTO dead_letters (id, grp, kind, method, path, headers, body, content_type,
+                INSERT OR REPLACE INTO dead_letters (id, grp, kind, method, path, headers, body, content_type, query,
                   status, reason, response_body, attempts, enqueued_at, failed_at, environment, account, generation)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 try [.text(stored.mutation.id)] + Self.payload(stored.mutation) + [
                     statusCode.map { .integer(Int64($0)) } ?? .null, .text(reason), .blob(responseBody),
@@ -388,11 +388,11 @@ final class MutationStore {
         try db.run(
             """
             SELECT id, grp, kind, method, path, headers, body, content_type, status, reason, response_body,
-              attempts, enqueued_at, failed_at, environment, account FROM dead_letters
+              attempts, enqueued_at, failed_at, environment, account, query FROM dead_letters
             \(id == nil ? "" : "WHERE id = ?") ORDER BY failed_at, rowid
             """, id.map { [.text($0)] } ?? []
         ) { row in
-            let mutation = try Self.mutation(row, id: 0)
+            let mutation = try Self.mutation(row, id: 0, query: 16)
             result.append(
                 DeadLetter(
                     mutation: mutation, statusCode: row.isNull(8) ? nil : Int(row.int(8)), reason: row.text(9) ?? "",
@@ -425,9 +425,9 @@ final class MutationStore {
             let home = letter.origin.environment == nil ? origin : letter.origin
             try db.run(
                 """
-                INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, enqueued_at, environment, account,
-                  generation, may_have_sent)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+                INSERT INTO pending (id, grp, kind, method, path, headers, body, content_type, query, enqueued_at, environment,
+                  account, generation, may_have_sent)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
                 """,
                 try [.text(id)] + Self.payload(letter.mutation) + [.real(now.timeIntervalSince1970)] + Self.bindings(home)
                     + [.integer(generation)])
@@ -449,29 +449,32 @@ final class MutationStore {
 
     // MARK: - Row mapping
 
-    /// grp, kind, method, path, headers, body, content_type
+    /// grp, kind, method, path, headers, body, content_type, query
     private static func payload(_ m: Mutation) throws -> [SQLiteValue] {
         [
             .text(m.group), .text(m.kind), .text(m.method.rawValue), .text(m.path), .blob(try encodeHeaders(m.headers)),
             m.body.map { .blob($0) } ?? .null, m.contentType.map { .text($0) } ?? .null,
+            m.query.isEmpty ? .null : .blob(try encodeQuery(m.query)),
         ]
     }
 
     private static func stored(_ row: SQLiteRow) throws -> StoredMutation {
         StoredMutation(
-            mutation: try mutation(row, id: 1), seq: row.int(0), generation: Int(row.int(9)), revision: Int(row.int(10)),
+            mutation: try mutation(row, id: 1, query: 18), seq: row.int(0), generation: Int(row.int(9)),
+            revision: Int(row.int(10)),
             attempts: Int(row.int(11)), conflicts: Int(row.int(12)),
             enqueuedAt: Date(timeIntervalSince1970: row.double(13)), lastError: row.text(14),
             origin: MutationOrigin(environment: row.text(15), account: row.text(16)), mayHaveSent: row.int(17) != 0)
     }
 
-    /// Reads id, grp, kind, method, path, headers, body, content_type starting at column `id`.
+    /// Reads id, grp, kind, method, path, headers, body, content_type starting at column `id`, and
+    /// the query items at column `query` (NULL, as in rows written before queries were stored: none).
     ///
     /// A row is read as it was written or not at all: a missing field or a header list that does
     /// not decode throws ``MutationQueueError/unreadableMutation(id:reason:)``, never a guess (a
     /// default path or no headers would send the change somewhere else, or without its
     /// `Authorization` or `If-Match`).
-    private static func mutation(_ row: SQLiteRow, id c: Int32) throws -> Mutation {
+    private static func mutation(_ row: SQLiteRow, id c: Int32, query q: Int32) throws -> Mutation {
         func field(_ column: Int32, _ name: String) throws -> String {
             guard let value = row.text(column) else { throw corrupt(row.text(c), "\(name) is missing") }
             return value
@@ -479,6 +482,7 @@ final class MutationStore {
         let id = try field(c, "id")
         return Mutation(
             id: id, method: HTTPMethod(rawValue: try field(c + 3, "method")), path: try field(c + 4, "path"),
+            query: row.isNull(q) ? [] : try decodeQuery(row.blob(q), id: id),
             headers: try decodeHeaders(row.blob(c + 5), id: id), body: row.isNull(c + 6) ? nil : row.blob(c + 6),
             contentType: row.text(c + 7), group: try field(c + 1, "group"), kind: try field(c + 2, "kind"))
     }
@@ -493,6 +497,27 @@ final class MutationStore {
             return try JSONEncoder().encode(headers.fields.map { [$0.name, $0.value] })
         } catch {
             throw MutationQueueError.invalidMutation("its header fields cannot be stored: \(error)")
+        }
+    }
+
+    private static func encodeQuery(_ items: [URLQueryItem]) throws -> Data {
+        do {
+            return try JSONEncoder().encode(items.map { [$0.name, $0.value] })
+        } catch {
+            throw MutationQueueError.invalidMutation("its query items cannot be stored: \(error)")
+        }
+    }
+
+    private static func decodeQuery(_ data: Data, id: String) throws -> [URLQueryItem] {
+        let pairs: [[String?]]
+        do {
+            pairs = try JSONDecoder().decode([[String?]].self, from: data)
+        } catch {
+            throw corrupt(id, "its query items are not a JSON list of name-value pairs")
+        }
+        return try pairs.map { pair in
+            guard pair.count == 2, let name = pair[0] else { throw corrupt(id, "a query item is not a name-value pair") }
+            return URLQueryItem(name: name, value: pair[1])
         }
     }
 

@@ -79,6 +79,12 @@ enum QueueSchema {
         """
         ALTER TABLE pending ADD COLUMN pause_seconds REAL;
         """,
+        // 7: a mutation's query items (a JSON list of [name, value-or-null] pairs; NULL: rows
+        // written before, which have no query).
+        """
+        ALTER TABLE pending ADD COLUMN query BLOB;
+        ALTER TABLE dead_letters ADD COLUMN query BLOB;
+        """,
     ]
 
     /// The version this build writes.
