@@ -164,11 +164,26 @@ async def login(request: web.Request) -> web.Response:
 
 
 async def refresh(request: web.Request) -> web.Response:
+    """POST /auth/refresh[?gate=G]: rotates the refresh token (a spent one is refused)."""
     auth = state_of(request).bucket("auth")
     auth.refresh_calls += 1
     params = await _read_params(request)
     if auth.refresh_delay > 0:
         await asyncio.sleep(auth.refresh_delay)
+    if request.query.get("gate"):
+        # ?gate=G: held until gate G opens (routes_gates), so a test can act while a refresh is
+        # at the server, counted in refreshCalls.
+        import routes_gates  # routes_gates imports this module
+
+        gate = state_of(request).bucket("gates").gate(request.query["gate"])
+        gate.waiting += 1
+        try:
+            await asyncio.wait_for(gate.event.wait(), timeout=routes_gates.MAX_WAIT)
+        except asyncio.TimeoutError:
+            return error_response(504, "gate_timeout", f"Gate {gate.name!r} was not opened within {routes_gates.MAX_WAIT} s")
+        finally:
+            gate.waiting -= 1
+        gate.passed += 1
     if auth.refresh_fails == "503":
         auth.refresh_failures += 1
         return _oauth_error(503, "temporarily_unavailable", "Forced refresh failure (503)")

@@ -659,6 +659,7 @@ public actor TokenManager {
         inFlight = nil
         switch outcome {
         case .refreshed(let tokens):
+            if takeInSessionStoredMeanwhile() { return }
             endHold()
             cache = .some(tokens)
             received = (tokens.accessToken, now())
@@ -697,6 +698,26 @@ public actor TokenManager {
         if generation == self.generation, let tokens = cache ?? nil {
             resumeWaiters(with: .success(tokens.accessToken))
         }
+        return true
+    }
+
+    /// Before a refresh's tokens are stored: whether another process sharing the store signed
+    /// another user in (another ``AuthTokens/grantID``) or signed out while the refresh was out.
+    /// That session is taken in as ``reloadFromStore()`` would — the waiters of the sign-in that
+    /// ended get what a reload gives them — and the refreshed tokens are neither stored (they
+    /// would replace the other process's sign-in, or undo its sign-out) nor handed out. A store
+    /// that cannot be read, or holds a refresh of this sign-in, changes nothing.
+    private func takeInSessionStoredMeanwhile() -> Bool {
+        let found: AuthTokens?
+        do {
+            found = try store.read()
+        } catch {
+            return false
+        }
+        if let stored, stored == found { return false }  // nothing new since this process's last read
+        guard let current = cache, !Self.sameSignIn(current, found) else { return false }
+        reloadPending = false
+        adoptStored(found)
         return true
     }
 
