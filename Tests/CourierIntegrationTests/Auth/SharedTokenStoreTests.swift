@@ -92,5 +92,55 @@ extension AuthIntegrationTests {
             #expect(stats.refreshSuccesses == 1)
             #expect(stats.authorized == 2)
         }
+
+        /// Tokens stored by a version before grant IDs (no `grant_id` in the file), expired. The
+        /// extension has read them; the app refreshes first (the refresh token rotates), then the
+        /// extension's call needs a refresh: holding the lock, it finds the app's pair — the first
+        /// refresh of that sign-in, not another user's — and its call goes on as alice with it,
+        /// where it failed with `NetworkError.signedOut`. One refresh at the server.
+        @Test func theFirstRefreshOfTokensStoredWithoutAGrantIDIsAdoptedByTheOtherProcess() async throws {
+            let namespace = TestServers.makeNamespace("shared-legacy")
+            let environment = try TestServers.apiEnvironment(namespace: namespace)
+            let folder = FileManager.default.temporaryDirectory
+                .appendingPathComponent("courier-shared-legacy-\(UUID().uuidString)", isDirectory: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appendingPathComponent("tokens.json")
+
+            func process() -> (APIClient, TokenManager) {
+                let transport = TestTransport.make()
+                let manager = TokenManager(
+                    store: FileTokenStore(fileURL: file), transport: transport,
+                    grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
+                let client = APIClient(environment: environment) {
+                    $0.transport = transport
+                    $0.interceptors = .standard(tokenManager: manager, retry: RetryInterceptor(clock: TestClock()))
+                }
+                return (client, manager)
+            }
+            let (appClient, _) = process()
+            let login = try await appClient.response(
+                for: Request<OAuthTokenResponse>.post("/auth/login", body: AuthSession.Login(accessTtl: -60)))
+            let legacy = login.value.tokens(serverDate: login.response.date)
+            #expect(legacy.grantID == nil)
+            try FileTokenStore(fileURL: file).write(legacy)  // as the previous version wrote it
+            let (status, _) = try await TestServers.control(
+                "POST", "auth/config", namespace: namespace, json: ["accessTtl": 3600])
+            #expect(status == 200)
+            let (extensionClient, extensionManager) = process()
+            #expect(try await extensionManager.isSignedIn())  // the extension has read the legacy pair
+
+            let viaApp = try await appClient.send(AuthSession.me)
+            let refreshed = try #require(try FileTokenStore(fileURL: file).read())
+            #expect(refreshed.refreshToken != legacy.refreshToken)
+            let viaExtension = try await extensionClient.send(AuthSession.me)  // not NetworkError.signedOut
+            #expect(viaApp.username == "alice" && viaExtension.username == "alice")
+            #expect(viaApp.jti == viaExtension.jti)
+            #expect(try FileTokenStore(fileURL: file).read() == refreshed)
+
+            let stats = ServerStats(try await TestServers.stats(namespace: namespace))
+            #expect(stats.refreshCalls == 1)
+            #expect(stats.authorized == 2)
+        }
     }
 }

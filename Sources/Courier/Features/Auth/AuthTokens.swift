@@ -25,7 +25,9 @@ public struct AuthTokens: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// Which sign-in these tokens belong to: an opaque identifier (a UUID string) that
     /// ``TokenManager/signIn(_:)`` gives a new sign-in and every refresh of it keeps — the
     /// authorization grant behind the tokens (RFC 6749 §1.3), not a value any server sees. `nil`
-    /// for tokens from before Courier kept it, or from a store that does not keep it.
+    /// for tokens from before Courier kept it, or from a store that does not keep it; the first
+    /// refresh of such tokens gives them one derived from the refresh token it spent, so that
+    /// another process still holding them knows the refresh for one of the same sign-in.
     ///
     /// Processes that share one ``TokenStore`` (an app and its extensions) tell by it a refresh
     /// by the other process from another sign-in: when the server rotates refresh tokens

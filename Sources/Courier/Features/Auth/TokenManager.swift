@@ -338,7 +338,8 @@ public actor TokenManager {
     ///
     /// - A refresh by the other process is adopted: the next call uses the stored tokens. A refresh
     ///   is stored tokens of the same ``AuthTokens/grantID`` — a rotated refresh token included —
-    ///   or, when either side has none (tokens written before Courier kept it), the same refresh
+    ///   or, when either side has none (tokens written before Courier kept it), the first refresh
+    ///   of those tokens (its grant ID derived from the refresh token it spent), the same refresh
     ///   token (or none on either side and the same access token).
     /// - Anything else is another sign-in (or a sign-out). It starts a new session, as ``signIn(_:)`` does:
     ///   a refresh in flight is abandoned (its tokens are neither stored nor handed out), requests
@@ -511,7 +512,8 @@ public actor TokenManager {
     }
 
     /// Whether `b` can be a refresh of `a`'s sign-in: the same ``AuthTokens/grantID`` (a rotated
-    /// refresh token included, RFC 6749 §6); without one on either side, the same refresh token,
+    /// refresh token included, RFC 6749 §6); without one on either side, the first refresh of
+    /// the side without (``grantID(continuing:)`` of its refresh token), the same refresh token,
     /// or neither has one and the access tokens are the same. (Without grant IDs a rotated
     /// refresh token looks like another sign-in: treated as one, it costs a request its resend,
     /// never the session.)
@@ -521,11 +523,23 @@ public actor TokenManager {
             return true
         case (let a?, let b?):
             if let grant = a.grantID, let other = b.grantID { return grant == other }
+            // Tokens stored before grant IDs were kept, and the first refresh of them.
+            if let grant = b.grantID, let spent = a.refreshToken, grant == grantID(continuing: spent) { return true }
+            if let grant = a.grantID, let spent = b.refreshToken, grant == grantID(continuing: spent) { return true }
             if a.refreshToken != nil || b.refreshToken != nil { return a.refreshToken == b.refreshToken }
             return a.accessToken == b.accessToken
         default:
             return false
         }
+    }
+
+    /// The ``AuthTokens/grantID`` a refresh gives tokens stored without one (by a Courier version
+    /// that did not keep it): derived from the refresh token it spent, so that another process
+    /// still holding those tokens takes the refresh for one of the same sign-in, not another
+    /// user's. (A random one made the first refresh after an update end the waiting calls of the
+    /// other processes with ``NetworkError/signedOut``.)
+    private static func grantID(continuing refreshToken: String) -> String {
+        "refresh-" + Data(SHA256.hash(Data(refreshToken.utf8)).prefix(16)).base64EncodedString()
     }
 
     /// A session another process started (or ended) in the store: what ``signIn(_:)`` or
@@ -643,8 +657,9 @@ public actor TokenManager {
             host = FleetGuard.hostKey(of: request.url)
             let response = try await transport.send(request)
             var tokens = try grant.parse(response, current: current, receivedAt: now())
-            // A refresh continues the sign-in; one from before grant IDs were kept starts its own.
-            tokens.grantID = current.grantID ?? UUID().uuidString
+            // A refresh continues the sign-in; one from before grant IDs were kept gets one that
+            // every process sharing the store can tell from the refresh token it spent.
+            tokens.grantID = current.grantID ?? Self.grantID(continuing: refreshToken)
             return .refreshed(tokens)
         } catch let rejection as TokenRefreshRejection {
             return .rejected(rejection)
