@@ -702,7 +702,9 @@ public actor TokenManager {
         do {
             found = try store.read()
         } catch {
-            return false  // refresh as if nothing was found; the store's error reaches the next read
+            // Unreadable now (a Keychain locked in the background): refresh as if nothing changed;
+            // the refresh's own store write reports a store that stays unusable (storeFailed).
+            return false
         }
         if let stored, stored == found { return false }  // nothing new since this process's last read
         if let found, found.refreshToken == refreshToken { return false }  // nobody refreshed

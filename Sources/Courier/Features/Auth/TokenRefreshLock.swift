@@ -23,12 +23,13 @@ import Foundation
 public final class TokenRefreshLock: Sendable {
     /// The lock file (created with mode 0600 when missing; its folder must exist).
     public let fileURL: URL
-    /// How long a refresh waits for another process's: 30 s by default (a refresh request's
-    /// own time-out).
+    /// How long a refresh waits for another process's: 10 s by default — far longer than a
+    /// refresh takes, and short enough that a call with the default 30 s deadline still gets its
+    /// token when the holder is stuck.
     public let waitLimit: Duration
 
     /// Creates a lock on the file at `fileURL`.
-    public init(fileURL: URL, waitLimit: Duration = .seconds(30)) {
+    public init(fileURL: URL, waitLimit: Duration = .seconds(10)) {
         self.fileURL = fileURL
         self.waitLimit = waitLimit
     }
@@ -79,7 +80,7 @@ extension TokenStore {
     ///     store: keychain.sharingRefreshes(lockFile: group.appendingPathComponent("tokens.lock")),
     ///     grant: .oauth2(tokenURL: URL(string: "https://id.example.com/token")!))
     /// ```
-    public func sharingRefreshes(lockFile: URL, waitLimit: Duration = .seconds(30)) -> some TokenStore {
+    public func sharingRefreshes(lockFile: URL, waitLimit: Duration = .seconds(10)) -> some TokenStore {
         RefreshSharingTokenStore(base: self, lock: TokenRefreshLock(fileURL: lockFile, waitLimit: waitLimit))
     }
 }
