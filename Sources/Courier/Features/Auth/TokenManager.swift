@@ -698,15 +698,7 @@ public actor TokenManager {
     /// refresh is not sent. `true` as well when this session ended meanwhile.
     private func takeInRefreshStoredMeanwhile(refreshToken: String, generation: Int) -> Bool {
         guard generation == self.generation else { return true }
-        let found: AuthTokens?
-        do {
-            found = try store.read()
-        } catch {
-            // Unreadable now (a Keychain locked in the background): refresh as if nothing changed;
-            // the refresh's own store write reports a store that stays unusable (storeFailed).
-            return false
-        }
-        if let stored, stored == found { return false }  // nothing new since this process's last read
+        guard let found = storeWrittenSinceLastRead() else { return false }
         if let found, found.refreshToken == refreshToken { return false }  // nobody refreshed
         inFlight = nil
         reloadPending = false
@@ -725,17 +717,27 @@ public actor TokenManager {
     /// would replace the other process's sign-in, or undo its sign-out) nor handed out. A store
     /// that cannot be read, or holds a refresh of this sign-in, changes nothing.
     private func takeInSessionStoredMeanwhile() -> Bool {
+        guard let found = storeWrittenSinceLastRead(), let current = cache, !Self.sameSignIn(current, found) else {
+            return false
+        }
+        reloadPending = false
+        adoptStored(found)
+        return true
+    }
+
+    /// What the store holds when another process wrote it since this one last read or wrote it
+    /// (`.some(nil)`: it was cleared); `nil` when nothing changed or the store cannot be read now
+    /// (a Keychain locked in the background: the caller goes on as if nothing changed, and a
+    /// store that stays unusable is reported by the next write, ``SessionEvent/storeFailed(_:)``).
+    private func storeWrittenSinceLastRead() -> AuthTokens?? {
         let found: AuthTokens?
         do {
             found = try store.read()
         } catch {
-            return false
+            return nil
         }
-        if let stored, stored == found { return false }  // nothing new since this process's last read
-        guard let current = cache, !Self.sameSignIn(current, found) else { return false }
-        reloadPending = false
-        adoptStored(found)
-        return true
+        if let stored, stored == found { return nil }
+        return .some(found)
     }
 
     // MARK: Hold after a transient failure
