@@ -11,71 +11,9 @@ extension AuthIntegrationTests {
     /// value, as two processes have), against the reference server: the extension changes the
     /// session while the app's refresh is held at the server (`POST /auth/refresh?gate=`).
     @Suite(.timeLimit(.minutes(1))) struct SharedTokenStoreSessionChangeTests {
-        struct Process {
-            let client: APIClient
-            let manager: TokenManager
-        }
+        typealias Setup = SharedTokenFile
 
-        struct Setup {
-            let namespace: String
-            let environment: APIEnvironment
-            let file: URL
-            let gate: String
-
-            /// A manager and client on the token file; its refreshes wait at `gate` when `gated`.
-            func process(gated: Bool = false) throws -> Process {
-                var components = try #require(
-                    URLComponents(url: environment.baseURL.appendingPathComponent("auth/refresh"), resolvingAgainstBaseURL: false)
-                )
-                if gated { components.queryItems = [URLQueryItem(name: "gate", value: gate)] }
-                let tokenURL = try #require(components.url)
-                let transport = TestTransport.make()
-                let manager = TokenManager(
-                    store: FileTokenStore(fileURL: file), transport: transport, grant: .oauth2(tokenURL: tokenURL))
-                let client = APIClient(environment: environment) {
-                    $0.transport = transport
-                    $0.interceptors = .standard(tokenManager: manager, retry: RetryInterceptor(clock: TestClock()))
-                }
-                return Process(client: client, manager: manager)
-            }
-
-            func signIn(_ process: Process, as username: String, accessTtl: Double) async throws -> AuthTokens {
-                let login = try await process.client.response(
-                    for: Request<OAuthTokenResponse>.post(
-                        "/auth/login", body: AuthSession.Login(username: username, accessTtl: accessTtl)))
-                try await process.manager.signIn(login.value.tokens(serverDate: login.response.date))
-                return try #require(try FileTokenStore(fileURL: file).read())
-            }
-
-            /// Waits until the app's refresh is held at the gate (bounded: 6,000 checks, 5 ms apart).
-            func waitUntilRefreshHeld() async throws {
-                for _ in 0..<6000 {
-                    let (_, data) = try await TestServers.control("GET", "_gates/\(gate)", namespace: namespace)
-                    let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-                    if (object?["waiting"] as? Int) == 1 { return }
-                    try await Task.sleep(for: .milliseconds(5))
-                }
-                Issue.record("the refresh never reached gate \(gate)")
-                throw CancellationError()
-            }
-
-            func openGate() async throws {
-                let (status, _) = try await TestServers.control("POST", "_gates/\(gate)/open", namespace: namespace)
-                #expect(status == 200)
-            }
-
-            func stats() async throws -> ServerStats { ServerStats(try await TestServers.stats(namespace: namespace)) }
-        }
-
-        static func setUp() throws -> Setup {
-            let namespace = TestServers.makeNamespace("shared-change")
-            let folder = FileManager.default.temporaryDirectory
-                .appendingPathComponent("courier-shared-change-\(UUID().uuidString)", isDirectory: true)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            return Setup(
-                namespace: namespace, environment: try TestServers.apiEnvironment(namespace: namespace),
-                file: folder.appendingPathComponent("tokens.json"), gate: "refresh-\(UUID().uuidString.prefix(8))")
-        }
+        static func setUp() throws -> Setup { try SharedTokenFile.make("shared-change") }
 
         /// alice's app refreshes her expired token; while the refresh is at the server, bob signs
         /// in in the extension. The app's refresh answer must not overwrite bob's tokens in the

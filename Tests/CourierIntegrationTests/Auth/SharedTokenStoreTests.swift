@@ -53,33 +53,13 @@ extension AuthIntegrationTests {
         /// for the lock and uses the pair the first stored — one refresh at the server, where two
         /// would have spent the same refresh token twice.
         @Test func twoManagersOnOneTokenFileSendOneRefresh() async throws {
-            let namespace = TestServers.makeNamespace("shared-file")
-            let environment = try TestServers.apiEnvironment(namespace: namespace)
-            let folder = FileManager.default.temporaryDirectory
-                .appendingPathComponent("courier-shared-file-\(UUID().uuidString)", isDirectory: true)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let file = folder.appendingPathComponent("tokens.json")
-
-            func signedInProcess() -> (APIClient, TokenManager) {
-                let transport = TestTransport.make()
-                let manager = TokenManager(
-                    store: FileTokenStore(fileURL: file), transport: transport,
-                    grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
-                let client = APIClient(environment: environment) {
-                    $0.transport = transport
-                    $0.interceptors = .standard(tokenManager: manager, retry: RetryInterceptor(clock: TestClock()))
-                }
-                return (client, manager)
-            }
-            let (appClient, app) = signedInProcess()
-            let login = try await appClient.response(
-                for: Request<OAuthTokenResponse>.post("/auth/login", body: AuthSession.Login(accessTtl: -60)))
-            try await app.signIn(login.value.tokens(serverDate: login.response.date))
-            let (status, _) = try await TestServers.control(
-                "POST", "auth/config", namespace: namespace, json: ["accessTtl": 3600, "refreshDelay": 0.3])
-            #expect(status == 200)
-            let (extensionClient, _) = signedInProcess()
+            let shared = try SharedTokenFile.make("shared-file")
+            defer { shared.removeFolder() }
+            let app = try shared.process()
+            _ = try await shared.signIn(app, as: "alice", accessTtl: -60)
+            try await shared.configure(["accessTtl": 3600, "refreshDelay": 0.3])
+            let appClient = app.client
+            let extensionClient = try shared.process().client
 
             async let viaApp = appClient.send(AuthSession.me)
             async let viaExtension = extensionClient.send(AuthSession.me)
@@ -87,7 +67,7 @@ extension AuthIntegrationTests {
             #expect(a.username == "alice" && b.username == "alice")
             #expect(a.jti == b.jti)
 
-            let stats = ServerStats(try await TestServers.stats(namespace: namespace))
+            let stats = try await shared.stats()
             #expect(stats.refreshCalls == 1)
             #expect(stats.refreshSuccesses == 1)
             #expect(stats.authorized == 2)
@@ -99,36 +79,18 @@ extension AuthIntegrationTests {
         /// refresh of that sign-in, not another user's — and its call goes on as alice with it,
         /// where it failed with `NetworkError.signedOut`. One refresh at the server.
         @Test func theFirstRefreshOfTokensStoredWithoutAGrantIDIsAdoptedByTheOtherProcess() async throws {
-            let namespace = TestServers.makeNamespace("shared-legacy")
-            let environment = try TestServers.apiEnvironment(namespace: namespace)
-            let folder = FileManager.default.temporaryDirectory
-                .appendingPathComponent("courier-shared-legacy-\(UUID().uuidString)", isDirectory: true)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let file = folder.appendingPathComponent("tokens.json")
-
-            func process() -> (APIClient, TokenManager) {
-                let transport = TestTransport.make()
-                let manager = TokenManager(
-                    store: FileTokenStore(fileURL: file), transport: transport,
-                    grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
-                let client = APIClient(environment: environment) {
-                    $0.transport = transport
-                    $0.interceptors = .standard(tokenManager: manager, retry: RetryInterceptor(clock: TestClock()))
-                }
-                return (client, manager)
-            }
-            let (appClient, _) = process()
-            let login = try await appClient.response(
-                for: Request<OAuthTokenResponse>.post("/auth/login", body: AuthSession.Login(accessTtl: -60)))
-            let legacy = login.value.tokens(serverDate: login.response.date)
+            let shared = try SharedTokenFile.make("shared-legacy")
+            defer { shared.removeFolder() }
+            let file = shared.file
+            let app = try shared.process()
+            let appClient = app.client
+            let legacy = try await shared.login(app, accessTtl: -60)
             #expect(legacy.grantID == nil)
             try FileTokenStore(fileURL: file).write(legacy)  // as the previous version wrote it
-            let (status, _) = try await TestServers.control(
-                "POST", "auth/config", namespace: namespace, json: ["accessTtl": 3600])
-            #expect(status == 200)
-            let (extensionClient, extensionManager) = process()
-            #expect(try await extensionManager.isSignedIn())  // the extension has read the legacy pair
+            try await shared.configure(["accessTtl": 3600])
+            let appExtension = try shared.process()
+            let extensionClient = appExtension.client
+            #expect(try await appExtension.manager.isSignedIn())  // the extension has read the legacy pair
 
             let viaApp = try await appClient.send(AuthSession.me)
             let refreshed = try #require(try FileTokenStore(fileURL: file).read())
@@ -138,7 +100,7 @@ extension AuthIntegrationTests {
             #expect(viaApp.jti == viaExtension.jti)
             #expect(try FileTokenStore(fileURL: file).read() == refreshed)
 
-            let stats = ServerStats(try await TestServers.stats(namespace: namespace))
+            let stats = try await shared.stats()
             #expect(stats.refreshCalls == 1)
             #expect(stats.authorized == 2)
         }

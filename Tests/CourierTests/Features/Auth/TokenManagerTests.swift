@@ -288,8 +288,12 @@ extension AuthTests {
         /// The app and its extension share one store and the server rotates refresh tokens. The
         /// app's call waits for its refresh of refresh-1 when the extension refreshes first: the
         /// server refuses the app's spent token, and the app's call goes on with the extension's
-        /// access token — the same sign-in (one grant ID), not another user's.
-        @Test func aRefreshRefusedAfterAnotherProcessRotatedTheTokenKeepsTheCallsOfTheSignIn() async throws {
+        /// access token — the same sign-in (one grant ID), not another user's. With
+        /// `reloadsMeanwhile`, the app reloads the store while its refresh is out: the reload takes
+        /// the rotated pair in as a refresh of the sign-in, and the refused refresh hands the
+        /// waiters its access token instead of ending the session.
+        @Test(arguments: [false, true])
+        func aRefreshRefusedAfterAnotherProcessRotatedTheTokenKeepsTheCallsOfTheSignIn(reloadsMeanwhile: Bool) async throws {
             let server = FakeAuthServer()
             let store = InMemoryTokenStore()
             let appGate = AsyncGate()
@@ -305,42 +309,18 @@ extension AuthTests {
             let appRefresh = Task { try await app.refresh(failedToken: session.token, session: session.session) }
             await AuthFixture.eventually { await app.pendingRefreshWaiters == 1 }
             let fresh = try await appExtension.refresh(failedToken: session.token)
+            if reloadsMeanwhile {
+                await app.reloadFromStore()
+                #expect(app.currentSession == session.session)
+            }
             await appGate.open()
             #expect(try await appRefresh.value == fresh)  // not nil: the request is sent again
 
             #expect(server.refreshCalls == 2)  // the app's was refused
             #expect(app.currentSession == session.session)
             #expect(try await app.validAccessToken() == fresh)
-            let stored = try #require(store.read())
-            #expect(stored.refreshToken == "refresh-2" && stored.grantID != nil)
-        }
-
-        /// The same, with the app reloading the store while its refresh is out: the reload takes
-        /// the extension's rotated pair in as a refresh of the sign-in, and the refused refresh
-        /// hands the waiters its access token instead of ending the session.
-        @Test func aReloadThatFindsARotatedRefreshTokenOfTheSameSignInKeepsTheWaitingCalls() async throws {
-            let server = FakeAuthServer()
-            let store = InMemoryTokenStore()
-            let appGate = AsyncGate()
-            let appTransport = StubTransport { request in
-                await appGate.wait()
-                return try await server.handle(request)
-            }
-            let app = FakeAuthServer.tokenManager(appTransport, store: store)
-            try await app.signIn(server.signIn())
-            let appExtension = FakeAuthServer.tokenManager(server.makeTransport(), store: store)
-            let session = try #require(try await app.accessTokenAndSession())
-
-            let appRefresh = Task { try await app.refresh(failedToken: session.token, session: session.session) }
-            await AuthFixture.eventually { await app.pendingRefreshWaiters == 1 }
-            let fresh = try await appExtension.refresh(failedToken: session.token)
-            await app.reloadFromStore()
-            #expect(app.currentSession == session.session)
-            await appGate.open()
-            #expect(try await appRefresh.value == fresh)
-            #expect(server.refreshCalls == 2)
-            #expect(store.read()?.accessToken == fresh)  // the refused refresh cleared nothing
-            #expect(try await app.validAccessToken() == fresh)
+            let stored = try #require(store.read())  // the refused refresh cleared nothing
+            #expect(stored.accessToken == fresh && stored.refreshToken == "refresh-2" && stored.grantID != nil)
         }
 
         /// Another process signing another user in (a new grant ID) is still another sign-in: the
