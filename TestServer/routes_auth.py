@@ -175,15 +175,9 @@ async def refresh(request: web.Request) -> web.Response:
         # at the server, counted in refreshCalls.
         import routes_gates  # routes_gates imports this module
 
-        gate = state_of(request).bucket("gates").gate(request.query["gate"])
-        gate.waiting += 1
-        try:
-            await asyncio.wait_for(gate.event.wait(), timeout=routes_gates.MAX_WAIT)
-        except asyncio.TimeoutError:
-            return error_response(504, "gate_timeout", f"Gate {gate.name!r} was not opened within {routes_gates.MAX_WAIT} s")
-        finally:
-            gate.waiting -= 1
-        gate.passed += 1
+        _, timed_out = await routes_gates.pass_gate(request, request.query["gate"])
+        if timed_out is not None:
+            return timed_out
     if auth.refresh_fails == "503":
         auth.refresh_failures += 1
         return _oauth_error(503, "temporarily_unavailable", "Forced refresh failure (503)")

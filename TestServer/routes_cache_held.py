@@ -12,25 +12,16 @@ counted on arrival (`GET /cache/held/{gate}/{name}` in `requests`).
 
 from __future__ import annotations
 
-import asyncio
-
 from aiohttp import web
 
 import routes_cache
 import routes_gates
-from common import error_response, state_of
 
 
 async def held_resource(request: web.Request) -> web.Response:
-    gate = state_of(request).bucket("gates").gate(request.match_info["gate"])
-    gate.waiting += 1
-    try:
-        await asyncio.wait_for(gate.event.wait(), timeout=routes_gates.MAX_WAIT)
-    except asyncio.TimeoutError:
-        return error_response(504, "gate_timeout", f"Gate {gate.name!r} was not opened within {routes_gates.MAX_WAIT} s")
-    finally:
-        gate.waiting -= 1
-    gate.passed += 1
+    _, timed_out = await routes_gates.pass_gate(request)
+    if timed_out is not None:
+        return timed_out
     return await routes_cache.get_resource(request)
 
 

@@ -52,9 +52,10 @@ class GatesState:
 state.register_bucket("gates", GatesState)
 
 
-async def pass_gate(request: web.Request) -> tuple[Gate, web.Response | None]:
-    """Waits at the request's gate until it opens; the 504 to answer when it did not in time."""
-    gate = state_of(request).bucket("gates").gate(request.match_info["gate"])
+async def pass_gate(request: web.Request, name: str | None = None) -> tuple[Gate, web.Response | None]:
+    """Waits at gate `name` (default: the route's {gate}) until it opens; the 504 to answer when
+    it did not in time."""
+    gate = state_of(request).bucket("gates").gate(name if name is not None else request.match_info["gate"])
     gate.waiting += 1
     try:
         await asyncio.wait_for(gate.event.wait(), timeout=MAX_WAIT)

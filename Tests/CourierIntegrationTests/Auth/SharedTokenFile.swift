@@ -77,6 +77,16 @@ struct SharedTokenFile {
         #expect(status == 200)
     }
 
+    /// An app process with alice signed in on an expired access token, whose `GET /me` is out
+    /// (the call's task) with its refresh held at the gate.
+    func aliceCallingWithHerRefreshHeld() async throws -> (Process, Task<AuthSession.Me, any Error>) {
+        let app = try process(gated: true)
+        _ = try await signIn(app, as: "alice", accessTtl: -60)
+        let call = Task { try await app.client.send(AuthSession.me) }
+        try await waitUntilRefreshHeld()
+        return (app, call)
+    }
+
     /// Waits until the app's refresh is held at the gate (bounded: 6,000 checks, 5 ms apart).
     func waitUntilRefreshHeld() async throws {
         for _ in 0..<6000 {

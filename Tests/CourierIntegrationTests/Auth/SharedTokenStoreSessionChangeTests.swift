@@ -22,11 +22,8 @@ extension AuthIntegrationTests {
         /// as alice again.
         @Test func aRefreshAnsweredAfterAnotherProcessSignedInAnotherUserLeavesThatUsersTokens() async throws {
             let setup = try Self.setUp()
-            defer { try? FileManager.default.removeItem(at: setup.file.deletingLastPathComponent()) }
-            let app = try setup.process(gated: true)
-            _ = try await setup.signIn(app, as: "alice", accessTtl: -60)
-            let appCall = Task { try await app.client.send(AuthSession.me) }
-            try await setup.waitUntilRefreshHeld()
+            defer { setup.removeFolder() }
+            let (app, appCall) = try await setup.aliceCallingWithHerRefreshHeld()
 
             let appExtension = try setup.process()
             let bob = try await setup.signIn(appExtension, as: "bob", accessTtl: 3600)
@@ -47,11 +44,8 @@ extension AuthIntegrationTests {
         /// empty, and the app is signed out too.
         @Test func aRefreshAnsweredAfterAnotherProcessSignedOutDoesNotSignTheUserBackIn() async throws {
             let setup = try Self.setUp()
-            defer { try? FileManager.default.removeItem(at: setup.file.deletingLastPathComponent()) }
-            let app = try setup.process(gated: true)
-            _ = try await setup.signIn(app, as: "alice", accessTtl: -60)
-            let appCall = Task { try await app.client.send(AuthSession.me) }
-            try await setup.waitUntilRefreshHeld()
+            defer { setup.removeFolder() }
+            let (app, appCall) = try await setup.aliceCallingWithHerRefreshHeld()
 
             let appExtension = try setup.process()
             #expect(try await appExtension.manager.isSignedIn())

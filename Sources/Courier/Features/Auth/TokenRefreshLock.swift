@@ -73,13 +73,8 @@ extension TokenStore {
     /// process that waited uses the other's new tokens instead of spending the same refresh token
     /// again.
     ///
-    /// ```swift
-    /// let group = appSupport  // on iOS: FileManager's containerURL(forSecurityApplicationGroupIdentifier:)
-    /// let keychain = InMemoryTokenStore()  // on iOS: KeychainTokenStore(service:accessGroup:) of the group
-    /// let shared = TokenManager(
-    ///     store: keychain.sharingRefreshes(lockFile: group.appendingPathComponent("tokens.lock")),
-    ///     grant: .oauth2(tokenURL: URL(string: "https://id.example.com/token")!))
-    /// ```
+    /// The article "Auth and refresh", section "Sharing a session with app extensions", shows it
+    /// on a Keychain store in an app group.
     public func sharingRefreshes(lockFile: URL, waitLimit: Duration = .seconds(10)) -> some TokenStore {
         RefreshSharingTokenStore(base: self, lock: TokenRefreshLock(fileURL: lockFile, waitLimit: waitLimit))
     }
