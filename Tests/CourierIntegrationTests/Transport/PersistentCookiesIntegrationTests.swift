@@ -122,4 +122,33 @@ struct PersistentCookiesIntegrationTests {
         let last = try #require(try await TestServers.requestLog(namespace: namespace, path: "/cookies").last)
         #expect(last.header("Cookie") == nil)
     }
+
+    @Test("a response whose cookies cannot be written is delivered once, and its cookies are sent from memory")
+    func aResponseWhoseCookiesCannotBeWrittenIsDeliveredOnce() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let namespace = TestServers.makeNamespace("ck")
+        let environment = try TestServers.apiEnvironment(namespace: namespace)
+        let (client, storage) = Self.client(folder: folder, environment: environment)
+        #expect(try await client.send(Request<Jar>.get("/cookies")).cookie == nil)
+        // A folder where the cookie file goes: its write fails as on a full disk.
+        let file = storage.fileURL(account: "alice")
+        try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: file.appendingPathComponent("obstacle"))
+
+        try await client.send(Request<Void>.get("/cookies/set", query: ["session": "s-4"]))
+        #expect(await storage.unsavedChanges() != nil)
+        let seen = try await client.send(Request<Jar>.get("/cookies"))
+        #expect(seen.cookies == ["session": "s-4"])
+        // Server-side proof: the request that set the cookie arrived once (no failure the app
+        // would answer by sending it again) and the next one carried the cookie.
+        #expect(try await TestServers.requestLog(namespace: namespace, path: "/cookies/set").count == 1)
+        let last = try #require(try await TestServers.requestLog(namespace: namespace, path: "/cookies").last)
+        #expect(last.header("Cookie") == "session=s-4")
+
+        try FileManager.default.removeItem(at: file)
+        _ = try await client.send(Request<Jar>.get("/cookies"))
+        #expect(await storage.unsavedChanges() == nil)
+        #expect(String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("s-4"))
+    }
 }

@@ -8,8 +8,10 @@ import FoundationNetworking
 /// cookies with ``PersistentCookieStorage/removeAll(account:)`` (``APIClient/resetSession(also:)``
 /// does it too).
 ///
-/// A call through a ``CookieStoringTransport`` fails with ``NetworkError/transport(_:)`` carrying
-/// it: read it with ``NetworkError/cookieStorageError``.
+/// A call through a ``CookieStoringTransport`` whose cookies cannot be read fails with
+/// ``NetworkError/transport(_:)`` carrying it, before its request is sent: read it with
+/// ``NetworkError/cookieStorageError``. A response whose cookies cannot be written is still
+/// delivered; ``PersistentCookieStorage/unsavedChanges(account:)`` reports the failure.
 public enum CookieStorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The cookie file exists but could not be read (permissions, I/O error, data protection
     /// while the device is locked).

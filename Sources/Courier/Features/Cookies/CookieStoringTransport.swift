@@ -55,8 +55,10 @@ public struct CookieStoringTransport: Transport {
 
     /// Sends `request` with its cookies and stores the response's.
     ///
-    /// - Throws: A `URLError` carrying a ``CookieStorageError`` when the storage fails; otherwise
-    ///   whatever the base transport throws.
+    /// - Throws: A `URLError` carrying a ``CookieStorageError`` when the storage fails before the
+    ///   request is sent (a file that cannot be read or is corrupted); otherwise whatever the base
+    ///   transport throws. The response's cookies failing to be written does not fail the call
+    ///   (see ``PersistentCookieStorage/unsavedChanges(account:)``).
     public func send(_ request: URLRequest) async throws -> HTTPResponse {
         try await exchange(request) { try await base.send($0) }
     }
@@ -82,9 +84,17 @@ public struct CookieStoringTransport: Transport {
                 request.setValue(existing + header, forHTTPHeaderField: "Cookie")
             }
             let response = try await send(request)
-            try await storage.store(
-                setCookieFields: response.headers.values(for: "Set-Cookie"), receivedFrom: response.url ?? url,
-                account: account, sentAt: sentAt)
+            do {
+                try await storage.store(
+                    setCookieFields: response.headers.values(for: "Set-Cookie"), receivedFrom: response.url ?? url,
+                    account: account, sentAt: sentAt)
+            } catch is CookieStorageError {
+                // The server has answered, and may have acted on the request: failing the call now
+                // would invite the app to send it again. A write failure stays readable through
+                // `storage.unsavedChanges(account:)` (the cookies are used from memory and written
+                // on a later request); a file that cannot be read fails the next request before it
+                // is sent.
+            }
             return response
         } catch let error as CookieStorageError {
             throw error.urlError

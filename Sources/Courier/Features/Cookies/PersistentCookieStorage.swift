@@ -26,7 +26,9 @@ import FoundationNetworking
 /// a server could set a cookie for one; this is the same trust URLSession on Linux gives.
 ///
 /// A file that cannot be read or is not a cookie file is a ``CookieStorageError``, never
-/// replaced: every call of that account fails with it until the app removes it.
+/// replaced: every call of that account fails with it until the app removes it. A file that
+/// cannot be written (a full disk) fails no call: the cookies are used from memory, the write is
+/// tried again on each later request, and ``unsavedChanges(account:)`` reports it meanwhile.
 ///
 /// ```swift
 /// let cookies = PersistentCookieStorage(
@@ -128,6 +130,7 @@ public actor PersistentCookieStorage {
             state.jars[account] = [:]
             do {
                 if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+                state.unsaved[account] = nil
             } catch {
                 state.jars[account] = nil  // read again next time: the file is still there
                 throw CookieStorageError.unwritable(path: file.path, reason: "\(error)")
@@ -137,9 +140,13 @@ public actor PersistentCookieStorage {
 
     /// The `Cookie` field value for a request to `url` (`nil` when no cookie matches) and the
     /// account's removal count at this moment, which the response's cookies are stored under.
+    ///
+    /// When an earlier write of the account failed (``unsavedChanges(account:)``), it is tried
+    /// again first; failing again, the request still goes out with the cookies in memory.
     func cookieHeader(for url: URL, account: String) throws -> (field: String?, sentAt: Int) {
         let (cookies, sentAt) = try sharedFolder().state.withLock { state in
-            (try matching(url, account: account, in: &state), state.removals[account, default: 0])
+            if state.unsaved[account] != nil, let jar = state.jars[account] { saving(jar, account: account, in: &state) }
+            return (try matching(url, account: account, in: &state), state.removals[account, default: 0])
         }
         guard !cookies.isEmpty else { return (nil, sentAt) }
         return (cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; "), sentAt)
@@ -181,7 +188,35 @@ public actor PersistentCookieStorage {
         jar = Self.bounded(jar.filter { !$0.value.isExpired(at: date) })
         guard jar != before else { return }
         state.jars[account] = jar
-        try write(jar, account: account)
+        saving(jar, account: account, in: &state)
+        if let failure = state.unsaved[account] { throw failure }
+    }
+
+    /// Writes `jar` as `account`'s file, noting in `state` whether memory and file now agree.
+    private nonisolated func saving(
+        _ jar: [StoredCookie.Key: StoredCookie], account: String, in state: inout CookieFolder.State
+    ) {
+        do {
+            try write(jar, account: account)
+            state.unsaved[account] = nil
+        } catch let error as CookieStorageError {
+            state.unsaved[account] = error
+        } catch {
+            state.unsaved[account] = .unwritable(path: fileURL(account: account).path, reason: "\(error)")
+        }
+    }
+
+    /// The write failure (a full disk, a file that cannot be replaced) that left `account`'s
+    /// cookies (the current account's by default) newer in memory than in their file, or `nil`
+    /// when the file holds them all.
+    ///
+    /// Such cookies stay in use for this process's requests, and every later request of the
+    /// account tries the write again (a relaunch before one succeeds would miss them). A
+    /// ``CookieStoringTransport`` does not fail a call because its response's cookies could not
+    /// be written: the server has answered, and may have acted on the request.
+    public func unsavedChanges(account: String? = nil) -> CookieStorageError? {
+        let account = account ?? currentAccount
+        return sharedFolder().state.withLock { $0.unsaved[account] }
     }
 
     /// The most cookies kept per domain, and in all (RFC 6265bis §6.1 asks for at least 50 and
@@ -290,6 +325,9 @@ final class CookieFolder: Sendable {
         /// How many times each account's cookies were removed: a response to a request sent
         /// before a removal must not bring the removed session back.
         var removals: [String: Int] = [:]
+        /// The accounts whose cookies in memory are newer than their file, with the write failure
+        /// that left them so; each later request of the account tries the write again.
+        var unsaved: [String: CookieStorageError] = [:]
     }
 
     /// Held for each whole read-change-write of a jar (file I/O included: the storages run it on

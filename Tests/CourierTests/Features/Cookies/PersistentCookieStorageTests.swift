@@ -251,6 +251,41 @@ struct PersistentCookieStorageTests {
         #expect(!onDisk.contains("abc123"))
     }
 
+    @Test(
+        "a response whose cookies cannot be written (full disk) is still delivered: the cookies are used from memory and written on a later request"
+    )
+    func anAnswerWhoseCookiesCannotBeWrittenIsDelivered() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let stub = Self.server()
+        let (client, storage) = Self.client(folder, base: stub)
+        #expect(try await Self.sentCookie(client) == "")  // the jar is read (empty): no file yet
+        // A folder where the file goes: the atomic rename fails as a full disk's write would.
+        let file = storage.fileURL(account: "alice")
+        let obstacle = file.appendingPathComponent("obstacle")
+        try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: obstacle)
+
+        // The server has acted on the request: its answer reaches the caller.
+        try await client.send(Request<Void>.get("/login"))
+        #expect(stub.requestCount == 2)
+        guard case .unwritable(let path, _) = await storage.unsavedChanges() else {
+            Issue.record("expected the write failure to be kept")
+            return
+        }
+        #expect(path == file.path)
+        // The cookies are in use from memory; a request is sent once, not failed.
+        #expect(try await Self.sentCookie(client) == "sid=abc123; theme=dark")
+        #expect(stub.requestCount == 3)
+
+        // Room again: the next request writes what memory holds.
+        try FileManager.default.removeItem(at: file)
+        #expect(try await Self.sentCookie(client) == "sid=abc123; theme=dark")
+        #expect(await storage.unsavedChanges() == nil)
+        let written = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+        #expect(written.contains("abc123") && written.contains("dark"))
+    }
+
     @Test("file names keep accounts apart whatever characters they use")
     func fileNames() {
         #expect(PersistentCookieStorage.fileName("a/b") != PersistentCookieStorage.fileName("a_b"))
