@@ -151,4 +151,34 @@ struct PersistentCookiesIntegrationTests {
         #expect(await storage.unsavedChanges() == nil)
         #expect(String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("s-4"))
     }
+
+    @Test("an app and its extension on one cookie folder send each other's cookies, and a sign-out in one reaches the other")
+    func anAppAndItsExtensionShareTheirCookiesThroughTheFolder() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let namespace = TestServers.makeNamespace("ck")
+        let environment = try TestServers.apiEnvironment(namespace: namespace)
+        // Two processes: storages that share nothing in memory, only the folder.
+        func process() -> APIClient {
+            let storage = PersistentCookieStorage(
+                directory: folder, namespace: environment.storageNamespace, account: { "alice" },
+                persistsSessionCookies: true, now: { Date() }, sharesMemory: false)
+            return APIClient(environment: environment) {
+                $0.transport = CookieStoringTransport(storage: storage, base: TestTransport.makeWithoutCookies())
+            }
+        }
+        let app = process()
+        let appExtension = process()
+        #expect(try await appExtension.send(Request<Jar>.get("/cookies")).cookie == nil)
+
+        try await app.send(Request<Void>.get("/cookies/set", query: ["session": "s-1"]))
+        try await appExtension.send(Request<Void>.get("/cookies/set", query: ["theme": "dark"]))
+        #expect(try await app.send(Request<Jar>.get("/cookies")).cookies == ["session": "s-1", "theme": "dark"])
+
+        try await app.resetSession()  // sign-out in the app
+        #expect(try await appExtension.send(Request<Jar>.get("/cookies")).cookie == nil)
+        // Server-side proof: the extension's last request carried no Cookie field.
+        let last = try #require(try await TestServers.requestLog(namespace: namespace, path: "/cookies").last)
+        #expect(last.header("Cookie") == nil)
+    }
 }

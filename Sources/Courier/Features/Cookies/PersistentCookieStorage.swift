@@ -16,7 +16,11 @@ import FoundationNetworking
 /// `namespace` in one process (two clients of one environment) share the cookies they read: a
 /// cookie stored or a sign-out through one is seen by the others — also when their `directory`
 /// paths differ but lead to one folder (a symbolic link, another letter case on a
-/// case-insensitive disk).
+/// case-insensitive disk). Processes that share the folder (an app and its extensions, the folder
+/// in their app group container) share them too: each change of an account's file is made under a
+/// `flock(2)` on `<account>.cookies.lock` over the file as it is then, a process reads the file
+/// again when another changed it, and a sign-out in one process is not undone by a response another
+/// receives for a request sent before it.
 ///
 /// Storage follows RFC 6265 §5.3: a `Domain` attribute the host does not domain-match is ignored,
 /// `Max-Age` wins over `Expires`, an expired cookie deletes the one it replaces, a `Secure` cookie
@@ -73,16 +77,18 @@ public actor PersistentCookieStorage {
             now: { Date() })
     }
 
-    /// A storage on an injected wall clock (expiry tests).
+    /// A storage on an injected wall clock (expiry tests); with `sharesMemory` off, it shares
+    /// nothing in memory with other storages on its folder — as a storage of another process.
     package init(
         directory: URL, namespace: String, account: @escaping @Sendable () -> String, persistsSessionCookies: Bool,
-        now: @escaping @Sendable () -> Date
+        now: @escaping @Sendable () -> Date, sharesMemory: Bool = true
     ) {
         self.directory = directory
         self.namespace = namespace
         self.account = account
         self.persistsSessionCookies = persistsSessionCookies
         self.now = now
+        self.folder = sharesMemory ? nil : CookieFolder()
     }
 
     /// The state shared by every storage on this storage's namespace folder, found (and the folder
@@ -103,12 +109,21 @@ public actor PersistentCookieStorage {
             .appendingPathComponent(Self.fileName(account) + ".cookies.json")
     }
 
+    /// The lock file of `account` (see ``CookieLockFile``).
+    nonisolated func lockFileURL(account: String) -> URL {
+        directory.appendingPathComponent(Self.fileName(namespace), isDirectory: true)
+            .appendingPathComponent(Self.fileName(account) + ".cookies.lock")
+    }
+
     /// Every unexpired cookie of `account` (the current one by default).
     /// - Throws: ``CookieStorageError`` when the file cannot be read or is corrupted.
     public func allCookies(account: String? = nil) throws -> [HTTPCookie] {
         let date = now()
         let account = account ?? currentAccount
-        return try sharedFolder().state.withLock { try jar(account, in: &$0) }.values.filter { !$0.isExpired(at: date) }
+        return try sharedFolder().state.withLock { state in
+            _ = try synchronized(account, in: &state)
+            return try jar(account, in: &state)
+        }.values.filter { !$0.isExpired(at: date) }
             .sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
             .compactMap(\.httpCookie)
     }
@@ -117,36 +132,66 @@ public actor PersistentCookieStorage {
     /// - Throws: ``CookieStorageError`` when the file cannot be read or is corrupted.
     public func cookies(for url: URL, account: String? = nil) throws -> [HTTPCookie] {
         let account = account ?? currentAccount
-        return try sharedFolder().state.withLock { try matching(url, account: account, in: &$0) }.compactMap(\.httpCookie)
+        return try sharedFolder().state.withLock { state in
+            _ = try synchronized(account, in: &state)
+            return try matching(url, account: account, in: &state)
+        }.compactMap(\.httpCookie)
     }
 
-    /// Deletes every cookie of `account` (the current one by default), on disk too.
-    /// - Throws: ``CookieStorageError/unwritable(path:reason:)`` when the file cannot be removed.
+    /// Deletes every cookie of `account` (the current one by default), on disk too; other
+    /// processes sharing the folder see the removal at their next request.
+    /// - Throws: ``CookieStorageError/unwritable(path:reason:)`` when the file cannot be removed,
+    ///   or the removal cannot be recorded for other processes in the account's lock file.
     public func removeAll(account: String? = nil) throws {
         let account = account ?? currentAccount
         let file = fileURL(account: account)
         try sharedFolder().state.withLock { state in
-            state.removals[account, default: 0] += 1
-            state.jars[account] = [:]
-            do {
-                if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
-                state.unsaved[account] = nil
-            } catch {
-                state.jars[account] = nil  // read again next time: the file is still there
-                throw CookieStorageError.unwritable(path: file.path, reason: "\(error)")
+            let lock = lockFile(account, in: &state)
+            try withLock(lock, exclusive: true) {
+                state.removals[account, default: 0] += 1
+                state.jars[account] = [:]
+                do {
+                    if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+                    state.unsaved[account] = nil
+                } catch {
+                    state.jars[account] = nil  // read again next time: the file is still there
+                    throw CookieStorageError.unwritable(path: file.path, reason: "\(error)")
+                }
+                guard let lock else { return }
+                var counters = lock.read()
+                counters.removals += 1
+                counters.changes += 1
+                try lock.write(counters)
+                state.seenChanges[account] = counters.changes
             }
         }
     }
 
+    /// The account's removals when a request was sent: in this process, and by any process
+    /// (`nil` without a lock file). The response's cookies are stored only when both are still the same.
+    struct SentMark: Sendable, Equatable {
+        var removals: Int
+        var sharedRemovals: UInt64?
+    }
+
     /// The `Cookie` field value for a request to `url` (`nil` when no cookie matches) and the
-    /// account's removal count at this moment, which the response's cookies are stored under.
+    /// account's removal counts at this moment, which the response's cookies are stored under.
     ///
-    /// When an earlier write of the account failed (``unsavedChanges(account:)``), it is tried
-    /// again first; failing again, the request still goes out with the cookies in memory.
-    func cookieHeader(for url: URL, account: String) throws -> (field: String?, sentAt: Int) {
+    /// The cookie file is read again first when another process changed it. When an earlier write
+    /// of the account failed (``unsavedChanges(account:)``), it is tried again; failing again, the
+    /// request still goes out with the cookies in memory.
+    func cookieHeader(for url: URL, account: String) throws -> (field: String?, sentAt: SentMark) {
         let (cookies, sentAt) = try sharedFolder().state.withLock { state in
-            if state.unsaved[account] != nil, let jar = state.jars[account] { saving(jar, account: account, in: &state) }
-            return (try matching(url, account: account, in: &state), state.removals[account, default: 0])
+            let shared = try synchronized(account, in: &state)
+            if state.unsaved[account] != nil {
+                do {
+                    try change(account, in: &state) { _ in }
+                } catch {
+                    // Kept in `unsaved`: the request goes out with the cookies in memory.
+                }
+            }
+            let mark = SentMark(removals: state.removals[account, default: 0], sharedRemovals: shared?.removals)
+            return (try matching(url, account: account, in: &state), mark)
         }
         guard !cookies.isEmpty else { return (nil, sentAt) }
         return (cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; "), sentAt)
@@ -156,21 +201,63 @@ public actor PersistentCookieStorage {
     /// when anything changed. Nothing is stored when the account's cookies were removed since the
     /// request was sent (`sentAt`, from ``cookieHeader(for:account:)``): a sign-out or session
     /// reset while a call was in flight must not let its late answer restore the old session.
-    func store(setCookieFields fields: [String], receivedFrom url: URL, account: String, sentAt: Int) throws {
+    /// A removal by another process counts too (``CookieFileCounters/removals``).
+    func store(setCookieFields fields: [String], receivedFrom url: URL, account: String, sentAt: SentMark) throws {
         guard !fields.isEmpty else { return }
         try sharedFolder().state.withLock { state in
-            guard state.removals[account, default: 0] == sentAt else { return }
-            try store(fields, receivedFrom: url, account: account, in: &state)
+            guard state.removals[account, default: 0] == sentAt.removals else { return }
+            try change(account, unlessRemovedSince: sentAt.sharedRemovals, in: &state) { jar in
+                apply(fields, receivedFrom: url, to: &jar)
+            }
         }
     }
 
-    /// ``store(setCookieFields:receivedFrom:account:sentAt:)`` with the folder's state locked.
-    private nonisolated func store(
-        _ fields: [String], receivedFrom url: URL, account: String, in state: inout CookieFolder.State
+    /// ``store(setCookieFields:receivedFrom:account:sentAt:)`` for a request sent when the
+    /// account's cookies had been removed `sentAt` times in this process.
+    func store(setCookieFields fields: [String], receivedFrom url: URL, account: String, sentAt: Int) throws {
+        try store(setCookieFields: fields, receivedFrom: url, account: account, sentAt: SentMark(removals: sentAt))
+    }
+
+    /// Changes `account`'s cookies with `body` and writes the file when anything changed (or an
+    /// earlier write failed), holding the account's lock file when it has one: the file is read
+    /// again first when another process changed it since this one last read or wrote it, so no
+    /// process writes over another's cookies. Nothing is changed when `removals` is not `nil` and
+    /// another count of removals is on file.
+    /// - Throws: ``CookieStorageError``; a failed write is also kept in `unsaved`.
+    private nonisolated func change(
+        _ account: String, unlessRemovedSince removals: UInt64? = nil, in state: inout CookieFolder.State,
+        _ body: (inout [StoredCookie.Key: StoredCookie]) -> Void
     ) throws {
+        let lock = lockFile(account, in: &state)
+        try withLock(lock, exclusive: true) {
+            var counters = lock?.read()
+            if let removals, let counters, counters.removals != removals { return }
+            if let counters { try synchronize(account, changes: counters.changes, in: &state) }
+            var jar = try jar(account, in: &state)
+            let before = jar
+            body(&jar)
+            guard jar != before || state.unsaved[account] != nil else { return }
+            state.jars[account] = jar
+            do {
+                try write(jar, account: account)
+                if let lock, var written = counters {
+                    written.changes += 1
+                    try lock.write(written)
+                    counters = written
+                    state.seenChanges[account] = written.changes
+                }
+                state.unsaved[account] = nil
+            } catch let error as CookieStorageError {
+                state.unsaved[account] = error
+                throw error
+            }
+        }
+    }
+
+    /// Applies `fields` received from `url` to `jar` (RFC 6265 §5.3, with the rules of RFC 6265bis
+    /// noted below).
+    private nonisolated func apply(_ fields: [String], receivedFrom url: URL, to jar: inout [StoredCookie.Key: StoredCookie]) {
         let date = now()
-        var jar = try jar(account, in: &state)
-        let before = jar
         let secureOrigin = url.scheme?.lowercased() == "https"
         for field in fields {
             guard var cookie = SetCookieParser.cookie(from: field, receivedFrom: url, at: date) else { continue }
@@ -186,24 +273,45 @@ public actor PersistentCookieStorage {
             jar[cookie.key] = cookie
         }
         jar = Self.bounded(jar.filter { !$0.value.isExpired(at: date) })
-        guard jar != before else { return }
-        state.jars[account] = jar
-        saving(jar, account: account, in: &state)
-        if let failure = state.unsaved[account] { throw failure }
     }
 
-    /// Writes `jar` as `account`'s file, noting in `state` whether memory and file now agree.
-    private nonisolated func saving(
-        _ jar: [StoredCookie.Key: StoredCookie], account: String, in state: inout CookieFolder.State
-    ) {
-        do {
-            try write(jar, account: account)
+    /// `account`'s lock file, opened at its first use; `nil` when it cannot be opened (tried again
+    /// next time).
+    private nonisolated func lockFile(_ account: String, in state: inout CookieFolder.State) -> CookieLockFile? {
+        if let lock = state.lockFiles[account] { return lock }
+        let url = lockFileURL(account: account)
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        guard let lock = CookieLockFile.open(url) else { return nil }
+        state.lockFiles[account] = lock
+        return lock
+    }
+
+    /// Runs `body` holding `lock` when there is one.
+    private nonisolated func withLock<T>(_ lock: CookieLockFile?, exclusive: Bool, _ body: () throws -> T) rethrows -> T {
+        guard let lock else { return try body() }
+        return try lock.withLock(exclusive: exclusive, body)
+    }
+
+    /// Reads `account`'s counters (under the shared lock) and takes in another process's change of
+    /// its file; `nil` without a lock file.
+    private nonisolated func synchronized(_ account: String, in state: inout CookieFolder.State) throws -> CookieFileCounters? {
+        guard let lock = lockFile(account, in: &state) else { return nil }
+        let counters = lock.withLock(exclusive: false) { lock.read() }
+        try synchronize(account, changes: counters.changes, in: &state)
+        return counters
+    }
+
+    /// Reads `account`'s file again when its change count is not the one this process last saw
+    /// (another process wrote or removed it); what memory held and could not write is then
+    /// superseded by the other process's file.
+    private nonisolated func synchronize(_ account: String, changes: UInt64, in state: inout CookieFolder.State) throws {
+        guard state.seenChanges[account] != changes else { return }
+        if state.seenChanges[account] != nil || changes != 0 {
+            state.jars[account] = nil
             state.unsaved[account] = nil
-        } catch let error as CookieStorageError {
-            state.unsaved[account] = error
-        } catch {
-            state.unsaved[account] = .unwritable(path: fileURL(account: account).path, reason: "\(error)")
         }
+        _ = try jar(account, in: &state)
+        state.seenChanges[account] = changes
     }
 
     /// The write failure (a full disk, a file that cannot be replaced) that left `account`'s
@@ -328,11 +436,22 @@ final class CookieFolder: Sendable {
         /// The accounts whose cookies in memory are newer than their file, with the write failure
         /// that left them so; each later request of the account tries the write again.
         var unsaved: [String: CookieStorageError] = [:]
+        /// Each account's lock file, open for the folder's life (see ``CookieLockFile``).
+        var lockFiles: [String: CookieLockFile] = [:]
+        /// The change count (``CookieFileCounters/changes``) of each account's file as this
+        /// process last read or wrote it.
+        var seenChanges: [String: UInt64] = [:]
     }
 
     /// Held for each whole read-change-write of a jar (file I/O included: the storages run it on
     /// their own queues, off the cooperative pool).
     let state = Locked(State())
+
+    deinit {
+        state.withLock { state in
+            for lock in state.lockFiles.values { close(lock.descriptor) }
+        }
+    }
 
     /// The folders in use (see ``FolderRegistry``).
     private static let registry = FolderRegistry<CookieFolder>()

@@ -286,6 +286,57 @@ struct PersistentCookieStorageTests {
         #expect(written.contains("abc123") && written.contains("dark"))
     }
 
+    /// A storage that shares nothing in memory with the others on its folder: another process's.
+    static func processStorage(_ folder: URL) -> PersistentCookieStorage {
+        PersistentCookieStorage(
+            directory: folder, namespace: "production", account: { "alice" }, persistsSessionCookies: true,
+            now: { Date() }, sharesMemory: false)
+    }
+
+    @Test("two processes on one folder (an app and its extension) keep each other's cookies")
+    func twoProcessesKeepEachOthersCookies() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let app = Self.processStorage(folder)
+        let widget = Self.processStorage(folder)
+        let url = try #require(URL(string: "https://api.example.test/login"))
+        // Both have read the (empty) jar before either stores anything.
+        #expect(try await app.cookieHeader(for: url, account: "alice").field == nil)
+        #expect(try await widget.cookieHeader(for: url, account: "alice").field == nil)
+
+        let appMark = try await app.cookieHeader(for: url, account: "alice").sentAt
+        try await app.store(setCookieFields: ["sid=1; Path=/"], receivedFrom: url, account: "alice", sentAt: appMark)
+        // The widget sends the app's session, and its own cookie does not write it out of the file.
+        #expect(try await widget.cookieHeader(for: url, account: "alice").field == "sid=1")
+        let widgetMark = try await widget.cookieHeader(for: url, account: "alice").sentAt
+        try await widget.store(setCookieFields: ["theme=dark; Path=/"], receivedFrom: url, account: "alice", sentAt: widgetMark)
+        #expect(try await app.cookieHeader(for: url, account: "alice").field == "sid=1; theme=dark")
+        let relaunched = Self.processStorage(folder)
+        #expect(try await relaunched.cookieHeader(for: url, account: "alice").field == "sid=1; theme=dark")
+    }
+
+    @Test("a sign-out in one process is not undone by another's response to a request sent before it")
+    func aSignOutInAnotherProcessIsNotUndoneByALateResponse() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let app = Self.processStorage(folder)
+        let widget = Self.processStorage(folder)
+        let url = try #require(URL(string: "https://api.example.test/feed"))
+        try await app.store(setCookieFields: ["sid=1; Path=/"], receivedFrom: url, account: "alice", sentAt: 0)
+        let (sent, inFlight) = try await widget.cookieHeader(for: url, account: "alice")
+        #expect(sent == "sid=1")
+
+        try await app.removeAll()  // the user signs out in the app while the widget's call is out
+        try await widget.store(setCookieFields: ["sid=1b; Path=/"], receivedFrom: url, account: "alice", sentAt: inFlight)
+        #expect(try await widget.cookieHeader(for: url, account: "alice").field == nil)
+        #expect(!FileManager.default.fileExists(atPath: app.fileURL(account: "alice").path))
+
+        // A request the widget sends after the sign-out stores its cookies (a new sign-in).
+        let afterSignOut = try await widget.cookieHeader(for: url, account: "alice").sentAt
+        try await widget.store(setCookieFields: ["sid=2; Path=/"], receivedFrom: url, account: "alice", sentAt: afterSignOut)
+        #expect(try await app.cookieHeader(for: url, account: "alice").field == "sid=2")
+    }
+
     @Test("file names keep accounts apart whatever characters they use")
     func fileNames() {
         #expect(PersistentCookieStorage.fileName("a/b") != PersistentCookieStorage.fileName("a_b"))
