@@ -109,7 +109,7 @@ public actor PersistentCookieStorage {
             .appendingPathComponent(Self.fileName(account) + ".cookies.json")
     }
 
-    /// The lock file of `account` (see ``CookieLockFile``).
+    /// The lock file of `account` (see ``CounterLockFile``).
     nonisolated func lockFileURL(account: String) -> URL {
         directory.appendingPathComponent(Self.fileName(namespace), isDirectory: true)
             .appendingPathComponent(Self.fileName(account) + ".cookies.lock")
@@ -158,7 +158,7 @@ public actor PersistentCookieStorage {
                     throw CookieStorageError.unwritable(path: file.path, reason: "\(error)")
                 }
                 guard let lock else { return }
-                var counters = lock.read()
+                var counters = lock.cookieCounters()
                 counters.removals += 1
                 counters.changes += 1
                 try lock.write(counters)
@@ -230,7 +230,7 @@ public actor PersistentCookieStorage {
     ) throws {
         let lock = lockFile(account, in: &state)
         try withLock(lock, exclusive: true) {
-            var counters = lock?.read()
+            var counters = lock?.cookieCounters()
             if let removals, let counters, counters.removals != removals { return }
             if let counters { try synchronize(account, changes: counters.changes, in: &state) }
             var jar = try jar(account, in: &state)
@@ -277,17 +277,15 @@ public actor PersistentCookieStorage {
 
     /// `account`'s lock file, opened at its first use; `nil` when it cannot be opened (tried again
     /// next time).
-    private nonisolated func lockFile(_ account: String, in state: inout CookieFolder.State) -> CookieLockFile? {
+    private nonisolated func lockFile(_ account: String, in state: inout CookieFolder.State) -> CounterLockFile? {
         if let lock = state.lockFiles[account] { return lock }
-        let url = lockFileURL(account: account)
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        guard let lock = CookieLockFile.open(url) else { return nil }
+        guard let lock = CounterLockFile.cookies(lockFileURL(account: account)) else { return nil }
         state.lockFiles[account] = lock
         return lock
     }
 
     /// Runs `body` holding `lock` when there is one.
-    private nonisolated func withLock<T>(_ lock: CookieLockFile?, exclusive: Bool, _ body: () throws -> T) rethrows -> T {
+    private nonisolated func withLock<T>(_ lock: CounterLockFile?, exclusive: Bool, _ body: () throws -> T) rethrows -> T {
         guard let lock else { return try body() }
         return try lock.withLock(exclusive: exclusive, body)
     }
@@ -296,7 +294,7 @@ public actor PersistentCookieStorage {
     /// its file; `nil` without a lock file.
     private nonisolated func synchronized(_ account: String, in state: inout CookieFolder.State) throws -> CookieFileCounters? {
         guard let lock = lockFile(account, in: &state) else { return nil }
-        let counters = lock.withLock(exclusive: false) { lock.read() }
+        let counters = lock.withLock(exclusive: false) { lock.cookieCounters() }
         try synchronize(account, changes: counters.changes, in: &state)
         return counters
     }
@@ -436,8 +434,8 @@ final class CookieFolder: Sendable {
         /// The accounts whose cookies in memory are newer than their file, with the write failure
         /// that left them so; each later request of the account tries the write again.
         var unsaved: [String: CookieStorageError] = [:]
-        /// Each account's lock file, open for the folder's life (see ``CookieLockFile``).
-        var lockFiles: [String: CookieLockFile] = [:]
+        /// Each account's lock file, open for the folder's life (see ``CounterLockFile``).
+        var lockFiles: [String: CounterLockFile] = [:]
         /// The change count (``CookieFileCounters/changes``) of each account's file as this
         /// process last read or wrote it.
         var seenChanges: [String: UInt64] = [:]
@@ -449,7 +447,7 @@ final class CookieFolder: Sendable {
 
     deinit {
         state.withLock { state in
-            for lock in state.lockFiles.values { close(lock.descriptor) }
+            for lock in state.lockFiles.values { lock.close() }
         }
     }
 
