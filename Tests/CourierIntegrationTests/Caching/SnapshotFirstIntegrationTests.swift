@@ -124,5 +124,54 @@ extension CachingIntegrationTests {
                 #expect(await reader.load(Catalog.self, key: "catalog") == nil)
             }
         }
+
+        /// The same across processes: an app and its widget, each with a store on the folder in
+        /// their app group container (stores that share nothing in memory). Each process kept its
+        /// own order of writes, so the app's read in flight saved its older value over the widget's
+        /// newer one, brought back a key the widget removed, and saved the previous account's
+        /// value after a logout in the widget.
+        @Test(arguments: ["save", "remove", "removeAll"])
+        func aWriteInAnotherProcessIsNotUndoneByAReadInFlight(_ write: String) async throws {
+            let namespace = TestServers.makeNamespace("snap")
+            let directory = CacheIntegration.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let app = SnapshotStore(directory: directory, now: { Date() }, sharesMemory: false)
+            let widget = SnapshotStore(directory: directory, now: { Date() }, sharesMemory: false)
+            let (client, _) = try TestServers.apiClient(namespace: namespace)
+            let older = Catalog(items: [Catalog.Item(id: 1, name: "saved before the read")])
+            let newer = Catalog(items: [Catalog.Item(id: 9, name: "saved by the widget after the read began")])
+            try await widget.save(older, key: "catalog")
+
+            let (states, error) = await collect(
+                app.snapshotFirst(key: "catalog") {
+                    let fetched = try await client.send(Request<Catalog>.get("/items"))
+                    switch write {
+                    case "save": try await widget.save(newer, key: "catalog")
+                    case "remove": await widget.remove(key: "catalog")
+                    default: await widget.removeAll()
+                    }
+                    return fetched
+                })
+
+            #expect(try await CacheIntegration.routeCount("GET /items", namespace: namespace) == 1)
+            let relaunched = SnapshotStore(directory: directory, now: { Date() }, sharesMemory: false)
+            switch write {
+            case "save":
+                #expect(error == nil)
+                #expect(states.last?.value.items.count == 3, "the fetched value is still shown")
+                #expect(await relaunched.load(Catalog.self, key: "catalog")?.value == newer)
+            case "remove":
+                #expect(error == nil)
+                #expect(states.last?.value.items.count == 3, "the fetched value is still shown")
+                #expect(await relaunched.load(Catalog.self, key: "catalog") == nil)
+            default:
+                #expect((error as? NetworkError)?.isCancellation == true)
+                #expect(states.map(\.value) == [older], "only the snapshot shown before the logout")
+                #expect(await relaunched.load(Catalog.self, key: "catalog") == nil)
+            }
+            // A read that begins after the widget's write saves as usual.
+            _ = await collect(app.snapshotFirst(key: "catalog") { try await client.send(Request<Catalog>.get("/items")) })
+            #expect(await relaunched.load(Catalog.self, key: "catalog")?.value.items.count == 3)
+        }
     }
 }

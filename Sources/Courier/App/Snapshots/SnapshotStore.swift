@@ -6,8 +6,10 @@ import Foundation
 /// Each key is one file (`<hash>.snapshot`, JSON with the key, `savedAt` and the value), written
 /// atomically (temporary file, then rename). Use one store per account — e.g.
 /// `SnapshotStore(directory: base.appendingPathComponent(userID))` — and call ``removeAll()`` at
-/// logout. Stores on the same folder in one process (two screens each with a store of the
-/// account) keep one order of writes: the rules below hold across them.
+/// logout. Stores on the same folder keep one order of writes, the rules below holding across
+/// them: in one process (two screens each with a store of the account) and across processes (an
+/// app and its widget with the folder in their app group container), where the order lives in a
+/// `flock(2)`-guarded `snapshots.lock` file in the folder.
 ///
 /// ## Invalidation rules
 /// - A successful fetch replaces the snapshot (``save(_:key:)``) — unless the key was written
@@ -41,14 +43,30 @@ public actor SnapshotStore {
     ///   - directory: Where snapshot files live; created on the first use.
     ///   - now: The clock for ``Snapshot/savedAt`` and ages; the wall clock by default.
     public init(directory: URL, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.init(directory: directory, now: now, sharesMemory: true)
+    }
+
+    /// A store that, with `sharesMemory` off, shares nothing in memory with other stores on its
+    /// folder — as a store of another process.
+    package init(directory: URL, now: @escaping @Sendable () -> Date, sharesMemory: Bool) {
         self.directory = directory
         self.now = now
+        self.folder = sharesMemory ? nil : SnapshotFolder(folder: directory)
     }
 
     private struct Envelope<Value: Codable>: Codable {
         var key: String
         var savedAt: Date
         var value: Value
+        /// The place of the write in the folder's order (``SnapshotCounters/order``); missing in
+        /// files written before processes shared it, or without a lock file.
+        var order: UInt64?
+    }
+
+    /// A snapshot file's key and order, without its value.
+    private struct EnvelopeHead: Decodable {
+        var key: String
+        var order: UInt64?
     }
 
     /// The snapshot saved under `key`, or `nil` when there is none, it no longer decodes as
@@ -78,33 +96,52 @@ public actor SnapshotStore {
     /// - Throws: `EncodingError` when `value` cannot be encoded, or the file system's error.
     @discardableResult
     public func save<Value: Codable & Sendable>(_ value: Value, key: String) throws -> Snapshot<Value> {
-        try sharedFolder().state.withLock { state in
+        let folder = sharedFolder()
+        return try folder.state.withLock { state in
             state.order += 1
             state.lastWrite[key] = state.order
-            return try write(value, key: key)
+            return try folder.changingShared { shared in
+                shared?.order += 1
+                return try write(value, key: key, order: shared?.order)
+            }
         }
     }
 
-    private func write<Value: Codable & Sendable>(_ value: Value, key: String) throws -> Snapshot<Value> {
+    private func write<Value: Codable & Sendable>(_ value: Value, key: String, order: UInt64?) throws -> Snapshot<Value> {
         let savedAt = now()
-        let data = try Self.encoder().encode(Envelope(key: key, savedAt: savedAt, value: value))
+        let data = try Self.encoder().encode(Envelope(key: key, savedAt: savedAt, value: value, order: order))
         try AtomicFile.write(data, to: fileURL(for: key))
         return Snapshot(value: value, savedAt: savedAt)
     }
 
     /// Deletes the snapshot saved under `key`, if any.
     public func remove(key: String) {
-        sharedFolder().state.withLock { state in
+        let folder = sharedFolder()
+        folder.state.withLock { state in
             state.order += 1
             state.lastWrite[key] = state.order
-            try? FileManager.default.removeItem(at: fileURL(for: key))
+            do {
+                try folder.changingShared { shared in
+                    if var counters = shared {
+                        counters.order += 1
+                        counters.removals[SnapshotCounters.bucket(of: key)] = counters.order
+                        shared = counters
+                    }
+                    try? FileManager.default.removeItem(at: fileURL(for: key))
+                }
+            } catch {
+                // The removal is not on file for other processes (their reads may save over it);
+                // this process's order has it.
+            }
         }
     }
 
-    /// When a read began: the store's generation and the read's place in the order of writes.
+    /// When a read began: the store's generation and the read's place in the order of writes, in
+    /// this process and in the folder's lock file (`nil` without one).
     struct ReadStart: Sendable {
         let generation: Int
         let order: Int
+        var shared: SnapshotCounters?
     }
 
     /// What ``save(_:key:readStart:)`` did with a read's value.
@@ -119,33 +156,83 @@ public actor SnapshotStore {
 
     /// Marks the start of a read of the network (see ``save(_:key:readStart:)``).
     func beginRead() -> ReadStart {
-        sharedFolder().state.withLock { state in
+        let folder = sharedFolder()
+        return folder.state.withLock { state in
             state.order += 1
-            return ReadStart(generation: state.generation, order: state.order)
+            var start = ReadStart(generation: state.generation, order: state.order)
+            do {
+                start.shared = try folder.changingShared { shared in
+                    shared?.order += 1
+                    return shared
+                }
+            } catch {
+                // Not numbered on file: this read is ordered within this process only.
+            }
+            return start
         }
     }
 
     /// Saves the value of a read that began at `start`, unless ``removeAll()`` ran since, or the
     /// key was written since (then what is stored is newer than the read's value).
+    ///
+    /// Across processes: unless the folder was cleared since, the key's file was saved at a later
+    /// place in the order, or — with no file — a key of its removal bucket was removed since.
     func save<Value: Codable & Sendable>(_ value: Value, key: String, readStart start: ReadStart) throws -> ReadSave<Value> {
-        try sharedFolder().state.withLock { state in
+        let folder = sharedFolder()
+        return try folder.state.withLock { state in
             guard state.generation == start.generation else { return .cleared }
             guard state.lastWrite[key, default: 0] < start.order else { return .superseded }
-            state.lastWrite[key] = start.order
-            return .saved(try write(value, key: key))
+            return try folder.changingShared { shared in
+                if let counters = shared, let began = start.shared {
+                    guard counters.generation == began.generation else { return .cleared }
+                    if let stored = storedOrder(of: key) {
+                        guard stored < began.order else { return .superseded }
+                    } else {
+                        guard counters.removals[SnapshotCounters.bucket(of: key)] < began.order else { return .superseded }
+                    }
+                }
+                state.lastWrite[key] = start.order
+                return .saved(try write(value, key: key, order: start.shared?.order))
+            }
         }
+    }
+
+    /// The order `key`'s file was saved at: `nil` when there is no file, 0 for a file that does not
+    /// say (written before the order was kept on file) or cannot be read.
+    private func storedOrder(of key: String) -> UInt64? {
+        let url = fileURL(for: key)
+        guard let data = try? Data(contentsOf: url) else {
+            return FileManager.default.fileExists(atPath: url.path) ? 0 : nil
+        }
+        return (try? Self.decoder().decode(EnvelopeHead.self, from: data)).flatMap(\.order) ?? 0
     }
 
     /// Deletes every snapshot of this store (logout). A ``snapshotFirst(key:as:maxSnapshotAge:fetch:)``
     /// fetch that is still running does not save its value afterwards.
+    ///
+    /// Stores of other processes on the folder see it too: their reads under way save nothing.
     public func removeAll() {
-        sharedFolder().state.withLock { state in
+        let folder = sharedFolder()
+        folder.state.withLock { state in
             state.generation += 1
             state.lastWrite.removeAll()
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-            for name in names where name.hasSuffix("." + Self.fileExtension) || name.hasPrefix(AtomicFile.temporaryPrefix) {
-                try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+            do {
+                try folder.changingShared { shared in
+                    shared?.generation += 1
+                    shared?.order += 1
+                    removeFiles()
+                }
+            } catch {
+                // Not on file for other processes: their reads under way may still save.
             }
+        }
+    }
+
+    /// Deletes every snapshot file and temporary file of the folder.
+    private func removeFiles() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names where name.hasSuffix("." + Self.fileExtension) || name.hasPrefix(AtomicFile.temporaryPrefix) {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
     }
 
@@ -199,11 +286,39 @@ final class SnapshotFolder: Sendable {
     /// own queues, off the cooperative pool), so no write comes between them.
     let state = Locked(State())
 
+    /// The folder's `snapshots.lock`, which orders the writes of every process on the folder
+    /// (``SnapshotCounters``); `nil` when it cannot be opened (then this process's order only).
+    let lockFile: CounterLockFile?
+
+    /// The state of the folder at `url`, its lock file opened.
+    init(folder url: URL) {
+        lockFile = CounterLockFile.snapshots(url.appendingPathComponent("snapshots.lock"))
+    }
+
+    deinit { lockFile?.close() }
+
+    /// Runs `body` holding the lock file, with its counters (`nil` without a lock file); the
+    /// counters `body` changed are written back.
+    /// - Throws: What `body` throws, or `POSIXError` when the counters cannot be written.
+    func changingShared<T>(_ body: (inout SnapshotCounters?) throws -> T) throws -> T {
+        guard let lockFile else {
+            var none: SnapshotCounters?
+            return try body(&none)
+        }
+        return try lockFile.withLock(exclusive: true) {
+            let before = SnapshotCounters(lockFile.read())
+            var counters: SnapshotCounters? = before
+            let result = try body(&counters)
+            if let counters, counters != before { try lockFile.write(counters.values) }
+            return result
+        }
+    }
+
     private static let registry = FolderRegistry<SnapshotFolder>()
 
     /// The state of the folder at `url`, shared with every store on it however its path is
     /// spelled (see ``FolderIdentity/key(of:)``).
     static func shared(folder url: URL) -> SnapshotFolder {
-        registry.value(for: url) { SnapshotFolder() }
+        registry.value(for: url) { SnapshotFolder(folder: url) }
     }
 }
