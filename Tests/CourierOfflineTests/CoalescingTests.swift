@@ -21,15 +21,15 @@ struct CoalescingTests {
         defer { dir.cleanup() }
         let store = try MutationStore(path: dir.path("q.sqlite"), now: Date())
         _ = try store.enqueue(mutation("v1", group: "g1"), origin: origin, now: Date())
-        let claimed = try #require(try store.head(group: "g1", origin: origin))
+        let claimed = try #require(try store.head(group: "g1", origin: origin).head)
         #expect(try store.claim(claimed))
         _ = try store.enqueue(mutation("v2", group: "g2"), origin: origin, now: Date())
 
-        let row = try #require(try store.pending().first)
+        let row = try #require(try store.pending().readable.first)
         #expect(row.mutation.body == Data("v2".utf8))
         #expect(row.mutation.group == "g1")
         #expect(row.generation == claimed.generation + 1)
-        #expect(try store.head(group: "g2", origin: origin) == nil)
+        #expect(try store.head(group: "g2", origin: origin).head == nil)
     }
 
     @Test func anEditOfAnUnsentPayloadMovesToItsNewGroup() throws {
@@ -39,7 +39,7 @@ struct CoalescingTests {
         _ = try store.enqueue(mutation("v1", group: "g1"), origin: origin, now: Date())
         _ = try store.enqueue(mutation("v2", group: "g2"), origin: origin, now: Date())
 
-        let row = try #require(try store.pending().first)
+        let row = try #require(try store.pending().readable.first)
         #expect(row.mutation.group == "g2")
         #expect(row.generation == 0, "nothing was sent: the key stays")
     }

@@ -85,10 +85,10 @@ struct StorageFailureTests {
         #expect(try await queue.deadLetters().isEmpty)
     }
 
-    /// One row that cannot be read back stops its own group — what follows it may depend on it —
-    /// and no other: the queue keeps delivering, reports the row once, and goes on with the group
-    /// once the app discards the row.
-    @Test func anUnreadableRowStopsOnlyItsGroupUntilItIsDiscarded() async throws {
+    /// One row that cannot be read back is set aside — never sent, still stored — and the rest
+    /// goes on, its own group too: the queue reports the row once, lists it, and removes it when
+    /// the app discards it.
+    @Test func anUnreadableRowIsSetAsideAndItsGroupGoesOn() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         let stub = StubTransport { _ in .status(201) }
@@ -107,17 +107,20 @@ struct StorageFailureTests {
         let events = await queue.events()
 
         let first = try await queue.flush()
-        #expect(first.sent == 2)
-        #expect(stub.requests.compactMap { $0.value(forHTTPHeaderField: "Idempotency-Key") } == ["b1", "b2"])
+        #expect(first.sent == 3)
+        let keys = stub.requests.compactMap { $0.value(forHTTPHeaderField: "Idempotency-Key") }
+        #expect(Set(keys) == ["b1", "b2", "a2"] && keys.count == 3)
+        #expect(keys.filter { $0.hasPrefix("b") } == ["b1", "b2"])
         #expect(await queue.storageFailure == nil, "one unreadable row is not a storage failure of the queue")
-        _ = try await queue.flush()  // reported once, not on every flush
-        #expect(stub.requestCount == 2)
+        _ = try await queue.flush()  // reported once, not on every flush; never sent
+        #expect(stub.requestCount == 3)
+        #expect(try await queue.unreadableMutations().map(\.id) == ["a1"])
+        #expect(try await queue.unreadableMutations().map(\.group) == ["a"])
+        #expect(try await queue.pendingCount() == 1)
 
         #expect(try await queue.discardPending(id: "a1"))
         #expect(try await queue.discardPending(id: "a1") == false)
-        let last = try await queue.flush()
-        #expect(last.sent == 1)
-        #expect(stub.requests.last?.value(forHTTPHeaderField: "Idempotency-Key") == "a2")
+        #expect(try await queue.unreadableMutations().isEmpty)
         #expect(try await queue.pendingCount() == 0)
 
         var outcomes: [String] = []
@@ -130,9 +133,10 @@ struct StorageFailureTests {
             }
             if outcomes.count == 5 { break }
         }
-        // Groups are delivered side by side: the report of group a falls anywhere among b's sends.
-        #expect(Set(outcomes.prefix(3)) == ["unreadable a1 in a", "sent b1", "sent b2"])
-        #expect(outcomes.suffix(2) == ["discarded a1 in a", "sent a2"])
+        // Groups are delivered side by side: group a's report and send fall anywhere among b's sends.
+        #expect(Set(outcomes.prefix(4)) == ["unreadable a1 in a", "sent a2", "sent b1", "sent b2"])
+        #expect(outcomes.filter { $0.hasSuffix("a1 in a") || $0 == "sent a2" }.prefix(2) == ["unreadable a1 in a", "sent a2"])
+        #expect(outcomes.last == "discarded a1 in a")
     }
 
     @Test func aDeliveryThatCannotBeRecordedIsNeverSentAgain() async throws {

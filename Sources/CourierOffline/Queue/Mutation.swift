@@ -94,6 +94,23 @@ public struct PendingMutation: Sendable, Hashable {
     public var origin: MutationOrigin
 }
 
+/// A pending mutation whose stored row cannot be read back as it was written (a damaged page,
+/// another program or a newer build writing the file): set aside, never sent, while the
+/// mutations behind it, in its group too, are delivered. It stays stored until
+/// ``MutationQueue/discardPending(id:)`` removes it.
+public struct UnreadableMutation: Sendable, Hashable {
+    /// Its id; `nil` when even the id cannot be read.
+    public var id: String?
+    /// Its ordering group; `nil` when it cannot be read.
+    public var group: String?
+    /// When it was enqueued (wall clock).
+    public var enqueuedAt: Date
+    /// The environment and account it was made in.
+    public var origin: MutationOrigin
+    /// What cannot be read: ``MutationQueueError/unreadableMutation(id:reason:)``.
+    public var error: MutationQueueError
+}
+
 /// A mutation that failed permanently, kept until the app retries or discards it.
 public struct DeadLetter: Sendable, Hashable {
     /// The mutation that failed.

@@ -25,9 +25,10 @@ public struct MutationEvent: Sendable {
         /// disk, I/O error, database busy beyond its timeout): the queue stops delivering every
         /// mutation until the write succeeds on a later flush (``MutationQueue/storageFailure``).
         ///
-        /// With ``MutationQueueError/unreadableMutation(id:reason:)`` the mutation at the head of
-        /// its group cannot be read back: only that group stops, the others go on, and the event
-        /// comes once per queue until ``MutationQueue/discardPending(id:)`` removes the row.
+        /// With ``MutationQueueError/unreadableMutation(id:reason:)`` a mutation of its group
+        /// cannot be read back: it is set aside, never sent (``MutationQueue/unreadableMutations()``),
+        /// the mutations behind it are delivered, and the event comes once per queue;
+        /// ``MutationQueue/discardPending(id:)`` removes the row.
         case storageUnavailable(MutationQueueError)
         /// Made in another environment or account than the client's current one: kept, and
         /// delivered there later (``ForeignMutationPolicy/hold``). Reported once per payload by

@@ -252,20 +252,16 @@ extension MutationQueue {
         while !Task.isCancelled, paused[group] == nil, failedStorage == nil {
             var stored: StoredMutation
             do {
-                guard let head = try store.head(group: group, origin: origin) else { return }
-                stored = head
-                announcedUnreadable[group] = nil
-            } catch let error as MutationQueueError {
-                guard case .unreadableMutation(let id, _) = error else {
-                    noteStorageFailure(error, mutation: nil)
-                    return
-                }
-                // One row that cannot be read back stops its own group (what follows may depend
-                // on it), never the others; reported once, until the app discards it.
-                if announcedUnreadable.updateValue(error, forKey: group) != error {
+                let (head, unreadable) = try store.head(group: group, origin: origin)
+                // A row that cannot be read back can never be sent: it is set aside (stored,
+                // listed by unreadableMutations()) like a dead letter, and its group goes on;
+                // reported once per row.
+                for (seq, error) in unreadable where announcedUnreadable.insert(seq).inserted {
+                    guard case .unreadableMutation(let id, _) = error else { continue }
                     publish(id: id ?? "", group: group, .storageUnavailable(error))
                 }
-                return
+                guard let head else { return }
+                stored = head
             } catch {
                 noteStorageFailure(error, mutation: nil)
                 return

@@ -91,8 +91,8 @@ public actor MutationQueue {
     var lastPendingCount = 0
     /// The held mutations (`id#revision`) already reported with a `held` event.
     var announcedHeld: Set<String> = []
-    /// Groups whose head could not be read back, each reported once (until it changes).
-    var announcedUnreadable: [String: MutationQueueError] = [:]
+    /// The rows (`seq`) that could not be read back and were set aside, each reported once.
+    var announcedUnreadable: Set<Int64> = []
 
     /// Opens (creating or migrating) the queue database at `path` and delivers through `client`.
     ///
@@ -230,7 +230,8 @@ public actor MutationQueue {
 
     // MARK: - Inspection
 
-    /// Mutations waiting to be delivered.
+    /// Mutations waiting to be delivered, also those that cannot be read back
+    /// (``unreadableMutations()``).
     ///
     /// - Throws: ``MutationQueueError/storage(_:)``.
     public func pendingCount() throws -> Int { try storage { try store.count() } }
@@ -243,10 +244,19 @@ public actor MutationQueue {
         return .seconds(max(0, configuration.now().timeIntervalSince(oldest)))
     }
 
-    /// Pending mutations in delivery order (oldest first, all groups).
+    /// Pending mutations in delivery order (oldest first, all groups). A stored row that cannot
+    /// be read back is not among them: ``unreadableMutations()`` lists it.
     ///
     /// - Throws: ``MutationQueueError/storage(_:)``.
-    public func pending() throws -> [PendingMutation] { try storage { try store.pending().map(\.pending) } }
+    public func pending() throws -> [PendingMutation] { try storage { try store.pending().readable.map(\.pending) } }
+
+    /// Pending mutations whose stored rows cannot be read back (oldest first), each with its
+    /// ``MutationQueueError/unreadableMutation(id:reason:)``: set aside, never sent, and counted
+    /// by ``pendingCount()`` until ``discardPending(id:)`` removes them. The mutations behind one,
+    /// in its group too, are delivered.
+    ///
+    /// - Throws: ``MutationQueueError/storage(_:)``.
+    public func unreadableMutations() throws -> [UnreadableMutation] { try storage { try store.pending().unreadable } }
 
     /// Mutations that failed permanently, oldest failure first.
     ///
@@ -269,8 +279,7 @@ public actor MutationQueue {
     }
 
     /// Deletes a pending mutation without sending it: a change the user abandoned, or one that
-    /// cannot be read back (``MutationQueueError/unreadableMutation(id:reason:)``, which stops its
-    /// group). Its group goes on with the next mutation; the event is
+    /// cannot be read back (``unreadableMutations()``). Its group goes on with the next mutation; the event is
     /// ``MutationEvent/Outcome/discarded(_:)`` with the origin it was made in. A mutation being
     /// sent at this moment may still reach the server; its outcome is then not reported.
     ///
@@ -281,7 +290,6 @@ public actor MutationQueue {
         guard let (group, origin) = try storage({ try store.discardPending(id: id, now: configuration.now()) }) else {
             return false
         }
-        announcedUnreadable[group] = nil
         publish(id: id, group: group, .discarded(origin))
         if configuration.sendsOnEnqueue { requestDrain(ignoringBackoff: false) }
         return true

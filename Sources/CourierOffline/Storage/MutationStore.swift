@@ -172,14 +172,32 @@ final class MutationStore {
             """, [.text(id), .integer(Int64(generation)), .real(now.timeIntervalSince1970)])
     }
 
-    /// The oldest pending mutation of `group` that `origin` delivers; `nil` when there is none.
-    func head(group: String, origin: MutationOrigin) throws -> StoredMutation? {
-        var result: StoredMutation?
-        try db.run(
-            "SELECT \(Self.columns) FROM pending WHERE grp = ? AND \(Self.deliverable) ORDER BY seq LIMIT 1",
-            [.text(group)] + Self.bindings(origin)
-        ) { result = try Self.stored($0) }
-        return result
+    /// The oldest pending mutation of `group` that `origin` delivers and that can be read back
+    /// (`nil` when there is none), and the rows before it that cannot, by `seq` with their
+    /// ``MutationQueueError/unreadableMutation(id:reason:)``: those are set aside, never sent.
+    func head(
+        group: String, origin: MutationOrigin
+    ) throws -> (head: StoredMutation?, unreadable: [(seq: Int64, error: MutationQueueError)]) {
+        var unreadable: [(seq: Int64, error: MutationQueueError)] = []
+        var after = Int64.min
+        while true {
+            var result: StoredMutation?
+            var found = false
+            try db.run(
+                "SELECT \(Self.columns) FROM pending WHERE grp = ? AND \(Self.deliverable) AND seq > ? ORDER BY seq LIMIT 1",
+                [.text(group)] + Self.bindings(origin) + [.integer(after)]
+            ) { row in
+                found = true
+                after = row.int(0)
+                do {
+                    result = try Self.stored(row)
+                } catch let error as MutationQueueError {
+                    guard case .unreadableMutation = error else { throw error }
+                    unreadable.append((after, error))
+                }
+            }
+            if result != nil || !found { return (result, unreadable) }
+        }
     }
 
     /// Claims `stored` for a send: records, in one write transaction, that its payload may reach
@@ -361,11 +379,23 @@ final class MutationStore {
         }
     }
 
-    /// Pending mutations, oldest first.
-    func pending() throws -> [StoredMutation] {
-        var result: [StoredMutation] = []
-        try db.run("SELECT \(Self.columns) FROM pending ORDER BY seq") { result.append(try Self.stored($0)) }
-        return result
+    /// Pending mutations, oldest first: those that can be read back, and those that cannot
+    /// (set aside, never sent).
+    func pending() throws -> (readable: [StoredMutation], unreadable: [UnreadableMutation]) {
+        var readable: [StoredMutation] = []
+        var unreadable: [UnreadableMutation] = []
+        try db.run("SELECT \(Self.columns) FROM pending ORDER BY seq") { row in
+            do {
+                readable.append(try Self.stored(row))
+            } catch let error as MutationQueueError {
+                guard case .unreadableMutation(let id, _) = error else { throw error }
+                unreadable.append(
+                    UnreadableMutation(
+                        id: id, group: row.text(2), enqueuedAt: Date(timeIntervalSince1970: row.double(13)),
+                        origin: MutationOrigin(environment: row.text(15), account: row.text(16)), error: error))
+            }
+        }
+        return (readable, unreadable)
     }
 
     func count() throws -> Int { Int(try db.queryInt("SELECT COUNT(*) FROM pending") ?? 0) }

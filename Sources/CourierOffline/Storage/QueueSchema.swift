@@ -133,9 +133,9 @@ public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertib
     case storage(SQLiteError)
     /// A stored mutation cannot be read back as it was written: a field is missing or its header
     /// list does not decode (another program wrote the file, or a page was damaged). It is never
-    /// sent with a guessed field. It stays stored and only its group stops: the other groups go
-    /// on. ``MutationQueue/discardPending(id:)`` removes it. `id` is `nil` when even the id is
-    /// unreadable.
+    /// sent with a guessed field. It stays stored, set aside (``MutationQueue/unreadableMutations()``),
+    /// and the mutations behind it are delivered. ``MutationQueue/discardPending(id:)`` removes
+    /// it. `id` is `nil` when even the id is unreadable.
     case unreadableMutation(id: String?, reason: String)
 
     /// A sentence for logs.

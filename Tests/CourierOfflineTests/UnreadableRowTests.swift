@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+import Courier
+import CourierTesting
+@testable import CourierOffline
+
+/// Rows of the queue's file that cannot be read back (a damaged page, another program or a newer
+/// build writing the file), against the reference server: the readable mutations are still listed
+/// and delivered in order, once each; the unreadable ones are set aside, never sent, listed with
+/// their typed error until the app discards them.
+@Suite("Offline queue with unreadable rows (reference server)")
+struct UnreadableRowTests {
+    /// Writes each `damage` statement straight into the file, as another program would.
+    static func damage(_ path: String, _ statements: [String]) throws {
+        let db = try SQLiteDatabase(path: path)
+        for statement in statements { try db.execute(statement) }
+    }
+
+    static func queue(_ path: String, _ client: APIClient) throws -> MutationQueue {
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        configuration.clock = TestClock(mode: .manual)
+        return try MutationQueue(path: path, client: client, configuration: configuration)
+    }
+
+    /// m1's header list and m3's query items no longer decode: m0, m2 and m4 reach the server in
+    /// that order, once each, and `pending()` keeps listing what can be read.
+    @Test(arguments: OfflineTransport.allCases)
+    func unreadableRowsAreSetAsideAndTheRowsBehindThemAreDeliveredInOrder(transport: OfflineTransport) async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let namespace = OfflineServer.makeNamespace("offline-unreadable")
+        let client = makeClient(try OfflineServer.environment(namespace: namespace), transport: transport)
+        let path = dir.path("q.sqlite")
+        do {
+            let queue = try Self.queue(path, client)
+            for i in 0..<5 { try await queue.enqueue(.json(id: "m\(i)", method: .post, path: "/mutations", body: ["i": i])) }
+        }
+        try Self.damage(
+            path,
+            [
+                "UPDATE pending SET headers = X'00FF' WHERE id = 'm1'",
+                "UPDATE pending SET query = CAST('not json' AS BLOB) WHERE id = 'm3'",
+            ])
+        let queue = try Self.queue(path, client)
+        #expect(try await queue.pending().map(\.mutation.id) == ["m0", "m2", "m4"])
+
+        let report = try await queue.flush()
+        #expect(report.sent == 3)
+        let log = try await OfflineServer.log(namespace: namespace)
+        #expect(log.applied.map(\.key) == ["m0", "m2", "m4"])
+        #expect(log.applied.map { $0.payload["i"]?.int } == [0, 2, 4])
+        #expect(log.deliveries == 3)
+        #expect(log.byKey.values.allSatisfy { $0 == 1 })
+        #expect(await queue.storageFailure == nil)
+
+        // Nothing lost: both rows are still stored, and a second flush sends nothing again.
+        #expect(try await queue.pendingCount() == 2)
+        #expect(try await queue.pending().isEmpty)
+        #expect(try await queue.flush().sent == 0)
+        #expect(try await OfflineServer.log(namespace: namespace).deliveries == 3)
+
+        // Set aside with their typed errors, for the app to read and remove; a later change of the
+        // group still goes out.
+        let unreadable = try await queue.unreadableMutations()
+        #expect(unreadable.map(\.id) == ["m1", "m3"])
+        #expect(unreadable.map(\.group) == ["default", "default"])
+        for row in unreadable {
+            guard case .unreadableMutation(let id, _) = row.error else {
+                Issue.record("expected unreadableMutation, got \(row.error)")
+                continue
+            }
+            #expect(id == row.id)
+        }
+        try await queue.enqueue(.json(id: "m5", method: .post, path: "/mutations", body: ["i": 5]))
+        #expect(try await queue.flush().sent == 1)
+        for id in ["m1", "m3"] { #expect(try await queue.discardPending(id: id)) }
+        #expect(try await queue.pendingCount() == 0)
+        let last = try await OfflineServer.log(namespace: namespace)
+        #expect(last.applied.map(\.key) == ["m0", "m2", "m4", "m5"])
+        #expect(last.deliveries == 4)
+    }
+}
