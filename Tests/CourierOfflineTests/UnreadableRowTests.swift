@@ -80,4 +80,46 @@ struct UnreadableRowTests {
         #expect(last.applied.map(\.key) == ["m0", "m2", "m4", "m5"])
         #expect(last.deliveries == 4)
     }
+
+    /// A dead letter that cannot be read back is listed apart from the others: the app's "retry
+    /// every dead letter" still reaches the server with the readable ones, and the unreadable one
+    /// is listed with its typed error until the app discards it.
+    @Test(arguments: OfflineTransport.allCases)
+    func anUnreadableDeadLetterIsListedApartAndTheOthersAreStillRetried(transport: OfflineTransport) async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let namespace = OfflineServer.makeNamespace("offline-unreadable-letter")
+        let environment = try OfflineServer.environment(namespace: namespace)
+        // The environment at a path the server has no route for (404): both changes are refused.
+        let wrong = APIEnvironment(name: environment.id, baseURL: try OfflineServer.apiURL().appendingPathComponent("no-route"))
+        let client = makeClient(wrong, transport: transport)
+        let path = dir.path("q.sqlite")
+        let queue = try Self.queue(path, client)
+        for (id, group) in [("bad", "a"), ("good", "b")] {
+            try await queue.enqueue(.json(id: id, method: .post, path: "/mutations", body: ["id": id], group: group))
+        }
+        #expect(try await queue.flush().deadLettered == 2)
+        try Self.damage(path, ["UPDATE dead_letters SET headers = X'00FF' WHERE id = 'bad'"])
+
+        try await client.switchEnvironment(to: environment)
+        let letters = try await queue.deadLetters()
+        #expect(letters.map(\.mutation.id) == ["good"])
+        for letter in letters { try await queue.retryDeadLetter(id: letter.mutation.id) }
+        #expect(try await queue.flush().sent == 1)
+        let log = try await OfflineServer.log(namespace: namespace)
+        #expect(log.applied.map(\.key) == ["good"])
+        #expect(log.deliveries == 1)
+
+        let unreadable = try await queue.unreadableDeadLetters()
+        #expect(unreadable.map(\.id) == ["bad"])
+        #expect(unreadable.map(\.group) == ["a"])
+        guard case .unreadableMutation(let id, _) = unreadable.first?.error else {
+            Issue.record("expected unreadableMutation, got \(String(describing: unreadable.first?.error))")
+            return
+        }
+        #expect(id == "bad")
+        try await queue.discardDeadLetter(id: "bad")
+        #expect(try await queue.unreadableDeadLetters().isEmpty)
+        #expect(try await queue.deadLetters().isEmpty)
+    }
 }

@@ -94,10 +94,11 @@ public struct PendingMutation: Sendable, Hashable {
     public var origin: MutationOrigin
 }
 
-/// A pending mutation whose stored row cannot be read back as it was written (a damaged page,
-/// another program or a newer build writing the file): set aside, never sent, while the
-/// mutations behind it, in its group too, are delivered. It stays stored until
-/// ``MutationQueue/discardPending(id:)`` removes it.
+/// A stored mutation whose row cannot be read back as it was written (a damaged page, another
+/// program or a newer build writing the file). A pending one (``MutationQueue/unreadableMutations()``)
+/// is set aside, never sent, while the mutations behind it, in its group too, are delivered; it
+/// stays stored until ``MutationQueue/discardPending(id:)`` removes it. A dead letter
+/// (``MutationQueue/unreadableDeadLetters()``) stays until ``MutationQueue/discardDeadLetter(id:)``.
 public struct UnreadableMutation: Sendable, Hashable {
     /// Its id; `nil` when even the id cannot be read.
     public var id: String?

@@ -258,10 +258,20 @@ public actor MutationQueue {
     /// - Throws: ``MutationQueueError/storage(_:)``.
     public func unreadableMutations() throws -> [UnreadableMutation] { try storage { try store.pending().unreadable } }
 
-    /// Mutations that failed permanently, oldest failure first.
+    /// Mutations that failed permanently, oldest failure first. A dead letter that cannot be read
+    /// back is not among them: ``unreadableDeadLetters()`` lists it.
     ///
     /// - Throws: ``MutationQueueError/storage(_:)``.
-    public func deadLetters() throws -> [DeadLetter] { try storage { try store.deadLetters() } }
+    public func deadLetters() throws -> [DeadLetter] { try storage { try store.deadLetters().readable } }
+
+    /// Dead letters whose stored rows cannot be read back (oldest failure first), each with its
+    /// ``MutationQueueError/unreadableMutation(id:reason:)``: kept until
+    /// ``discardDeadLetter(id:)`` removes them (``retryDeadLetter(id:)`` refuses them).
+    ///
+    /// - Throws: ``MutationQueueError/storage(_:)``.
+    public func unreadableDeadLetters() throws -> [UnreadableMutation] {
+        try storage { try store.deadLetters().unreadable }
+    }
 
     /// Moves a dead letter back to the end of its group (after the app fixed what the server
     /// refused, or to try again), in the environment and account it was made in.

@@ -408,13 +408,18 @@ final class MutationStore {
         return result
     }
 
-    /// Dead letters, oldest failure first.
-    func deadLetters() throws -> [DeadLetter] { try deadLetters(id: nil) }
+    /// Dead letters, oldest failure first: those that can be read back, and those that cannot.
+    func deadLetters() throws -> (readable: [DeadLetter], unreadable: [UnreadableMutation]) {
+        try deadLetters(id: nil)
+    }
 
-    /// Dead letters, oldest failure first; only the one with `id` when given (a letter that cannot
-    /// be read back then fails only a call about that letter, never one about another).
-    private func deadLetters(id: String?) throws -> [DeadLetter] {
+    /// Dead letters, oldest failure first; only the one with `id` when given. A letter that cannot
+    /// be read back is listed apart when listing all of them, and throws
+    /// ``MutationQueueError/unreadableMutation(id:reason:)`` for a call about that letter: it never
+    /// fails a call about another.
+    private func deadLetters(id: String?) throws -> (readable: [DeadLetter], unreadable: [UnreadableMutation]) {
         var result: [DeadLetter] = []
+        var unreadable: [UnreadableMutation] = []
         try db.run(
             """
             SELECT id, grp, kind, method, path, headers, body, content_type, status, reason, response_body,
@@ -422,16 +427,24 @@ final class MutationStore {
             \(id == nil ? "" : "WHERE id = ?") ORDER BY failed_at, rowid
             """, id.map { [.text($0)] } ?? []
         ) { row in
-            let mutation = try Self.mutation(row, id: 0, query: 16)
+            let origin = MutationOrigin(environment: row.text(14), account: row.text(15))
+            let enqueuedAt = Date(timeIntervalSince1970: row.double(12))
+            let mutation: Mutation
+            do {
+                mutation = try Self.mutation(row, id: 0, query: 16)
+            } catch let error as MutationQueueError {
+                guard id == nil, case .unreadableMutation(let letterID, _) = error else { throw error }
+                unreadable.append(
+                    UnreadableMutation(id: letterID, group: row.text(1), enqueuedAt: enqueuedAt, origin: origin, error: error))
+                return
+            }
             result.append(
                 DeadLetter(
                     mutation: mutation, statusCode: row.isNull(8) ? nil : Int(row.int(8)), reason: row.text(9) ?? "",
-                    responseBody: row.blob(10), attempts: Int(row.int(11)),
-                    enqueuedAt: Date(timeIntervalSince1970: row.double(12)),
-                    failedAt: Date(timeIntervalSince1970: row.double(13)),
-                    origin: MutationOrigin(environment: row.text(14), account: row.text(15))))
+                    responseBody: row.blob(10), attempts: Int(row.int(11)), enqueuedAt: enqueuedAt,
+                    failedAt: Date(timeIntervalSince1970: row.double(13)), origin: origin))
         }
-        return result
+        return (result, unreadable)
     }
 
     /// Moves a dead letter back to the end of the queue, in the environment and account it was
@@ -443,7 +456,7 @@ final class MutationStore {
     ///   when a newer change with the same id is pending (retrying the letter would replace it).
     func requeueDeadLetter(id: String, origin: MutationOrigin, now: Date) throws -> Mutation {
         try durably {
-            guard let letter = try deadLetters(id: id).first else {
+            guard let letter = try deadLetters(id: id).readable.first else {
                 throw MutationQueueError.noSuchDeadLetter(id)
             }
             if try row(id: id) != nil {
