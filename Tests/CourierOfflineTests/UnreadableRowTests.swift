@@ -122,4 +122,47 @@ struct UnreadableRowTests {
         #expect(try await queue.unreadableDeadLetters().isEmpty)
         #expect(try await queue.deadLetters().isEmpty)
     }
+
+    /// `queue.flush()`, cancelled after 10 s (a safety net: a flush that spins never returns).
+    static func boundedFlush(_ queue: MutationQueue) async -> Result<FlushReport, any Error> {
+        let flush = Task { try await queue.flush() }
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(10))
+            flush.cancel()
+        }
+        defer { watchdog.cancel() }
+        return await flush.result
+    }
+
+    /// Rows another program wrote with other column types than this build writes: an id stored as
+    /// bytes (a BLOB, as a driver binding the id as data writes it) is delivered like any row, and
+    /// a revision that is no integer is set aside. The queue spun on either (its claim of the row
+    /// matched nothing, so it read the row again, forever, without yielding the queue's thread).
+    @Test(arguments: OfflineTransport.allCases)
+    func rowsWithForeignColumnTypesDoNotStopTheQueue(transport: OfflineTransport) async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let namespace = OfflineServer.makeNamespace("offline-foreign-types")
+        let client = makeClient(try OfflineServer.environment(namespace: namespace), transport: transport)
+        let path = dir.path("q.sqlite")
+        do {
+            let queue = try Self.queue(path, client)
+            for i in 0..<4 { try await queue.enqueue(.json(id: "m\(i)", method: .post, path: "/mutations", body: ["i": i])) }
+        }
+        try Self.damage(
+            path,
+            [
+                "UPDATE pending SET id = CAST(id AS BLOB) WHERE id = 'm1'",
+                "UPDATE pending SET revision = 0.5 WHERE id = 'm2'",
+            ])
+        let queue = try Self.queue(path, client)
+        let report = try await Self.boundedFlush(queue).get()
+        #expect(report.sent == 3)
+        let log = try await OfflineServer.log(namespace: namespace)
+        #expect(log.applied.map(\.key) == ["m0", "m1", "m3"])
+        #expect(log.deliveries == 3)
+        #expect(try await queue.unreadableMutations().map(\.id) == ["m2"])
+        #expect(try await queue.discardPending(id: "m2"))
+        #expect(try await queue.pendingCount() == 0)
+    }
 }

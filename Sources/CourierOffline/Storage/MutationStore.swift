@@ -210,8 +210,8 @@ final class MutationStore {
         // copy but not this mark, the next edit would reuse the key with another payload.
         try durably {
             try db.run(
-                "UPDATE pending SET may_have_sent = 1, next_attempt_at = NULL WHERE id = ? AND revision = ?",
-                [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
+                "UPDATE pending SET may_have_sent = 1, next_attempt_at = NULL WHERE seq = ? AND revision = ?",
+                [.integer(stored.seq), .integer(Int64(stored.revision))]) > 0
         }
     }
 
@@ -307,10 +307,13 @@ final class MutationStore {
         }
     }
 
+    /// Rows are found by `seq` (their integer key, kept by coalescing), never by the id as read
+    /// back: an id another program stored as bytes, or as text that is not UTF-8, does not compare
+    /// equal to the string read from it, and a row that is never matched is sent again forever.
     private func deleteRow(_ stored: StoredMutation) throws -> Bool {
         try db.run(
-            "DELETE FROM pending WHERE id = ? AND revision = ?",
-            [.text(stored.mutation.id), .integer(Int64(stored.revision))]) > 0
+            "DELETE FROM pending WHERE seq = ? AND revision = ?",
+            [.integer(stored.seq), .integer(Int64(stored.revision))]) > 0
     }
 
     /// Records a transient failure: its text, one more attempt, and the moment its group may be
@@ -326,11 +329,11 @@ final class MutationStore {
                   last_error = CASE WHEN revision = ? THEN ? ELSE last_error END,
                   attempts = attempts + CASE WHEN revision = ? THEN 1 ELSE 0 END,
                   next_attempt_at = ?, pause_seconds = ?
-                WHERE id = ?
+                WHERE seq = ?
                 """,
                 [
                     .integer(Int64(stored.revision)), .text(reason), .integer(Int64(stored.revision)),
-                    .real(retryAt.timeIntervalSince1970), .real(pause), .text(stored.mutation.id),
+                    .real(retryAt.timeIntervalSince1970), .real(pause), .integer(stored.seq),
                 ])
         }
     }
@@ -344,10 +347,10 @@ final class MutationStore {
                 UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?, query = ?,
                   generation = MAX(generation + 1, ?), revision = revision + 1, attempts = 0, conflicts = conflicts + 1,
                   may_have_sent = 0
-                WHERE id = ? AND revision = ?
+                WHERE seq = ? AND revision = ?
                 """,
                 try Self.payload(mutation) + [
-                    .integer(Int64(try firstGeneration(id: stored.mutation.id))), .text(stored.mutation.id),
+                    .integer(Int64(try firstGeneration(id: stored.mutation.id))), .integer(stored.seq),
                     .integer(Int64(stored.revision)),
                 ]) > 0
         }
@@ -502,7 +505,9 @@ final class MutationStore {
     }
 
     private static func stored(_ row: SQLiteRow) throws -> StoredMutation {
-        StoredMutation(
+        // The revision guards every write about the row: one that is no integer matches none.
+        guard row.isInteger(10) else { throw corrupt(row.text(1), "its revision is not an integer") }
+        return StoredMutation(
             mutation: try mutation(row, id: 1, query: 18), seq: row.int(0), generation: Int(row.int(9)),
             revision: Int(row.int(10)),
             attempts: Int(row.int(11)), conflicts: Int(row.int(12)),
