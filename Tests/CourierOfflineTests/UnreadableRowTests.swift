@@ -165,4 +165,36 @@ struct UnreadableRowTests {
         #expect(try await queue.discardPending(id: "m2"))
         #expect(try await queue.pendingCount() == 0)
     }
+
+    /// A new change under the id of a row that cannot be read back replaces it, as enqueueing an
+    /// id that is pending does (coalescing): the app's next edit of the same item is stored and
+    /// delivered in the row's place, instead of failing until the app discards the row.
+    @Test(arguments: OfflineTransport.allCases)
+    func aNewChangeUnderTheIDOfAnUnreadableRowReplacesIt(transport: OfflineTransport) async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let namespace = OfflineServer.makeNamespace("offline-unreadable-replace")
+        let client = makeClient(try OfflineServer.environment(namespace: namespace), transport: transport)
+        let path = dir.path("q.sqlite")
+        do {
+            let queue = try Self.queue(path, client)
+            for i in 0..<3 { try await queue.enqueue(.json(id: "m\(i)", method: .post, path: "/mutations", body: ["i": i])) }
+        }
+        try Self.damage(path, ["UPDATE pending SET headers = X'00FF', revision = 0.5 WHERE id = 'm1'"])
+        let queue = try Self.queue(path, client)
+        let events = await queue.events()
+        try await queue.enqueue(.json(id: "m1", method: .post, path: "/mutations", body: ["i": 11]))
+        #expect(try await queue.unreadableMutations().isEmpty)
+        #expect(try await queue.pending().map(\.mutation.id) == ["m0", "m1", "m2"])
+        #expect(try await queue.flush().sent == 3)
+        let log = try await OfflineServer.log(namespace: namespace)
+        #expect(log.applied.map(\.key) == ["m0", "m1", "m2"])
+        #expect(log.applied.map { $0.payload["i"]?.int } == [0, 11, 2])
+        #expect(log.deliveries == 3)
+        for await event in events {
+            guard case .enqueued(let replaced) = event.outcome else { continue }
+            #expect(replaced)
+            break
+        }
+    }
 }

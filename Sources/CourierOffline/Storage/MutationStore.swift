@@ -106,7 +106,16 @@ final class MutationStore {
     ///   environment or account (replacing it would move a change to a server it was not made for).
     func enqueue(_ mutation: Mutation, origin: MutationOrigin, now: Date) throws -> Bool {
         try durably {
-            if let existing = try row(id: mutation.id) {
+            let existing: StoredMutation?
+            do {
+                existing = try row(id: mutation.id)
+            } catch MutationQueueError.unreadableMutation {
+                // A row that cannot be read back is replaced like any pending one (coalescing),
+                // never left to refuse every later change of its id.
+                try replaceUnreadable(with: mutation, origin: origin)
+                return true
+            }
+            if let existing {
                 if existing.origin.environment != nil, existing.origin != origin {
                     throw MutationQueueError.invalidMutation(
                         "\(mutation.id) is pending for \(existing.origin), not \(origin): use another id")
@@ -122,24 +131,7 @@ final class MutationStore {
                         return true
                     }
                 }
-                // A payload an attempt may already have carried — in this process or another one
-                // sharing the file — gets a new key (generation + 1, and past every key the id was
-                // spent under: a retried dead letter sits below them); the new payload is unsent.
-                // Such a row also keeps its group: the payload in flight and its replacement stay
-                // in one order, so the older one cannot land last.
-                let bump = sent ? 1 : 0
-                let floor = sent ? try firstGeneration(id: mutation.id) : 0
-                var payload = try Self.payload(mutation)
-                if sent { payload[0] = .text(existing.mutation.group) }
-                try db.run(
-                    """
-                    UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?, query = ?,
-                      generation = MAX(generation + ?, ?), revision = revision + 1, may_have_sent = 0,
-                      attempts = CASE WHEN ? = 1 THEN 0 ELSE attempts END, environment = ?, account = ?
-                    WHERE id = ?
-                    """,
-                    payload + [.integer(Int64(bump)), .integer(Int64(floor)), .integer(Int64(bump))] + Self.bindings(origin)
-                        + [.text(mutation.id)])
+                try replacePayload(with: mutation, origin: origin, sent: sent, group: existing.mutation.group)
                 return true
             }
             try db.run(
@@ -152,6 +144,49 @@ final class MutationStore {
                     + [.integer(Int64(try firstGeneration(id: mutation.id)))])
             return false
         }
+    }
+
+    /// Replaces the payload of the pending row with `mutation`'s id (made in `origin`). A payload
+    /// an attempt may already have carried (`sent`) — in this process or another one sharing the
+    /// file — gets a new key (generation + 1, and past every key the id was spent under: a retried
+    /// dead letter sits below them) and keeps its `group`: the payload in flight and its
+    /// replacement stay in one order, so the older one cannot land last. The new payload is unsent.
+    private func replacePayload(with mutation: Mutation, origin: MutationOrigin, sent: Bool, group: String) throws {
+        let bump = sent ? 1 : 0
+        let floor = sent ? try firstGeneration(id: mutation.id) : 0
+        var payload = try Self.payload(mutation)
+        if sent { payload[0] = .text(group) }
+        try db.run(
+            """
+            UPDATE pending SET grp = ?, kind = ?, method = ?, path = ?, headers = ?, body = ?, content_type = ?, query = ?,
+              generation = MAX(generation + ?, ?), revision = CAST(revision AS INTEGER) + 1, may_have_sent = 0,
+              attempts = CASE WHEN ? = 1 THEN 0 ELSE attempts END, environment = ?, account = ?
+            WHERE id = ?
+            """,
+            payload + [.integer(Int64(bump)), .integer(Int64(floor)), .integer(Int64(bump))] + Self.bindings(origin)
+                + [.text(mutation.id)])
+    }
+
+    /// Replaces the pending row with `mutation`'s id that cannot be read back, from its
+    /// bookkeeping alone (its payload is unknown: it may have been sent).
+    ///
+    /// - Throws: ``MutationQueueError/invalidMutation(_:)`` when the row is pending for another
+    ///   environment or account.
+    private func replaceUnreadable(with mutation: Mutation, origin: MutationOrigin) throws {
+        var found: (origin: MutationOrigin, sent: Bool, group: String?)?
+        try db.run(
+            "SELECT environment, account, may_have_sent, attempts, grp FROM pending WHERE id = ?", [.text(mutation.id)]
+        ) { row in
+            found = (
+                MutationOrigin(environment: row.text(0), account: row.text(1)), row.int(2) != 0 || row.int(3) > 0, row.text(4)
+            )
+        }
+        guard let found else { return }
+        if found.origin.environment != nil, found.origin != origin {
+            throw MutationQueueError.invalidMutation(
+                "\(mutation.id) is pending for \(found.origin), not \(origin): use another id")
+        }
+        try replacePayload(with: mutation, origin: origin, sent: found.sent, group: found.group ?? mutation.group)
     }
 
     /// The key generation a new row with `id` starts at: past every key the id was sent under
