@@ -158,4 +158,57 @@ struct SharedFileTests {
         #expect(await recorder.wait { $0.filter { if case .sent = $0.outcome { true } else { false } }.count == 2 })
         #expect(stub.requestCount == 3)
     }
+
+    /// Holds the first request that reaches it until ``open()``; ``reached()`` returns once it holds it.
+    final class FirstSendGate: Interceptor {
+        private let taken = Locked(false)
+        private let arrival = AsyncStream<Void>.makeStream()
+        private let opening = AsyncStream<Void>.makeStream()
+        var capabilities: PipelineCapabilities { [] }
+
+        func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+            let first = taken.withLock { taken in
+                defer { taken = true }
+                return !taken
+            }
+            if first {
+                arrival.continuation.yield()
+                for await _ in opening.stream { break }
+            }
+            return try await next(request)
+        }
+
+        func reached() async { for await _ in arrival.stream { break } }
+        func open() { opening.continuation.finish() }
+    }
+
+    /// The drain lock file deleted after one queue opened it and before another opened the file
+    /// (an app's cleanup of files it does not know): the two queues still deliver one at a time.
+    /// They locked two different files, and both sent the same mutation at once.
+    @Test(.timeLimit(.minutes(1))) func aDeletedDrainLockFileStillLetsOneQueueDeliverAtATime() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let namespace = OfflineServer.makeNamespace("offline-lock-deleted")
+        let environment = try OfflineServer.environment(namespace: namespace)
+        var configuration = MutationQueue.Configuration()
+        configuration.sendsOnEnqueue = false
+        let path = dir.path("queue.sqlite")
+        let gate = FirstSendGate()
+        let sender = try MutationQueue(path: path, client: makeClient(environment, extra: [gate]), configuration: configuration)
+        try FileManager.default.removeItem(atPath: path + "-drain.lock")
+        let other = try MutationQueue(path: path, client: makeClient(environment), configuration: configuration)
+        try await sender.enqueue(.json(id: "k", method: .post, path: "/mutations", body: ["v": 1]))
+        let flush = Task { try await sender.flush() }
+        await gate.reached()  // the sender holds the drain lock, its request on its way
+
+        let blocked = try await other.flush()
+        #expect(blocked.otherQueueDelivering)
+        #expect(blocked.sent == 0)
+        gate.open()
+        #expect(try await flush.value.sent == 1)
+        let log = try await OfflineServer.log(namespace: namespace)
+        #expect(log.deliveries == 1)
+        #expect(log.replays == 0)
+        #expect(log.byKey == ["k": 1])
+    }
 }
