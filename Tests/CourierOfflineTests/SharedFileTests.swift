@@ -185,7 +185,8 @@ struct SharedFileTests {
     /// The drain lock file deleted after one queue opened it and before another opened the file
     /// (an app's cleanup of files it does not know): the two queues still deliver one at a time.
     /// They locked two different files, and both sent the same mutation at once.
-    @Test(.timeLimit(.minutes(1))) func aDeletedDrainLockFileStillLetsOneQueueDeliverAtATime() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: OfflineTransport.allCases)
+    func aDeletedDrainLockFileStillLetsOneQueueDeliverAtATime(transport: OfflineTransport) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         let namespace = OfflineServer.makeNamespace("offline-lock-deleted")
@@ -194,9 +195,11 @@ struct SharedFileTests {
         configuration.sendsOnEnqueue = false
         let path = dir.path("queue.sqlite")
         let gate = FirstSendGate()
-        let sender = try MutationQueue(path: path, client: makeClient(environment, extra: [gate]), configuration: configuration)
+        let sender = try MutationQueue(
+            path: path, client: makeClient(environment, extra: [gate], transport: transport), configuration: configuration)
         try FileManager.default.removeItem(atPath: path + "-drain.lock")
-        let other = try MutationQueue(path: path, client: makeClient(environment), configuration: configuration)
+        let other = try MutationQueue(
+            path: path, client: makeClient(environment, transport: transport), configuration: configuration)
         try await sender.enqueue(.json(id: "k", method: .post, path: "/mutations", body: ["v": 1]))
         let flush = Task { try await sender.flush() }
         await gate.reached()  // the sender holds the drain lock, its request on its way
