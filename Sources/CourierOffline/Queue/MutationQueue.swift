@@ -174,8 +174,7 @@ public actor MutationQueue {
 
     /// Stores `mutation` durably, replacing a pending mutation with the same id, also one that
     /// cannot be read back (coalescing: only the newest payload is sent; its place in the group's
-    /// order is kept). A replaced payload
-    /// that may already have been sent keeps its group too (the edit's group is not applied), so
+    /// order is kept). A replaced payload that may already have been sent keeps its group too (the edit's group is not applied), so
     /// that it and its replacement are never in flight at once. Returns after the SQLite commit. The mutation belongs to the client's current environment and the current
     /// ``Configuration/account`` (``MutationOrigin``).
     ///
