@@ -104,7 +104,7 @@ struct StorageFailureTests {
             try db.execute("UPDATE pending SET headers = X'00FF' WHERE id = 'a1'")
         }
         let queue = try Self.queue(dir, stub)
-        let events = await queue.events()
+        let recorder = await EventRecorder(queue)
 
         let first = try await queue.flush()
         #expect(first.sent == 3)
@@ -123,16 +123,16 @@ struct StorageFailureTests {
         #expect(try await queue.unreadableMutations().isEmpty)
         #expect(try await queue.pendingCount() == 0)
 
-        var outcomes: [String] = []
-        for await event in events {
+        #expect(await recorder.wait { $0.count >= 5 })
+        let outcomes = recorder.events.map { event in
             switch event.outcome {
-            case .sent: outcomes.append("sent \(event.mutationID)")
-            case .storageUnavailable(.unreadableMutation(let id, _)): outcomes.append("unreadable \(id ?? "?") in \(event.group)")
-            case .discarded: outcomes.append("discarded \(event.mutationID) in \(event.group)")
-            default: outcomes.append("other \(event.mutationID)")
+            case .sent: "sent \(event.mutationID)"
+            case .storageUnavailable(.unreadableMutation(let id, _)): "unreadable \(id ?? "?") in \(event.group)"
+            case .discarded: "discarded \(event.mutationID) in \(event.group)"
+            default: "other \(event.mutationID)"
             }
-            if outcomes.count == 5 { break }
         }
+        #expect(outcomes.count == 5)
         // Groups are delivered side by side: group a's report and send fall anywhere among b's sends.
         #expect(Set(outcomes.prefix(4)) == ["unreadable a1 in a", "sent a2", "sent b1", "sent b2"])
         #expect(outcomes.filter { $0.hasSuffix("a1 in a") || $0 == "sent a2" }.prefix(2) == ["unreadable a1 in a", "sent a2"])

@@ -59,7 +59,8 @@ public struct FlushReport: Sendable, Hashable {
     public var dropped: Int
     /// Transient failures (each stops its group until its backoff ends).
     public var transientFailures: Int
-    /// Mutations still pending when the flush returned (every environment and account).
+    /// Mutations still pending when the flush returned (every environment and account, and those
+    /// that cannot be read back: ``MutationQueue/unreadableMutations()``).
     public var pending: Int
     /// Pending mutations of another environment or account, kept for later
     /// (``ForeignMutationPolicy/hold``), as counted by the flush's last pass.
