@@ -23,9 +23,15 @@ Paths (``/ns/{ns}/{kind}?params``):
                             Close, which it answers
   too-big?size=             one binary message of size bytes, written in 64 KiB pieces while
                             reading; records the client's Close code, then answers it and closes
+  drop-midway?first=&code=  connection 1 reads `first` data messages (default 1), counting them,
+                            then sends a Close with `code` (default 1001) and resets TCP; every
+                            later connection reads nothing (its client's writes fill the small
+                            window and block), waits 0.3 s, then does the same: a peer that goes
+                            away while a reconnecting client re-sends its subscriptions
 GET /ns/{ns}/_stats (plain HTTP): {"handshakes": {kind: n}, "closes": {kind: [code|null]},
-  "pongs": {kind: [payload, ...]}, "pongsInOrder": {kind: bool}}; close code null = Close without
-  a code, "none" = TCP ended without a Close from the client.
+  "pongs": {kind: [payload, ...]}, "pongsInOrder": {kind: bool}, "messages": {kind: [n per
+  connection]}}; close code null = Close without a code, "none" = TCP ended without a Close from
+  the client.
 """
 
 from __future__ import annotations
@@ -52,12 +58,13 @@ class Stats:
         self.pongs: dict[str, list[str]] = defaultdict(list)
         self.expected_pongs: dict[str, int] = {}
         self.flood_sent: dict[str, int] = defaultdict(int)
+        self.messages: dict[str, list[int]] = defaultdict(list)
 
     def as_json(self) -> dict:
         in_order = {kind: pongs == [f"ping {i}" for i in range(len(pongs))] for kind, pongs in self.pongs.items()}
         return {"handshakes": dict(self.handshakes), "closes": dict(self.closes),
                 "pongCounts": {k: len(v) for k, v in self.pongs.items()}, "pongsInOrder": in_order,
-                "floodSent": dict(self.flood_sent)}
+                "floodSent": dict(self.flood_sent), "messages": dict(self.messages)}
 
 
 STATS: dict[str, Stats] = defaultdict(Stats)
@@ -201,6 +208,23 @@ async def serve(ns: str, kind: str, query: dict, fields: dict, reader, writer) -
             sock = writer.get_extra_info("socket")
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             writer.transport.abort()
+    elif kind == "drop-midway":
+        connection = stats.handshakes[kind]
+        index = len(stats.messages[kind])
+        stats.messages[kind].append(0)
+        limit = int(query.get("first", "1")) if connection == 1 else 0
+        if limit == 0:
+            writer.transport.pause_reading()
+            await asyncio.sleep(0.3)
+        while stats.messages[kind][index] < limit:
+            opcode, _ = await read_frame(reader)
+            if opcode in (TEXT, BINARY):
+                stats.messages[kind][index] += 1
+        writer.write(close_frame(int(query.get("code", "1001")), "going away midway"))
+        await writer.drain()
+        sock = writer.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        writer.transport.abort()
     elif kind == "ping-storm":
         n = int(query.get("n", "2000"))
         got_all = asyncio.Event()

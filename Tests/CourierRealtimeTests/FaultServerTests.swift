@@ -158,6 +158,47 @@ struct FaultServerTests {
         await #expect(throws: WebSocketError.self) { try await sending.value }
     }
 
+    // MARK: - A peer that goes away during the re-subscribe
+
+    /// The server takes connection 1's 40 subscriptions (80 KiB), then sends a Close (1001) and
+    /// resets TCP; it reads nothing of connection 2 and does the same 0.3 s after its handshake,
+    /// while the client's re-subscribe writes are blocked on the full window. Connection 2 never
+    /// held the subscriptions: the app must not see `open` or `reconnected` for it, and the
+    /// reconnect policy goes on (attempt 2).
+    @Test func aConnectionLostDuringTheResubscribeIsNeitherOpenNorReconnected() async throws {
+        let namespace = RealtimeServers.namespace("drop-midway")
+        let clock = TestClock(mode: .manual)
+        let live = client(try url(namespace, "drop-midway", "first=40"), clock: clock)
+        let padding = String(repeating: "x", count: 2048)
+        for index in 0..<40 {
+            await live.subscribe(Subscription(id: "t\(index)", subscribe: .text(#"{"topic":"t\#(index)","pad":"\#(padding)"}"#)))
+        }
+        let states = Collected(live.states())
+        let events = Collected(live.events())
+        await live.connect()
+        // Connection 1 is open once the server read its subscriptions, and dropped right after.
+        let describe = { @Sendable in "states \(states.all), server \(String(describing: try? await self.stats(namespace)))" }
+        try await eventually("connection 1 dropped", state: describe) {
+            states.all.contains(.reconnecting(attempt: 1, delay: .seconds(1)))
+        }
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(1))
+        try await eventually("connection 2 dropped", state: describe) {
+            states.all.contains(.reconnecting(attempt: 2, delay: .seconds(2)))
+        }
+        let stats = try await stats(namespace)
+        // The server's view: all 40 subscriptions on connection 1, none read on connection 2.
+        #expect((stats["messages"] as? [String: [Int]])?["drop-midway"] == [40, 0])
+        #expect(try await handshakes(namespace, "drop-midway") == 2)
+        #expect(
+            states.all == [
+                .closed(code: .normalClosure, reason: "not connected"), .connecting, .open,
+                .reconnecting(attempt: 1, delay: .seconds(1)), .connecting, .reconnecting(attempt: 2, delay: .seconds(2)),
+            ])
+        #expect(!events.all.contains(.reconnected))
+        await live.close()
+    }
+
     // MARK: - The first Close received counts
 
     /// The server sends a Close and ends TCP at once (FIN, or a reset): the app sees the code

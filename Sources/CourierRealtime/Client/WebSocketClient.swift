@@ -522,16 +522,30 @@ public actor WebSocketClient {
         // written goes out as it is now, or not at all.
         let ids = registry.map(\.id)
         awaitingResubscribe = Set(ids)
+        var resubscribed = true
         for id in ids {
             guard awaitingResubscribe.remove(id) != nil, let subscription = registry.first(where: { $0.id == id }) else {
                 continue
             }
-            try? await send(subscription.subscribe, on: connection, meter: meter)
+            do {
+                try await send(subscription.subscribe, on: connection, meter: meter)
+            } catch {
+                resubscribed = false
+                // `notConnected`: the connection is closing or lost and ends by itself. After any
+                // other failure it may still be open without this subscription: it ends here.
+                if (error as? WebSocketError) != .notConnected {
+                    await connection.abort(.connectionFailed("a subscription could not be sent: \(error)"))
+                }
+                break
+            }
         }
         awaitingResubscribe = []
         // A close() or enterBackground() during the re-subscribe ended the run: the connection is
-        // closing, not open, and nothing was reconnected (the supervisor reads its end next).
-        guard isActive(run) else { return (nil, opened) }
+        // closing, not open, and nothing was reconnected (the supervisor reads its end next). A
+        // subscription that could not be sent means the connection failed (the peer closed or
+        // reset it, or a write timed out): it never held the subscriptions, so it is neither open
+        // nor reconnected, and the supervisor reads its end and applies the reconnect policy.
+        guard isActive(run), resubscribed else { return (nil, opened) }
         publish(.open)
         if hasOpened { eventBroadcast.yield(.reconnected) }
         hasOpened = true
