@@ -72,8 +72,10 @@ struct ClientTests {
         await client.connect()
         try await eventually("open") { await client.state == .open }
         await client.subscribe(Subscription(id: "room", subscribe: .text("sub 43"), unsubscribe: .text("unsub 43")))
+        // The same version again: the connection holds it already, nothing is sent (a second
+        // subscribe with one id closes a graphql-transport-ws connection with 4409).
         await client.subscribe(Subscription(id: "room", subscribe: .text("sub 43"), unsubscribe: .text("unsub 43")))
-        #expect(transport.connections[0].sent == [.text("sub 42"), .text("unsub 42"), .text("sub 43"), .text("sub 43")])
+        #expect(transport.connections[0].sent == [.text("sub 42"), .text("unsub 42"), .text("sub 43")])
 
         transport.connections[0].end()
         try await eventually("reconnected") { transport.connections.count == 2 && !transport.connections[1].sent.isEmpty }

@@ -90,6 +90,40 @@ struct RealServerTests {
         await client.close()
     }
 
+    /// A view that appears again registers its subscription again, unchanged. The connection
+    /// holds it already: the server gets one subscribe for it (the feed server counts each; a
+    /// graphql-transport-ws server closes the connection with 4409 on a second one with the same
+    /// id, which ends every subscription on it), and a reconnect re-sends it once.
+    @Test(.timeLimit(.minutes(1)))
+    func registeringTheSameSubscriptionAgainSendsNothing() async throws {
+        let namespace = RealtimeServers.namespace("same-again")
+        let clock = TestClock(mode: .manual)
+        var configuration = try feedConfiguration(namespace)
+        configuration.reconnect = ReconnectPolicy(initialDelay: .seconds(1), jitter: .none)
+        let client = WebSocketClient(
+            configuration: configuration, transport: RFC6455Transport.curl(), clock: clock, random: { 0.5 })
+        let messages = Collected(client.messages())
+        await client.subscribe(topic("news"))
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        await client.subscribe(topic("news"))
+        await client.subscribe(topic("news"))
+        // The server reads in order: once the post comes back, it has read everything before it.
+        try await client.send(text: #"{"op":"post","topic":"news","text":"one"}"#)
+        try await eventually("the post came back") { messages.all.count == 1 }
+        #expect(subscribes(try await RealtimeServers.control(namespace, "action=stats")) == [["1", "news"]])
+
+        try await RealtimeServers.control(namespace, "action=drop")
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(1))
+        try await eventually("open again") { await client.state == .open }
+        await client.subscribe(topic("news"))
+        try await client.send(text: #"{"op":"post","topic":"news","text":"two"}"#)
+        try await eventually("the second post came back") { messages.all.count == 2 }
+        #expect(subscribes(try await RealtimeServers.control(namespace, "action=stats")) == [["1", "news"], ["2", "news"]])
+        await client.close()
+    }
+
     /// A view that appears and goes at once: its subscribe is issued from a low-priority task and
     /// its unsubscribe right after, from a high-priority one. The client's own sends each ran in a
     /// task of their own, which raced to the connection: the unsubscribe overtook the subscribe

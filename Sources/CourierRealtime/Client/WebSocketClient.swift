@@ -300,7 +300,11 @@ public actor WebSocketClient {
     ///
     /// Replacing a subscription the open connection holds with another `subscribe` message first
     /// sends the old version's `unsubscribe` (when it has one), so the server holds only the new
-    /// version, as it would after a reconnect.
+    /// version, as it would after a reconnect. Registering one with the same `subscribe` message
+    /// again (a view that appears again) sends nothing: the connection holds it already, and a
+    /// server may refuse a second subscribe with the same id (graphql-transport-ws closes the
+    /// connection with 4409). To send it again on the same connection (the server ended it),
+    /// ``unsubscribe(_:)`` first.
     public func subscribe(_ subscription: Subscription) async {
         var replaced: Subscription?
         if let index = registry.firstIndex(where: { $0.id == subscription.id }) {
@@ -313,8 +317,10 @@ public actor WebSocketClient {
         if awaitingResubscribe.contains(subscription.id) { return }
         // The connection is up (open, or re-sending the subscriptions before it reports `open`).
         guard let current else { return }
-        if let replaced, replaced.subscribe != subscription.subscribe, let undo = replaced.unsubscribe {
-            try? await send(undo, on: current, meter: meter)
+        if let replaced {
+            // The same subscribe message: the connection holds it already (sent or on its way).
+            guard replaced.subscribe != subscription.subscribe else { return }
+            if let undo = replaced.unsubscribe { try? await send(undo, on: current, meter: meter) }
         }
         try? await send(subscription.subscribe, on: current, meter: meter)
     }

@@ -3,7 +3,7 @@
 /// and again, exactly once, after every reconnect, until ``WebSocketClient/unsubscribe(_:)``.
 public struct Subscription: Sendable, Hashable, Identifiable {
     /// Identifies the subscription (a topic or channel name); registering the same id again
-    /// replaces the earlier one.
+    /// replaces the earlier one (with the same `subscribe` message, it changes nothing on the wire).
     public var id: String
     /// Sent to subscribe.
     public var subscribe: WebSocketMessage
