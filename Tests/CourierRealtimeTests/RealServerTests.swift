@@ -160,6 +160,51 @@ struct RealServerTests {
         await client.close()
     }
 
+    /// A view changes its filter (the subscription is replaced by a new version) and goes at
+    /// once (it unsubscribes), from two tasks. Replacing sends the old version's unsubscribe, then
+    /// the new subscribe: the app's unsubscribe must not get between the two, or the server is
+    /// left subscribed to the new version of a topic the app has left.
+    @Test(.timeLimit(.minutes(1)))
+    func aReplacementAndAnUnsubscribeLeaveTheServerHoldingWhatIsRegistered() async throws {
+        let namespace = RealtimeServers.namespace("replace")
+        var configuration = try feedConfiguration(namespace)
+        configuration.reconnect = .never
+        let client = WebSocketClient(
+            configuration: configuration, transport: RFC6455Transport.curl(), clock: TestClock(), random: { 0.5 })
+        func version(_ id: String, _ number: Int) -> Subscription {
+            Subscription(
+                id: id, subscribe: .text(#"{"op":"subscribe","topic":"\#(id)-v\#(number)"}"#),
+                unsubscribe: .text(#"{"op":"unsubscribe","topic":"\#(id)-v\#(number)"}"#))
+        }
+        let ids = (0..<200).map { "r\($0)" }
+        for id in ids { await client.subscribe(version(id, 1)) }
+        await client.connect()
+        try await eventually("open") { await client.state == .open }
+        await withTaskGroup(of: Void.self) { group in
+            for id in ids {
+                group.addTask { await client.subscribe(version(id, 2)) }
+                group.addTask { await client.unsubscribe(id) }
+            }
+        }
+        let sent = await client.metrics.messagesSent
+        try await eventually("the server read every message") {
+            let stats = try? await RealtimeServers.control(namespace, "action=stats")
+            return stats?["messagesIn"] as? Int == sent
+        }
+        let stats = try await RealtimeServers.control(namespace, "action=stats")
+        let subscribed = try #require(stats["subscribed"] as? [String])
+        let registered = await client.subscriptions.map { subscription -> String in
+            guard case .text(let text) = subscription.subscribe else { return "" }
+            return String(text.split(separator: "\"")[7])
+        }
+        let stale = Set(subscribed).subtracting(registered)
+        #expect(
+            stale.isEmpty && Set(registered).isSubset(of: subscribed),
+            "\(stale.count) of \(subscribed.count) topics the server holds are not registered (registry: \(registered.count)): \(stale.sorted().prefix(5))"
+        )
+        await client.close()
+    }
+
     @Test func aSilentRealServerFailsWithinPingIntervalPlusTimeout() async throws {
         let clock = TestClock(mode: .manual)
         var configuration = WebSocketClient.Configuration(

@@ -279,16 +279,29 @@ public actor WebSocketClient {
     ) async throws {
         if cancellable {
             try await connection.send(message)
+            meter?.sent(message)
         } else {
-            let previous = lastClientSend
-            let write = Task {
-                _ = try? await previous?.value
-                try await connection.send(message)
-            }
-            lastClientSend = write
-            try await write.value
+            try await sendInOrder([message], on: connection, meter: meter)
         }
-        meter?.sent(message)
+    }
+
+    /// Sends the client's own `messages` one after the other, after every one issued before them,
+    /// and counts each on `meter` once written. They are issued at once: nothing the client issues
+    /// meanwhile goes between them (an `unsubscribe(_:)` between a replacement's unsubscribe and
+    /// its subscribe would leave the server holding the new version).
+    private func sendInOrder(
+        _ messages: [WebSocketMessage], on connection: any WebSocketConnection, meter: ConnectionMeter?
+    ) async throws {
+        let previous = lastClientSend
+        let write = Task {
+            _ = try? await previous?.value
+            for message in messages {
+                try await connection.send(message)
+                meter?.sent(message)
+            }
+        }
+        lastClientSend = write
+        try await write.value
     }
 
     /// The client's own send issued last (subscribe, unsubscribe, replay): the next one waits for it.
@@ -317,12 +330,13 @@ public actor WebSocketClient {
         if awaitingResubscribe.contains(subscription.id) { return }
         // The connection is up (open, or re-sending the subscriptions before it reports `open`).
         guard let current else { return }
+        var messages = [subscription.subscribe]
         if let replaced {
             // The same subscribe message: the connection holds it already (sent or on its way).
             guard replaced.subscribe != subscription.subscribe else { return }
-            if let undo = replaced.unsubscribe { try? await send(undo, on: current, meter: meter) }
+            if let undo = replaced.unsubscribe { messages.insert(undo, at: 0) }
         }
-        try? await send(subscription.subscribe, on: current, meter: meter)
+        try? await sendInOrder(messages, on: current, meter: meter)
     }
 
     /// Removes the subscription `id` (it is never re-sent) and sends its unsubscribe message if
