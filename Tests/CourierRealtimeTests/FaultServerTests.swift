@@ -199,6 +199,52 @@ struct FaultServerTests {
         await live.close()
     }
 
+    /// A server that completes the handshake and never reads: the re-subscribe's writes are
+    /// stuck until the write deadline, 15 s later on the client's clock. That connection was never
+    /// open, so it does not count as one that stayed up past the stable threshold (10 s): the
+    /// failures in a row go on counting, and with `maximumAttempts: 1` the session ends after it
+    /// instead of retrying a server that accepts and stalls for ever at the first delay.
+    @Test func aConnectionStuckInTheResubscribeDoesNotResetTheBackoff() async throws {
+        let namespace = RealtimeServers.namespace("stuck-resubscribe")
+        let clock = TestClock(mode: .manual)
+        let connectionClock = TestClock(mode: .manual)
+        let live = client(try url(namespace, "stop-reading"), clock: clock, connectionClock: connectionClock) {
+            $0.reconnect = ReconnectPolicy(
+                initialDelay: .seconds(1), jitter: .none, stableThreshold: .seconds(10), maximumAttempts: 1)
+        }
+        let states = Collected(live.states())
+        await live.connect()
+        try await eventually("open") { await live.state == .open }
+        // 256 KiB of subscriptions: more than the server's 4 KiB window and the client's 16 KiB
+        // send buffer hold, so they are stuck on connection 1, and on connection 2 they fail it.
+        let padding = String(repeating: "x", count: 8192)
+        let subscribing = Task {
+            for index in 0..<32 {
+                await live.subscribe(
+                    Subscription(id: "t\(index)", subscribe: .text(#"{"topic":"t\#(index)","pad":"\#(padding)"}"#)))
+            }
+        }
+        try await advance(connectionClock, by: .seconds(30)) { self.isReconnecting(states.all.last ?? .connecting) }
+        try await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(1))
+        // Connection 2: the re-subscribe is stuck while 15 s pass, then its write deadline fails it.
+        try await connectionClock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(15))
+        try await advance(connectionClock, by: .seconds(30)) { states.all.count >= 6 }
+        let seen = states.all
+        #expect(isClosed(seen[5]), "\(seen)")
+        #expect(
+            Array(seen.prefix(5)) == [
+                .closed(code: .normalClosure, reason: "not connected"), .connecting, .open,
+                .reconnecting(attempt: 1, delay: .seconds(1)), .connecting,
+            ])
+        #expect(seen.count == 6, "\(seen)")
+        #expect(await live.lastFailure == .writeTimeout(seconds: 30))
+        #expect(try await handshakes(namespace, "stop-reading") == 2)
+        subscribing.cancel()
+        await live.close()
+    }
+
     // MARK: - The first Close received counts
 
     /// The server sends a Close and ends TCP at once (FIN, or a reset): the app sees the code

@@ -534,7 +534,6 @@ public actor WebSocketClient {
         eventBroadcast.holdBack()
         subprotocol = connection.subprotocol
         extensions = connection.extensions
-        openedAt = clock.elapsed()
         // The subscriptions go out before `open` is published: an app that sends at `open` (an
         // outbox) sends after them, so the server knows the topics its messages are about. Until
         // then `send` throws `notConnected`, as while connecting. Each id is looked up again
@@ -566,6 +565,9 @@ public actor WebSocketClient {
         // reset it, or a write timed out): it never held the subscriptions, so it is neither open
         // nor reconnected, and the supervisor reads its end and applies the reconnect policy.
         guard isActive(run), resubscribed else { return (nil, opened) }
+        // The stable threshold counts from `open`: a connection stuck or lost in the re-subscribe
+        // never was, and does not reset the backoff.
+        openedAt = clock.elapsed()
         publish(.open)
         if hasOpened { eventBroadcast.yield(.reconnected) }
         hasOpened = true
