@@ -16,6 +16,23 @@ struct UnreadableRowTests {
         for statement in statements { try db.execute(statement) }
     }
 
+    /// A queue over `transport` whose rows m0…m`count - 1` (one group, `POST /mutations`) were
+    /// enqueued, then damaged by `statements`, in a file of `dir`; and the server namespace its
+    /// deliveries go to.
+    static func damagedQueue(
+        _ name: String, rows count: Int, damage statements: [String], transport: OfflineTransport, in dir: TemporaryDirectory
+    ) async throws -> (MutationQueue, String) {
+        let namespace = OfflineServer.makeNamespace(name)
+        let client = makeClient(try OfflineServer.environment(namespace: namespace), transport: transport)
+        let path = dir.path("q.sqlite")
+        do {
+            let queue = try queue(path, client)
+            for i in 0..<count { try await queue.enqueue(.json(id: "m\(i)", method: .post, path: "/mutations", body: ["i": i])) }
+        }
+        try damage(path, statements)
+        return (try queue(path, client), namespace)
+    }
+
     static func queue(_ path: String, _ client: APIClient) throws -> MutationQueue {
         var configuration = MutationQueue.Configuration()
         configuration.sendsOnEnqueue = false
@@ -29,20 +46,12 @@ struct UnreadableRowTests {
     func unreadableRowsAreSetAsideAndTheRowsBehindThemAreDeliveredInOrder(transport: OfflineTransport) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
-        let namespace = OfflineServer.makeNamespace("offline-unreadable")
-        let client = makeClient(try OfflineServer.environment(namespace: namespace), transport: transport)
-        let path = dir.path("q.sqlite")
-        do {
-            let queue = try Self.queue(path, client)
-            for i in 0..<5 { try await queue.enqueue(.json(id: "m\(i)", method: .post, path: "/mutations", body: ["i": i])) }
-        }
-        try Self.damage(
-            path,
-            [
+        let (queue, namespace) = try await Self.damagedQueue(
+            "offline-unreadable", rows: 5,
+            damage: [
                 "UPDATE pending SET headers = X'00FF' WHERE id = 'm1'",
                 "UPDATE pending SET query = CAST('not json' AS BLOB) WHERE id = 'm3'",
-            ])
-        let queue = try Self.queue(path, client)
+            ], transport: transport, in: dir)
         #expect(try await queue.pending().map(\.mutation.id) == ["m0", "m2", "m4"])
 
         let report = try await queue.flush()
@@ -142,20 +151,12 @@ struct UnreadableRowTests {
     func rowsWithForeignColumnTypesDoNotStopTheQueue(transport: OfflineTransport) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
-        let namespace = OfflineServer.makeNamespace("offline-foreign-types")
-        let client = makeClient(try OfflineServer.environment(namespace: namespace), transport: transport)
-        let path = dir.path("q.sqlite")
-        do {
-            let queue = try Self.queue(path, client)
-            for i in 0..<4 { try await queue.enqueue(.json(id: "m\(i)", method: .post, path: "/mutations", body: ["i": i])) }
-        }
-        try Self.damage(
-            path,
-            [
+        let (queue, namespace) = try await Self.damagedQueue(
+            "offline-foreign-types", rows: 4,
+            damage: [
                 "UPDATE pending SET id = CAST(id AS BLOB) WHERE id = 'm1'",
                 "UPDATE pending SET revision = 0.5 WHERE id = 'm2'",
-            ])
-        let queue = try Self.queue(path, client)
+            ], transport: transport, in: dir)
         let report = try await Self.boundedFlush(queue).get()
         #expect(report.sent == 3)
         let log = try await OfflineServer.log(namespace: namespace)
@@ -173,15 +174,9 @@ struct UnreadableRowTests {
     func aNewChangeUnderTheIDOfAnUnreadableRowReplacesIt(transport: OfflineTransport) async throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
-        let namespace = OfflineServer.makeNamespace("offline-unreadable-replace")
-        let client = makeClient(try OfflineServer.environment(namespace: namespace), transport: transport)
-        let path = dir.path("q.sqlite")
-        do {
-            let queue = try Self.queue(path, client)
-            for i in 0..<3 { try await queue.enqueue(.json(id: "m\(i)", method: .post, path: "/mutations", body: ["i": i])) }
-        }
-        try Self.damage(path, ["UPDATE pending SET headers = X'00FF', revision = 0.5 WHERE id = 'm1'"])
-        let queue = try Self.queue(path, client)
+        let (queue, namespace) = try await Self.damagedQueue(
+            "offline-unreadable-replace", rows: 3,
+            damage: ["UPDATE pending SET headers = X'00FF', revision = 0.5 WHERE id = 'm1'"], transport: transport, in: dir)
         let recorder = await EventRecorder(queue)
         try await queue.enqueue(.json(id: "m1", method: .post, path: "/mutations", body: ["i": 11]))
         let replaced = await recorder.wait { events in

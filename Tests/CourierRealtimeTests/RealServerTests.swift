@@ -16,6 +16,29 @@ struct RealServerTests {
         return configuration
     }
 
+    /// A client of the feed server at `namespace` on `clock` (manual by default), reconnecting by
+    /// `reconnect`.
+    private func feedClient(
+        _ namespace: String, reconnect: ReconnectPolicy = ReconnectPolicy(initialDelay: .seconds(1), jitter: .none),
+        clock: TestClock = TestClock(mode: .manual)
+    ) throws -> (WebSocketClient, TestClock) {
+        var configuration = try feedConfiguration(namespace)
+        configuration.reconnect = reconnect
+        let client = WebSocketClient(
+            configuration: configuration, transport: RFC6455Transport.curl(), clock: clock, random: { 0.5 })
+        return (client, clock)
+    }
+
+    /// The feed server's stats at `namespace` once it has read every message `client` sent.
+    private func statsOnceAllIsRead(_ client: WebSocketClient, _ namespace: String) async throws -> [String: Any] {
+        let sent = await client.metrics.messagesSent
+        try await eventually("the server read every message") {
+            let stats = try? await RealtimeServers.control(namespace, "action=stats")
+            return stats?["messagesIn"] as? Int == sent
+        }
+        return try await RealtimeServers.control(namespace, "action=stats")
+    }
+
     private func topic(_ name: String) -> Subscription {
         Subscription(
             id: name, subscribe: .text(#"{"op":"subscribe","topic":"\#(name)"}"#),
@@ -60,11 +83,8 @@ struct RealServerTests {
     /// connection, none for T3, and one `reconnected`.
     @Test func dropAndRefuseThenResubscribeExactlyOnce() async throws {
         let namespace = RealtimeServers.namespace("scenario")
-        let clock = TestClock(mode: .manual)
-        var configuration = try feedConfiguration(namespace)
-        configuration.reconnect = ReconnectPolicy(initialDelay: .milliseconds(500), maximumDelay: .seconds(2), jitter: .none)
-        let client = WebSocketClient(
-            configuration: configuration, transport: RFC6455Transport.curl(), clock: clock, random: { 0.5 })
+        let (client, clock) = try feedClient(
+            namespace, reconnect: ReconnectPolicy(initialDelay: .milliseconds(500), maximumDelay: .seconds(2), jitter: .none))
         let events = Collected(client.events())
         await client.subscribe(topic("T1"))
         await client.connect()
@@ -97,11 +117,7 @@ struct RealServerTests {
     @Test(.timeLimit(.minutes(1)))
     func registeringTheSameSubscriptionAgainSendsNothing() async throws {
         let namespace = RealtimeServers.namespace("same-again")
-        let clock = TestClock(mode: .manual)
-        var configuration = try feedConfiguration(namespace)
-        configuration.reconnect = ReconnectPolicy(initialDelay: .seconds(1), jitter: .none)
-        let client = WebSocketClient(
-            configuration: configuration, transport: RFC6455Transport.curl(), clock: clock, random: { 0.5 })
+        let (client, clock) = try feedClient(namespace)
         let messages = Collected(client.messages())
         await client.subscribe(topic("news"))
         await client.connect()
@@ -131,10 +147,7 @@ struct RealServerTests {
     @Test(.timeLimit(.minutes(1)))
     func anUnsubscribeNeverOvertakesItsSubscribe() async throws {
         let namespace = RealtimeServers.namespace("order")
-        var configuration = try feedConfiguration(namespace)
-        configuration.reconnect = .never
-        let client = WebSocketClient(
-            configuration: configuration, transport: RFC6455Transport.curl(), clock: TestClock(), random: { 0.5 })
+        let (client, _) = try feedClient(namespace, reconnect: .never, clock: TestClock())
         await client.connect()
         try await eventually("open") { await client.state == .open }
         for round in 0..<10 {
@@ -146,12 +159,7 @@ struct RealServerTests {
                 }
             }
         }
-        let sent = await client.metrics.messagesSent
-        try await eventually("the server read every message") {
-            let stats = try? await RealtimeServers.control(namespace, "action=stats")
-            return stats?["messagesIn"] as? Int == sent
-        }
-        let stats = try await RealtimeServers.control(namespace, "action=stats")
+        let stats = try await statsOnceAllIsRead(client, namespace)
         let subscribed = try #require(stats["subscribed"] as? [String])
         // A pair the actor ran unsubscribe-first leaves a registered topic: the server holds it too.
         let registered = await client.subscriptions.map(\.id)
@@ -167,10 +175,7 @@ struct RealServerTests {
     @Test(.timeLimit(.minutes(1)))
     func aReplacementAndAnUnsubscribeLeaveTheServerHoldingWhatIsRegistered() async throws {
         let namespace = RealtimeServers.namespace("replace")
-        var configuration = try feedConfiguration(namespace)
-        configuration.reconnect = .never
-        let client = WebSocketClient(
-            configuration: configuration, transport: RFC6455Transport.curl(), clock: TestClock(), random: { 0.5 })
+        let (client, _) = try feedClient(namespace, reconnect: .never, clock: TestClock())
         func version(_ id: String, _ number: Int) -> Subscription {
             Subscription(
                 id: id, subscribe: .text(#"{"op":"subscribe","topic":"\#(id)-v\#(number)"}"#),
@@ -186,12 +191,7 @@ struct RealServerTests {
                 group.addTask { await client.unsubscribe(id) }
             }
         }
-        let sent = await client.metrics.messagesSent
-        try await eventually("the server read every message") {
-            let stats = try? await RealtimeServers.control(namespace, "action=stats")
-            return stats?["messagesIn"] as? Int == sent
-        }
-        let stats = try await RealtimeServers.control(namespace, "action=stats")
+        let stats = try await statsOnceAllIsRead(client, namespace)
         let subscribed = try #require(stats["subscribed"] as? [String])
         let registered = await client.subscriptions.map { subscription -> String in
             guard case .text(let text) = subscription.subscribe else { return "" }
@@ -254,11 +254,7 @@ struct RealServerTests {
     @Test(.timeLimit(.minutes(1)))
     func aPostSentAtOpenAfterAReconnectReachesTheSubscribedRoom() async throws {
         let namespace = RealtimeServers.namespace("order")
-        let clock = TestClock(mode: .manual)
-        var configuration = try feedConfiguration(namespace)
-        configuration.reconnect = ReconnectPolicy(initialDelay: .seconds(1), jitter: .none)
-        let client = WebSocketClient(
-            configuration: configuration, transport: RFC6455Transport.curl(), clock: clock, random: { 0.5 })
+        let (client, clock) = try feedClient(namespace)
         for name in ["news", "sports", "weather", "room"] { await client.subscribe(topic(name)) }
         let messages = Collected(client.messages())
         await client.connect()
