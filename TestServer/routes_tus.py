@@ -17,11 +17,16 @@ Test controls (never counted): ``GET /_tus/{id}`` → ``{"offset", "length", "sh
 after it), so the client's next PATCH meets a 409; ``POST /_tus/control`` ``{"failPatches": [k...], "conflictPatches": [k...], "conflictOffset": n}``
 makes the k-th PATCH of the namespace (1-based) answer 503 without reading its body
 (``failPatches``), or first cut the upload back to ``n`` bytes so that PATCH meets a 409
-(``conflictPatches``).
+(``conflictPatches``). ``"holdPatches": [k], "holdAfter": n`` makes the k-th PATCH stop reading
+once it stored at least n body bytes and wait (at most 30 s) for ``POST /_tus/release``, then
+close the connection without an answer (the bytes stored so far are kept); ``held`` in the
+namespace's stats counts the PATCHes waiting; ``POST /_tus/held`` answers once one is waiting (at
+most 20 s), with ``{"held": n}``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import itertools
 
@@ -53,9 +58,15 @@ class TusState:
         self.conflict_offset = 0
         self.created = 0
         self.conflicts = 0
+        self.hold_patches: set[int] = set()
+        self.hold_after = 0
+        self.held = 0
+        self.release = asyncio.Event()
+        self.holding = asyncio.Event()
 
     def stats(self) -> dict:
-        return {"tus": {"created": self.created, "patches": self.patches, "conflicts": self.conflicts}}
+        return {"tus": {"created": self.created, "patches": self.patches, "conflicts": self.conflicts,
+                        "held": self.held}}
 
 
 state.register_bucket("tus", TusState)
@@ -138,8 +149,23 @@ async def patch(request: web.Request) -> web.Response:
         bucket.conflicts += 1
         return web.Response(status=409, headers=_headers({"Upload-Offset": str(len(upload.data))}))
     upload.patches += 1
+    number = bucket.patches
     while True:
-        chunk = await request.content.read(256 * 1024)
+        if number in bucket.hold_patches and len(upload.data) - int(raw) >= bucket.hold_after:
+            bucket.held += 1
+            bucket.holding.set()
+            try:
+                await asyncio.wait_for(bucket.release.wait(), timeout=30)
+            except asyncio.TimeoutError:
+                pass
+            bucket.held -= 1
+            if request.transport is not None:
+                request.transport.close()
+            return web.Response(status=599)
+        want = 256 * 1024
+        if number in bucket.hold_patches:
+            want = max(1, min(want, int(raw) + bucket.hold_after - len(upload.data)))
+        chunk = await request.content.read(want)
         if not chunk:
             break
         if len(upload.data) + len(chunk) > upload.length:
@@ -193,8 +219,27 @@ async def control(request: web.Request) -> web.Response:
     bucket.fail_patches = {int(k) for k in body.get("failPatches", [])}
     bucket.conflict_patches = {int(k) for k in body.get("conflictPatches", [])}
     bucket.conflict_offset = int(body.get("conflictOffset", 0))
+    bucket.hold_patches = {int(k) for k in body.get("holdPatches", [])}
+    bucket.hold_after = int(body.get("holdAfter", 0))
+    bucket.release = asyncio.Event()
+    bucket.holding = asyncio.Event()
     return json_response({"failPatches": sorted(bucket.fail_patches),
                           "conflictPatches": sorted(bucket.conflict_patches)})
+
+
+async def release(request: web.Request) -> web.Response:
+    bucket = state_of(request).bucket("tus")
+    bucket.release.set()
+    return json_response({"released": bucket.held})
+
+
+async def held(request: web.Request) -> web.Response:
+    bucket = state_of(request).bucket("tus")
+    try:
+        await asyncio.wait_for(bucket.holding.wait(), timeout=20)
+    except asyncio.TimeoutError:
+        pass
+    return json_response({"held": bucket.held})
 
 
 def setup(routes) -> None:
@@ -204,5 +249,7 @@ def setup(routes) -> None:
     routes.add("PATCH", "/tus/files/{id}", patch)
     routes.get("/_tus/{id}", info)
     routes.post("/_tus/control", control)
+    routes.post("/_tus/release", release)
+    routes.post("/_tus/held", held)
     routes.post("/_tus/{id}/expire", expire)
     routes.post("/_tus/{id}/offset", move_offset)

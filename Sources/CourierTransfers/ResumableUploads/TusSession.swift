@@ -41,6 +41,19 @@ struct TusSession: Sendable {
             throw NetworkError.invalidRequest(
                 "the tus metadata key '\(bad)' is empty or holds a space, a comma or a control character")
         }
+        do {
+            return try await run(length: length, identity: identity, tracker: tracker)
+        } catch {
+            // A run that fails after the file changed (a PATCH under way when it was saved again,
+            // then lost): the server's upload may hold the old version's bytes, so no later run
+            // may resume it with the new version's.
+            if FileVersion(of: fileURL) != identity { uploader.store.remove(key) }
+            throw error
+        }
+    }
+
+    /// ``run(tracker:)`` once the file's `length` and version are known.
+    private func run(length: Int64, identity: FileVersion, tracker: UploadProgressTracker) async throws -> Response<URL> {
         let store = uploader.store
         var record: ResumableUploadRecord
         var offset: Int64

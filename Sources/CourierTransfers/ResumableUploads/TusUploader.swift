@@ -124,7 +124,8 @@ public struct TusUploader: Sendable {
     ///   are read from the file itself, so the file must not change during the run: one whose size
     ///   or modification date changed fails the run with `NetworkError.invalidRequest(_:)` before
     ///   its next chunk (or instead of success after its last one) and its record is removed, so
-    ///   no run resumes an upload that may mix two versions. To let the user edit the file while
+    ///   no run resumes an upload that may mix two versions; a run that fails for another reason
+    ///   (a lost connection) after the file changed removes its record too. To let the user edit the file while
     ///   it uploads, upload a copy (as ``UploadManager`` does). A second upload of the same `key`
     ///   while one runs in this process fails at once with `NetworkError.invalidRequest(_:)` and
     ///   sends nothing (two runs would create two uploads of one file).
