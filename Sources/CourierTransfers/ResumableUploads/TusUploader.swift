@@ -34,7 +34,9 @@ import FoundationNetworking
 ///   ``policy``'s retry rules retry): after its backoff (or the server's `Retry-After`, up to
 ///   `maxRetryAfter`), `HEAD` and continue from the server's offset — at most `maxRetries` times
 ///   in a row (the bytes the server confirmed count as progress, so a flaky link finishes).
-///   An offset beyond every byte sent fails the upload as above.
+///   An offset beyond every byte sent fails the upload as above. A PATCH carries no
+///   `Idempotency-Key`, whatever the ``policy``, so neither the pipeline's retry step nor the
+///   transport sends it again at the same offset: only this recovery repeats it.
 /// - Any other failure throws `NetworkError` and keeps the record: calling ``upload(fileAt:key:metadata:)``
 ///   again with the same key resumes.
 /// - One sign-in per run: once a request of the run carried a token, the later ones go out only
@@ -177,6 +179,11 @@ public struct TusUploader: Sendable {
         _ method: HTTPMethod, _ path: String, headers: [(String, String)], body: RequestBody = .none,
         progress: TransferProgressReporter? = nil, signIn: Locked<Int?>
     ) async throws -> Response<HTTPResponse> {
+        // A PATCH is never sent twice below the session (the retry step, or the transport on a
+        // reused connection), which an idempotency key would allow: a tus server does not know the
+        // key, the bytes of a broken PATCH may have reached it in part, and a repeat at the same
+        // offset meets 409. The session asks HEAD and goes on from the server's offset instead.
+        let policy = method == .patch ? policy.with(\.idempotency, .none) : policy
         var fields = HTTPHeaders()
         fields.replace("Tus-Resumable", with: Self.version)
         for (name, value) in headers { fields.replace(name, with: value) }
