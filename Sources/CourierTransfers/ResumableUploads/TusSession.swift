@@ -104,14 +104,14 @@ struct TusSession: Sendable {
                 // The PATCH may or may not have reached the server: ask it where the upload is
                 // (HEAD) and go on from there, as tus intends, within the policy's retries.
                 failures += 1
-                offset = try await recover(from: error, failures: failures, record: &record, length: length, sentEnd: sentEnd)
+                offset = try await recover(from: error, failures: &failures, record: &record, length: length, sentEnd: sentEnd)
                 continue
             }
             if response.statusCode >= 500 || response.statusCode == 408 || response.statusCode == 429 {
                 failures += 1
                 let failure = NetworkError(response: response.response, knownErrors: [:])
                 offset = try await recover(
-                    from: failure, failures: failures, record: &record, length: length, sentEnd: sentEnd)
+                    from: failure, failures: &failures, record: &record, length: length, sentEnd: sentEnd)
                 continue
             }
             switch response.statusCode {
@@ -156,24 +156,37 @@ struct TusSession: Sendable {
     }
 
     /// After a PATCH failed with `error` (`failures` in a row): waits the policy's backoff (or the
-    /// server's `Retry-After`), then returns the offset the server reports (`HEAD`). Throws
-    /// `error` when the policy would not retry it, the retries ran out, or the upload is gone.
+    /// server's `Retry-After`), then returns the offset the server reports (`HEAD`). A `HEAD` that
+    /// fails in a way the policy retries (a 503, a lost connection) counts as one more failure in a
+    /// row and is asked again after the next backoff. Throws the last failure when the policy would
+    /// not retry it, the retries ran out, or the upload is gone.
     /// An offset beyond `sentEnd` (bytes this run never sent) fails the upload and drops its
     /// record (``trusted(_:floor:bound:length:after:)``).
     private func recover(
-        from error: any Error, failures: Int, record: inout ResumableUploadRecord, length: Int64, sentEnd: Int64
+        from error: any Error, failures: inout Int, record: inout ResumableUploadRecord, length: Int64, sentEnd: Int64
     ) async throws -> Int64 {
         let retry = uploader.policy.retry
-        guard failures <= retry.maxRetries, retry.isRetryable(error) else { throw error }
-        let retryAfter = (error as? NetworkError)?.retryAfter
-        let wait = retry.delay(forRetry: failures - 1, retryAfter: retryAfter)
-        guard wait <= retry.maxRetryAfter else { throw error }
-        try await uploader.clock.sleep(for: wait)
-        guard let head = try await serverOffset(record.uploadURL) else { throw error }
-        let current = try trusted(head, floor: 0, bound: sentEnd, length: length, after: "a failed PATCH")
-        record.offset = current
-        try save(record)  // a record that cannot be written fails the upload, never silently
-        return current
+        var error = error
+        while true {
+            guard failures <= retry.maxRetries, retry.isRetryable(error) else { throw error }
+            let retryAfter = (error as? NetworkError)?.retryAfter
+            let wait = retry.delay(forRetry: failures - 1, retryAfter: retryAfter)
+            guard wait <= retry.maxRetryAfter else { throw error }
+            try await uploader.clock.sleep(for: wait)
+            let answer: HeadAnswer?
+            do {
+                answer = try await serverOffset(record.uploadURL)
+            } catch let failed {
+                failures += 1
+                error = failed
+                continue
+            }
+            guard let head = answer else { throw error }
+            let current = try trusted(head, floor: 0, bound: sentEnd, length: length, after: "a failed PATCH")
+            record.offset = current
+            try save(record)  // a record that cannot be written fails the upload, never silently
+            return current
+        }
     }
 
     /// Whether `record` was created by this uploader: at its creation URL, or (a record written

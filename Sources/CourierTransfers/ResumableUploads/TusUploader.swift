@@ -33,7 +33,8 @@ import FoundationNetworking
 /// - **A PATCH that failed on the way** (a lost connection, a time-out, a 5xx, 408 or 429 the
 ///   ``policy``'s retry rules retry): after its backoff (or the server's `Retry-After`, up to
 ///   `maxRetryAfter`), `HEAD` and continue from the server's offset — at most `maxRetries` times
-///   in a row (the bytes the server confirmed count as progress, so a flaky link finishes).
+///   in a row (the bytes the server confirmed count as progress, so a flaky link finishes; a
+///   `HEAD` that fails in a way the policy retries counts as one more failure in the row).
 ///   An offset beyond every byte sent fails the upload as above. A PATCH carries no
 ///   `Idempotency-Key`, whatever the ``policy``, so neither the pipeline's retry step nor the
 ///   transport sends it again at the same offset: only this recovery repeats it.

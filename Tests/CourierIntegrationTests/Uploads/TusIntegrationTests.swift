@@ -50,6 +50,27 @@ struct TusIntegrationTests {
         #expect(try store.allRecords().isEmpty)
     }
 
+    /// The HEAD that follows the failed PATCH meets one 503 too: it counted as the end of the run,
+    /// with the policy's second retry unused.
+    @Test func aRecoveryHeadTheServerFailsOnceIsAskedAgainWithinTheRetries() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let data = UploadFixtures.bytes(200_000, seed: 5)
+        let file = try UploadFixtures.file(data)
+        let store = ResumableUploadStore(directory: try UploadFixtures.folder())
+        try await TestServers.control("POST", "_tus/control", namespace: namespace, json: ["failPatches": [2]])
+        try await TestServers.control(
+            "POST", "_faults", namespace: namespace,
+            json: ["path": "/tus/files/*", "method": "HEAD", "faults": [["status": 503, "retryAfter": "0"]]])
+        let policy = UploadFixtures.policy.with(
+            \.retry, RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20)))
+        let location = try await Self.uploader(client, store: store, policy: policy).upload(fileAt: file).value
+        let info = try await Self.info(location, namespace: namespace)
+        #expect(info.complete && info.sha256 == UploadFixtures.sha256(data))
+        let log = try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }
+        #expect(log.map(\.method) == ["POST", "PATCH", "PATCH", "HEAD", "HEAD", "PATCH", "PATCH", "PATCH"])
+        #expect(try store.allRecords().isEmpty)
+    }
+
     /// The connection of the 2nd PATCH (offset 65 536) breaks after 30 000 of its bytes, which the
     /// server keeps. Sent again at 65 536 (the pipeline's retry under the policy's idempotency key),
     /// it met 409 and the HEAD offset 95 536 failed the upload and dropped its record.
