@@ -145,6 +145,8 @@ struct TusSession: Sendable {
                 store.remove(key)
                 record = try await create(length: length)
                 offset = 0
+                // Only the bytes sent to the new upload can have reached it.
+                sentEnd = 0
             default:
                 throw NetworkError(response: response.response, knownErrors: [:])
             }

@@ -316,3 +316,34 @@ extension TusRecordFaultTests {
         #expect(creations.current == 2)
     }
 }
+
+extension TusRecordFaultTests {
+    /// After a 410 the run starts a new upload from byte 0: only the bytes sent to that one can
+    /// have reached it, not those the expired upload got.
+    @Test func afterANewUploadAHeadOffsetBeyondTheBytesItWasSentIsRefused() async throws {
+        let folder = try TusRecordFaultTests.Folder()
+        defer { folder.remove() }
+        // PATCH 2 (400..<800) meets 410; the new upload's first PATCH (0..<400) fails; its HEAD
+        // claims 800 bytes, which only the expired upload was sent.
+        let transport = TusRecordFaultTests.server(
+            headOffset: { 800 },
+            patch: { number, url, offset, length in
+                switch number {
+                case 2: HTTPResponse(statusCode: 410, headers: ["Tus-Resumable": "1.0.0"], body: Data(), url: url)
+                case 3: HTTPResponse(statusCode: 503, headers: ["Retry-After": "0"], body: Data(), url: url)
+                default: TusRecordFaultTests.confirm(offset + length, url: url)
+                }
+            })
+        let store = ResumableUploadStore(directory: folder.records)
+        let uploader = TusUploader(
+            client: TransfersFixture.client(transport), creationPath: "/tus/files", store: store, chunkSize: 400,
+            policy: .standard.with(\.retry, RetryPolicy(maxRetries: 2, baseDelay: .zero, maxDelay: .zero)))
+        let error = await #expect(throws: NetworkError.self) { _ = try await uploader.upload(fileAt: folder.file).value }
+        #expect(error?.kind == .transport, "a bad server, not a bad request: \(String(describing: error))")
+        let offsets = transport.requests.filter { $0.httpMethod == "PATCH" }.map {
+            $0.value(forHTTPHeaderField: "Upload-Offset") ?? "?"
+        }
+        #expect(offsets == ["0", "400", "0"], "PATCH offsets \(offsets): bytes 400..<800 never reached the new upload")
+        #expect(try store.allRecords().isEmpty, "a record a later run would resume from the same offset")
+    }
+}
