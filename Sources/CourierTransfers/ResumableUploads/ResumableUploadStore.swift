@@ -18,6 +18,11 @@ public struct ResumableUploadRecord: Sendable, Codable, Hashable {
     /// The creation URL the upload was made at (absolute, in the environment of that moment);
     /// `nil` in records written before it was kept. An uploader resumes only its own uploads.
     public var creationURL: URL?
+    /// The upload file's modification date when the upload was created; `nil` in records written
+    /// before it was kept. A run resumes the upload only while the file still has this date: a
+    /// file saved again between runs — at the same size, under the same key — is uploaded anew,
+    /// never appended to the bytes of its earlier version.
+    public var fileModified: Date? = nil
 }
 
 /// A small persistent store of ``ResumableUploadRecord``s: one JSON file per upload in an

@@ -62,6 +62,7 @@ struct TusSession: Sendable {
         // Only an upload this uploader created, in this environment: another endpoint's (a store
         // shared by uploaders) or another environment's is not resumed.
         if let saved = try store.record(for: key), saved.length == length, isOwn(saved),
+            saved.fileModified == nil || saved.fileModified == identity.modified,
             let head = try await serverOffset(saved.uploadURL)
         {
             // A new process knows only the record: the server may hold any byte up to the file's
@@ -71,7 +72,7 @@ struct TusSession: Sendable {
             record = saved
         } else {
             store.remove(key)
-            record = try await create(length: length)
+            record = try await create(length: length, modified: identity.modified)
             offset = 0
         }
         var conflicts = 0
@@ -143,7 +144,7 @@ struct TusSession: Sendable {
                     throw NetworkError(response: response.response, knownErrors: [:])
                 }
                 store.remove(key)
-                record = try await create(length: length)
+                record = try await create(length: length, modified: identity.modified)
                 offset = 0
                 // Only the bytes sent to the new upload can have reached it.
                 sentEnd = 0
@@ -203,8 +204,9 @@ struct TusSession: Sendable {
         !key.isEmpty && !key.unicodeScalars.contains { $0 == " " || $0 == "," || $0.properties.generalCategory == .control }
     }
 
-    /// `POST` to the creation URL; saves and returns the new record.
-    private func create(length: Int64) async throws -> ResumableUploadRecord {
+    /// `POST` to the creation URL; saves and returns the new record, which keeps the file's
+    /// modification date `modified` (``ResumableUploadRecord/fileModified``).
+    private func create(length: Int64, modified: Date?) async throws -> ResumableUploadRecord {
         var headers = [("Upload-Length", String(length))]
         if !metadata.isEmpty {
             let pairs = metadata.sorted { $0.key < $1.key }.map { "\($0.key) \(Data($0.value.utf8).base64EncodedString())" }
@@ -224,7 +226,8 @@ struct TusSession: Sendable {
                     + "'\(uploader.environment.id)': the access token is sent only to the environment's base URLs")
         }
         let record = ResumableUploadRecord(
-            key: key, uploadURL: url, offset: 0, length: length, createdAt: Date(), creationURL: creationURL)
+            key: key, uploadURL: url, offset: 0, length: length, createdAt: Date(), creationURL: creationURL,
+            fileModified: modified)
         try save(record)
         return record
     }
