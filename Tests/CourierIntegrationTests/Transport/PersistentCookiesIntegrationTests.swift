@@ -181,4 +181,37 @@ struct PersistentCookiesIntegrationTests {
         let last = try #require(try await TestServers.requestLog(namespace: namespace, path: "/cookies").last)
         #expect(last.header("Cookie") == nil)
     }
+
+    @Test("a sign-out in an extension launched after the account's lock file was deleted reaches the app")
+    func aSignOutReachesTheAppAfterTheLockFileWasDeleted() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let namespace = TestServers.makeNamespace("ck")
+        let environment = try TestServers.apiEnvironment(namespace: namespace)
+        // Two processes: storages that share nothing in memory, only the folder.
+        func process() -> (APIClient, PersistentCookieStorage) {
+            let storage = PersistentCookieStorage(
+                directory: folder, namespace: environment.storageNamespace, account: { "alice" },
+                persistsSessionCookies: true, now: { Date() }, sharesMemory: false)
+            let client = APIClient(environment: environment) {
+                $0.transport = CookieStoringTransport(storage: storage, base: TestTransport.makeWithoutCookies())
+            }
+            return (client, storage)
+        }
+        let (app, storage) = process()
+        try await app.send(Request<Void>.get("/cookies/set", query: ["session": "s-1"]))
+        // The app's cleanup of files it does not know deletes the lock file while the app runs;
+        // the extension, launched after, opens a new one and signs the user out.
+        try FileManager.default.removeItem(
+            at: storage.fileURL(account: "alice").deletingPathExtension().appendingPathExtension("lock"))
+        let (appExtension, _) = process()
+        #expect(try await appExtension.send(Request<Jar>.get("/cookies")).cookies == ["session": "s-1"])
+        try await appExtension.resetSession()
+
+        let seen = try await app.send(Request<Jar>.get("/cookies"))
+        #expect(seen.cookie == nil, "the app still sent \(seen.cookie ?? "")")
+        // Server-side proof: the app's request after the sign-out carried no Cookie field.
+        let last = try #require(try await TestServers.requestLog(namespace: namespace, path: "/cookies").last)
+        #expect(last.header("Cookie") == nil)
+    }
 }

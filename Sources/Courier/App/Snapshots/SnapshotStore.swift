@@ -305,7 +305,7 @@ final class SnapshotFolder: Sendable {
             var none: SnapshotCounters?
             return try body(&none)
         }
-        return try lockFile.withLock(exclusive: true) {
+        return try lockFile.withLock(exclusive: true) { _ in
             let before = SnapshotCounters(lockFile.read())
             var counters: SnapshotCounters? = before
             let result = try body(&counters)

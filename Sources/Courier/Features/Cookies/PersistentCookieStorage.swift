@@ -147,7 +147,7 @@ public actor PersistentCookieStorage {
         let file = fileURL(account: account)
         try sharedFolder().state.withLock { state in
             let lock = lockFile(account, in: &state)
-            try withLock(lock, exclusive: true) {
+            try withLock(lock, exclusive: true) { _ in
                 state.removals[account, default: 0] += 1
                 state.jars[account] = [:]
                 do {
@@ -229,7 +229,8 @@ public actor PersistentCookieStorage {
         _ body: (inout [StoredCookie.Key: StoredCookie]) -> Void
     ) throws {
         let lock = lockFile(account, in: &state)
-        try withLock(lock, exclusive: true) {
+        try withLock(lock, exclusive: true) { replaced in
+            if replaced { forgetFile(account, in: &state) }
             var counters = lock?.cookieCounters()
             if let removals, let counters, counters.removals != removals { return }
             if let counters { try synchronize(account, changes: counters.changes, in: &state) }
@@ -284,17 +285,30 @@ public actor PersistentCookieStorage {
         return lock
     }
 
-    /// Runs `body` holding `lock` when there is one.
-    private nonisolated func withLock<T>(_ lock: CounterLockFile?, exclusive: Bool, _ body: () throws -> T) rethrows -> T {
-        guard let lock else { return try body() }
+    /// Runs `body` holding `lock` when there is one, telling it whether the lock file was opened
+    /// again (see ``CounterLockFile/withLock(exclusive:_:)``).
+    private nonisolated func withLock<T>(_ lock: CounterLockFile?, exclusive: Bool, _ body: (Bool) throws -> T) rethrows -> T {
+        guard let lock else { return try body(false) }
         return try lock.withLock(exclusive: exclusive, body)
+    }
+
+    /// Forgets what this process read of `account`'s file and the change count it saw: its lock
+    /// file was deleted or replaced (a cleanup of files the app does not know), and the new one's
+    /// count, from zero again, may equal the old one's while another process changed the file.
+    private nonisolated func forgetFile(_ account: String, in state: inout CookieFolder.State) {
+        state.seenChanges[account] = nil
+        state.jars[account] = nil
+        state.unsaved[account] = nil
     }
 
     /// Reads `account`'s counters (under the shared lock) and takes in another process's change of
     /// its file; `nil` without a lock file.
     private nonisolated func synchronized(_ account: String, in state: inout CookieFolder.State) throws -> CookieFileCounters? {
         guard let lock = lockFile(account, in: &state) else { return nil }
-        let counters = lock.withLock(exclusive: false) { lock.cookieCounters() }
+        let counters = lock.withLock(exclusive: false) { replaced in
+            if replaced { forgetFile(account, in: &state) }
+            return lock.cookieCounters()
+        }
         try synchronize(account, changes: counters.changes, in: &state)
         return counters
     }
