@@ -173,5 +173,30 @@ extension CachingIntegrationTests {
             _ = await collect(app.snapshotFirst(key: "catalog") { try await client.send(Request<Catalog>.get("/items")) })
             #expect(await relaunched.load(Catalog.self, key: "catalog")?.value.items.count == 3)
         }
+
+        @Test("a read after the folder's lock file was deleted (a relaunch) saves its value")
+        func aReadAfterTheLockFileWasDeletedSavesItsValue() async throws {
+            let namespace = TestServers.makeNamespace("snap")
+            let directory = CacheIntegration.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let (client, _) = try TestServers.apiClient(namespace: namespace)
+            let older = Catalog(items: [Catalog.Item(id: 1, name: "saved before the relaunch")])
+            do {
+                let app = SnapshotStore(directory: directory, now: { Date() }, sharesMemory: false)
+                try await app.save(older, key: "catalog")
+            }
+            // The app's cleanup of files it does not know deletes the lock file; the app relaunches.
+            try FileManager.default.removeItem(at: directory.appendingPathComponent("snapshots.lock"))
+            let relaunched = SnapshotStore(directory: directory, now: { Date() }, sharesMemory: false)
+
+            let (states, error) = await collect(
+                relaunched.snapshotFirst(key: "catalog") { try await client.send(Request<Catalog>.get("/items")) })
+
+            #expect(error == nil)
+            #expect(states.map(\.value.items.count) == [1, 3])
+            #expect(try await CacheIntegration.routeCount("GET /items", namespace: namespace) == 1)
+            let again = SnapshotStore(directory: directory, now: { Date() }, sharesMemory: false)
+            #expect(await again.load(Catalog.self, key: "catalog")?.value.items.count == 3, "the fetched value was saved")
+        }
     }
 }

@@ -207,6 +207,15 @@ public actor SnapshotStore {
         return (try? Self.decoder().decode(EnvelopeHead.self, from: data)).flatMap(\.order) ?? 0
     }
 
+    /// The highest order a snapshot file in `directory` was saved at (0 when none says).
+    static func highestStoredOrder(in directory: URL) -> UInt64 {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasSuffix("." + fileExtension) }.compactMap { name in
+            (try? Data(contentsOf: directory.appendingPathComponent(name)))
+                .flatMap { try? decoder().decode(EnvelopeHead.self, from: $0) }?.order
+        }.max() ?? 0
+    }
+
     /// Deletes every snapshot of this store (logout). A ``snapshotFirst(key:as:maxSnapshotAge:fetch:)``
     /// fetch that is still running does not save its value afterwards.
     ///
@@ -286,12 +295,16 @@ final class SnapshotFolder: Sendable {
     /// own queues, off the cooperative pool), so no write comes between them.
     let state = Locked(State())
 
+    /// The folder.
+    let directory: URL
+
     /// The folder's `snapshots.lock`, which orders the writes of every process on the folder
     /// (``SnapshotCounters``); `nil` when it cannot be opened (then this process's order only).
     let lockFile: CounterLockFile?
 
     /// The state of the folder at `url`, its lock file opened.
     init(folder url: URL) {
+        directory = url
         lockFile = CounterLockFile.snapshots(url.appendingPathComponent("snapshots.lock"))
     }
 
@@ -308,6 +321,11 @@ final class SnapshotFolder: Sendable {
         return try lockFile.withLock(exclusive: true) { _ in
             let before = SnapshotCounters(lockFile.read())
             var counters: SnapshotCounters? = before
+            if before.order == 0 {
+                // A new lock file — the folder's first, or one deleted or emptied since: its order
+                // goes on past the snapshot files' orders, or every read would take them for newer.
+                counters?.order = SnapshotStore.highestStoredOrder(in: directory)
+            }
             let result = try body(&counters)
             if let counters, counters != before { try lockFile.write(counters.values) }
             return result
