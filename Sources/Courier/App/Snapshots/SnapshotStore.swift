@@ -101,7 +101,7 @@ public actor SnapshotStore {
             state.order += 1
             state.lastWrite[key] = state.order
             return try folder.changingShared { shared in
-                shared?.order += 1
+                shared?.order &+= 1
                 return try write(value, key: key, order: shared?.order)
             }
         }
@@ -123,7 +123,7 @@ public actor SnapshotStore {
             do {
                 try folder.changingShared { shared in
                     if var counters = shared {
-                        counters.order += 1
+                        counters.order &+= 1
                         counters.removals[SnapshotCounters.bucket(of: key)] = counters.order
                         shared = counters
                     }
@@ -162,7 +162,7 @@ public actor SnapshotStore {
             var start = ReadStart(generation: state.generation, order: state.order)
             do {
                 start.shared = try folder.changingShared { shared in
-                    shared?.order += 1
+                    shared?.order &+= 1
                     return shared
                 }
             } catch {
@@ -227,8 +227,8 @@ public actor SnapshotStore {
             state.lastWrite.removeAll()
             do {
                 try folder.changingShared { shared in
-                    shared?.generation += 1
-                    shared?.order += 1
+                    shared?.generation &+= 1
+                    shared?.order &+= 1
                     removeFiles()
                 }
             } catch {

@@ -159,8 +159,8 @@ public actor PersistentCookieStorage {
                 }
                 guard let lock else { return }
                 var counters = lock.cookieCounters()
-                counters.removals += 1
-                counters.changes += 1
+                counters.removals &+= 1
+                counters.changes &+= 1
                 try lock.write(counters)
                 state.seenChanges[account] = counters.changes
             }
@@ -242,7 +242,7 @@ public actor PersistentCookieStorage {
             do {
                 try write(jar, account: account)
                 if let lock, var written = counters {
-                    written.changes += 1
+                    written.changes &+= 1
                     try lock.write(written)
                     counters = written
                     state.seenChanges[account] = written.changes

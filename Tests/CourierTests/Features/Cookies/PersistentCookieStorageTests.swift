@@ -337,6 +337,22 @@ struct PersistentCookieStorageTests {
         #expect(try await app.cookieHeader(for: url, account: "alice").field == "sid=2")
     }
 
+    @Test("a lock file holding garbage (counters at their maximum) is no crash: cookies are still stored and removed")
+    func aLockFileOfGarbageIsNoCrash() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let storage = Self.processStorage(folder)
+        let url = try #require(URL(string: "https://api.example.test/login"))
+        let lock = storage.lockFileURL(account: "alice")
+        try FileManager.default.createDirectory(at: lock.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(repeating: 0xFF, count: 16).write(to: lock)
+        let mark = try await storage.cookieHeader(for: url, account: "alice").sentAt
+        try await storage.store(setCookieFields: ["sid=1; Path=/"], receivedFrom: url, account: "alice", sentAt: mark)
+        #expect(try await storage.cookieHeader(for: url, account: "alice").field == "sid=1")
+        try await storage.removeAll(account: "alice")
+        #expect(try await storage.cookieHeader(for: url, account: "alice").field == nil)
+    }
+
     @Test("file names keep accounts apart whatever characters they use")
     func fileNames() {
         #expect(PersistentCookieStorage.fileName("a/b") != PersistentCookieStorage.fileName("a_b"))
