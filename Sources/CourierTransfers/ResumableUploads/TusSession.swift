@@ -105,14 +105,31 @@ struct TusSession: Sendable {
                 // The PATCH may or may not have reached the server: ask it where the upload is
                 // (HEAD) and go on from there, as tus intends, within the policy's retries.
                 failures += 1
-                offset = try await recover(from: error, failures: &failures, record: &record, length: length, sentEnd: sentEnd)
+                if let current = try await recover(
+                    from: error, failures: &failures, record: &record, length: length, sentEnd: sentEnd)
+                {
+                    offset = current
+                } else {
+                    try await recreate(
+                        after: error, count: &recreations, record: &record, length: length, modified: identity.modified)
+                    offset = 0
+                    sentEnd = 0
+                }
                 continue
             }
             if response.statusCode >= 500 || response.statusCode == 408 || response.statusCode == 429 {
                 failures += 1
                 let failure = NetworkError(response: response.response, knownErrors: [:])
-                offset = try await recover(
+                if let current = try await recover(
                     from: failure, failures: &failures, record: &record, length: length, sentEnd: sentEnd)
+                {
+                    offset = current
+                } else {
+                    try await recreate(
+                        after: failure, count: &recreations, record: &record, length: length, modified: identity.modified)
+                    offset = 0
+                    sentEnd = 0
+                }
                 continue
             }
             switch response.statusCode {
@@ -139,12 +156,9 @@ struct TusSession: Sendable {
                 record.offset = offset
                 try save(record)  // a record that cannot be written fails the upload, never silently
             case 404, 410:
-                recreations += 1
-                guard recreations <= Self.maxRecreations else {
-                    throw NetworkError(response: response.response, knownErrors: [:])
-                }
-                store.remove(key)
-                record = try await create(length: length, modified: identity.modified)
+                try await recreate(
+                    after: NetworkError(response: response.response, knownErrors: [:]), count: &recreations,
+                    record: &record, length: length, modified: identity.modified)
                 offset = 0
                 // Only the bytes sent to the new upload can have reached it.
                 sentEnd = 0
@@ -158,16 +172,28 @@ struct TusSession: Sendable {
         return Response(value: record.uploadURL, response: last.response, context: last.context)
     }
 
+    /// Starts a new upload in place of `record`'s, which the server no longer has (404, 410, or 403
+    /// on `HEAD`): at most ``maxRecreations`` times a run, after which `error` is thrown.
+    private func recreate(
+        after error: any Error, count: inout Int, record: inout ResumableUploadRecord, length: Int64, modified: Date?
+    ) async throws {
+        count += 1
+        guard count <= Self.maxRecreations else { throw error }
+        uploader.store.remove(key)
+        record = try await create(length: length, modified: modified)
+    }
+
     /// After a PATCH failed with `error` (`failures` in a row): waits the policy's backoff (or the
-    /// server's `Retry-After`), then returns the offset the server reports (`HEAD`). A `HEAD` that
-    /// fails in a way the policy retries (a 503, a lost connection) counts as one more failure in a
-    /// row and is asked again after the next backoff. Throws the last failure when the policy would
-    /// not retry it, the retries ran out, or the upload is gone.
+    /// server's `Retry-After`), then returns the offset the server reports (`HEAD`), or `nil` when
+    /// the server no longer has the upload (the caller starts a new one, as tus clients do). A
+    /// `HEAD` that fails in a way the policy retries (a 503, a lost connection) counts as one more
+    /// failure in a row and is asked again after the next backoff. Throws the last failure when
+    /// the policy would not retry it or the retries ran out.
     /// An offset beyond `sentEnd` (bytes this run never sent) fails the upload and drops its
     /// record (``trusted(_:floor:bound:length:after:)``).
     private func recover(
         from error: any Error, failures: inout Int, record: inout ResumableUploadRecord, length: Int64, sentEnd: Int64
-    ) async throws -> Int64 {
+    ) async throws -> Int64? {
         let retry = uploader.policy.retry
         var error = error
         while true {
@@ -184,7 +210,7 @@ struct TusSession: Sendable {
                 error = failed
                 continue
             }
-            guard let head = answer else { throw error }
+            guard let head = answer else { return nil }
             let current = try trusted(head, floor: 0, bound: sentEnd, length: length, after: "a failed PATCH")
             record.offset = current
             try save(record)  // a record that cannot be written fails the upload, never silently

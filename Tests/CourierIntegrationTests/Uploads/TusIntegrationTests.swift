@@ -40,9 +40,7 @@ struct TusIntegrationTests {
         let file = try UploadFixtures.file(data)
         let store = ResumableUploadStore(directory: try UploadFixtures.folder())
         try await TestServers.control("POST", "_tus/control", namespace: namespace, json: ["failPatches": [2]])
-        let policy = UploadFixtures.policy.with(
-            \.retry, RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20)))
-        let location = try await Self.uploader(client, store: store, policy: policy).upload(fileAt: file).value
+        let location = try await Self.uploader(client, store: store, policy: Self.twoQuickRetries).upload(fileAt: file).value
         let info = try await Self.info(location, namespace: namespace)
         #expect(info.complete && info.sha256 == UploadFixtures.sha256(data))
         let log = try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }
@@ -61,15 +59,60 @@ struct TusIntegrationTests {
         try await TestServers.control(
             "POST", "_faults", namespace: namespace,
             json: ["path": "/tus/files/*", "method": "HEAD", "faults": [["status": 503, "retryAfter": "0"]]])
-        let policy = UploadFixtures.policy.with(
-            \.retry, RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20)))
-        let location = try await Self.uploader(client, store: store, policy: policy).upload(fileAt: file).value
+        let location = try await Self.uploader(client, store: store, policy: Self.twoQuickRetries).upload(fileAt: file).value
         let info = try await Self.info(location, namespace: namespace)
         #expect(info.complete && info.sha256 == UploadFixtures.sha256(data))
         let log = try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }
         #expect(log.map(\.method) == ["POST", "PATCH", "PATCH", "HEAD", "HEAD", "PATCH", "PATCH", "PATCH"])
         #expect(try store.allRecords().isEmpty)
     }
+
+    /// The HEAD after a failed PATCH says the upload is gone (the server expired it meanwhile):
+    /// the run ended with the PATCH's 503 where tus clients start a new upload.
+    @Test func anUploadGoneWhenItsRecoveryHeadAsksIsCreatedAnewInTheSameRun() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let data = UploadFixtures.bytes(200_000, seed: 8)
+        let file = try UploadFixtures.file(data)
+        let store = ResumableUploadStore(directory: try UploadFixtures.folder())
+        try await TestServers.control("POST", "_tus/control", namespace: namespace, json: ["failPatches": [2]])
+        try await TestServers.control(
+            "POST", "_faults", namespace: namespace,
+            json: ["path": "/tus/files/*", "method": "HEAD", "faults": [["status": 404]]])
+        let location = try await Self.uploader(client, store: store, policy: Self.twoQuickRetries).upload(fileAt: file).value
+        let info = try await Self.info(location, namespace: namespace)
+        #expect(info.complete && info.sha256 == UploadFixtures.sha256(data))
+        let log = try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }
+        #expect(log.map(\.method) == ["POST", "PATCH", "PATCH", "HEAD", "POST", "PATCH", "PATCH", "PATCH", "PATCH"])
+        #expect(
+            log.filter { $0.method == "PATCH" }.suffix(4).map { $0.header("Upload-Offset") } == [
+                "0", "65536", "131072", "196608",
+            ])
+        #expect(try store.allRecords().isEmpty)
+    }
+
+    /// Every upload the run creates is gone by the time its recovery HEAD asks: after two new
+    /// uploads the run ends with the failure, not a loop.
+    @Test func uploadsGoneAgainAndAgainEndTheRunAfterTwoNewOnes() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let file = try UploadFixtures.file(UploadFixtures.bytes(100_000, seed: 9))
+        let store = ResumableUploadStore(directory: try UploadFixtures.folder())
+        try await TestServers.control(
+            "POST", "_faults", namespace: namespace,
+            json: ["path": "/tus/files/*", "method": "PATCH", "faults": Array(repeating: ["status": 503], count: 5)])
+        try await TestServers.control(
+            "POST", "_faults", namespace: namespace,
+            json: ["path": "/tus/files/*", "method": "HEAD", "faults": Array(repeating: ["status": 410], count: 5)])
+        let policy = UploadFixtures.policy.with(
+            \.retry, RetryPolicy(maxRetries: 5, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20)))
+        await #expect(throws: NetworkError.self) {
+            _ = try await Self.uploader(client, store: store, policy: policy).upload(fileAt: file).value
+        }
+        let log = try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }
+        #expect(log.map(\.method) == ["POST", "PATCH", "HEAD", "POST", "PATCH", "HEAD", "POST", "PATCH", "HEAD"])
+    }
+
+    static let twoQuickRetries = UploadFixtures.policy.with(
+        \.retry, RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20)))
 
     /// The connection of the 2nd PATCH (offset 65 536) breaks after 30 000 of its bytes, which the
     /// server keeps. Sent again at 65 536 (the pipeline's retry under the policy's idempotency key),
@@ -81,9 +124,7 @@ struct TusIntegrationTests {
         let store = ResumableUploadStore(directory: try UploadFixtures.folder())
         try await TestServers.control(
             "POST", "_tus/control", namespace: namespace, json: ["holdPatches": [2], "holdAfter": 30_000])
-        let policy = UploadFixtures.policy.with(
-            \.retry, RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20)))
-        let upload = Self.uploader(client, store: store, policy: policy).upload(fileAt: file)
+        let upload = Self.uploader(client, store: store, policy: Self.twoQuickRetries).upload(fileAt: file)
         _ = try await TestServers.control("POST", "_tus/held", namespace: namespace)
         try await TestServers.control("POST", "_tus/release", namespace: namespace)
         let location = try await upload.value
