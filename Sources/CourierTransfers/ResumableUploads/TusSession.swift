@@ -93,33 +93,23 @@ struct TusSession: Sendable {
             let sentBefore = sentEnd
             sentEnd = max(sentEnd, offset + count)
             let reporter = TransferProgressReporter(sent: { sent, _ in tracker.didSend(base + sent, of: length) })
-            let response: Response<HTTPResponse>
+            let answer: Result<Response<HTTPResponse>, any Error>
             do {
-                response = try await uploader.send(
-                    .patch, record.uploadURL.absoluteString,
-                    headers: [("Upload-Offset", String(offset)), ("Content-Type", "application/offset+octet-stream")],
-                    body: .stream(
-                        .fileRange(fileURL, offset: offset, length: count), contentType: "application/offset+octet-stream"),
-                    progress: reporter, signIn: signIn)
+                answer = .success(
+                    try await uploader.send(
+                        .patch, record.uploadURL.absoluteString,
+                        headers: [("Upload-Offset", String(offset)), ("Content-Type", "application/offset+octet-stream")],
+                        body: .stream(
+                            .fileRange(fileURL, offset: offset, length: count), contentType: "application/offset+octet-stream"),
+                        progress: reporter, signIn: signIn))
             } catch {
-                // The PATCH may or may not have reached the server: ask it where the upload is
-                // (HEAD) and go on from there, as tus intends, within the policy's retries.
-                failures += 1
-                if let current = try await recover(
-                    from: error, failures: &failures, record: &record, length: length, sentEnd: sentEnd)
-                {
-                    offset = current
-                } else {
-                    try await recreate(
-                        after: error, count: &recreations, record: &record, length: length, modified: identity.modified)
-                    offset = 0
-                    sentEnd = 0
-                }
-                continue
+                answer = .failure(error)
             }
-            if response.statusCode >= 500 || response.statusCode == 408 || response.statusCode == 429 {
+            if let failure = Self.transientFailure(of: answer) {
+                // The PATCH may or may not have reached the server: ask it where the upload is
+                // (HEAD) and go on from there, as tus intends, within the policy's retries — or
+                // from byte 0 of a new upload when the server no longer has this one.
                 failures += 1
-                let failure = NetworkError(response: response.response, knownErrors: [:])
                 if let current = try await recover(
                     from: failure, failures: &failures, record: &record, length: length, sentEnd: sentEnd)
                 {
@@ -132,6 +122,7 @@ struct TusSession: Sendable {
                 }
                 continue
             }
+            let response = try answer.get()
             switch response.statusCode {
             case 200...299:
                 // The new offset is at most the old one plus the bytes sent (tus 1.0.0 PATCH): a
@@ -170,6 +161,19 @@ struct TusSession: Sendable {
         store.remove(key)
         guard let last else { throw NetworkError.invalidRequest("the tus upload ended without a response") }
         return Response(value: record.uploadURL, response: last.response, context: last.context)
+    }
+
+    /// The failure of a `PATCH` that tus recovers from with `HEAD`: a transport error, or a 5xx,
+    /// 408 or 429 answer; `nil` for any other answer.
+    private static func transientFailure(of answer: Result<Response<HTTPResponse>, any Error>) -> (any Error)? {
+        switch answer {
+        case .failure(let error):
+            return error
+        case .success(let response):
+            let status = response.statusCode
+            guard status >= 500 || status == 408 || status == 429 else { return nil }
+            return NetworkError(response: response.response, knownErrors: [:])
+        }
     }
 
     /// Starts a new upload in place of `record`'s, which the server no longer has (404, 410, or 403
