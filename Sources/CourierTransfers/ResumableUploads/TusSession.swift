@@ -18,6 +18,8 @@ struct TusSession: Sendable {
     let metadata: [String: String]
     /// The uploader's creation URL in the environment of this run.
     let creationURL: URL?
+    /// The environment of this run: every request of it goes there (see `TusUploader.send`).
+    let environment: APIEnvironment
     /// The store's ``ResumableUploadStore/resetCount()`` when the run was made: after a reset
     /// (a sign-out) the run saves no record and ends (`NetworkError.signedOut`).
     let storeResets: Int
@@ -101,7 +103,7 @@ struct TusSession: Sendable {
                         headers: [("Upload-Offset", String(offset)), ("Content-Type", "application/offset+octet-stream")],
                         body: .stream(
                             .fileRange(fileURL, offset: offset, length: count), contentType: "application/offset+octet-stream"),
-                        progress: reporter, signIn: signIn))
+                        progress: reporter, signIn: signIn, environment: environment.id))
             } catch {
                 answer = .failure(error)
             }
@@ -226,7 +228,7 @@ struct TusSession: Sendable {
     /// before creation URLs were kept) on an origin of the client's environment.
     private func isOwn(_ record: ResumableUploadRecord) -> Bool {
         if let created = record.creationURL { return created == creationURL }
-        return uploader.environment.isOrigin(of: record.uploadURL)
+        return environment.isOrigin(of: record.uploadURL)
     }
 
     /// A tus metadata key: not empty, no space, comma or control character (tus 1.0.0).
@@ -242,7 +244,8 @@ struct TusSession: Sendable {
             let pairs = metadata.sorted { $0.key < $1.key }.map { "\($0.key) \(Data($0.value.utf8).base64EncodedString())" }
             headers.append(("Upload-Metadata", pairs.joined(separator: ",")))
         }
-        let response = try await uploader.send(.post, uploader.creationPath, headers: headers, signIn: signIn)
+        let response = try await uploader.send(
+            .post, uploader.creationPath, headers: headers, signIn: signIn, environment: environment.id)
         guard response.statusCode == 201 else { throw NetworkError(response: response.response, knownErrors: [:]) }
         guard let location = response.response.headers["Location"],
             let url = URL(string: location, relativeTo: response.response.url)?.absoluteURL
@@ -250,10 +253,10 @@ struct TusSession: Sendable {
         // An upload on another origin gets none of the environment's credentials, so an
         // authorized policy could never PATCH it: refused now, not saved as a record every later
         // run would try again.
-        if uploader.policy.auth != .none, !uploader.environment.isOrigin(of: url) {
+        if uploader.policy.auth != .none, !environment.isOrigin(of: url) {
             throw NetworkError.invalidRequest(
                 "the tus server placed the upload at \(url.scheme ?? "")://\(url.host ?? ""), not an origin of environment "
-                    + "'\(uploader.environment.id)': the access token is sent only to the environment's base URLs")
+                    + "'\(environment.id)': the access token is sent only to the environment's base URLs")
         }
         let record = ResumableUploadRecord(
             key: key, uploadURL: url, offset: 0, length: length, createdAt: Date(), creationURL: creationURL,
@@ -270,7 +273,8 @@ struct TusSession: Sendable {
 
     /// The server's offset (`HEAD`), or `nil` when the upload is gone (404, 410, 403).
     private func serverOffset(_ url: URL) async throws -> HeadAnswer? {
-        let response = try await uploader.send(.head, url.absoluteString, headers: [], signIn: signIn)
+        let response = try await uploader.send(
+            .head, url.absoluteString, headers: [], signIn: signIn, environment: environment.id)
         switch response.statusCode {
         case 200...299:
             guard let offset = Self.offset(response.response) else {

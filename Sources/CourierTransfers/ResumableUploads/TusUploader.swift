@@ -84,9 +84,6 @@ public struct TusUploader: Sendable {
         self.policy = policy
     }
 
-    /// The client's current environment.
-    var environment: APIEnvironment { client.environment }
-
     /// The client's clock, for the waits between a failed PATCH and the next.
     var clock: any Clock<Duration> { client.configuration.clock }
 
@@ -137,11 +134,12 @@ public struct TusUploader: Sendable {
         let (progress, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
         let size = FileSize.of(fileURL)
         let tracker = UploadProgressTracker(knownTotal: size, continuation: continuation)
-        let creation = creationURL
+        let environment = client.environment
+        let creation = TransferURL.resolve(creationPath, against: environment.baseURL)
         let session = TusSession(
             uploader: self, fileURL: fileURL,
             key: key ?? creation.map { Self.key(for: fileURL, creationURL: $0) } ?? Self.key(for: fileURL),
-            metadata: metadata, creationURL: creation, storeResets: store.resetCount())
+            metadata: metadata, creationURL: creation, environment: environment, storeResets: store.resetCount())
         let (store, key) = (store, session.key)
         let task = Task {
             do {
@@ -176,10 +174,13 @@ public struct TusUploader: Sendable {
     /// Sends one tus request with the raw status returned (409, 404, 410 are steps, not errors).
     /// `signIn` holds the sign-in of the run's first request that carried a token: the later ones
     /// go out only under it (else ``NetworkError/signedOut``, nothing sent), so the rest of one
-    /// user's file never goes out with another user's token.
+    /// user's file never goes out with another user's token. Every request goes out only while the
+    /// client points at `environment`, the run's (else `NetworkError.invalidRequest(_:)`, nothing
+    /// sent): after a switch, the upload URL of the first environment would get the next one's
+    /// token.
     func send(
         _ method: HTTPMethod, _ path: String, headers: [(String, String)], body: RequestBody = .none,
-        progress: TransferProgressReporter? = nil, signIn: Locked<Int?>
+        progress: TransferProgressReporter? = nil, signIn: Locked<Int?>, environment: String
     ) async throws -> Response<HTTPResponse> {
         // A PATCH is never sent twice below the session (the retry step, or the transport on a
         // reused connection), which an idempotency key would allow: a tus server does not know the
@@ -198,9 +199,11 @@ public struct TusUploader: Sendable {
         if let session = signIn.current { context[SignInRequirementKey.self] = SignInRequirement(session: session) }
         let response: Response<HTTPResponse>
         do {
-            response = try await client.response(for: request, context: context)
+            response = try await client.response(for: request, context: context, requiredEnvironment: environment)
         } catch is SignInMismatch {
             throw NetworkError.signedOut
+        } catch let mismatch as EnvironmentMismatch {
+            throw NetworkError.invalidRequest("this tus upload was \(mismatch): nothing more of it is sent")
         }
         if let session = response.context[SignInSessionKey.self] {
             signIn.withLock { pinned in pinned = pinned ?? session }

@@ -1,0 +1,100 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierEnvironments
+import CourierTesting
+import CourierTransfers
+
+/// An upload made in one environment goes on only in that environment. Its later requests are
+/// addressed to the upload URL that environment's server gave (or its path resolved there): sent
+/// through another environment's pipeline they would carry that environment's access token to
+/// it — which the pipeline refuses only when the other environment is on another origin, not for
+/// two environments on one host (development and staging here).
+@Suite("Environment switches and the uploads that outlive one call", .timeLimit(.minutes(1)))
+struct EnvironmentPinnedUploadTests {
+    /// development and staging on the first reference server (two paths of one origin),
+    /// production on the second, each signed in with a token of its own; the build chooses
+    /// staging. The client's retries and backoffs wait on `clock`.
+    struct Fixture {
+        let servers: TwoServers
+        let set: EnvironmentSet
+        let client: APIClient
+        let clock: TestClock
+
+        init() async throws {
+            let servers = try TwoServers()
+            let set = try servers.set()
+            let clock = TestClock(mode: .manual)
+            let tokens = EnvironmentScoped { environment in
+                TokenManager(
+                    store: InMemoryTokenStore(),
+                    grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
+            }
+            client = try APIClient(environments: set) { configuration, environment in
+                TestTransport.configure(&configuration, environment)
+                configuration.interceptors = .standard(tokenManager: tokens[environment], retry: RetryInterceptor(clock: clock))
+                configuration.clock = clock
+            }
+            for environment in set.environments {
+                try await tokens[environment].signIn(
+                    AuthTokens(
+                        accessToken: Self.accessToken(of: environment.id), refreshToken: "\(environment.id)-refresh-token",
+                        expiresAt: Date().addingTimeInterval(3600)))
+            }
+            self.servers = servers
+            self.set = set
+            self.clock = clock
+        }
+
+        static func accessToken(of environment: String) -> String { "\(environment)-access-token" }
+
+        /// The requests under `path` that reached staging's namespace of the first server, as
+        /// `METHOD path Authorization`.
+        func sentToStaging(under path: String) async throws -> [String] {
+            try await servers.log(servers.staging).filter { $0.path.contains(path) }.map {
+                "\($0.method) \($0.path) \($0.header("Authorization") ?? "-")"
+            }
+        }
+
+        /// Every request any environment's server logged under `path` outside staging's namespace.
+        func sentElsewhere(under path: String) async throws -> [String] {
+            let development = try TwoServers(namespace: servers.namespace + "-dev")
+            let logs = try await development.log(servers.first) + servers.log(servers.production)
+            return logs.filter { $0.path.contains(path) }.map { "\($0.method) \($0.path)" }
+        }
+    }
+
+    /// A tus upload on staging: its second PATCH fails (503), and while the uploader waits to ask
+    /// the server for its offset the app switches to development (the same host). Its HEAD and
+    /// remaining PATCHes used to go to staging's upload URL with development's access token. The
+    /// upload fails instead, and nothing is sent after the switch.
+    @Test func aTusUploadOfStagingSendsNothingWithAnotherEnvironmentsTokenAfterASwitch() async throws {
+        let fixture = try await Fixture()
+        try await TestServers.control(
+            "POST", "_tus/control", namespace: fixture.servers.namespace, json: ["failPatches": [2]])
+        let file = try UploadFixtures.file(UploadFixtures.bytes(200_000, seed: 41))
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let folder = try UploadFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let retry = RetryPolicy(maxRetries: 2, baseDelay: .seconds(1), maxDelay: .seconds(1), jitter: .none)
+        let uploader = TusUploader(
+            client: fixture.client, creationPath: "/tus/files", store: ResumableUploadStore(directory: folder),
+            chunkSize: 64 << 10, policy: EndpointPolicy.authorizedUpload.with(\.retry, retry))
+        let upload = uploader.upload(fileAt: file)
+        // The uploader's backoff after the failed PATCH (1 s on the client's clock).
+        try await fixture.clock.waitForSleeper(for: .seconds(1))
+        let before = try await fixture.sentToStaging(under: "/tus/files")
+        try await fixture.set.switchEnvironment(to: "development")
+        fixture.clock.advance(by: .seconds(1))
+
+        let failure = await #expect(throws: NetworkError.self) { _ = try await upload.value }
+        #expect(failure?.kind == .invalidRequest, "\(String(describing: failure))")
+        let sent = try await fixture.sentToStaging(under: "/tus/files")
+        #expect(before.count == 3, "POST and two PATCHes before the switch: \(before)")
+        #expect(sent == before, "sent to staging's upload after the switch: \(sent.dropFirst(before.count))")
+        #expect(try await fixture.sentElsewhere(under: "/tus/files").isEmpty)
+    }
+}
