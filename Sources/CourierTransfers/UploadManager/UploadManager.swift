@@ -103,6 +103,10 @@ public actor UploadManager: ResultWaiting {
     ///
     /// - Parameters:
     ///   - client: Sends foreground uploads (its pipeline) and resolves paths against its environment.
+    ///     A foreground upload is sent only while the client points at the environment it was
+    ///     enqueued in: after a switch it stays pending (``result(for:)`` throws
+    ///     `NetworkError.invalidRequest(_:)` saying so) until ``resumePending()`` finds that
+    ///     environment current again.
     ///   - directory: An app-owned folder (Application Support, not Caches: staged files must stay).
     ///   - backgroundTransport: Runs ``UploadMode/background`` uploads; without one they fail.
     ///   - policy: The policy of foreground uploads; default `EndpointPolicy.authorizedUpload`,
@@ -177,8 +181,9 @@ public actor UploadManager: ResultWaiting {
     private func record(
         _ name: String, path: String, method: HTTPMethod, contentType: String, headers: [String: String], mode: UploadMode
     ) async throws -> UUID {
+        let environment = client.environment
         guard
-            let url = TransferURL.resolve(path, against: client.environment.baseURL)
+            let url = TransferURL.resolve(path, against: environment.baseURL)
         else {
             staging.remove(name)
             throw NetworkError.invalidRequest("'\(path)' is not a valid upload path")
@@ -189,6 +194,7 @@ public actor UploadManager: ResultWaiting {
             id: UUID.random(), method: method.rawValue, url: url, headers: fields, stagedFileName: name, mode: mode,
             state: .pending, createdAt: Date())
         record.account = account()
+        record.environment = environment.id
         records[record.id] = record
         do {
             try saveRegistry()
@@ -244,7 +250,8 @@ public actor UploadManager: ResultWaiting {
                 HTTPMethod(rawValue: record.method), record.url.absoluteString, headers: headers,
                 body: .file(file, contentType: record.headers["Content-Type"] ?? "application/octet-stream"),
                 policy: Self.policy(policy, for: record))
-            let upload = client.upload(request, requiredSignIn: signInRequirement(for: record))
+            let upload = client.upload(
+                request, requiredEnvironment: record.environment, requiredSignIn: signInRequirement(for: record))
             running[record.id] = upload
             progress[record.id] = ProgressFanOut.forward(upload.progress)
             interrupted[record.id] = nil
@@ -382,6 +389,12 @@ public actor UploadManager: ResultWaiting {
             waitForAccount(id)
             return
         }
+        if let mismatch = error as? EnvironmentMismatch, records[id]?.state == .pending {
+            // The client points at another environment than the upload's: nothing sent.
+            markUnsent(id)
+            waitForEnvironment(id, mismatch)
+            return
+        }
         let failure = NetworkError(error)
         guard let record = records[id], record.state == .pending, Self.waitsForNetwork(failure, retry: policy.retry),
             Self.mayRepeat(record, policy: policy) || Self.leftTheRequestUnhandled(failure)
@@ -429,6 +442,17 @@ public actor UploadManager: ResultWaiting {
         progress[id] = nil
         interrupted[id] = .signedOut
         settleWaits(of: id, with: .failure(NetworkError.signedOut))
+    }
+
+    /// Upload `id` stays pending for its environment, which is not the client's current one:
+    /// those waiting get `NetworkError.invalidRequest(_:)` saying so; a later ``resumePending()``
+    /// sends it once the app is back in that environment.
+    private func waitForEnvironment(_ id: UUID, _ mismatch: EnvironmentMismatch) {
+        running[id] = nil
+        progress[id] = nil
+        let failure = NetworkError.invalidRequest("this upload was \(mismatch): it waits until that environment is current again")
+        interrupted[id] = failure
+        settleWaits(of: id, with: .failure(failure))
     }
 
     /// Whether an upload that ended with `failure` is worth sending again later: the network was

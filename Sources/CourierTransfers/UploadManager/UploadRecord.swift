@@ -32,6 +32,11 @@ public struct UploadRecord: Sendable, Codable, Hashable, Identifiable {
     /// send the upload again (the previous process may have ended after the server stored it).
     /// Records written before this field existed read as `nil`.
     package var sendMayHaveBegun: Bool?
+    /// The identifier of the environment the upload was enqueued in (`APIEnvironment.id`), whose
+    /// server ``url`` addresses: a foreground upload is sent only while the client points at that
+    /// environment, so another environment's token never goes with it. Records written before
+    /// this field existed read as `nil` (sent in any environment).
+    package var environment: String?
 
     package init(
         id: UUID, method: String, url: URL, headers: [String: String], stagedFileName: String, mode: UploadMode,

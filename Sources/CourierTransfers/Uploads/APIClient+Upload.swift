@@ -23,20 +23,27 @@ extension APIClient {
         startUpload(request)
     }
 
-    /// ``upload(_:)-(Request<Value>)`` sent only with a token of the account `requiredSignIn` names
-    /// (else it fails with `SignInMismatch` and nothing is sent): the ``UploadManager``'s way to
-    /// never send a user's pending upload with the next user's token.
-    package func upload<Value>(_ request: Request<Value>, requiredSignIn: SignInRequirement?) -> Upload<Value> {
-        startUpload(request, requiredSignIn: requiredSignIn)
+    /// ``upload(_:)-(Request<Value>)`` sent only while the client points at the environment
+    /// `requiredEnvironment` names (else it fails with `EnvironmentMismatch`) and only with a token
+    /// of the account `requiredSignIn` names (else it fails with `SignInMismatch`), nothing sent
+    /// otherwise: the ``UploadManager``'s way to never send a pending upload to another
+    /// environment's server or with another environment's or the next user's token.
+    package func upload<Value>(
+        _ request: Request<Value>, requiredEnvironment: String?, requiredSignIn: SignInRequirement?
+    ) -> Upload<Value> {
+        startUpload(request, requiredEnvironment: requiredEnvironment, requiredSignIn: requiredSignIn)
     }
 
-    private func startUpload<E: Endpoint>(_ endpoint: E, requiredSignIn: SignInRequirement? = nil) -> Upload<E.Response> {
+    private func startUpload<E: Endpoint>(
+        _ endpoint: E, requiredEnvironment: String? = nil, requiredSignIn: SignInRequirement? = nil
+    ) -> Upload<E.Response> {
         let (progress, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
         let tracker = UploadProgressTracker(knownTotal: endpoint.body.knownLength, continuation: continuation)
         let context = RequestContext(for: endpoint, traits: CallTraits(transferProgress: tracker.reporter))
         let task = Task { [self] in
             do {
-                let response = try await self.response(for: endpoint, context: context, requiredSignIn: requiredSignIn)
+                let response = try await self.response(
+                    for: endpoint, context: context, requiredEnvironment: requiredEnvironment, requiredSignIn: requiredSignIn)
                 tracker.finish(sentTotal: nil)
                 return response
             } catch {

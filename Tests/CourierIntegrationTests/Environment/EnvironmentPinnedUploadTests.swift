@@ -67,6 +67,66 @@ struct EnvironmentPinnedUploadTests {
         }
     }
 
+    /// A foreground upload enqueued on staging is kept pending by a 503; the app switches to
+    /// development (the same host) and calls `resumePending()`. It used to go out to staging's URL
+    /// with development's access token. It waits for staging instead, and goes out with staging's
+    /// token once the app is back there.
+    @Test func aPendingUploadOfStagingIsNotSentWithAnotherEnvironmentsTokenAfterASwitch() async throws {
+        let fixture = try await Fixture()
+        try await TestServers.inject("POST", "/uploads/count", [["status": 503]], namespace: fixture.servers.namespace)
+        let directory = try UploadFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let manager = try UploadManager(
+            client: fixture.client, directory: directory, policy: EndpointPolicy.authorizedUpload.with(\.retry, .none))
+        let file = try UploadFixtures.file(UploadFixtures.bytes(10_000))
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let id = try await manager.enqueue(fileAt: file, to: "/uploads/count", contentType: "application/octet-stream")
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        #expect(await manager.uploads.map(\.state) == [.pending])
+
+        try await fixture.set.switchEnvironment(to: "development")
+        await manager.resumePending()
+        _ = try? await manager.result(for: id)
+        let staging = "POST /uploads/count Bearer \(Fixture.accessToken(of: "staging"))"
+        let sent = try await fixture.sentToStaging(under: "/uploads/count")
+        #expect(sent == [staging], "staging's upload went out again after the switch: \(sent.dropFirst())")
+        #expect(try await fixture.sentElsewhere(under: "/uploads/count").isEmpty)
+        #expect(await manager.uploads.map(\.state) == [.pending], "kept for staging")
+
+        try await fixture.set.switchEnvironment(to: "staging")
+        await manager.resumePending()
+        #expect(try await manager.result(for: id).statusCode == 200)
+        #expect(try await fixture.sentToStaging(under: "/uploads/count") == [staging, staging])
+    }
+
+    /// The same upload when the app switches to production (another origin) meanwhile: the
+    /// pipeline refuses staging's URL there, which used to fail the upload for good and delete its
+    /// staged copy — switching back to staging could not send it any more. It waits for staging.
+    @Test func aPendingUploadOfStagingIsKeptThroughASwitchToAnotherOrigin() async throws {
+        let fixture = try await Fixture()
+        try await TestServers.inject("POST", "/uploads/count", [["status": 503]], namespace: fixture.servers.namespace)
+        let directory = try UploadFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let manager = try UploadManager(
+            client: fixture.client, directory: directory, policy: EndpointPolicy.authorizedUpload.with(\.retry, .none))
+        let file = try UploadFixtures.file(UploadFixtures.bytes(10_000))
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let id = try await manager.enqueue(fileAt: file, to: "/uploads/count", contentType: "application/octet-stream")
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+
+        try await fixture.set.switchEnvironment(to: "production")
+        await manager.resumePending()
+        _ = try? await manager.result(for: id)
+        #expect(await manager.uploads.map(\.state) == [.pending], "kept for staging")
+        #expect(try await fixture.sentElsewhere(under: "/uploads/count").isEmpty)
+
+        try await fixture.set.switchEnvironment(to: "staging")
+        await manager.resumePending()
+        #expect(try await manager.result(for: id).statusCode == 200)
+        let uploads = try #require(try await TestServers.stats(namespace: fixture.servers.namespace)["uploads"] as? [String: Any])
+        #expect(uploads["completed"] as? Int == 1)
+    }
+
     /// A tus upload on staging: its second PATCH fails (503), and while the uploader waits to ask
     /// the server for its offset the app switches to development (the same host). Its HEAD and
     /// remaining PATCHes used to go to staging's upload URL with development's access token. The
