@@ -444,6 +444,15 @@ public actor UploadManager: ResultWaiting {
         settleWaits(of: id, with: .failure(NetworkError.signedOut))
     }
 
+    /// Why `record` may not go out now: the client points at another environment than the one it
+    /// was enqueued in (`nil` when it is that one, or the record names none). The send itself
+    /// checks again (`APIClient.upload(_:requiredEnvironment:requiredSignIn:)`).
+    private func environmentMismatch(of record: UploadRecord) -> EnvironmentMismatch? {
+        let current = client.environment.id
+        guard let required = record.environment, required != current else { return nil }
+        return EnvironmentMismatch(required: required, current: current)
+    }
+
     /// Upload `id` stays pending for its environment, which is not the client's current one:
     /// those waiting get `NetworkError.invalidRequest(_:)` saying so; a later ``resumePending()``
     /// sends it once the app is back in that environment.
@@ -627,6 +636,10 @@ public actor UploadManager: ResultWaiting {
         for record in pending where record.mode == .foreground && running[record.id] == nil {
             guard isCurrentAccount(record) else {
                 waitForAccount(record.id)
+                continue
+            }
+            if let mismatch = environmentMismatch(of: record) {
+                waitForEnvironment(record.id, mismatch)
                 continue
             }
             do {
