@@ -332,7 +332,10 @@ public actor UploadManager: ResultWaiting {
         }
     }
 
-    /// Hands `record` over once more after its 401, with a refreshed token. When the token cannot
+    /// Hands `record` over once more after its 401, with a refreshed token. After a switch to
+    /// another environment than the upload's, it stays pending until ``resumePending()`` finds that
+    /// environment current again (`result(for:)` throws `NetworkError.invalidRequest(_:)` saying
+    /// so). When the token cannot
     /// be had now — the store unreadable (a Keychain before the first unlock), the refresh offline
     /// or refused for a while (``waitsToReauthorize(_:retry:)``) — the upload stays pending with its
     /// staged copy: those waiting get the failure, and the next ``resumePending()`` tries again.
@@ -340,6 +343,12 @@ public actor UploadManager: ResultWaiting {
     private func reauthorize(_ record: UploadRecord) async {
         guard isCurrentAccount(record) else {
             waitForAccount(record.id)
+            awaitingReauthorization.insert(record.id)
+            return
+        }
+        if let mismatch = environmentMismatch(of: record) {
+            // Signed only by its own environment's token manager: handed over again there.
+            waitForEnvironment(record.id, mismatch)
             awaitingReauthorization.insert(record.id)
             return
         }

@@ -127,6 +127,58 @@ struct EnvironmentPinnedUploadTests {
         #expect(uploads["completed"] as? Int == 1)
     }
 
+    /// A background upload handed over on staging with staging's token is answered 401, and the
+    /// app has switched to development (the same host) by the time the manager reads the answer.
+    /// The new hand-over must be signed by staging's token manager, which development's pipeline
+    /// does not authenticate with: it used to fail the upload for good and delete its staged copy.
+    /// It waits for staging, and is handed over again with a refreshed staging token there.
+    @Test func aBackgroundUploadOfStagingAnswered401AfterASwitchWaitsForStaging() async throws {
+        let servers = try TwoServers()
+        let set = try servers.set()
+        let tokens = EnvironmentScoped { environment in
+            TokenManager(
+                store: InMemoryTokenStore(), grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
+        }
+        let client = try APIClient(environments: set) { configuration, environment in
+            TestTransport.configure(&configuration, environment)
+            configuration.interceptors = .standard(tokenManager: tokens[environment])
+        }
+        let staging = try #require(set.environment("staging"))
+        let login = try await client.send(
+            Request<OAuthTokenResponse>.post("/auth/login", body: EnvironmentIntegrationTests.Login()))
+        try await tokens[staging].signIn(login.tokens())
+        try await TestServers.inject(
+            "POST", "/uploads/count", [["status": 401, "headers": ["WWW-Authenticate": #"Bearer error="invalid_token""#]]],
+            namespace: servers.namespace)
+        let directory = try UploadFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let background = HeldEventsTransport(
+            URLSessionBackgroundTransport(
+                configuration: .ephemeral, downloadsDirectory: directory.appendingPathComponent("system")))
+        let manager = try UploadManager(
+            client: client, directory: directory.appendingPathComponent("manager"), backgroundTransport: background,
+            tokenManager: tokens[staging])
+        let file = try UploadFixtures.file(UploadFixtures.bytes(10_000))
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let id = try await manager.enqueue(
+            fileAt: file, to: "/uploads/count", contentType: "application/octet-stream", mode: .background)
+        for await _ in background.arrived { break }  // the 401, held
+
+        try await set.switchEnvironment(to: "development")
+        background.release()
+        _ = try? await manager.result(for: id)
+        #expect(await manager.uploads.map(\.state) == [.pending], "kept for staging")
+
+        try await set.switchEnvironment(to: "staging")
+        await manager.resumePending()
+        #expect(try await manager.result(for: id).statusCode == 200)
+        let sent = try await servers.log(servers.staging).filter { $0.path == "/uploads/count" }.map {
+            $0.header("Authorization")
+        }
+        #expect(sent.count == 2 && sent[0] == "Bearer \(login.accessToken)" && sent[1] != sent[0], "\(sent)")
+        #expect(sent.allSatisfy { $0?.hasPrefix("Bearer ") == true })
+    }
+
     /// A tus upload on staging: its second PATCH fails (503), and while the uploader waits to ask
     /// the server for its offset the app switches to development (the same host). Its HEAD and
     /// remaining PATCHes used to go to staging's upload URL with development's access token. The
@@ -157,4 +209,51 @@ struct EnvironmentPinnedUploadTests {
         #expect(sent == before, "sent to staging's upload after the switch: \(sent.dropFirst(before.count))")
         #expect(try await fixture.sentElsewhere(under: "/tus/files").isEmpty)
     }
+}
+
+/// A background transport over another that holds the events it reports until ``release()``
+/// (``arrived`` reports each as it comes): the answer to an upload is read when the test says.
+final class HeldEventsTransport: BackgroundTransport, Sendable {
+    private let base: URLSessionBackgroundTransport
+    let events: AsyncStream<BackgroundTransferEvent>
+    private let continuation: AsyncStream<BackgroundTransferEvent>.Continuation
+    /// Every event of `base`, as it arrives.
+    let arrived: AsyncStream<BackgroundTransferEvent>
+    /// The events held so far; `nil` once released (later events pass at once).
+    private let held = Locked<[BackgroundTransferEvent]?>([])
+
+    init(_ base: URLSessionBackgroundTransport) {
+        self.base = base
+        (events, continuation) = AsyncStream.makeStream(of: BackgroundTransferEvent.self)
+        let (arrived, report) = AsyncStream.makeStream(of: BackgroundTransferEvent.self)
+        self.arrived = arrived
+        Task { [held, continuation] in
+            for await event in base.events {
+                let passes = held.withLock { held -> Bool in
+                    guard held != nil else { return true }
+                    held?.append(event)
+                    return false
+                }
+                if passes { continuation.yield(event) }
+                report.yield(event)
+            }
+        }
+    }
+
+    /// Delivers the held events, and every later one as it comes.
+    func release() {
+        for event in held.withLock({ held in
+            defer { held = nil }
+            return held ?? []
+        }) { continuation.yield(event) }
+    }
+
+    func startUpload(_ request: URLRequest, fromFile fileURL: URL, taskDescription: String) throws {
+        try base.startUpload(request, fromFile: fileURL, taskDescription: taskDescription)
+    }
+    func startDownload(_ request: URLRequest, taskDescription: String) throws {
+        try base.startDownload(request, taskDescription: taskDescription)
+    }
+    func runningTaskDescriptions() async -> [String] { await base.runningTaskDescriptions() }
+    func cancelTask(withDescription taskDescription: String) async { await base.cancelTask(withDescription: taskDescription) }
 }
