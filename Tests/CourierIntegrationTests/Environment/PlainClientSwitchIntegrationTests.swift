@@ -104,4 +104,31 @@ struct PlainClientSwitchIntegrationTests {
         #expect(calls.last?.header("X-Region") == "eu")
         #expect(try await servers.log(servers.production).isEmpty)
     }
+
+    /// The token manager's grant names staging's token endpoint. After the switch to production
+    /// and a sign-in there, the first refresh used to send production's refresh token to staging
+    /// (staging's log: `POST /auth/refresh`). It is refused: nothing goes to staging, and the call
+    /// that needed it fails with `NetworkError.invalidRequest` saying why.
+    @Test("after a switch to another server, a refresh never sends that server's refresh token to the old one")
+    func aRefreshAfterASwitchNeverGoesToTheOldServersTokenEndpoint() async throws {
+        let servers = try TwoServers()
+        let (client, tokens, _, _) = try await Self.signedIn(servers)
+        try await client.switchEnvironment(
+            to: APIEnvironment(name: "production", baseURL: TwoServers.base(servers.production, servers.namespace)))
+        let login = try await client.send(
+            Request<OAuthTokenResponse>.post("/auth/login", body: AuthSession.Login(accessTtl: 3600), policy: .authRefresh))
+        // Signed in on production with an access token that has expired: the next call refreshes.
+        try await tokens.signIn(
+            AuthTokens(
+                accessToken: login.accessToken, refreshToken: login.refreshToken, expiresAt: Date(timeIntervalSinceNow: -60)))
+        let before = try await servers.log(servers.staging).count
+
+        let refused = await #expect(throws: NetworkError.self) {
+            try await client.send(Request<Me>.get("/me", policy: .authorizedRead))
+        }
+        #expect(refused?.kind == .invalidRequest, "\(String(describing: refused))")
+        let sent = try await servers.log(servers.staging).dropFirst(before).map { "\($0.method) \($0.path)" }
+        #expect(sent.isEmpty, "production's refresh token went to staging: \(sent)")
+        #expect(try await servers.log(servers.production).filter { $0.path == "/me" }.isEmpty)
+    }
 }

@@ -110,7 +110,11 @@ public final class APIClient: Sendable {
     /// token obtained on one server is ever sent to another: a call started after the switch that
     /// needs a token fails with ``NetworkError/signedOut`` until someone signs in again. A switch
     /// to the same origins (another path, other headers) keeps the session. A ``TokenManager``
-    /// shared with other clients is signed out for them too.
+    /// shared with other clients is signed out for them too. Its ``RefreshTokenGrant`` is not
+    /// changed: once the client has left the environment it was made with, a refresh whose token
+    /// endpoint is on an origin of that environment is refused (``NetworkError/invalidRequest(_:)``,
+    /// nothing sent), so the refresh token of someone signed in on the new server never reaches the
+    /// old one — give the grant a URL that follows ``environment``, or use an `EnvironmentSet`.
     ///
     /// The transport is kept: calls to hosts the new environment pins are refused
     /// (``PinningFailure/transportIgnoresPins(host:)``) unless that transport enforces its pins, and

@@ -40,7 +40,7 @@ package final class ClientLane: Sendable {
         // A token manager without a transport of its own refreshes through its client's (its lane's).
         for participant in participants { participant.adoptLaneTransport(configuration.transport) }
         let environment = Locked(configuration.environment)
-        for participant in participants { participant.adoptLanePins { environment.current.pins } }
+        for participant in participants { participant.adoptLaneEnvironment { environment.current } }
         self.builder = RequestBuilder(
             encoder: configuration.encoder, queryEncoder: configuration.queryEncoder,
             defaultHeaders: configuration.headers)

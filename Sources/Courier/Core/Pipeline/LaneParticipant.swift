@@ -23,11 +23,11 @@ package protocol LaneParticipant: Interceptor {
     /// nothing).
     func callFailed(_ failure: NetworkError)
 
-    /// Offers the pins of the lane's current environment (read when needed: a plain client's
-    /// environment can change), for a participant that sends requests of its own (a
-    /// ``TokenManager`` refreshing through a transport of its own must not reach a pinned host
-    /// unpinned).
-    func adoptLanePins(_ pins: @escaping @Sendable () -> PinningPolicy?)
+    /// Offers the lane's current environment (read when needed: a plain client's environment can
+    /// change), for a participant that sends requests of its own: a ``TokenManager`` refreshing
+    /// through a transport of its own must not reach a pinned host unpinned, nor send a refresh
+    /// token to the token endpoint of an environment the client has left.
+    func adoptLaneEnvironment(_ environment: @escaping @Sendable () -> APIEnvironment)
 
     /// The token manager this participant authenticates the lane's calls with
     /// (``AuthInterceptor``): what transfers sent outside the pipeline must sign with.
@@ -46,7 +46,7 @@ extension LaneParticipant {
     package var observesCallFailures: Bool { false }
     package func callFailed(_ failure: NetworkError) {}
     package var laneTokenManager: TokenManager? { nil }
-    package func adoptLanePins(_ pins: @escaping @Sendable () -> PinningPolicy?) {}
+    package func adoptLaneEnvironment(_ environment: @escaping @Sendable () -> APIEnvironment) {}
     package func adoptLaneTokenManagers(_ managers: [TokenManager]) {}
 }
 
@@ -61,5 +61,7 @@ extension RequestIDInterceptor: LaneParticipant {
 extension AuthInterceptor: LaneParticipant {
     package func adoptLaneTransport(_ transport: any Transport) { tokenManager.adoptTransport(transport) }
     package var laneTokenManager: TokenManager? { tokenManager }
-    package func adoptLanePins(_ pins: @escaping @Sendable () -> PinningPolicy?) { tokenManager.adoptPins(pins) }
+    package func adoptLaneEnvironment(_ environment: @escaping @Sendable () -> APIEnvironment) {
+        tokenManager.adoptEnvironment(environment)
+    }
 }

@@ -64,8 +64,9 @@ public actor TokenManager {
     /// The transport the refresh goes through: the one given to `init`, else the transport of the
     /// first client whose pipeline holds this manager's ``AuthInterceptor``.
     private nonisolated let transport: Locked<(any Transport)?>
-    /// The pins of the environment of the client holding this manager (``adoptPins(_:)``).
-    private nonisolated let lanePins = Locked<(@Sendable () -> PinningPolicy?)?>(nil)
+    /// The environment of the client holding this manager when it was adopted, and its current
+    /// one (``adoptEnvironment(_:)``).
+    private nonisolated let laneEnvironment = Locked<(adopted: APIEnvironment, current: @Sendable () -> APIEnvironment)?>(nil)
     private let grant: RefreshTokenGrant
     /// How long before expiry the access token is refreshed proactively: the `leeway` given to
     /// `init`, 30 s by default. A token whose expiry is within `leeway` counts as expired — except
@@ -172,12 +173,15 @@ public actor TokenManager {
         }
     }
 
-    /// Takes the pins of the environment whose client holds this manager (the first client's),
-    /// read at each refresh: a refresh through a transport that does not enforce them never goes
-    /// to a host they pin (``PinningFailure/transportIgnoresPins(host:)``).
-    nonisolated func adoptPins(_ pins: @escaping @Sendable () -> PinningPolicy?) {
-        lanePins.withLock { current in
-            if current == nil { current = pins }
+    /// Takes the environment of the client that holds this manager (the first client's), read at
+    /// each refresh: a refresh through a transport that does not enforce its pins never goes to a
+    /// host they pin (``PinningFailure/transportIgnoresPins(host:)``), and once a plain client
+    /// switched to another origin, a refresh is never sent to a token endpoint on an origin of the
+    /// environment it left (the next server's refresh token would reach the previous one).
+    nonisolated func adoptEnvironment(_ environment: @escaping @Sendable () -> APIEnvironment) {
+        let adopted = environment()
+        laneEnvironment.withLock { current in
+            if current == nil { current = (adopted, environment) }
         }
     }
 
@@ -618,7 +622,7 @@ public actor TokenManager {
         let generation = self.generation
         let grant = self.grant
         let transport = self.transport.current
-        let pins = lanePins.current?()
+        let lane = laneEnvironment.current.map { (adopted: $0.adopted, current: $0.current()) }
         let now = self.now
         let refreshLock = self.refreshLock
         inFlight = Task {
@@ -633,7 +637,7 @@ public actor TokenManager {
             let outcome: Outcome
             if let transport {
                 outcome = await Self.exchange(
-                    refreshToken: refreshToken, current: current, grant: grant, transport: transport, pins: pins, now: now)
+                    refreshToken: refreshToken, current: current, grant: grant, transport: transport, lane: lane, now: now)
             } else {
                 outcome = .failed(
                     .invalidRequest(
@@ -645,15 +649,25 @@ public actor TokenManager {
     }
 
     /// Sends the refresh request and classifies the answer, `expires_in` counted from `now` at
-    /// receipt. Runs off the actor.
+    /// receipt. Runs off the actor. `lane`: the environment of the client holding this manager
+    /// when it was adopted and now (``adoptEnvironment(_:)``).
     private static func exchange(
         refreshToken: String, current: AuthTokens, grant: RefreshTokenGrant, transport: any Transport,
-        pins: PinningPolicy?, now: @Sendable () -> Date
+        lane: (adopted: APIEnvironment, current: APIEnvironment)?, now: @Sendable () -> Date
     ) async -> Outcome {
         var host: String?
         do {
             let request = try grant.makeRequest(refreshToken)
-            if let pins, !pins.isEnforced(by: transport) { try pins.refuseUnenforced(request.url) }
+            if let lane, let url = request.url, lane.adopted.isOrigin(of: url), !lane.current.isOrigin(of: url) {
+                // The grant's token endpoint is the left environment's: the refresh token of
+                // whoever signed in since belongs to the current environment's server.
+                throw NetworkError.invalidRequest(
+                    "the token endpoint \(url.scheme ?? "")://\(url.host ?? "")\(url.port.map { ":\($0)" } ?? "") belongs to "
+                        + "environment '\(lane.adopted.id)', and the client now points at '\(lane.current.id)': the refresh token "
+                        + "is not sent there. Give each environment its own TokenManager (an EnvironmentSet), or a grant whose "
+                        + "URL follows the client's environment")
+            }
+            if let pins = lane?.current.pins, !pins.isEnforced(by: transport) { try pins.refuseUnenforced(request.url) }
             host = FleetGuard.hostKey(of: request.url)
             let response = try await transport.send(request)
             var tokens = try grant.parse(response, current: current, receivedAt: now())
