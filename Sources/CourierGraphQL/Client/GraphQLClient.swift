@@ -36,7 +36,8 @@ import FoundationNetworking
 /// - **Persisted queries** (``Configuration/usesPersistedQueries``, Apollo's APQ): the first
 ///   request carries only `extensions.persistedQuery {version: 1, sha256Hash}`; on
 ///   `PersistedQueryNotFound` the call is sent once more with the full document and the hash,
-///   which registers it. The miss is recognised in every form servers send it: a 200, a 4xx with
+///   which registers it. Both requests share the policy's `EndpointPolicy.deadline`: the second
+///   gets what the first left of it (none left: `NetworkError.timedOut(nil)`, nothing sent). The miss is recognised in every form servers send it: a 200, a 4xx with
 ///   `application/graphql-response+json`, or a 400 with plain `application/json` (Apollo Server
 ///   2/3, graphql-java…), as Apollo Client does. Each document is hashed once per client.
 public final class GraphQLClient: Sendable {
@@ -142,26 +143,37 @@ public final class GraphQLClient: Sendable {
         // (`EnvironmentMismatch`, nothing sent) instead of sending the operation, a mutation
         // perhaps, to another server as another user.
         let environment = client.environment.id
+        // One operation, one deadline (`EndpointPolicy.deadline` bounds the whole logical call):
+        // the request that follows a miss gets only what the hash-only request left of it.
+        let elapsed = Self.stopwatch(client.configuration.clock)
         let first = try await exchange(call, document: false, hash: hash, in: environment)
         if first.payload.errors.contains(where: \.isPersistedQueryNotFound) {
             // The server does not know the hash yet: send the document with it, once.
-            return try result(of: await exchange(call, document: true, hash: hash, in: environment), call: call)
+            let rest = try call.remainder(after: elapsed())
+            return try result(of: await exchange(rest, document: true, hash: hash, in: environment), call: call)
         }
         if first.payload.errors.contains(where: \.isPersistedQueryNotSupported) {
             persistedQueriesRefused.set(true)
-            return try result(of: await exchange(call, document: true, hash: nil, in: environment), call: call)
+            let rest = try call.remainder(after: elapsed())
+            return try result(of: await exchange(rest, document: true, hash: nil, in: environment), call: call)
         }
         return try result(of: first, call: call)
     }
 
     // MARK: Internals
 
+    /// A closure that returns the time elapsed on `clock` since it was made.
+    private static func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+
     /// What one operation call needs to build its requests.
     private struct Call<Operation: GraphQLOperation>: Sendable {
         let operation: Operation
         let type: GraphQLOperationType
         let method: HTTPMethod
-        let policy: EndpointPolicy
+        var policy: EndpointPolicy
         let label: String
 
         init(operation: Operation, type: GraphQLOperationType, configuration: Configuration) {
@@ -171,6 +183,18 @@ public final class GraphQLClient: Sendable {
             self.method = usesGET ? .get : .post
             self.policy = operation.policy ?? (type == .query ? configuration.queryPolicy : configuration.mutationPolicy)
             self.label = "\(configuration.path) \(type.rawValue) \(Operation.operationName)"
+        }
+
+        /// This call with what is left of its deadline once `elapsed` has passed, for the request
+        /// that follows a persisted-query miss.
+        ///
+        /// - Throws: `NetworkError.timedOut(nil)`, nothing sent, when the deadline has passed.
+        func remainder(after elapsed: Duration) throws -> Call {
+            let left = policy.deadline - elapsed
+            guard left > .zero else { throw NetworkError.timedOut(nil) }
+            var rest = self
+            rest.policy = policy.with(\.deadline, left)
+            return rest
         }
 
         /// Whether every request of the call carries the caller's fixed `Idempotency-Key`.

@@ -101,5 +101,64 @@ extension GraphQLIntegrationTests {
             #expect(hashOnly.rawQuery.contains("sha256Hash"))
             #expect(log.last?.rawQuery.contains("query=") == true)
         }
+
+        /// One operation, one deadline: the document sent after a miss gets what the hash-only
+        /// request left of the policy's deadline (it got a whole new one: a 10 s deadline ran 7 s +
+        /// 10 s). The client's clock is a manual `TestClock`: the first exchange "takes" 7 s, then
+        /// 4 s pass while the server holds the document's request.
+        @Test func theRequestAfterAMissGetsWhatIsLeftOfTheDeadline() async throws {
+            let clock = TestClock(mode: .manual)
+            let spender = DeadlineSpender(clock: clock, firstExchange: .seconds(7))
+            let namespace = TestServers.makeNamespace("gql")
+            let (client, _) = try TestServers.apiClient(namespace: namespace) {
+                $0.clock = clock
+                $0.interceptors = [RequestIDInterceptor(), RetryInterceptor(clock: TestClock()), spender]
+            }
+            let graphQL = GraphQLClient(client: client) {
+                $0.usesPersistedQueries = true
+                $0.queryPolicy = .standard.with(\.deadline, .seconds(10))
+            }
+            // The document's request is held at the server while its deadline passes.
+            try await TestServers.inject(
+                "POST", "/graphql", [["action": "delay", "seconds": 0], ["action": "delay", "seconds": 5]],
+                namespace: namespace)
+            let call = Task { try await graphQL.send(Ops.GetItem(id: "1")) }
+            for _ in 0..<3000 {
+                if try await TestServers.requestCount("POST /graphql", namespace: namespace) == 2 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            clock.advance(by: .seconds(4))
+            await #expect(throws: NetworkError.timedOut(nil)) { try await call.value }
+            // The hash-only request ran under the whole deadline, the document's under the 3 s left.
+            #expect(spender.deadlines == [.seconds(10), .seconds(3)])
+            let stats = try await GraphQLServerStats.fetch(namespace)
+            #expect(stats.int("apq", "misses") == 1)
+            #expect(stats.int("apq", "registered") == 0)  // the document never ran
+        }
+    }
+
+    /// Records the deadline each request runs under, and moves the client's manual clock by
+    /// `firstExchange` once the first request is answered.
+    struct DeadlineSpender: Interceptor {
+        let clock: TestClock
+        let firstExchange: Duration
+        private let seen = Locked<[Duration]>([])
+
+        init(clock: TestClock, firstExchange: Duration) {
+            self.clock = clock
+            self.firstExchange = firstExchange
+        }
+
+        var deadlines: [Duration] { seen.current }
+
+        func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+            let count = seen.withLock { seen in
+                seen.append(context.policy.deadline)
+                return seen.count
+            }
+            let response = try await next(request)
+            if count == 1 { clock.advance(by: firstExchange) }
+            return response
+        }
     }
 }
