@@ -37,7 +37,8 @@ import FoundationNetworking
 ///   request carries only `extensions.persistedQuery {version: 1, sha256Hash}`; on
 ///   `PersistedQueryNotFound` the call is sent once more with the full document and the hash,
 ///   which registers it. Both requests share the policy's `EndpointPolicy.deadline`: the second
-///   gets what the first left of it (none left: `NetworkError.timedOut(nil)`, nothing sent). The miss is recognised in every form servers send it: a 200, a 4xx with
+///   gets what the first left of it (none left: `NetworkError.timedOut(nil)`, nothing sent). The
+///   miss is recognised in every form servers send it: a 200, a 4xx with
 ///   `application/graphql-response+json`, or a 400 with plain `application/json` (Apollo Server
 ///   2/3, graphql-java…), as Apollo Client does. Each document is hashed once per client.
 public final class GraphQLClient: Sendable {
