@@ -67,4 +67,42 @@ import CourierTesting
         #expect(error?.kind == .backendUnavailable)
         #expect(ServerStats(try await TestServers.stats(namespace: namespace)).requests("GET /fleet/failing") == after)
     }
+
+    /// A retry planned and then not sent (its call cancelled during the backoff) gives its share
+    /// of the budget back: it used to stay withdrawn, and the next call's retry was refused
+    /// (`budgetExhausted`) although no retry had reached the host.
+    @Test func aRetryCancelledInItsWaitGivesItsBudgetBack() async throws {
+        let clock = TestClock(mode: .manual)
+        // One retry per window, whatever the traffic.
+        let budget = RetryBudget(retryRatio: 0, minimumRetriesPerSecond: 0.1, window: .seconds(10))
+        let (client, namespace) = try TestServers.apiClient(namespace: TestServers.makeNamespace("fleet")) {
+            $0.interceptors = .standard(
+                retry: RetryInterceptor(clock: clock, random: { 0.5 }, budget: budget, circuitBreaker: nil))
+        }
+        let failing = Request<HTTPResponse>(
+            method: .get, path: "/fleet/failing", policy: .standard.with(\.retry, RetryPolicy(maxRetries: 1))
+        ) { response, _ in response }
+        // The first call's retry is planned (withdrawn from the budget), then the call is cancelled
+        // while it waits.
+        let first = Task { try await client.response(for: failing) }
+        try await clock.waitForSleepers(count: 1)
+        first.cancel()
+        await #expect(throws: NetworkError.cancelled) { try await first.value }
+        // The next call may retry: nothing was sent for the first one's retry.
+        let ended = Locked(false)
+        let second = Task {
+            defer { ended.set(true) }
+            return try await client.response(for: failing)
+        }
+        // Its retry's wait (if it plans one) passes on the test clock; bounded.
+        let limit = ContinuousClock.now + .seconds(30)
+        while !ended.current, ContinuousClock.now < limit {
+            if clock.sleeperCount > 0 { clock.advance(by: .seconds(5)) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let error = await #expect(throws: NetworkError.self) { try await second.value }
+        #expect(error?.statusCode == 503)
+        // One attempt of the cancelled call, two of the next one (its retry was not refused).
+        #expect(try await TestServers.requestCount("GET /fleet/failing", namespace: namespace) == 3)
+    }
 }

@@ -29,6 +29,12 @@ package final class FleetGuard: Sendable {
         withHost(host) { $0.refusalOfRetry(at: now) }
     }
 
+    /// ``FleetHostState/refundRetry(withdrawnAt:)`` for `host`.
+    package func refundRetry(to host: String, withdrawnAt time: Duration) {
+        guard budget != nil else { return }
+        withHost(host) { $0.refundRetry(withdrawnAt: time) }
+    }
+
     /// ``FleetHostState/record(_:isProbe:at:random:)`` for `host`.
     package func record(
         _ outcome: CircuitBreakerState.Outcome, of host: String, isProbe: Bool, at now: Duration,
@@ -181,6 +187,12 @@ package struct FleetHostState: Sendable, Hashable {
         if let breaker, breaker.phase != .closed { return .circuitOpen }
         if ledger?.withdraw(at: now) == false { return .budgetExhausted }
         return nil
+    }
+
+    /// Gives back to the budget a retry planned at `time` (``refusalOfRetry(at:)``) that was
+    /// never sent.
+    package mutating func refundRetry(withdrawnAt time: Duration) {
+        ledger?.refund(withdrawnAt: time)
     }
 
     /// Records what an attempt said about the host.

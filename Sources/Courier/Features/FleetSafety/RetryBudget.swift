@@ -71,6 +71,12 @@ package struct RetryBudgetLedger: Sendable, Hashable {
         return true
     }
 
+    /// Gives back a retry withdrawn at `time` that was never sent (its call was cancelled, or
+    /// ended, before it went out).
+    package mutating func refund(withdrawnAt time: Duration) {
+        counts.subtract(second: 1, countedAt: time)
+    }
+
     /// Retries still allowed at `now` (fractional; a retry needs at least 1).
     package func balance(at now: Duration) -> Double {
         let (deposits, withdrawals) = counts.totals(at: now)

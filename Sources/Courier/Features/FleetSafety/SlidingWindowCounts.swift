@@ -29,6 +29,16 @@ package struct SlidingWindowCounts: Sendable, Hashable {
         buckets[slot].second += second
     }
 
+    /// Takes back `second` counted at `time`, when that count still falls in the window (a count
+    /// whose bucket was reused for a later time has expired: nothing to take back).
+    package mutating func subtract(second: Int, countedAt time: Duration) {
+        let index = bucketIndex(of: time)
+        let count = Int64(Self.bucketCount)
+        let slot = Int(((index % count) + count) % count)
+        guard buckets[slot].index == index else { return }
+        buckets[slot].second = max(0, buckets[slot].second - second)
+    }
+
     /// The sums of both counters over the window ending at `now`.
     package func totals(at now: Duration) -> (first: Int, second: Int) {
         let current = bucketIndex(of: now)

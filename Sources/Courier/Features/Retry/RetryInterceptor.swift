@@ -132,6 +132,11 @@ public struct RetryInterceptor: Interceptor {
         var retry = 0
         var requestTimeoutRetried = false
         var waitedForConnectivity = false
+        // When the retry planned last was withdrawn from the budget, until it is sent: a call that
+        // ends before sending it (cancelled in its wait, refused by the breaker after it) gives it
+        // back, or retries that never reached the host would refuse later calls theirs.
+        var unsentRetry: Duration?
+        defer { if let withdrawn = unsentRetry { fleet.refundRetry(to: host, withdrawnAt: withdrawn) } }
         // A wait URLSession reports reaches the same monitor (ConnectivityWaitReporter).
         if let connectivity { context[ConnectivityMonitorKey.self] = connectivity }
         while true {
@@ -141,6 +146,7 @@ public struct RetryInterceptor: Interceptor {
                 if isProbe { fleet.record(.neutral, of: host, isProbe: true, at: clock.elapsed(), random: random()) }
                 throw CancellationError()
             }
+            unsentRetry = nil  // the attempt goes out
             let outcome: Result<HTTPResponse, any Error>
             do {
                 outcome = .success(try await next(request))
@@ -197,9 +203,13 @@ public struct RetryInterceptor: Interceptor {
             guard let (delay, source) = await plan(failure, retry: retry, policy: policy, context: context, wallClock: wallClock),
                 clock.elapsed() + delay <= deadline
             else { return try outcome.get() }
-            if fleet.isActive, let refusal = fleet.refusal(ofRetryTo: host, at: clock.elapsed()) {
-                context[RetryRefusalKey.self] = refusal
-                return try outcome.get()
+            let planned = clock.elapsed()
+            if fleet.isActive {
+                if let refusal = fleet.refusal(ofRetryTo: host, at: planned) {
+                    context[RetryRefusalKey.self] = refusal
+                    return try outcome.get()
+                }
+                unsentRetry = planned
             }
             context.update(RetryRecordsKey.self, default: []) {
                 $0.append(RetryRecord(retry: retry, reason: failure.reason, delay: delay, delaySource: source))
