@@ -6,11 +6,12 @@
 /// ```
 /// allowed retries = retryRatio × first attempts + minimumRetriesPerSecond × window
 /// ```
-/// Each first attempt deposits, each retry withdraws, and both expire after ``window``. The model
-/// is Finagle's `RetryBudget` (a share of recent requests plus a per-second floor, deposits that
-/// expire), close to gRPC's retry throttling and the AWS SDKs' retry quota. The floor lets a
-/// client that sends little still retry a lone glitch; the ratio bounds the amplification of a
-/// busy one at `1 + retryRatio`.
+/// Each first attempt deposits, each retry withdraws (when it is planned; one that is then never
+/// sent, its call cancelled during the wait, is given back), and both expire after ``window``.
+/// The model is Finagle's `RetryBudget` (a share of recent requests plus a per-second floor,
+/// deposits that expire), close to gRPC's retry throttling and the AWS SDKs' retry quota. The
+/// floor lets a client that sends little still retry a lone glitch; the ratio bounds the
+/// amplification of a busy one at `1 + retryRatio`.
 ///
 /// A retry the budget refuses ends the call with its last response or error, and
 /// ``RequestContext/retryRefusal`` says ``RetryRefusal/budgetExhausted``. An endpoint's own
