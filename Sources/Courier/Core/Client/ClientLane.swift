@@ -38,7 +38,9 @@ package final class ClientLane: Sendable {
         self.capabilities = interceptors.reduce(into: []) { $0.formUnion($1.capabilities) }
         self.redactor = redactor
         // A token manager without a transport of its own refreshes through its client's (its lane's).
-        for participant in participants { participant.adoptLaneTransport(configuration.transport) }
+        for participant in participants {
+            participant.adoptLaneTransport(configuration.transport, clock: configuration.clock)
+        }
         let environment = Locked(configuration.environment)
         for participant in participants { participant.adoptLaneEnvironment { environment.current } }
         self.builder = RequestBuilder(

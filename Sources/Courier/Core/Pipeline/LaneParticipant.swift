@@ -10,9 +10,10 @@ package protocol LaneParticipant: Interceptor {
     /// the first of the pipeline (``RequestIDInterceptor``): one header write fewer per call.
     var requestIDHeaderName: String? { get }
 
-    /// Offers the client's transport, for a participant that sends requests of its own (a
-    /// ``TokenManager`` without a transport refreshes through its client's).
-    func adoptLaneTransport(_ transport: any Transport)
+    /// Offers the client's transport and deadline clock, for a participant that sends requests of
+    /// its own (a ``TokenManager`` without a transport refreshes through its client's, and times
+    /// its refresh on the client's clock).
+    func adoptLaneTransport(_ transport: any Transport, clock: any Clock<Duration>)
 
     /// Whether the client tells this participant how each failed call ended
     /// (``callFailed(_:)``), wherever it sits in the pipeline.
@@ -42,7 +43,7 @@ package protocol LaneParticipant: Interceptor {
 extension LaneParticipant {
     package var laneRedactor: Redactor? { nil }
     package var requestIDHeaderName: String? { nil }
-    package func adoptLaneTransport(_ transport: any Transport) {}
+    package func adoptLaneTransport(_ transport: any Transport, clock: any Clock<Duration>) {}
     package var observesCallFailures: Bool { false }
     package func callFailed(_ failure: NetworkError) {}
     package var laneTokenManager: TokenManager? { nil }
@@ -59,7 +60,9 @@ extension RequestIDInterceptor: LaneParticipant {
 }
 
 extension AuthInterceptor: LaneParticipant {
-    package func adoptLaneTransport(_ transport: any Transport) { tokenManager.adoptTransport(transport) }
+    package func adoptLaneTransport(_ transport: any Transport, clock: any Clock<Duration>) {
+        tokenManager.adoptTransport(transport, clock: clock)
+    }
     package var laneTokenManager: TokenManager? { tokenManager }
     package func adoptLaneEnvironment(_ environment: @escaping @Sendable () -> APIEnvironment) {
         tokenManager.adoptEnvironment(environment)

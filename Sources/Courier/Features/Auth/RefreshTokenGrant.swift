@@ -7,6 +7,11 @@ import FoundationNetworking
 /// how the token endpoint's answer is read. The request goes straight to the transport — never
 /// through the pipeline — so a 401 from it cannot trigger another refresh.
 ///
+/// The request's `timeoutInterval` limits the whole refresh, not only the silence between two
+/// bytes: a token endpoint (or a proxy) that trickles its answer fails the refresh with
+/// `URLError.timedOut` once that time has passed on the client's clock, instead of holding every
+/// call that waits for a token for as long as the trickle lasts.
+///
 /// Use ``oauth2(tokenURL:encoding:clientID:scope:additionalParameters:timeout:)`` for a standard
 /// OAuth 2.0 server (RFC 6749 §6), or supply both closures for another shape:
 /// ```swift
@@ -71,8 +76,9 @@ public struct RefreshTokenGrant: Sendable {
     ///   - clientID: `client_id` for public clients (RFC 6749 §2.3.1), when the server needs it.
     ///   - scope: `scope` to request, when narrower than the original grant.
     ///   - additionalParameters: More body parameters (sorted by name so the body is stable).
-    ///   - timeout: The request's idle timeout in seconds-as-`Duration` (rounded up to whole
-    ///     seconds, at least 1 s); 15 s by default.
+    ///   - timeout: The refresh's time limit in seconds-as-`Duration` (rounded up to whole
+    ///     seconds, at least 1 s); 15 s by default. It is the request's idle timeout and, through
+    ///     its `timeoutInterval`, the longest the whole refresh may take (see ``RefreshTokenGrant``).
     public static func oauth2(
         tokenURL: URL,
         encoding: BodyEncoding = .form,

@@ -64,6 +64,9 @@ public actor TokenManager {
     /// The transport the refresh goes through: the one given to `init`, else the transport of the
     /// first client whose pipeline holds this manager's ``AuthInterceptor``.
     private nonisolated let transport: Locked<(any Transport)?>
+    /// The clock a refresh's time limit runs on: the client's (``adoptTransport(_:clock:)``), else
+    /// the continuous clock.
+    private nonisolated let refreshClock = Locked<(any Clock<Duration>)?>(nil)
     /// The environment of the client holding this manager when it was adopted, and its current
     /// one (``adoptEnvironment(_:)``).
     private nonisolated let laneEnvironment = Locked<(adopted: APIEnvironment, current: @Sendable () -> APIEnvironment)?>(nil)
@@ -166,10 +169,14 @@ public actor TokenManager {
         self.now = now
     }
 
-    /// Uses `transport` for refreshes unless one was given to `init` or adopted before.
-    nonisolated func adoptTransport(_ transport: any Transport) {
+    /// Uses `transport` for refreshes unless one was given to `init` or adopted before, and
+    /// `clock` for their time limit unless one was adopted before.
+    nonisolated func adoptTransport(_ transport: any Transport, clock: any Clock<Duration>) {
         self.transport.withLock { current in
             if current == nil { current = transport }
+        }
+        refreshClock.withLock { current in
+            if current == nil { current = clock }
         }
     }
 
@@ -622,6 +629,7 @@ public actor TokenManager {
         let generation = self.generation
         let grant = self.grant
         let transport = self.transport.current
+        let clock = refreshClock.current ?? ContinuousClock()
         let lane = laneEnvironment.current.map { (adopted: $0.adopted, current: $0.current()) }
         let now = self.now
         let refreshLock = self.refreshLock
@@ -637,7 +645,8 @@ public actor TokenManager {
             let outcome: Outcome
             if let transport {
                 outcome = await Self.exchange(
-                    refreshToken: refreshToken, current: current, grant: grant, transport: transport, lane: lane, now: now)
+                    refreshToken: refreshToken, current: current, grant: grant, transport: transport, clock: clock, lane: lane,
+                    now: now)
             } else {
                 outcome = .failed(
                     .invalidRequest(
@@ -650,10 +659,11 @@ public actor TokenManager {
 
     /// Sends the refresh request and classifies the answer, `expires_in` counted from `now` at
     /// receipt. Runs off the actor. `lane`: the environment of the client holding this manager
-    /// when it was adopted and now (``adoptEnvironment(_:)``).
+    /// when it was adopted and now (``adoptEnvironment(_:)``). The request's `timeoutInterval`
+    /// limits the whole exchange on `clock` too (``send(_:through:within:)``).
     private static func exchange(
         refreshToken: String, current: AuthTokens, grant: RefreshTokenGrant, transport: any Transport,
-        lane: (adopted: APIEnvironment, current: APIEnvironment)?, now: @Sendable () -> Date
+        clock: any Clock<Duration>, lane: (adopted: APIEnvironment, current: APIEnvironment)?, now: @Sendable () -> Date
     ) async -> Outcome {
         var host: String?
         do {
@@ -669,7 +679,7 @@ public actor TokenManager {
             }
             if let pins = lane?.current.pins, !pins.isEnforced(by: transport) { try pins.refuseUnenforced(request.url) }
             host = FleetGuard.hostKey(of: request.url)
-            let response = try await transport.send(request)
+            let response = try await send(request, through: transport, within: clock)
             var tokens = try grant.parse(response, current: current, receivedAt: now())
             // A refresh continues the sign-in; one from before grant IDs were kept gets one that
             // every process sharing the store can tell from the refresh token it spent.
@@ -679,6 +689,30 @@ public actor TokenManager {
             return .rejected(rejection)
         } catch {
             return .failed(NetworkError(error), host: host)
+        }
+    }
+
+    /// Sends `request`, failing with `URLError.timedOut` once its `timeoutInterval` has passed on
+    /// `clock` (the request is cancelled). The interval is an idle timeout for the transport, which
+    /// a token endpoint (or a proxy) trickling a byte at a time never trips: every call that needs
+    /// a token would wait on that one refresh for as long as the trickle lasts.
+    private static func send(
+        _ request: URLRequest, through transport: any Transport, within clock: any Clock<Duration>
+    ) async throws -> HTTPResponse {
+        let seconds = request.timeoutInterval
+        guard seconds.isFinite, seconds > 0 else { return try await transport.send(request) }
+        return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+            group.addTask { try await transport.send(request) }
+            group.addTask {
+                try await clock.sleep(for: .seconds(seconds))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let response = first else {
+                let reason = "the token refresh took longer than its \(Int(seconds.rounded(.up))) s time limit"
+                throw URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: reason])
+            }
+            return response
         }
     }
 

@@ -1,0 +1,76 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import Courier
+import CourierTesting
+
+@Suite("a token refresh ends at its time limit", .timeLimit(.minutes(1)))
+struct RefreshTimeLimitTests {
+    /// The token endpoint trickles its answer (a byte every 0.25 s for 30 s): the transport's idle
+    /// timeout (2 s) never fires, and every caller waited on that one refresh for 30 s — a call
+    /// started later joined it rather than starting another.
+    @Test func aTokenEndpointThatTricklesItsAnswerFailsTheRefreshAtItsTimeLimit() async throws {
+        let namespace = TestServers.makeNamespace("trickle")
+        let environment = try TestServers.apiEnvironment(namespace: namespace)
+        var components = try #require(
+            URLComponents(url: environment.baseURL.appendingPathComponent("drip"), resolvingAgainstBaseURL: false))
+        components.queryItems = [
+            .init(name: "bytes", value: "120"), .init(name: "seconds", value: "30"), .init(name: "chunks", value: "120"),
+        ]
+        let tokenURL = try #require(components.url)
+        let grant = RefreshTokenGrant(
+            makeRequest: { _ in
+                var request = URLRequest(url: tokenURL)
+                request.timeoutInterval = 2
+                return request
+            },
+            parseResponse: { _, current in current })
+        let tokens = TokenManager(store: InMemoryTokenStore(), grant: grant)
+        let clock = TestClock(mode: .manual)
+        // The client lends the manager its transport and its clock.
+        let (client, _) = try TestServers.apiClient(namespace: namespace) {
+            $0.interceptors = .standard(tokenManager: tokens)
+            $0.clock = clock
+        }
+        try await tokens.signIn(AuthTokens(accessToken: "expired", refreshToken: "r1", expiresAt: .distantPast))
+        let refresh = Task { try await tokens.validAccessToken() }
+        try await CoreLive.waitUntilServerSaw("/drip", namespace: namespace)
+        // The refresh's time limit, 2 s on the client's clock (without one the wait ends unmet).
+        _ = await Self.outcome(within: .seconds(10)) { try await clock.waitForSleeper(for: .seconds(2)) }
+        clock.advance(by: .seconds(2))
+
+        let outcome = await Self.outcome(within: .seconds(10)) {
+            try await withTaskCancellationHandler {
+                try await refresh.value
+            } onCancel: {
+                refresh.cancel()
+            }
+        }
+        guard case .failure(let error as NetworkError)? = outcome, case .timedOut = error else {
+            Issue.record("expected the refresh to time out, got \(String(describing: outcome))")
+            return
+        }
+        #expect(try await TestServers.requestLog(namespace: namespace, path: "/drip").count == 1)
+        withExtendedLifetime(client) {}
+    }
+
+    /// The operation's result, or `nil` (the operation cancelled) when it takes longer than `limit`.
+    static func outcome<T: Sendable>(
+        within limit: Duration, _ operation: @escaping @Sendable () async throws -> T
+    ) async -> Result<T, any Error>? {
+        await withTaskGroup(of: Result<T, any Error>?.self) { group in
+            group.addTask {
+                do { return .success(try await operation()) } catch { return .failure(error) }
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+}
