@@ -13,6 +13,13 @@ import Foundation
 /// }
 /// let manager = tokens[environments.current]   // the current environment's manager
 /// ```
+///
+/// A `SnapshotStore` per environment needs one more step: a `snapshotFirst` read saves what its
+/// `fetch` returns into the store it started on, while a client following the set sends that
+/// fetch to whichever environment is current when it goes out. Restart such reads when the
+/// environment changes (``EnvironmentSet/changes()``; in SwiftUI, `.task(id:)` on the current
+/// environment's identifier), so that a switch during a read cancels it instead of saving the new
+/// environment's data into the old one's store.
 public final class EnvironmentScoped<Value: Sendable>: Sendable {
     private let make: @Sendable (APIEnvironment) -> Value
     private let values = Locked<[String: Value]>([:])
