@@ -47,6 +47,14 @@ POST /hostile/early?after_kib=N
     a reset). The client's answer is the 201 (RFC 9112 §9.5: a client that sees a response while
     it sends its body stops sending). Counts each request under "hostile" as "earlies".
 
+GET /hostile/cut?coding=gzip|deflate|br&framing=close|length
+    Written raw: a 200 ``Content-Encoding: coding`` whose coded body is cut in the middle of its
+    stream: the first half of the coded bytes of ``CUT_BODY`` (100,000 bytes, ``i * 7 & 0xFF``), then
+    a close. framing=close (the default) sends no Content-Length; framing=length sends a
+    Content-Length of the bytes sent, so the framing is whole and only the coding is cut. The
+    response carries ``Cache-Control: max-age=600`` and an ETag, so a cache would keep it. Counts
+    each request under "hostile" as "cuts".
+
 GET|POST /hostile/head?kib=N&lines=M
     A 200 whose header section carries N KiB (1..65536, default 1024) of filler in M fields
     (1..100000, default 1: one field of N KiB), then the body "ok". Counts each request under
@@ -84,6 +92,7 @@ class HostileState:
         self.nexts = 0
         self.strays = 0
         self.earlies = 0
+        self.cuts = 0
 
     def stats(self) -> dict:
         return {"hostile": {"opened": self.opened, "finished": self.finished,
@@ -91,7 +100,7 @@ class HostileState:
                             "heads": self.heads, "gzips": self.gzips,
                             "interims": self.interims, "lengths": self.lengths,
                             "excesses": self.excesses, "nexts": self.nexts, "strays": self.strays,
-                            "earlies": self.earlies}}
+                            "earlies": self.earlies, "cuts": self.cuts}}
 
 
 state.register_bucket("hostile", HostileState)
@@ -237,6 +246,38 @@ async def conflicting_length(request: web.Request) -> web.StreamResponse:
     return faults._close(request)
 
 
+CUT_BODY = bytes((index * 7) & 0xFF for index in range(100000))
+
+
+@functools.lru_cache(maxsize=4)
+def _coded_cut_body(coding: str) -> bytes:
+    if coding == "br":
+        import brotlicffi  # httpbin's dependency
+
+        coded = brotlicffi.compress(CUT_BODY)
+    else:
+        compressor = zlib.compressobj(6, zlib.DEFLATED, 31 if coding == "gzip" else 15)
+        coded = compressor.compress(CUT_BODY) + compressor.flush()
+    return coded[: len(coded) // 2]
+
+
+async def cut_coding(request: web.Request) -> web.StreamResponse:
+    coding = request.query.get("coding", "gzip")
+    framing = request.query.get("framing", "close")
+    if coding not in ("gzip", "deflate", "br") or framing not in ("close", "length"):
+        return web.json_response({"error": "coding must be gzip, deflate or br; framing close or length"}, status=400)
+    state_of(request).bucket("hostile").cuts += 1
+    if request.transport is None:
+        return web.Response(status=500, text="no transport")
+    body = _coded_cut_body(coding)
+    length = b"Content-Length: %d\r\n" % len(body) if framing == "length" else b""
+    # Written raw: the coded stream stops in the middle, the framing says nothing is missing.
+    request.transport.write(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Encoding: " + coding.encode()
+        + b"\r\nCache-Control: max-age=600\r\nETag: \"cut-1\"\r\nConnection: close\r\n" + length + b"\r\n" + body)
+    return faults._close(request)
+
+
 GZIP_MEMBERS = [b"first member\n", b"second member\n", b"third member\n"]
 
 
@@ -320,6 +361,7 @@ def setup(routes) -> None:
     routes.post("/hostile/excess-next", excess_next)
     routes.get("/hostile/bomb", bomb)
     routes.get("/hostile/interim", interim)
+    routes.get("/hostile/cut", cut_coding)
     routes.get("/hostile/length", conflicting_length)
     routes.get("/hostile/head", oversized_head)
     routes.post("/hostile/head", oversized_head)

@@ -31,8 +31,11 @@ import FoundationNetworking
 ///   client's redirect step follows them, keeping credentials on their origin, RFC 9110 §15.4);
 ///   a 401 with a challenge comes back at once;
 /// - content codings are undone and header fields stay as received (`Content-Encoding`
-///   included): a buffered body in `gzip`, `deflate`, `br` or `zstd` is decoded by libcurl
-///   (bounded by the client's body limit); a streamed body (`APIClient.stream`, downloads,
+///   included): a buffered request asks for `gzip, deflate` unless it names its own
+///   `Accept-Encoding`, and Courier inflates the body (bounded by the client's body limit), so a
+///   coded stream cut before its end is `NetworkError.undecodableResponse` (`corruptContent`),
+///   never a short body; a buffered body in `br` or `zstd` (sent anyway, or asked for by the
+///   request) is decoded by libcurl; a streamed body (`APIClient.stream`, downloads,
 ///   Server-Sent Events) asks for `gzip, deflate` unless the request names its own
 ///   `Accept-Encoding`, arrives compressed in the stream's buffer (within its `bufferLimit`) and
 ///   is inflated by the consumer's reads, at most 64 KiB of output per chunk, so a compression
@@ -172,8 +175,9 @@ public final class CurlTransport: Transport {
         // transfer; the transfer then never reached the network and goes to the engine that
         // replaced it. Each refusal comes from a different engine (one per reset), so the loop
         // ends once resets stop; an engine that refuses while still current has ended for good.
-        var decodesContent = true
-        var inflatesItself = false
+        var inflatesItself = Self.inflatesBuffered(request, delivery)
+        var decodesContent = !inflatesItself
+        var askedLibcurlToDecode = false
         var refusedBy: CurlEngine?  // held, so its address is not reused by a new engine
         while true {
             let current = currentEngine(longLived: longLived)
@@ -183,9 +187,20 @@ public final class CurlTransport: Transport {
                 let response = try await perform(
                     request, on: current, delivery: delivery, idleTimeout: idleTimeout, totalTimeout: totalTimeout,
                     limitsLowSpeed: limitsLowSpeed,
-                    decodesContent: decodesContent)
+                    decodesContent: decodesContent, inflatesItself: inflatesItself)
                 guard inflatesItself, case .buffered(let limit) = delivery else { return response }
-                return try await Self.inflated(response, limit: limit)
+                switch Self.inflation(of: response, for: request) {
+                case .inflate:
+                    return try await Self.inflated(response, limit: limit)
+                case .asSent:
+                    return response
+                case .askLibcurlToDecode where !askedLibcurlToDecode:
+                    askedLibcurlToDecode = true
+                    inflatesItself = false
+                    decodesContent = true
+                case .askLibcurlToDecode:
+                    return try await Self.inflated(response, limit: limit)  // unsupportedCoding
+                }
             } catch is CurlEngine.Ended {
                 refusedBy = current
             } catch let error as URLError where decodesContent && Self.asksAgainUndecoded(request, delivery, after: error) {
@@ -195,6 +210,40 @@ public final class CurlTransport: Transport {
                 inflatesItself = true
             }
         }
+    }
+
+    /// Whether a buffered body is received as sent and its gzip or deflate coding undone by
+    /// Courier (``CurlStreamDecoding``, as a streamed body's is): a buffered request that names no
+    /// `Accept-Encoding` of its own. libcurl 7.88 hands over whatever it inflated when a gzip,
+    /// deflate or br stream stops before its end (the connection closed, or a `Content-Length`
+    /// framed only part of the stream) as a whole body, without an error; Courier's inflater
+    /// ends such a body with ``ResponseCodingFailure/Reason/corruptContent``.
+    static func inflatesBuffered(_ request: URLRequest, _ delivery: CurlTransfer.Delivery) -> Bool {
+        guard case .buffered = delivery else { return false }
+        return request.value(forHTTPHeaderField: "Accept-Encoding") == nil
+    }
+
+    /// What becomes of a buffered `response` received as sent (``inflatesBuffered(_:_:)``).
+    enum Inflation: Equatable {
+        /// Its codings are gzip and deflate (or none): Courier undoes them.
+        case inflate
+        /// A `GET` or `HEAD` in a coding nobody here decodes (`x-custom`): the bytes as sent, with
+        /// their `Content-Encoding` (what ``asksAgainUndecoded(_:_:after:)`` gives).
+        case asSent
+        /// A `GET` or `HEAD` in a coding only libcurl decodes (`br`, `zstd`, sent although not
+        /// asked for): asked once more with libcurl decoding.
+        case askLibcurlToDecode
+    }
+
+    /// How a buffered `response` to `request`, received as sent, is decoded; a method other than
+    /// `GET` and `HEAD` is never asked twice, and its coding Courier does not inflate ends with
+    /// ``ResponseCodingFailure/Reason/unsupportedCoding``, as a streamed body's does.
+    static func inflation(of response: HTTPResponse, for request: URLRequest) -> Inflation {
+        let codings = CurlStreamDecoding.codings(response.headers)
+        guard !codings.allSatisfy(CurlStreamDecoding.decodedCodings.contains) else { return .inflate }
+        let method = (request.httpMethod ?? "GET").uppercased()
+        guard method == "GET" || method == "HEAD" else { return .inflate }
+        return codings.allSatisfy(CurlErrorMapping.decodedCodings.contains) ? .askLibcurlToDecode : .asSent
     }
 
     /// Whether a buffered `GET` or `HEAD` that failed because the response used a content coding
@@ -245,7 +294,7 @@ public final class CurlTransport: Transport {
 
     private func perform(
         _ request: URLRequest, on engine: CurlEngine, delivery: CurlTransfer.Delivery, idleTimeout: Duration?,
-        totalTimeout: Duration?, limitsLowSpeed: Bool, decodesContent: Bool
+        totalTimeout: Duration?, limitsLowSpeed: Bool, decodesContent: Bool, inflatesItself: Bool
     ) async throws -> HTTPResponse {
         try Task.checkCancellation()
         guard let handle = engine.makeHandle(receiveBufferSize: delivery.receiveBufferSize), let url = request.url else {
@@ -261,7 +310,7 @@ public final class CurlTransport: Transport {
             try CurlRequestOptions(configuration: configuration, cookies: engine.cookies)
                 .apply(
                     request, to: transfer, idleTimeout: idleTimeout, totalTimeout: totalTimeout,
-                    limitsLowSpeed: limitsLowSpeed, decodesContent: decodesContent)
+                    limitsLowSpeed: limitsLowSpeed, decodesContent: decodesContent, inflatesItself: inflatesItself)
         } catch {
             transfer.release()
             engine.recycle(handle)

@@ -24,13 +24,16 @@ struct CurlRequestOptions {
     ///   `maxDuration`).
     /// - Parameter limitsLowSpeed: Whether libcurl's low-speed limit (under 1 byte per second for
     ///   the idle timeout) ends the transfer; `false` when the caller times the idle gaps itself.
+    /// - Parameter decodesContent: Whether libcurl undoes a buffered body's content codings.
+    /// - Parameter inflatesItself: Whether a buffered body arrives as sent, to be inflated by
+    ///   Courier: the request then accepts only `gzip, deflate` unless it names its own codings.
     /// - Throws: `URLError(.unsupportedURL)` for a URL that is not `http`/`https`,
     ///   `URLError(.secureConnectionFailed)` carrying `PinningFailure.insecureScheme(host:)` for
     ///   plain `http` to a pinned host, `URLError(.unknown)` when libcurl rejects an option,
     ///   `NetworkError.invalidRequest` for a URL or header fields over ``RequestHeadLimits``.
     func apply(
         _ request: URLRequest, to transfer: CurlTransfer, idleTimeout: Duration?, totalTimeout: Duration?,
-        limitsLowSpeed: Bool = true, decodesContent: Bool = true
+        limitsLowSpeed: Bool = true, decodesContent: Bool = true, inflatesItself: Bool = false
     ) throws {
         guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: "only http and https URLs are supported"])
@@ -83,11 +86,12 @@ struct CurlRequestOptions {
             set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total))
         }
 
-        // A buffered body: libcurl decodes every content coding it knows (gzip, deflate, br, zstd),
-        // as URLSession does, bounded by the body limit; a request that names its own
-        // Accept-Encoding (e.g. `identity` for a ranged download) sends that field instead of
-        // libcurl's. Without decoding (a response in a coding libcurl does not know, asked again),
-        // the body arrives as the server sent it, with its Content-Encoding.
+        // A buffered body: Courier inflates gzip and deflate itself (inflatesItself: libcurl 7.88
+        // hands over a coded stream cut before its end as a whole body), and the request accepts
+        // only those; when asked to (a request that names its own Accept-Encoding, a `br` body
+        // sent anyway), libcurl decodes every content coding it knows (gzip, deflate, br, zstd),
+        // bounded by the body limit. Without decoding the body arrives as the server sent it,
+        // with its Content-Encoding.
         // A streamed body: libcurl hands over the bytes as sent (while paused it would keep all it
         // inflated from one read, up to 64 MiB), and Courier inflates gzip and deflate on demand
         // (CurlStreamDecoding); the request accepts only those unless it names its own codings.
@@ -152,7 +156,9 @@ struct CurlRequestOptions {
 
         let method = (request.httpMethod ?? "GET").uppercased()
         var headers = HTTPHeaders(request)
-        if streamed, !headers.contains("Accept-Encoding") { headers.add("Accept-Encoding", CurlStreamDecoding.acceptEncoding) }
+        if streamed || inflatesItself, !headers.contains("Accept-Encoding") {
+            headers.add("Accept-Encoding", CurlStreamDecoding.acceptEncoding)
+        }
         // The limits URLSessionTransport keeps too; over them, libcurl fails with CURLE_OUT_OF_MEMORY.
         try RequestHeadLimits.check(url: url, headers: headers)
         if let data = request.httpBody {

@@ -30,7 +30,9 @@ struct CompressionBombTests {
         #expect(error == .responseTooLarge(limit: limit))
         #expect(error?.kind == .responseTooLarge)
         let stats = try await Self.hostileStats(namespace)
-        #expect(stats["opened"] == 1)  // not retried
+        // Not retried. Over CurlTransport a buffered request asks for gzip and deflate, which
+        // Courier inflates: a br body sent anyway is asked for once more with libcurl decoding.
+        #expect(stats["opened"] == (TestTransport.isCurl && coding == "br" ? 2 : 1))
     }
 
     @Test("the default limit is finite, and a body within it arrives whole")
