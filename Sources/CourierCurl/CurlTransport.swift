@@ -32,7 +32,7 @@ import FoundationNetworking
 ///   a 401 with a challenge comes back at once;
 /// - content codings are undone and header fields stay as received (`Content-Encoding`
 ///   included): a buffered request asks for `gzip, deflate` unless it names its own
-///   `Accept-Encoding`, and Courier inflates the body (bounded by the client's body limit), so a
+///   `Accept-Encoding` (or one naming only gzip, deflate and identity), and Courier inflates the body (bounded by the client's body limit), so a
 ///   coded stream cut before its end is `NetworkError.undecodableResponse` (`corruptContent`),
 ///   never a short body; a buffered body in `br` or `zstd` (sent anyway, or asked for by the
 ///   request) is decoded by libcurl; a streamed body (`APIClient.stream`, downloads,
@@ -214,13 +214,19 @@ public final class CurlTransport: Transport {
 
     /// Whether a buffered body is received as sent and its gzip or deflate coding undone by
     /// Courier (``CurlStreamDecoding``, as a streamed body's is): a buffered request that names no
-    /// `Accept-Encoding` of its own. libcurl 7.88 hands over whatever it inflated when a gzip,
-    /// deflate or br stream stops before its end (the connection closed, or a `Content-Length`
-    /// framed only part of the stream) as a whole body, without an error; Courier's inflater
-    /// ends such a body with ``ResponseCodingFailure/Reason/corruptContent``.
+    /// `Accept-Encoding` of its own, or names only codings Courier inflates (`gzip`, `x-gzip`,
+    /// `deflate`, `identity`). libcurl 7.88 hands over whatever it inflated when a gzip, deflate
+    /// or br stream stops before its end (the connection closed, or a `Content-Length` framed
+    /// only part of the stream) as a whole body, without an error; Courier's inflater ends such a
+    /// body with ``ResponseCodingFailure/Reason/corruptContent``.
     static func inflatesBuffered(_ request: URLRequest, _ delivery: CurlTransfer.Delivery) -> Bool {
         guard case .buffered = delivery else { return false }
-        return request.value(forHTTPHeaderField: "Accept-Encoding") == nil
+        guard let accepted = request.value(forHTTPHeaderField: "Accept-Encoding") else { return true }
+        return accepted.split(separator: ",").allSatisfy { item in
+            let coding = item.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+            let name = coding.trimmingCharacters(in: .whitespaces).lowercased()
+            return name.isEmpty || name == "identity" || CurlStreamDecoding.decodedCodings.contains(name)
+        }
     }
 
     /// What becomes of a buffered `response` received as sent (``inflatesBuffered(_:_:)``).

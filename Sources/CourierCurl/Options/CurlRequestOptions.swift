@@ -88,7 +88,7 @@ struct CurlRequestOptions {
 
         // A buffered body: Courier inflates gzip and deflate itself (inflatesItself: libcurl 7.88
         // hands over a coded stream cut before its end as a whole body), and the request accepts
-        // only those; when asked to (a request that names its own Accept-Encoding, a `br` body
+        // only those; when asked to (a request that names other codings of its own, a `br` body
         // sent anyway), libcurl decodes every content coding it knows (gzip, deflate, br, zstd),
         // bounded by the body limit. Without decoding the body arrives as the server sent it,
         // with its Content-Encoding.
