@@ -233,8 +233,8 @@ public final class CurlTransport: Transport {
     enum Inflation: Equatable {
         /// Its codings are gzip and deflate (or none): Courier undoes them.
         case inflate
-        /// A `GET` or `HEAD` in a coding nobody here decodes (`x-custom`): the bytes as sent, with
-        /// their `Content-Encoding` (what ``asksAgainUndecoded(_:_:after:)`` gives).
+        /// An empty body, or a `GET` or `HEAD` in a coding nobody here decodes (`x-custom`): the
+        /// bytes as sent, with their `Content-Encoding` (what ``asksAgainUndecoded(_:_:after:)`` gives).
         case asSent
         /// A `GET` or `HEAD` in a coding only libcurl decodes (`br`, `zstd`, sent although not
         /// asked for): asked once more with libcurl decoding.
@@ -245,6 +245,8 @@ public final class CurlTransport: Transport {
     /// `GET` and `HEAD` is never asked twice, and its coding Courier does not inflate ends with
     /// ``ResponseCodingFailure/Reason/unsupportedCoding``, as a streamed body's does.
     static func inflation(of response: HTTPResponse, for request: URLRequest) -> Inflation {
+        // An empty body (a HEAD, a 204, a 304) has nothing to decode, whatever its fields say.
+        guard !response.data.isEmpty else { return .asSent }
         let codings = CurlStreamDecoding.codings(response.headers)
         guard !codings.allSatisfy(CurlStreamDecoding.decodedCodings.contains) else { return .inflate }
         let method = (request.httpMethod ?? "GET").uppercased()

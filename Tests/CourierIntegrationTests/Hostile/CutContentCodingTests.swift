@@ -83,6 +83,19 @@ struct CutContentCodingTests {
         #expect(try await Self.cuts(namespace) == 1)
     }
 
+    /// An empty body has nothing to decode, whatever its `Content-Encoding` says: a `HEAD`, a
+    /// `204` or an empty `200` in `br` (which Courier does not inflate) is answered once.
+    @Test("an empty body in a coding Courier does not inflate is sent once", arguments: ["HEAD", "GET"])
+    func anEmptyBodyIsSentOnce(_ method: String) async throws {
+        let (client, namespace) = try TestServers.apiClient()
+        let items = [URLQueryItem(name: "h", value: "Content-Encoding:br"), URLQueryItem(name: "status", value: "204")]
+        let response = try await client.send(
+            Request<HTTPResponse>.raw(method == "HEAD" ? .head : .get, "/cache/scripted/empty", query: Query(items)))
+        #expect(response.statusCode == 204)
+        #expect(response.data.isEmpty)
+        #expect(try await CacheConformance.requests("empty", namespace: namespace) == 1)
+    }
+
     @Test("a cut body is never stored: the next call asks the server again", arguments: shapes)
     func aCutBodyIsNotCached(_ shape: Shape) async throws {
         let namespace = TestServers.makeNamespace()
