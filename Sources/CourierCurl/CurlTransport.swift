@@ -32,10 +32,11 @@ import FoundationNetworking
 ///   a 401 with a challenge comes back at once;
 /// - content codings are undone and header fields stay as received (`Content-Encoding`
 ///   included): a buffered request asks for `gzip, deflate` unless it names its own
-///   `Accept-Encoding` (or one naming only gzip, deflate and identity), and Courier inflates the body (bounded by the client's body limit), so a
-///   coded stream cut before its end is `NetworkError.undecodableResponse` (`corruptContent`),
-///   never a short body; a buffered body in `br` or `zstd` (sent anyway, or asked for by the
-///   request) is decoded by libcurl; a streamed body (`APIClient.stream`, downloads,
+///   `Accept-Encoding`, and Courier inflates the body (bounded by the client's body limit; also
+///   when the request names only gzip, deflate or identity), so a coded stream cut before its
+///   end is `NetworkError.undecodableResponse` (`corruptContent`), never a short body; a
+///   buffered body in `br` or `zstd` (sent anyway, or asked for by the request) is decoded by
+///   libcurl; a streamed body (`APIClient.stream`, downloads,
 ///   Server-Sent Events) asks for `gzip, deflate` unless the request names its own
 ///   `Accept-Encoding`, arrives compressed in the stream's buffer (within its `bufferLimit`) and
 ///   is inflated by the consumer's reads, at most 64 KiB of output per chunk, so a compression
