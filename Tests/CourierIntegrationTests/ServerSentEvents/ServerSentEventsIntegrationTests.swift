@@ -180,8 +180,9 @@ import CourierTransfers
     }
 
     /// Only 200 opens a feed (WHATWG HTML §9.2.3): any other 2xx, even labelled
-    /// `text/event-stream` and carrying an event, fails it once, without a reconnect.
-    @Test(arguments: [201, 205, 206, 210, 299])
+    /// `text/event-stream` and carrying an event, fails it once, without a reconnect. (A 206 is
+    /// refused before the feed sees it: ``aPartialContentFailsWithoutReconnecting()``.)
+    @Test(arguments: [201, 205, 210, 299])
     func aSuccessStatusOtherThan200FailsWithoutReconnecting(_ status: Int) async throws {
         let namespace = TestServers.makeNamespace("sse")
         let client = try Self.client(namespace: namespace, clock: TestClock(mode: .manual))
@@ -194,6 +195,28 @@ import CourierTransfers
         let record = try await Self.record("odd", namespace: namespace)
         #expect(record.connections == 1)
         #expect(record.statuses == [status])
+        #expect(feed.state == .closed)
+    }
+
+    /// A 206 to the feed's request, which asks for no range, is refused for every call
+    /// (RFC 9110 §15.3.7): the feed fails once with `badServerResponse`, without a reconnect.
+    @Test func aPartialContentFailsWithoutReconnecting() async throws {
+        let namespace = TestServers.makeNamespace("sse")
+        let client = try Self.client(namespace: namespace, clock: TestClock(mode: .manual))
+        let feed = client.events(Self.feed("odd", ["status": "206"]), configuration: Self.noJitter)
+        var events = 0
+        do {
+            for try await _ in feed { events += 1 }
+            Issue.record("the feed ended without an error")
+        } catch NetworkError.transport(let underlying) {
+            #expect(underlying.code == .badServerResponse, "\(underlying)")
+        } catch {
+            Issue.record("expected badServerResponse, got \(error)")
+        }
+        #expect(events == 0)
+        let record = try await Self.record("odd", namespace: namespace)
+        #expect(record.connections == 1)
+        #expect(record.statuses == [206])
         #expect(feed.state == .closed)
     }
 

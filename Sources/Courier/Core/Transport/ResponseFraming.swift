@@ -12,11 +12,26 @@ import FoundationNetworking
 /// successful call with the first 50,000 bytes (a download placed them as the whole file), and
 /// the bytes left on a kept-alive connection were read as the next request's response. A value
 /// that is not a decimal number (`0x10`) is refused as well.
+///
+/// A `206 Partial Content` to a request without `Range` is refused too: its body is a part of the
+/// representation, and only a range request may get one (RFC 9110 §15.3.7). Measured on both
+/// transports: a call answered `206` with `Content-Range: bytes 0-9/36` succeeded with the 10
+/// bytes as the whole body.
 package enum ResponseFraming {
-    /// Throws for a response whose body length cannot be told from its head.
+    /// Throws for a response whose body length cannot be told from its head, or whose body is a
+    /// part the request did not ask for.
     ///
-    /// - Throws: `URLError(.badServerResponse)` naming the disagreeing values.
+    /// - Throws: `URLError(.badServerResponse)` naming the disagreeing values, or the `206`.
     package static func check(_ response: HTTPResponse, to request: URLRequest) throws {
+        if response.statusCode == 206, request.value(forHTTPHeaderField: "Range") == nil {
+            throw URLError(
+                .badServerResponse,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "206 Partial Content to a request without Range: its body is a part, not the response (RFC 9110 §15.3.7)",
+                    NSURLErrorFailingURLErrorKey: request.url as Any,
+                ])
+        }
         // Transfer-Encoding overrides Content-Length (RFC 9112 §6.3, rule 3), and a response to
         // HEAD, a 204 or a 304 has no body the field could frame.
         guard response.headers["Transfer-Encoding"] == nil, request.httpMethod?.uppercased() != "HEAD",
