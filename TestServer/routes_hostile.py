@@ -55,6 +55,12 @@ GET /hostile/cut?coding=gzip|deflate|br&framing=close|length
     response carries ``Cache-Control: max-age=600`` and an ETag, so a cache would keep it. Counts
     each request under "hostile" as "cuts".
 
+GET /hostile/cut-feed
+    Written raw: an event stream in ``Content-Encoding: gzip``, no Content-Length, whose n-th
+    connection sends ``id: n``, the event ``event n`` and half of another (``data: half``, no blank
+    line), flushed, then a close with the gzip stream unfinished. The fourth and later
+    connections get 204 (no more). Counts each request under "hostile" as "cutFeeds".
+
 GET|POST /hostile/head?kib=N&lines=M
     A 200 whose header section carries N KiB (1..65536, default 1024) of filler in M fields
     (1..100000, default 1: one field of N KiB), then the body "ok". Counts each request under
@@ -93,6 +99,7 @@ class HostileState:
         self.strays = 0
         self.earlies = 0
         self.cuts = 0
+        self.cut_feeds = 0
 
     def stats(self) -> dict:
         return {"hostile": {"opened": self.opened, "finished": self.finished,
@@ -100,7 +107,8 @@ class HostileState:
                             "heads": self.heads, "gzips": self.gzips,
                             "interims": self.interims, "lengths": self.lengths,
                             "excesses": self.excesses, "nexts": self.nexts, "strays": self.strays,
-                            "earlies": self.earlies, "cuts": self.cuts}}
+                            "earlies": self.earlies, "cuts": self.cuts,
+                            "cutFeeds": self.cut_feeds}}
 
 
 state.register_bucket("hostile", HostileState)
@@ -278,6 +286,23 @@ async def cut_coding(request: web.Request) -> web.StreamResponse:
     return faults._close(request)
 
 
+async def cut_feed(request: web.Request) -> web.StreamResponse:
+    bucket = state_of(request).bucket("hostile")
+    bucket.cut_feeds += 1
+    if bucket.cut_feeds > 3:
+        return web.Response(status=204)  # "no more": the feed closes (WHATWG HTML §9.2.3)
+    if request.transport is None:
+        return web.Response(status=500, text="no transport")
+    compressor = zlib.compressobj(6, zlib.DEFLATED, 31)
+    number = bucket.cut_feeds
+    coded = compressor.compress(b"id: %d\ndata: event %d\n\ndata: half" % (number, number))
+    coded += compressor.flush(zlib.Z_SYNC_FLUSH)
+    request.transport.write(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: gzip\r\n"
+        b"Connection: close\r\n\r\n" + coded)
+    return faults._close(request)
+
+
 GZIP_MEMBERS = [b"first member\n", b"second member\n", b"third member\n"]
 
 
@@ -362,6 +387,7 @@ def setup(routes) -> None:
     routes.get("/hostile/bomb", bomb)
     routes.get("/hostile/interim", interim)
     routes.get("/hostile/cut", cut_coding)
+    routes.get("/hostile/cut-feed", cut_feed)
     routes.get("/hostile/length", conflicting_length)
     routes.get("/hostile/head", oversized_head)
     routes.post("/hostile/head", oversized_head)

@@ -49,15 +49,16 @@ enum CurlStreamDecoding {
     }
 
     /// The error a body ends with when its coding cannot be undone, as libcurl's own failures map
-    /// (``CurlErrorMapping``): `URLError.cannotDecodeContentData` with the reason stated.
-    static func failure(_ reason: ResponseCodingFailure.Reason, _ message: String, url: URL) -> NetworkError {
-        NetworkError(
-            URLError(
-                .cannotDecodeContentData,
-                userInfo: [
-                    NSLocalizedDescriptionKey: message, NSURLErrorFailingURLErrorKey: url,
-                    ResponseCodingFailure.reasonKey: reason,
-                ]))
+    /// (``CurlErrorMapping``): `URLError.cannotDecodeContentData` with the reason stated, marked
+    /// ``ResponseCodingFailure/endedEarlyKey`` when the bytes ended before the coded stream did.
+    static func failure(
+        _ reason: ResponseCodingFailure.Reason, _ message: String, url: URL, endedEarly: Bool = false
+    ) -> NetworkError {
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey: message, NSURLErrorFailingURLErrorKey: url, ResponseCodingFailure.reasonKey: reason,
+        ]
+        if endedEarly { userInfo[ResponseCodingFailure.endedEarlyKey] = true }
+        return NetworkError(URLError(.cannotDecodeContentData, userInfo: userInfo))
     }
 }
 
@@ -147,7 +148,9 @@ private struct InflatedChunks: AsyncSequence, Sendable {
                     done = true
                     // A stream cut before its end (or shorter than a header) is not the body.
                     if !streamEnded && (inflater != nil || !input.isEmpty) {
-                        throw corrupt("Error while processing content unencoding: the \(coding) stream ended early")
+                        throw CurlStreamDecoding.failure(
+                            .corruptContent, "Error while processing content unencoding: the \(coding) stream ended early",
+                            url: url, endedEarly: true)
                     }
                     return nil
                 }

@@ -178,7 +178,9 @@ extension ServerSentEvents {
         /// loop, a reply that is not HTTP, a refused certificate: `repeatsWhenSentAgain`), which
         /// ends the feed with its error (WHATWG HTML §9.2.3: reestablishing is futile). A consumer that fell more than the buffer bound behind a transport that cannot pause
         /// (URLSession on Linux) reconnects too: `Last-Event-ID` resumes after the last event it got.
-        /// So does a host the client holds back (``Courier/NetworkError/backendUnavailable(host:retryAfter:)``:
+        /// So does a compressed stream cut before the end of its coding (`undecodableResponse`
+        /// with `corruptContent` that ended early), as an uncompressed one that ends does; a
+        /// coding that does not decode ends the feed. So does a host the client holds back (``Courier/NetworkError/backendUnavailable(host:retryAfter:)``:
         /// its circuit breaker is open after failed connects, or it asked for a pause), after the
         /// wait it names: an outage ends the feed no sooner than ``ReconnectPolicy/maximumAttempts``.
         /// A token store that cannot be read at the moment (a Keychain while the device is locked)
@@ -188,6 +190,9 @@ extension ServerSentEvents {
             switch NetworkError(error) {
             case .offline, .timedOut, .streamBufferOverflow, .backendUnavailable: return true
             case .transport(let failure): return !failure.code.repeatsWhenSentAgain
+            // A compressed stream whose bytes ended before its coding did was cut, as an
+            // uncompressed one that ends is (CurlTransport inflates it and sees the cut).
+            case .undecodableResponse(let failure): return failure.endedEarly
             // A token store that cannot be read now (a Keychain while the device is locked) may
             // be readable after the backoff; one holding something else reads the same each time.
             case .tokenStoreFailed(let failure):

@@ -220,6 +220,29 @@ import CourierTransfers
         #expect(feed.state == .closed)
     }
 
+    /// `GET /hostile/cut-feed` (TestServer/routes_hostile.py): a gzip feed whose n-th connection
+    /// sends `id: n`, the event `event n` and half of another, then closes with the gzip stream
+    /// unfinished; the fourth gets 204. Measured before: over CurlTransport the feed ended after
+    /// `event 1` with `undecodableResponse` (server: 1 connection); URLSession on Linux (libcurl
+    /// decodes and hands the cut over as an end) reconnected.
+    @Test func aFeedWhoseCompressedStreamIsCutReconnects() async throws {
+        let namespace = TestServers.makeNamespace("sse")
+        let clock = TestClock(mode: .manual)
+        let client = try Self.client(namespace: namespace, clock: clock)
+        let feed = client.events(Request<Void>.get("/hostile/cut-feed"), configuration: Self.noJitter)
+        let driver = Self.drive(feed, clock: clock)
+        var received: [String] = []
+        do {
+            for try await event in feed { received.append(event.data) }
+        } catch {
+            Issue.record("the feed ended with \(error) after \(received)")
+        }
+        _ = await driver.value
+        #expect(received == ["event 1", "event 2", "event 3"])  // never the half event
+        let bucket = try await TestServers.stats(namespace: namespace)["hostile"] as? [String: Any] ?? [:]
+        #expect(bucket["cutFeeds"] as? Int == 4)
+    }
+
     @Test func aServerErrorFailsWithoutReconnecting() async throws {
         let namespace = TestServers.makeNamespace("sse")
         let client = try Self.client(namespace: namespace, clock: TestClock(mode: .manual))

@@ -79,6 +79,15 @@ public struct ResponseCodingFailure: Error, Sendable, Hashable, CustomStringConv
     /// itself, from protocol state rather than message text.
     package static let reasonKey = "CourierResponseCodingReason"
 
+    /// The `URLError.userInfo` key a transport sets to `true` when the body's bytes ended before
+    /// its coded stream did (a ``Reason/corruptContent`` body cut short, e.g. by a closed
+    /// connection), rather than holding bytes that do not decode.
+    package static let endedEarlyKey = "CourierCodedStreamEndedEarly"
+
+    /// Whether the body's bytes ended before its coded stream did (``endedEarlyKey``): a cut body,
+    /// after which a long-lived stream reconnects as it does after any other cut.
+    package var endedEarly: Bool { underlying.userInfo[Self.endedEarlyKey] as? Bool == true }
+
     public var description: String {
         let what: String
         switch reason {
