@@ -49,6 +49,9 @@ public final class EnvironmentSet: EnvironmentRouting, Sendable {
     private let broadcaster = EventBroadcaster<EnvironmentDecision>()
     /// Runs switches one at a time, off the cooperative pool.
     private let writer = ChoiceWriter()
+    /// The end of the last move (``move(to:decision:persist:)``), sign-out of the left environment
+    /// included: the next move starts after it.
+    private let lastMove = Locked<Task<Void, Never>?>(nil)
     /// Session resets of the clients built for this set, per environment index; `nil` once the
     /// client is gone (the entry is then dropped).
     private let resetters = Locked<[UUID: @Sendable (Int) async -> [SessionResetError.Failure]?]>([:])
@@ -194,7 +197,28 @@ public final class EnvironmentSet: EnvironmentRouting, Sendable {
     /// choice in memory and on disk, and `changes()` sees them in the order they took effect (its
     /// last value is ``current``). Then signs out of the environment left when ``sessionsOnSwitch``
     /// says so. Nothing changes when `persist` throws.
+    ///
+    /// A move starts once the previous one ended, its sign-out included: a switch back to an
+    /// environment whose sign-out is still under way returns after that sign-out, so a sign-in
+    /// made once it returned is not signed out by it. A move runs to its end even when the caller
+    /// is cancelled (the choice is on disk by then).
     private func move(
+        to index: Int, decision: EnvironmentDecision, persist: @escaping @Sendable (any EnvironmentChoiceStore) throws -> Void
+    ) async throws {
+        let work: Task<Void, any Error> = lastMove.withLock { last in
+            let previous = last
+            let work = Task { [self] in
+                await previous?.value
+                try await moveNow(to: index, decision: decision, persist: persist)
+            }
+            last = Task { _ = await work.result }
+            return work
+        }
+        try await work.value
+    }
+
+    /// ``move(to:decision:persist:)`` once the previous move ended.
+    private func moveNow(
         to index: Int, decision: EnvironmentDecision, persist: @escaping @Sendable (any EnvironmentChoiceStore) throws -> Void
     ) async throws {
         // The write runs on the writer's own queue, never on a thread of Swift's cooperative pool
