@@ -67,21 +67,27 @@ struct EnvironmentPinnedUploadTests {
         }
     }
 
+    /// An upload enqueued on staging (to `/uploads/count`, no retries) that a 503 left pending,
+    /// its manager, and the folders to remove afterwards.
+    static func pendingStagingUpload(_ fixture: Fixture) async throws -> (UploadManager, UUID, [URL]) {
+        try await TestServers.inject("POST", "/uploads/count", [["status": 503]], namespace: fixture.servers.namespace)
+        let directory = try UploadFixtures.folder()
+        let manager = try UploadManager(
+            client: fixture.client, directory: directory, policy: EndpointPolicy.authorizedUpload.with(\.retry, .none))
+        let file = try UploadFixtures.file(UploadFixtures.bytes(10_000))
+        let id = try await manager.enqueue(fileAt: file, to: "/uploads/count", contentType: "application/octet-stream")
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        return (manager, id, [directory, file.deletingLastPathComponent()])
+    }
+
     /// A foreground upload enqueued on staging is kept pending by a 503; the app switches to
     /// development (the same host) and calls `resumePending()`. It used to go out to staging's URL
     /// with development's access token. It waits for staging instead, and goes out with staging's
     /// token once the app is back there.
     @Test func aPendingUploadOfStagingIsNotSentWithAnotherEnvironmentsTokenAfterASwitch() async throws {
         let fixture = try await Fixture()
-        try await TestServers.inject("POST", "/uploads/count", [["status": 503]], namespace: fixture.servers.namespace)
-        let directory = try UploadFixtures.folder()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let manager = try UploadManager(
-            client: fixture.client, directory: directory, policy: EndpointPolicy.authorizedUpload.with(\.retry, .none))
-        let file = try UploadFixtures.file(UploadFixtures.bytes(10_000))
-        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let id = try await manager.enqueue(fileAt: file, to: "/uploads/count", contentType: "application/octet-stream")
-        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        let (manager, id, folders) = try await Self.pendingStagingUpload(fixture)
+        defer { for folder in folders { try? FileManager.default.removeItem(at: folder) } }
         #expect(await manager.uploads.map(\.state) == [.pending])
 
         try await fixture.set.switchEnvironment(to: "development")
@@ -104,15 +110,8 @@ struct EnvironmentPinnedUploadTests {
     /// staged copy — switching back to staging could not send it any more. It waits for staging.
     @Test func aPendingUploadOfStagingIsKeptThroughASwitchToAnotherOrigin() async throws {
         let fixture = try await Fixture()
-        try await TestServers.inject("POST", "/uploads/count", [["status": 503]], namespace: fixture.servers.namespace)
-        let directory = try UploadFixtures.folder()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let manager = try UploadManager(
-            client: fixture.client, directory: directory, policy: EndpointPolicy.authorizedUpload.with(\.retry, .none))
-        let file = try UploadFixtures.file(UploadFixtures.bytes(10_000))
-        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let id = try await manager.enqueue(fileAt: file, to: "/uploads/count", contentType: "application/octet-stream")
-        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        let (manager, id, folders) = try await Self.pendingStagingUpload(fixture)
+        defer { for folder in folders { try? FileManager.default.removeItem(at: folder) } }
 
         try await fixture.set.switchEnvironment(to: "production")
         await manager.resumePending()
