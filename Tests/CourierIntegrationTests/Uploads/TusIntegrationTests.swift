@@ -33,61 +33,48 @@ struct TusIntegrationTests {
         uploader(client, store: store, policy: UploadFixtures.policy.with(\.retry, .none))
     }
 
-    @Test("a PATCH the server fails once (503) is recovered in the same run: HEAD, then on from the server's offset")
-    func aFailedPatchIsRecoveredInTheSameRun() async throws {
+    /// Uploads 200,000 bytes whose second PATCH the server fails (503), the HEADs meeting
+    /// `headFaults` first, with two quick retries; expects the upload complete with the file's
+    /// SHA-256 and its record removed, and returns the tus requests the server saw.
+    static func uploadWithSecondPatchFailed(seed: Int, headFaults: [[String: Any]] = []) async throws -> [LoggedRequest] {
         let (client, namespace) = try UploadFixtures.client()
-        let data = UploadFixtures.bytes(200_000, seed: 31)
+        let data = UploadFixtures.bytes(200_000, seed: seed)
         let file = try UploadFixtures.file(data)
         let store = ResumableUploadStore(directory: try UploadFixtures.folder())
         try await TestServers.control("POST", "_tus/control", namespace: namespace, json: ["failPatches": [2]])
+        if !headFaults.isEmpty {
+            try await TestServers.control(
+                "POST", "_faults", namespace: namespace, json: ["path": "/tus/files/*", "method": "HEAD", "faults": headFaults])
+        }
         let location = try await Self.uploader(client, store: store, policy: Self.twoQuickRetries).upload(fileAt: file).value
         let info = try await Self.info(location, namespace: namespace)
         #expect(info.complete && info.sha256 == UploadFixtures.sha256(data))
-        let log = try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }
-        #expect(log.map(\.method) == ["POST", "PATCH", "PATCH", "HEAD", "PATCH", "PATCH", "PATCH"])
         #expect(try store.allRecords().isEmpty)
+        return try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }
+    }
+
+    @Test("a PATCH the server fails once (503) is recovered in the same run: HEAD, then on from the server's offset")
+    func aFailedPatchIsRecoveredInTheSameRun() async throws {
+        let log = try await Self.uploadWithSecondPatchFailed(seed: 31)
+        #expect(log.map(\.method) == ["POST", "PATCH", "PATCH", "HEAD", "PATCH", "PATCH", "PATCH"])
     }
 
     /// The HEAD that follows the failed PATCH meets one 503 too: it counted as the end of the run,
     /// with the policy's second retry unused.
     @Test func aRecoveryHeadTheServerFailsOnceIsAskedAgainWithinTheRetries() async throws {
-        let (client, namespace) = try UploadFixtures.client()
-        let data = UploadFixtures.bytes(200_000, seed: 5)
-        let file = try UploadFixtures.file(data)
-        let store = ResumableUploadStore(directory: try UploadFixtures.folder())
-        try await TestServers.control("POST", "_tus/control", namespace: namespace, json: ["failPatches": [2]])
-        try await TestServers.control(
-            "POST", "_faults", namespace: namespace,
-            json: ["path": "/tus/files/*", "method": "HEAD", "faults": [["status": 503, "retryAfter": "0"]]])
-        let location = try await Self.uploader(client, store: store, policy: Self.twoQuickRetries).upload(fileAt: file).value
-        let info = try await Self.info(location, namespace: namespace)
-        #expect(info.complete && info.sha256 == UploadFixtures.sha256(data))
-        let log = try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }
+        let log = try await Self.uploadWithSecondPatchFailed(seed: 5, headFaults: [["status": 503, "retryAfter": "0"]])
         #expect(log.map(\.method) == ["POST", "PATCH", "PATCH", "HEAD", "HEAD", "PATCH", "PATCH", "PATCH"])
-        #expect(try store.allRecords().isEmpty)
     }
 
     /// The HEAD after a failed PATCH says the upload is gone (the server expired it meanwhile):
     /// the run ended with the PATCH's 503 where tus clients start a new upload.
     @Test func anUploadGoneWhenItsRecoveryHeadAsksIsCreatedAnewInTheSameRun() async throws {
-        let (client, namespace) = try UploadFixtures.client()
-        let data = UploadFixtures.bytes(200_000, seed: 8)
-        let file = try UploadFixtures.file(data)
-        let store = ResumableUploadStore(directory: try UploadFixtures.folder())
-        try await TestServers.control("POST", "_tus/control", namespace: namespace, json: ["failPatches": [2]])
-        try await TestServers.control(
-            "POST", "_faults", namespace: namespace,
-            json: ["path": "/tus/files/*", "method": "HEAD", "faults": [["status": 404]]])
-        let location = try await Self.uploader(client, store: store, policy: Self.twoQuickRetries).upload(fileAt: file).value
-        let info = try await Self.info(location, namespace: namespace)
-        #expect(info.complete && info.sha256 == UploadFixtures.sha256(data))
-        let log = try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }
+        let log = try await Self.uploadWithSecondPatchFailed(seed: 8, headFaults: [["status": 404]])
         #expect(log.map(\.method) == ["POST", "PATCH", "PATCH", "HEAD", "POST", "PATCH", "PATCH", "PATCH", "PATCH"])
         #expect(
             log.filter { $0.method == "PATCH" }.suffix(4).map { $0.header("Upload-Offset") } == [
                 "0", "65536", "131072", "196608",
             ])
-        #expect(try store.allRecords().isEmpty)
     }
 
     /// Every upload the run creates is gone by the time its recovery HEAD asks: after two new
