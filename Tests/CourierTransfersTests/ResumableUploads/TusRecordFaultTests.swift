@@ -241,6 +241,24 @@ extension TusRecordFaultTests {
 }
 
 extension TusRecordFaultTests {
+    /// Uploads `folder.file` over `transport` in 400-byte chunks with two immediate retries,
+    /// expects the upload to fail as a bad server's (`NetworkError.transport`), and returns its
+    /// record store and the `Upload-Offset` of every PATCH sent.
+    static func runRefusedAsABadServer(
+        over transport: StubTransport, folder: TusRecordFaultTests.Folder
+    ) async -> (ResumableUploadStore, [String]) {
+        let store = ResumableUploadStore(directory: folder.records)
+        let uploader = TusUploader(
+            client: TransfersFixture.client(transport), creationPath: "/tus/files", store: store, chunkSize: 400,
+            policy: .standard.with(\.retry, RetryPolicy(maxRetries: 2, baseDelay: .zero, maxDelay: .zero)))
+        let error = await #expect(throws: NetworkError.self) { _ = try await uploader.upload(fileAt: folder.file).value }
+        #expect(error?.kind == .transport, "a bad server, not a bad request: \(String(describing: error))")
+        let offsets = transport.requests.filter { $0.httpMethod == "PATCH" }.map {
+            $0.value(forHTTPHeaderField: "Upload-Offset") ?? "?"
+        }
+        return (store, offsets)
+    }
+
     @Test("after a failed PATCH, a HEAD offset beyond every byte sent fails the upload and drops its record: no byte is skipped")
     func aHeadOffsetBeyondTheBytesSentIsRefused() async throws {
         let folder = try TusRecordFaultTests.Folder()
@@ -253,15 +271,7 @@ extension TusRecordFaultTests {
                     ? HTTPResponse(statusCode: 503, headers: ["Retry-After": "0"], body: Data(), url: url)
                     : TusRecordFaultTests.confirm(offset + length, url: url)
             })
-        let store = ResumableUploadStore(directory: folder.records)
-        let uploader = TusUploader(
-            client: TransfersFixture.client(transport), creationPath: "/tus/files", store: store, chunkSize: 400,
-            policy: .standard.with(\.retry, RetryPolicy(maxRetries: 2, baseDelay: .zero, maxDelay: .zero)))
-        let error = await #expect(throws: NetworkError.self) { _ = try await uploader.upload(fileAt: folder.file).value }
-        #expect(error?.kind == .transport, "a bad server, not a bad request: \(String(describing: error))")
-        let offsets = transport.requests.filter { $0.httpMethod == "PATCH" }.map {
-            $0.value(forHTTPHeaderField: "Upload-Offset") ?? "?"
-        }
+        let (store, offsets) = await Self.runRefusedAsABadServer(over: transport, folder: folder)
         #expect(offsets == ["0", "400"], "PATCH offsets \(offsets): bytes 800..<900 were never sent")
         #expect(try store.allRecords().isEmpty, "a record a later run would resume from the same offset")
     }
@@ -334,15 +344,7 @@ extension TusRecordFaultTests {
                 default: TusRecordFaultTests.confirm(offset + length, url: url)
                 }
             })
-        let store = ResumableUploadStore(directory: folder.records)
-        let uploader = TusUploader(
-            client: TransfersFixture.client(transport), creationPath: "/tus/files", store: store, chunkSize: 400,
-            policy: .standard.with(\.retry, RetryPolicy(maxRetries: 2, baseDelay: .zero, maxDelay: .zero)))
-        let error = await #expect(throws: NetworkError.self) { _ = try await uploader.upload(fileAt: folder.file).value }
-        #expect(error?.kind == .transport, "a bad server, not a bad request: \(String(describing: error))")
-        let offsets = transport.requests.filter { $0.httpMethod == "PATCH" }.map {
-            $0.value(forHTTPHeaderField: "Upload-Offset") ?? "?"
-        }
+        let (store, offsets) = await Self.runRefusedAsABadServer(over: transport, folder: folder)
         #expect(offsets == ["0", "400", "0"], "PATCH offsets \(offsets): bytes 400..<800 never reached the new upload")
         #expect(try store.allRecords().isEmpty, "a record a later run would resume from the same offset")
     }
