@@ -56,6 +56,46 @@ struct RefreshTimeLimitTests {
         withExtendedLifetime(client) {}
     }
 
+    /// A custom grant whose request says "no time limit" the way apps often do
+    /// (`.greatestFiniteMagnitude`, `.infinity`): the refresh is sent and answered. The time limit
+    /// made a `Duration` of that many seconds, which traps past about 1.7e20 s, and URLSession on
+    /// Linux traps on such a `timeoutInterval` itself: the app crashed at its first refresh.
+    @Test(arguments: [TimeInterval.greatestFiniteMagnitude, .infinity])
+    func aRefreshWhoseRequestHasAnEndlessTimeoutIsSentAndAnswered(timeout: TimeInterval) async throws {
+        let namespace = TestServers.makeNamespace("endless")
+        let environment = try TestServers.apiEnvironment(namespace: namespace)
+        var components = try #require(
+            URLComponents(url: environment.baseURL.appendingPathComponent("drip"), resolvingAgainstBaseURL: false))
+        components.queryItems = [
+            .init(name: "bytes", value: "10"), .init(name: "seconds", value: "0"), .init(name: "chunks", value: "1"),
+        ]
+        let tokenURL = try #require(components.url)
+        let grant = RefreshTokenGrant(
+            makeRequest: { _ in
+                var request = URLRequest(url: tokenURL)
+                request.timeoutInterval = timeout
+                return request
+            },
+            parseResponse: { response, _ in
+                AuthTokens(accessToken: "fresh-\(response.data.count)", refreshToken: "r2", expiresAt: .distantFuture)
+            })
+        let tokens = TokenManager(store: InMemoryTokenStore(), grant: grant)
+        let (client, _) = try TestServers.apiClient(namespace: namespace) {
+            $0.interceptors = .standard(tokenManager: tokens)
+            $0.clock = TestClock(mode: .manual)
+        }
+        try await tokens.signIn(AuthTokens(accessToken: "expired", refreshToken: "r1", expiresAt: .distantPast))
+
+        let outcome = await Self.outcome(within: .seconds(20)) { try await tokens.validAccessToken() }
+        guard case .success(let token)? = outcome else {
+            Issue.record("expected a refreshed token, got \(String(describing: outcome))")
+            return
+        }
+        #expect(token == "fresh-10")
+        #expect(try await TestServers.requestLog(namespace: namespace, path: "/drip").count == 1)
+        withExtendedLifetime(client) {}
+    }
+
     /// The operation's result, or `nil` (the operation cancelled) when it takes longer than `limit`.
     static func outcome<T: Sendable>(
         within limit: Duration, _ operation: @escaping @Sendable () async throws -> T

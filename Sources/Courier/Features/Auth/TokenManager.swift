@@ -699,6 +699,12 @@ public actor TokenManager {
     private static func send(
         _ request: URLRequest, through transport: any Transport, within clock: any Clock<Duration>
     ) async throws -> HTTPResponse {
+        // At most a year, as on the requests Courier builds (``RequestBuilder/maxIdleTimeout``): a
+        // custom grant's "no limit" (`.greatestFiniteMagnitude`, `.infinity`) made a `Duration`
+        // that traps past about 1.7e20 s, and URLSession on Linux traps past about 9.2e15 s.
+        var bounded = request
+        if bounded.timeoutInterval > RequestBuilder.maxIdleTimeout { bounded.timeoutInterval = RequestBuilder.maxIdleTimeout }
+        let request = bounded
         let seconds = request.timeoutInterval
         guard seconds.isFinite, seconds > 0 else { return try await transport.send(request) }
         return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
