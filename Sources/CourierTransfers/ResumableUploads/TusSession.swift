@@ -142,12 +142,20 @@ struct TusSession: Sendable {
                 last = response
             case 409:
                 conflicts += 1
-                guard conflicts <= Self.maxConsecutiveConflicts, let head = try await serverOffset(record.uploadURL) else {
-                    throw NetworkError(response: response.response, knownErrors: [:])
+                let conflict = NetworkError(response: response.response, knownErrors: [:])
+                guard conflicts <= Self.maxConsecutiveConflicts else { throw conflict }
+                if let head = try await serverOffset(record.uploadURL) {
+                    offset = try trusted(head, floor: 0, bound: sentBefore, length: length, after: "409 Conflict")
+                    record.offset = offset
+                    try save(record)  // a record that cannot be written fails the upload, never silently
+                } else {
+                    // The server no longer has the upload (its HEAD answers 404, 410 or 403): a new
+                    // one from byte 0, as after a failed PATCH.
+                    try await recreate(
+                        after: conflict, count: &recreations, record: &record, length: length, modified: identity.modified)
+                    offset = 0
+                    sentEnd = 0
                 }
-                offset = try trusted(head, floor: 0, bound: sentBefore, length: length, after: "409 Conflict")
-                record.offset = offset
-                try save(record)  // a record that cannot be written fails the upload, never silently
             case 404, 410:
                 try await recreate(
                     after: NetworkError(response: response.response, knownErrors: [:]), count: &recreations,

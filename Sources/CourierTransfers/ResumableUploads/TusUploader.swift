@@ -30,7 +30,7 @@ import FoundationNetworking
 ///   over bytes the server lost, but never beyond the bytes sent before the refused `PATCH`
 ///   (a `409` changes nothing): such an offset fails the upload as above.
 /// - **404 / 410** (the server forgot or expired the upload): a new upload from byte 0 — also when
-///   the `HEAD` after a failed `PATCH` answers 404, 410 or 403; at most twice a run.
+///   the `HEAD` after a failed or refused (409) `PATCH` answers 404, 410 or 403; twice a run at most.
 /// - **A PATCH that failed on the way** (a lost connection, a time-out, a 5xx, 408 or 429 the
 ///   ``policy``'s retry rules retry): after its backoff (or the server's `Retry-After`, up to
 ///   `maxRetryAfter`), `HEAD` and continue from the server's offset — at most `maxRetries` times

@@ -77,6 +77,31 @@ struct TusIntegrationTests {
             ])
     }
 
+    /// A PATCH answered 409, and the HEAD that asks for the server's offset says the upload is
+    /// gone (expired meanwhile): the run ended with the 409 where a HEAD after a failed PATCH
+    /// starts a new upload.
+    @Test func anUploadGoneWhenTheHeadAfterAConflictAsksIsCreatedAnewInTheSameRun() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let data = UploadFixtures.bytes(200_000, seed: 10)
+        let file = try UploadFixtures.file(data)
+        let store = ResumableUploadStore(directory: try UploadFixtures.folder())
+        try await TestServers.control(
+            "POST", "_tus/control", namespace: namespace, json: ["conflictPatches": [2], "conflictOffset": 0])
+        try await TestServers.control(
+            "POST", "_faults", namespace: namespace,
+            json: ["path": "/tus/files/*", "method": "HEAD", "faults": [["status": 404]]])
+        let location = try await Self.uploader(client, store: store, policy: Self.twoQuickRetries).upload(fileAt: file).value
+        let info = try await Self.info(location, namespace: namespace)
+        #expect(info.complete && info.sha256 == UploadFixtures.sha256(data))
+        let log = try await TestServers.requestLog(namespace: namespace).filter { $0.path.contains("/tus/files") }
+        #expect(log.map(\.method) == ["POST", "PATCH", "PATCH", "HEAD", "POST", "PATCH", "PATCH", "PATCH", "PATCH"])
+        #expect(
+            log.filter { $0.method == "PATCH" }.suffix(4).map { $0.header("Upload-Offset") } == [
+                "0", "65536", "131072", "196608",
+            ])
+        #expect(try store.allRecords().isEmpty)
+    }
+
     /// Every upload the run creates is gone by the time its recovery HEAD asks: after two new
     /// uploads the run ends with the failure, not a loop.
     @Test func uploadsGoneAgainAndAgainEndTheRunAfterTwoNewOnes() async throws {
