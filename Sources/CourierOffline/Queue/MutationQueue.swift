@@ -95,6 +95,8 @@ public actor MutationQueue {
     var announcedUnreadable: Set<Int64> = []
 
     /// Opens (creating or migrating) the queue database at `path` and delivers through `client`.
+    /// The file's folder is created when missing (Application Support does not exist in a new
+    /// iOS app's container until something creates it).
     ///
     /// Nothing is sent until a trigger fires: call ``flush()`` or ``flushes(on:)`` after launch
     /// to deliver what a previous run left.
@@ -114,6 +116,11 @@ public actor MutationQueue {
         for kind in [configuration.defaultKind] + configuration.kinds.values {
             let sent = kind.policy.with(\.idempotency, .key("setup-check"))
             if let reason = client.missingCapability(for: sent) { throw NetworkError.missingInterceptor(reason) }
+        }
+        if !path.isEmpty {
+            // Like the other stores' folders; when it cannot be made, opening the file says why.
+            try? FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
         }
         do {
             store = try MutationStore(path: path, now: configuration.now())
