@@ -180,4 +180,16 @@ struct EnvironmentDecisionTests {
             try F.environment("staging").api("media")
         }
     }
+
+    /// A set of two environments (no `production`) built with the default mapping: the error says
+    /// where the name came from and what to pass, not only that it is unknown.
+    @Test func aSetMissingAnEnvironmentOfTheDefaultMappingSaysToPassAMapping() {
+        let error = #expect(throws: EnvironmentError.unknownEnvironment("production", known: ["development", "staging"])) {
+            try EnvironmentSet(
+                environments: [F.environment("development"), F.environment("staging")], build: F.reading(.debug),
+                store: InMemoryEnvironmentChoiceStore(), override: nil)
+        }
+        #expect(error?.localizedDescription.contains("BuildMapping") == true)
+        #expect(error?.localizedDescription.contains("`mapping:`") == true)
+    }
 }

@@ -35,7 +35,9 @@ public enum EnvironmentError: Error, Sendable, Hashable, CustomStringConvertible
         case .noEnvironments:
             return "an environment set needs at least one environment"
         case .unknownEnvironment(let id, let known):
-            return "no environment '\(id)' (known: \(known.joined(separator: ", ")))"
+            return "no environment '\(id)' (known: \(known.joined(separator: ", "))): an override (-COURIER_ENV, COURIER_ENV), "
+                + "a switch or the set's BuildMapping names it; the default mapping names development, staging and "
+                + "production, so a set without all three passes `mapping:` with its own identifiers"
         case .missingBaseURL(let environment, let api):
             return "environment '\(environment)' has no base URL for API '\(api)'"
         case .invalidBaseURL(let environment, let api, let url):
