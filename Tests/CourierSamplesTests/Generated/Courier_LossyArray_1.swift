@@ -23,7 +23,7 @@ import FoundationNetworking
 private enum Sample {
     struct Page: Decodable {
         @LossyArray var items: [Item]      // $items.skipped lists the skips
-        let tags: LossyArray<Tag>          // tags.skippedCount, for tag in tags
+        let tags: LossyArray<Tag>          // tags.skipped.count, for tag in tags
     }
 
     static func sample() async throws {

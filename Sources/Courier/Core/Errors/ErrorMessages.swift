@@ -14,8 +14,10 @@ import Foundation
 ///     error.kind == .rateLimited ? retryText(error.retryAfter) : nil
 /// }
 /// ```
-/// A message the app returns `nil` for falls back to the endpoint's known-error message or the
-/// server's message (never a 5xx's: that text is about the server's insides), then to ``english``.
+/// An endpoint's known-error message for the status comes first (it is the app's own text, per
+/// endpoint: localise it there); then these messages; a message the app returns `nil` for falls
+/// back to the server's message (never a 5xx's: that text is about the server's insides), then to
+/// ``english`` (see ``NetworkError/userMessage``).
 public struct ErrorMessages: Sendable {
     private let lookup: @Sendable (NetworkError) -> String?
 

@@ -6,7 +6,7 @@
 /// ```swift
 /// struct Page: Decodable {
 ///     @LossyArray var items: [Item]      // $items.skipped lists the skips
-///     let tags: LossyArray<Tag>          // tags.skippedCount, for tag in tags
+///     let tags: LossyArray<Tag>          // tags.skipped.count, for tag in tags
 /// }
 /// let all = try JSONDecoder().decode(LossyArray<Item>.self, from: data)
 /// ```
