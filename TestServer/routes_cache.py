@@ -4,7 +4,7 @@ GET  /cache/resource/{name}?cc=&etag=&lastModified=&vary=&expires=&age=&cc304=
 POST /cache/resource/{name}/bump
 POST /cache/resource/{name}/fail?status=503&count=N
 GET  /cache/collection            (Cache-Control: max-age=60)
-POST /cache/collection            (201 + Location)
+POST /cache/collection            (201 + Location; ?seeOther=1: 303 + Location of the list, Post/Redirect/Get)
 GET  /cache/collection/{id}
 """
 
@@ -193,6 +193,8 @@ async def post_collection(request: web.Request) -> web.Response:
     bucket.collection_version += 1
     element = {"id": len(bucket.collection) + 1, "data": body, "createdAt": iso_ms(time.time())}
     bucket.collection.append(element)
+    if request.query.get("seeOther") == "1":
+        return web.Response(status=303, headers={"Location": f"{prefix_of(request)}/cache/collection"})
     return json_response(element, status=201,
                          headers={"Location": f"{prefix_of(request)}/cache/collection/{element['id']}"})
 

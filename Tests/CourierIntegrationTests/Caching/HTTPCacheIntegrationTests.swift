@@ -136,6 +136,31 @@ extension CachingIntegrationTests {
             #expect(collection?["gets"] as? Int == 2)
         }
 
+        /// Post/Redirect/Get: the POST is answered `303 See Other` with the list's URL, and the
+        /// client follows it below the cache. The cache never sees the 303's `Location`, so the
+        /// stored list stayed and the next read showed `count` 0 for the rest of its max-age.
+        @Test func aPostAnsweredWithSeeOtherInvalidatesTheCachedRedirectTarget() async throws {
+            struct Collection: Decodable, Sendable {
+                var count: Int
+            }
+            let namespace = TestServers.makeNamespace("cache")
+            let client = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache())
+            let list = Request<Collection>.get("/cache/collection")
+            _ = try await client.send(list)
+            #expect(try await client.response(for: list).context.cacheOutcome == .hit)
+
+            let redirected = try await client.send(
+                Request<Collection>.post("/cache/collection", body: ["name": "new"], query: ["seeOther": "1"]))
+            let reloaded = try await client.response(for: list)
+
+            let stats = try await TestServers.stats(namespace: namespace)
+            let collection = stats["cacheCollection"] as? [String: Any]
+            #expect(redirected.count == 1)
+            #expect(reloaded.context.cacheOutcome == .miss)
+            #expect(reloaded.value.count == 1, "the element the server stored")
+            #expect(collection?["gets"] as? Int == 3, "the first read, the 303's, and the reload")
+        }
+
         @Test func staleIfErrorServesStoredBodyWhenTheServerAnswers503() async throws {
             let namespace = TestServers.makeNamespace("cache")
             let clock = ShiftedClock()

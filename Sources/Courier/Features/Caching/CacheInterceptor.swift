@@ -26,7 +26,8 @@ import FoundationNetworking
 ///   (RFC 9111 §5.2.1.5).
 /// - ``CachePolicy/bypassCache``: neither reads nor writes (``CacheOutcome/bypassed``).
 /// - Unsafe methods (POST, PUT, PATCH, DELETE…) pass through; a 2xx/3xx answer invalidates the
-///   stored responses of the target URI and of same-origin `Location` / `Content-Location` [§4.4].
+///   stored responses of the target URI and of same-origin `Location` / `Content-Location` [§4.4],
+///   and of the redirects followed on the way (a 303's `Location`, a 307/308's new target).
 ///   So does a call that ends without an answer (a connection lost after the server read the
 ///   request, a timeout): the server may have applied it, and the target URI's stored responses go.
 /// - A GET for one byte range (`Range: bytes=0-99`, `bytes=100-`, `bytes=-5`) is answered as a
@@ -69,7 +70,7 @@ public struct CacheInterceptor: Interceptor {
                 await cache.invalidate(url)
                 throw error
             }
-            for target in Invalidation.urls(for: request, response: response) {
+            for target in Invalidation.urls(for: request, response: response, redirects: context.redirects) {
                 await cache.invalidate(target)
             }
             return response
