@@ -6,6 +6,11 @@ GET /cache/held/{gate}/{name}?cc=&etag=...   waits until gate {gate} is open (th
                                              exactly like GET /cache/resource/{name} (same
                                              query parameters, same per-resource stats)
 
+GET /cache/late/{gate}/{name}?cc=&etag=...   answers like GET /cache/resource/{name} at once (counted
+                                             then), but sends that answer only once gate {gate} is
+                                             open: a response generated before a write, delivered after
+POST /cache/late/{gate}/{name}               bumps the resource {name} (a write to the URL the GET reads)
+
 The request is counted in the resource's stats only once it passes the gate; the route itself is
 counted on arrival (`GET /cache/held/{gate}/{name}` in `requests`).
 """
@@ -25,5 +30,17 @@ async def held_resource(request: web.Request) -> web.Response:
     return await routes_cache.get_resource(request)
 
 
+async def late_resource(request: web.Request) -> web.Response:
+    response = await routes_cache.get_resource(request)
+    _, timed_out = await routes_gates.pass_gate(request)
+    return timed_out if timed_out is not None else response
+
+
+async def write_late_resource(request: web.Request) -> web.Response:
+    return await routes_cache.bump_resource(request)
+
+
 def setup(routes) -> None:
     routes.get("/cache/held/{gate}/{name}", held_resource)
+    routes.get("/cache/late/{gate}/{name}", late_resource)
+    routes.post("/cache/late/{gate}/{name}", write_late_resource)

@@ -161,6 +161,37 @@ extension CachingIntegrationTests {
             #expect(collection?["gets"] as? Int == 3, "the first read, the 303's, and the reload")
         }
 
+        /// A read sent before a write to its URL, answered after the write's answer invalidated the
+        /// URL: its (older) response was stored and served for its whole max-age, as if the write
+        /// had never invalidated anything (version 1 kept coming back after the server had 2).
+        @Test func aReadAnsweredAfterAWriteToItsURLIsNotStored() async throws {
+            let namespace = TestServers.makeNamespace("cache")
+            let client = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache())
+            let read = Request<CachedResource>.get("/cache/late/g1/r1", query: ["cc": "max-age=600"])
+            async let early = client.send(read)
+            try await Self.waitUntilHeld(1, gate: "g1", namespace: namespace)
+
+            try await client.send(Request<Void>.post("/cache/late/g1/r1", query: ["cc": "max-age=600"]))
+            #expect(try await CacheIntegration.post("/_gates/g1/open", namespace: namespace) == 200)
+            #expect(try await early.version == 1, "generated before the write")
+            let after = try await client.response(for: read)
+
+            #expect(after.context.cacheOutcome == .miss)
+            #expect(after.value.version == 2)
+            #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 2)
+        }
+
+        /// Waits until `count` requests are held at `gate` (bounded: 6,000 checks, 5 ms apart).
+        static func waitUntilHeld(_ count: Int, gate: String, namespace: String) async throws {
+            for _ in 0..<6000 {
+                let (_, data) = try await TestServers.control("GET", "_gates/\(gate)", namespace: namespace)
+                let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+                if (object?["waiting"] as? Int) == count { return }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            Issue.record("\(count) requests never reached gate \(gate)")
+        }
+
         @Test func staleIfErrorServesStoredBodyWhenTheServerAnswers503() async throws {
             let namespace = TestServers.makeNamespace("cache")
             let clock = ShiftedClock()

@@ -104,10 +104,10 @@ public struct CacheInterceptor: Interceptor {
                 }
             }
         }
-        let partition = cache.currentPartition
+        let key = CacheKey(partition: cache.currentPartition, url: url)
         let transaction = CacheTransaction(
             cache: cache, request: request, context: context, next: next,
-            key: CacheKey(partition: partition, url: url), generation: cache.generation(of: partition),
+            key: key, generation: cache.generation(of: key),
             isHead: method == "HEAD")
         return try await transaction.run()
     }

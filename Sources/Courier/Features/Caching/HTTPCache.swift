@@ -62,6 +62,11 @@ public final class HTTPCache: Sendable {
     /// Bumped by ``removeAll(partition:)`` so responses of requests that started before a clear
     /// are not written back into the cleared partition.
     private let generations = Locked<[String: Int]>([:])
+    /// Bumped per normalised URL by ``invalidate(_:)``, so a response to a request that started
+    /// before an invalidation (a read answered after the write to its URL) is not stored after it.
+    /// At most ``maxTrackedInvalidations`` URLs; beyond, the counts start over after a clear of
+    /// the whole generation, which makes every request then running store nothing.
+    private let invalidations = Locked<[String: Int]>([:])
 
     /// Creates a cache.
     /// - Parameters:
@@ -113,8 +118,21 @@ public final class HTTPCache: Sendable {
 
     /// Removes the stored responses for `url` in every partition (what a successful unsafe request
     /// does automatically, RFC 9111 §4.4).
+    ///
+    /// A response to a request that started before the call is not stored: it may describe the
+    /// resource as it was before the change that made the app invalidate it.
     public func invalidate(_ url: URL) async {
-        await storage.removeResponses(forURL: CacheKey.normalize(url))
+        let normalized = CacheKey.normalize(url)
+        let overflowed = invalidations.withLock { counts in
+            counts[normalized, default: 0] += 1
+            return counts.count > Self.maxTrackedInvalidations
+        }
+        if overflowed {
+            // First every running request's generation moves, then the counts restart.
+            generations.withLock { $0[Self.everyPartition, default: 0] += 1 }
+            invalidations.withLock { $0.removeAll() }
+        }
+        await storage.removeResponses(forURL: normalized)
     }
 
     // MARK: Background revalidation
@@ -135,18 +153,31 @@ public final class HTTPCache: Sendable {
 
     // MARK: Internal
 
+    /// How many URLs' invalidations are counted before the counts start over.
+    private static let maxTrackedInvalidations = 1024
+
     /// The generations key that counts clears of the whole cache.
     private static let everyPartition = "\u{0}*"
 
-    /// A token that changes whenever `partition` (or the whole cache) is cleared.
+    /// A token that changes whenever `partition` (or the whole cache) is cleared and, taken for a
+    /// key, whenever its URL is invalidated.
     struct Generation: Equatable, Sendable {
         var partition: Int
         var all: Int
+        /// Invalidations of the key's URL when taken for a key; 0 when taken for a partition.
+        var url = 0
     }
 
     /// The current ``Generation`` of `partition`.
     func generation(of partition: String) -> Generation {
         generations.withLock { Generation(partition: $0[partition] ?? 0, all: $0[Self.everyPartition] ?? 0) }
+    }
+
+    /// The current ``Generation`` of `key`: its partition's, and the invalidations of its URL.
+    func generation(of key: CacheKey) -> Generation {
+        var generation = generation(of: key.partition)
+        generation.url = invalidations.withLock { $0[key.url] ?? 0 }
+        return generation
     }
 
     /// Stores `response` under `key` unless the partition was cleared since `generation` was taken,
@@ -162,9 +193,9 @@ public final class HTTPCache: Sendable {
     /// the account switched during the call, and the response may have been fetched with the next
     /// account's token — stored, the previous account would be served it. It is not stored.
     func store(_ response: CachedResponse, for key: CacheKey, generation: Generation) async {
-        guard self.generation(of: key.partition) == generation, currentPartition == key.partition else { return }
+        guard self.generation(of: key) == generation, currentPartition == key.partition else { return }
         await storage.store(response, for: key)
-        if self.generation(of: key.partition) != generation || currentPartition != key.partition {
+        if self.generation(of: key) != generation || currentPartition != key.partition {
             await storage.removeResponses(for: key)
         }
     }
