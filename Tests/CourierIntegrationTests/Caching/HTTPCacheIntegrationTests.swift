@@ -181,6 +181,34 @@ extension CachingIntegrationTests {
             #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 2)
         }
 
+        /// A read made after a write to its URL had its answer joined the identical read still in
+        /// flight from before the write (in-flight de-duplication): the server was asked once and
+        /// the later caller got the version before its own write.
+        @Test func aReadMadeAfterAWriteToItsURLDoesNotJoinARequestFromBeforeIt() async throws {
+            let namespace = TestServers.makeNamespace("cache")
+            let cache = CacheIntegration.cache()
+            let dedup = DeduplicationInterceptor(partition: { cache.currentPartition })
+            let (client, _) = try TestServers.apiClient(namespace: namespace) {
+                $0.interceptors = [CacheInterceptor(cache: cache), dedup, RetryInterceptor(maximumRetries: 0)]
+            }
+            let read = Request<CachedResource>.get("/cache/late/g1/r1", query: ["cc": "max-age=600"])
+            async let early = client.send(read)
+            try await Self.waitUntilHeld(1, gate: "g1", namespace: namespace)
+            try await client.send(Request<Void>.post("/cache/late/g1/r1", query: ["cc": "max-age=600"]))
+
+            async let later = client.send(read)
+            // Either it joined the held request, or its own reached the server.
+            for _ in 0..<6000 where dedup.waitingCount < 2 {
+                if try await CacheIntegration.routeCount("GET /cache/late/{gate}/{name}", namespace: namespace) == 2 { break }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(try await CacheIntegration.post("/_gates/g1/open", namespace: namespace) == 200)
+
+            #expect(try await early.version == 1)
+            #expect(try await later.version == 2, "asked after the write")
+            #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 2)
+        }
+
         /// Waits until `count` requests are held at `gate` (bounded: 6,000 checks, 5 ms apart).
         static func waitUntilHeld(_ count: Int, gate: String, namespace: String) async throws {
             for _ in 0..<6000 {

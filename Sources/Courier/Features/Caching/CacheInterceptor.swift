@@ -105,9 +105,12 @@ public struct CacheInterceptor: Interceptor {
             }
         }
         let key = CacheKey(partition: cache.currentPartition, url: url)
+        let generation = cache.generation(of: key)
+        // A request of another generation (one sent before a write to this URL) is never joined.
+        context[CacheGenerationKey.self] = generation
         let transaction = CacheTransaction(
             cache: cache, request: request, context: context, next: next,
-            key: key, generation: cache.generation(of: key),
+            key: key, generation: generation,
             isHead: method == "HEAD")
         return try await transaction.run()
     }
@@ -120,4 +123,12 @@ extension CacheInterceptor: LaneParticipant {
             if current == nil { current = managers }
         }
     }
+}
+
+/// The ``RequestContext`` slot holding the ``HTTPCache/Generation`` of the call's cache key when
+/// the call reached the cache: in-flight de-duplication never shares a request across
+/// generations, so a read made after a write to its URL does not join one sent before it.
+enum CacheGenerationKey: RequestContextKey {
+    /// The stored type.
+    typealias Value = HTTPCache.Generation
 }

@@ -161,7 +161,7 @@ public final class HTTPCache: Sendable {
 
     /// A token that changes whenever `partition` (or the whole cache) is cleared and, taken for a
     /// key, whenever its URL is invalidated.
-    struct Generation: Equatable, Sendable {
+    struct Generation: Hashable, Sendable {
         var partition: Int
         var all: Int
         /// Invalidations of the key's URL when taken for a key; 0 when taken for a partition.

@@ -72,6 +72,7 @@ package struct DeduplicationInterceptor: Interceptor {
         if context.policy.auth != .none, let managers = signIns.current {
             for manager in managers { key.signIns.append(manager.currentSession) }
         }
+        key.cacheGeneration = context[CacheGenerationKey.self]
         let delivery = try await flights.response(for: key) { try await next(request) }
         context[DeduplicationRoleKey.self] = delivery.role
         return delivery.response

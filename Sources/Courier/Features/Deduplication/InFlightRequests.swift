@@ -18,6 +18,9 @@ final class InFlightRequests: Sendable {
         /// The sign-in (`TokenManager.currentSession`) of each of the lane's token managers
         /// when an authorized call reached the interceptor: another account's call never joins.
         var signIns: [Int] = []
+        /// The cache generation of the call's URL (`CacheGenerationKey`): a call made after the
+        /// URL was invalidated (a write to it) never joins a request sent before.
+        var cacheGeneration: HTTPCache.Generation?
         var method: String
         var url: String
         var headers: [String]
