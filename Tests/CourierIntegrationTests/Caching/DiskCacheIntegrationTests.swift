@@ -110,5 +110,33 @@ extension CachingIntegrationTests {
             #expect(alice.context.cacheOutcome == .miss)
             #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 3)
         }
+
+        /// An app and its extension on one cache directory: the extension stored the list after
+        /// the app had read the directory, and the app's POST to the list left that entry on disk
+        /// (the app's index did not know it), so the extension kept serving the list without the
+        /// new element for the rest of its max-age.
+        @Test func aWriteInvalidatesWhatAnotherInstanceOnTheDirectoryStored() async throws {
+            struct Collection: Decodable, Sendable {
+                var count: Int
+            }
+            let namespace = TestServers.makeNamespace("disk")
+            let directory = CacheIntegration.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let appStorage = DiskCacheStorage(directory: directory)
+            let app = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache(storage: appStorage))
+            let extensionClient = try CacheIntegration.client(
+                namespace: namespace, cache: CacheIntegration.cache(storage: DiskCacheStorage(directory: directory)))
+            let list = Request<Collection>.get("/cache/collection")
+            #expect(await appStorage.totalByteCount() == 0, "the app has read the (empty) directory")
+            _ = try await extensionClient.send(list)
+
+            try await app.send(Request<Void>.post("/cache/collection", body: ["name": "new"]))
+            let reread = try await extensionClient.response(for: list)
+
+            let stats = try await TestServers.stats(namespace: namespace)
+            #expect(reread.context.cacheOutcome == .miss)
+            #expect(reread.value.count == 1, "the element the app posted")
+            #expect((stats["cacheCollection"] as? [String: Any])?["gets"] as? Int == 2)
+        }
     }
 }

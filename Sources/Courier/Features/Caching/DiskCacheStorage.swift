@@ -92,8 +92,11 @@ public actor DiskCacheStorage: CacheStorage {
         for variant in variantsByKey[key] ?? [] { delete(EntryID(key: key, variant: variant)) }
     }
 
+    /// Removes the URL's entries in every partition, also those another instance on the same
+    /// directory (an app extension) wrote since this one read it: a write to the URL in one must
+    /// not leave the other serving what it stored before.
     public func removeResponses(forURL url: String) {
-        loadIfNeeded()
+        indexFilesWrittenElsewhere()
         for key in variantsByKey.keys where key.url == url { removeResponses(for: key) }
     }
 
@@ -138,30 +141,48 @@ public actor DiskCacheStorage: CacheStorage {
         let names = (try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []
         var found: [(EntryID, Record, Date)] = []
         for name in names {
-            let url = directory.appendingPathComponent(name)
             guard name.hasSuffix("." + Self.entryExtension) else {
-                if name.hasPrefix(AtomicFile.temporaryPrefix) { try? fileManager.removeItem(at: url) }
+                if name.hasPrefix(AtomicFile.temporaryPrefix) {
+                    try? fileManager.removeItem(at: directory.appendingPathComponent(name))
+                }
                 continue
             }
-            guard let attributes = try? fileManager.attributesOfItem(atPath: url.path),
-                let size = (attributes[.size] as? NSNumber)?.intValue,
-                let metadata = Self.readMetadata(url, size: size)
-            else {
-                try? fileManager.removeItem(at: url)
-                continue
-            }
-            let id = EntryID(key: metadata.key, variant: metadata.variant)
-            guard Self.fileName(for: id) == name else {
-                try? fileManager.removeItem(at: url)
-                continue
-            }
-            let modified = attributes[.modificationDate] as? Date ?? .distantPast
-            found.append((id, Record(fileName: name, size: size), modified))
+            if let entry = readEntry(name) { found.append(entry) }
         }
         for (id, record, _) in found.sorted(by: { $0.2 < $1.2 }) {
             index(id, record, asNewest: true)
         }
         evictIfNeeded()
+    }
+
+    /// Adds the entry files this instance does not know (another instance wrote them since this
+    /// one read the directory) to the index, without rereading the known ones.
+    private func indexFilesWrittenElsewhere() {
+        loadIfNeeded()
+        let known = Set(records.values.map(\.fileName))
+        let names = (try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names where name.hasSuffix("." + Self.entryExtension) && !known.contains(name) {
+            if let (id, record, _) = readEntry(name) { index(id, record, asNewest: true) }
+        }
+    }
+
+    /// The index entry of the entry file `name` and its modification date; `nil` (the file
+    /// deleted) when it is unreadable, damaged, or not named after what it holds.
+    private func readEntry(_ name: String) -> (EntryID, Record, Date)? {
+        let url = directory.appendingPathComponent(name)
+        guard let attributes = try? fileManager.attributesOfItem(atPath: url.path),
+            let size = (attributes[.size] as? NSNumber)?.intValue,
+            let metadata = Self.readMetadata(url, size: size)
+        else {
+            try? fileManager.removeItem(at: url)
+            return nil
+        }
+        let id = EntryID(key: metadata.key, variant: metadata.variant)
+        guard Self.fileName(for: id) == name else {
+            try? fileManager.removeItem(at: url)
+            return nil
+        }
+        return (id, Record(fileName: name, size: size), attributes[.modificationDate] as? Date ?? .distantPast)
     }
 
     /// Reads the directory again: the index is built once, and entries another instance wrote
