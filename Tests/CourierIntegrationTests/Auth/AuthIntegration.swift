@@ -121,15 +121,9 @@ struct AuthSession {
         ServerStats(try await TestServers.stats(namespace: namespace))
     }
 
-    /// Waits until `count` requests are held at `gate` (bounded: 6,000 checks, 5 ms apart).
+    /// Waits until `count` requests are held at `gate` (``TestServers/waitUntilHeld(_:gate:namespace:sourceLocation:)``).
     func waitUntilHeld(_ count: Int, gate: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        for _ in 0..<6000 {
-            let (_, data) = try await TestServers.control("GET", "_gates/\(gate)", namespace: namespace)
-            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-            if (object?["waiting"] as? Int) == count { return }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        Issue.record("\(count) requests never reached gate \(gate)", sourceLocation: sourceLocation)
+        try await TestServers.waitUntilHeld(count, gate: gate, namespace: namespace, sourceLocation: sourceLocation)
     }
 
     /// Opens `gate`: every held and later request passes.

@@ -13,28 +13,10 @@ struct RefreshTimeLimitTests {
     /// started later joined it rather than starting another.
     @Test func aTokenEndpointThatTricklesItsAnswerFailsTheRefreshAtItsTimeLimit() async throws {
         let namespace = TestServers.makeNamespace("trickle")
-        let environment = try TestServers.apiEnvironment(namespace: namespace)
-        var components = try #require(
-            URLComponents(url: environment.baseURL.appendingPathComponent("drip"), resolvingAgainstBaseURL: false))
-        components.queryItems = [
-            .init(name: "bytes", value: "120"), .init(name: "seconds", value: "30"), .init(name: "chunks", value: "120"),
-        ]
-        let tokenURL = try #require(components.url)
-        let grant = RefreshTokenGrant(
-            makeRequest: { _ in
-                var request = URLRequest(url: tokenURL)
-                request.timeoutInterval = 2
-                return request
-            },
-            parseResponse: { _, current in current })
-        let tokens = TokenManager(store: InMemoryTokenStore(), grant: grant)
         let clock = TestClock(mode: .manual)
-        // The client lends the manager its transport and its clock.
-        let (client, _) = try TestServers.apiClient(namespace: namespace) {
-            $0.interceptors = .standard(tokenManager: tokens)
-            $0.clock = clock
-        }
-        try await tokens.signIn(AuthTokens(accessToken: "expired", refreshToken: "r1", expiresAt: .distantPast))
+        let (tokens, client) = try await Self.signedInThroughDrip(
+            namespace: namespace, bytes: 120, seconds: 30, chunks: 120, timeout: 2, clock: clock
+        ) { _, current in current }
         let refresh = Task { try await tokens.validAccessToken() }
         try await CoreLive.waitUntilServerSaw("/drip", namespace: namespace)
         // The refresh's time limit, 2 s on the client's clock (without one the wait ends unmet).
@@ -63,28 +45,11 @@ struct RefreshTimeLimitTests {
     @Test(arguments: [TimeInterval.greatestFiniteMagnitude, .infinity])
     func aRefreshWhoseRequestHasAnEndlessTimeoutIsSentAndAnswered(timeout: TimeInterval) async throws {
         let namespace = TestServers.makeNamespace("endless")
-        let environment = try TestServers.apiEnvironment(namespace: namespace)
-        var components = try #require(
-            URLComponents(url: environment.baseURL.appendingPathComponent("drip"), resolvingAgainstBaseURL: false))
-        components.queryItems = [
-            .init(name: "bytes", value: "10"), .init(name: "seconds", value: "0"), .init(name: "chunks", value: "1"),
-        ]
-        let tokenURL = try #require(components.url)
-        let grant = RefreshTokenGrant(
-            makeRequest: { _ in
-                var request = URLRequest(url: tokenURL)
-                request.timeoutInterval = timeout
-                return request
-            },
-            parseResponse: { response, _ in
-                AuthTokens(accessToken: "fresh-\(response.data.count)", refreshToken: "r2", expiresAt: .distantFuture)
-            })
-        let tokens = TokenManager(store: InMemoryTokenStore(), grant: grant)
-        let (client, _) = try TestServers.apiClient(namespace: namespace) {
-            $0.interceptors = .standard(tokenManager: tokens)
-            $0.clock = TestClock(mode: .manual)
+        let (tokens, client) = try await Self.signedInThroughDrip(
+            namespace: namespace, bytes: 10, seconds: 0, chunks: 1, timeout: timeout, clock: TestClock(mode: .manual)
+        ) { response, _ in
+            AuthTokens(accessToken: "fresh-\(response.data.count)", refreshToken: "r2", expiresAt: .distantFuture)
         }
-        try await tokens.signIn(AuthTokens(accessToken: "expired", refreshToken: "r1", expiresAt: .distantPast))
 
         let outcome = await Self.outcome(within: .seconds(20)) { try await tokens.validAccessToken() }
         guard case .success(let token)? = outcome else {
@@ -94,6 +59,37 @@ struct RefreshTimeLimitTests {
         #expect(token == "fresh-10")
         #expect(try await TestServers.requestLog(namespace: namespace, path: "/drip").count == 1)
         withExtendedLifetime(client) {}
+    }
+
+    /// A token manager signed in with an expired access token, whose refresh is a `GET /drip`
+    /// (`bytes` over `seconds` in `chunks`) with `timeout` as its `timeoutInterval`, read by
+    /// `parse`; and the client that lends it its transport and `clock`.
+    static func signedInThroughDrip(
+        namespace: String, bytes: Int, seconds: Int, chunks: Int, timeout: TimeInterval, clock: TestClock,
+        parse: @escaping RefreshTokenGrant.ResponseParser
+    ) async throws -> (TokenManager, APIClient) {
+        let environment = try TestServers.apiEnvironment(namespace: namespace)
+        var components = try #require(
+            URLComponents(url: environment.baseURL.appendingPathComponent("drip"), resolvingAgainstBaseURL: false))
+        components.queryItems = [
+            .init(name: "bytes", value: "\(bytes)"), .init(name: "seconds", value: "\(seconds)"),
+            .init(name: "chunks", value: "\(chunks)"),
+        ]
+        let tokenURL = try #require(components.url)
+        let grant = RefreshTokenGrant(
+            makeRequest: { _ in
+                var request = URLRequest(url: tokenURL)
+                request.timeoutInterval = timeout
+                return request
+            },
+            parseResponse: parse)
+        let tokens = TokenManager(store: InMemoryTokenStore(), grant: grant)
+        let (client, _) = try TestServers.apiClient(namespace: namespace) {
+            $0.interceptors = .standard(tokenManager: tokens)
+            $0.clock = clock
+        }
+        try await tokens.signIn(AuthTokens(accessToken: "expired", refreshToken: "r1", expiresAt: .distantPast))
+        return (tokens, client)
     }
 
     /// The operation's result, or `nil` (the operation cancelled) when it takes longer than `limit`.

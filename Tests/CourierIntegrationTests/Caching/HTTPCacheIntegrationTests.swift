@@ -169,7 +169,7 @@ extension CachingIntegrationTests {
             let client = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache())
             let read = Request<CachedResource>.get("/cache/late/g1/r1", query: ["cc": "max-age=600"])
             async let early = client.send(read)
-            try await Self.waitUntilHeld(1, gate: "g1", namespace: namespace)
+            try await TestServers.waitUntilHeld(1, gate: "g1", namespace: namespace)
 
             try await client.send(Request<Void>.post("/cache/late/g1/r1", query: ["cc": "max-age=600"]))
             #expect(try await CacheIntegration.post("/_gates/g1/open", namespace: namespace) == 200)
@@ -193,7 +193,7 @@ extension CachingIntegrationTests {
             }
             let read = Request<CachedResource>.get("/cache/late/g1/r1", query: ["cc": "max-age=600"])
             async let early = client.send(read)
-            try await Self.waitUntilHeld(1, gate: "g1", namespace: namespace)
+            try await TestServers.waitUntilHeld(1, gate: "g1", namespace: namespace)
             try await client.send(Request<Void>.post("/cache/late/g1/r1", query: ["cc": "max-age=600"]))
 
             async let later = client.send(read)
@@ -207,17 +207,6 @@ extension CachingIntegrationTests {
             #expect(try await early.version == 1)
             #expect(try await later.version == 2, "asked after the write")
             #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 2)
-        }
-
-        /// Waits until `count` requests are held at `gate` (bounded: 6,000 checks, 5 ms apart).
-        static func waitUntilHeld(_ count: Int, gate: String, namespace: String) async throws {
-            for _ in 0..<6000 {
-                let (_, data) = try await TestServers.control("GET", "_gates/\(gate)", namespace: namespace)
-                let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-                if (object?["waiting"] as? Int) == count { return }
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            Issue.record("\(count) requests never reached gate \(gate)")
         }
 
         @Test func staleIfErrorServesStoredBodyWhenTheServerAnswers503() async throws {

@@ -35,18 +35,6 @@ struct PlainClientSwitchIntegrationTests {
         return (client, tokens, login.value.accessToken, staging)
     }
 
-    /// Waits until `count` requests are held at `gate` on the first server (bounded: 6,000
-    /// checks, 5 ms apart).
-    static func waitUntilHeld(_ count: Int, gate: String, namespace: String) async throws {
-        for _ in 0..<6000 {
-            let (_, data) = try await TestServers.control("GET", "_gates/\(gate)", namespace: namespace)
-            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-            if (object?["waiting"] as? Int) == count { return }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        Issue.record("\(count) requests never reached gate \(gate)")
-    }
-
     @Test("a switch to another server signs out: staging's token never reaches production")
     func switchToAnotherServerSignsOut() async throws {
         let servers = try TwoServers()
@@ -59,7 +47,7 @@ struct PlainClientSwitchIntegrationTests {
         let running = Task {
             try await client.send(Request<Me>.get("/protected/held/\(gate)", policy: .authorizedRead))
         }
-        try await Self.waitUntilHeld(1, gate: gate, namespace: servers.namespace)
+        try await TestServers.waitUntilHeld(1, gate: gate, namespace: servers.namespace)
 
         try await client.switchEnvironment(
             to: APIEnvironment(name: "production", baseURL: TwoServers.base(servers.production, servers.namespace)))

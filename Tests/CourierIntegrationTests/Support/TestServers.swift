@@ -160,3 +160,19 @@ extension TestServers {
         return ((stats["requests"] as? [String: Any])?[key] as? Int) ?? 0
     }
 }
+
+extension TestServers {
+    /// Waits until `count` requests are held at the reference server's `gate` in `namespace`
+    /// (bounded: 6,000 checks, 5 ms apart).
+    static func waitUntilHeld(
+        _ count: Int, gate: String, namespace: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        for _ in 0..<6000 {
+            let (_, data) = try await control("GET", "_gates/\(gate)", namespace: namespace)
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            if (object?["waiting"] as? Int) == count { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("\(count) requests never reached gate \(gate)", sourceLocation: sourceLocation)
+    }
+}
