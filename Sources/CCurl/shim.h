@@ -59,6 +59,9 @@ static inline CURLcode ccurl_easy_setopt_prereq_callback(CURL *handle, curl_prer
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
 }
 
+/// The version of the libcurl the process runs with (`0xXXYYZZ`), which may differ from the headers'.
+static inline unsigned int ccurl_runtime_version(void) { return curl_version_info(CURLVERSION_NOW)->version_num; }
+
 static inline int ccurl_prereqfunc_ok(void) { return CURL_PREREQFUNC_OK; }
 static inline int ccurl_prereqfunc_abort(void) { return CURL_PREREQFUNC_ABORT; }
 

@@ -14,6 +14,9 @@ extension CurlTransport {
         case http1
         /// HTTP/2 from the first byte, also on plain `http` ("h2c with prior knowledge", RFC 9113
         /// §3.3; `CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE`). Only for servers known to speak it.
+        /// With libcurl 7.87 or 7.88 (Debian 12 ships 7.88.1), which fail a request on a reused
+        /// h2c connection, each request opens a connection of its own and closes it after its
+        /// response; with libcurl 8 and later, requests share one connection.
         case http2PriorKnowledge
     }
 

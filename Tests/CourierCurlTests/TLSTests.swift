@@ -126,6 +126,21 @@ struct TLSTests {
         #expect(try await hello(try transport(version: .http1)).httpVersion == "1.1")
     }
 
+    @Test("h2c with prior knowledge answers every request, one after another and together")
+    func h2cPriorKnowledgeAnswersEveryRequest() async throws {
+        // libcurl 7.87–7.88 failed every request on a reused h2c connection before sending it
+        // (error 16, curl issue 10634): the second of two calls in a row failed.
+        let transport = try transport(version: .http2PriorKnowledge)
+        for _ in 0..<3 {
+            #expect(try await hello(transport, base: "COURIER_H2C_URL").httpVersion == "2")
+        }
+        let versions = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<8 { group.addTask { try await self.hello(transport, base: "COURIER_H2C_URL").httpVersion } }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(versions == Array(repeating: "2", count: 8))
+    }
+
     @Test("concurrent requests share one multiplexed HTTP/2 connection; the metrics say h2 and reuse")
     func multiplexing() async throws {
         let sink = CapturingMetricsSink()

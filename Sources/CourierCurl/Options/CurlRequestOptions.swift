@@ -53,7 +53,13 @@ struct CurlRequestOptions {
         set(CURLOPT_FOLLOWLOCATION, 0)
         set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         set(CURLOPT_HTTP_VERSION, Self.curlVersion(configuration.httpVersion))
-        if Self.mayMultiplex(scheme: scheme, configuration.httpVersion) {
+        if configuration.httpVersion == .http2PriorKnowledge, Self.failsReusedPriorKnowledgeConnections {
+            // libcurl 7.87 and 7.88 fail every request on a reused h2c connection before sending
+            // it ("Error in the HTTP2 framing layer", curl issue 10634, fixed in 8.0.0): each
+            // request opens its own connection and closes it after its response.
+            set(CURLOPT_FRESH_CONNECT, 1)
+            set(CURLOPT_FORBID_REUSE, 1)
+        } else if Self.mayMultiplex(scheme: scheme, configuration.httpVersion) {
             // Wait for a connection to the host that is still being set up (TLS and ALPN not
             // done yet) and multiplex onto it if it speaks HTTP/2, instead of opening one more
             // (RFC 9113 §9.1): without it, 20 requests started together opened 6 connections.
@@ -235,6 +241,10 @@ struct CurlRequestOptions {
         case .http2PriorKnowledge: return true
         }
     }
+
+    /// Whether the running libcurl is one (7.87.0 up to 8.0.0) that fails requests on a reused
+    /// connection of HTTP/2 with prior knowledge.
+    static let failsReusedPriorKnowledgeConnections = (0x07_57_00..<0x08_00_00).contains(ccurl_runtime_version())
 
     static func curlVersion(_ version: CurlTransport.HTTPVersion) -> Int {
         switch version {
