@@ -203,11 +203,18 @@ extension ServerSentEvents {
         }
 
         /// The failure for a response that does not open a feed, with (at most) its body's first
-        /// KiB for the error snippet; reading it is best effort, the response is refused anyway.
+        /// KiB for the error snippet. A body that fails to arrive leaves the snippet empty (the
+        /// response is refused anyway); a consumer cancelled while it waits gets
+        /// ``NetworkError/cancelled``, as anywhere else.
         private func notAnEventStream(_ response: StreamedResponse, _ error: ServerSentEventError) async -> NetworkError {
             var iterator = response.body.makeAsyncIterator()
             var sent = response.response
-            sent.data = (try? await iterator.next()).flatMap { $0 }.map { Data($0.prefix(1024)) } ?? Data()
+            do {
+                sent.data = try await iterator.next().map { Data($0.prefix(1024)) } ?? Data()
+            } catch {
+                sent.data = Data()
+            }
+            if Task.isCancelled { return .cancelled }
             return decodingFailure(error, kind: .unexpectedContentType, response: sent)
         }
 

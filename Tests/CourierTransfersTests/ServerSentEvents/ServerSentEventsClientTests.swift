@@ -250,6 +250,21 @@ extension ServerSentEventsTests {
             #expect(transport.requests.count == 1)
         }
 
+        @Test func aFeedCancelledWhileItReadsAWrongContentTypesSnippetEndsCancelled() async throws {
+            // The snippet read waits for the body's first bytes; the consumer walks away meanwhile.
+            let (reading, signal) = AsyncStream.makeStream(of: Void.self)
+            let transport = ScriptedTransport(
+                [.stream(contentType: "text/html", chunks: [], then: .hang)], beforeEnd: { _ in signal.yield() })
+            let feed = ServerSentEventsTests.client(transport, clock: TestClock(mode: .manual)).events(Self.feed)
+            let consumer = Task { await ServerSentEventsTests.drain(feed) }
+            for await _ in reading { break }
+            consumer.cancel()
+            let (events, error) = await consumer.value
+            #expect(events.isEmpty)
+            #expect(error?.kind == .cancelled)
+            #expect(transport.requests.count == 1)
+        }
+
         @Test func anEventBeyondTheSizeBoundFailsWithoutReconnecting() async {
             let transport = ScriptedTransport([.stream(chunks: ["data: ok\n\n", "data: " + String(repeating: "x", count: 100)])])
             let configuration = ServerSentEvents.Configuration(maximumEventSize: 64)
