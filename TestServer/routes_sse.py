@@ -1,6 +1,8 @@
 """Server-Sent Events feeds (WHATWG HTML §9.2) with scripted chunk splits, drops, 204, 401-once.
 
 GET  /sse/{feed}                 a text/event-stream of events with ids 1..count (see README)
+POST /sse/{feed}                 the same feed asked with POST (a streamed answer to a write); the
+                                 body is read and counted (``methods``, ``bodies``)
 GET  /_sse/{feed}                the feed's counters: connections, Last-Event-ID values received, ...
 POST /_sse/{feed}/restart        drops every open connection of the feed (a simulated server restart)
 
@@ -40,12 +42,14 @@ class Feed:
         self.rejected_first = False
         self.restarts = 0
         self.live: dict[int, web.Request] = {}  # open connections by id()
+        self.methods: list[str] = []  # per connection
+        self.bodies: list[int] = []  # per connection: request body bytes read
 
     def to_json(self) -> dict[str, Any]:
         return {"feed": self.name, "connections": self.connections, "lastEventIds": self.last_event_ids,
                 "statuses": self.statuses, "eventsSent": self.events_sent, "drops": self.drops,
                 "cleanEnds": self.clean_ends, "disconnects": self.disconnects, "open": self.open,
-                "restarts": self.restarts}
+                "restarts": self.restarts, "methods": self.methods, "bodies": self.bodies}
 
 
 class SSEState:
@@ -144,6 +148,8 @@ async def feed(request: web.Request) -> web.StreamResponse:
     connection = feed.connections
     last_id = request.headers.get("Last-Event-ID")
     feed.last_event_ids.append(last_id)
+    feed.methods.append(request.method)
+    feed.bodies.append(len(await request.read()) if request.can_read_body else 0)
 
     def answer(resp: web.StreamResponse) -> web.StreamResponse:
         feed.statuses.append(resp.status)
@@ -268,5 +274,6 @@ async def restart(request: web.Request) -> web.Response:
 
 def setup(routes) -> None:
     routes.get("/sse/{feed}", feed)
+    routes.post("/sse/{feed}", feed)
     routes.get("/_sse/{feed}", show)
     routes.post("/_sse/{feed}/restart", restart)

@@ -1,4 +1,5 @@
 import Courier
+import Foundation
 
 extension APIClient {
     /// A Server-Sent Events feed from `endpoint` that reconnects by itself (see
@@ -12,7 +13,11 @@ extension APIClient {
     ///
     /// - Parameters:
     ///   - endpoint: The feed's endpoint: its path, query, headers and policy apply to every
-    ///     connection (`Response` and decoding are not used). Usually a GET.
+    ///     connection (`Response` and decoding are not used). Usually a GET. Reconnecting sends
+    ///     the request again, so a feed whose request may not be repeated (RFC 9110 §9.2.2: a
+    ///     `POST` or `PATCH` without an idempotency key) never reconnects: it ends with its
+    ///     stream, or with the error that broke it. With `IdempotencyPolicy.automatic` every
+    ///     connection carries the same key.
     ///   - configuration: Reconnect policy, the ID to resume after, the event size bound and
     ///     each connection's streaming options.
     /// - Returns: The feed; iterate it once. Backoff waits use the client's
@@ -36,8 +41,19 @@ extension APIClient {
         // sign-out and another sign-in would read the next user's feed into this one, carrying
         // this user's `Last-Event-ID`; it ends the feed (``NetworkError/signedOut``) instead.
         let firstSignIn = Locked<Int?>(nil)
+        // Each connection is a call of its own: one key for all of them, so a server that honours
+        // it sees one operation (`.automatic` would make a new key per connection).
+        let idempotency: IdempotencyPolicy =
+            switch endpoint.policy.idempotency {
+            case .automatic: .key(UUID().uuidString)
+            case let other: other
+            }
+        // A reconnection sends the request again: only one a client may repeat (RFC 9110 §9.2.2).
+        let hasKey =
+            idempotency != .none || endpoint.headers["Idempotency-Key"].map { $0.contains { $0 != " " && $0 != "\t" } } == true
+        let repeatable = endpoint.policy.retry.allowsRetry(method: endpoint.method, hasIdempotencyKey: hasKey)
         return ServerSentEvents(
-            configuration: configuration, clock: self.configuration.clock, redactor: laneRedactor
+            configuration: configuration, clock: self.configuration.clock, redactor: laneRedactor, reconnects: repeatable
         ) { [self] lastEventID in
             let required = firstEnvironment.withLock { pinned in
                 let id = pinned ?? environment.id
@@ -46,7 +62,8 @@ extension APIClient {
             }
             let signIn = firstSignIn.current.map { SignInRequirement(session: $0) }
             let response = try await stream(
-                EventStreamEndpoint(base: endpoint, lastEventID: lastEventID), options: options, requiredEnvironment: required,
+                EventStreamEndpoint(base: endpoint, lastEventID: lastEventID, idempotency: idempotency), options: options,
+                requiredEnvironment: required,
                 requiredSignIn: signIn)
             if let session = response.context[SignInSessionKey.self] {
                 firstSignIn.withLock { pinned in pinned = pinned ?? session }

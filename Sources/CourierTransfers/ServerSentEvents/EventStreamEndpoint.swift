@@ -15,6 +15,8 @@ struct EventStreamEndpoint<Base: Endpoint>: WrappedEndpoint {
 
     let base: Base
     let lastEventID: String
+    /// The feed's one idempotency policy for every connection (`.automatic` made a key once).
+    let idempotency: IdempotencyPolicy
 
     var headers: HTTPHeaders {
         var headers = base.headers
@@ -26,5 +28,7 @@ struct EventStreamEndpoint<Base: Endpoint>: WrappedEndpoint {
         }
         return headers
     }
-    var policy: EndpointPolicy { base.policy.with(\.cache, .bypassCache).with(\.retry, .none) }
+    var policy: EndpointPolicy {
+        base.policy.with(\.cache, .bypassCache).with(\.retry, .none).with(\.idempotency, idempotency)
+    }
 }

@@ -34,7 +34,7 @@ extension ServerSentEvents {
         }
 
         /// The next event, or `nil` once the server answered 204 (or the attempts ran out after a
-        /// clean end).
+        /// clean end, or the stream of a feed that does not reconnect ended).
         ///
         /// - Throws: `NetworkError`: the failure that ended the feed (see ``ServerSentEvents``),
         ///   `NetworkError.cancelled` when the consuming task was cancelled, and
@@ -140,6 +140,13 @@ extension ServerSentEvents {
             head = nil
             parser.finish()
             feed.status.lastEventID.set(parser.lastEventID)
+            // Connecting again sends the request again: a request that may not be repeated (a
+            // `POST` without an idempotency key) has had its one answer, whole or broken off.
+            guard feed.reconnects else {
+                if let error { throw error }
+                close()
+                return
+            }
             let policy = feed.configuration.reconnect
             if let uptime, uptime() >= policy.stableThreshold { attempt = 0 }
             uptime = nil

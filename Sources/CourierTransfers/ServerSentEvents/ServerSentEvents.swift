@@ -23,6 +23,9 @@ import FoundationNetworking
 /// - A network error (`NetworkError.offline(_:)`, `NetworkError.timedOut(_:)` — also the idle
 ///   timeout between chunks — or `NetworkError.transport(_:)`) or a clean end of the stream
 ///   reconnects after the server's `retry` (else a default) with backoff and jitter (``ReconnectPolicy``).
+///   A reconnection sends the request again: a feed whose request may not be repeated (RFC 9110
+///   §9.2.2: a `POST` or `PATCH` without an idempotency key, an API that streams its answer to a
+///   write) never reconnects — it ends with its stream, or throws the error that broke it.
 /// - A 204 ends the sequence (the server says "no more"); any other failure ends it with a
 ///   `NetworkError` and no reconnect: a status the endpoint does not accept (its case, such as
 ///   `NetworkError.unauthorized(_:)`), an accepted status other than 200 (a 205, 206 or 299:
@@ -82,15 +85,19 @@ public final class ServerSentEvents: AsyncSequence, Sendable {
     let clock: any Clock<Duration>
     let random: @Sendable () -> Double
     let redactor: Redactor
+    /// Whether the feed may connect again, which sends its request again: `false` for a request
+    /// that may not be repeated (a `POST` without an idempotency key), whose feed ends instead.
+    let reconnects: Bool
     let status = FeedStatus()
 
     init(
-        configuration: Configuration, clock: any Clock<Duration>, redactor: Redactor,
+        configuration: Configuration, clock: any Clock<Duration>, redactor: Redactor, reconnects: Bool = true,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, connect: @escaping Connect
     ) {
         self.configuration = configuration
         self.clock = clock
         self.redactor = redactor
+        self.reconnects = reconnects
         self.random = random
         self.connect = connect
         status.lastEventID.set(configuration.lastEventID)
