@@ -18,7 +18,10 @@ import FoundationNetworking
 ///
 /// - **Create**: `POST creationPath` with `Upload-Length` (and `Upload-Metadata`, values Base64)
 ///   → `201` with `Location`. The upload URL and offset are saved in the ``ResumableUploadStore``
-///   before any byte is sent, and the offset after every chunk, so a new process resumes.
+///   before any byte is sent, and the offset after every chunk, so a new process resumes. The
+///   creation carries no `Idempotency-Key`, whatever the ``policy``, and is sent once: a tus
+///   server does not know the key, and a second `POST` after a connection that broke before the
+///   answer would create a second upload. Such a run fails with the network error.
 /// - **Resume**: a stored upload is asked for its offset with `HEAD` (`Upload-Offset`) first.
 ///   An offset beyond the file, below the offset the server confirmed to the earlier run, or an
 ///   `Upload-Length` other than the file's is not this file's upload: the upload fails with
@@ -182,11 +185,13 @@ public struct TusUploader: Sendable {
         _ method: HTTPMethod, _ path: String, headers: [(String, String)], body: RequestBody = .none,
         progress: TransferProgressReporter? = nil, signIn: Locked<Int?>, environment: String
     ) async throws -> Response<HTTPResponse> {
-        // A PATCH is never sent twice below the session (the retry step, or the transport on a
-        // reused connection), which an idempotency key would allow: a tus server does not know the
-        // key, the bytes of a broken PATCH may have reached it in part, and a repeat at the same
-        // offset meets 409. The session asks HEAD and goes on from the server's offset instead.
-        let policy = method == .patch ? policy.with(\.idempotency, .none) : policy
+        // Neither a PATCH nor the creation POST is ever sent twice below the session (the retry
+        // step, or the transport on a reused connection), which an idempotency key would allow: a
+        // tus server does not know the key. The bytes of a broken PATCH may have reached it in
+        // part, and a repeat at the same offset meets 409; the session asks HEAD and goes on from
+        // the server's offset instead. A repeated creation makes a second upload, the first left
+        // on the server.
+        let policy = method == .patch || method == .post ? policy.with(\.idempotency, .none) : policy
         var fields = HTTPHeaders()
         fields.replace("Tus-Resumable", with: Self.version)
         for (name, value) in headers { fields.replace(name, with: value) }
