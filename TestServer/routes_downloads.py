@@ -33,9 +33,11 @@ Query parameters (all optional, combinable):
                      bytes before sending the rest (a client that cancels meanwhile is mid-body
                      for sure, whatever the machine's load)
 
+``POST /media/{bytes}`` serves the same file (an export asked with a write); its body is ignored.
+
 Every request is logged in the namespace's ``downloads`` bucket (``GET /_stats`` ->
 ``downloads.log``): ``range``, ``ifRange``, ``acceptEncoding`` as received, the status, the
-first byte sent, ``bytesSent``, the ETag and whether the connection was dropped.
+first byte sent, ``bytesSent``, the ETag, the ``method`` and whether the connection was dropped.
 """
 
 from __future__ import annotations
@@ -137,7 +139,7 @@ async def media(request: web.Request) -> web.StreamResponse:
         headers["Accept-Ranges"] = "bytes"
 
     entry: dict[str, Any] = {
-        "path": path, "range": request.headers.get("Range"), "ifRange": request.headers.get("If-Range"),
+        "path": path, "method": request.method, "range": request.headers.get("Range"), "ifRange": request.headers.get("If-Range"),
         "acceptEncoding": request.headers.get("Accept-Encoding"), "status": 200, "start": 0,
         "bytesSent": 0, "etag": headers.get("ETag"), "version": version, "dropped": False,
     }
@@ -253,3 +255,4 @@ async def media(request: web.Request) -> web.StreamResponse:
 
 def setup(routes) -> None:
     routes.get("/media/{bytes}", media)
+    routes.post("/media/{bytes}", media)  # the same file as the answer to a POST (an export)

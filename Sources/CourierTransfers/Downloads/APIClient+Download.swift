@@ -22,7 +22,9 @@ extension APIClient {
     ///   byte are retried by the pipeline, as for any call.
     /// - When the server ignores the range (a `200`), its file changed (another validator), or
     ///   its `Content-Range` does not start where asked, the partial data is discarded and the
-    ///   download starts from zero; `TransferProgress.restarts` counts it. A `416` whose
+    ///   download starts from zero; `TransferProgress.restarts` counts it — unless the request
+    ///   may not be repeated (a `POST` without an idempotency key, resumed by the caller): that
+    ///   resume then fails with `URLError.badServerResponse` instead of sending it again. A `416` whose
     ///   `Content-Range` says the file has exactly the bytes already received completes it.
     /// - A `206` is read against its `Content-Range` (RFC 9110 §14.4, §15.3.7): a body that runs
     ///   past the range fails with ``DownloadError/Reason/lengthMismatch(expected:received:)``, one

@@ -112,7 +112,16 @@ struct Downloader<E: Endpoint>: Sendable {
             do {
                 switch try await attempt(state, idempotency: idempotency, environmentID: environmentID, signIn: signIn) {
                 case .finished(let response): return .success(response)
-                case .restart: continue
+                case .restart:
+                    // Starting over sends the request once more, which only a request that may be
+                    // repeated allows (RFC 9110 §9.2.2): the caller's resume of a `POST` was its one
+                    // sending; the part it got cannot continue the file (already discarded).
+                    guard repeatable else {
+                        return .failure(
+                            await finish(
+                                state, url: url, .network(.transport(URLError(.badServerResponse))), keepsPartial: false))
+                    }
+                    continue
                 case .partContinues(let lengthKnown):
                     // A whole 206 part short of the representation (a server that caps ranges), or
                     // of unknown complete length (`/*`): ask for the rest at once; bytes were
