@@ -15,6 +15,12 @@ GET|POST /hostile/gzip?shape=members|padded|garbage
     "padded" the first member then 8 zero bytes; "garbage" the first member then "garbage!".
     Counts each request under "hostile" as "gzips".
 
+GET /hostile/trailers?mib=N
+    Written raw: a chunked 200 with the body "ok", then N MiB (1..4096, default 4096) of trailer
+    fields ``X-Trailer-i``, written as fast as the client reads them, then the blank line and a
+    close. Counts each request under "hostile" as "trailers"; "wireBytes" is the trailer bytes
+    handed to the socket.
+
 GET /hostile/interim?status=S
     Written raw: an interim response (S: 100..199, default 103 Early Hints, with a ``Link`` field),
     then a 200 with ``X-Final: yes``, a Content-Length and the body "final body". Counts each
@@ -100,6 +106,7 @@ class HostileState:
         self.earlies = 0
         self.cuts = 0
         self.cut_feeds = 0
+        self.trailers = 0
 
     def stats(self) -> dict:
         return {"hostile": {"opened": self.opened, "finished": self.finished,
@@ -108,7 +115,7 @@ class HostileState:
                             "interims": self.interims, "lengths": self.lengths,
                             "excesses": self.excesses, "nexts": self.nexts, "strays": self.strays,
                             "earlies": self.earlies, "cuts": self.cuts,
-                            "cutFeeds": self.cut_feeds}}
+                            "cutFeeds": self.cut_feeds, "trailers": self.trailers}}
 
 
 state.register_bucket("hostile", HostileState)
@@ -303,6 +310,34 @@ async def cut_feed(request: web.Request) -> web.StreamResponse:
     return faults._close(request)
 
 
+async def trailers(request: web.Request) -> web.StreamResponse:
+    """A chunked body of two bytes, then `mib` MiB of trailer fields (RFC 9112 §7.1.2; 4096 at
+    most: "endless" for a client), written as fast as the client reads them; `wireBytes` counts
+    the trailer bytes the client took."""
+    mib = _bounded(request, "mib", 4096, 4096)
+    bucket = state_of(request).bucket("hostile")
+    bucket.trailers += 1
+    transport = request.transport
+    if transport is None:
+        return web.Response(status=500, text="no transport")
+    transport.write(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nTrailer: X-Trailer\r\n"
+        b"Connection: close\r\n\r\n2\r\nok\r\n0\r\n")
+    block = b"".join(b"X-Trailer-%d: %s\r\n" % (index, b"t" * 90) for index in range(1000))
+    target = mib * MIB
+    sent = 0
+    while sent < target and not transport.is_closing():
+        if transport.get_write_buffer_size() > 256 << 10:
+            await asyncio.sleep(0.001)
+            continue
+        transport.write(block)
+        sent += len(block)
+        bucket.wire_bytes = sent
+    if not transport.is_closing():
+        transport.write(b"\r\n")
+    return faults._close(request)
+
+
 GZIP_MEMBERS = [b"first member\n", b"second member\n", b"third member\n"]
 
 
@@ -390,6 +425,7 @@ def setup(routes) -> None:
     routes.get("/hostile/cut-feed", cut_feed)
     routes.get("/hostile/length", conflicting_length)
     routes.get("/hostile/head", oversized_head)
+    routes.get("/hostile/trailers", trailers)
     routes.post("/hostile/head", oversized_head)
     routes.get("/hostile/gzip", gzip_members)
     routes.post("/hostile/gzip", gzip_members)

@@ -155,6 +155,18 @@ package enum CurlErrorMapping {
                     curlCodeKey: Int(CURLE_SSL_PINNEDPUBKEYNOTMATCH.rawValue), PinningFailure.userInfoKey: failure,
                 ])
         }
+        if transfer.trailersOverflowed {
+            // Courier's header callback stopped the transfer (`CURLE_WRITE_ERROR`): the server
+            // sends the same trailers again, so no retry repeats it.
+            return URLError(
+                .cannotParseResponse,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "the response's trailer section is larger than Courier takes "
+                        + "(\(ResponseHeadOverflow.sectionLimit >> 10) KiB in all)",
+                    NSURLErrorFailingURLErrorKey: transfer.url, curlCodeKey: Int(code.rawValue),
+                ])
+        }
         var facts = Facts(uploadFailed: transfer.uploadFailed, resendRefused: transfer.resendRefused)
         var value = 0
         if ccurl_easy_getinfo_long(transfer.handle, CURLINFO_OS_ERRNO, &value) == CURLE_OK { facts.osErrno = value }

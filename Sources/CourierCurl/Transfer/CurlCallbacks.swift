@@ -9,10 +9,10 @@ enum CurlCallbacks {
         guard let buffer, let userdata else { return 0 }
         let length = size * count
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-        buffer.withMemoryRebound(to: UInt8.self, capacity: length) {
+        let consumed = buffer.withMemoryRebound(to: UInt8.self, capacity: length) {
             transfer.receiveHeaderLine(UnsafeBufferPointer(start: $0, count: length))
         }
-        return length
+        return consumed ? length : 0  // 0: libcurl aborts the transfer (CURLE_WRITE_ERROR)
     }
 
     static let write: ccurl_data_callback = { buffer, size, count, userdata in

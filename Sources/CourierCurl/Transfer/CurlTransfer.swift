@@ -150,27 +150,40 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: - callbacks (under the engine's lock)
 
-    /// One header line (CURLOPT_HEADERFUNCTION), CRLF included.
-    func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
-        guard !headComplete else { return }  // trailers
+    /// Bytes of trailer fields received after the body (RFC 9112 §7.1.2).
+    private var trailerBytes = 0
+    /// The trailer section grew past ``ResponseHeadOverflow/sectionLimit``: the transfer was
+    /// aborted there.
+    private(set) var trailersOverflowed = false
+
+    /// One header line (CURLOPT_HEADERFUNCTION), CRLF included. Returns `false` to abort the
+    /// transfer: trailer fields over ``ResponseHeadOverflow/sectionLimit`` in all (libcurl 7.88
+    /// keeps every trailer line it hands over, with no limit of its own: a server sending them
+    /// without end grew the process by its whole stream).
+    func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !headComplete else {  // trailers: not part of the response, only counted
+            trailerBytes += line.count
+            if trailerBytes > ResponseHeadOverflow.sectionLimit { trailersOverflowed = true }
+            return !trailersOverflowed
+        }
         var end = line.count
         while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
         if end == 0 {
             endOfHead()
-            return
+            return true
         }
         let bytes = UnsafeBufferPointer(rebasing: line[0..<end])
         if bytes.starts(with: "HTTP/".utf8) {
             startHead()  // a new response (after an interim 1xx)
-            return
+            return true
         }
         if bytes[0] == 0x20 || bytes[0] == 0x09, let last = fields.popLast() {
             // obs-fold (RFC 9112 §5.2): the value continues, joined by one space.
             let more = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
             fields.append(HTTPHeaders.Field(name: last.name, value: last.value + " " + more))
-            return
+            return true
         }
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return true }
         var valueStart = colon + 1
         var valueEnd = bytes.count
         while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
@@ -188,6 +201,7 @@ final class CurlTransfer: @unchecked Sendable {
         let value = String(decoding: valueBytes, as: UTF8.self)
         if fields.capacity == 0 { fields.reserveCapacity(16) }  // one allocation for a typical head
         fields.append(HTTPHeaders.Field(name: name, value: value))
+        return true
     }
 
     /// Forgets the head received so far (a new response begins).
