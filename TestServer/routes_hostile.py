@@ -1,6 +1,6 @@
 """Hostile bodies: compression bombs for the client's size limits.
 
-GET /hostile/bomb?coding=gzip|deflate|br&mib=N&type=T
+GET|POST /hostile/bomb?coding=gzip|deflate|br&mib=N&type=T
     N MiB of zero bytes (1..4096, default 1024) sent with ``Content-Encoding: coding``, a valid
     stream of that coding (about 1 KiB on the wire per MiB for gzip and deflate, a few hundred
     bytes in all for br), no Content-Length, Connection: close; Content-Type T
@@ -420,6 +420,7 @@ def setup(routes) -> None:
     routes.get("/hostile/excess-next", excess_next)
     routes.post("/hostile/excess-next", excess_next)
     routes.get("/hostile/bomb", bomb)
+    routes.post("/hostile/bomb", bomb)
     routes.get("/hostile/interim", interim)
     routes.get("/hostile/cut", cut_coding)
     routes.get("/hostile/cut-feed", cut_feed)

@@ -190,7 +190,10 @@ public actor AuthorizationCodeFlow {
         request.httpBody = Data(RefreshTokenGrant.formEncoded(parameters).utf8)
         let response: HTTPResponse
         do {
-            response = try await transport.send(request)
+            // The answer stops at the token response limit, as a refresh's does.
+            response = try await TransportReporter.$bound.withValue(RefreshTokenGrant.responseReporter) {
+                try await transport.send(request)
+            }
         } catch {
             throw NetworkError(error)
         }

@@ -38,7 +38,8 @@ public struct TransportReporter: Sendable {
     @TaskLocal package static var bound: TransportReporter?
 
     /// The reporter of the call the current task is sending; `nil` outside a pipeline's send (a
-    /// token refresh made on the side, a transport used directly).
+    /// transport used directly). A token refresh made on the side gets one that carries only its
+    /// body limit.
     public static var current: TransportReporter? { bound }
 
     /// Where the transfer's bytes go; `nil` when the call did not ask for progress.

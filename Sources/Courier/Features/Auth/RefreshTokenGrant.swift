@@ -50,6 +50,19 @@ public struct RefreshTokenGrant: Sendable {
     private var parseReceived:
         (@Sendable (_ response: HTTPResponse, _ current: AuthTokens, _ receivedAt: Date) throws -> AuthTokens)?
 
+    /// The most body bytes a token endpoint's answer may hold, counted after content decoding:
+    /// 1 MiB. The request goes straight to the transport, outside the pipeline step that applies
+    /// `APIClient.Configuration.maximumResponseBodySize`; without a limit of its own, a token
+    /// endpoint (or a proxy, a captive portal) answering with a compression bomb was held whole in
+    /// memory (measured: 256 MiB from 256 KiB of gzip, on both transports). A larger answer fails
+    /// the refresh with ``NetworkError/responseTooLarge(limit:)``, a transient failure.
+    package static let maximumResponseSize = 1 << 20
+
+    /// What the transport reads while it sends a token request: the body limit alone.
+    package static var responseReporter: TransportReporter {
+        TransportReporter(progress: nil, timings: nil, maximumBodySize: maximumResponseSize)
+    }
+
     /// Creates a grant from both closures.
     public init(makeRequest: @escaping RequestBuilder, parseResponse: @escaping ResponseParser) {
         self.makeRequest = makeRequest

@@ -24,7 +24,9 @@ import FoundationNetworking
 /// with the transport directly, never through the pipeline, so a 401 from the token endpoint
 /// cannot start another refresh. A refresh that failed is not repeated by the calls that waited
 /// for it: each ends with its error (``RetryInterceptor`` does not retry the auth step's failures,
-/// nor count them against the API's host).
+/// nor count them against the API's host). Its answer stops at 1 MiB once decoded
+/// (``NetworkError/responseTooLarge(limit:)``): the client's `maximumResponseBodySize` is the
+/// pipeline's, and a compression bomb from the token endpoint must not be held whole.
 ///
 /// **Outcomes.** A refused refresh token (``TokenRefreshRejection``: `invalid_grant`, or a
 /// 400/401 from the token endpoint, or a token of another type than Bearer) clears the store, publishes ``SessionEvent/sessionExpired(_:)``
@@ -695,8 +697,17 @@ public actor TokenManager {
     /// Sends `request`, failing with `URLError.timedOut` once its `timeoutInterval` has passed on
     /// `clock` (the request is cancelled). The interval is an idle timeout for the transport, which
     /// a token endpoint (or a proxy) trickling a byte at a time never trips: every call that needs
-    /// a token would wait on that one refresh for as long as the trickle lasts.
+    /// a token would wait on that one refresh for as long as the trickle lasts. The answer's body
+    /// stops at ``RefreshTokenGrant/maximumResponseSize`` (see there).
     private static func send(
+        _ request: URLRequest, through transport: any Transport, within clock: any Clock<Duration>
+    ) async throws -> HTTPResponse {
+        try await TransportReporter.$bound.withValue(RefreshTokenGrant.responseReporter) {
+            try await sendWithinTimeLimit(request, through: transport, within: clock)
+        }
+    }
+
+    private static func sendWithinTimeLimit(
         _ request: URLRequest, through transport: any Transport, within clock: any Clock<Duration>
     ) async throws -> HTTPResponse {
         // At most a year, as on the requests Courier builds (``RequestBuilder/maxIdleTimeout``): a
