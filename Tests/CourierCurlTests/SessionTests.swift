@@ -102,25 +102,34 @@ struct SessionTests {
         #expect(second.connect == nil && second.domainLookup == nil)
     }
 
-    @Test("a refused connection and an idle timeout are URLSession's codes, and NetworkError's cases")
-    func realFailures() async throws {
+    @Test("a refused connection is URLSession's code, and NetworkError's case")
+    func refusedConnection() async throws {
         await #expect {
             _ = try await CurlTransport().send(URLRequest(url: URL(string: "http://127.0.0.1:9/")!))
         } throws: { error in
             (error as? URLError)?.code == .cannotConnectToHost && (error as? URLError)?.curlCode == 7
+                && NetworkError(error).kind == .transport
         }
-        let (base, _) = try CurlServers.namespace()
-        var request = URLRequest(
-            url: base.appendingPathComponent("slow").appending(queryItems: [URLQueryItem(name: "seconds", value: "30")]))
-        request.timeoutInterval = 1
-        let clock = ContinuousClock()
-        let start = clock.now
-        await #expect {
-            _ = try await CurlTransport().send(request)
-        } throws: { error in
-            NetworkError(error).kind == .timedOut && (error as? URLError)?.code == .timedOut
+    }
+
+    /// A wall-clock bound: under the parallel passes' load (a helper's build beside a fresh-clone
+    /// run) the 1 s idle timeout was seen after 12.8 s.
+    @Suite("on a quiet machine") struct OnAQuietMachine {
+        @Test("an idle timeout is URLSession's code, and NetworkError's case, about when it is due")
+        func idleTimeout() async throws {
+            let (base, _) = try CurlServers.namespace()
+            var request = URLRequest(
+                url: base.appendingPathComponent("slow").appending(queryItems: [URLQueryItem(name: "seconds", value: "30")]))
+            request.timeoutInterval = 1
+            let clock = ContinuousClock()
+            let start = clock.now
+            await #expect {
+                _ = try await CurlTransport().send(request)
+            } throws: { error in
+                NetworkError(error).kind == .timedOut && (error as? URLError)?.code == .timedOut
+            }
+            #expect(clock.now - start < .seconds(10))  // the server answers after 30 s
         }
-        #expect(clock.now - start < .seconds(10))  // the server answers after 30 s
     }
 }
 #endif
