@@ -181,6 +181,11 @@ async def refresh(request: web.Request) -> web.Response:
     if auth.refresh_fails == "503":
         auth.refresh_failures += 1
         return _oauth_error(503, "temporarily_unavailable", "Forced refresh failure (503)")
+    if auth.refresh_fails == "503-echo":
+        # A gateway whose error page repeats the request it could not pass on.
+        auth.refresh_failures += 1
+        presented = params.get("refresh_token")
+        return _oauth_error(503, "temporarily_unavailable", f"upstream down, refresh_token {presented} not checked")
     if auth.refresh_fails == "invalid_grant":
         auth.refresh_failures += 1
         return _oauth_error(400, "invalid_grant", "Forced refresh failure")
@@ -303,8 +308,8 @@ async def set_config(request: web.Request) -> web.Response:
         fails = params["refreshFails"]
         if fails is not None:
             fails = str(fails)
-        if fails not in (None, "", "invalid_grant", "503"):
-            return _oauth_error(400, "invalid_request", 'refreshFails must be "invalid_grant", "503" or null')
+        if fails not in (None, "", "invalid_grant", "503", "503-echo"):
+            return _oauth_error(400, "invalid_request", 'refreshFails must be "invalid_grant", "503", "503-echo" or null')
         auth.refresh_fails = fails or None
     return json_response(auth.config())
 

@@ -150,5 +150,53 @@ extension AuthIntegrationTests {
             #expect(stats.refreshCalls == 2)
             #expect(stats.requests("GET /me") == 1)
         }
+
+        /// A token endpoint (a gateway in front of it) answering 503 with a message that repeats
+        /// the refresh token it was sent: the call's error — its description, message and snippet,
+        /// what an app logs or sends to its crash reporter — carried the refresh token in clear
+        /// (`HTTP 503 … "upstream down, refresh_token 6WfM… not checked"`), where a 400 saying the
+        /// same was scrubbed.
+        @Test func aTokenEndpointFailureRepeatingTheRefreshTokenKeepsItOutOfTheErrorAndTheLog() async throws {
+            let namespace = TestServers.makeNamespace("auth")
+            let environment = try TestServers.apiEnvironment(namespace: namespace)
+            let transport = TestTransport.make()
+            let logger = CapturingNetworkLogger()
+            let manager = TokenManager(
+                store: InMemoryTokenStore(), transport: transport,
+                grant: .oauth2(tokenURL: environment.baseURL.appendingPathComponent("auth/refresh")))
+            let client = APIClient(environment: environment) {
+                $0.transport = transport
+                $0.interceptors = .standard(tokenManager: manager, logger: logger, retry: RetryInterceptor(clock: TestClock()))
+            }
+            let login = try await client.response(
+                for: Request<OAuthTokenResponse>.post("/auth/login", body: AuthSession.Login(accessTtl: -60)))
+            let tokens = login.value.tokens(serverDate: login.response.date)
+            let refreshToken = try #require(tokens.refreshToken)
+            try await manager.signIn(tokens)
+            try await TestServers.control("POST", "auth/config", namespace: namespace, json: ["refreshFails": "503-echo"])
+
+            let error: NetworkError
+            do {
+                let me = try await client.send(AuthSession.me)
+                Issue.record("expected the refresh's 503, got \(me)")
+                return
+            } catch let failure as NetworkError {
+                error = failure
+            }
+            #expect(error.statusCode == 503)
+            // The server did repeat it: the raw body the app may parse still has it.
+            let stats = ServerStats(try await TestServers.stats(namespace: namespace))
+            #expect(stats.refreshCalls == 1)
+            let body = String(decoding: error.failedResponse?.body ?? Data(), as: UTF8.self)
+            #expect(body.contains(refreshToken))
+            for (place, text) in [
+                ("description", String(describing: error)), ("userMessage", error.userMessage),
+                ("message", error.failedResponse?.message ?? ""), ("snippet", error.failedResponse?.snippet ?? ""),
+                ("log", logger.text),
+            ] {
+                #expect(!text.contains(refreshToken), "the refresh token reached the \(place): \(text)")
+            }
+            #expect(logger.text.contains("503"))
+        }
     }
 }

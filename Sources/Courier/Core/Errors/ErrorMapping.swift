@@ -78,12 +78,14 @@ extension NetworkError {
     ///   - request: The request sent: the values of its secret header fields, query parameters and
     ///     body fields are hidden too (a page that echoes `Authorization`, a message that repeats
     ///     the password).
+    ///   - hiding: Other values to hide likewise (the tokens a token refresh sent).
     package init(
         response: HTTPResponse, knownErrors: [Int: String] = [:], redactor: Redactor = Redactor(),
-        request: URLRequest? = nil
+        request: URLRequest? = nil, hiding: [String] = []
     ) {
         let failed = FailedResponse(
-            response, knownMessage: knownErrors[response.statusCode], redactor: redactor, request: request)
+            response, knownMessage: knownErrors[response.statusCode], redactor: redactor, request: request,
+            hiding: hiding)
         switch response.statusCode {
         case 401: self = .unauthorized(failed)
         case 403: self = .forbidden(failed)

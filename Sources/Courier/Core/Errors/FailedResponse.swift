@@ -50,8 +50,10 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
 
     /// Summarises `response`, hiding what `redactor` (the client's) hides and the secrets of
     /// `request` (the request that got the answer: its secret header fields, query parameters and
-    /// body fields) in ``snippet`` and the server's ``message``.
-    package init(_ response: HTTPResponse, knownMessage: String?, redactor: Redactor, request: URLRequest?) {
+    /// body fields) in ``snippet`` and the server's ``message``, and `hiding`'s values too.
+    package init(
+        _ response: HTTPResponse, knownMessage: String?, redactor: Redactor, request: URLRequest?, hiding: [String] = []
+    ) {
         statusCode = response.statusCode
         contentType = response.mediaType
         headers = response.headers
@@ -60,6 +62,7 @@ public struct FailedResponse: Sendable, Hashable, CustomStringConvertible {
         // own secrets): the snippet reaches descriptions and logs; the raw bytes stay in `body`
         // for the app to parse.
         var secrets = SecretValues()
+        for value in hiding { secrets.insert(value, minimumLength: redactor.minimumSecretLength) }
         if let request { redactor.learn(request: request, into: &secrets) }
         let preview = redactor.preview(
             of: response.data, contentType: response.headers["Content-Type"], limit: 512, secrets: &secrets)

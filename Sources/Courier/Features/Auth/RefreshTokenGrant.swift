@@ -158,7 +158,8 @@ public struct RefreshTokenGrant: Sendable {
     ///   JSON `error` is `invalid_grant`: throws ``TokenRefreshRejection`` — the session is over.
     ///   Its `error` and `errorDescription` are the server's, with `current`'s tokens hidden.
     /// - Anything else (5xx, 429, a malformed 2xx body): throws the ``NetworkError`` for it — a
-    ///   transient failure; the user stays signed in.
+    ///   transient failure; the user stays signed in. Its message, code and snippet have
+    ///   `current`'s tokens hidden too (a gateway's error page may repeat the request).
     ///
     /// - Throws: ``TokenRefreshRejection`` or ``NetworkError`` as above.
     public static func parseOAuth2Response(
@@ -166,20 +167,20 @@ public struct RefreshTokenGrant: Sendable {
     ) throws -> AuthTokens {
         let details = ErrorBodyParser.parse(response)
         let oauthError = details.code
+        // The server's free text may repeat the token it refuses (`refresh token rt-… has
+        // expired`), a gateway's error page the request it could not pass on: the rejection or
+        // the error reaches session events, the waiting calls and logs without them.
+        let tokens = [current.accessToken, current.refreshToken].compactMap { $0 }
         if response.statusCode == 400 || response.statusCode == 401 || oauthError == "invalid_grant" {
-            // The server's free text may repeat the token it refuses (`refresh token rt-… has
-            // expired`): the rejection reaches session events and logs without it.
             let redactor = Redactor()
             var secrets = SecretValues()
-            for token in [current.accessToken, current.refreshToken].compactMap({ $0 }) {
-                secrets.insert(token, minimumLength: redactor.minimumSecretLength)
-            }
+            for token in tokens { secrets.insert(token, minimumLength: redactor.minimumSecretLength) }
             throw TokenRefreshRejection(
                 statusCode: response.statusCode, error: oauthError.map { redactor.scrub($0, secrets: secrets) },
                 errorDescription: details.message.map { redactor.scrub($0, secrets: secrets) })
         }
         guard response.isSuccess else {
-            throw NetworkError(response: response)
+            throw NetworkError(response: response, hiding: tokens)
         }
         let body: OAuthTokenResponse
         do {
