@@ -3,9 +3,16 @@ import Foundation
 /// Whole-file writes that readers never see half done: the bytes go to a temporary file in the
 /// same directory, which is then renamed over the destination (`rename(2)` replaces atomically
 /// within one file system).
+///
+/// What is written this way is the app's own state — cookie jars, cached responses, snapshots,
+/// transfer records — so a file is readable by its owner alone (mode 0600, as `FileTokenStore`'s
+/// token file), whatever the process's umask would allow.
 package enum AtomicFile {
     /// Prefix of temporary files; a directory scan may delete leftovers with it after a crash.
     package static let temporaryPrefix = ".tmp-"
+
+    /// The mode of every file written (owner read and write only).
+    package static let fileMode: mode_t = 0o600
 
     /// Writes `data` to `destination`, creating the directory when needed.
     ///
@@ -21,11 +28,7 @@ package enum AtomicFile {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = directory.appendingPathComponent(temporaryPrefix + UUID().uuidString)
         do {
-            if durable {
-                try writeSynchronized(data, to: temporary)
-            } else {
-                try data.write(to: temporary)
-            }
+            try writeNewFile(data, to: temporary, synchronized: durable)
             try replace(destination, with: temporary)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
@@ -34,21 +37,21 @@ package enum AtomicFile {
         if durable { try synchronize(directory: directory) }
     }
 
-    /// Writes `data` to a new file at `url` and flushes it to the device before closing it.
-    private static func writeSynchronized(_ data: Data, to url: URL) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-        }
-        let handle = try FileHandle(forWritingTo: url)
-        var failure: (any Error)?
+    /// Writes `data` to a new file at `url` of mode ``fileMode``, flushed to the device before it
+    /// is closed when `synchronized`.
+    private static func writeNewFile(_ data: Data, to url: URL, synchronized: Bool) throws {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
+        guard descriptor >= 0 else { throw failure("open(2)", url) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+        var writeError: (any Error)?
         do {
             try handle.write(contentsOf: data)
-            try handle.synchronize()
+            if synchronized { try handle.synchronize() }
         } catch {
-            failure = error
+            writeError = error
         }
-        do { try handle.close() } catch { failure = failure ?? error }  // the first error is the one reported
-        if let failure { throw failure }
+        do { try handle.close() } catch { writeError = writeError ?? error }  // the first error is the one reported
+        if let writeError { throw writeError }
     }
 
     /// Flushes a directory's entries (a rename into it) to the device. A file system that cannot

@@ -33,6 +33,26 @@ extension CachingIntegrationTests {
             #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 1)
         }
 
+        /// An entry file (a response's headers and body) was created 0644 under the usual umask:
+        /// any other user of the machine could read what the server answered the signed-in user.
+        @Test func anEntryFileIsReadableByItsOwnerAlone() async throws {
+            let namespace = TestServers.makeNamespace("disk")
+            let directory = CacheIntegration.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let request = CacheIntegration.resource("r1", ["cc": "private, max-age=600"])
+            let client = try CacheIntegration.client(
+                namespace: namespace, cache: CacheIntegration.cache(storage: DiskCacheStorage(directory: directory)))
+            let value = try await client.send(request)
+            #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 1)
+
+            let file = try #require(try entryFiles(in: directory).first)
+            #expect(String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("\"serial\":\(value.serial)"))
+            let mode = { (url: URL) in
+                try (FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue
+            }
+            #expect(try mode(file) == 0o600)
+        }
+
         @Test func truncatedEntryIsDroppedNotCrashedOn() async throws {
             let namespace = TestServers.makeNamespace("disk")
             let directory = CacheIntegration.temporaryDirectory()

@@ -49,6 +49,25 @@ struct PersistentCookiesIntegrationTests {
         #expect(try await again.send(Request<Jar>.get("/cookies")).cookies == ["session": "s-1"])
     }
 
+    /// The account's cookie file held the server's session cookie in clear with mode 0644: any
+    /// other user of the machine could read the session and replay it.
+    @Test("the session cookie the server set is on disk in a file readable by its owner alone")
+    func theCookieFileIsReadableByItsOwnerAlone() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = try TestServers.apiEnvironment(namespace: TestServers.makeNamespace("ck"))
+        let (client, storage) = Self.client(folder: folder, environment: environment)
+        try await client.send(Request<Void>.get("/cookies/set", query: ["session": "s-private-1"]))
+        #expect(try await client.send(Request<Jar>.get("/cookies")).cookies == ["session": "s-private-1"])
+
+        let file = storage.fileURL(account: "alice")
+        #expect(String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("s-private-1"))
+        let mode = { (url: URL) in
+            try (FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue
+        }
+        #expect(try mode(file) == 0o600)
+    }
+
     @Test("another environment (the second server, same host) or another account sees none of them")
     func partitioned() async throws {
         let folder = Self.folder()

@@ -24,6 +24,25 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["registry.json"])
     }
 
+    /// A cookie jar, a cached authorized response, a snapshot: the file was created 0644 under the
+    /// usual umask (022), so any local user could read the session cookie in it.
+    @Test("what it writes is readable by its owner alone", arguments: [false, true])
+    func writesFilesReadableByTheirOwnerAlone(durable: Bool) throws {
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("Cookies/production/alice.cookies")
+        try AtomicFile.write(Data("session=s-1".utf8), to: file, durable: durable)
+        let mode = { (url: URL) in
+            try (FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue
+        }
+        #expect(try mode(file) == 0o600)
+        // Replacing a file written before (0644 by an earlier version) leaves the new one private too.
+        #expect(chmod(file.path, 0o644) == 0)
+        try AtomicFile.write(Data("session=s-2".utf8), to: file, durable: durable)
+        #expect(try mode(file) == 0o600)
+        #expect(try Data(contentsOf: file) == Data("session=s-2".utf8))
+    }
+
     @Test("a write under a path that is a file fails with a CocoaError and writes nothing", arguments: [false, true])
     func failsTyped(durable: Bool) throws {
         let directory = try Self.scratchDirectory()
