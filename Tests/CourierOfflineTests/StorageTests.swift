@@ -32,6 +32,26 @@ struct StorageTests {
         #expect(try await reopened.pendingCount() == 5)
     }
 
+    /// The queue's database (and its `-wal` and `-shm` files) were created 0644 under the usual
+    /// umask: any other user of the machine could read every pending change — a new password, an
+    /// address — and the dead letters' answers.
+    @Test func theQueueFilesAreReadableByTheirOwnerAlone() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let path = dir.path("q.sqlite")
+        let queue = try manualQueue(path)
+        try await queue.enqueue(
+            Mutation(id: "m0", method: .post, path: "/account/password", body: Data(#"{"new_password":"pw-1-private"}"#.utf8)))
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter { $0.hasPrefix("q.sqlite") }
+        #expect(Set(files).isSuperset(of: ["q.sqlite", "q.sqlite-wal"]))
+        let stored = try files.map { try Data(contentsOf: dir.url.appendingPathComponent($0)) }
+        #expect(stored.contains { String(decoding: $0, as: UTF8.self).contains("pw-1-private") })
+        for file in files {
+            let attributes = try FileManager.default.attributesOfItem(atPath: dir.path(file))
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file)")
+        }
+    }
+
     @Test func databaseIsInWALModeWithFullSync() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }

@@ -47,9 +47,19 @@ final class SQLiteDatabase {
 
     /// Opens (creating when missing) the database at `path`.
     ///
+    /// A database this creates is readable by its owner alone (mode 0600, and so are its `-wal`
+    /// and `-shm` files, which SQLite creates with the database's mode): it holds the pending
+    /// changes of the signed-in user.
+    ///
     /// - Throws: ``SQLiteError`` when the file cannot be opened, is not a database, or can only
     ///   be opened read-only (`SQLITE_READONLY`).
     init(path: String) throws {
+        if !path.isEmpty, path != ":memory:" {
+            // Created empty here (SQLite takes an empty file for a new database) with a mode of
+            // its own, since SQLite would create it 0644. Any failure is left for the open to report.
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { close(descriptor) }
+        }
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
