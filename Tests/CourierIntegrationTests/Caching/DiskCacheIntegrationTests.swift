@@ -53,6 +53,39 @@ extension CachingIntegrationTests {
             #expect(try mode(file) == 0o600)
         }
 
+        /// A response to a Basic-authorized request with `Vary: Authorization` (as a server that
+        /// answers per user should send): the entry file kept the request's field as sent —
+        /// `"varying":{"authorization":"Basic YWxpY2U6…"}` and the same in `"variant"` — the
+        /// user's password in base64, on disk for as long as the entry lived.
+        @Test func aResponseVaryingOnAuthorizationKeepsNoCredentialOnDisk() async throws {
+            let namespace = TestServers.makeNamespace("disk")
+            let directory = CacheIntegration.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let resource = CacheIntegration.resource("r1", ["cc": "private, max-age=600", "vary": "Authorization"])
+            let alice = try resource.basicAuth(user: "alice", password: "pw-vary-private")
+            let client = try CacheIntegration.client(
+                namespace: namespace, cache: CacheIntegration.cache(storage: DiskCacheStorage(directory: directory)))
+            _ = try await client.send(alice)
+            // The variant still tells credentials apart: the same one is a hit, another a miss.
+            #expect(try await client.response(for: alice).context.cacheOutcome == .hit)
+            let other = try await client.response(for: try resource.basicAuth(user: "alice", password: "pw-other"))
+            #expect(other.context.cacheOutcome == .miss)
+            #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 2)
+
+            let encoded = Data("alice:pw-vary-private".utf8).base64EncodedString()
+            let files = try entryFiles(in: directory)
+            #expect(files.count == 2)
+            for file in files {
+                let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+                #expect(text.contains("\"varying\""))
+                #expect(!text.contains(encoded) && !text.contains("Basic "), "\(text.prefix(900))")
+            }
+            // A new storage on the folder (a relaunch) still finds it.
+            let relaunched = try CacheIntegration.client(
+                namespace: namespace, cache: CacheIntegration.cache(storage: DiskCacheStorage(directory: directory)))
+            #expect(try await relaunched.response(for: alice).context.cacheOutcome == .hit)
+        }
+
         @Test func truncatedEntryIsDroppedNotCrashedOn() async throws {
             let namespace = TestServers.makeNamespace("disk")
             let directory = CacheIntegration.temporaryDirectory()

@@ -19,7 +19,10 @@ public struct CachedResponse: Sendable, Hashable {
     /// When that response was received: `response_time` of RFC 9111 §4.2.3.
     public var responseTime: Date
     /// The request header fields the response's `Vary` names, as sent (lower-cased names; `nil`
-    /// when the request did not carry the field). Empty when the response has no `Vary`.
+    /// when the request did not carry the field). Empty when the response has no `Vary`. A field
+    /// that carries a credential (`Authorization`, `Cookie`, an API key: a name the default
+    /// ``Redactor`` hides) is kept as the SHA-256 digest of its value (`sha256:` and 64 hex
+    /// digits), never the credential itself.
     public var varyingRequestHeaders: [String: String?]
 
     /// Creates a stored response.

@@ -16,13 +16,26 @@ enum Vary {
     /// `true` for `Vary: *`, which can never be matched and so is never served (§4.1).
     static func isWildcard(_ headers: HTTPHeaders) -> Bool { fieldNames(in: headers).contains("*") }
 
-    /// The values of the fields `names` in `request`, normalised (see ``normalize(_:name:)``).
+    /// The values of the fields `names` in `request` as an entry keeps them (see
+    /// ``storedValue(_:name:)``).
     static func requestValues(_ names: [String], of request: URLRequest) -> [String: String?] {
         var values: [String: String?] = [:]
         for name in names where name != "*" {
-            values[name] = .some(request.value(forHTTPHeaderField: name).map { normalize($0, name: name) })
+            values[name] = .some(request.value(forHTTPHeaderField: name).map { storedValue($0, name: name) })
         }
         return values
+    }
+
+    /// `value` of the field `name` (lower-case) as an entry keeps it: normalised (see
+    /// ``normalize(_:name:)``), and for a field that carries a credential — `Authorization`,
+    /// `Cookie`, an API key, any name the default ``Redactor`` hides — its SHA-256 digest
+    /// (`sha256:…`), so that a response varying on it never puts the credential itself in a cache
+    /// entry (a ``DiskCacheStorage`` file); equal values still give equal digests.
+    static func storedValue(_ value: String, name: String) -> String {
+        let normalized = normalize(value, name: name)
+        guard RedactionList.defaultHeaders.matches(name) else { return normalized }
+        let digest = SHA256.hash(Array(normalized.utf8))
+        return "sha256:" + digest.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
     }
 
     /// `true` when `request` carries the same values for every field `stored` varies on.
@@ -30,7 +43,7 @@ enum Vary {
         let names = fieldNames(in: stored.headers)
         if names.contains("*") { return false }
         for name in names {
-            let now = request.value(forHTTPHeaderField: name).map { normalize($0, name: name) }
+            let now = request.value(forHTTPHeaderField: name).map { storedValue($0, name: name) }
             let then = stored.varyingRequestHeaders[name] ?? nil
             if now != then { return false }
         }
