@@ -7,7 +7,10 @@ import Foundation
 /// let login = try await client.response(for: Request<OAuthTokenResponse>.post("/auth/login", body: credentials))
 /// try await tokenManager.signIn(login.value.tokens(serverDate: login.response.date))
 /// ```
-public struct OAuthTokenResponse: Decodable, Sendable, Hashable, CustomStringConvertible {
+///
+/// Its tokens never leave through text: `description` and the mirror (what `print`, `dump`, string
+/// interpolation and the debugger show) print `<redacted>`, as ``AuthTokens``' do.
+public struct OAuthTokenResponse: Decodable, Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// `access_token`.
     public var accessToken: String
     /// `token_type`, e.g. `Bearer` (RFC 6750); `nil` when the server omitted it. Courier sends
@@ -98,5 +101,14 @@ public struct OAuthTokenResponse: Decodable, Sendable, Hashable, CustomStringCon
 
     public var description: String {
         "OAuthTokenResponse(access: <redacted>, refresh: \(refreshToken == nil ? "none" : "<redacted>"), expires_in: \(expiresIn.map { "\($0)" } ?? "none"))"
+    }
+
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "accessToken": "<redacted>", "tokenType": tokenType as Any, "expiresIn": expiresIn as Any,
+                "refreshToken": refreshToken == nil ? "nil" : "<redacted>", "scope": scope as Any,
+            ], displayStyle: .struct)
     }
 }

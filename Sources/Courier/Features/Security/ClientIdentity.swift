@@ -14,7 +14,7 @@ import Foundation
 /// let pemIdentity = ClientIdentity.pemFiles(
 ///     certificate: URL(fileURLWithPath: "client-cert.pem"), privateKey: URL(fileURLWithPath: "client-key.pem"))
 /// ```
-public struct ClientIdentity: Sendable, Hashable, CustomStringConvertible {
+public struct ClientIdentity: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// Where the certificate and key come from.
     package enum Source: Sendable, Hashable {
         /// A PKCS#12 archive (RFC 7292) holding the certificate (and any intermediates) and the key.
@@ -55,5 +55,11 @@ public struct ClientIdentity: Sendable, Hashable, CustomStringConvertible {
         case .pemFiles(let certificate, let key, _):
             "ClientIdentity(PEM \(certificate.lastPathComponent), key \(key.lastPathComponent))"
         }
+    }
+
+    /// What `dump(_:)` and the debugger show: the ``description``, never the archive's bytes or
+    /// the passphrase.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["source": description], displayStyle: .struct)
     }
 }
