@@ -141,6 +141,18 @@ extension URLSessionBackgroundTransport: URLSessionDataDelegate, URLSessionDownl
                 totalBytes: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil))
     }
 
+    /// Keeps credentials on their origin when the session follows a redirect: a hop to another
+    /// origin goes without `Authorization`, `Cookie` and the other secret header fields the
+    /// hand-over set (RFC 9110 §15.4), and an `https` → `http` hop is not followed (the redirect is
+    /// the task's response). A background session on Apple platforms follows redirects without
+    /// asking its delegate.
+    public func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(RedirectSafety.followedBySession(request, from: response.url ?? task.currentRequest?.url))
+    }
+
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
         // The system deletes `location` when this method returns: move it now.
         let destination = downloadsDirectory.appendingPathComponent(UUID.random().uuidString)

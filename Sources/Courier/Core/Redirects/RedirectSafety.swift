@@ -13,7 +13,7 @@ import FoundationNetworking
 /// refuses an `https` → `http` hop unless ``RedirectPolicy/allowsInsecureRedirects`` (then without
 /// any secret field). Cookies URLSession keeps in its own storage are still added for the new host
 /// by the storage's domain rules (a `Secure` cookie never over `http`).
-enum RedirectSafety {
+package enum RedirectSafety {
     /// Header fields that always carry credentials.
     static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
 
@@ -40,6 +40,14 @@ enum RedirectSafety {
             request.setValue(nil, forHTTPHeaderField: name)
         }
         return request
+    }
+
+    /// The request a session that follows a redirect itself (a background session's, which no
+    /// pipeline step sees) may send after `previous` answered with a redirect: `next` without its
+    /// secret header fields (as ``RedirectPolicy/default`` and the default ``Redactor`` name them)
+    /// when it leaves that origin, or `nil` — the redirect is not followed — for `https` → `http`.
+    package static func followedBySession(_ next: URLRequest, from previous: URL?) -> URLRequest? {
+        try? sanitize(next, from: previous)
     }
 
     /// Whether two URLs share scheme, host and port (default ports filled in), per RFC 6454 §4.
