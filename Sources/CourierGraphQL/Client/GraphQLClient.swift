@@ -300,7 +300,11 @@ public final class GraphQLClient: Sendable {
     private func result<Operation: GraphQLOperation>(
         of exchange: Exchange<Operation.ResponseData>, call: Call<Operation>
     ) throws -> GraphQLResult<Operation.ResponseData> {
-        let payload = exchange.payload
+        var payload = exchange.payload
+        // A message may repeat what the request sent (`Variable '$input' got invalid value
+        // {'password': …}`): hidden, as in a status error's message.
+        let messages = exchange.context.hidingSentSecrets(in: payload.errors.map(\.message))
+        for index in payload.errors.indices { payload.errors[index].message = messages[index] }
         guard let data = payload.data else {
             guard !payload.errors.isEmpty else {
                 throw NetworkError.decoding(

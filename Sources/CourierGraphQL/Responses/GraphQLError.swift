@@ -9,7 +9,8 @@ import Foundation
 /// ```
 public struct GraphQLError: Sendable, Hashable, Decodable, CustomStringConvertible {
     /// A description for the developer (the spec requires it; an error without one reads
-    /// `"(no message)"`).
+    /// `"(no message)"`). In what ``GraphQLClient`` returns or throws, a secret of the request it
+    /// repeats — a secret-named variable's value, the token — reads `<redacted>`.
     public var message: String
     /// Where in the document the error arose, when the server says.
     public var locations: [Location]

@@ -28,6 +28,45 @@ extension GraphQLIntegrationTests {
             let variables = Variables(user: .init(email: "alice@example.com", password: "hunter2-secret"))
         }
 
+        /// A filter with a field the server's schema does not have: graphql-core's answer repeats
+        /// the whole variable value — `Variable '$filter' got invalid value {'password':
+        /// 'pw-gql-private', …}` — and `GraphQLFailure`'s description (and each error's message)
+        /// showed the password.
+        struct FilterWithSecret: GraphQLOperation {
+            static let document = """
+                query FilterWithSecret($filter: ItemFilter) { items(filter: $filter) { id } }
+                """
+            static let operationName = "FilterWithSecret"
+            struct ResponseData: Decodable, Sendable {}
+            struct Variables: Encodable, Sendable {
+                struct Filter: Encodable, Sendable {
+                    var status: String
+                    var password: String
+                }
+                var filter: Filter
+            }
+            let variables = Variables(filter: .init(status: "active", password: "pw-gql-private"))
+        }
+
+        @Test(arguments: [GraphQLQueryMethod.post, .get])
+        func anErrorRepeatingASecretVariableHidesItInTheFailure(_ method: GraphQLQueryMethod) async throws {
+            let (graphQL, _) = try TestServers.graphQLClient { $0.queryMethod = method }
+            let failure: GraphQLFailure
+            do {
+                _ = try await graphQL.send(FilterWithSecret())
+                Issue.record("expected the server's variable error")
+                return
+            } catch let error as GraphQLFailure {
+                failure = error
+            }
+            // The server did repeat the variable (its name and the other values still read).
+            let message = try #require(failure.errors.first?.message)
+            #expect(message.contains("got invalid value") && message.contains("password") && message.contains("active"))
+            for text in [String(describing: failure), failure.localizedDescription] + failure.errors.map(\.description) {
+                #expect(!text.contains("pw-gql-private"), "\(method): \(text)")
+            }
+        }
+
         @Test func operationNamesReplaceTheBarePathInLogsMetricsAndHAR() async throws {
             let logger = CapturingNetworkLogger(minimumLevel: .info)
             let metrics = CapturingMetricsSink()

@@ -155,6 +155,19 @@ public final class RequestContext: Sendable {
     /// only read if an error snippet needs them).
     func recordSent(_ request: URLRequest) { state.withLock { $0.lastSent = request } }
 
+    /// `texts` — the server's words about this call, such as a GraphQL error's message — with the
+    /// secrets of the request last handed to the transport (its secret header fields, query
+    /// parameters and body fields, by the default ``Redactor``'s lists) replaced by the marker, as
+    /// a status error's message hides them; unchanged when nothing was sent.
+    package func hidingSentSecrets(in texts: [String]) -> [String] {
+        guard let request = lastSentRequest else { return texts }
+        let redactor = Redactor()
+        var secrets = SecretValues()
+        redactor.learn(request: request, into: &secrets)
+        guard !secrets.isEmpty else { return texts }
+        return texts.map { redactor.scrub($0, secrets: secrets) }
+    }
+
     /// Whether the call has an `onStart` hook that has not run yet.
     var awaitsStart: Bool { onStart != nil && state.withLock { $0.startHookArmed } }
 
