@@ -373,3 +373,19 @@ public final class RequestContext: Sendable {
         }
     }
 }
+
+extension RequestContext: CustomReflectable {
+    /// What `dump(_:)` and the debugger show of a call's context — through a ``Response`` too:
+    /// the request ID, method, path template (identifier segments of a call without one scrubbed,
+    /// as metrics show it), attempt and idempotency key. Never its locked state, which holds the
+    /// request last handed to the transport with the `Authorization` the auth step added.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "requestID": requestID.description, "method": method.rawValue,
+                "pathTemplate": pathTemplateIsDefault ? MetricsPathTemplate.scrubbing(pathTemplate) : pathTemplate,
+                "attempt": attempt, "idempotencyKey": idempotencyKey as Any,
+            ], displayStyle: .class)
+    }
+}
