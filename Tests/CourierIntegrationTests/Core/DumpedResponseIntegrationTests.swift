@@ -32,3 +32,23 @@ import CourierTesting
         #expect(!context.contains(token) && context.contains("/me"))
     }
 }
+
+extension DumpedResponseIntegrationTests {
+    /// `print` and `dump(_:)` of a raw `HTTPResponse` showed the server's `Set-Cookie: session=…`
+    /// and the URL's `access_token` whole, where a failed call's error (which holds the same
+    /// response) shows them redacted.
+    @Test func aPrintedOrDumpedResponseShowsNoCookieOrURLSecret() async throws {
+        let (client, _) = try TestServers.apiClient()
+        let response = try await client.send(
+            Request<HTTPResponse>.raw(.get, "/cookies/set", query: ["session": "s-private-1", "access_token": "at-private-1"]))
+        #expect(response.headers.values(for: "Set-Cookie").contains { $0.contains("s-private-1") })
+        #expect(response.url?.absoluteString.contains("at-private-1") == true)
+
+        var dumped = ""
+        dump(response, to: &dumped)
+        for text in ["\(response)", String(reflecting: response), dumped] {
+            #expect(!text.contains("s-private-1") && !text.contains("at-private-1"), "\(text)")
+            #expect(text.contains("200") && text.contains("session=<redacted>"), "\(text)")
+        }
+    }
+}

@@ -91,3 +91,28 @@ public struct HTTPResponse: Sendable, Hashable {
         String(decoding: data.prefix(max(0, limit)), as: UTF8.self)
     }
 }
+
+extension HTTPResponse: CustomStringConvertible, CustomReflectable {
+    /// The status, the header fields and URL redacted by the default ``Redactor``
+    /// (`Set-Cookie: sid=<redacted>; Path=/`, `?access_token=<redacted>`) and the body by its size
+    /// — what `print` and string interpolation show; the properties keep what was received.
+    public var description: String {
+        let redactor = Redactor()
+        let fields = redactor.redact(headers).map { "\($0.name): \($0.value)" }.joined(separator: ", ")
+        return "HTTPResponse(\(statusCode), [\(fields)], \(bodySummary)\(url.map { ", " + redactor.redact(url: $0) } ?? ""))"
+    }
+
+    /// What `dump(_:)` and the debugger show: the ``description``'s parts.
+    public var customMirror: Mirror {
+        let redactor = Redactor()
+        return Mirror(
+            self,
+            children: [
+                "statusCode": statusCode, "headers": redactor.redact(headers), "body": bodySummary,
+                "url": url.map(redactor.redact(url:)) as Any,
+            ], displayStyle: .struct)
+    }
+
+    /// `"<n> bytes"`, or `"stream"` for a body still arriving.
+    private var bodySummary: String { body.isBuffered ? "\(data.count) bytes" : "stream" }
+}
