@@ -86,6 +86,32 @@ extension CachingIntegrationTests {
             #expect(deAgain.context.cacheOutcome == .hit && frAgain.context.cacheOutcome == .hit)
         }
 
+        /// Two users of one cache partition who send their own `Authorization` (Basic here): a
+        /// `private` answer to alice's credentials was served to bob's request from the cache —
+        /// alice's data shown to bob, the server asked once. A response to a request that carried
+        /// `Authorization` now answers only a request with the same field, `Vary` or not.
+        @Test(arguments: ["private, max-age=600", "public, max-age=600"])
+        func aResponseToOneUsersCredentialsIsNeverServedToAnothers(cacheControl: String) async throws {
+            let namespace = TestServers.makeNamespace("cache")
+            let client = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache())
+            let resource = CacheIntegration.resource("r1", ["cc": cacheControl])
+            let alice = try resource.basicAuth(user: "alice", password: "pw-alice")
+            let bob = try resource.basicAuth(user: "bob", password: "pw-bob")
+
+            let forAlice = try await client.response(for: alice)
+            let forBob = try await client.response(for: bob)
+            #expect(forBob.context.cacheOutcome == .miss)
+            #expect(forBob.value.serial != forAlice.value.serial)
+            let anonymous = try await client.response(for: resource)
+            #expect(anonymous.context.cacheOutcome == .miss)
+            // Each caller's own answer is still a hit.
+            let aliceAgain = try await client.response(for: alice)
+            #expect(aliceAgain.context.cacheOutcome == .hit && aliceAgain.value == forAlice.value)
+            let bobAgain = try await client.response(for: bob)
+            #expect(bobAgain.context.cacheOutcome == .hit && bobAgain.value == forBob.value)
+            #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 3)
+        }
+
         @Test func postToTheCollectionInvalidatesItsCachedGet() async throws {
             struct Collection: Decodable, Sendable {
                 var count: Int

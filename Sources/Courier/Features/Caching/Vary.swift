@@ -16,12 +16,22 @@ enum Vary {
     /// `true` for `Vary: *`, which can never be matched and so is never served (§4.1).
     static func isWildcard(_ headers: HTTPHeaders) -> Bool { fieldNames(in: headers).contains("*") }
 
+    /// The request field every entry is keyed on as if the response listed it in `Vary`:
+    /// `Authorization` that the request itself carries (an endpoint's Basic credentials or its
+    /// own bearer token; a ``TokenManager``'s token is added after the cache, whose partitions
+    /// keep accounts apart). A response to one user's credentials is never served to another
+    /// user's request, nor to a request without credentials, in the same partition.
+    static let credentialField = "authorization"
+
     /// The values of the fields `names` in `request` as an entry keeps them (see
-    /// ``storedValue(_:name:)``).
+    /// ``storedValue(_:name:)``), and the request's ``credentialField`` when it has one.
     static func requestValues(_ names: [String], of request: URLRequest) -> [String: String?] {
         var values: [String: String?] = [:]
         for name in names where name != "*" {
             values[name] = .some(request.value(forHTTPHeaderField: name).map { storedValue($0, name: name) })
+        }
+        if let credential = request.value(forHTTPHeaderField: credentialField) {
+            values[credentialField] = .some(storedValue(credential, name: credentialField))
         }
         return values
     }
@@ -38,10 +48,12 @@ enum Vary {
         return "sha256:" + digest.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
     }
 
-    /// `true` when `request` carries the same values for every field `stored` varies on.
+    /// `true` when `request` carries the same values for every field `stored` varies on, and the
+    /// same ``credentialField`` (or none on both sides).
     static func matches(_ stored: CachedResponse, _ request: URLRequest) -> Bool {
-        let names = fieldNames(in: stored.headers)
+        var names = fieldNames(in: stored.headers)
         if names.contains("*") { return false }
+        if !names.contains(credentialField) { names.append(credentialField) }
         for name in names {
             let now = request.value(forHTTPHeaderField: name).map { storedValue($0, name: name) }
             let then = stored.varyingRequestHeaders[name] ?? nil
