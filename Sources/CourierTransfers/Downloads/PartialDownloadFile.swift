@@ -28,7 +28,9 @@ final class PartialDownloadFile: @unchecked Sendable {
         self.url = url
         let manager = FileManager.default
         try Self.inFolder(of: url) {
-            manager.fileExists(atPath: url.path) || manager.createFile(atPath: url.path, contents: nil)
+            manager.fileExists(atPath: url.path)
+                || manager.createFile(
+                    atPath: url.path, contents: nil, attributes: [.posixPermissions: Int(AtomicFile.fileMode)])
         }
         let handle = try FileHandle(forUpdating: url)
         try Self.lock(handle, url)

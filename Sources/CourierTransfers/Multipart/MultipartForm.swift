@@ -203,11 +203,13 @@ public struct MultipartForm: Sendable {
     }
 
     /// Writes the body to `url` (for transports that upload only from files, such as background
-    /// sessions), replacing what is there. A failed write removes the partial file.
+    /// sessions), replacing what is there, in a file readable by its owner alone (mode 0600: the
+    /// fields may hold what the user typed). A failed write removes the partial file.
     ///
     /// - Throws: The file system's error, or the errors of ``encodedData()``.
     public func writeBody(to url: URL) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+        let privateFile: [FileAttributeKey: Any] = [.posixPermissions: Int(AtomicFile.fileMode)]
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: privateFile) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
         }
         do {

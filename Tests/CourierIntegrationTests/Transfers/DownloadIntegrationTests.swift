@@ -82,6 +82,9 @@ struct DownloadIntegrationTests {
         #expect(resume.expectedLength == Int64(Self.small))
         #expect(!FileManager.default.fileExists(atPath: fixture.destination().path))
         #expect(try Data(contentsOf: resume.partialFileURL) == DownloadFixture.content(Self.smallDrop))
+        // The user's bytes wait readable by their owner alone (they were 0644).
+        let mode = try FileManager.default.attributesOfItem(atPath: resume.partialFileURL.path)[.posixPermissions]
+        #expect((mode as? NSNumber)?.intValue == 0o600)
 
         // Persisted and read back, as an app would across launches.
         let restored = try JSONDecoder().decode(DownloadResumeData.self, from: JSONEncoder().encode(resume))

@@ -39,6 +39,24 @@ struct MultipartFormTests {
         #expect(form.contentType == "multipart/form-data; boundary=b0undary")
     }
 
+    @Test("a body written to a file is readable by its owner alone, also over an older file")
+    func aWrittenBodyIsReadableByItsOwnerAlone() throws {
+        var form = try MultipartForm(boundary: "b0undary")
+        try form.addField(named: "password", value: "pw-multipart-private")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fresh = folder.appendingPathComponent("body")
+        let replaced = folder.appendingPathComponent("older")
+        #expect(FileManager.default.createFile(atPath: replaced.path, contents: Data("old".utf8)))
+        for url in [fresh, replaced] {
+            try form.writeBody(to: url)
+            #expect(try Data(contentsOf: url) == form.encodedData())
+            let mode = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o600, "\(url.lastPathComponent): \(String(describing: mode))")
+        }
+    }
+
     @Test("quotes and backslashes are escaped, UTF-8 is kept as is, no filename*")
     func escaping() throws {
         var form = try MultipartForm(boundary: "b")
