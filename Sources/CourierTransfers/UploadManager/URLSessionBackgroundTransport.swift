@@ -123,22 +123,23 @@ extension URLSessionBackgroundTransport: URLSessionDataDelegate, URLSessionDownl
         _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
         totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
     ) {
-        guard let description = downloadTask.taskDescription else { return }
-        progressContinuation.yield(
-            BackgroundTransferProgress(
-                taskDescription: description, completedBytes: totalBytesWritten,
-                totalBytes: totalBytesExpectedToWrite > 0 ? totalBytesExpectedToWrite : nil))
+        reportProgress(of: downloadTask, completed: totalBytesWritten, expected: totalBytesExpectedToWrite)
     }
 
     public func urlSession(
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
+        reportProgress(of: task, completed: totalBytesSent, expected: totalBytesExpectedToSend)
+    }
+
+    /// Publishes a task's progress under its `taskDescription`; an unknown total
+    /// (`NSURLSessionTransferSizeUnknown`, -1) is `nil`.
+    private func reportProgress(of task: URLSessionTask, completed: Int64, expected: Int64) {
         guard let description = task.taskDescription else { return }
         progressContinuation.yield(
             BackgroundTransferProgress(
-                taskDescription: description, completedBytes: totalBytesSent,
-                totalBytes: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil))
+                taskDescription: description, completedBytes: completed, totalBytes: expected > 0 ? expected : nil))
     }
 
     /// Keeps credentials on their origin when the session follows a redirect: a hop to another
