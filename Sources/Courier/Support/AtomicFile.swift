@@ -14,6 +14,11 @@ package enum AtomicFile {
     /// The mode of every file written (owner read and write only).
     package static let fileMode: mode_t = 0o600
 
+    /// The attributes of a folder Courier creates for such files: listable by its owner alone
+    /// (0700), since the names can say whose they are (`alice%40example.com.cookies`). A folder
+    /// that exists keeps its mode.
+    package static var folderAttributes: [FileAttributeKey: Any] { [.posixPermissions: 0o700] }
+
     /// Writes `data` to `destination`, creating the directory when needed.
     ///
     /// With `durable`, the bytes and then the rename are flushed to the storage device (`fsync(2)`
@@ -25,7 +30,8 @@ package enum AtomicFile {
     ///   `rename(2)` or `fsync(2)` error when either fails.
     package static func write(_ data: Data, to destination: URL, durable: Bool = false) throws {
         let directory = destination.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: folderAttributes)
         let temporary = directory.appendingPathComponent(temporaryPrefix + UUID().uuidString)
         do {
             try writeNewFile(data, to: temporary, synchronized: durable)

@@ -36,6 +36,9 @@ import Testing
             try (FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue
         }
         #expect(try mode(file) == 0o600)
+        // The folders it created list their files (whose names say whose they are) to their owner alone.
+        #expect(try mode(file.deletingLastPathComponent()) == 0o700)
+        #expect(try mode(directory.appendingPathComponent("Cookies")) == 0o700)
         // Replacing a file written before (0644 by an earlier version) leaves the new one private too.
         #expect(chmod(file.path, 0o644) == 0)
         try AtomicFile.write(Data("session=s-2".utf8), to: file, durable: durable)

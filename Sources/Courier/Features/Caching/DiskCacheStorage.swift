@@ -137,7 +137,8 @@ public actor DiskCacheStorage: CacheStorage {
     private func loadIfNeeded() {
         guard !isLoaded else { return }
         isLoaded = true
-        try? fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+        try? fileManager.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: AtomicFile.folderAttributes)
         let names = (try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []
         var found: [(EntryID, Record, Date)] = []
         for name in names {
