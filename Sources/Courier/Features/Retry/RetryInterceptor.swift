@@ -11,7 +11,10 @@ import FoundationNetworking
 ///   ``RetryPolicy/retriesKeyedNonIdempotentRequests`` is on. A plain POST or PATCH is sent once
 ///   (RFC 9110 §9.2.2): if the connection drops after the server stored it, the caller gets the
 ///   transport error rather than a duplicate. A call whose API declares it safe although its
-///   method is not (a GraphQL query sent as `POST`) is repeated like a `GET`.
+///   method is not (a GraphQL query sent as `POST`) is repeated like a `GET`. Any request is
+///   repeated after a failure that proves it never left the device (``neverSentErrorCodes``: no
+///   connection could be made, the host name did not resolve) when the attempt followed no
+///   redirect: no server can have seen it.
 /// - **Only failures a new attempt can fix**: ``RetryPolicy/retryableStatusCodes`` (default 408,
 ///   429, 500, 502, 503, 504) unless the caller accepts that status itself (raw-status endpoints,
 ///   ``RequestContext/statusValidation``), ``RetryPolicy/retryableErrorCodes``, and a
@@ -147,6 +150,7 @@ public struct RetryInterceptor: Interceptor {
                 throw CancellationError()
             }
             unsentRetry = nil  // the attempt goes out
+            let redirectsBefore = context.redirects.count
             let outcome: Result<HTTPResponse, any Error>
             do {
                 outcome = .success(try await next(request))
@@ -184,7 +188,9 @@ public struct RetryInterceptor: Interceptor {
                 }
                 continue
             }
-            guard repeatable, retry < limit, !failedGettingToken, let failure = failure(of: outcome, context: context),
+            let neverSent = limit > 0 && context.redirects.count == redirectsBefore && Self.wasNeverSent(outcome)
+            guard repeatable || neverSent, retry < limit, !failedGettingToken,
+                let failure = failure(of: outcome, context: context),
                 context.canResendBody
             else {
                 // The call ends with the auth step's failure: marked again for the client, which
@@ -419,6 +425,18 @@ public struct RetryInterceptor: Interceptor {
             }
             return AttemptFailure(reason: .other(String(describing: error)), retryableByPolicy: retryable, error: error)
         }
+    }
+
+    /// Transport failures that prove the request never left the device: no connection to the host
+    /// could be made (`cannotConnectToHost`: refused or unreachable), or its name did not resolve
+    /// (`cannotFindHost`, `dnsLookupFailed`). A request on a connection that was made and then
+    /// failed is `networkConnectionLost` or `timedOut` instead, which a server may have received.
+    public static let neverSentErrorCodes: Set<URLError.Code> = [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed]
+
+    /// Whether `outcome` is a failure of ``neverSentErrorCodes``.
+    private static func wasNeverSent(_ outcome: Result<HTTPResponse, any Error>) -> Bool {
+        guard case .failure(let error) = outcome, let code = urlErrorCode(of: error) else { return false }
+        return neverSentErrorCodes.contains(code)
     }
 
     private static func urlErrorCode(of error: any Error) -> URLError.Code? {

@@ -103,6 +103,32 @@ extension RetryTests {
             #expect(clock.sleeps.isEmpty)
         }
 
+        /// A failure before any connection (refused, unknown host) proves the request never left:
+        /// even a POST without a key goes out again, once it can reach the server.
+        @Test(arguments: [URLError.Code.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed])
+        func aPostThatNeverLeftTheDeviceIsRetried(_ code: URLError.Code) async throws {
+            let stub = StubTransport(responses: [.failure(URLError(code)), .success(.status(201))])
+            let request = RetryFixture.request(.post, policy: .standard)
+            let response = try await RetryFixture.client(stub).response(for: request)
+            #expect(response.statusCode == 201)
+            #expect(stub.requestCount == 2)
+            #expect(stub.requests.allSatisfy { $0.value(forHTTPHeaderField: "Idempotency-Key") == nil })
+            #expect(response.context.retryRecords.map(\.reason) == [.transport(code)])
+        }
+
+        /// A POST answered `303 See Other` was handled; a target that cannot be reached must not
+        /// send the POST again (the retry repeats the whole call from its first hop).
+        @Test func aPostWhoseRedirectTargetCannotBeReachedIsNotSentAgain() async throws {
+            let stub = StubTransport(responses: [
+                .success(.status(303, headers: ["Location": "/v1/result"])),
+                .failure(URLError(.cannotConnectToHost)), .success(.status(201)),
+            ])
+            let request = RetryFixture.request(.post, policy: .standard)
+            let error = await RetryFixture.networkError { try await RetryFixture.client(stub).send(request) }
+            #expect((error.map { NetworkError.Kind.transport == $0.kind }) == true, "\(String(describing: error))")
+            #expect(stub.requests.map(\.httpMethod) == ["POST", "GET"])
+        }
+
         @Test func keyedPostIsRetriedWithTheSameKey() async throws {
             let stub = StubTransport(responses: [
                 .failure(URLError(.networkConnectionLost)), .success(RetryFixture.status(503)), .success(.status(201)),
