@@ -12,18 +12,29 @@ typealias UploadRegistry = RegistryFile<UploadRecord, UploadManagerError>
 struct StagingStore: Sendable {
     let directory: URL
 
-    /// Copies `source` into the store; returns the staged file's name.
+    /// Copies `source` into the store, readable by its owner alone (mode 0600, in a folder of mode
+    /// 0700, whatever the original's mode); returns the staged file's name. A failure leaves
+    /// nothing behind.
     func stage(copying source: URL) throws -> String {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: AtomicFile.folderAttributes)
         let name = UUID.random().uuidString + (source.pathExtension.isEmpty ? "" : "." + source.pathExtension)
         try FileManager.default.copyItem(at: source, to: url(of: name))
+        do {
+            try FileManager.default.setAttributes(
+                [.posixPermissions: Int(AtomicFile.fileMode)], ofItemAtPath: url(of: name).path)
+        } catch {
+            remove(name)
+            throw error
+        }
         return name
     }
 
     /// Writes `form`'s body into the store (for a file-only transport); returns the file's name.
     /// A failed write leaves nothing behind.
     func stage(_ form: MultipartForm) throws -> String {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: AtomicFile.folderAttributes)
         let name = UUID.random().uuidString + ".multipart"
         try form.writeBody(to: url(of: name))
         return name

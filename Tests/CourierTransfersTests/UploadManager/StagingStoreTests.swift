@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+@testable import Courier
+@testable import CourierTransfers
+
+/// The staged copies `UploadManager` uploads from: the user's photo or form (a password field)
+/// waits there, readable by its owner alone, whatever the original's mode.
+@Suite("Upload staging: owner-only copies")
+struct StagingStoreTests {
+    private static func mode(_ url: URL) throws -> Int? {
+        try (FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue
+    }
+
+    @Test func aStagedCopyAndItsFolderAreReadableByTheirOwnerAlone() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("staging-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let source = root.appendingPathComponent("photo.jpg")
+        try Data(repeating: 7, count: 2048).write(to: source)
+        #expect(chmod(source.path, 0o644) == 0)
+        let store = StagingStore(directory: root.appendingPathComponent("staged"))
+
+        let copy = try store.stage(copying: source)
+        #expect(try Data(contentsOf: store.url(of: copy)) == Data(repeating: 7, count: 2048))
+        #expect(try Self.mode(store.url(of: copy)) == 0o600)
+        #expect(try Self.mode(store.directory) == 0o700)
+        #expect(try Self.mode(source) == 0o644, "the user's original is left as it was")
+
+        var form = MultipartForm()
+        try form.addField(named: "password", value: "pw-staged-private")
+        let body = try store.stage(form)
+        #expect(try Self.mode(store.url(of: body)) == 0o600)
+    }
+}
