@@ -7,6 +7,7 @@ import FoundationNetworking
 import Testing
 import Courier
 @testable import CourierCurl
+import CourierTesting
 
 /// The CURLcode → URLError table (issue 12, item 7): the code URLSession reports for the same
 /// event, so NetworkError, retries and the UI do not depend on the transport.
@@ -160,6 +161,72 @@ struct ErrorMappingTests {
         #expect(CurlErrorMapping.map(CURLE_ABORTED_BY_CALLBACK, facts: .init(resendRefused: true)).0 == .networkConnectionLost)
         #expect(CurlErrorMapping.map(CURLE_SEND_FAIL_REWIND, facts: .init(resendRefused: true)).0 == .networkConnectionLost)
         #expect(CurlErrorMapping.map(CURLE_ABORTED_BY_CALLBACK).0 == .cancelled)
+    }
+
+    @Test("a failed connect or lookup after the request went out (libcurl's resend) is a lost connection")
+    func failedReconnectAfterTheRequestWentOut() {
+        for code in [CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_PROXY] {
+            #expect(CurlErrorMapping.map(code, facts: .init(requestSent: true)).0 == .networkConnectionLost)
+        }
+        #expect(CurlErrorMapping.map(CURLE_COULDNT_CONNECT).0 == .cannotConnectToHost)
+    }
+
+    /// libcurl sends a request again on a fresh connection when its reused one dies after the
+    /// request went out and before any answer; when that connect is refused, the request had
+    /// reached the server all the same. Reported as `cannotConnectToHost` (a failure that proves
+    /// nothing was sent), the retry step sent the POST, stored by the server, a second time.
+    @Test("A POST whose reused connection died after it went out is not sent again when the reconnect is refused")
+    func aPostWhoseReconnectIsRefusedIsNotSentAgain() async throws {
+        let posts = LockedCounter()
+        // Answers GETs (keep-alive); takes the first POST, then closes its listening socket and
+        // the connection without an answer; answers later POSTs with 201.
+        let server = try LoopbackSocketServer { connection in
+            while let head = connection.readHead(), connection.readBody(of: head) {
+                guard head.hasPrefix("post ") else {
+                    connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                    continue
+                }
+                guard posts.increment() > 1 else {
+                    connection.closeListener()
+                    return
+                }
+                connection.write("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n")
+            }
+        }
+        defer { server.stop() }
+        // The retry's wait (no real time) is when the server listens again.
+        let clock = HookedClock { try? server.reopen() }
+        let client = APIClient(environment: APIEnvironment(name: "dying", baseURL: server.origin)) {
+            $0.transport = CurlTransport {
+                $0.httpVersion = .http1
+                $0.proxy = .none
+            }
+            $0.interceptors = .standard(retry: RetryInterceptor(clock: clock, budget: nil, circuitBreaker: nil))
+        }
+        let outcome = try await Stress.bounded("a GET, then a POST on its connection", limit: .seconds(60)) {
+            _ = try await client.send(Request<Data>.get("/warm"))
+            return await Stress.result {
+                try await client.send(
+                    Request<Data>(method: .post, path: "/orders", body: .data(Data("{}".utf8), contentType: "application/json")))
+            }
+        }
+        #expect(posts.value == 1, "the server took the POST \(posts.value) times")
+        #expect(clock.base.sleeps.isEmpty)
+        #expect(throws: (any Error).self) { try outcome.get() }
+    }
+}
+
+/// A ``TestClock`` that runs `beforeSleep` before each wait.
+private struct HookedClock: Clock {
+    let base = TestClock()
+    let beforeSleep: @Sendable () -> Void
+
+    var now: TestClock.Instant { base.now }
+    var minimumResolution: Duration { base.minimumResolution }
+
+    func sleep(until deadline: TestClock.Instant, tolerance: Duration?) async throws {
+        beforeSleep()
+        try await base.sleep(until: deadline, tolerance: tolerance)
     }
 }
 #endif

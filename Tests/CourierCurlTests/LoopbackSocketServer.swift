@@ -7,7 +7,8 @@ import Glibc
 /// An HTTP/1.1 server on a loopback port, on a thread of its own, for faults the reference servers
 /// cannot script: each accepted connection is handed to `serve`, one connection at a time, and
 /// every request head is counted. ``stop()`` closes the listening socket (a reconnect is then
-/// refused) and ends the thread: call it when the test ends.
+/// refused) and ends the thread: call it when the test ends. ``reopen()`` listens on the same port
+/// again.
 final class LoopbackSocketServer: @unchecked Sendable {
     /// One accepted connection: read request heads and bodies, write raw bytes.
     final class Connection {
@@ -73,7 +74,8 @@ final class LoopbackSocketServer: @unchecked Sendable {
 
     /// `http://127.0.0.1:port`.
     let origin: URL
-    private let listener: Int32
+    private var listener: Int32
+    private let serve: @Sendable (Connection) -> Void
     private let lock = NSLock()
     private var requests = 0
     private var stopped = false
@@ -82,6 +84,19 @@ final class LoopbackSocketServer: @unchecked Sendable {
     var requestCount: Int { lock.withLock { requests } }
 
     init(serve: @escaping @Sendable (Connection) -> Void) throws {
+        let (listener, port) = try Self.openListener(port: 0)
+        guard let origin = URL(string: "http://127.0.0.1:\(port)") else {
+            close(listener)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        self.listener = listener
+        self.origin = origin
+        self.serve = serve
+        serveConnections(of: listener)
+    }
+
+    /// A listening socket on 127.0.0.1:`port` (0: a free one), and its port.
+    private static func openListener(port: UInt16) throws -> (Int32, UInt16) {
         #if canImport(Glibc)
         let streamType = Int32(SOCK_STREAM.rawValue)
         #else
@@ -89,21 +104,27 @@ final class LoopbackSocketServer: @unchecked Sendable {
         #endif
         let listener = socket(AF_INET, streamType, 0)
         guard listener >= 0 else { throw POSIXError(.EMFILE) }
+        var reuse: Int32 = 1
+        _ = setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(listener, $0, length) == 0 && listen(listener, 64) == 0 && getsockname(listener, $0, &length) == 0
             }
         }
-        guard bound, let origin = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))") else {
+        guard bound else {
             close(listener)
             throw POSIXError(.EADDRNOTAVAIL)
         }
-        self.listener = listener
-        self.origin = origin
+        return (listener, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Serves the connections `listener` accepts on a thread of its own, until it is closed.
+    private func serveConnections(of listener: Int32) {
         Thread { [self] in
             while true {
                 let socket = accept(listener, nil, nil)
@@ -116,13 +137,24 @@ final class LoopbackSocketServer: @unchecked Sendable {
 
     /// Closes the listening socket; the accepting thread ends.
     func stop() {
-        let first = lock.withLock {
+        let listener: Int32? = lock.withLock {
             defer { stopped = true }
-            return !stopped
+            return stopped ? nil : self.listener
         }
-        guard first else { return }
+        guard let listener else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
+    }
+
+    /// Listens on the same port again after ``stop()``, serving new connections as before.
+    func reopen() throws {
+        guard let port = origin.port.flatMap(UInt16.init(exactly:)) else { throw POSIXError(.EADDRNOTAVAIL) }
+        let (listener, _) = try Self.openListener(port: port)
+        lock.withLock {
+            self.listener = listener
+            stopped = false
+        }
+        serveConnections(of: listener)
     }
 
     fileprivate func countRequest() { lock.withLock { requests += 1 } }

@@ -33,6 +33,9 @@ package enum CurlErrorMapping {
         /// Whether Courier stopped libcurl from sending the request again after its reused
         /// connection died (see ``TransportResendRule``).
         package var resendRefused = false
+        /// Whether a connection had carried the request before the failure: a failed connect or
+        /// name lookup is then libcurl's fresh connection for a resend, after the request went out.
+        package var requestSent = false
         /// Whether the final response's head had arrived whole.
         package var receivedHead = true
         /// `CURLINFO_HEADER_SIZE`: the bytes of the header lines libcurl took, in bytes.
@@ -45,8 +48,9 @@ package enum CurlErrorMapping {
         package init(
             osErrno: Int = 0, sslVerifyResult: Int = 0, contentCodings: [String] = [], isChunked: Bool = false,
             transferCodings: [String] = [], uploadFailed: Bool = false, resendRefused: Bool = false,
-            receivedHead: Bool = true, headerBytes: Int = 0
+            requestSent: Bool = false, receivedHead: Bool = true, headerBytes: Int = 0
         ) {
+            self.requestSent = requestSent
             self.receivedHead = receivedHead
             self.headerBytes = headerBytes
             self.transferCodings = transferCodings
@@ -66,6 +70,9 @@ package enum CurlErrorMapping {
     /// The `URLError` code for `code`, and the response-coding reason when it is one.
     package static func map(_ code: CURLcode, facts: Facts = Facts()) -> (URLError.Code, ResponseCodingFailure.Reason?) {
         if isOversizedHead(code, facts: facts) { return (.cannotParseResponse, nil) }
+        // libcurl's reconnect to send the request again, after its reused connection died with no
+        // answer: the request went out, and the server may have stored it.
+        if facts.requestSent && isConnectFailure(code) { return (.networkConnectionLost, nil) }
         switch code {
         case CURLE_UNSUPPORTED_PROTOCOL: return (.unsupportedURL, nil)
         case CURLE_URL_MALFORMAT: return (.badURL, nil)
@@ -114,6 +121,15 @@ package enum CurlErrorMapping {
             return (.cannotDecodeContentData, .corruptContent)
         case CURLE_OUT_OF_MEMORY, CURLE_WRITE_ERROR: return (.unknown, nil)
         default: return (.unknown, nil)
+        }
+    }
+
+    /// Whether `code` says no connection could be made: the name (host or proxy) did not resolve,
+    /// or the connect (or the proxy's handshake) failed.
+    static func isConnectFailure(_ code: CURLcode) -> Bool {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_PROXY: return true
+        default: return false
         }
     }
 
@@ -167,7 +183,9 @@ package enum CurlErrorMapping {
                     NSURLErrorFailingURLErrorKey: transfer.url, curlCodeKey: Int(code.rawValue),
                 ])
         }
-        var facts = Facts(uploadFailed: transfer.uploadFailed, resendRefused: transfer.resendRefused)
+        var facts = Facts(
+            uploadFailed: transfer.uploadFailed, resendRefused: transfer.resendRefused,
+            requestSent: transfer.sendAttempts > 0)
         var value = 0
         if ccurl_easy_getinfo_long(transfer.handle, CURLINFO_OS_ERRNO, &value) == CURLE_OK { facts.osErrno = value }
         if ccurl_easy_getinfo_long(transfer.handle, CURLINFO_SSL_VERIFYRESULT, &value) == CURLE_OK {
