@@ -98,8 +98,11 @@ struct RegistryFile<Record: RegistryRecord, Failure: Error>: Sendable {
     /// another writer to finish; the descriptor, or `-1` when the lock file cannot be had (the write
     /// then goes ahead unlocked and reports its own failure).
     private static func lock(_ url: URL) -> Int32 {
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // The folder is the registry's, private like the registry file (AtomicFile), which finds
+        // it made.
+        try? FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: AtomicFile.folderAttributes)
+        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, AtomicFile.fileMode)
         guard descriptor >= 0 else { return -1 }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {
