@@ -3,7 +3,7 @@ import Foundation
 /// The file format of one ``DiskCacheStorage`` entry:
 ///
 /// ```
-/// "CCE2"                 4 bytes, magic and format version
+/// "CCE3"                 4 bytes, magic and format version
 /// metadata length        4 bytes, big-endian UInt32
 /// metadata               JSON (key, variant, status, headers, times, body length and checksum)
 /// body                   raw bytes
@@ -11,10 +11,12 @@ import Foundation
 /// ```
 /// A file whose size differs from what its metadata announces (truncated by a crash or a full
 /// disk), or whose metadata or body checksum does not match, is rejected, and the storage deletes
-/// it: a damaged status or header field is never served. Files of the first format (`CCE1`, no
-/// metadata checksum) are rejected too.
+/// it: a damaged status or header field is never served. Files of earlier formats are rejected
+/// too: `CCE1` (no metadata checksum) and `CCE2`, whose entries did not record a request's own
+/// `Authorization` (``Vary/credentialField``), so that one user's answer could not be told from an
+/// anonymous request's, and whose varying credential fields were kept as sent.
 enum DiskEntryCodec {
-    static let magic = Array("CCE2".utf8)
+    static let magic = Array("CCE3".utf8)
     static let prefixLength = 8
     /// The metadata checksum after the body.
     static let trailerLength = 8
