@@ -11,7 +11,8 @@
   stops reading after N bytes and holds the request (at most 30 s, until the client goes away),
   so the client's send window fills: a stalled upload. Every attempt lands in ``GET /_stats`` under
   ``uploads``: ``{"attempts": n, "bytes": total, "perAttempt": [bytes...], "completed": n, "multipart": n}``
-  (``multipart`` counts the bodies ``/uploads/multipart`` parsed).
+  (``multipart`` counts the bodies ``/uploads/multipart`` parsed). ``seeOther=URL`` answers a
+  stored upload ``303 See Other`` with ``Location: URL`` instead.
 * ``POST /uploads/multipart`` parses the body with ``multipart_strict`` and answers
   ``{"parts": [{"name", "nameHex", "filename", "filenameHex", "contentType", "headers",
   "sha256", "length"}], "bytes", "boundary"}`` or ``400 {"error": {"code": "malformed_multipart"}}``.
@@ -91,6 +92,8 @@ async def count(request: web.Request) -> web.Response:
         return error_response(503, "unavailable", f"attempt {attempt} of {fail} failing attempts",
                               headers={"Retry-After": "0"})
     bucket.completed += 1
+    if "seeOther" in request.query:  # Post/Redirect/Get: stored, then sent to the result's URL
+        return web.Response(status=303, headers={"Location": request.query["seeOther"]})
     return json_response({"attempt": attempt, "bytes": size, "sha256": digest.hexdigest(),
                           "contentLength": request.headers.get("Content-Length"),
                           "transferEncoding": request.headers.get("Transfer-Encoding"),

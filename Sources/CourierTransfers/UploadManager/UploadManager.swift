@@ -264,7 +264,8 @@ public actor UploadManager: ResultWaiting {
                     guard (200..<300).contains(response.statusCode) else { throw NetworkError(response: response) }
                     await self?.finish(id, response: response)
                 } catch {
-                    await self?.foregroundAttemptFailed(id, error)
+                    let followedRedirect = !(upload.context?.redirects.isEmpty ?? true)
+                    await self?.foregroundAttemptFailed(id, error, followedRedirect: followedRedirect)
                 }
             }
         case .background:
@@ -390,8 +391,10 @@ public actor UploadManager: ResultWaiting {
     /// same `Idempotency-Key`. An upload that may not be repeated (a `POST` or `PATCH` without a
     /// key) stays pending only when the server cannot have handled it (`leftTheRequestUnhandled`):
     /// after a lost connection or a timeout the server may have stored it, and sending it again
-    /// would store it twice. Anything else fails it for good.
-    private func foregroundAttemptFailed(_ id: UUID, _ error: any Error) {
+    /// would store it twice; so also after a redirect (a `303` answered to the stored upload, then
+    /// a target that cannot be reached): the first hop had the request. Anything else fails it
+    /// for good.
+    private func foregroundAttemptFailed(_ id: UUID, _ error: any Error, followedRedirect: Bool = false) {
         if error is SignInMismatch, records[id]?.state == .pending {
             // Another sign-in than the upload's when its token was to be attached: nothing sent.
             markUnsent(id)
@@ -406,7 +409,7 @@ public actor UploadManager: ResultWaiting {
         }
         let failure = NetworkError(error)
         guard let record = records[id], record.state == .pending, Self.waitsForNetwork(failure, retry: policy.retry),
-            Self.mayRepeat(record, policy: policy) || Self.leftTheRequestUnhandled(failure)
+            Self.mayRepeat(record, policy: policy) || (!followedRedirect && Self.leftTheRequestUnhandled(failure))
         else {
             fail(id, error)
             return

@@ -51,6 +51,6 @@ extension APIClient {
                 throw error
             }
         }
-        return Upload(progress: progress, task: task)
+        return Upload(progress: progress, task: task, context: context)
     }
 }

@@ -25,10 +25,14 @@ public struct Upload<Value: Sendable>: Sendable {
     public var progress: AsyncStream<TransferProgress> { readers.subscribe() }
     private let readers: ProgressFanOut
     private let task: Task<Response<Value>, any Error>
+    /// The call's context, also after a failure (the redirects it followed); `nil` for an upload
+    /// made of several calls (tus).
+    package let context: RequestContext?
 
-    init(progress: AsyncStream<TransferProgress>, task: Task<Response<Value>, any Error>) {
+    init(progress: AsyncStream<TransferProgress>, task: Task<Response<Value>, any Error>, context: RequestContext? = nil) {
         readers = ProgressFanOut.forward(progress)
         self.task = task
+        self.context = context
     }
 
     /// The decoded value with the HTTP response and the call's context.

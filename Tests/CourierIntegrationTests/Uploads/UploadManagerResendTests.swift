@@ -43,6 +43,37 @@ struct UploadManagerResendTests {
         #expect(UploadManagerTests.staged(directory).isEmpty, "the staged copy of a failed upload is removed")
     }
 
+    /// The server stores the upload and answers `303 See Other` to a result on a host that
+    /// cannot be reached (nothing listens on its port). The refused connection proves only that
+    /// the `GET` of the result never left: the keyless `POST` fails for good, and `resumePending`
+    /// sends nothing more. It stayed pending and went out again: two uploads stored.
+    @Test func aKeylessPostWhoseSeeOtherTargetCannotBeReachedIsNotSentAgain() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let manager = try UploadManager(
+            client: client, directory: directory, policy: UploadFixtures.policy.with(\.idempotency, .none))
+        let original = try UploadFixtures.file(UploadFixtures.bytes(10_000))
+        defer { try? FileManager.default.removeItem(at: original.deletingLastPathComponent()) }
+        let id = try await manager.enqueue(
+            fileAt: original, to: "/uploads/count?seeOther=http%3A%2F%2F127.0.0.1%3A1%2Fresult",
+            contentType: "application/octet-stream")
+
+        let first = await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+        if case .transport(let error) = first {
+            #expect(error.code == .cannotConnectToHost)
+        } else {
+            Issue.record("expected the refused connection, got \(String(describing: first))")
+        }
+        await manager.resumePending()
+        await #expect(throws: NetworkError.self) { _ = try await manager.result(for: id) }
+
+        let uploads = try #require(try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any])
+        #expect(uploads["completed"] as? Int == 1)
+        let states = await manager.uploads.map(\.state)
+        #expect(states.count == 1 && states.allSatisfy { if case .failed = $0 { true } else { false } })
+    }
+
     /// The same upload under the policy's `Idempotency-Key` stays pending and goes out again with
     /// the same key, which lets the server answer the second sending from the first.
     @Test func aKeyedPostLostAfterTheServerStoredItIsSentAgainWithTheSameKey() async throws {
