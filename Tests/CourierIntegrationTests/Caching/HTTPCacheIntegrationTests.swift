@@ -112,6 +112,22 @@ extension CachingIntegrationTests {
             #expect(try await CacheIntegration.counter("requests", of: "r1", namespace: namespace) == 3)
         }
 
+        /// The server's entity tag names the resource's version, not the user: bob's request
+        /// (no entry of his) was sent with alice's stored tag in `If-None-Match` (§4.3.4), the
+        /// server answered `304`, and alice's stored answer was served to bob.
+        @Test func anotherUsersStoredAnswerIsNotSelectedByANotModified() async throws {
+            let namespace = TestServers.makeNamespace("cache")
+            let client = try CacheIntegration.client(namespace: namespace, cache: CacheIntegration.cache())
+            let resource = CacheIntegration.resource("r1", ["cc": "private, no-cache", "etag": "1"])
+            let forAlice = try await client.send(try resource.basicAuth(user: "alice", password: "pw-alice"))
+            let forBob = try await client.response(for: try resource.basicAuth(user: "bob", password: "pw-bob"))
+            #expect(forBob.context.cacheOutcome == .miss)
+            #expect(forBob.value.serial != forAlice.serial)
+            let stats = try await CacheIntegration.resourceStats("r1", namespace: namespace)
+            #expect(stats["requests"] as? Int == 2)
+            #expect(stats["notModified"] as? Int == 0)
+        }
+
         @Test func postToTheCollectionInvalidatesItsCachedGet() async throws {
             struct Collection: Decodable, Sendable {
                 var count: Int

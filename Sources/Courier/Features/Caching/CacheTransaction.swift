@@ -58,7 +58,11 @@ struct CacheTransaction: Sendable {
         guard let entry else {
             if requestControl.onlyIfCached { throw NetworkError.notCached }
             // §4.3.1: other variants' entity tags may still be what the origin selects for this request.
-            if isHead || range != nil || Validation.entityTags(nil, entries).isEmpty { return try await fetch(known: entries) }
+            if isHead || range != nil
+                || Validation.entityTags(nil, entries.filter { Vary.hasSameCredential($0, request) }).isEmpty
+            {
+                return try await fetch(known: entries)
+            }
             return try await validate(nil, known: entries, staleAllowed: false)
         }
         let freshness = cache.freshness(of: entry, at: now)
@@ -143,7 +147,8 @@ struct CacheTransaction: Sendable {
         _ entry: CachedResponse?, known entries: [CachedResponse], staleAllowed: Bool
     ) async throws -> HTTPResponse {
         let validated = entry.flatMap { Validation.hasValidator($0) ? $0 : nil }
-        let others = range == nil ? entries.filter { $0 != entry } : []
+        // Another user's entries are never offered: a 304 selecting one would serve it to this request.
+        let others = range == nil ? entries.filter { $0 != entry && Vary.hasSameCredential($0, request) } : []
         let conditional = Validation.conditionalRequest(request, validating: validated, others: others)
         let isConditional =
             conditional.value(forHTTPHeaderField: "If-None-Match") != nil

@@ -48,6 +48,14 @@ enum Vary {
         return "sha256:" + digest.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
     }
 
+    /// `true` when `request` carries the ``credentialField`` `stored` answered (or none on both
+    /// sides): only such an entry may be offered for the request's validation (§4.3.4), or a
+    /// `304` would serve one user's stored answer to another's request.
+    static func hasSameCredential(_ stored: CachedResponse, _ request: URLRequest) -> Bool {
+        let now = request.value(forHTTPHeaderField: credentialField).map { storedValue($0, name: credentialField) }
+        return now == (stored.varyingRequestHeaders[credentialField] ?? nil)
+    }
+
     /// `true` when `request` carries the same values for every field `stored` varies on, and the
     /// same ``credentialField`` (or none on both sides).
     static func matches(_ stored: CachedResponse, _ request: URLRequest) -> Bool {
