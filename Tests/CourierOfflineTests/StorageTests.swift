@@ -50,6 +50,13 @@ struct StorageTests {
             let attributes = try FileManager.default.attributesOfItem(atPath: dir.path(file))
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file)")
         }
+        // A folder the queue makes for its file lists it to its owner alone, as the other stores' do.
+        let nested = dir.url.appendingPathComponent("Offline/production")
+        _ = try manualQueue(nested.appendingPathComponent("q.sqlite").path)
+        for folder in [nested, nested.deletingLastPathComponent()] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder.path)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700, "\(folder.lastPathComponent)")
+        }
     }
 
     @Test func databaseIsInWALModeWithFullSync() throws {

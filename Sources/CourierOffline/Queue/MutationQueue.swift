@@ -118,9 +118,11 @@ public actor MutationQueue {
             if let reason = client.missingCapability(for: sent) { throw NetworkError.missingInterceptor(reason) }
         }
         if !path.isEmpty {
-            // Like the other stores' folders; when it cannot be made, opening the file says why.
+            // Like the other stores' folders (listable by their owner alone); when it cannot be
+            // made, opening the file says why.
             try? FileManager.default.createDirectory(
-                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true,
+                attributes: AtomicFile.folderAttributes)
         }
         do {
             store = try MutationStore(path: path, now: configuration.now())
