@@ -514,10 +514,11 @@ public actor UploadManager: ResultWaiting {
         }
     }
 
-    private static let unsentCodes: Set<URLError.Code> = [
-        .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet, .internationalRoamingOff,
-        .dataNotAllowed, .callIsActive,
-    ]
+    /// The retry step's proof that a request never left the device, and the codes of no network
+    /// path at all.
+    private static let unsentCodes = RetryInterceptor.neverSentErrorCodes.union([
+        .notConnectedToInternet, .internationalRoamingOff, .dataNotAllowed, .callIsActive,
+    ])
 
     private static let transientCodes: Set<URLError.Code> = [
         .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .timedOut,

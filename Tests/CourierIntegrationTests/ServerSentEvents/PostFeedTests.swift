@@ -27,6 +27,17 @@ extension ServerSentEventsIntegrationTests {
         return try JSONDecoder().decode(PostRecord.self, from: data)
     }
 
+    /// The server got the feed's `POST` once.
+    static func expectPostedOnce(
+        _ feed: String, namespace: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let record = try await postRecord(feed, namespace: namespace)
+        #expect(
+            record.methods == ["POST"],
+            "the POST was sent again: \(record.methods), bodies \(record.bodies), Last-Event-ID \(record.lastEventIds)",
+            sourceLocation: sourceLocation)
+    }
+
     static func postFeed(_ name: String, _ query: [String: String], policy: EndpointPolicy = .standard) -> Request<Void> {
         Request<Void>.post(
             "/sse/\(name)", body: Prompt(),
@@ -59,10 +70,7 @@ extension ServerSentEventsIntegrationTests {
         #expect(
             (failure as? NetworkError)?.kind == .transport || (failure as? NetworkError)?.kind == .timedOut,
             "\(String(describing: failure))")
-        let record = try await Self.postRecord("answer", namespace: namespace)
-        #expect(
-            record.methods == ["POST"],
-            "the POST was sent again: \(record.methods), bodies \(record.bodies), Last-Event-ID \(record.lastEventIds)")
+        try await Self.expectPostedOnce("answer", namespace: namespace)
         #expect(feed.state == .closed)
     }
 
@@ -81,10 +89,7 @@ extension ServerSentEventsIntegrationTests {
         }
         _ = await states.value
         #expect(events.map(\.lastEventID) == ["1", "2", "3"])
-        let record = try await Self.postRecord("done", namespace: namespace)
-        #expect(
-            record.methods == ["POST"],
-            "the POST was sent again: \(record.methods), bodies \(record.bodies), Last-Event-ID \(record.lastEventIds)")
+        try await Self.expectPostedOnce("done", namespace: namespace)
         #expect(feed.state == .closed)
     }
 
