@@ -55,6 +55,19 @@ struct RegistryFile<Record: RegistryRecord, Failure: Error>: Sendable {
         }
     }
 
+    /// Brings `records` up to date with the file as another manager on it (in this process or
+    /// another) left it: every record this manager has not changed since `base` (its records as it
+    /// last loaded or wrote them) becomes the file's — a new record, an outcome, a removal — and so
+    /// does its entry in `base`. A record this manager changed since keeps its own value.
+    /// - Throws: `unreadable`; `records` and `base` are then as they were.
+    func reload(_ records: inout [UUID: Record], base: inout [UUID: Record]) throws(Failure) where Record: Equatable {
+        let current = try load()
+        for id in Set(current.keys).union(base.keys) where records[id] == base[id] {
+            records[id] = current[id]
+            base[id] = current[id]
+        }
+    }
+
     /// Writes `records`, oldest first, atomically.
     /// - Throws: `unwritable`.
     func save(_ records: [UUID: Record]) throws(Failure) {
@@ -92,6 +105,19 @@ struct RegistryFile<Record: RegistryRecord, Failure: Error>: Sendable {
         let outcome = save(merged, keepingOutcomeIn: &lastFailure)
         if outcome == nil { base = records }
         return outcome
+    }
+
+    /// Changes the file under the same lock as ``save(_:over:keepingOutcomeIn:)``: reads it, lets
+    /// `change` edit its records, and writes them back when `change` changed any — so that of two
+    /// managers deciding about the same records at once, the second sees the first's decision.
+    /// - Throws: `unreadable` (nothing is written), `unwritable`.
+    func update(_ change: (inout [UUID: Record]) -> Void) throws(Failure) where Record: Equatable {
+        let lock = Self.lock(file.appendingPathExtension("lock"))
+        defer { if lock >= 0 { close(lock) } }  // closing the descriptor drops the lock
+        var records = try load()
+        let before = records
+        change(&records)
+        if records != before { try save(records) }
     }
 
     /// Opens (creating it and its folder) `url` and takes an exclusive `flock(2)` on it, waiting for

@@ -39,6 +39,15 @@ import FoundationNetworking
 /// policy's `IdempotencyPolicy.automatic` key, the default: the key is the record's ``UploadRecord/id``),
 /// so a server that honours the key does not store a file twice when the previous process ended
 /// after the server had it but before its outcome was recorded.
+///
+/// Several managers may share one folder — an app and its share extension, each with its own
+/// manager on the app group's container. The registry keeps every manager's records and names the
+/// manager sending each upload (its process and the manager). Another manager's ``resumePending()``
+/// leaves an upload alone while its sender is alive — it neither sends it a second time nor fails
+/// it — and its ``result(for:)`` throws `NetworkError.invalidRequest(_:)` saying so until the outcome
+/// is in the registry. An upload whose sender ended (its process is gone) goes out with the next
+/// ``resumePending()`` of any manager on the folder. No file lock is held while an upload runs (iOS
+/// terminates a process suspended while it holds one in an app group's container).
 public actor UploadManager: ResultWaiting {
     private nonisolated let executor = BlockingWorkExecutor(label: "courier.upload-manager")
     /// Runs the manager's file work (staging copies, multipart bodies written to disk, the
@@ -47,6 +56,8 @@ public actor UploadManager: ResultWaiting {
 
     private let client: APIClient
     private let staging: StagingStore
+    /// This manager as the registry names the sender of an upload (see ``UploadSender``).
+    private nonisolated let sender = UploadSender.begin()
     /// Staged copies of settled uploads, removed once the registry carrying their outcome is
     /// written.
     private var settledStagedFiles: Set<String> = []
@@ -139,6 +150,11 @@ public actor UploadManager: ResultWaiting {
         self.writtenRecords = records
     }
 
+    deinit {
+        // Its uploads are another manager's to resume from now on (a process that ends is gone too).
+        sender.end()
+    }
+
     /// Every upload in the registry, oldest first.
     public var uploads: [UploadRecord] { UploadRecord.oldestFirst(records) }
 
@@ -195,6 +211,7 @@ public actor UploadManager: ResultWaiting {
             state: .pending, createdAt: Date())
         record.account = account()
         record.environment = environment.id
+        record.sender = sender
         records[record.id] = record
         do {
             try saveRegistry()
@@ -566,6 +583,11 @@ public actor UploadManager: ResultWaiting {
     ///   ``TransferState/completed(statusCode:)``. `NetworkError.cancelled` when the awaiting task
     ///   is cancelled (the upload goes on; ask again later).
     public func result(for id: UUID) async throws -> HTTPResponse {
+        if records[id]?.state == .pending, running[id] == nil, interrupted[id] != nil {
+            // Perhaps settled by another manager on the folder: its outcome is in the registry.
+            // Unreadable now, the record stays as this manager knows it.
+            reloadRegistry()
+        }
         guard let record = records[id] else { throw NetworkError.invalidRequest("no upload \(id)") }
         switch record.state {
         case .completed(let status):
@@ -625,6 +647,74 @@ public actor UploadManager: ResultWaiting {
         return failure
     }
 
+    /// Reads the registry again, for what other managers on the folder did since this one last
+    /// read or wrote it (``RegistryFile/reload(_:base:)``); the uploads this manager is sending
+    /// keep its own records. Returns the failure, or `nil`.
+    @discardableResult
+    private func reloadRegistry() -> UploadManagerError? {
+        let mine = Set(running.keys)
+        var kept: [UUID: UploadRecord] = [:]
+        for id in mine { kept[id] = records[id] }
+        do {
+            try registry.reload(&records, base: &writtenRecords)
+        } catch {
+            return error
+        }
+        for id in mine { records[id] = kept[id] }
+        return nil
+    }
+
+    /// Makes this manager the sender of those of the uploads `ids` that are still pending and whose
+    /// sender, if any, has ended (``UploadSender``), in one locked read and write of the registry,
+    /// and returns them; this manager's records are then read from the file. When the registry
+    /// cannot be read or written, every one of `ids` is returned: sent as before senders were
+    /// recorded, rather than left unsent.
+    private func becomeSender(of ids: [UUID]) -> Set<UUID> {
+        guard !ids.isEmpty else { return [] }
+        // This manager's own changes first, so that the file carries them.
+        if records != writtenRecords, persistRegistry() != nil { return Set(ids) }
+        var taken: Set<UUID> = []
+        let sender = self.sender
+        do {
+            try registry.update { records in
+                for id in ids {
+                    guard var record = records[id], record.state == .pending else { continue }
+                    if let other = record.sender, other != sender, other.isAlive { continue }
+                    if record.sender != sender {
+                        record.sender = sender
+                        records[id] = record
+                    }
+                    taken.insert(id)
+                }
+            }
+        } catch {
+            return Set(ids)
+        }
+        reloadRegistry()
+        return taken
+    }
+
+    /// Ends this manager as other managers see it, as the end of its process would: for tests in
+    /// which a second manager in the same process stands for the next launch while this one runs.
+    package func endAsIfTheProcessEnded() {
+        sender.end()
+    }
+
+    /// How long a staged file no record names is kept, in seconds: it may be another manager's,
+    /// staged and not yet recorded (one hour; a crash's leftover goes at a later launch).
+    package static let stagingGrace: TimeInterval = 3600
+
+    /// Upload `id` is being sent by another manager on the folder (another process, or another
+    /// manager of this one): those waiting here get `NetworkError.invalidRequest(_:)` saying so.
+    /// Its outcome reaches the registry, where this manager reads it in ``result(for:)`` and
+    /// ``resumePending()``.
+    private func leaveToOtherManager(_ id: UUID) {
+        let failure = NetworkError.invalidRequest(
+            "upload \(id) is being sent by another manager on this folder (another process): ask again later")
+        interrupted[id] = failure
+        settleWaits(of: id, with: .failure(failure))
+    }
+
     /// ``persistRegistry()``, throwing its failure.
     private func saveRegistry() throws(UploadManagerError) {
         if let failure = persistRegistry() { throw failure }
@@ -640,12 +730,22 @@ public actor UploadManager: ResultWaiting {
     /// upload stays pending until its event arrives; one the session no longer knows (the user
     /// force-quit the app) can be abandoned with ``cancel(_:)`` and enqueued again.
     public func resumePending() async {
+        // Other managers on the folder (an app extension) may have added, settled or removed
+        // uploads since this one read the registry. When it cannot be read now, no staged file is
+        // removed: which ones are leftovers is not known.
+        let unread = reloadRegistry()
         let pending = records.values.filter { $0.state == .pending }
-        // A settled upload whose outcome is not on disk yet (the registry could not be written)
-        // keeps its copy too: a relaunch before the next successful write finds it pending and
-        // sends it again from that copy (see settle(_:with:)).
-        staging.removeAll(except: Set(pending.map(\.stagedFileName)).union(settledStagedFiles))
+        if unread == nil {
+            // A settled upload whose outcome is not on disk yet (the registry could not be written)
+            // keeps its copy too: a relaunch before the next successful write finds it pending and
+            // sends it again from that copy (see settle(_:with:)). So does a file staged within
+            // the grace: it may be another manager's, staged and not yet recorded.
+            staging.removeAll(
+                except: Set(pending.map(\.stagedFileName)).union(settledStagedFiles),
+                stagedBefore: Date().addingTimeInterval(-Self.stagingGrace))
+        }
         if let background { listen(to: background) }
+        var resumable: [UUID] = []
         for record in pending where record.mode == .foreground && running[record.id] == nil {
             guard isCurrentAccount(record) else {
                 waitForAccount(record.id)
@@ -655,6 +755,16 @@ public actor UploadManager: ResultWaiting {
                 waitForEnvironment(record.id, mismatch)
                 continue
             }
+            resumable.append(record.id)
+        }
+        let mine = becomeSender(of: resumable)
+        for id in resumable {
+            guard mine.contains(id) else {
+                leaveToOtherManager(id)
+                continue
+            }
+            // As the registry has it now: another manager may have settled it since.
+            guard let record = records[id], record.state == .pending, running[id] == nil else { continue }
             do {
                 try await start(record)
             } catch let failure as UploadManagerError {

@@ -37,6 +37,10 @@ public struct UploadRecord: Sendable, Codable, Hashable, Identifiable {
     /// environment, so another environment's token never goes with it. Records written before
     /// this field existed read as `nil` (sent in any environment).
     package var environment: String?
+    /// The manager that sends it now or last sent it (see ``UploadSender``): another manager on the
+    /// folder leaves a pending upload alone while that sender is alive. Records written before
+    /// this field existed read as `nil` (no sender).
+    package var sender: UploadSender?
 
     package init(
         id: UUID, method: String, url: URL, headers: [String: String], stagedFileName: String, mode: UploadMode,

@@ -13,8 +13,8 @@ struct StagingStore: Sendable {
     let directory: URL
 
     /// Copies `source` into the store, readable by its owner alone (mode 0600, in a folder of mode
-    /// 0700, whatever the original's mode); returns the staged file's name. A failure leaves
-    /// nothing behind.
+    /// 0700, whatever the original's mode) and dated now (a copy may keep the original's date);
+    /// returns the staged file's name. A failure leaves nothing behind.
     func stage(copying source: URL) throws -> String {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: AtomicFile.folderAttributes)
@@ -22,7 +22,7 @@ struct StagingStore: Sendable {
         try FileManager.default.copyItem(at: source, to: url(of: name))
         do {
             try FileManager.default.setAttributes(
-                [.posixPermissions: Int(AtomicFile.fileMode)], ofItemAtPath: url(of: name).path)
+                [.posixPermissions: Int(AtomicFile.fileMode), .modificationDate: Date()], ofItemAtPath: url(of: name).path)
         } catch {
             remove(name)
             throw error
@@ -44,9 +44,14 @@ struct StagingStore: Sendable {
 
     func remove(_ name: String) { try? FileManager.default.removeItem(at: url(of: name)) }
 
-    /// Removes every staged file not in `keep` (left by a crash or an abandoned upload).
-    func removeAll(except keep: Set<String>) {
+    /// Removes every staged file not in `keep` (left by a crash or an abandoned upload) that was
+    /// staged before `cutoff`: a newer one may be another manager's on the folder, staged and not
+    /// yet recorded in the registry.
+    func removeAll(except keep: Set<String>, stagedBefore cutoff: Date) {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in files where !keep.contains(name) { remove(name) }
+        for name in files where !keep.contains(name) {
+            let staged = try? FileManager.default.attributesOfItem(atPath: url(of: name).path)[.modificationDate] as? Date
+            if let staged, staged < cutoff { remove(name) }
+        }
     }
 }

@@ -118,6 +118,7 @@ struct UploadManagerResendTests {
         let relaunched = try UploadManager(client: client, directory: directory, policy: policy)
         let progress = try #require(await first.progress(for: id))
         for await step in progress where step.completedBytes >= 1 << 20 { break }
+        await first.endAsIfTheProcessEnded()  // what the kernel does when the process ends
         await relaunched.resumePending()
         let second = await #expect(throws: NetworkError.self) { _ = try await relaunched.result(for: id) }
         if case .transport(let error) = second {
@@ -127,6 +128,44 @@ struct UploadManagerResendTests {
         }
         #expect(try await first.result(for: id).statusCode == 200)
 
+        let uploads = try #require(try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any])
+        #expect(uploads["attempts"] as? Int == 1)
+        #expect(uploads["completed"] as? Int == 1)
+    }
+
+    /// An app and its extension, each with a manager on the app group's folder: the extension
+    /// resumes while the app's upload is on its way (the server still reading). It used to send
+    /// the upload a second time (two attempts stored under one key) — or, for a keyless `POST`, to
+    /// fail the upload the app was completing and remove its staged copy. The app holds the
+    /// upload's claim, so the extension leaves it alone and later reads its outcome.
+    @Test(arguments: [IdempotencyPolicy.automatic, .none])
+    func anUploadAnotherLiveManagerIsSendingIsSentOnce(idempotency: IdempotencyPolicy) async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let policy = UploadFixtures.policy.with(\.idempotency, idempotency)
+        let app = try UploadManager(client: client, directory: directory, policy: policy)
+        let original = try UploadFixtures.file(UploadFixtures.bytes(1 << 20))
+        defer { try? FileManager.default.removeItem(at: original.deletingLastPathComponent()) }
+        // The server reads 256 KiB per second: about 4 s on the wire.
+        let id = try await app.enqueue(
+            fileAt: original, to: "/uploads/count?delay=1", contentType: "application/octet-stream")
+        let progress = try #require(await app.progress(for: id))
+        for await step in progress where step.completedBytes > 0 { break }
+
+        let sharing = try UploadManager(client: client, directory: directory, policy: policy)
+        await sharing.resumePending()
+        let during = try #require(try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any])
+        if during["completed"] as? Int == 0 {
+            // Still on the wire (on a loaded machine the app may be done by now: then there is
+            // nothing to leave alone, and the counts below still hold).
+            let asked = await #expect(throws: NetworkError.self) { _ = try await sharing.result(for: id) }
+            #expect("\(String(describing: asked))".contains("another manager"))
+        }
+        #expect(try await app.result(for: id).statusCode == 200)
+
+        await sharing.resumePending()
+        #expect(try await sharing.result(for: id).statusCode == 200)
         let uploads = try #require(try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any])
         #expect(uploads["attempts"] as? Int == 1)
         #expect(uploads["completed"] as? Int == 1)

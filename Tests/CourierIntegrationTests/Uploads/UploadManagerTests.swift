@@ -82,6 +82,10 @@ struct UploadManagerTests {
         let data = UploadFixtures.bytes(50_000)
         try data.write(to: staged.appendingPathComponent("pending.bin"))
         try Data("left by a crash".utf8).write(to: staged.appendingPathComponent("stray.multipart"))
+        // Staged at an earlier launch (a file staged within the hour may be another manager's).
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-2 * UploadManager.stagingGrace)],
+            ofItemAtPath: staged.appendingPathComponent("stray.multipart").path)
         let record = UploadRecord(
             id: UUID(), method: "POST",
             url: try TestServers.apiEnvironment(namespace: TestServers.makeNamespace()).baseURL

@@ -31,4 +31,27 @@ struct StagingStoreTests {
         let body = try store.stage(form)
         #expect(try Self.mode(store.url(of: body)) == 0o600)
     }
+
+    /// A staged file no record names may be another manager's, staged and not yet recorded: it is
+    /// removed as a leftover only once it is older than the grace.
+    @Test func anUnrecordedStagedFileIsRemovedOnlyAfterTheGrace() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("staging-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let source = root.appendingPathComponent("photo.jpg")
+        try Data(repeating: 7, count: 64).write(to: source)
+        // An original last changed long ago: the copy is dated when it was staged, not then.
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: 1_000_000)], ofItemAtPath: source.path)
+        let store = StagingStore(directory: root.appendingPathComponent("staged"))
+        let fresh = try store.stage(copying: source)
+        let old = try store.stage(copying: source)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-2 * UploadManager.stagingGrace)], ofItemAtPath: store.url(of: old).path
+        )
+
+        store.removeAll(except: [], stagedBefore: Date().addingTimeInterval(-UploadManager.stagingGrace))
+
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.path) == [fresh])
+    }
 }

@@ -137,6 +137,7 @@ struct UploadNetworkFailureTests {
             #expect(state == .pending)
             #expect(transport.requestCount == 2)
             // A relaunch sends it too: the failure showed that it never reached a server.
+            await manager.endAsIfTheProcessEnded()
             let relaunched = try UploadManager(
                 client: TransfersFixture.client(transport), directory: root.appendingPathComponent("manager"),
                 policy: .standard)

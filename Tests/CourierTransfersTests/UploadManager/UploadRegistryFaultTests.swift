@@ -178,6 +178,7 @@ struct UploadRegistryFaultTests {
         for (name, data) in state.staged { try data.write(to: folder.staged.appendingPathComponent(name)) }
 
         // The next launch finds it pending and sends it again, under the same key.
+        await manager.endAsIfTheProcessEnded()
         let second = StubTransport(responses: [Self.ok()])
         let relaunched = try UploadManager(client: client(second), directory: folder.manager, policy: policy)
         await relaunched.resumePending()
@@ -222,7 +223,8 @@ struct UploadRegistryFaultTests {
         }
 
         /// The process ended with the registry on disk as it was; the next launch's manager.
-        func relaunch(_ folder: Folder, over transport: StubTransport) throws -> UploadManager {
+        func relaunch(_ folder: Folder, over transport: StubTransport) async throws -> UploadManager {
+            await manager.endAsIfTheProcessEnded()
             try folder.unblockRegistry()
             try registryOnDisk.write(to: folder.registry)
             return try UploadManager(client: Self.client(transport), directory: folder.manager, policy: policy)
@@ -246,7 +248,7 @@ struct UploadRegistryFaultTests {
         // The process ends before a write succeeds; the next launch finds the upload pending and
         // sends it again from its copy, under the same key, instead of failing it.
         let second = StubTransport(responses: [Self.ok()])
-        let relaunched = try upload.relaunch(folder, over: second)
+        let relaunched = try await upload.relaunch(folder, over: second)
         await relaunched.resumePending()
         #expect(try await relaunched.result(for: upload.id).statusCode == 201)
         let keys = (upload.first.requests + second.requests).map { $0.value(forHTTPHeaderField: "Idempotency-Key") }
@@ -325,7 +327,7 @@ extension UploadRegistryFaultTests {
         #expect(try folder.stagedFiles().count == 1, "the staged copy stays until the outcome is on disk")
 
         let second = StubTransport(responses: [UploadRegistryFaultTests.ok()])
-        let relaunched = try upload.relaunch(folder, over: second)
+        let relaunched = try await upload.relaunch(folder, over: second)
         #expect(await relaunched.uploads.map(\.state) == [.pending])
         await relaunched.resumePending()
         var outcome = "completed"
