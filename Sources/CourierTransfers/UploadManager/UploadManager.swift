@@ -438,11 +438,16 @@ public actor UploadManager: ResultWaiting {
         settleWaits(of: id, with: .failure(failure))
     }
 
-    /// Clears the record of a sending that the server never handled (see
-    /// ``UploadRecord/sendMayHaveBegun``): the next sending is the first that may reach it.
+    /// Upload `id` waits again, unsent: the record of a sending the server never handled is cleared
+    /// (see ``UploadRecord/sendMayHaveBegun``: the next sending is the first that may reach it), and
+    /// this manager is no longer its sender, so that the next ``resumePending()`` of any manager on
+    /// the folder may send it. One registry write, when either changed.
     private func markUnsent(_ id: UUID) {
-        guard var record = records[id], record.sendMayHaveBegun == true else { return }
-        record.sendMayHaveBegun = false
+        guard var record = records[id] else { return }
+        let before = record
+        if record.sendMayHaveBegun == true { record.sendMayHaveBegun = false }
+        if record.sender == sender { record.sender = nil }
+        guard record != before else { return }
         records[id] = record
         persistRegistry()
     }

@@ -143,6 +143,30 @@ struct UploadSharedFolderTests {
         #expect(online.requestCount == 1)
     }
 
+    @Test("an upload kept pending after a network failure is sent by whichever manager resumes first")
+    func aWaitingUploadIsAnyManagersToSend() async throws {
+        let (root, source) = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("uploads")
+        let offline = StubTransport { _ in throw URLError(.notConnectedToInternet) }
+        let extensionManager = try UploadManager(
+            client: TransfersFixture.client(offline), directory: folder, policy: .standard)
+        let id = try await extensionManager.enqueue(fileAt: source, to: "/photos", contentType: "image/jpeg")
+        await #expect(throws: NetworkError.self) { _ = try await extensionManager.result(for: id) }
+
+        // The extension lives on (suspended, say); the app resumes when the network is back.
+        let online = StubTransport(responses: [HTTPResponse(statusCode: 201, body: Data("{}".utf8))])
+        let app = try UploadManager(client: TransfersFixture.client(online), directory: folder, policy: .standard)
+        await app.resumePending()
+        #expect(try await app.result(for: id).statusCode == 201)
+
+        // The extension finds it done and sends nothing.
+        await extensionManager.resumePending()
+        #expect(try await extensionManager.result(for: id).statusCode == 201)
+        #expect(offline.requestCount == 1)
+        #expect(online.requestCount == 1)
+    }
+
     /// The process identifier of a program that has ended.
     static func endedProcess() throws -> Int32 {
         let process = Process()
