@@ -65,31 +65,6 @@ public struct NetworkMetricsEvent: Sendable, Hashable {
         guard let total = taskTimings?.total else { return nil }
         return duration + (responseBodyDuration ?? .zero) - total
     }
-
-    /// Creates an event.
-    package init(
-        requestID: RequestID, method: HTTPMethod, pathTemplate: String, statusCode: Int?, startedAt: Date,
-        duration: Duration, attempts: Int, retryCount: Int, requestBodyBytes: Int?, responseBodyBytes: Int?,
-        errorKind: String?, cacheOutcome: CacheOutcome?, taskTimings: TaskTimings?, redirectCount: Int = 0,
-        responseBodyDuration: Duration? = nil, retryRefusal: RetryRefusal? = nil
-    ) {
-        self.requestID = requestID
-        self.method = method
-        self.pathTemplate = pathTemplate
-        self.statusCode = statusCode
-        self.startedAt = startedAt
-        self.duration = duration
-        self.attempts = attempts
-        self.retryCount = retryCount
-        self.requestBodyBytes = requestBodyBytes
-        self.responseBodyBytes = responseBodyBytes
-        self.errorKind = errorKind
-        self.cacheOutcome = cacheOutcome
-        self.taskTimings = taskTimings
-        self.redirectCount = redirectCount
-        self.responseBodyDuration = responseBodyDuration
-        self.retryRefusal = retryRefusal
-    }
 }
 
 /// Receives one ``NetworkMetricsEvent`` per call (and one ``WebSocketMetricsEvent`` per WebSocket
