@@ -186,21 +186,6 @@ public struct HARLog: Codable, Sendable, Hashable {
         package var text: String
         /// Says whether the text was truncated or left out.
         package var comment: String?
-
-        /// Creates the object.
-        package init(mimeType: String, text: String, comment: String?) {
-            self.mimeType = mimeType
-            self.text = text
-            self.comment = comment
-        }
-
-        /// Decodes one from another tool's archive too, where `text` may be absent.
-        package init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? "application/octet-stream"
-            text = try container.decodeIfPresent(String.self, forKey: .text) ?? ""
-            comment = try container.decodeIfPresent(String.self, forKey: .comment)
-        }
     }
 
     /// `content`.
@@ -258,5 +243,16 @@ public struct HARLog: Codable, Sendable, Hashable {
             receive = try container.decode(Double.self, forKey: .receive)
             ssl = try container.decodeIfPresent(Double.self, forKey: .ssl) ?? -1
         }
+    }
+}
+
+extension HARLog.PostData {
+    /// Decodes one from another tool's archive too, where `text` may be absent. (Declared in an
+    /// extension so that the structure keeps its memberwise initializer.)
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? "application/octet-stream"
+        text = try container.decodeIfPresent(String.self, forKey: .text) ?? ""
+        comment = try container.decodeIfPresent(String.self, forKey: .comment)
     }
 }
