@@ -30,7 +30,8 @@ Paths (``/ns/{ns}/{kind}?params``):
                             away while a reconnecting client re-sends its subscriptions
 GET /ns/{ns}/_stats (plain HTTP): {"handshakes": {kind: n}, "closes": {kind: [code|null]},
   "pongs": {kind: [payload, ...]}, "pongsInOrder": {kind: bool}, "messages": {kind: [n per
-  connection]}}; close code null = Close without a code, "none" = TCP ended without a Close from
+  connection]}, "headerNames": {kind: [[the request head's field names, lowercased and sorted]
+  per handshake]}}; close code null = Close without a code, "none" = TCP ended without a Close from
   the client.
 """
 
@@ -59,12 +60,14 @@ class Stats:
         self.expected_pongs: dict[str, int] = {}
         self.flood_sent: dict[str, int] = defaultdict(int)
         self.messages: dict[str, list[int]] = defaultdict(list)
+        self.header_names: dict[str, list[list[str]]] = defaultdict(list)
 
     def as_json(self) -> dict:
         in_order = {kind: pongs == [f"ping {i}" for i in range(len(pongs))] for kind, pongs in self.pongs.items()}
         return {"handshakes": dict(self.handshakes), "closes": dict(self.closes),
                 "pongCounts": {k: len(v) for k, v in self.pongs.items()}, "pongsInOrder": in_order,
-                "floodSent": dict(self.flood_sent), "messages": dict(self.messages)}
+                "floodSent": dict(self.flood_sent), "messages": dict(self.messages),
+                "headerNames": dict(self.header_names)}
 
 
 STATS: dict[str, Stats] = defaultdict(Stats)
@@ -163,6 +166,7 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
 async def serve(ns: str, kind: str, query: dict, fields: dict, reader, writer) -> None:
     stats = STATS[ns]
     stats.handshakes[kind] += 1
+    stats.header_names[kind].append(sorted(fields))
     key = fields.get("sec-websocket-key", "")
     if fields.get("upgrade", "").lower() != "websocket" or not key:
         writer.write(http_response(400, "Bad Request", []))

@@ -359,6 +359,25 @@ struct FaultServerTests {
         #expect(await live.subprotocol == nil)
     }
 
+    // MARK: - The handshake's header fields
+
+    /// A header value holding CR LF (a display name from user input, a token read from a file
+    /// with Windows line ends) is one Swift `Character`, neither "\r" nor "\n": it must still
+    /// never add a field of its own to the handshake.
+    @Test func aHeaderValueWithALineBreakAddsNoFieldToTheHandshake() async throws {
+        let namespace = RealtimeServers.namespace("crlf")
+        let live = client(try url(namespace, "echo"), clock: TestClock(mode: .manual)) {
+            $0.headers = ["X-Display-Name": "Ann\r\nX-Injected: yes", "X-App": "courier"]
+        }
+        await live.connect()
+        try await eventually("open") { await live.state == .open }
+        await live.close()
+        let stats = try await stats(namespace)
+        let names = try #require((stats["headerNames"] as? [String: [[String]]])?["echo"]?.first)
+        #expect(names.contains("x-app"))
+        #expect(!names.contains("x-injected"), "fields the server read: \(names)")
+    }
+
     // MARK: - Control frames
 
     @Test func aPingStormIsAnsweredInOrder() async throws {

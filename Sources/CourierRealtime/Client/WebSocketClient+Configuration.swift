@@ -7,6 +7,7 @@ extension WebSocketClient {
         /// The `ws://` or `wss://` endpoint.
         public var url: URL
         /// Extra handshake headers (never `Authorization` when `tokenManager` is set: it adds its own).
+        /// A field whose name or value holds a CR or LF is left out: it would add fields of its own.
         public var headers: [String: String] = [:]
         /// Subprotocols to offer (`Sec-WebSocket-Protocol`, RFC 6455 §1.9), preferred first; a server
         /// selecting one not offered, or selecting any when none was offered, fails the handshake

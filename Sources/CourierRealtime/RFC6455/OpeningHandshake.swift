@@ -51,9 +51,11 @@ enum OpeningHandshake {
         if let compression = request.compression {
             lines.append("Sec-WebSocket-Extensions: \(DeflateNegotiation.offerHeader(compression))")
         }
+        // By scalar: "\r\n" is one Character, equal to neither "\r" nor "\n", and would add a field.
+        let lineBreaks: Set<Unicode.Scalar> = ["\r", "\n"]
         for header in request.headers
-        where !header.name.contains(where: { $0 == "\r" || $0 == "\n" })
-            && !header.value.contains(where: { $0 == "\r" || $0 == "\n" })
+        where !header.name.unicodeScalars.contains(where: lineBreaks.contains)
+            && !header.value.unicodeScalars.contains(where: lineBreaks.contains)
         {
             lines.append("\(header.name): \(header.value)")
         }
