@@ -3,7 +3,8 @@ its own RFC 6455 handshake (hashlib + base64, no websockets/wsproto code) and fr
 the client is not only checked against one implementation. It acts out the faults a library
 server cannot be told to commit, and keeps server-side counters as the tests' proof.
 
-Paths (``/ns/{ns}/{kind}?params``):
+Paths (``/ns/{ns}/{kind}?params``; a fourth segment, ``/ns/{ns}/{kind}/{tail}``, is served as
+``kind`` and only recorded):
   echo                      echoes text and binary messages; answers a Close with the same code
   stop-reading              completes the handshake, then never reads again (small SO_RCVBUF: the
                             client's writes fill the TCP window and block)
@@ -31,8 +32,8 @@ Paths (``/ns/{ns}/{kind}?params``):
 GET /ns/{ns}/_stats (plain HTTP): {"handshakes": {kind: n}, "closes": {kind: [code|null]},
   "pongs": {kind: [payload, ...]}, "pongsInOrder": {kind: bool}, "messages": {kind: [n per
   connection]}, "headerNames": {kind: [[the request head's field names, lowercased and sorted]
-  per handshake]}}; close code null = Close without a code, "none" = TCP ended without a Close from
-  the client.
+  per handshake], "targets": [each handshake's request target as it arrived]}; close code null =
+  Close without a code, "none" = TCP ended without a Close from the client.
 """
 
 from __future__ import annotations
@@ -61,13 +62,14 @@ class Stats:
         self.flood_sent: dict[str, int] = defaultdict(int)
         self.messages: dict[str, list[int]] = defaultdict(list)
         self.header_names: dict[str, list[list[str]]] = defaultdict(list)
+        self.targets: list[str] = []
 
     def as_json(self) -> dict:
         in_order = {kind: pongs == [f"ping {i}" for i in range(len(pongs))] for kind, pongs in self.pongs.items()}
         return {"handshakes": dict(self.handshakes), "closes": dict(self.closes),
                 "pongCounts": {k: len(v) for k, v in self.pongs.items()}, "pongsInOrder": in_order,
                 "floodSent": dict(self.flood_sent), "messages": dict(self.messages),
-                "headerNames": dict(self.header_names)}
+                "headerNames": dict(self.header_names), "targets": self.targets}
 
 
 STATS: dict[str, Stats] = defaultdict(Stats)
@@ -151,7 +153,8 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
         elif len(path) == 3 and path[0] == "ns" and path[2] == "_stats":
             body = json.dumps(STATS[path[1]].as_json()).encode()
             writer.write(http_response(200, "OK", ["Content-Type: application/json"], body))
-        elif len(path) == 3 and path[0] == "ns":
+        elif len(path) in (3, 4) and path[0] == "ns":
+            STATS[path[1]].targets.append(parts[1])
             await serve(path[1], path[2], query, fields, reader, writer)
         else:
             writer.write(http_response(404, "Not Found", []))

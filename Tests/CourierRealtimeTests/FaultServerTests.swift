@@ -378,6 +378,25 @@ struct FaultServerTests {
         #expect(!names.contains("x-injected"), "fields the server read: \(names)")
     }
 
+    /// A path segment that holds an escaped "/", "?" or space (a room named "42/b?c d") reaches
+    /// the server as the URL has it, not decoded into other segments, a query, or a request line
+    /// with a space in it.
+    @Test func aPercentEncodedPathReachesTheServerAsTheURLHasIt() async throws {
+        let namespace = RealtimeServers.namespace("escaped-path")
+        let target = "/ns/\(namespace)/echo/room%2F42%3Fb%20c?topic=a%26b"
+        let base = try RealtimeServers.url("COURIER_WS_FAULTS_URL").absoluteString
+        let live = client(try #require(URL(string: base + target)), clock: TestClock(mode: .manual))
+        await live.connect()
+        try await eventually("open or closed") {
+            let state = await live.state
+            return state == .open || self.isClosed(state)
+        }
+        let failure = await live.lastFailure
+        #expect(await live.state == .open, "last failure: \(String(describing: failure))")
+        await live.close()
+        #expect(try await stats(namespace)["targets"] as? [String] == [target])
+    }
+
     // MARK: - Control frames
 
     @Test func aPingStormIsAnsweredInOrder() async throws {

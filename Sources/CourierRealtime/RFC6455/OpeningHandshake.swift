@@ -32,8 +32,12 @@ enum OpeningHandshake {
     /// The request head for `request` with `key`.
     static func requestHead(_ request: WebSocketRequest, key: String) -> [UInt8] {
         let url = request.url
-        var target = url.path.isEmpty ? "/" : url.path
-        if let query = url.query { target += "?" + query }
+        // As the URL has them: `url.path` is decoded, and an escaped "/", "?" or space in a
+        // segment would move the request to another path or break the request line.
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let path = components?.percentEncodedPath ?? ""
+        var target = path.isEmpty ? "/" : path
+        if let query = components?.percentEncodedQuery { target += "?" + query }
         var host = url.host ?? ""
         if host.contains(":") { host = "[\(host)]" }
         if let port = url.port, port != (request.isSecure ? 443 : 80) { host += ":\(port)" }
