@@ -9,7 +9,8 @@ port once all are up):
   wss   (websockets + TLS, certificate self-signed at startup with the openssl CLI; CA file in the JSON)
   conformance (wsproto handshake + raw frames, see ws_conformance.py)
   faults (raw asyncio, its own handshake and framing: the second, independent server; see
-          ws_fault_server.py) — peers that stop reading, Close then reset, 3xx, ping storms
+          ws_fault_server.py) — peers that stop reading, Close then reset, 3xx, ping storms; its
+          GET /_slow-tls names a TLS listener (this certificate) slow to finish TLS
   deflate, deflate_tight (websockets with permessage-deflate, RFC 7692: a second implementation
           of the extension for CourierRealtime's client) — /ns/{ns}/echo and /ns/{ns}/_control
           as on ws. deflate answers with websockets' defaults (context takeover, 12-bit windows);
@@ -264,6 +265,7 @@ async def main() -> None:
     secure = await serve(handler, args.host, 0, ssl=context, **options)
     conformance = await ws_conformance.start(args.host)
     faults = await ws_fault_server.start(args.host)
+    ws_fault_server.start_slow_tls(args.host, context)
     deflate_options = dict(process_request=process_request, max_size=16 * 1024 * 1024, ping_interval=None, compression=None)
     deflate = await serve(handler, args.host, 0, extensions=[ServerPerMessageDeflateFactory(
         server_max_window_bits=12, client_max_window_bits=12, compress_settings={"memLevel": 5})], **deflate_options)

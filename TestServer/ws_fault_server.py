@@ -29,6 +29,9 @@ Paths (``/ns/{ns}/{kind}?params``; a fourth segment, ``/ns/{ns}/{kind}/{tail}``,
                             later connection reads nothing (its client's writes fill the small
                             window and block), waits 0.3 s, then does the same: a peer that goes
                             away while a reconnecting client re-sends its subscriptions
+GET /_slow-tls (plain HTTP): {"port", "connections", "requests"} of the slow TLS listener
+  (``start_slow_tls``): it lets each client wait SLOW_TLS_DELAY s for the TLS handshake, then reads
+  the upgrade request (counted in "requests") and never answers it.
 GET /ns/{ns}/_stats (plain HTTP): {"handshakes": {kind: n}, "closes": {kind: [code|null]},
   "pongs": {kind: [payload, ...]}, "pongsInOrder": {kind: bool}, "messages": {kind: [n per
   connection]}, "headerNames": {kind: [[the request head's field names, lowercased and sorted]
@@ -43,8 +46,11 @@ import base64
 import hashlib
 import json
 import socket
+import ssl
 import sys
 import struct
+import threading
+import time
 from collections import defaultdict
 from urllib.parse import parse_qs, urlsplit
 
@@ -148,7 +154,10 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
             name, _, value = line.partition(":")
             fields[name.strip().lower()] = value.strip()
     try:
-        if target.path == "/_health":
+        if target.path == "/_slow-tls":
+            body = json.dumps(SLOW_TLS).encode()
+            writer.write(http_response(200, "OK", ["Content-Type: application/json"], body))
+        elif target.path == "/_health":
             writer.write(http_response(200, "OK", ["Content-Type: text/plain"], b"ok"))
         elif len(path) == 3 and path[0] == "ns" and path[2] == "_stats":
             body = json.dumps(STATS[path[1]].as_json()).encode()
@@ -328,3 +337,46 @@ async def start(host: str):
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
     sock.bind((host, 0))
     return await asyncio.start_server(handle, sock=sock, limit=1 << 20)
+
+
+SLOW_TLS_DELAY = 1.5
+SLOW_TLS: dict = {"port": 0, "connections": 0, "requests": 0}
+
+
+def start_slow_tls(host: str, context: ssl.SSLContext) -> int:
+    """Starts the slow TLS listener on a free port of ``host``; returns the port. Each client waits
+    SLOW_TLS_DELAY s for the TLS handshake (its connect phase), then the upgrade request is read
+    and never answered: a client's connect timeout must bound both phases together. Blocking
+    sockets on threads of their own: an asyncio stream would read the ClientHello before TLS
+    started."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((host, 0))
+    listener.listen(64)
+
+    def serve_one(conn: socket.socket) -> None:
+        conn.settimeout(60)
+        with conn:
+            time.sleep(SLOW_TLS_DELAY)
+            try:
+                tls = context.wrap_socket(conn, server_side=True)
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    chunk = tls.recv(4096)
+                    if not chunk:
+                        return
+                    head += chunk
+                SLOW_TLS["requests"] += 1
+                tls.recv(1)  # until the client gives up and closes
+            except (OSError, ssl.SSLError):
+                pass
+
+    def accept() -> None:
+        while True:
+            conn, _ = listener.accept()
+            SLOW_TLS["connections"] += 1
+            threading.Thread(target=serve_one, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    SLOW_TLS["port"] = listener.getsockname()[1]
+    return SLOW_TLS["port"]

@@ -397,6 +397,49 @@ struct FaultServerTests {
         #expect(try await stats(namespace)["targets"] as? [String] == [target])
     }
 
+    // MARK: - The connect timeout
+
+    /// The wall-clock check: `scripts/test` runs suites named `OnAQuietMachine` one test at a time.
+    @Suite("on a quiet machine") struct OnAQuietMachine {
+        /// `connectTimeout` bounds TCP, TLS and the opening handshake together: a server that
+        /// takes 1.5 s to finish TLS and then never answers the upgrade fails a 3 s attempt at
+        /// 3 s, not at 1.5 s + 3 s.
+        @Test func theConnectTimeoutBoundsTLSAndTheHandshakeTogether() async throws {
+            let faults = try RealtimeServers.url("COURIER_WS_FAULTS_URL").absoluteString.replacingOccurrences(
+                of: "ws://", with: "http://")
+            func slowTLS() async throws -> [String: Int] {
+                let (data, _) = try await URLSession.shared.data(from: try #require(URL(string: faults + "/_slow-tls")))
+                return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
+            }
+            let before = try await slowTLS()
+            let port = try #require(before["port"])
+            var configuration = WebSocketClient.Configuration(url: try #require(URL(string: "wss://127.0.0.1:\(port)/x")))
+            configuration.trustedCertificateAuthorities = URL(
+                fileURLWithPath: try RealtimeServers.url("COURIER_WS_CA_FILE").path)
+            configuration.keepalive = nil
+            configuration.reconnect = .never
+            configuration.connectTimeout = .seconds(3)
+            let live = WebSocketClient(
+                configuration: configuration, transport: RFC6455Transport.curl(), clock: TestClock(mode: .manual),
+                random: { 0.5 })
+            let clock = ContinuousClock()
+            let started = clock.now
+            await live.connect()
+            try await eventually("closed") {
+                if case .closed = await live.state { return true }
+                return false
+            }
+            let took = started.duration(to: clock.now)
+            // The server read the upgrade request: the attempt reached the handshake.
+            #expect(try await slowTLS()["requests"] == (before["requests"] ?? 0) + 1)
+            #expect(took < .seconds(4), "the attempt took \(took)")
+            guard case .connectionFailed = await live.lastFailure else {
+                Issue.record("last failure: \(String(describing: await live.lastFailure))")
+                return
+            }
+        }
+    }
+
     // MARK: - Control frames
 
     @Test func aPingStormIsAnsweredInOrder() async throws {

@@ -19,13 +19,17 @@ package struct RFC6455Transport: WebSocketTransport {
 
     package func connect(_ request: WebSocketRequest) async throws -> any WebSocketConnection {
         try request.validate()
+        let clock = ContinuousClock()
+        let started = clock.now
         let stream = try await openStream(request)
         // A server that accepts TCP but never answers the handshake must not hang the caller:
-        // closing the stream at the deadline makes the pending read return EOF.
+        // closing the stream at the deadline makes the pending read return EOF. The deadline is
+        // the attempt's: the handshake gets what TCP, TLS and the proxy left of the connect timeout.
         let timeout = request.connectTimeout
+        let left = timeout - started.duration(to: clock.now)
         let expired = Locked(false)
         let watchdog = Task {
-            try await Task.sleep(for: timeout)
+            try await Task.sleep(for: max(.zero, left))
             expired.set(true)
             stream.close()
         }
