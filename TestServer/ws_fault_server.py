@@ -11,7 +11,7 @@ Paths (``/ns/{ns}/{kind}?params``; a fourth segment, ``/ns/{ns}/{kind}/{tail}``,
   close-then-fin?code=&reason=    sends a Close, then closes TCP at once (FIN), reading nothing
   close-then-reset?code=&reason=  sends a Close, then resets TCP at once (SO_LINGER 0: RST)
   redirect?status=&location=      answers the handshake with a 3xx
-  reject?status=            answers the handshake with that status
+  reject?status=&retry-after=     answers the handshake with that status (and that Retry-After)
   negotiate?protocol=&extensions= answers 101 selecting that subprotocol and/or extensions (sent
                             as they are, offered or not), then holds the connection until the
                             client's Close, which it answers
@@ -189,7 +189,8 @@ async def serve(ns: str, kind: str, query: dict, fields: dict, reader, writer) -
         writer.write(http_response(status, "Redirect", [f"Location: {location}"]))
         return
     if kind == "reject":
-        writer.write(http_response(int(query.get("status", "404")), "Rejected", []))
+        retry_after = [f"Retry-After: {query['retry-after']}"] if "retry-after" in query else []
+        writer.write(http_response(int(query.get("status", "404")), "Rejected", retry_after))
         return
     accept = base64.b64encode(hashlib.sha1(key.encode() + GUID).digest()).decode()
     response = ["HTTP/1.1 101 Switching Protocols", "Upgrade: websocket", "Connection: Upgrade",

@@ -345,6 +345,25 @@ struct FaultServerTests {
         await live.close()
     }
 
+    /// A server that answers the handshake with 429 or 503 and `Retry-After: 60` (overloaded, in
+    /// maintenance) gets the next attempt after 60 s, not after the reconnect policy's 1 s.
+    @Test(arguments: [429, 503])
+    func aRetryAfterOnARefusedHandshakeIsWaitedOut(_ status: Int) async throws {
+        let namespace = RealtimeServers.namespace("retry-after")
+        let clock = TestClock(mode: .manual)
+        let live = client(try url(namespace, "reject", "status=\(status)&retry-after=60"), clock: clock)
+        await live.connect()
+        try await clock.waitForSleepers(count: 1)
+        #expect(await live.state == .reconnecting(attempt: 1, delay: .seconds(60)))
+        #expect(await live.lastFailure == .handshakeRejected(status: status))
+        clock.advance(by: .seconds(1))
+        try await clock.waitForSleepers(count: 1)  // still the same wait
+        #expect(try await handshakes(namespace, "reject") == 1)
+        clock.advance(by: .seconds(59))
+        try await eventually("second handshake") { (try? await self.handshakes(namespace, "reject")) == 2 }
+        await live.close()
+    }
+
     @Test func theNegotiatedSubprotocolIsExposed() async throws {
         let namespace = RealtimeServers.namespace("negotiate")
         let live = client(try url(namespace, "negotiate", "protocol=v2"), clock: TestClock(mode: .manual)) {

@@ -467,6 +467,13 @@ public actor WebSocketClient {
             lastFailure = deferred.failure
             waitBeforeNextAttempt = deferred.wait
             return .failed(code: Self.failureCode(deferred.failure), reason: deferred.failure.description, terminal: false)
+        } catch let refused as HandshakeRetryAfter {
+            // The server asked for time (429 or 503 with `Retry-After`): the next attempt waits
+            // at least that long, as calls to the host through an `APIClient` would.
+            guard isActive(run) else { return .stop }
+            lastFailure = refused.failure
+            waitBeforeNextAttempt = min(refused.wait, Self.longestServerWait)
+            return .failed(code: Self.failureCode(refused.failure), reason: refused.failure.description, terminal: false)
         } catch let error as WebSocketError {
             // A run the app ended (close() during the attempt) failed by design: no failure.
             guard isActive(run) else { return .stop }
@@ -502,8 +509,13 @@ public actor WebSocketClient {
     }
 
     /// The least wait before the next attempt, when the last one failed because the token
-    /// manager holds refreshes back (``AuthorizationDeferred``).
+    /// manager holds refreshes back (``AuthorizationDeferred``) or the server answered the
+    /// handshake with a `Retry-After` (``HandshakeRetryAfter``).
     private var waitBeforeNextAttempt: Duration?
+
+    /// The longest wait a server's `Retry-After` imposes on the next attempt (a huge one would
+    /// park the session for good).
+    static let longestServerWait = Duration.seconds(3600)
 
     /// An attempt that could not get a token because the ``TokenManager`` holds refreshes back
     /// for `wait` (the token endpoint failed transiently and asked for time, or its backoff).
@@ -741,7 +753,8 @@ public actor WebSocketClient {
         } catch {
             if !Task.isCancelled, !(error is CancellationError) {
                 totals.handshakeFailures += 1
-                let failure = (error as? WebSocketError) ?? .connectionFailed("\(error)")
+                let failure =
+                    (error as? HandshakeRetryAfter)?.failure ?? (error as? WebSocketError) ?? .connectionFailed("\(error)")
                 reporter.handshakeFailed(meter, error: failure, after: clock.elapsed() - meter.started)
             }
             throw error

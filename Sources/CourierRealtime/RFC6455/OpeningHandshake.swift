@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// The client side of the opening handshake (RFC 6455 §4.1): writes the HTTP/1.1 Upgrade request
@@ -129,7 +130,16 @@ enum OpeningHandshake {
         if (300..<400).contains(status) {
             throw WebSocketError.handshakeRedirected(status: status, location: headers["location"]?.first)
         }
-        guard status == 101 else { throw WebSocketError.handshakeRejected(status: status) }
+        guard status == 101 else {
+            // An overloaded server or one in maintenance names when to come back: waited out.
+            if status == 429 || status == 503,
+                let wait = (headers["retry-after"] ?? []).compactMap({ RetryAfter(headerValue: $0)?.delay() }).max(),
+                wait > .zero
+            {
+                throw HandshakeRetryAfter(failure: .handshakeRejected(status: status), wait: wait)
+            }
+            throw WebSocketError.handshakeRejected(status: status)
+        }
         func tokens(_ name: String) -> [String] {
             (headers[name] ?? []).flatMap { $0.split(separator: ",") }.map {
                 $0.trimmingCharacters(in: .whitespaces).lowercased()

@@ -88,3 +88,11 @@ public enum WebSocketError: Error, Sendable, Hashable, CustomStringConvertible, 
         }
     }
 }
+
+/// A handshake the server refused for now with a `Retry-After` (429 Too Many Requests or 503
+/// Service Unavailable, RFC 9110 §10.2.3): the failure, and how long the server asked the client
+/// to wait. ``WebSocketClient`` makes its next attempt no earlier (at most an hour later).
+struct HandshakeRetryAfter: Error, Sendable {
+    let failure: WebSocketError
+    let wait: Duration
+}
