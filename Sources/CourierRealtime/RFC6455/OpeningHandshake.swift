@@ -70,7 +70,8 @@ enum OpeningHandshake {
     /// Sends the request on `stream` and validates the response.
     ///
     /// - Throws: ``WebSocketError/handshakeRedirected(status:location:)`` for a 3xx,
-    ///   ``WebSocketError/handshakeRejected(status:)`` for another status other than 101,
+    ///   ``WebSocketError/handshakeRejected(status:)`` for another status other than 101 (inside
+    ///   a ``HandshakeRetryAfter`` for a 429 or 503 with a `Retry-After`),
     ///   ``WebSocketError/invalidHandshake(_:)`` for a 101 that breaks §4.1,
     ///   ``WebSocketError/negotiationFailed(_:)`` for a subprotocol or extension the client cannot
     ///   use, and the stream's errors.

@@ -70,6 +70,6 @@ extension WebSocketConnection {
 /// Opens WebSocket connections: performs TCP/TLS setup and the opening handshake.
 package protocol WebSocketTransport: Sendable {
     /// - Throws: ``WebSocketError`` (`invalidURL`, `connectionFailed`, `handshakeRejected`,
-    ///   `invalidHandshake`).
+    ///   `invalidHandshake`); ``HandshakeRetryAfter`` for a refusal that names when to come back.
     func connect(_ request: WebSocketRequest) async throws -> any WebSocketConnection
 }
