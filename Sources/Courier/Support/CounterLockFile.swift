@@ -29,14 +29,17 @@ final class CounterLockFile: Sendable {
 
     /// Opens (creating it and its folder) the file at `url`; `nil` when it cannot be opened (a
     /// folder that cannot be written: what it would share is then shared within this process only).
+    /// The file and a folder it creates are its owner's alone, as the files it guards
+    /// (``AtomicFile``): its name says whose they are (`alice.cookies.lock`).
     static func open(_ url: URL, count: Int) -> CounterLockFile? {
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: AtomicFile.folderAttributes)
         guard let descriptor = openFile(url.path) else { return nil }
         return CounterLockFile(descriptor: descriptor, path: url.path, count: count)
     }
 
     private static func openFile(_ path: String) -> Int32? {
-        let descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, AtomicFile.fileMode)
         return descriptor >= 0 ? descriptor : nil
     }
 

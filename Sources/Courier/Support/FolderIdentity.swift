@@ -6,9 +6,11 @@ package enum FolderIdentity {
     /// The folder's device and inode numbers, the folder created first when missing: a symbolic
     /// link, `..` or another letter case on a case-insensitive disk (APFS and HFS+ by default)
     /// leads to the same key. The standardized path when the folder can neither be created nor
-    /// examined (its files cannot be read or written either, and each call says so).
+    /// examined (its files cannot be read or written either, and each call says so). A folder it
+    /// creates is listable by its owner alone, as ``AtomicFile`` makes the folders of its files.
     package static func key(of url: URL) -> String {
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            at: url, withIntermediateDirectories: true, attributes: AtomicFile.folderAttributes)
         return existingKey(of: url) ?? "path:" + url.standardizedFileURL.path
     }
 

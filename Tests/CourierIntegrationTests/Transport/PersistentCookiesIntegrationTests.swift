@@ -68,6 +68,27 @@ struct PersistentCookiesIntegrationTests {
         #expect(try mode(file) == 0o600)
     }
 
+    /// The storage's folder (made when the storage is made, before the first cookie file) was
+    /// 0755 and the account's lock file 0644: other local users could list the folder, whose
+    /// file names say whose cookies are there (`alice.cookies`).
+    @Test("the cookie folders and the account's lock file are their owner's alone")
+    func theCookieFoldersAndLockFileAreTheirOwnersAlone() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = try TestServers.apiEnvironment(namespace: TestServers.makeNamespace("ck"))
+        let (client, storage) = Self.client(folder: folder, environment: environment)
+        try await client.send(Request<Void>.get("/cookies/set", query: ["session": "s-private-2"]))
+        #expect(try await client.send(Request<Jar>.get("/cookies")).cookies == ["session": "s-private-2"])
+
+        let mode = { (path: String) in
+            try (FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+        }
+        let file = storage.fileURL(account: "alice")
+        #expect(try mode(folder.path) == 0o700)
+        #expect(try mode(file.deletingLastPathComponent().path) == 0o700)
+        #expect(try mode(file.deletingLastPathComponent().appendingPathComponent("alice.cookies.lock").path) == 0o600)
+    }
+
     @Test("another environment (the second server, same host) or another account sees none of them")
     func partitioned() async throws {
         let folder = Self.folder()

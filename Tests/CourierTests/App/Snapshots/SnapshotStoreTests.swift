@@ -40,6 +40,22 @@ extension CachingTests {
             #expect(loaded.age(at: clock.now) == .seconds(90))
         }
 
+        /// The folder (made with the store, before its first file) was 0755 and `snapshots.lock`
+        /// 0644: other local users could list a user's snapshot folder.
+        @Test func theFolderAndItsFilesAreTheirOwnersAlone() async throws {
+            let (store, directory) = store()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try await store.save(Catalog(items: ["a"]), key: "catalog")
+            let mode = { (name: String) in
+                let path = directory.appendingPathComponent(name).path
+                return try (FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+            }
+            #expect(try mode("") == 0o700)
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(names.contains("snapshots.lock") && names.count == 2, "\(names)")
+            for name in names { #expect(try mode(name) == 0o600, "\(name)") }
+        }
+
         @Test func snapshotFirstYieldsSnapshotThenFreshAndSavesIt() async throws {
             let (store, directory) = store()
             defer { try? FileManager.default.removeItem(at: directory) }
