@@ -12,6 +12,11 @@ extension APIClient {
     ///   or `Digest` (RFC 3230) when the server sends one. Nothing partial is ever at `destination`.
     ///   Partial files of that folder untouched for seven days (a resume value the app lost) are
     ///   deleted when a new download starts there.
+    /// - The file is the app's alone, as a file URLSession downloads on Apple platforms is the
+    ///   app's: the partial file and then the file at `destination` have mode 0600 (a file it
+    ///   replaces does not pass on its mode), and the folders Courier creates for them (the
+    ///   `.courier-downloads` folder, a missing folder of `destination`) 0700. To share the file
+    ///   with other local users, set its permissions once the download has finished.
     /// - Every attempt asks for `Accept-Encoding: identity`, so lengths and ranges count the
     ///   file's bytes. A response with a strong validator (RFC 9110 §8.8.1: a strong `ETag`, or a
     ///   `Last-Modified` 60 s older than `Date`) makes the download resumable: after a failure or

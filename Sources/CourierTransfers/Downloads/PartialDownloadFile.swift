@@ -24,6 +24,9 @@ final class PartialDownloadFile: @unchecked Sendable {
 
     /// Opens `url` (creating it and its folder when needed) and cuts it to `length` bytes, or to
     /// its current size when that is shorter (bytes that were never written cannot be trusted).
+    ///
+    /// The file is its owner's alone (``AtomicFile/fileMode``), also one an earlier version left
+    /// readable by others: it becomes the destination as it is.
     init(url: URL, keeping length: Int64) throws {
         self.url = url
         let manager = FileManager.default
@@ -34,6 +37,8 @@ final class PartialDownloadFile: @unchecked Sendable {
         }
         let handle = try FileHandle(forUpdating: url)
         try Self.lock(handle, url)
+        // A file system without modes refuses nothing else for it.
+        _ = fchmod(handle.fileDescriptor, AtomicFile.fileMode)
         self.handle = handle
         let size = Int64(try handle.seekToEnd())
         self.length = max(0, min(length, size))
@@ -64,7 +69,8 @@ final class PartialDownloadFile: @unchecked Sendable {
             _ = Result { try probe.close() }  // only read the lock
             let moved = folder.appendingPathComponent(UUID().uuidString + ".partial")
             let move = {
-                try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+                try manager.createDirectory(
+                    at: folder, withIntermediateDirectories: true, attributes: AtomicFile.folderAttributes)
                 try manager.moveItem(at: url, to: moved)
             }
             // Once more when another download removed the folder as it emptied it in between.
@@ -146,7 +152,8 @@ final class PartialDownloadFile: @unchecked Sendable {
         guard let handle else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
         try handle.synchronize()
         try FileManager.default.createDirectory(
-            at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            at: destination.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: AtomicFile.folderAttributes)
         // Renamed while the lock is held: no other download can open the file between its last
         // write and the move, and then write into what became the destination.
         try AtomicFile.replace(destination, with: url)
@@ -213,7 +220,8 @@ final class PartialDownloadFile: @unchecked Sendable {
     ///   succeeded.
     private static func inFolder(of url: URL, _ create: () -> Bool) throws {
         for _ in 0..<3 {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: AtomicFile.folderAttributes)
             if create() { return }
         }
         throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])

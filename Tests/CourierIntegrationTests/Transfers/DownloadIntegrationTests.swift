@@ -99,6 +99,36 @@ struct DownloadIntegrationTests {
         #expect(served.map(\.ifRange) == [nil, Self.smallTag])
     }
 
+    /// The `.courier-downloads` folder and a missing folder of the destination were created 0755,
+    /// and a partial file an earlier version left at 0644 kept that mode when resumed, and then at
+    /// the destination: other local users could list and read the user's download.
+    @Test("the partial file, the finished file and the folders made for them are their owner's alone")
+    func aResumedDownloadAndItsFoldersAreTheirOwnersAlone() async throws {
+        let fixture = try DownloadFixture.start()
+        defer { fixture.cleanUp() }
+        let destination = fixture.folder.appendingPathComponent("statements/file.bin")
+        let mode = { (url: URL) in
+            try (FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue
+        }
+        let endpoint = DownloadFixture.media(Self.small, ["dropAfter": "\(Self.smallDrop)"], retries: 0)
+        let failure = await fixture.client.download(endpoint, to: destination).result
+        guard case .failure(let error) = failure, let resume = error.resumeData else {
+            Issue.record("expected a resumable failure, got \(failure)")
+            return
+        }
+        #expect(try mode(resume.partialFileURL.deletingLastPathComponent()) == 0o700)
+        #expect(try mode(destination.deletingLastPathComponent()) == 0o700)
+        // As an earlier version left it.
+        #expect(chmod(resume.partialFileURL.path, 0o644) == 0)
+
+        let response = try await fixture.client.download(endpoint, to: destination, resumingFrom: resume).value
+        #expect(response.statusCode == 206)
+        #expect(try Data(contentsOf: destination) == DownloadFixture.content(Self.small))
+        #expect(try mode(destination) == 0o600)
+        let served = try await fixture.served()
+        #expect(served.map(\.range) == [nil, "bytes=\(Self.smallDrop)-"])
+    }
+
     @Test func aServerWithoutRangesRestartsFromZeroAndTheFileIsCorrect() async throws {
         let fixture = try DownloadFixture.start()
         defer { fixture.cleanUp() }
