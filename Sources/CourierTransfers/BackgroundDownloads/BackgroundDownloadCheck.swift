@@ -67,12 +67,14 @@ enum BackgroundDownloadCheck {
         }
     }
 
-    /// Moves `file` to `destination` (replacing it), creating its folder.
+    /// Moves `file` to `destination` (replacing it), creating its folder (0700, as the folders of
+    /// a foreground download).
     /// - Throws: ``DownloadError/Reason/fileSystem(_:)``.
     static func move(_ file: URL, to destination: URL) throws {
         do {
             try FileManager.default.createDirectory(
-                at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+                at: destination.deletingLastPathComponent(), withIntermediateDirectories: true,
+                attributes: AtomicFile.folderAttributes)
             if rename(file.path, destination.path) == 0 { return }
             let code = errno
             if code == EXDEV {

@@ -158,8 +158,14 @@ extension URLSessionBackgroundTransport: URLSessionDataDelegate, URLSessionDownl
         // The system deletes `location` when this method returns: move it now.
         let destination = downloadsDirectory.appendingPathComponent(UUID.random().uuidString)
         do {
-            try FileManager.default.createDirectory(at: downloadsDirectory, withIntermediateDirectories: true)
+            // The user's file, its owner's alone as a foreground download's is (the system's file
+            // may be readable by others), in a folder created 0700. A file system without modes
+            // refuses nothing else for it: the download is kept.
+            try FileManager.default.createDirectory(
+                at: downloadsDirectory, withIntermediateDirectories: true, attributes: AtomicFile.folderAttributes)
             try FileManager.default.moveItem(at: location, to: destination)
+            try? FileManager.default.setAttributes(
+                [.posixPermissions: Int(AtomicFile.fileMode)], ofItemAtPath: destination.path)
             downloads.withLock { $0[downloadTask.taskIdentifier] = destination }
         } catch {
             try? FileManager.default.removeItem(at: location)

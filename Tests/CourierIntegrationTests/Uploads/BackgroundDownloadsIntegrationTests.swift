@@ -36,6 +36,25 @@ struct BackgroundDownloadsIntegrationTests {
         #expect(steps == steps.sorted())
     }
 
+    /// The transport's folder and a missing folder of the destination were created 0755, and the
+    /// file kept the mode of the session's temporary file: other local users could list and read
+    /// the user's download.
+    @Test("the downloaded file and the folders made for it are their owner's alone")
+    func theDownloadedFileIsReadableByItsOwnerAlone() async throws {
+        let (manager, folder) = try Self.setup()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("statements/media.bin")
+        let id = try await manager.enqueue("/media/50000?digest=repr", to: destination)
+        #expect(try await manager.result(for: id) == destination)
+        #expect(try Data(contentsOf: destination).count == 50_000)
+        let mode = { (url: URL) in
+            try (FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue
+        }
+        #expect(try mode(destination) == 0o600)
+        #expect(try mode(destination.deletingLastPathComponent()) == 0o700)
+        #expect(try mode(folder.appendingPathComponent("system")) == 0o700)
+    }
+
     @Test("a wrong digest fails the download and leaves nothing at the destination")
     func badDigest() async throws {
         let (manager, folder) = try Self.setup()
