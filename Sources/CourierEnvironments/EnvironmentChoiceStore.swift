@@ -46,7 +46,8 @@ public enum EnvironmentChoiceStores {
 
 /// An ``EnvironmentChoiceStore`` in one small text file holding the identifier (Linux, servers,
 /// tests). The file is replaced atomically (write to a temporary file, then rename), so a crash
-/// leaves the old choice or the new one; missing folders are created.
+/// leaves the old choice or the new one; missing folders are created. Like every file Courier
+/// writes, the file is its owner's alone (mode 0600) and a folder it creates 0700.
 public struct FileEnvironmentChoiceStore: EnvironmentChoiceStore {
     /// The file holding the identifier.
     package let fileURL: URL
@@ -82,9 +83,7 @@ public struct FileEnvironmentChoiceStore: EnvironmentChoiceStore {
     public func save(_ environmentID: String) throws {
         try EnvironmentError.checkSavable(environmentID)
         do {
-            try FileManager.default.createDirectory(
-                at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data((environmentID + "\n").utf8).write(to: fileURL, options: .atomic)
+            try AtomicFile.write(Data((environmentID + "\n").utf8), to: fileURL)
         } catch {
             throw EnvironmentError.storeFailed(operation: "save", reason: "\(fileURL.path): \(error.localizedDescription)")
         }
