@@ -114,6 +114,30 @@ struct ObservabilityIntegrationTests {
         #expect(seen.bodySize == payload.count)
     }
 
+    /// The archive of what the user sent and got was written 0644 (`Data.write(options: .atomic)`),
+    /// readable by other local users.
+    @Test("a HAR file, and a folder made for it, are their owner's alone")
+    func aHARFileIsReadableByItsOwnerAlone() async throws {
+        let observed = try ObservedClient()
+        _ = try await observed.client.response(for: Request<HTTPResponse>.raw(.get, "/items"))
+        #expect(try await TestServers.requestCount("GET /items", namespace: observed.namespace) == 1)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-har-\(observed.namespace)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("session.har")
+        try observed.har.write(to: file)
+        #expect(String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("/items"))
+        let mode = { (url: URL) in
+            try (FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue
+        }
+        #expect(try mode(file) == 0o600)
+        // A folder it makes lists the archive to its owner alone.
+        let nested = folder.appendingPathComponent("exports/session.har")
+        try observed.har.write(to: nested)
+        #expect(try mode(nested) == 0o600)
+        #expect(try mode(nested.deletingLastPathComponent()) == 0o700)
+    }
+
     @Test func aHARFileOfSeveralCallsParsesWithTheRequiredFields() async throws {
         let observed = try ObservedClient()
         let list = try await observed.client.response(for: Request<HTTPResponse>.raw(.get, "/items"))

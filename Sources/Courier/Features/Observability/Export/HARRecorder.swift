@@ -54,9 +54,11 @@ public final class HARRecorder: NetworkExchangeRecorder {
     /// - Throws: `EncodingError` (not expected).
     public func jsonData() throws -> Data { try archive().jsonData() }
 
-    /// Writes the archive to `url` atomically, replacing any file there.
+    /// Writes the archive to `url` atomically, replacing any file there. The file is its owner's
+    /// alone (mode 0600: the exchanges' URLs and bodies are the user's), and a missing folder is
+    /// created 0700.
     /// - Throws: The file system's error when the file cannot be written.
     public func write(to url: URL) throws {
-        try jsonData().write(to: url, options: .atomic)
+        try AtomicFile.write(try jsonData(), to: url)
     }
 }
