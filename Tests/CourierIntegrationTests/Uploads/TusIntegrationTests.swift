@@ -217,15 +217,21 @@ struct TusIntegrationTests {
         await #expect(throws: NetworkError.self) {
             _ = try await Self.interrupted(client, store: ResumableUploadStore(directory: folder)).upload(fileAt: file).value
         }
-        // "Restart": a new client, a new store instance over the same folder.
-        let (freshClient, _) = try UploadFixtures.client(namespace: namespace)
+        // "Restart": a new client, a new store instance over the same folder. Its PATCHes wait
+        // until the reader below has the first progress value: a reader that is behind gets only
+        // the newest value (`Upload.progress`), so under load the PATCH's progress replaced the
+        // resumed offset before the reader's task first ran, and `first` was a later value.
+        let reading = ReaderStarted()
+        let (freshClient, _) = try TestServers.apiClient(namespace: namespace) {
+            $0.interceptors = .standard(retry: RetryInterceptor(clock: TestClock())) + [reading.holdingPatches]
+        }
         let store = ResumableUploadStore(directory: folder)
         let creationURL = try #require(Self.uploader(freshClient, store: store).creationURL)
         let saved = try #require(try store.record(for: TusUploader.key(for: file, creationURL: creationURL)))
         #expect(saved.creationURL == creationURL)
         #expect(saved.offset == 2 * (64 << 10))
         let upload = Self.uploader(freshClient, store: store).upload(fileAt: file)
-        let progress = collect(upload.progress)
+        let progress = reading.collect(upload.progress)
         let location = try await upload.value
         #expect(location == saved.uploadURL)
         #expect(await progress.value.first?.completedBytes == saved.offset)
@@ -236,5 +242,39 @@ struct TusIntegrationTests {
         let lastHead = try #require(log.lastIndex { $0.method == "HEAD" })
         #expect(log[(lastHead + 1)...].first { $0.method == "PATCH" }?.header("Upload-Offset") == String(saved.offset))
         #expect(try store.allRecords().isEmpty)
+    }
+}
+
+/// Whether a test's progress reader has its first value; ``holdingPatches`` holds each PATCH until
+/// it has (bounded: 10 s), so that no progress of a PATCH can replace that value first.
+final class ReaderStarted: Sendable {
+    private let started = Locked(false)
+
+    /// Collects `progress` in a task, as `collect(_:)`, noting its first value.
+    func collect(_ progress: AsyncStream<TransferProgress>) -> Task<[TransferProgress], Never> {
+        Task {
+            var values: [TransferProgress] = []
+            for await value in progress {
+                values.append(value)
+                started.set(true)
+            }
+            return values
+        }
+    }
+
+    /// An interceptor that holds each PATCH until the reader has its first value, or 10 s passed.
+    var holdingPatches: any Interceptor { HoldPatches(started: started) }
+
+    private struct HoldPatches: Interceptor {
+        let started: Locked<Bool>
+
+        func intercept(_ request: URLRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+            if request.httpMethod == "PATCH" {
+                let clock = ContinuousClock()
+                let deadline = clock.now + .seconds(10)
+                while !started.current, clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            return try await next(request)
+        }
     }
 }
