@@ -38,15 +38,18 @@ public final class URLSessionBackgroundTransport: NSObject, BackgroundTransport,
     ///
     /// - Parameters:
     ///   - configuration: The session configuration.
-    ///   - downloadsDirectory: Where finished downloads are moved; a Courier folder in the
-    ///     temporary directory by default.
+    ///   - downloadsDirectory: Where finished downloads are moved; by default a Courier folder of
+    ///     the current user in the temporary directory (`Courier-background-downloads-<uid>`: on
+    ///     Linux every local user shares `/tmp`). A folder another user owns is not used: a
+    ///     download finishing there fails with `URLError.cannotMoveFile`.
     public init(configuration: URLSessionConfiguration, downloadsDirectory: URL? = nil) {
         (events, continuation) = AsyncStream.makeStream(of: BackgroundTransferEvent.self, bufferingPolicy: .unbounded)
         (progress, progressContinuation) = AsyncStream.makeStream(
             of: BackgroundTransferProgress.self, bufferingPolicy: .bufferingNewest(64))
         self.downloadsDirectory =
             downloadsDirectory
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("Courier-background-downloads", isDirectory: true)
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "Courier-background-downloads-\(geteuid())", isDirectory: true)
         super.init()
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
     }
@@ -163,6 +166,9 @@ extension URLSessionBackgroundTransport: URLSessionDataDelegate, URLSessionDownl
             // refuses nothing else for it: the download is kept.
             try FileManager.default.createDirectory(
                 at: downloadsDirectory, withIntermediateDirectories: true, attributes: AtomicFile.folderAttributes)
+            guard Self.isOwnFolder(downloadsDirectory) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: downloadsDirectory.path])
+            }
             try FileManager.default.moveItem(at: location, to: destination)
             try? FileManager.default.setAttributes(
                 [.posixPermissions: Int(AtomicFile.fileMode)], ofItemAtPath: destination.path)
@@ -170,6 +176,15 @@ extension URLSessionBackgroundTransport: URLSessionDataDelegate, URLSessionDownl
         } catch {
             try? FileManager.default.removeItem(at: location)
         }
+    }
+
+    /// Whether `folder` is a folder the process's user owns. Another local user's folder (one made
+    /// first at the same path in a shared temporary directory) is not: its owner could rename or
+    /// replace a download moved into it before it is checked and moved into place.
+    static func isOwnFolder(_ folder: URL) -> Bool {
+        var info = stat()
+        guard stat(folder.path, &info) == 0 else { return false }
+        return info.st_mode & S_IFMT == S_IFDIR && info.st_uid == geteuid()
     }
 
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

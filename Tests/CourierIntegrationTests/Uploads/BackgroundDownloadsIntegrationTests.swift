@@ -55,6 +55,36 @@ struct BackgroundDownloadsIntegrationTests {
         #expect(try mode(folder.appendingPathComponent("system")) == 0o700)
     }
 
+    /// The default folder (`Courier-background-downloads` in the temporary directory) was one for
+    /// every local user: the folder the first user made (0755, root's here) failed every other
+    /// user's background downloads with `URLError.cannotMoveFile` after the server had sent the
+    /// file, and a folder another user made first (0777) received the user's downloads, which its
+    /// owner could replace before they were checked and moved into place.
+    @Test(
+        "a downloads folder another local user owns is never used; the default folder is the user's own",
+        .enabled(if: geteuid() == 0, "giving a folder to another user needs root"))
+    func aDownloadsFolderAnotherUserOwnsIsNotUsed() async throws {
+        let (client, namespace) = try TestServers.apiClient()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgdl-it-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let squatted = folder.appendingPathComponent("system")
+        try FileManager.default.createDirectory(at: squatted, withIntermediateDirectories: true)
+        #expect(chown(squatted.path, 65534, 65534) == 0)  // nobody's
+        #expect(chmod(squatted.path, 0o777) == 0)
+        let transport = URLSessionBackgroundTransport(configuration: .ephemeral, downloadsDirectory: squatted)
+        let manager = try BackgroundDownloads(client: client, directory: folder.appendingPathComponent("m"), transport: transport)
+        let destination = folder.appendingPathComponent("media.bin")
+        let id = try await manager.enqueue("/media/50000?digest=repr", to: destination)
+        await #expect(throws: DownloadError.self) { _ = try await manager.result(for: id) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: squatted.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        let stats = try await TestServers.stats(namespace: namespace)
+        #expect(((stats["downloads"] as? [String: Any])?["log"] as? [Any])?.count == 1, "the server sent the file once")
+
+        let defaultFolder = URLSessionBackgroundTransport(configuration: .ephemeral).downloadsDirectory
+        #expect(defaultFolder.lastPathComponent == "Courier-background-downloads-\(geteuid())")
+    }
+
     @Test("a wrong digest fails the download and leaves nothing at the destination")
     func badDigest() async throws {
         let (manager, folder) = try Self.setup()
