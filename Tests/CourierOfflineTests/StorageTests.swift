@@ -59,6 +59,28 @@ struct StorageTests {
         }
     }
 
+    /// A database an earlier version created (0644, with its `-wal` and `-shm`) kept that mode
+    /// when the queue opened it again: the pending changes stayed readable by other local users.
+    @Test func aDatabaseAnEarlierVersionLeftReadableIsMadePrivate() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let path = dir.path("q.sqlite")
+        let queue = try manualQueue(path)
+        try await queue.enqueue(
+            Mutation(id: "m0", method: .post, path: "/account/password", body: Data(#"{"new_password":"pw-2-private"}"#.utf8)))
+        let files = { try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter { $0.hasPrefix("q.sqlite") } }
+        for file in try files() { #expect(chmod(dir.path(file), 0o644) == 0, "\(file)") }
+
+        let reopened = try manualQueue(path)
+        #expect(try await reopened.pending().map(\.mutation.id) == ["m0"])
+        #expect(try files().contains("q.sqlite"))
+        for file in try files() {
+            let attributes = try FileManager.default.attributesOfItem(atPath: dir.path(file))
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file)")
+        }
+        _ = queue
+    }
+
     @Test func databaseIsInWALModeWithFullSync() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }

@@ -25,6 +25,8 @@ final class DrainLock {
         guard fd >= 0 else {
             throw SQLiteError.cannotOpen("cannot open \(path): \(String(cString: strerror(errno)))")
         }
+        // Its owner's alone as the database is, also when an earlier version created it 0644.
+        _ = fchmod(fd, 0o600)
         return fd
     }
 

@@ -49,7 +49,8 @@ final class SQLiteDatabase {
     ///
     /// A database this creates is readable by its owner alone (mode 0600, and so are its `-wal`
     /// and `-shm` files, which SQLite creates with the database's mode): it holds the pending
-    /// changes of the signed-in user.
+    /// changes of the signed-in user. A database an earlier version created 0644 is made 0600
+    /// too, with the `-wal` and `-shm` files it has.
     ///
     /// - Throws: ``SQLiteError`` when the file cannot be opened, is not a database, or can only
     ///   be opened read-only (`SQLITE_READONLY`).
@@ -58,7 +59,12 @@ final class SQLiteDatabase {
             // Created empty here (SQLite takes an empty file for a new database) with a mode of
             // its own, since SQLite would create it 0644. Any failure is left for the open to report.
             let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if descriptor >= 0 { close(descriptor) }
+            if descriptor >= 0 {
+                close(descriptor)
+            } else if errno == EEXIST {
+                // A file of another user's stays as it is (EPERM), and the open reports what it must.
+                for suffix in ["", "-wal", "-shm"] { _ = chmod(path + suffix, 0o600) }
+            }
         }
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
