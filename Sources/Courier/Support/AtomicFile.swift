@@ -19,6 +19,14 @@ package enum AtomicFile {
     /// that exists keeps its mode.
     package static var folderAttributes: [FileAttributeKey: Any] { [.posixPermissions: 0o700] }
 
+    /// Makes the file at `url` its owner's alone (``fileMode``): for a file an earlier version
+    /// wrote with the process's default mode (0644), read before it is written again. A file that
+    /// cannot be changed (another user's, a file system without modes) is left as it is; the read
+    /// reports what matters.
+    package static func makePrivate(_ url: URL) {
+        _ = chmod(url.path, fileMode)
+    }
+
     /// Writes `data` to `destination`, creating the directory when needed.
     ///
     /// With `durable`, the bytes and then the rename are flushed to the storage device (`fsync(2)`

@@ -89,6 +89,27 @@ struct PersistentCookiesIntegrationTests {
         #expect(try mode(file.deletingLastPathComponent().appendingPathComponent("alice.cookies.lock").path) == 0o600)
     }
 
+    /// A cookie file an earlier version wrote 0644 stayed so when only read: the session cookie
+    /// stayed readable by other local users until the server set a cookie again.
+    @Test("a cookie file an earlier version left readable by others is made private when read")
+    func aCookieFileLeftReadableIsMadePrivateWhenRead() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = try TestServers.apiEnvironment(namespace: TestServers.makeNamespace("ck"))
+        let file = try await {
+            // An earlier launch, gone before the next one reads the file.
+            let (client, storage) = Self.client(folder: folder, environment: environment)
+            try await client.send(Request<Void>.get("/cookies/set", query: ["session": "s-private-3"]))
+            return storage.fileURL(account: "alice")
+        }()
+        #expect(chmod(file.path, 0o644) == 0)
+
+        let (relaunched, _) = Self.client(folder: folder, environment: environment)
+        #expect(try await relaunched.send(Request<Jar>.get("/cookies")).cookies == ["session": "s-private-3"])
+        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+    }
+
     @Test("another environment (the second server, same host) or another account sees none of them")
     func partitioned() async throws {
         let folder = Self.folder()

@@ -384,6 +384,8 @@ public actor PersistentCookieStorage {
         let data: Data
         do {
             data = try Data(contentsOf: file)
+            // A file an earlier version wrote 0644 holds the session cookie too.
+            AtomicFile.makePrivate(file)
         } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
             state.jars[account] = [:]
             return [:]
