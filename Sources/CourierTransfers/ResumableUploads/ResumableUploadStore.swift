@@ -117,6 +117,8 @@ public struct ResumableUploadStore: Sendable {
         let data: Data
         do {
             data = try Data(contentsOf: url)
+            // A record an earlier version wrote 0644 names the upload's URL too.
+            AtomicFile.makePrivate(url)
         } catch {
             if !FileManager.default.fileExists(atPath: url.path) { return nil }
             throw .recordUnreadable(path: url.path, reason: String(describing: error))

@@ -41,6 +41,8 @@ struct RegistryFile<Record: RegistryRecord, Failure: Error>: Sendable {
         let data: Data
         do {
             data = try Data(contentsOf: file)
+            // A registry an earlier version wrote 0644 names the user's transfers too.
+            AtomicFile.makePrivate(file)
         } catch {
             if !FileManager.default.fileExists(atPath: file.path) { return [:] }
             throw unreadable(file.path, "\(error)")

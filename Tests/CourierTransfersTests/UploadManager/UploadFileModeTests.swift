@@ -16,6 +16,31 @@ struct UploadFileModeTests {
         return try #require(attributes[.posixPermissions] as? Int) & 0o777
     }
 
+    /// A registry an earlier version wrote 0644 stayed so while it was only read (a launch that
+    /// enqueued nothing): the user's uploads were listed to other local users.
+    @Test("a registry an earlier version left readable by others is made private when read")
+    func aRegistryLeftReadableIsMadePrivateWhenRead() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("upload-modes-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let source = root.appendingPathComponent("statement.pdf")
+        try Data(repeating: 7, count: 4096).write(to: source)
+        let directory = root.appendingPathComponent("manager", isDirectory: true)
+        let transport = StubTransport { _ in HTTPResponse(statusCode: 201, body: Data("{}".utf8)) }
+        do {
+            let manager = try UploadManager(client: TransfersFixture.client(transport), directory: directory, policy: .standard)
+            let id = try await manager.enqueue(fileAt: source, to: "/statements", contentType: "application/pdf")
+            _ = try await manager.result(for: id)
+        }
+        let registry = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).first { $0.hasSuffix(".json") })
+        let path = directory.appendingPathComponent(registry).path
+        #expect(chmod(path, 0o644) == 0)
+        let relaunched = try UploadManager(client: TransfersFixture.client(transport), directory: directory, policy: .standard)
+        #expect(await relaunched.uploads.count == 1)
+        #expect(try Self.mode(URL(fileURLWithPath: path)) == 0o600)
+    }
+
     /// The registry's folder was created by its lock (mode 0755, the lock file 0644) before the
     /// registry's write could make it 0700, and the staged copy of the user's file kept the
     /// original's 0644 in a 0755 folder: other local users could read the file being uploaded.

@@ -75,6 +75,8 @@ public actor SnapshotStore {
     public func load<Value: Codable & Sendable>(_ type: Value.Type, key: String, maxAge: Duration? = nil) -> Snapshot<Value>? {
         let url = fileURL(for: key)
         guard let data = try? Data(contentsOf: url) else { return nil }
+        // A snapshot an earlier version wrote 0644 holds the user's data too.
+        AtomicFile.makePrivate(url)
         guard let envelope = try? Self.decoder().decode(Envelope<Value>.self, from: data), envelope.key == key else {
             try? FileManager.default.removeItem(at: url)
             return nil

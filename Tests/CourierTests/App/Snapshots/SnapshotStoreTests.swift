@@ -56,6 +56,20 @@ extension CachingTests {
             for name in names { #expect(try mode(name) == 0o600, "\(name)") }
         }
 
+        /// A snapshot an earlier version wrote 0644 stayed so while it was only loaded.
+        @Test func aSnapshotLeftReadableIsMadePrivateWhenLoaded() async throws {
+            let (store, directory) = store()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try await store.save(Catalog(items: ["a"]), key: "catalog")
+            let file = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: directory.path).first { $0 != "snapshots.lock" })
+            let path = directory.appendingPathComponent(file).path
+            #expect(chmod(path, 0o644) == 0)
+            #expect(await store.load(Catalog.self, key: "catalog")?.value == Catalog(items: ["a"]))
+            let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o600)
+        }
+
         @Test func snapshotFirstYieldsSnapshotThenFreshAndSavesIt() async throws {
             let (store, directory) = store()
             defer { try? FileManager.default.removeItem(at: directory) }
