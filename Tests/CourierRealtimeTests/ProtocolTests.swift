@@ -5,6 +5,23 @@ import Courier
 
 @Suite("RFC 6455 framing and handshake (in memory)")
 struct ProtocolTests {
+    /// An offered subprotocol goes into one header field: a line break in it would add fields of its
+    /// own (`X-Injected` below), a comma or a space would offer others. Refused before connecting.
+    @Test(
+        "a subprotocol that is not a token is refused before anything is sent",
+        arguments: ["chat\r\nX-Injected: yes", "chat\nX", "a, b", "v 1", "", "ü", "x;y"])
+    func aSubprotocolThatIsNotATokenIsRefused(name: String) throws {
+        let url = try #require(URL(string: "ws://127.0.0.1:9/chat"))
+        let error = #expect(throws: WebSocketError.self) {
+            try WebSocketRequest(url: url, subprotocols: ["chat", name]).validate()
+        }
+        guard case .negotiationFailed = error else {
+            Issue.record("expected negotiationFailed, got \(String(describing: error))")
+            return
+        }
+        try WebSocketRequest(url: url, subprotocols: ["chat", "v2.json", "graphql-transport-ws", "mqtt"]).validate()
+    }
+
     @Test func sha1MatchesFIPSVectors() {
         let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
         #expect(hex(SHA1.hash(Array("abc".utf8))) == "a9993e364706816aba3e25717850c26c9cd0d89d")

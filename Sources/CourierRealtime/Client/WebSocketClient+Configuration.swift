@@ -12,7 +12,9 @@ extension WebSocketClient {
         /// Subprotocols to offer (`Sec-WebSocket-Protocol`, RFC 6455 §1.9), preferred first; a server
         /// selecting one not offered, or selecting any when none was offered, fails the handshake
         /// with ``WebSocketError/negotiationFailed(_:)`` and the session ends (no reconnect). The
-        /// one selected is ``WebSocketClient/subprotocol``.
+        /// one selected is ``WebSocketClient/subprotocol``. Each is a token (RFC 9110 §5.6.2): one
+        /// with a space, a comma, a line break or another separator fails the connection the same
+        /// way before anything is sent.
         public var subprotocols: [String] = []
         /// Whether a server that selects none of ``subprotocols`` fails the handshake
         /// (``WebSocketError/negotiationFailed(_:)``, no reconnect) instead of opening without a

@@ -160,7 +160,7 @@ enum DeflateNegotiation {
     }
 
     /// An RFC 9110 §5.6.2 token.
-    private static func isToken(_ text: String) -> Bool {
+    static func isToken(_ text: String) -> Bool {
         !text.isEmpty
             && text.unicodeScalars.allSatisfy { scalar in
                 scalar.isASCII && scalar.value > 32 && scalar.value < 127

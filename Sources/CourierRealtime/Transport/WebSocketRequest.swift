@@ -43,12 +43,20 @@ package struct WebSocketRequest: Sendable {
     /// Whether the scheme is `wss`.
     var isSecure: Bool { url.scheme?.lowercased() == "wss" }
 
-    /// Checks the scheme and host (RFC 6455 §3).
+    /// Checks the scheme and host (RFC 6455 §3), and that every offered subprotocol is a token
+    /// (RFC 6455 §4.1): a comma or a space would offer others, a line break add a header field.
+    ///
+    /// - Throws: ``WebSocketError/invalidURL(_:)``; ``WebSocketError/negotiationFailed(_:)`` for a
+    ///   subprotocol that is not a token (nothing is sent, and the client does not reconnect).
     func validate() throws {
         guard let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
             let host = url.host, !host.isEmpty
         else {
             throw WebSocketError.invalidURL(url.absoluteString)
+        }
+        for name in subprotocols where !DeflateNegotiation.isToken(name) {
+            throw WebSocketError.negotiationFailed(
+                "the subprotocol \(name.debugDescription) is not a token (RFC 6455 §4.1) and cannot be offered")
         }
     }
 }
