@@ -24,13 +24,12 @@ extension LoggingInterceptor {
         return response.body.counted { bytes, outcome in
             let duration = ContinuousClock.now - headAt
             if let logger, LogFormatting.level(ofBodyEnd: outcome, statusCode: statusCode) >= logger.minimumLevel {
-                let url = journal.url(at: indices.response) ?? journal.url(at: indices.request) ?? ""
-                let pathTemplate = journal.pathTemplate(at: indices.response)
+                let summary = journal.summary(at: indices.response, request: indices.request)
                 logger.log(
                     LogFormatting.bodyEndEntry(
                         LogFormatting.BodyEnd(
-                            statusCode: statusCode, method: method, pathTemplate: pathTemplate, duration: duration,
-                            bytes: bytes, outcome: outcome, requestID: requestID, url: url)))
+                            statusCode: statusCode, method: method, pathTemplate: summary.pathTemplate, duration: duration,
+                            bytes: bytes, outcome: outcome, requestID: requestID, url: summary.url)))
             }
             guard !recorders.isEmpty, let requestRecord = journal.record(at: indices.request, as: RequestRecord.self),
                 var responseRecord = journal.record(at: indices.response, as: ResponseRecord.self)

@@ -111,13 +111,13 @@ public struct LoggingInterceptor: Interceptor {
             if logs, !verbose, recorders.isEmpty, let logger {
                 // A summary line: the redacted URLs and the scrubbed path are all it needs; no
                 // header is redacted.
+                let summary = journal.summary(at: index, request: requestIndex)
                 let line = LogFormatting.ResponseLine(
                     statusCode: response.statusCode,
                     method: request.httpMethod.map(HTTPMethod.init(rawValue:)) ?? context.method,
-                    pathTemplate: journal.pathTemplate(at: index), duration: duration,
+                    pathTemplate: summary.pathTemplate, duration: duration,
                     bodySize: streamed ? nil : response.data.count,
-                    attempt: attempt, requestID: context.requestID,
-                    url: journal.url(at: index) ?? journal.url(at: requestIndex) ?? "",
+                    attempt: attempt, requestID: context.requestID, url: summary.url,
                     transportDuration: context.taskTimings?.total)
                 logger.log(
                     LogFormatting.responseEntry(line, cacheOutcome: context.cacheOutcome, redirects: context.redirects.count)

@@ -22,23 +22,22 @@ final class RecordBuilder: Sendable {
     /// What redacting a request or response learns, in the order a full build would: enough to
     /// render its record later exactly as it would have been (without body previews, which
     /// learn as they render: ``LoggingPolicy/debugSafe`` records are built in one step).
+    /// The header fields themselves are not kept: the entry being learned still holds them, and
+    /// its record reads them from there.
     struct Learned: Sendable {
         /// The redacted URL, as the record will show it.
         var url: String?
-        var headers: HTTPHeaders
-        var contentType: String?
         /// The call's secrets once this entry was learned; what its headers are redacted with.
         var secrets: SecretValues
     }
 
-    /// The learning half of ``request(_:call:attempt:timestamp:secrets:)`` (no body preview).
+    /// The learning half of ``request(_:call:attempt:timestamp:secrets:)`` (no body preview). The
+    /// header fields are learned as the request holds them, without ordering them into
+    /// ``HTTPHeaders``: the secrets learned are the same in any order.
     func learn(_ request: URLRequest, secrets: inout SecretValues, lastURL: inout RedactedURL?) -> Learned {
-        let headers = HTTPHeaders(request)
-        redactor.learn(headers: headers, into: &secrets)
+        if let fields = request.allHTTPHeaderFields { redactor.learn(headerFields: fields, into: &secrets) }
         let url = redact(url: request.url?.absoluteString ?? "", secrets: &secrets, lastURL: &lastURL)
-        return Learned(
-            url: redactor.scrub(url, secrets: secrets), headers: headers, contentType: headers["Content-Type"],
-            secrets: secrets)
+        return Learned(url: redactor.scrub(url, secrets: secrets), secrets: secrets)
     }
 
     /// A URL's text as ``Redactor/redact(url:learning:)`` made it, with how many secrets the call
@@ -64,15 +63,16 @@ final class RecordBuilder: Sendable {
     func render(
         _ learned: Learned, of request: URLRequest, call: RecordJournal.Call, attempt: Int, timestamp: Date
     ) -> RequestRecord {
-        RequestRecord(
+        let headers = HTTPHeaders(request)
+        return RequestRecord(
             requestID: call.requestID,
             method: request.httpMethod.map(HTTPMethod.init(rawValue:)) ?? call.method,
             pathTemplate: redactor.scrub(call.pathTemplate, secrets: learned.secrets),
             url: learned.url ?? "",
-            headers: redactor.redact(learned.headers, secrets: learned.secrets),
+            headers: redactor.redact(headers, secrets: learned.secrets),
             body: nil,
             bodySize: request.httpBody?.count ?? (request.httpBodyStream == nil ? 0 : nil),
-            contentType: learned.contentType,
+            contentType: headers["Content-Type"],
             attempt: attempt,
             timestamp: timestamp)
     }
@@ -81,7 +81,7 @@ final class RecordBuilder: Sendable {
     func learn(_ response: HTTPResponse, secrets: inout SecretValues, lastURL: inout RedactedURL?) -> Learned {
         redactor.learn(headers: response.headers, into: &secrets)
         let url = response.url.map { redact(url: $0.absoluteString, secrets: &secrets, lastURL: &lastURL) }
-        return Learned(url: url, headers: response.headers, contentType: response.headers["Content-Type"], secrets: secrets)
+        return Learned(url: url, secrets: secrets)
     }
 
     /// The rendering half of ``response(_:call:attempt:duration:secrets:)`` (no body preview).
@@ -92,10 +92,10 @@ final class RecordBuilder: Sendable {
             requestID: call.requestID,
             statusCode: response.statusCode,
             url: learned.url,
-            headers: redactor.redact(learned.headers, secrets: learned.secrets),
+            headers: redactor.redact(response.headers, secrets: learned.secrets),
             body: nil,
             bodySize: response.data.count,
-            contentType: learned.contentType,
+            contentType: response.headers["Content-Type"],
             duration: duration,
             attempt: attempt)
     }

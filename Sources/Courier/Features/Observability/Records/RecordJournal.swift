@@ -24,6 +24,13 @@ final class RecordJournal: Sendable {
         case request(URLRequest, RecordBuilder, attempt: Int, timestamp: Date)
         case response(HTTPResponse, RecordBuilder, attempt: Int, duration: Duration)
         case error(any Error, RecordBuilder, attempt: Int, duration: Duration)
+
+        /// The builder of the entry's record.
+        var builder: RecordBuilder {
+            switch self {
+            case .request(_, let builder, _, _), .response(_, let builder, _, _), .error(_, let builder, _, _): builder
+            }
+        }
     }
 
     /// A built record.
@@ -83,33 +90,25 @@ final class RecordJournal: Sendable {
         }
     }
 
-    /// The redacted URL the record at `index` shows — all a summary log line needs — without
-    /// rendering its header fields.
-    func url(at index: Int) -> String? {
+    /// What a summary log line of the response at `index` shows, without rendering header fields,
+    /// under one lock: the redacted URL its record shows (the request's at `requestIndex` when it
+    /// has none), and the call's path template scrubbed of every secret learned up to `index`, as
+    /// the records show it — a call without a template is named by its path, which may hold a
+    /// secret the exchange shows elsewhere (`/reset/<the token also sent as ?token=>`).
+    func summary(at index: Int, request requestIndex: Int) -> (url: String, pathTemplate: String) {
         state.withLock { state in
-            learn(upTo: index, &state)
-            switch state.progress[index] {
-            case .learned(let learned): return learned.url
-            case .built(.request(let record)): return record.url
-            case .built(.response(let record)): return record.url
-            case .built(.error): return nil
-            }
+            learn(upTo: max(index, requestIndex), &state)
+            let url = Self.url(of: state.progress[index]) ?? Self.url(of: state.progress[requestIndex]) ?? ""
+            return (url, state.entries[index].builder.redactor.scrub(call.pathTemplate, secrets: state.secrets))
         }
     }
 
-    /// The call's path template scrubbed of every secret learned up to the entry at `index`, as
-    /// the records show it: a call without a template is named by its path, which may hold a
-    /// secret the exchange shows elsewhere (`/reset/<the token also sent as ?token=>`). What a
-    /// summary log line shows next to ``url(at:)``, without rendering header fields.
-    func pathTemplate(at index: Int) -> String {
-        state.withLock { state in
-            learn(upTo: index, &state)
-            let redactor: Redactor =
-                switch state.entries[index] {
-                case .request(_, let builder, _, _), .response(_, let builder, _, _), .error(_, let builder, _, _):
-                    builder.redactor
-                }
-            return redactor.scrub(call.pathTemplate, secrets: state.secrets)
+    private static func url(of progress: Progress) -> String? {
+        switch progress {
+        case .learned(let learned): learned.url
+        case .built(.request(let record)): record.url
+        case .built(.response(let record)): record.url
+        case .built(.error): nil
         }
     }
 
@@ -139,7 +138,7 @@ final class RecordJournal: Sendable {
                 }
             case .error:
                 progress = .learned(
-                    RecordBuilder.Learned(url: nil, headers: HTTPHeaders(), contentType: nil, secrets: state.secrets))
+                    RecordBuilder.Learned(url: nil, secrets: state.secrets))
             }
             state.progress.append(progress)
         }

@@ -103,6 +103,14 @@ public struct Redactor: Sendable, Hashable {
         }
     }
 
+    /// Remembers the values of sensitive header fields as `URLRequest` holds them: the same
+    /// secrets as ``learn(headers:into:)`` of the ``HTTPHeaders`` made from them.
+    func learn(headerFields: [String: String], into secrets: inout SecretValues) {
+        for (name, value) in headerFields where headers.matches(name) {
+            secrets.learnHeader(name: name, value: value, minimumLength: minimumSecretLength)
+        }
+    }
+
     /// Remembers the secrets of a request that was sent: the values of its sensitive header fields,
     /// query parameters and user info, and of the sensitive JSON keys or form fields of (up to
     /// 1 MiB of) its body — what an error text must not repeat when the server echoes them.
