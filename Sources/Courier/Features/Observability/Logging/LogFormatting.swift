@@ -15,15 +15,20 @@ package enum LogFormatting {
         return NetworkLogEntry(level: .debug, event: .request, requestID: record.requestID, summary: summary, details: details)
     }
 
+    /// `summary`: the path template and the URL to show (the response's, or else its request's),
+    /// scrubbed of everything learned up to the response (``RecordJournal/summary(at:request:)``);
+    /// the request record's, scrubbed of what the request taught, when not given.
     static func responseEntry(
-        _ record: ResponseRecord, request: RequestRecord, cacheOutcome: CacheOutcome?, redirects: Int = 0,
-        includesDetails: Bool, streamed: Bool = false, transportDuration: Duration? = nil
+        _ record: ResponseRecord, request: RequestRecord, summary: (url: String, pathTemplate: String)? = nil,
+        cacheOutcome: CacheOutcome?, redirects: Int = 0, includesDetails: Bool, streamed: Bool = false,
+        transportDuration: Duration? = nil
     ) -> NetworkLogEntry {
         var entry = responseEntry(
             ResponseLine(
-                statusCode: record.statusCode, method: request.method, pathTemplate: request.pathTemplate,
+                statusCode: record.statusCode, method: request.method,
+                pathTemplate: summary?.pathTemplate ?? request.pathTemplate,
                 duration: record.duration, bodySize: streamed ? nil : record.bodySize, attempt: record.attempt,
-                requestID: record.requestID, url: record.url ?? request.url, transportDuration: transportDuration),
+                requestID: record.requestID, url: record.url ?? summary?.url ?? request.url, transportDuration: transportDuration),
             cacheOutcome: cacheOutcome, redirects: redirects)
         if includesDetails {
             entry.details += record.headers.map { "\($0.name): \($0.value)" }

@@ -129,7 +129,8 @@ public struct LoggingInterceptor: Interceptor {
                 if let logger, logs {
                     logger.log(
                         LogFormatting.responseEntry(
-                            responseRecord, request: requestRecord, cacheOutcome: cacheOutcome,
+                            responseRecord, request: requestRecord, summary: journal.summary(at: index, request: requestIndex),
+                            cacheOutcome: cacheOutcome,
                             redirects: context.redirects.count, includesDetails: verbose, streamed: streamed,
                             transportDuration: context.taskTimings?.total
                         ).noting(context.retryRefusal))

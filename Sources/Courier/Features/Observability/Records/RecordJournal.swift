@@ -98,8 +98,13 @@ final class RecordJournal: Sendable {
     func summary(at index: Int, request requestIndex: Int) -> (url: String, pathTemplate: String) {
         state.withLock { state in
             learn(upTo: max(index, requestIndex), &state)
-            let url = Self.url(of: state.progress[index]) ?? Self.url(of: state.progress[requestIndex]) ?? ""
-            return (url, state.entries[index].builder.redactor.scrub(call.pathTemplate, secrets: state.secrets))
+            let redactor = state.entries[index].builder.redactor
+            // A response without a URL shows its request's, scrubbed of what the response taught
+            // too (a `Set-Cookie` value that also sits in the request's path).
+            let url =
+                Self.url(of: state.progress[index])
+                ?? Self.url(of: state.progress[requestIndex]).map { redactor.scrub($0, secrets: state.secrets) } ?? ""
+            return (url, redactor.scrub(call.pathTemplate, secrets: state.secrets))
         }
     }
 
