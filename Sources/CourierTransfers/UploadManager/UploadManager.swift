@@ -46,8 +46,10 @@ import FoundationNetworking
 /// leaves an upload alone while its sender is alive — it neither sends it a second time nor fails
 /// it — and its ``result(for:)`` throws `NetworkError.invalidRequest(_:)` saying so until the outcome
 /// is in the registry. An upload whose sender ended (its process is gone) goes out with the next
-/// ``resumePending()`` of any manager on the folder. No file lock is held while an upload runs (iOS
-/// terminates a process suspended while it holds one in an app group's container).
+/// ``resumePending()`` of any manager on the folder; so does one whose manager was released, which
+/// stops the foreground uploads it was sending (as the end of its process would). No file lock is
+/// held while an upload runs (iOS terminates a process suspended while it holds one in an app
+/// group's container).
 public actor UploadManager: ResultWaiting {
     private nonisolated let executor = BlockingWorkExecutor(label: "courier.upload-manager")
     /// Runs the manager's file work (staging copies, multipart bodies written to disk, the
@@ -151,7 +153,10 @@ public actor UploadManager: ResultWaiting {
     }
 
     deinit {
-        // Its uploads are another manager's to resume from now on (a process that ends is gone too).
+        // Its uploads are another manager's to resume from now on, as after the end of its process:
+        // its foreground sendings stop too. Going on, each would be a second sending beside the next
+        // manager's, and its outcome would reach no registry.
+        for upload in running.values { upload.cancel() }
         sender.end()
     }
 

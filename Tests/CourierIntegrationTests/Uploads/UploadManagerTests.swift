@@ -159,6 +159,42 @@ struct UploadManagerTests {
     }
 }
 
+extension UploadManagerTests {
+    /// Waits (at most 20 s) until `/uploads/count` of `namespace` has `count` attempts.
+    static func waitForAttempts(_ count: Int, namespace: String) async throws {
+        let clock = ContinuousClock()
+        let limit = clock.now.advanced(by: .seconds(20))
+        while clock.now < limit {
+            let uploads = try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any]
+            if (uploads?["attempts"] as? Int ?? 0) >= count { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test("a manager released mid-upload stops it: the server stores the file once, from the manager that resumes it")
+    func aReleasedManagersUploadIsStoredOnce() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        let data = UploadFixtures.bytes(2 << 20)
+        let original = try UploadFixtures.file(data)
+        do {
+            let released = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+            _ = try await released.enqueue(
+                fileAt: original, to: "/uploads/count?delay=0.5", method: .put, contentType: "application/octet-stream")
+            try await Self.waitForAttempts(1, namespace: namespace)
+        }
+        // The app rebuilt its objects (after a sign-in, say) while the upload was on the wire.
+        let next = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        await next.resumePending()
+        let id = try #require(await next.uploads.first?.id)
+        let result = try Self.counted(try await next.result(for: id))
+        #expect(result.sha256 == UploadFixtures.sha256(data))
+        let uploads = try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any]
+        #expect(uploads?["attempts"] as? Int == 2)
+        #expect(uploads?["completed"] as? Int == 1, "stored once, not by both managers")
+    }
+}
+
 /// A background transport standing in for a session recreated at launch: it starts nothing and
 /// delivers the events the test hands it.
 final class RelaunchedTransport: BackgroundTransport {
