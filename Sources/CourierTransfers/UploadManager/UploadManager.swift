@@ -677,19 +677,22 @@ public actor UploadManager: ResultWaiting {
     /// Makes this manager the sender of those of the uploads `ids` that are still pending and whose
     /// sender, if any, has ended (``UploadSender``), in one locked read and write of the registry,
     /// and returns them; this manager's records are then read from the file. When the registry
-    /// cannot be read or written, every one of `ids` is returned: sent as before senders were
-    /// recorded, rather than left unsent.
+    /// cannot be read or written, those of `ids` whose sender, as this manager last read the
+    /// registry, is none, this manager or one that has ended are returned: sent rather than left
+    /// unsent, but never beside a sender that is alive (the others wait for a later
+    /// ``resumePending()``).
     private func becomeSender(of ids: [UUID]) -> Set<UUID> {
         guard !ids.isEmpty else { return [] }
-        // This manager's own changes first, so that the file carries them.
-        if records != writtenRecords, persistRegistry() != nil { return Set(ids) }
-        var taken: Set<UUID> = []
         let sender = self.sender
+        let unrecorded = { Set(ids.filter { self.records[$0].map { Self.mayTakeOver($0, as: sender) } ?? false }) }
+        // This manager's own changes first, so that the file carries them.
+        if records != writtenRecords, persistRegistry() != nil { return unrecorded() }
+        var taken: Set<UUID> = []
         do {
             try registry.update { records in
                 for id in ids {
                     guard var record = records[id], record.state == .pending else { continue }
-                    if let other = record.sender, other != sender, other.isAlive { continue }
+                    guard Self.mayTakeOver(record, as: sender) else { continue }
                     if record.sender != sender {
                         record.sender = sender
                         records[id] = record
@@ -698,10 +701,17 @@ public actor UploadManager: ResultWaiting {
                 }
             }
         } catch {
-            return Set(ids)
+            return unrecorded()
         }
         reloadRegistry()
         return taken
+    }
+
+    /// Whether `sender` may send `record` as far as its sender goes: it names none, `sender`, or
+    /// one that has ended (``UploadSender/isAlive``).
+    private static func mayTakeOver(_ record: UploadRecord, as sender: UploadSender) -> Bool {
+        guard let other = record.sender, other != sender else { return true }
+        return !other.isAlive
     }
 
     /// Ends this manager as other managers see it, as the end of its process would: for tests in

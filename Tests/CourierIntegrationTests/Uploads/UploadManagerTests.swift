@@ -193,6 +193,34 @@ extension UploadManagerTests {
         #expect(uploads?["attempts"] as? Int == 2)
         #expect(uploads?["completed"] as? Int == 1, "stored once, not by both managers")
     }
+
+    @Test("a manager that cannot read the registry leaves an upload its last reading showed another live manager sending")
+    func anUnreadableRegistryDoesNotSendAnotherManagersUploadAgain() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        let data = UploadFixtures.bytes(2 << 20)
+        let original = try UploadFixtures.file(data)
+        let app = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        let id = try await app.enqueue(
+            fileAt: original, to: "/uploads/count?delay=0.5", method: .put, contentType: "application/octet-stream")
+        try await Self.waitForAttempts(1, namespace: namespace)
+        // The extension read the registry while the app sends; then the registry cannot be read
+        // (a non-empty directory in its place, which stops root too).
+        let sharing = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        let registry = directory.appendingPathComponent("uploads.json")
+        try FileManager.default.removeItem(at: registry)
+        try FileManager.default.createDirectory(at: registry, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: registry.appendingPathComponent("keep"))
+
+        await sharing.resumePending()
+        await #expect(throws: NetworkError.self, "asked there: it says another manager sends it") {
+            _ = try await sharing.result(for: id)
+        }
+
+        #expect(try Self.counted(try await app.result(for: id)).sha256 == UploadFixtures.sha256(data))
+        let uploads = try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any]
+        #expect(uploads?["attempts"] as? Int == 1, "sent once, by the app")
+    }
 }
 
 /// A background transport standing in for a session recreated at launch: it starts nothing and
