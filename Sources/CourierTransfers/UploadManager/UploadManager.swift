@@ -620,9 +620,17 @@ public actor UploadManager: ResultWaiting {
     ///
     /// - Throws: ``UploadManagerError/registryUnwritable(path:reason:)`` when the registry
     ///   cannot be written: the upload is stopped and gone from ``uploads``, but a relaunch would
-    ///   still find its record.
+    ///   still find its record. `NetworkError.invalidRequest(_:)` for a pending upload another
+    ///   manager on the folder sends (see ``UploadSender``): this manager cannot stop it, and
+    ///   changes nothing; cancel it there, or again once its outcome is in the registry.
     public func cancel(_ id: UUID) async throws {
+        // Another manager on the folder may send it now, or have settled it: the registry says.
+        if running[id] == nil { reloadRegistry() }
         guard let record = records[id] else { return }
+        if running[id] == nil, record.state == .pending, !Self.mayTakeOver(record, as: sender) {
+            throw NetworkError.invalidRequest(
+                "upload \(id) is being sent by another manager on this folder (another process): cancel it there")
+        }
         running[id]?.cancel()
         if record.mode == .background { await background?.cancelTask(withDescription: id.uuidString) }
         fail(id, NetworkError.cancelled)

@@ -221,6 +221,31 @@ extension UploadManagerTests {
         let uploads = try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any]
         #expect(uploads?["attempts"] as? Int == 1, "sent once, by the app")
     }
+
+    @Test("cancel of an upload another live manager is sending says it cannot stop it, and leaves it to that manager")
+    func cancellingAnotherManagersUploadThrows() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        let data = UploadFixtures.bytes(2 << 20)
+        let original = try UploadFixtures.file(data)
+        let app = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        let id = try await app.enqueue(
+            fileAt: original, to: "/uploads/count?delay=0.5", method: .put, contentType: "application/octet-stream")
+        try await Self.waitForAttempts(1, namespace: namespace)
+        let sharing = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+
+        // The user cancels it in the extension: the extension cannot stop the app's sending.
+        await #expect(throws: NetworkError.self) { try await sharing.cancel(id) }
+        #expect(await sharing.uploads.map(\.id) == [id], "not removed there as if it had stopped")
+        #expect(Self.staged(directory).count == 1, "its staged copy stays for the app")
+
+        #expect(try Self.counted(try await app.result(for: id)).sha256 == UploadFixtures.sha256(data))
+        let uploads = try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any]
+        #expect(uploads?["completed"] as? Int == 1)
+        // Once the app's outcome is in the registry, the extension may remove the record.
+        try await sharing.cancel(id)
+        #expect(await sharing.uploads.isEmpty)
+    }
 }
 
 /// A background transport standing in for a session recreated at launch: it starts nothing and
