@@ -11,7 +11,9 @@ Paths (``/ns/{ns}/{kind}?params``; a fourth segment, ``/ns/{ns}/{kind}/{tail}``,
   close-then-fin?code=&reason=    sends a Close, then closes TCP at once (FIN), reading nothing
   close-then-reset?code=&reason=  sends a Close, then resets TCP at once (SO_LINGER 0: RST)
   redirect?status=&location=      answers the handshake with a 3xx
-  reject?status=&retry-after=     answers the handshake with that status (and that Retry-After)
+  reject?status=&retry-after=     answers the handshake with that status (and that Retry-After;
+                            with &retry-after-on=N, only the Nth handshake of the namespace's
+                            rejects carries it)
   negotiate?protocol=&extensions= answers 101 selecting that subprotocol and/or extensions (sent
                             as they are, offered or not), then holds the connection until the
                             client's Close, which it answers
@@ -189,7 +191,9 @@ async def serve(ns: str, kind: str, query: dict, fields: dict, reader, writer) -
         writer.write(http_response(status, "Redirect", [f"Location: {location}"]))
         return
     if kind == "reject":
-        retry_after = [f"Retry-After: {query['retry-after']}"] if "retry-after" in query else []
+        only_on = int(query.get("retry-after-on", "0"))  # only the Nth handshake of the kind asks
+        asks = "retry-after" in query and (only_on == 0 or stats.handshakes[kind] == only_on)
+        retry_after = [f"Retry-After: {query['retry-after']}"] if asks else []
         writer.write(http_response(int(query.get("status", "404")), "Rejected", retry_after))
         return
     accept = base64.b64encode(hashlib.sha1(key.encode() + GUID).digest()).decode()

@@ -364,6 +364,31 @@ struct FaultServerTests {
         await live.close()
     }
 
+    /// A `Retry-After` on the attempt that ended a run (its reconnect attempts spent) is that
+    /// run's: the next `connect()` backs off on the policy's schedule, not for the old hour.
+    @Test func aRetryAfterThatEndedARunDoesNotDelayTheNextRun() async throws {
+        let namespace = RealtimeServers.namespace("retry-after-run")
+        let clock = TestClock(mode: .manual)
+        let live = client(try url(namespace, "reject", "status=503&retry-after=3600&retry-after-on=2"), clock: clock) {
+            $0.reconnect = ReconnectPolicy(initialDelay: .seconds(1), jitter: .none, maximumAttempts: 1)
+        }
+        await live.connect()
+        try await clock.waitForSleepers(count: 1)
+        #expect(await live.state == .reconnecting(attempt: 1, delay: .seconds(1)))
+        clock.advance(by: .seconds(1))
+        // The second handshake asks for an hour; it was the run's last attempt: closed.
+        try await eventually("closed") { self.isClosed(await live.state) }
+        #expect(try await handshakes(namespace, "reject") == 2)
+
+        await live.connect()
+        try await clock.waitForSleepers(count: 1)
+        let next = await live.state
+        #expect(next == .reconnecting(attempt: 1, delay: .seconds(1)), "the policy's first delay, not the old Retry-After")
+        clock.advance(by: .seconds(1))
+        try await eventually("fourth handshake") { (try? await self.handshakes(namespace, "reject")) == 4 }
+        await live.close()
+    }
+
     @Test func theNegotiatedSubprotocolIsExposed() async throws {
         let namespace = RealtimeServers.namespace("negotiate")
         let live = client(try url(namespace, "negotiate", "protocol=v2"), clock: TestClock(mode: .manual)) {

@@ -495,6 +495,10 @@ public actor WebSocketClient {
         var failures = failures + 1
         if let opened = openedAt, clock.elapsed() - opened >= configuration.reconnect.stableThreshold { failures = 1 }
         openedAt = nil
+        // The last attempt's wait, and only its: one that ends the run must not hold back the next
+        // run's first reconnect (up to an hour, for a `Retry-After`).
+        let serverWait = waitBeforeNextAttempt
+        waitBeforeNextAttempt = nil
         guard isActive(run) else { return nil }
         if outcome.terminal || failures > (configuration.reconnect.maximumAttempts ?? .max) {
             activeRun = nil
@@ -502,8 +506,7 @@ public actor WebSocketClient {
             return nil
         }
         var delay = configuration.reconnect.delay(forAttempt: failures, random: random)
-        if let wait = waitBeforeNextAttempt { delay = max(delay, wait) }
-        waitBeforeNextAttempt = nil
+        if let serverWait { delay = max(delay, serverWait) }
         publish(.reconnecting(attempt: failures, delay: delay))
         return (delay, failures)
     }
