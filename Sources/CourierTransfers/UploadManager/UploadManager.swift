@@ -589,15 +589,15 @@ public actor UploadManager: ResultWaiting {
     ///   failure (or a re-authorization that could not be signed yet), that failure at once, until
     ///   ``resumePending()`` sends it again;
     ///   `NetworkError.invalidRequest(_:)` for an unknown id, and at once for a pending upload
-    ///   another manager on the folder sends (a foreground one ``resumePending()`` left to it, a
-    ///   background one handed to its background session, whose events never reach this manager)
-    ///   until its outcome is in the registry. A response received by an earlier
+    ///   another manager on the folder sends (also before this manager's ``resumePending()``; a
+    ///   background one is in that manager's background session, whose events never reach this
+    ///   manager) until its outcome is in the registry. A response received by an earlier
     ///   launch is not kept: its record says
     ///   ``TransferState/completed(statusCode:)``. `NetworkError.cancelled` when the awaiting task
     ///   is cancelled (the upload goes on; ask again later).
     public func result(for id: UUID) async throws -> HTTPResponse {
         if let record = records[id], record.state == .pending, running[id] == nil,
-            interrupted[id] != nil || isAnotherManagersBackgroundUpload(record)
+            interrupted[id] != nil || isAnotherManagersUpload(record)
         {
             // Perhaps settled by another manager on the folder: its outcome is in the registry.
             // Unreadable now, the record stays as this manager knows it.
@@ -612,8 +612,9 @@ public actor UploadManager: ResultWaiting {
         case .pending:
             // Waiting for the network: nothing would resume a waiter until resumePending().
             if running[id] == nil, let failure = interrupted[id] { throw failure }
-            if isAnotherManagersBackgroundUpload(record) {
-                // Its events go to that manager's background session, never to this manager's.
+            if running[id] == nil, isAnotherManagersUpload(record) {
+                // That manager settles it (the events of a background one go to its session):
+                // nothing here would end a wait.
                 throw NetworkError.invalidRequest(
                     "upload \(id) is being sent by another manager on this folder (another process): ask again later")
             }
@@ -725,10 +726,10 @@ public actor UploadManager: ResultWaiting {
         return taken
     }
 
-    /// Whether `record` is a background upload that another manager on the folder, still alive,
-    /// handed to its background session: the task's events reach that manager alone.
-    private func isAnotherManagersBackgroundUpload(_ record: UploadRecord) -> Bool {
-        record.mode == .background && !Self.mayTakeOver(record, as: sender)
+    /// Whether `record` is an upload that another manager on the folder, still alive, sends — a
+    /// background one handed to its background session, whose events reach that manager alone.
+    private func isAnotherManagersUpload(_ record: UploadRecord) -> Bool {
+        !Self.mayTakeOver(record, as: sender)
     }
 
     /// Whether `sender` may send `record` as far as its sender goes: it names none, `sender`, or

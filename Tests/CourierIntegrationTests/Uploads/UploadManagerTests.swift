@@ -259,6 +259,36 @@ extension UploadManagerTests {
         #expect(uploads?["completed"] as? Int == 1)
     }
 
+    @Test("result(for:) of an upload another live manager sends says so at once, also before resumePending; no endless wait")
+    func anotherManagersUploadIsNotAwaitedBeforeResumePending() async throws {
+        let (client, namespace) = try UploadFixtures.client()
+        let directory = try UploadFixtures.folder()
+        let data = UploadFixtures.bytes(2 << 20)
+        let original = try UploadFixtures.file(data)
+        let app = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        let id = try await app.enqueue(
+            fileAt: original, to: "/uploads/count?delay=0.5", method: .put, contentType: "application/octet-stream")
+        try await Self.waitForAttempts(1, namespace: namespace)
+        // The extension shows the app's upload before it resumes anything.
+        let sharing = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+
+        let asked = Task { () -> String in
+            do {
+                _ = try await sharing.result(for: id)
+                return "returned"
+            } catch {
+                return "threw \(error)"
+            }
+        }
+        let answer = await outcome(of: asked, within: .seconds(10))
+        #expect(answer?.contains("another manager") == true, "asked there: \(answer ?? "still waiting after 10 s")")
+
+        #expect(try Self.counted(try await app.result(for: id)).sha256 == UploadFixtures.sha256(data))
+        #expect(try await sharing.result(for: id).statusCode == 200)
+        let uploads = try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any]
+        #expect(uploads?["completed"] as? Int == 1)
+    }
+
     @Test("cancel of an upload another live manager is sending says it cannot stop it, and leaves it to that manager")
     func cancellingAnotherManagersUploadThrows() async throws {
         let (client, namespace) = try UploadFixtures.client()
