@@ -632,7 +632,7 @@ public actor UploadManager: ResultWaiting {
     /// - Throws: ``UploadManagerError/registryUnwritable(path:reason:)`` when the registry
     ///   cannot be written: the upload is stopped and gone from ``uploads``, but a relaunch would
     ///   still find its record. `NetworkError.invalidRequest(_:)` for a pending upload another
-    ///   manager on the folder sends (see ``UploadSender``): this manager cannot stop it, and
+    ///   live manager on the folder sends (see the type's documentation): this manager cannot stop it, and
     ///   changes nothing; cancel it there, or again once its outcome is in the registry.
     public func cancel(_ id: UUID) async throws {
         // Another manager on the folder may send it now, or have settled it: the registry says.

@@ -108,9 +108,10 @@ struct UploadManagerResendTests {
         let first = try UploadManager(client: client, directory: directory, policy: policy)
         let original = try UploadFixtures.file(UploadFixtures.bytes(1 << 20))
         defer { try? FileManager.default.removeItem(at: original.deletingLastPathComponent()) }
-        // The server reads 256 KiB per 0.3 s: it is still reading at the relaunch.
+        // The server reads 256 KiB per second (about 4 s): it is still reading at the relaunch,
+        // also on a loaded machine.
         let id = try await first.enqueue(
-            fileAt: original, to: "/uploads/count?delay=0.3", contentType: "application/octet-stream")
+            fileAt: original, to: "/uploads/count?delay=1", contentType: "application/octet-stream")
 
         // The relaunched app resumes while the server is still reading (the first manager stands
         // for the ended process): once the whole body left the client, so that the relaunch's
