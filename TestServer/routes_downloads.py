@@ -31,7 +31,9 @@ Query parameters (all optional, combinable):
 * ``chunkDelay=S``   sleep S seconds (max 1) between writes (demo progress bars)
 * ``stallAfter=N``   the first request to this path in the namespace waits 10 s after N body
                      bytes before sending the rest (a client that cancels meanwhile is mid-body
-                     for sure, whatever the machine's load)
+                     for sure, whatever the machine's load); with ``stallGate=G`` it waits at
+                     the namespace's gate G instead (``POST /_gates/G/open``, max 30 s): a test
+                     acts mid-body and then lets the rest go, in that order on any machine
 
 ``POST /media/{bytes}`` serves the same file (an export asked with a write); its body is ignored.
 
@@ -51,6 +53,7 @@ from typing import Any
 
 from aiohttp import web
 
+import routes_gates
 import state
 from common import error_response, http_date, parse_byte_range, parse_float, state_of, unprefixed_path
 
@@ -223,7 +226,10 @@ async def media(request: web.Request) -> web.StreamResponse:
             if stall_after is not None:
                 if entry["bytesSent"] >= stall_after:
                     stall_after = None
-                    await asyncio.sleep(10)
+                    if q.get("stallGate"):
+                        await routes_gates.pass_gate(request, q["stallGate"])
+                    else:
+                        await asyncio.sleep(10)
                 else:
                     n = min(n, stall_after - entry["bytesSent"])
             if drop_after is not None:
