@@ -12,7 +12,9 @@
   so the client's send window fills: a stalled upload. Every attempt lands in ``GET /_stats`` under
   ``uploads``: ``{"attempts": n, "bytes": total, "perAttempt": [bytes...], "completed": n, "multipart": n}``
   (``multipart`` counts the bodies ``/uploads/multipart`` parsed). ``seeOther=URL`` answers a
-  stored upload ``303 See Other`` with ``Location: URL`` instead.
+  stored upload ``303 See Other`` with ``Location: URL`` instead. ``gate=G`` holds the answer,
+  once the body is read, until the namespace's gate G opens (``POST /_gates/G/open``, max 30 s):
+  the upload cannot end before the test lets it.
 * ``POST /uploads/multipart`` parses the body with ``multipart_strict`` and answers
   ``{"parts": [{"name", "nameHex", "filename", "filenameHex", "contentType", "headers",
   "sha256", "length"}], "bytes", "boundary"}`` or ``400 {"error": {"code": "malformed_multipart"}}``.
@@ -27,6 +29,7 @@ import time
 from aiohttp import web
 
 import multipart_strict
+import routes_gates
 import state
 from common import error_response, json_response, parse_float, state_of
 
@@ -84,6 +87,8 @@ async def count(request: web.Request) -> web.Response:
         bucket.per_attempt[index] = size
         if delay:
             await asyncio.sleep(delay)
+    if request.query.get("gate"):
+        await routes_gates.pass_gate(request, request.query["gate"])
     try:
         fail = int(request.query.get("fail", "0"))
     except ValueError:

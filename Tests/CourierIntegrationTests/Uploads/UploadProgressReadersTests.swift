@@ -39,11 +39,14 @@ struct UploadProgressReadersTests {
     @Test("cancelling an upload ends every reader's progress")
     func cancellingEndsEveryReader() async throws {
         let (client, _) = try UploadFixtures.client()
-        // The server reads 256 KiB a second: the upload cannot end before the cancel.
+        // The server reads 256 KiB a second and answers only once its gate opens, which
+        // nobody opens: the upload cannot end before the cancel. (With the slow reads alone, a loaded machine
+        // delivered the first progress value after the server had answered, 16 s later.)
+        let gate = "answer"
         let upload = client.upload(
             UploadIntegrationTests.count(
                 .data(UploadFixtures.bytes(4 << 20), contentType: "application/octet-stream"),
-                query: ["delay": "1"]))
+                query: ["delay": "1", "gate": gate]))
         let readers = (0..<2).map { _ in collect(upload.progress) }
         do {
             var first = upload.progress.makeAsyncIterator()
