@@ -3,7 +3,9 @@
 Started next to the aiohttp app (same process, its own port on 127.0.0.1):
 
 GET  /_resend              {"port": N}: the listener's port
-GET  /_resend/arrivals?id=X   {"arrivals": [{"method", "bodyBytes", "sha256", "complete", "reused"}, ...]}
+GET  /_resend/arrivals?id=X   {"arrivals": [{"method", "bodyBytes", "sha256", "complete", "reused"}, ...],
+                               "heads": N}: N counts the /drop requests whose head was read (the body
+                               may still be arriving: a test can act while a body is in flight)
 
 On the listener, per connection, requests are read one after the other (Content-Length or chunked
 bodies, read whole). A request whose path starts with ``/drop`` is recorded, and then:
@@ -28,6 +30,7 @@ from aiohttp import web
 from common import json_response
 
 _arrivals: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
+_heads: collections.Counter[str] = collections.Counter()
 
 
 async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> tuple[bytes, bool]:
@@ -79,6 +82,8 @@ async def _connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
                 if ":" in line:
                     name, value = line.split(":", 1)
                     headers[name.strip().lower()] = value.strip()
+            if urllib.parse.urlsplit(target).path.startswith("/drop"):
+                _heads[urllib.parse.parse_qs(urllib.parse.urlsplit(target).query).get("id", [""])[0]] += 1
             body, complete = await _read_body(reader, headers)
             url = urllib.parse.urlsplit(target)
             query = urllib.parse.parse_qs(url.query)
@@ -125,7 +130,8 @@ async def port(request: web.Request) -> web.Response:
 
 
 async def arrivals(request: web.Request) -> web.Response:
-    return json_response({"arrivals": _arrivals.get(request.query.get("id", ""), [])})
+    request_id = request.query.get("id", "")
+    return json_response({"arrivals": _arrivals.get(request_id, []), "heads": _heads.get(request_id, 0)})
 
 
 def setup(routes) -> None:

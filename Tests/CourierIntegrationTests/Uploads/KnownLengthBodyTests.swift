@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Courier
+import CourierTesting
 import CourierTransfers
 import Testing
 
@@ -94,36 +95,89 @@ struct KnownLengthBodyTests {
     }
 
     /// A request body whose producer waits (a live capture) ends with the call: cancelling it
-    /// returns at once and stops the producer. Over `CurlTransport` only: URLSession on Linux
+    /// ends the call and stops the producer. Over `CurlTransport` only: URLSession on Linux
     /// reads every body on the one queue all its sessions share, so while this producer waits,
     /// every other URLSession call of the process (the tests running alongside) waits too — the
     /// limitation `BodyStream.init(_:)` documents.
+    ///
+    /// No wall-clock bound: the client's deadline runs on a `TestClock` that never moves, and the
+    /// producer never yields again, so only the cancel can end the call. The proof is the
+    /// server's: it read the request's head before the cancel, and saw the body cut after it,
+    /// while the producer still waited. (A 3 s bound on the cancel was broken by a loaded
+    /// machine: 3.85 s.)
     @Test(
-        "cancelling a call whose body producer waits returns at once and stops the producer",
+        "cancelling a call whose body producer waits ends the call, cuts the body and stops the producer",
         .enabled(if: TestTransport.isCurl, "URLSession on Linux blocks its shared queue while a body producer waits"))
     func cancellingAWaitingBodyStopsItsProducer() async throws {
         let (stream, continuation) = AsyncStream<Data>.makeStream()
         let stopped = Locked(false)
         continuation.onTermination = { _ in stopped.set(true) }
+        defer { continuation.finish() }
         continuation.yield(Data(repeating: 1, count: 4096))
         let base = try await ResendBelowCourierTests.listenerURL()
-        let client = APIClient(environment: APIEnvironment(name: "length", baseURL: base)) { TestTransport.configure(&$0) }
+        let client = APIClient(environment: APIEnvironment(name: "length", baseURL: base)) {
+            TestTransport.configure(&$0)
+            $0.clock = TestClock(mode: .manual)
+        }
+        let id = UUID().uuidString
         let body = MessageBody(stream, length: .unknown, iterationBehavior: .single)
         let call = Task {
             try await client.send(
                 Request<Data>(
-                    method: .put, path: "/drop", query: ["id": UUID().uuidString],
+                    method: .put, path: "/drop", query: ["id": id],
                     body: .stream(BodyStream(body), contentType: "application/octet-stream"),
                     policy: .standard.with(\.retry, .none).with(\.deadline, .seconds(30))))
         }
-        try await Task.sleep(for: .milliseconds(500))  // the first chunk goes out; the producer waits
+        // The request is on the wire (the server read its head); the producer waits.
+        var heads = 0
+        for _ in 0..<600 where heads == 0 {
+            heads = try await Self.heads(id: id)
+            if heads == 0 { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try #require(heads == 1, "the request never reached the server")
         call.cancel()
-        let start = ContinuousClock.now
-        await #expect(throws: NetworkError.cancelled) { _ = try await call.value }
-        #expect(ContinuousClock.now - start < .seconds(3), "cancelled at once, not after the 60 s chunk wait")
-        for _ in 0..<30 where !stopped.current { try await Task.sleep(for: .milliseconds(100)) }
+        let result = await Self.bounded(call)
+        guard case .failure(let error as NetworkError) = result, error == .cancelled else {
+            Issue.record("expected NetworkError.cancelled, got \(String(describing: result))")
+            return
+        }
+        var arrivals: [Arrival] = []
+        for _ in 0..<600 where arrivals.isEmpty {
+            arrivals = try await ResendBelowCourierTests.arrivals(id: id)
+            if arrivals.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(arrivals.count == 1 && arrivals.allSatisfy { !$0.complete }, "the server saw no cut body: \(arrivals)")
+        for _ in 0..<600 where !stopped.current { try await Task.sleep(for: .milliseconds(50)) }
         #expect(stopped.current, "the body's producer still runs after the call was cancelled")
-        continuation.finish()
+    }
+
+    /// How many `/drop?id=` requests the resend listener read the head of.
+    static func heads(id: String) async throws -> Int {
+        var components = try #require(
+            URLComponents(url: TestServers.apiURL().appendingPathComponent("_resend/arrivals"), resolvingAgainstBaseURL: false))
+        components.queryItems = [URLQueryItem(name: "id", value: id)]
+        let (data, _) = try await URLSession.shared.data(from: try #require(components.url))
+        struct Reply: Decodable { var heads: Int }
+        return try JSONDecoder().decode(Reply.self, from: data).heads
+    }
+
+    /// The result of `call`, or a recorded issue and the call cancelled (again) once 60 s of wall
+    /// clock passed: a bound against a hang, far from any time the test measures.
+    static func bounded<T: Sendable>(_ call: Task<T, any Error>) async -> Result<T, any Error>? {
+        let (results, sink) = AsyncStream<Result<T, any Error>?>.makeStream()
+        let waiter = Task { sink.yield(await call.result) }
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(60))
+            sink.yield(nil)
+        }
+        var iterator = results.makeAsyncIterator()
+        let first = await iterator.next() ?? nil
+        timer.cancel()
+        if first == nil {
+            waiter.cancel()
+            Issue.record("the call did not end within 60 s of its cancel")
+        }
+        return first
     }
 
     /// A body whose producer fails mid-stream fails the call, and the server never sees a whole
