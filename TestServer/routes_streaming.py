@@ -16,6 +16,7 @@
   seconds of silence on the open connection; when the client closes it during the silence, the
   seconds from the last byte written to the close go to ``_stats`` → ``streaming.silences``, and the
   longest gap between the server's 10 ms polls meanwhile (its own lateness) to ``silenceLags``.
+  ``&gate=G``: beat i waits for the namespace's gate ``G-i`` (``POST /_gates/G-i/open``) instead.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import time
 
 from aiohttp import web
 
+import routes_gates
 import state
 from common import error_response, parse_float, state_of
 from routes_auth import authenticate
@@ -179,7 +181,10 @@ async def stream_endless(request: web.Request) -> web.StreamResponse:
 
 async def stream_silence(request: web.Request) -> web.StreamResponse:
     """``beats`` small chunks ``every`` seconds apart (a feed's keep-alives), then ``silence``
-    seconds without a byte on an open connection, then the end: for clients' idle timeouts."""
+    seconds without a byte on an open connection, then the end: for clients' idle timeouts.
+    With ``gate=G``, beat i is sent once the namespace's gate ``G-i`` opens (max 30 s each,
+    ``POST /_gates/G-i/open``) instead of ``every`` seconds after the one before: a test paces
+    the beats, one arrival at a time, whatever the machine's load."""
     beats = _int(request, "beats", 3, 0, 1000)
     every = min(max(parse_float(request.query.get("every"), 0.2) or 0.0, 0.0), 5.0)
     silence = min(max(parse_float(request.query.get("silence"), 20.0) or 0.0, 0.0), 60.0)
@@ -187,10 +192,13 @@ async def stream_silence(request: web.Request) -> web.StreamResponse:
     resp.enable_chunked_encoding()
 
     bucket = state_of(request).bucket("streaming")
+    gate = request.query.get("gate")
 
     async def chunks():
         for beat in range(beats):
-            if beat:
+            if gate:
+                await routes_gates.pass_gate(request, f"{gate}-{beat}")
+            elif beat:
                 await asyncio.sleep(every)
             yield b": keep-alive\n"
         await asyncio.sleep(0)  # let the last write go out before the silence is timed
