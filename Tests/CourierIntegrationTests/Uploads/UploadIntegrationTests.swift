@@ -93,14 +93,14 @@ struct UploadIntegrationTests {
     @Test("cancelling an upload stops it: the response throws cancelled and progress finishes")
     func cancelledUpload() async throws {
         let (client, _) = try UploadFixtures.client()
-        // The server reads 256 KiB a second (its longest pause per chunk), so it cannot answer
-        // before 16 s: the cancel comes first however late this task runs after the first progress
-        // (a 2 MiB body read at 0.5 s per chunk left 4 s, and a loaded machine once let the upload
-        // finish first). A working cancel ends the test at once.
+        // The server reads 256 KiB a second (its longest pause per chunk) and answers only once
+        // its gate opens, which nobody opens: the cancel comes first however late this task runs
+        // after the first progress (slow reads alone left 16 s, and a loaded machine let the
+        // upload finish first: 2 of 6 curl runs). A working cancel ends the test at once.
         let data = UploadFixtures.bytes(4 << 20)
         let url = try UploadFixtures.file(data)
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-        let upload = client.upload(Self.count(.file(url), query: ["delay": "1"]))
+        let upload = client.upload(Self.count(.file(url), query: ["delay": "1", "gate": "answer"]))
         var iterator = upload.progress.makeAsyncIterator()
         _ = await iterator.next()
         upload.cancel()
