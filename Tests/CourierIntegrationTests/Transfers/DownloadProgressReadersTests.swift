@@ -36,9 +36,10 @@ struct DownloadProgressReadersTests {
     func cancellingEndsEveryReader() async throws {
         let fixture = try DownloadFixture.start()
         defer { fixture.cleanUp() }
-        // The server sends 100 kB, then waits 10 s: the cancel lands mid-body.
+        // The server sends 100 kB, then waits at a gate nobody opens: the cancel lands mid-body.
+        // (A 10 s wait was not enough on a loaded machine: the download ended before the cancel.)
         let task = fixture.client.download(
-            DownloadFixture.media(2_000_000, ["stallAfter": "100000"]), to: fixture.destination())
+            DownloadFixture.media(2_000_000, ["stallAfter": "100000", "stallGate": "never"]), to: fixture.destination())
         let readers = (0..<2).map { _ in DownloadFixture.collect(task.progress) }
         for await value in task.progress where value.completedBytes >= 100_000 {
             task.cancel()
