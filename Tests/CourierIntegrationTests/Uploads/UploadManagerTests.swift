@@ -299,7 +299,7 @@ extension UploadManagerTests {
         let original = try UploadFixtures.file(data)
         let app = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
         let id = try await app.enqueue(
-            fileAt: original, to: "/uploads/count?delay=0.5", method: .put, contentType: "application/octet-stream")
+            fileAt: original, to: "/uploads/count?gate=app", method: .put, contentType: "application/octet-stream")
         try await Self.waitForAttempts(1, namespace: namespace)
         let sharing = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
 
@@ -307,6 +307,10 @@ extension UploadManagerTests {
         await #expect(throws: NetworkError.self) { try await sharing.cancel(id) }
         #expect(await sharing.uploads.map(\.id) == [id], "not removed there as if it had stopped")
         #expect(Self.staged(directory).count == 1, "its staged copy stays for the app")
+
+        // The server answers the app (it held the answer until now, whatever the machine's load).
+        let (opened, _) = try await TestServers.control("POST", "_gates/app/open", namespace: namespace)
+        #expect(opened == 200)
 
         #expect(try Self.counted(try await app.result(for: id)).sha256 == UploadFixtures.sha256(data))
         let uploads = try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any]
