@@ -114,8 +114,10 @@ struct StreamingIntegrationTests {
     func cancellationReachesServer() async throws {
         let (client, namespace) = try TestServers.apiClient()
         let consumer = Task {
+            // 80 KB/s: a consumer task the parallel pass leaves waiting for seconds stays within
+            // URLSession's 1 MiB buffer on Linux (at 400 KB/s, 2.5 s behind overflowed it in CI).
             let streamed = try await client.stream(
-                Request<Data>.get("/stream/endless", query: ["chunk": "4096", "delay": "0.01"]))
+                Request<Data>.get("/stream/endless", query: ["chunk": "4096", "delay": "0.05"]))
             var received = 0
             for try await chunk in streamed.body {
                 received += chunk.count
