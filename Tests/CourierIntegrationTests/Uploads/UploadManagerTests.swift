@@ -242,22 +242,7 @@ extension UploadManagerTests {
             policy: UploadFixtures.policy)
         await sharing.resumePending()
 
-        let asked = Task { () -> String in
-            do {
-                _ = try await sharing.result(for: id)
-                return "returned"
-            } catch {
-                return "threw \(error)"
-            }
-        }
-        let answer = await outcome(of: asked, within: .seconds(10))
-        #expect(answer?.contains("another manager") == true, "asked there: \(answer ?? "still waiting after 10 s")")
-
-        // The server holds the app's sending (it read 256 KiB) until the app gives up on it.
-        try await app.cancel(id)
-        await #expect(throws: NetworkError.self) { _ = try await app.result(for: id) }
-        let uploads = try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any]
-        #expect(uploads?["attempts"] as? Int == 1, "sent by the app alone")
+        try await Self.expectLeftToTheApp(id, asked: sharing, app: app, namespace: namespace)
     }
 
     @Test("result(for:) of an upload another live manager sends says so at once, also before resumePending; no endless wait")
@@ -273,6 +258,13 @@ extension UploadManagerTests {
         // The extension shows the app's upload before it resumes anything.
         let sharing = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
 
+        try await Self.expectLeftToTheApp(id, asked: sharing, app: app, namespace: namespace)
+    }
+
+    /// Asked in the extension, `result(for:)` says at once (within 10 s) that another manager sends
+    /// upload `id`; the app, whose sending the server holds (it read 256 KiB), then gives up on it,
+    /// and the server saw one attempt: the app's.
+    static func expectLeftToTheApp(_ id: UUID, asked sharing: UploadManager, app: UploadManager, namespace: String) async throws {
         let asked = Task { () -> String in
             do {
                 _ = try await sharing.result(for: id)
@@ -284,7 +276,6 @@ extension UploadManagerTests {
         let answer = await outcome(of: asked, within: .seconds(10))
         #expect(answer?.contains("another manager") == true, "asked there: \(answer ?? "still waiting after 10 s")")
 
-        // The server holds the app's sending (it read 256 KiB) until the app gives up on it.
         try await app.cancel(id)
         await #expect(throws: NetworkError.self) { _ = try await app.result(for: id) }
         let uploads = try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any]
