@@ -195,16 +195,29 @@ extension UploadManagerTests {
         #expect(uploads?["completed"] as? Int == 1, "stored once, not by both managers")
     }
 
-    @Test("a manager that cannot read the registry leaves an upload its last reading showed another live manager sending")
-    func anUnreadableRegistryDoesNotSendAnotherManagersUploadAgain() async throws {
+    /// An app's manager on a new folder sending a 2 MiB `PUT` to `route` (foreground, or handed to
+    /// a background session of its own), once the server counts its attempt.
+    static func appSending(
+        to route: String, background: Bool = false
+    ) async throws -> (client: APIClient, namespace: String, directory: URL, data: Data, app: UploadManager, id: UUID) {
         let (client, namespace) = try UploadFixtures.client()
         let directory = try UploadFixtures.folder()
         let data = UploadFixtures.bytes(2 << 20)
         let original = try UploadFixtures.file(data)
-        let app = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
+        let app = try UploadManager(
+            client: client, directory: directory,
+            backgroundTransport: background ? URLSessionBackgroundTransport(configuration: .ephemeral) : nil,
+            policy: UploadFixtures.policy)
         let id = try await app.enqueue(
-            fileAt: original, to: "/uploads/count?delay=0.5", method: .put, contentType: "application/octet-stream")
-        try await Self.waitForAttempts(1, namespace: namespace)
+            fileAt: original, to: route, method: .put, contentType: "application/octet-stream",
+            mode: background ? .background : .foreground)
+        try await waitForAttempts(1, namespace: namespace)
+        return (client, namespace, directory, data, app, id)
+    }
+
+    @Test("a manager that cannot read the registry leaves an upload its last reading showed another live manager sending")
+    func anUnreadableRegistryDoesNotSendAnotherManagersUploadAgain() async throws {
+        let (client, namespace, directory, data, app, id) = try await Self.appSending(to: "/uploads/count?gate=unread")
         // The extension read the registry while the app sends; then the registry cannot be read
         // (a non-empty directory in its place, which stops root too).
         let sharing = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
@@ -218,6 +231,9 @@ extension UploadManagerTests {
             _ = try await sharing.result(for: id)
         }
 
+        // The server answers the app (it held the answer until now, whatever the machine's load).
+        let (opened, _) = try await TestServers.control("POST", "_gates/unread/open", namespace: namespace)
+        #expect(opened == 200)
         #expect(try Self.counted(try await app.result(for: id)).sha256 == UploadFixtures.sha256(data))
         let uploads = try await TestServers.stats(namespace: namespace)["uploads"] as? [String: Any]
         #expect(uploads?["attempts"] as? Int == 1, "sent once, by the app")
@@ -225,17 +241,8 @@ extension UploadManagerTests {
 
     @Test("result(for:) of a background upload another live manager handed to its session says so at once; no endless wait")
     func anotherManagersBackgroundUploadIsNotAwaitedForever() async throws {
-        let (client, namespace) = try UploadFixtures.client()
-        let directory = try UploadFixtures.folder()
-        let data = UploadFixtures.bytes(2 << 20)
-        let original = try UploadFixtures.file(data)
-        let app = try UploadManager(
-            client: client, directory: directory, backgroundTransport: URLSessionBackgroundTransport(configuration: .ephemeral),
-            policy: UploadFixtures.policy)
-        let id = try await app.enqueue(
-            fileAt: original, to: "/uploads/count?stall=262144", method: .put, contentType: "application/octet-stream",
-            mode: .background)
-        try await Self.waitForAttempts(1, namespace: namespace)
+        let (client, namespace, directory, _, app, id) = try await Self.appSending(
+            to: "/uploads/count?stall=262144", background: true)
         // The extension has a background session of its own: the app's task's events never reach it.
         let sharing = try UploadManager(
             client: client, directory: directory, backgroundTransport: URLSessionBackgroundTransport(configuration: .ephemeral),
@@ -247,14 +254,7 @@ extension UploadManagerTests {
 
     @Test("result(for:) of an upload another live manager sends says so at once, also before resumePending; no endless wait")
     func anotherManagersUploadIsNotAwaitedBeforeResumePending() async throws {
-        let (client, namespace) = try UploadFixtures.client()
-        let directory = try UploadFixtures.folder()
-        let data = UploadFixtures.bytes(2 << 20)
-        let original = try UploadFixtures.file(data)
-        let app = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
-        let id = try await app.enqueue(
-            fileAt: original, to: "/uploads/count?stall=262144", method: .put, contentType: "application/octet-stream")
-        try await Self.waitForAttempts(1, namespace: namespace)
+        let (client, namespace, directory, _, app, id) = try await Self.appSending(to: "/uploads/count?stall=262144")
         // The extension shows the app's upload before it resumes anything.
         let sharing = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
 
@@ -284,14 +284,7 @@ extension UploadManagerTests {
 
     @Test("cancel of an upload another live manager is sending says it cannot stop it, and leaves it to that manager")
     func cancellingAnotherManagersUploadThrows() async throws {
-        let (client, namespace) = try UploadFixtures.client()
-        let directory = try UploadFixtures.folder()
-        let data = UploadFixtures.bytes(2 << 20)
-        let original = try UploadFixtures.file(data)
-        let app = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
-        let id = try await app.enqueue(
-            fileAt: original, to: "/uploads/count?gate=app", method: .put, contentType: "application/octet-stream")
-        try await Self.waitForAttempts(1, namespace: namespace)
+        let (client, namespace, directory, data, app, id) = try await Self.appSending(to: "/uploads/count?gate=app")
         let sharing = try UploadManager(client: client, directory: directory, policy: UploadFixtures.policy)
 
         // The user cancels it in the extension: the extension cannot stop the app's sending.
